@@ -1,0 +1,1 @@
+"""MRP-VM plugins."""

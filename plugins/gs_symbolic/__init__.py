@@ -1,0 +1,1 @@
+"""gs-symbolic: Deterministic answer assembly from retrieved evidence. No LLM cost. Produces structured bullet-point answers."""

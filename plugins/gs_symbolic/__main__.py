@@ -1,0 +1,8 @@
+"""gs-symbolic entry point. Not implemented yet: every op answers `unsupported`."""
+
+from mrpvm.plugins.sdk import Plugin
+
+plugin = Plugin("gs-symbolic", "gs-plugin", {})
+
+if __name__ == "__main__":
+    plugin.main()

@@ -1,0 +1,1 @@
+"""kb-balanced: Lexical + associative retrieval with diversity-aware reranking. Recommended default for moderate-complexity questions."""

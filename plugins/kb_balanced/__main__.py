@@ -1,0 +1,8 @@
+"""kb-balanced entry point. Not implemented yet: every op answers `unsupported`."""
+
+from mrpvm.plugins.sdk import Plugin
+
+plugin = Plugin("kb-balanced", "kb-plugin", {})
+
+if __name__ == "__main__":
+    plugin.main()

@@ -1,0 +1,1 @@
+"""sd-llm-fast: Lightweight LLM-backed normalization. Good balance of quality and speed for most conversational input."""

@@ -1,0 +1,8 @@
+"""sd-llm-fast entry point. Not implemented yet: every op answers `unsupported`."""
+
+from mrpvm.plugins.sdk import Plugin
+
+plugin = Plugin("sd-llm-fast", "sd-plugin", {})
+
+if __name__ == "__main__":
+    plugin.main()

@@ -1,0 +1,533 @@
+"""CNL Markdown: the one parser, validator and renderer both the kernel and plugins use (DESIGN.md §3.3).
+
+Grammar: a document is a sequence of sections. A section starts with a level-2 heading at column 0
+(`## Name`) and holds `Field: value` lines; a line indented by two or more spaces continues the
+previous field; the first `:` separates name and value. `## Answer` holds free Markdown until the end
+or the next known section. The kernel enforces structure only (sections, fields, enums), never meaning.
+
+Every problem is reported as a `CnlIssue` naming the line and the rule broken.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import msgspec
+
+from .document import CnlDocument, IntentGroup, KnowledgeUnit, Plan, PluginResult, ResolvedIntent
+from .vocab import ACTS, CONFIDENCE_WORDS, KU_TYPES, PHASE_SCOPES, PURPOSES, RELATIONS, ROLES, STATUSES
+
+
+class CnlIssue(msgspec.Struct, frozen=True):
+    """One validation problem: where, which rule, what is wrong."""
+
+    line: int
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: [{self.rule}] {self.message}"
+
+
+class CnlError(ValueError):
+    """A document that breaks the grammar; `issues` lists every problem found (capped)."""
+
+    def __init__(self, issues: list[CnlIssue]):
+        self.issues = issues
+        head = "; ".join(str(i) for i in issues[:3])
+        more = f" (+{len(issues) - 3} more)" if len(issues) > 3 else ""
+        super().__init__(f"invalid CNL: {head}{more}")
+
+
+MAX_ISSUES = 50
+
+
+# --------------------------------------------------------------------------- field kinds
+
+
+class _FieldSpec:
+    __slots__ = ("name", "attr", "kind", "choices", "required")
+
+    def __init__(self, name: str, attr: str, kind: str = "text", choices: tuple[str, ...] = (), required=False):
+        self.name, self.attr, self.kind, self.choices, self.required = name, attr, kind, choices, required
+
+
+def _f(name: str, kind: str = "text", choices: tuple[str, ...] = (), required: bool = False) -> _FieldSpec:
+    attr = name[0].lower() + name[1:]
+    return _FieldSpec(name, attr, kind, choices, required)
+
+
+_TRUE = {"yes", "true"}
+_FALSE = {"no", "false"}
+
+
+def _convert(spec: _FieldSpec, raw: str) -> tuple[Any, str | None, str | None]:
+    """Turn a raw value into its typed form; returns (value, rule, message) with rule set on failure."""
+    kind = spec.kind
+    if kind == "text":
+        return raw, None, None
+    if kind == "enum":
+        if raw in spec.choices:
+            return raw, None, None
+        return None, "enum", f"{spec.name} '{raw}' is not one of: {', '.join(spec.choices)}"
+    if kind in ("csv", "csv-enum"):
+        items = [p.strip() for p in raw.split(",")]
+        items = [p for p in items if p]
+        if kind == "csv-enum":
+            bad = [p for p in items if p not in spec.choices]
+            if bad:
+                return None, "enum", f"{spec.name} value(s) {', '.join(bad)} not in: {', '.join(spec.choices)}"
+        return items, None, None
+    if kind == "int":
+        try:
+            value = int(raw)
+        except ValueError:
+            return None, "integer", f"{spec.name} '{raw}' is not an integer"
+        if value < 0:
+            return None, "integer", f"{spec.name} must not be negative"
+        return value, None, None
+    if kind == "float":
+        try:
+            value = float(raw)
+        except ValueError:
+            return None, "number", f"{spec.name} '{raw}' is not a number"
+        if not math.isfinite(value):
+            return None, "number", f"{spec.name} must be finite"
+        return value, None, None
+    if kind == "bool":
+        low = raw.lower()
+        if low in _TRUE:
+            return True, None, None
+        if low in _FALSE:
+            return False, None, None
+        return None, "boolean", f"{spec.name} '{raw}' must be yes/no or true/false"
+    if kind == "confidence":
+        if raw in CONFIDENCE_WORDS:
+            return raw, None, None
+        try:
+            number = float(raw)
+        except ValueError:
+            number = -1.0
+        if 0.0 <= number <= 1.0:
+            return raw, None, None
+        return None, "enum", f"Confidence '{raw}' must be high, medium, low or a number in [0,1]"
+    raise AssertionError(kind)
+
+
+def _format(spec: _FieldSpec, value: Any) -> str:
+    kind = spec.kind
+    if kind in ("csv", "csv-enum"):
+        return ", ".join(value)
+    if kind == "bool":
+        return "yes" if value else "no"
+    if kind == "float":
+        return repr(float(value))
+    return str(value)
+
+
+# --------------------------------------------------------------------------- section kinds
+
+RESULT_FIELDS = (
+    _f("Status", "enum", STATUSES, required=True),
+    _f("Plugin", required=True),
+    _f("Confidence", "confidence"),
+    _f("Result"),
+    _f("Evidence"),
+    _f("LLMCalls", "int"),
+    _f("Request"),
+    _f("Code"),
+    _f("Notes"),
+)
+RESULT_FIELDS[5].attr = "llmCalls"
+
+INTENT_FIELDS = (
+    _f("Act", "enum", ACTS, required=True),
+    _f("Intent", required=True),
+    _f("Context"),
+    _f("Criterion"),
+    _f("Evidence"),
+    _f("Output", required=True),
+)
+
+UNIT_FIELDS = (
+    _f("SourceId", required=True),
+    _f("ChunkId", required=True),
+    _f("KUType", "enum", KU_TYPES, required=True),
+    _f("Role", "enum", ROLES, required=True),
+    _f("Topic", required=True),
+    _f("Claim"),
+    _f("Procedure"),
+    _f("Title"),
+    _f("Condition"),
+    _f("Subject"),
+    _f("Relation", "enum", RELATIONS),
+    _f("Object"),
+    _f("Confidence", "float"),
+    _f("UtilityActs", "csv-enum", ACTS),
+    _f("PhaseScopes", "csv-enum", PHASE_SCOPES),
+    _f("UtilityNote"),
+    _f("Hash"),
+    _f("SourceName"),
+    _f("SourceType"),
+    _f("Author"),
+    _f("IngestedAt"),
+    _f("KnowledgeDate"),
+    _f("ChunkIndex", "int"),
+    _f("UnitIndex", "int"),
+    _f("UnitType"),
+    _f("TextBody"),
+    _f("ParentUnitIds", "csv"),
+    _f("ChildUnitIds", "csv"),
+    _f("DerivedFromUnitIds", "csv"),
+    _f("CharStart", "int"),
+    _f("CharEnd", "int"),
+    _f("CreatedAt"),
+    _f("ChunkType"),
+    _f("SectionTitle"),
+    _f("Score", "float"),
+    _f("ResolvedFor", "csv"),
+)
+UNIT_FIELDS[2].attr = "kuType"
+
+RESOLVED_FIELDS = (
+    _f("Sufficient", "bool", required=True),
+    _f("Purpose", "enum", PURPOSES),
+    _f("KULevelsUsed", "csv-enum", KU_TYPES),
+    _f("TotalKUsConsidered", "int"),
+    _f("Selected", "csv"),
+    _f("Guidance", "csv"),
+    _f("Notes"),
+)
+RESOLVED_FIELDS[2].attr = "kuLevelsUsed"
+RESOLVED_FIELDS[3].attr = "totalKUsConsidered"
+
+PLAN_FIELDS = (
+    _f("SeedDetectorOrder", "csv"),
+    _f("KBPluginOrder", "csv"),
+    _f("GoalSolverOrder", "csv"),
+    _f("ValidatorOrder", "csv"),
+    _f("Decompose", "bool"),
+    _f("FramePurpose"),
+    _f("Notes"),
+)
+PLAN_FIELDS[1].attr = "kbPluginOrder"
+
+SOURCES_FIELDS = (_f("Used", "csv"),)
+
+
+class _SectionKind:
+    __slots__ = ("name", "fields", "by_name", "key")
+
+    def __init__(self, name: str, fields: tuple[_FieldSpec, ...], key: str = ""):
+        self.name, self.fields, self.key = name, fields, key
+        self.by_name = {f.name: f for f in fields}
+
+
+RESULT = _SectionKind("Plugin Result", RESULT_FIELDS)
+INTENT = _SectionKind("Intent Group", INTENT_FIELDS, key="number")
+UNIT = _SectionKind("Context Unit", UNIT_FIELDS, key="id")
+RESOLVED = _SectionKind("Resolved Intent", RESOLVED_FIELDS, key="number")
+PLAN = _SectionKind("Plan", PLAN_FIELDS)
+ANSWER = _SectionKind("Answer", ())
+SOURCES = _SectionKind("Sources", SOURCES_FIELDS)
+SECTION_KINDS = (RESULT, INTENT, UNIT, RESOLVED, PLAN, ANSWER, SOURCES)
+
+# Which sections may follow the result block, per op (None: any op, e.g. a foreign tool's own use).
+SECTIONS_BY_OP: dict[str, tuple[_SectionKind, ...]] = {
+    "detectSeeds": (INTENT, UNIT),
+    "normalizePersistentContext": (UNIT,),
+    "buildPlan": (PLAN,),
+    "retrieve": (RESOLVED, UNIT),
+    "solve": (ANSWER, SOURCES),
+    "validate": (),
+    "onSourceText": (),
+    "onSessionEvent": (),
+    "recordOutcome": (),
+}
+
+
+def _classify(heading: str) -> tuple[_SectionKind | None, str, str | None]:
+    """Map a heading text to (kind, key, problem)."""
+    if heading in ("Plugin Result", "Plan", "Answer", "Sources"):
+        return {"Plugin Result": RESULT, "Plan": PLAN, "Answer": ANSWER, "Sources": SOURCES}[heading], "", None
+    for kind in (INTENT, RESOLVED):
+        if heading.startswith(kind.name):
+            rest = heading[len(kind.name) :].strip()
+            if rest.isdigit() and int(rest) >= 1:
+                return kind, rest, None
+            return kind, "", f"'{kind.name}' must be followed by a number >= 1"
+    if heading.startswith("Context Unit"):
+        rest = heading[len("Context Unit") :].strip()
+        if rest and not any(c.isspace() for c in rest):
+            return UNIT, rest, None
+        return UNIT, "", "'Context Unit' must be followed by one id without spaces"
+    return None, "", None
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+class _Section:
+    __slots__ = ("kind", "key", "line", "values", "lines", "order", "text")
+
+    def __init__(self, kind: _SectionKind, key: str, line: int):
+        self.kind, self.key, self.line = kind, key, line
+        self.values: dict[str, list[str]] = {}
+        self.lines: dict[str, int] = {}
+        self.order: list[str] = []
+        self.text: list[str] = []
+
+
+def parse_sections(text: str) -> tuple[list[_Section], list[CnlIssue]]:
+    """Split a document into raw sections; syntax problems become issues, never exceptions."""
+    issues: list[CnlIssue] = []
+    sections: list[_Section] = []
+    current: _Section | None = None
+    last_field: str | None = None
+    in_answer = False
+
+    def report(line: int, rule: str, message: str) -> None:
+        if len(issues) < MAX_ISSUES:
+            issues.append(CnlIssue(line, rule, message))
+
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if line.startswith("## "):
+            heading = line[3:].strip()
+            kind, key, problem = _classify(heading)
+            if in_answer and kind is None:
+                report(number, "heading-in-answer", f"level-2 heading '{heading}' inside Answer; use ### or lower")
+                current.text.append(line)  # type: ignore[union-attr]
+                continue
+            in_answer = False
+            last_field = None
+            if kind is None:
+                report(number, "unknown-section", f"unknown section '{heading}'")
+                current = None
+                continue
+            if problem:
+                report(number, "bad-heading", problem)
+                current = None
+                continue
+            current = _Section(kind, key, number)
+            sections.append(current)
+            in_answer = kind is ANSWER
+            continue
+        if in_answer:
+            current.text.append(line)  # type: ignore[union-attr]
+            continue
+        if not line.strip() and not line.startswith("  "):
+            continue
+        if line.startswith("  ") or line.startswith("\t"):
+            if current is None or last_field is None:
+                if line.strip():
+                    report(number, "continuation", "indented line continues no field")
+                continue
+            current.values[last_field].append(line[2:] if line.startswith("  ") else line[1:])
+            continue
+        if current is None:
+            if sections or not issues or issues[-1].rule != "content-outside-section":
+                report(number, "content-outside-section", "text outside any section (sections start with '## ')")
+            continue
+        colon = line.find(":")
+        name = line[:colon] if colon > 0 else ""
+        if not name or not name.isalnum() or not name[0].isalpha():
+            report(number, "field-syntax", f"expected 'Field: value', got {line[:40]!r}")
+            last_field = None
+            continue
+        spec = current.kind.by_name.get(name)
+        if spec is None:
+            report(number, "unknown-field", f"unknown field '{name}' in section '{current.kind.name}'")
+            last_field = None
+            continue
+        if name in current.values:
+            report(number, "duplicate-field", f"field '{name}' given twice in section '{current.kind.name}'")
+            last_field = None
+            continue
+        current.values[name] = [line[colon + 1 :].strip()]
+        current.lines[name] = number
+        current.order.append(name)
+        last_field = name
+    return sections, issues
+
+
+def _typed_fields(section: _Section, report: Callable[[int, str, str], None]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    kind = section.kind
+    for name, parts in section.values.items():
+        spec = kind.by_name[name]
+        raw = "\n".join(parts).strip()
+        if not raw:
+            if spec.required:
+                report(section.lines[name], "required-field", f"field '{name}' must not be empty")
+            continue
+        if spec.kind != "text" and len(parts) > 1:
+            raw = " ".join(p.strip() for p in parts).strip()
+        value, rule, message = _convert(spec, raw)
+        if rule:
+            report(section.lines[name], rule, message or "")
+            continue
+        out[spec.attr] = value
+    for spec in kind.fields:
+        if spec.required and spec.name not in section.values:
+            report(section.line, "required-field", f"section '{kind.name}' needs field '{spec.name}'")
+    return out
+
+
+def _check_unit(section: _Section, fields: dict[str, Any], report: Callable[[int, str, str], None]) -> None:
+    has_claim, has_proc = "claim" in fields, "procedure" in fields
+    if has_claim == has_proc:
+        report(section.line, "claim-or-procedure", "a Context Unit has exactly one of Claim or Procedure")
+    role = fields.get("role")
+    if role is not None and has_proc != (role == "Procedure"):
+        report(section.line, "procedure-role", "Procedure is used if and only if Role is Procedure")
+    triple = [k for k in ("subject", "relation", "object") if k in fields]
+    if triple and len(triple) != 3:
+        report(section.line, "triple-all-or-none", "Subject, Relation and Object come all three or not at all")
+    if "confidence" in fields:
+        if len(triple) != 3:
+            report(section.lines["Confidence"], "confidence-needs-triple", "Confidence is allowed only with a triple")
+        elif not 0.0 <= fields["confidence"] <= 1.0:
+            report(section.lines["Confidence"], "confidence-range", "Confidence must be in [0,1]")
+
+
+def parse_document(text: str, op: str | None = None) -> CnlDocument:
+    """Parse and validate a whole plugin output; raises CnlError listing every located problem."""
+    sections, issues = parse_sections(text)
+
+    def report(line: int, rule: str, message: str) -> None:
+        if len(issues) < MAX_ISSUES:
+            issues.append(CnlIssue(line, rule, message))
+
+    if not sections:
+        if not issues:
+            report(1, "result-missing", "empty document: output must begin with '## Plugin Result'")
+        raise CnlError(issues)
+    if sections[0].kind is not RESULT:
+        report(sections[0].line, "result-first", "the first section must be '## Plugin Result'")
+    allowed = SECTIONS_BY_OP.get(op) if op else None
+    result: PluginResult | None = None
+    intents: list[IntentGroup] = []
+    units: list[KnowledgeUnit] = []
+    resolved: list[ResolvedIntent] = []
+    plan: Plan | None = None
+    answer: str | None = None
+    sources: list[str] | None = None
+    seen_keys: set[tuple[str, str]] = set()
+    for section in sections:
+        kind = section.kind
+        ident = (kind.name, section.key)
+        if ident in seen_keys:
+            label = f"{kind.name} {section.key}".strip()
+            report(section.line, "duplicate-section", f"section '{label}' appears twice")
+            continue
+        seen_keys.add(ident)
+        if kind is not RESULT and allowed is not None and kind not in allowed:
+            report(section.line, "section-not-allowed", f"section '{kind.name}' is not part of a {op} output")
+            continue
+        if kind is ANSWER:
+            answer = "\n".join(section.text).strip("\n")
+            continue
+        before = len(issues)
+        fields = _typed_fields(section, report)
+        if kind is UNIT:
+            _check_unit(section, fields, report)
+        if len(issues) != before:
+            continue
+        if kind is RESULT:
+            if fields.get("status") == "success" and "confidence" not in fields:
+                report(section.line, "confidence-required", "Confidence is required when Status is success")
+                continue
+            result = PluginResult(**fields)
+        elif kind is INTENT:
+            intents.append(IntentGroup(index=int(section.key), **fields))
+        elif kind is UNIT:
+            units.append(KnowledgeUnit(id=section.key, **fields))
+        elif kind is RESOLVED:
+            resolved.append(ResolvedIntent(index=int(section.key), **fields))
+        elif kind is PLAN:
+            plan = Plan(**fields)
+        elif kind is SOURCES:
+            sources = fields.get("used", [])
+    if issues:
+        raise CnlError(sorted(issues, key=lambda issue: issue.line))
+    assert result is not None
+    return CnlDocument(
+        result=result, intents=intents, units=units, resolved=resolved, plan=plan, answer=answer, sources=sources
+    )
+
+
+def validate_document(text: str, op: str | None = None) -> list[CnlIssue]:
+    """Every problem in a document, or an empty list."""
+    try:
+        parse_document(text, op)
+    except CnlError as err:
+        return err.issues
+    return []
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _clean(value: str) -> str:
+    return value.replace("\r\n", "\n").replace("\r", "\n").strip()
+
+
+def _render_fields(out: list[str], fields: Iterable[_FieldSpec], obj: Any) -> None:
+    for spec in fields:
+        value = getattr(obj, spec.attr)
+        if value is None or value == "" or value == []:
+            if spec.required and spec.kind == "csv":
+                out.append(f"{spec.name}:")
+            continue
+        text = _clean(_format(spec, value))
+        if "\n" in text:
+            first, *rest = text.split("\n")
+            out.append(f"{spec.name}: {first}".rstrip())
+            out.extend(f"  {line}" if line.strip() else "  " for line in rest)
+        else:
+            out.append(f"{spec.name}: {text}")
+
+
+def _demote_headings(markdown: str) -> str:
+    lines = _clean(markdown).split("\n")
+    return "\n".join("#" + line if line.startswith("## ") or line == "##" else line for line in lines)
+
+
+def render_unit(unit: KnowledgeUnit, out: list[str]) -> None:
+    out.append(f"## Context Unit {unit.id}")
+    _render_fields(out, UNIT_FIELDS, unit)
+    out.append("")
+
+
+def render_document(doc: CnlDocument) -> str:
+    """Render a typed document as CNL Markdown that `parse_document` reads back unchanged."""
+    out: list[str] = ["## Plugin Result"]
+    _render_fields(out, RESULT_FIELDS, doc.result)
+    out.append("")
+    for intent in doc.intents:
+        out.append(f"## Intent Group {intent.index}")
+        _render_fields(out, INTENT_FIELDS, intent)
+        out.append("")
+    for item in doc.resolved:
+        out.append(f"## Resolved Intent {item.index}")
+        _render_fields(out, RESOLVED_FIELDS, item)
+        out.append("")
+    if doc.plan is not None:
+        out.append("## Plan")
+        _render_fields(out, PLAN_FIELDS, doc.plan)
+        out.append("")
+    for unit in doc.units:
+        render_unit(unit, out)
+    if doc.answer is not None:
+        out.append("## Answer")
+        out.append(_demote_headings(doc.answer))
+        out.append("")
+    if doc.sources is not None:
+        out.append("## Sources")
+        out.append(f"Used: {', '.join(doc.sources)}".rstrip())
+        out.append("")
+    return "\n".join(out)

@@ -1,0 +1,134 @@
+"""Typed forms of the CNL sections (DESIGN.md §3.3). The same Structs travel inside request payloads.
+
+Field names are camelCase on the wire (JSON) and PascalCase in CNL; `cnl.py` maps between them.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from .vocab import ACTS_FOR_ROLE
+
+
+class PluginResult(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The result block every output begins with."""
+
+    status: str
+    plugin: str
+    confidence: str | None = None
+    result: str = ""
+    evidence: str = ""
+    llmCalls: int = 0
+    request: str | None = None
+    code: str | None = None
+    notes: str = ""
+
+
+class IntentGroup(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One intent (DS004): a question or task of the turn."""
+
+    index: int = 1
+    act: str
+    intent: str
+    output: str
+    context: str = ""
+    criterion: str = ""
+    evidence: str = ""
+
+    @property
+    def ref(self) -> str:
+        return f"intent-{self.index}"
+
+
+class KnowledgeUnit(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A Knowledge Unit (DS005 + DS030) at any level of the hierarchy."""
+
+    id: str
+    sourceId: str
+    chunkId: str
+    kuType: str
+    role: str
+    topic: str
+    claim: str | None = None
+    procedure: str | None = None
+    title: str | None = None
+    condition: str | None = None
+    subject: str | None = None
+    relation: str | None = None
+    object: str | None = None
+    confidence: float | None = None
+    utilityActs: list[str] = []
+    phaseScopes: list[str] = []
+    utilityNote: str | None = None
+    hash: str | None = None
+    sourceName: str | None = None
+    sourceType: str | None = None
+    author: str | None = None
+    ingestedAt: str | None = None
+    knowledgeDate: str | None = None
+    chunkIndex: int | None = None
+    unitIndex: int | None = None
+    unitType: str | None = None
+    textBody: str | None = None
+    parentUnitIds: list[str] = []
+    childUnitIds: list[str] = []
+    derivedFromUnitIds: list[str] = []
+    charStart: int | None = None
+    charEnd: int | None = None
+    createdAt: str | None = None
+    chunkType: str | None = None
+    sectionTitle: str | None = None
+    score: float | None = None
+    resolvedFor: list[str] = []
+
+    @property
+    def body(self) -> str:
+        """The unit's statement: its claim, or its procedure steps."""
+        return self.claim if self.claim is not None else (self.procedure or "")
+
+    @property
+    def acts(self) -> list[str]:
+        """UtilityActs, derived from the role when absent."""
+        return self.utilityActs or list(ACTS_FOR_ROLE.get(self.role, ()))
+
+    @property
+    def scopes(self) -> list[str]:
+        """PhaseScopes, defaulting to kb-plugin."""
+        return self.phaseScopes or ["kb-plugin"]
+
+
+class ResolvedIntent(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What a kb-plugin found for one intent."""
+
+    index: int = 1
+    sufficient: bool
+    purpose: str = "task-evidence"
+    kuLevelsUsed: list[str] = []
+    totalKUsConsidered: int = 0
+    selected: list[str] = []
+    guidance: list[str] = []
+    notes: str = ""
+
+
+class Plan(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A planner's ordering of the plugins of each stage."""
+
+    seedDetectorOrder: list[str] = []
+    kbPluginOrder: list[str] = []
+    goalSolverOrder: list[str] = []
+    validatorOrder: list[str] = []
+    decompose: bool = False
+    framePurpose: str = ""
+    notes: str = ""
+
+
+class CnlDocument(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A whole plugin output: the result block and the op's sections, in order of kind."""
+
+    result: PluginResult
+    intents: list[IntentGroup] = []
+    units: list[KnowledgeUnit] = []
+    resolved: list[ResolvedIntent] = []
+    plan: Plan | None = None
+    answer: str | None = None
+    sources: list[str] | None = None

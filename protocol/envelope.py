@@ -1,0 +1,348 @@
+"""The request envelope (DESIGN.md §3.2): one JSON object on stdin (one-shot) or per frame (worker).
+
+Only `prompt` and `context` are required. `op` defaults to the plugin type's main op and the payload
+defaults to an empty object, so the bare DS016 example `{"prompt": ..., "context": [...]}` works with
+any plugin. The payload is decoded in a second step, by the Struct of the op.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from .document import IntentGroup, KnowledgeUnit, ResolvedIntent
+from .vocab import MAIN_OP, ROLES, Op, Purpose
+
+
+class ContextItem(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A KU flattened for reading: title = KU id, sourceLink = source name, text = Role/Topic/Claim."""
+
+    title: str = ""
+    sourceLink: str = ""
+    text: str = ""
+
+
+class Budget(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
+    """What this call may spend: LLM calls and wall time (ms from receipt)."""
+
+    llmCalls: int = 0
+    deadlineMs: int = 15000
+
+
+class LLMAccess(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The kernel's loopback OpenAI-compatible endpoint and this call's token."""
+
+    baseUrl: str
+    apiKey: str
+    model: str = ""
+
+
+class Paths(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
+    """Where the plugin may keep private artifacts for the mounted KB."""
+
+    artifacts: str | None = None
+
+
+class Pins(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
+    """Plugin choices by stage: explicit pins or session preferences."""
+
+    planner: str | None = None
+    sd: str | None = None
+    kb: str | None = None
+    gs: str | None = None
+    val: str | None = None
+
+
+# --------------------------------------------------------------------------- payloads, one per op
+
+
+class DetectSeedsPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
+    turnId: str = ""
+    mode: Literal["turn", "decompose"] = "turn"
+    parentIntent: IntentGroup | None = None
+    history: list[str] = []
+    maxIntents: int = 8
+
+
+class NormalizePayload(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """A source to turn into a KU tree. When `text` is empty the plugin normalizes `prompt`."""
+
+    sourceId: str = ""
+    sourceName: str = ""
+    sourceType: str = "text"
+    text: str = ""
+    author: str | None = None
+    knowledgeDate: str | None = None
+    chunkIndex: int = 0
+    charOffset: int = 0
+    scope: Literal["kb", "session"] = "kb"
+
+
+class PlannerHints(msgspec.Struct, kw_only=True, omit_defaults=True):
+    expectedLatencyMs: int
+    expectedLLMCalls: int
+    relativeCost: float
+    supportedActs: list[str]
+    topicTags: list[str]
+    preferredDepth: Literal["shallow", "medium", "deep"]
+    fallbackRole: str
+    evidenceStyle: list[str]
+    confidenceWhenMatched: float
+
+
+class Descriptor(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What a planner sees of a plugin (DS003): the manifest without its process fields."""
+
+    id: str
+    type: str
+    name: str = ""
+    version: str = "0.0.0"
+    description: str = ""
+    costClass: str = "moderate"
+    usesLLM: bool = False
+    maxLLMCalls: int = 0
+    modelRoles: list[str] = []
+    timeoutMs: int = 15000
+    plannerHints: PlannerHints | None = None
+    provides: list[str] = []
+    accepts: list[str] = []
+    ops: list[str] = []
+    tags: list[str] = []
+
+
+class PluginStats(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Kernel-kept per-plugin utility a planner may use (EWMA of success, latency, calls)."""
+
+    pluginId: str
+    successRate: float = 0.5
+    latencyMs: float = 0.0
+    llmCalls: float = 0.0
+    sufficiency: float = 0.5
+    samples: int = 0
+
+
+class BuildPlanPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
+    phase: Literal["pre-seed", "post-seed"] = "post-seed"
+    intents: list[IntentGroup] = []
+    guidance: list[KnowledgeUnit] = []
+    descriptors: list[Descriptor] = []
+    pins: Pins = Pins()
+    preferences: Pins = Pins()
+    stats: list[PluginStats] = []
+    depth: int = 0
+    maxDepth: int = 3
+    failures: list[str] = []
+    llmCallsLeft: int = 0
+
+
+class OutcomeAttempt(msgspec.Struct, kw_only=True, omit_defaults=True):
+    pluginId: str
+    type: str
+    op: str
+    status: str
+    durationMs: float = 0.0
+    llmCalls: int = 0
+    sufficient: bool | None = None
+    intentRef: str | None = None
+    frameId: str | None = None
+
+
+class RecordOutcomePayload(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """DS027 outcome: what happened to the plan, so the planner can learn."""
+
+    requestId: str = ""
+    plannerId: str = ""
+    status: Literal["success", "weak", "failed"] = "success"
+    attempts: list[OutcomeAttempt] = []
+    durationMs: float = 0.0
+    llmCalls: int = 0
+    intents: list[IntentGroup] = []
+
+
+class RetrievePayload(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Intents to resolve; `units` carries current-turn and session KUs inline.
+
+    With no intents the prompt is one intent; with no units the context items are read as units.
+    """
+
+    intents: list[IntentGroup] = []
+    units: list[KnowledgeUnit] = []
+    kbId: str | None = None
+    purpose: Purpose = "task-evidence"
+    maxUnits: int = 8
+    phase: str = "gs-plugin"
+
+
+class OnSourceTextPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
+    kbId: str = ""
+    sourceId: str = ""
+    sourceName: str = ""
+    text: str = ""
+    units: list[KnowledgeUnit] = []
+    action: Literal["upsert", "remove"] = "upsert"
+
+
+class OnSessionEventPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
+    event: Literal["session-kus-added", "session-kus-committed", "session-kus-discarded", "session-deleted"] = (
+        "session-kus-added"
+    )
+    scope: Literal["current-turn", "session"] = "current-turn"
+    turnId: str = ""
+    units: list[KnowledgeUnit] = []
+
+
+class SolvePayload(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One intent and its evidence. With no evidence the context items are read as units."""
+
+    intent: IntentGroup | None = None
+    evidence: list[KnowledgeUnit] = []
+    guidance: list[KnowledgeUnit] = []
+    resolved: ResolvedIntent | None = None
+    allowDecompose: bool = True
+
+
+class ValidatePayload(msgspec.Struct, kw_only=True, omit_defaults=True):
+    intent: IntentGroup | None = None
+    answer: str = ""
+    sources: list[str] = []
+    evidence: list[KnowledgeUnit] = []
+    guidance: list[KnowledgeUnit] = []
+
+
+PAYLOAD_TYPES: dict[str, type[msgspec.Struct]] = {
+    "detectSeeds": DetectSeedsPayload,
+    "normalizePersistentContext": NormalizePayload,
+    "buildPlan": BuildPlanPayload,
+    "recordOutcome": RecordOutcomePayload,
+    "retrieve": RetrievePayload,
+    "onSourceText": OnSourceTextPayload,
+    "onSessionEvent": OnSessionEventPayload,
+    "solve": SolvePayload,
+    "validate": ValidatePayload,
+}
+
+
+# --------------------------------------------------------------------------- the envelope
+
+
+class Request(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """The request as the kernel builds it (payload: any op's payload Struct)."""
+
+    prompt: str
+    context: list[ContextItem]
+    protocolVersion: Literal[1] = 1
+    op: Op | None = None
+    payload: Any = None
+    budget: Budget = Budget()
+    llm: LLMAccess | None = None
+    paths: Paths = Paths()
+    requestId: str = ""
+    frameId: str = ""
+    sessionId: str = ""
+    id: str | int | None = None
+
+
+class WireRequest(msgspec.Struct, kw_only=True):
+    """The request as a plugin decodes it: the payload stays raw until the op is known."""
+
+    prompt: str
+    context: list[ContextItem]
+    protocolVersion: Literal[1] = 1
+    op: Op | None = None
+    payload: msgspec.Raw = msgspec.Raw(b"{}")
+    budget: Budget = Budget()
+    llm: LLMAccess | None = None
+    paths: Paths = Paths()
+    requestId: str = ""
+    frameId: str = ""
+    sessionId: str = ""
+    id: str | int | None = None
+
+
+class DecodedRequest(msgspec.Struct, kw_only=True):
+    """A validated request with its op resolved and payload typed."""
+
+    op: str
+    envelope: WireRequest
+    payload: Any
+
+
+_wire_decoder = msgspec.json.Decoder(WireRequest)
+_payload_decoders = {op: msgspec.json.Decoder(t) for op, t in PAYLOAD_TYPES.items()}
+_encoder = msgspec.json.Encoder()
+
+
+class RequestError(ValueError):
+    """A request that is not valid JSON or breaks the schema (exit 2)."""
+
+    def __init__(self, code: str, message: str):
+        self.code = code
+        super().__init__(message)
+
+
+def decode_request(data: bytes | str, plugin_type: str | None = None) -> DecodedRequest:
+    """Decode and validate a request; the op defaults to the plugin type's main op."""
+    try:
+        wire = _wire_decoder.decode(data)
+    except msgspec.ValidationError as err:
+        raise RequestError("SCHEMA_VIOLATION", f"request: {err}") from None
+    except msgspec.DecodeError as err:
+        raise RequestError("INVALID_JSON", f"request is not valid JSON: {err}") from None
+    op = wire.op or (MAIN_OP.get(plugin_type or "") if plugin_type else None)
+    if op is None:
+        raise RequestError("SCHEMA_VIOLATION", "request: `op` is required when the plugin type is unknown")
+    raw = bytes(wire.payload)
+    if raw.strip() == b"null":
+        raw = b"{}"
+    try:
+        payload = _payload_decoders[op].decode(raw)
+    except msgspec.ValidationError as err:
+        raise RequestError("SCHEMA_VIOLATION", f"payload of {op}: {err}") from None
+    return DecodedRequest(op=op, envelope=wire, payload=payload)
+
+
+def encode_request(request: Request) -> bytes:
+    return _encoder.encode(request)
+
+
+def unit_text(unit: KnowledgeUnit) -> str:
+    """The readable `Role/Topic/Claim` text of a context item."""
+    body = f"Claim: {unit.claim}" if unit.claim is not None else f"Procedure: {unit.procedure or ''}"
+    return f"Role: {unit.role}\nTopic: {unit.topic}\n{body}"
+
+
+def unit_to_context_item(unit: KnowledgeUnit) -> ContextItem:
+    return ContextItem(title=unit.id, sourceLink=unit.sourceName or unit.sourceId, text=unit_text(unit))
+
+
+def context_item_to_unit(item: ContextItem, index: int = 0) -> KnowledgeUnit:
+    """Read a flattened context item back as a unit (for bare DS016 requests)."""
+    fields: dict[str, str] = {}
+    loose: list[str] = []
+    for line in item.text.split("\n"):
+        name, sep, value = line.partition(":")
+        if sep and name.strip() in ("Role", "Topic", "Claim", "Procedure", "Condition", "Title"):
+            fields[name.strip().lower()] = value.strip()
+        elif line.strip():
+            loose.append(line.strip())
+    role = fields.get("role", "Description")
+    if role not in ROLES:
+        role = "Description"
+    body = fields.get("claim") or fields.get("procedure") or " ".join(loose)
+    source = item.sourceLink or "context"
+    ident = item.title or f"context::chunk-000::unit-{index:03d}"
+    is_proc = role == "Procedure"
+    return KnowledgeUnit(
+        id=ident,
+        sourceId=source,
+        chunkId=f"{source}::chunk-000",
+        kuType="atomic",
+        role=role,
+        topic=fields.get("topic") or item.title or body[:60],
+        claim=None if is_proc else body,
+        procedure=body if is_proc else None,
+        title=fields.get("title"),
+        condition=fields.get("condition"),
+        sourceName=item.sourceLink or None,
+    )

@@ -1,0 +1,128 @@
+"""The closed vocabularies of protocol v1 (DESIGN.md §3.3): one Literal type and one tuple per enum.
+
+The tuples are what validators and schema generators read; the Literals are what msgspec checks.
+"""
+
+from typing import Literal, get_args
+
+PROTOCOL_VERSION = 1
+
+PluginType = Literal["sd-plugin", "mrp-plan-plugin", "kb-plugin", "gs-plugin", "val-plugin"]
+Op = Literal[
+    "detectSeeds",
+    "normalizePersistentContext",
+    "buildPlan",
+    "recordOutcome",
+    "retrieve",
+    "onSourceText",
+    "onSessionEvent",
+    "solve",
+    "validate",
+]
+Status = Literal[
+    "success",
+    "error",
+    "unsupported",
+    "insufficient",
+    "no-context",
+    "needs-decomposition",
+    "accepted",
+    "rejected",
+    "skipped",
+]
+Act = Literal[
+    "compare",
+    "explain",
+    "recommend",
+    "diagnose",
+    "implement",
+    "verify",
+    "define",
+    "evaluate",
+    "identify",
+    "describe",
+]
+Role = Literal[
+    "Comparison",
+    "Explanation",
+    "Procedure",
+    "Definition",
+    "Evaluation",
+    "Diagnostic",
+    "Constraint",
+    "Narrative",
+    "Description",
+]
+Relation = Literal[
+    "uses",
+    "provides",
+    "has_capability",
+    "depends_on",
+    "part_of",
+    "instance_of",
+    "relevant_for",
+    "supports",
+    "mentions",
+    "about",
+    "causes",
+]
+PhaseScope = Literal["sd-plugin", "mrp-plan-plugin", "kb-plugin", "gs-plugin", "frame", "val-plugin"]
+KUType = Literal["atomic", "composite", "aggregate"]
+Purpose = Literal["task-evidence", "strategy-guidance", "mixed"]
+CostClass = Literal["cheap", "moderate", "expensive"]
+ConfidenceWord = Literal["high", "medium", "low"]
+
+PLUGIN_TYPES: tuple[str, ...] = get_args(PluginType)
+OPS: tuple[str, ...] = get_args(Op)
+STATUSES: tuple[str, ...] = get_args(Status)
+ACTS: tuple[str, ...] = get_args(Act)
+ROLES: tuple[str, ...] = get_args(Role)
+RELATIONS: tuple[str, ...] = get_args(Relation)
+PHASE_SCOPES: tuple[str, ...] = get_args(PhaseScope)
+KU_TYPES: tuple[str, ...] = get_args(KUType)
+PURPOSES: tuple[str, ...] = get_args(Purpose)
+COST_CLASSES: tuple[str, ...] = get_args(CostClass)
+CONFIDENCE_WORDS: tuple[str, ...] = get_args(ConfidenceWord)
+
+# The op a plugin type serves when a request names none, and every op a type may declare.
+MAIN_OP: dict[str, str] = {
+    "sd-plugin": "detectSeeds",
+    "mrp-plan-plugin": "buildPlan",
+    "kb-plugin": "retrieve",
+    "gs-plugin": "solve",
+    "val-plugin": "validate",
+}
+OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
+    "sd-plugin": ("detectSeeds", "normalizePersistentContext"),
+    "mrp-plan-plugin": ("buildPlan", "recordOutcome"),
+    "kb-plugin": ("retrieve", "onSourceText", "onSessionEvent"),
+    "gs-plugin": ("solve",),
+    "val-plugin": ("validate",),
+}
+
+# DS004: which KU roles serve which act; used to derive UtilityActs and to boost retrieval.
+ROLES_FOR_ACT: dict[str, tuple[str, ...]] = {
+    "compare": ("Comparison", "Description", "Evaluation"),
+    "explain": ("Explanation", "Description", "Narrative", "Definition"),
+    "recommend": ("Evaluation", "Constraint", "Comparison", "Procedure"),
+    "diagnose": ("Diagnostic", "Explanation", "Constraint"),
+    "implement": ("Procedure", "Constraint", "Description"),
+    "verify": ("Constraint", "Evaluation", "Description"),
+    "define": ("Definition", "Description"),
+    "evaluate": ("Evaluation", "Constraint", "Description", "Narrative"),
+    "identify": ("Description", "Narrative", "Definition"),
+    "describe": ("Description", "Narrative", "Explanation"),
+}
+ACTS_FOR_ROLE: dict[str, tuple[str, ...]] = {
+    role: tuple(act for act in ACTS if role in ROLES_FOR_ACT[act]) for role in ROLES
+}
+
+NO_CONTEXT_ANSWER = (
+    "The session context and persistent KB do not contain enough evidence to answer this intent."
+)
+
+# One-shot exit codes (DS016).
+EXIT_OK = 0
+EXIT_PROCESSING_ERROR = 1
+EXIT_INVALID_INPUT = 2
+EXIT_TIMEOUT = 3
