@@ -42,6 +42,7 @@ class CnlError(ValueError):
 
 
 MAX_ISSUES = 50
+MAX_INT = (1 << 63) - 1  # integers must survive JSON encoding (msgspec: 64-bit)
 
 
 # --------------------------------------------------------------------------- field kinds
@@ -87,6 +88,8 @@ def _convert(spec: _FieldSpec, raw: str) -> tuple[Any, str | None, str | None]:
             return None, "integer", f"{spec.name} '{raw}' is not an integer"
         if value < 0:
             return None, "integer", f"{spec.name} must not be negative"
+        if value > MAX_INT:
+            return None, "integer", f"{spec.name} must not exceed {MAX_INT}"
         return value, None, None
     if kind == "float":
         try:
@@ -255,8 +258,8 @@ def _classify(heading: str) -> tuple[_SectionKind | None, str, str | None]:
     for kind in (INTENT, RESOLVED):
         if heading.startswith(kind.name):
             rest = heading[len(kind.name) :].strip()
-            if rest.isdigit() and int(rest) >= 1:
-                return kind, rest, None
+            if rest.isascii() and rest.isdigit() and len(rest) <= 9 and int(rest) >= 1:
+                return kind, str(int(rest)), None
             return kind, "", f"'{kind.name}' must be followed by a number >= 1"
     if heading.startswith("Context Unit"):
         rest = heading[len("Context Unit") :].strip()
@@ -287,6 +290,7 @@ def parse_sections(text: str) -> tuple[list[_Section], list[CnlIssue]]:
     current: _Section | None = None
     last_field: str | None = None
     in_answer = False
+    orphan = False  # inside an unknown or bad section, or stray text already reported: stay quiet
 
     def report(line: int, rule: str, message: str) -> None:
         if len(issues) < MAX_ISSUES:
@@ -304,14 +308,15 @@ def parse_sections(text: str) -> tuple[list[_Section], list[CnlIssue]]:
                 continue
             in_answer = False
             last_field = None
-            if kind is None:
-                report(number, "unknown-section", f"unknown section '{heading}'")
+            if kind is None or problem:
+                if kind is None:
+                    report(number, "unknown-section", f"unknown section '{heading}'")
+                else:
+                    report(number, "bad-heading", problem or "")
                 current = None
+                orphan = True
                 continue
-            if problem:
-                report(number, "bad-heading", problem)
-                current = None
-                continue
+            orphan = False
             current = _Section(kind, key, number)
             sections.append(current)
             in_answer = kind is ANSWER
@@ -323,14 +328,15 @@ def parse_sections(text: str) -> tuple[list[_Section], list[CnlIssue]]:
             continue
         if line.startswith("  ") or line.startswith("\t"):
             if current is None or last_field is None:
-                if line.strip():
+                if line.strip() and not orphan:
                     report(number, "continuation", "indented line continues no field")
                 continue
             current.values[last_field].append(line[2:] if line.startswith("  ") else line[1:])
             continue
         if current is None:
-            if sections or not issues or issues[-1].rule != "content-outside-section":
+            if not orphan:
                 report(number, "content-outside-section", "text outside any section (sections start with '## ')")
+                orphan = True
             continue
         colon = line.find(":")
         name = line[:colon] if colon > 0 else ""

@@ -320,16 +320,20 @@ def context_item_to_unit(item: ContextItem, index: int = 0) -> KnowledgeUnit:
     """Read a flattened context item back as a unit (for bare DS016 requests)."""
     fields: dict[str, str] = {}
     loose: list[str] = []
+    last = ""
     for line in item.text.split("\n"):
         name, sep, value = line.partition(":")
         if sep and name.strip() in ("Role", "Topic", "Claim", "Procedure", "Condition", "Title"):
-            fields[name.strip().lower()] = value.strip()
+            last = name.strip().lower()
+            fields[last] = value.strip()
+        elif last in ("claim", "procedure"):  # a multi-line body (procedure steps) continues
+            fields[last] = f"{fields[last]}\n{line.strip()}".strip("\n")
         elif line.strip():
             loose.append(line.strip())
     role = fields.get("role", "Description")
     if role not in ROLES:
         role = "Description"
-    body = fields.get("claim") or fields.get("procedure") or " ".join(loose)
+    body = fields.get("claim") or fields.get("procedure") or " ".join(loose) or item.title
     source = item.sourceLink or "context"
     ident = item.title or f"context::chunk-000::unit-{index:03d}"
     is_proc = role == "Procedure"

@@ -62,8 +62,11 @@ class InvalidInput(PluginFailure):
     exit_code = EXIT_INVALID_INPUT
 
 
-class DeadlineExceeded(Exception):
-    """Raised inside a handler when the request's deadline passes (exit 3)."""
+class DeadlineExceeded(BaseException):
+    """Raised inside a handler when the request's deadline passes (exit 3).
+
+    A BaseException, so a handler's own `except Exception` cannot swallow the deadline.
+    """
 
 
 class Call:
@@ -164,6 +167,13 @@ class Plugin:
 
     def run(self, data: bytes, *, use_alarm: bool = False) -> tuple[CnlDocument | None, PluginFailure | None, int]:
         """Handle one request body: (document, failure, exit code). Never raises."""
+        try:
+            return self._run(data, use_alarm)
+        except DeadlineExceeded:  # the alarm fired between the handler's return and the timer reset
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            return None, PluginFailure("TIMEOUT", f"{self.id} exceeded its deadline"), EXIT_TIMEOUT
+
+    def _run(self, data: bytes, use_alarm: bool) -> tuple[CnlDocument | None, PluginFailure | None, int]:
         try:
             decoded = decode_request(data, self.type)
         except RequestError as err:

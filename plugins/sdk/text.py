@@ -8,20 +8,11 @@ from functools import lru_cache
 _WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])|\n\s*\n")
 _ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st vs etc e.g i.e fig no vol approx inc ltd co corp dept est cmdr gen lt col capt sgt".split()
+    ["mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "fig", "no", "vol", "approx", "inc", "ltd", "co", "corp", "dept", "est", "cmdr", "gen", "lt", "col", "capt", "sgt"]
 )
 
 STOPWORDS = frozenset(
-    """a about above after again against all am an and any are aren't as at be because been before being below
-    between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each
-    few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
-    him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most
-    mustn't my myself no nor not of off on once only or other ought our ours ourselves out over own same shan't
-    she she'd she'll she's should shouldn't so some such than that that's the their theirs them themselves then
-    there there's these they they'd they'll they're they've this those through to too under until up very was
-    wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while who who's
-    whom why why's with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves
-    also just may might must shall will would could should does did one ones thing things get got us""".split()
+    ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren't", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "can't", "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "down", "during", "each", "few", "for", "from", "further", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "he'd", "he'll", "he's", "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how", "how's", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "let's", "me", "more", "most", "mustn't", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "shan't", "she", "she'd", "she'll", "she's", "should", "shouldn't", "so", "some", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "these", "they", "they'd", "they'll", "they're", "they've", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "were", "weren't", "what", "what's", "when", "when's", "where", "where's", "which", "while", "who", "who's", "whom", "why", "why's", "with", "won't", "would", "wouldn't", "you", "you'd", "you'll", "you're", "you've", "your", "yours", "yourself", "yourselves", "also", "just", "may", "might", "must", "shall", "will", "would", "could", "should", "does", "did", "one", "ones", "thing", "things", "get", "got", "us"]
 )
 
 
@@ -81,9 +72,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         piece_end = match.start()
         before = text[cursor:piece_end].rstrip()
         last_word = before.rsplit(None, 1)[-1].rstrip(".").lower() if before.strip() else ""
-        if match.group(0).strip() == "" and "\n\n" not in match.group(0).replace(" ", ""):
-            if last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha()):
-                continue
+        soft_break = "\n\n" not in match.group(0).replace(" ", "")
+        if soft_break and (last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())):
+            continue
         _append_trimmed(text, cursor, piece_end, spans)
         cursor = match.end()
     _append_trimmed(text, cursor, end, spans)

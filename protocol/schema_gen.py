@@ -1,0 +1,365 @@
+"""Generate the JSON Schemas in protocol/schema/ and the generated regions of protocol/SPEC.md.
+
+    python -m mrpvm.protocol.schema_gen            write schemas and SPEC.md regions
+    python -m mrpvm.protocol.schema_gen --check    exit 1 if anything on disk differs (drift)
+    python -m mrpvm.protocol.schema_gen --spec     rewrite only the SPEC.md regions
+
+Everything generated comes from the Structs (msgspec.json.schema), the CNL field specs in cnl.py and
+the examples in examples.py, so the documents cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from . import cnl
+from .document import CnlDocument
+from .envelope import PAYLOAD_TYPES, Descriptor, Request
+from .errors import ErrorInfo
+from .examples import (
+    EXAMPLE_RESPONSES,
+    INVALID_REQUESTS,
+    RULE_EXAMPLES,
+    example_request_json,
+)
+from .manifest import Manifest
+from .vocab import MAIN_OP, OPS, OPS_BY_TYPE
+
+PROTOCOL_DIR = Path(__file__).resolve().parent
+SCHEMA_DIR = PROTOCOL_DIR / "schema"
+SPEC_PATH = PROTOCOL_DIR / "SPEC.md"
+SCHEMA_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+ID_BASE = "https://mrp-vm.invalid/protocol/v1/"
+
+# --------------------------------------------------------------------------- JSON Schemas
+
+
+def _with_header(schema: dict[str, Any], name: str, title: str, description: str) -> dict[str, Any]:
+    return {
+        "$schema": SCHEMA_DRAFT,
+        "$id": ID_BASE + name,
+        "title": title,
+        "description": description,
+        **schema,
+    }
+
+
+def _request_schema() -> dict[str, Any]:
+    """The envelope; `payload` is checked per op with if/then (an absent op means the type's main op)."""
+    payload_types = list(PAYLOAD_TYPES.values())
+    (request_ref, *payload_refs), defs = msgspec.json.schema_components(
+        [Request, *payload_types], ref_template="#/$defs/{name}"
+    )
+    props = defs["Request"]["properties"]
+    props["payload"] = {
+        "anyOf": [{"type": "object"}, {"type": "null"}],
+        "default": {},
+        "description": "Op-specific fields; null or absent means {}. See payload/<op>.schema.json.",
+    }
+    props["op"]["description"] = "Defaults to the plugin type's main op: " + ", ".join(
+        f"{t} → {op}" for t, op in MAIN_OP.items()
+    )
+    props["id"]["description"] = "Worker mode only: echoed as `Request: <id>` in the result block."
+    rules = [
+        {
+            "if": {"properties": {"op": {"const": op}}, "required": ["op"]},
+            "then": {"properties": {"payload": {"anyOf": [ref, {"type": "null"}]}}},
+        }
+        for op, ref in zip(PAYLOAD_TYPES, payload_refs, strict=True)
+    ]
+    return _with_header(
+        {**request_ref, "allOf": rules, "$defs": defs},
+        "request.schema.json",
+        "MRP-VM protocol v1 request",
+        "One JSON object on stdin (one-shot) or per frame (worker). Only prompt and context are required.",
+    )
+
+
+def _payload_schema(op: str) -> dict[str, Any]:
+    schema = msgspec.json.schema(PAYLOAD_TYPES[op])
+    return _with_header(
+        schema, f"payload/{op}.schema.json", f"{op} payload", f"The `payload` of a {op} request."
+    )
+
+
+def _cnl_attr_specs() -> dict[str, dict[str, Any]]:
+    """Per Struct, per attribute: the CNL field spec, so the JSON form carries the CNL enums."""
+    by_struct = {
+        "PluginResult": cnl.RESULT,
+        "IntentGroup": cnl.INTENT,
+        "KnowledgeUnit": cnl.UNIT,
+        "ResolvedIntent": cnl.RESOLVED,
+        "Plan": cnl.PLAN,
+    }
+    return {name: {spec.attr: spec for spec in kind.fields} for name, kind in by_struct.items()}
+
+
+def _document_schema() -> dict[str, Any]:
+    schema = msgspec.json.schema(CnlDocument)
+    for struct, specs in _cnl_attr_specs().items():
+        props = schema["$defs"][struct]["properties"]
+        for attr, spec in specs.items():
+            prop = props.get(attr)
+            if prop is None:
+                continue
+            prop["x-cnl-field"] = spec.name
+            if spec.kind == "enum":
+                _narrow(prop, {"type": "string", "enum": list(spec.choices)})
+            elif spec.kind == "csv-enum":
+                prop["items"] = {"type": "string", "enum": list(spec.choices)}
+            elif spec.kind == "int":
+                _narrow(prop, {"type": "integer", "minimum": 0, "maximum": cnl.MAX_INT})
+            elif spec.kind == "confidence":
+                _narrow(
+                    prop,
+                    {"type": "string", "pattern": r"^(high|medium|low|0(\.[0-9]+)?|1(\.0+)?)$"},
+                )
+    unit = schema["$defs"]["KnowledgeUnit"]["properties"]
+    _narrow(unit["confidence"], {"type": "number", "minimum": 0, "maximum": 1})
+    schema["$defs"]["KnowledgeUnit"]["properties"]["id"]["pattern"] = r"^\S+$"
+    for struct in ("IntentGroup", "ResolvedIntent"):
+        schema["$defs"][struct]["properties"]["index"]["minimum"] = 1
+    return _with_header(
+        schema,
+        "cnl-document.schema.json",
+        "CNL document (JSON form)",
+        "The typed form of a CNL Markdown output, as parse_document returns it. The CNL text is the wire format.",
+    )
+
+
+def _narrow(prop: dict[str, Any], typed: dict[str, Any]) -> None:
+    """Replace the non-null branch of a property (or the property itself) by a narrower schema."""
+    if "anyOf" in prop:
+        prop["anyOf"] = [typed if branch.get("type") != "null" else branch for branch in prop["anyOf"]]
+    else:
+        for key in ("type", "enum", "pattern"):
+            prop.pop(key, None)
+        prop.update(typed)
+
+
+def _manifest_schema() -> dict[str, Any]:
+    schema = msgspec.json.schema(Manifest)
+    props = schema["$defs"]["Manifest"]["properties"]
+    props["protocolVersion"]["enum"] = [1]
+    props["command"]["description"] = (
+        '"python" means the kernel\'s own interpreter; a path must stay inside the manifest folder; '
+        "otherwise a program on PATH."
+    )
+    return _with_header(
+        schema,
+        "manifest.schema.json",
+        "Plugin manifest",
+        "manifests/<id>.json or wrappers/<name>/manifest.json. A legacy wrapper manifest with only `name` "
+        "and no `type`/`id` is read as a helper gs-plugin before this schema applies.",
+    )
+
+
+def build_schemas() -> dict[str, dict[str, Any]]:
+    """Relative path under protocol/schema/ -> schema."""
+    out = {
+        "request.schema.json": _request_schema(),
+        "manifest.schema.json": _manifest_schema(),
+        "descriptor.schema.json": _with_header(
+            msgspec.json.schema(Descriptor),
+            "descriptor.schema.json",
+            "Plugin descriptor",
+            "What a planner sees of a plugin: the manifest without its process fields.",
+        ),
+        "error.schema.json": _with_header(
+            msgspec.json.schema(ErrorInfo),
+            "error.schema.json",
+            "Error line",
+            "One line of JSON a plugin writes to stderr when it fails.",
+        ),
+        "cnl-document.schema.json": _document_schema(),
+    }
+    for op in OPS:
+        out[f"payload/{op}.schema.json"] = _payload_schema(op)
+    return out
+
+
+def schema_bytes(schema: dict[str, Any]) -> bytes:
+    return msgspec.json.format(msgspec.json.encode(schema), indent=2) + b"\n"
+
+
+# --------------------------------------------------------------------------- SPEC.md regions
+
+_KIND_TEXT = {
+    "text": "text",
+    "enum": "one of",
+    "csv": "comma-separated list",
+    "csv-enum": "comma-separated list of",
+    "int": "integer ≥ 0",
+    "float": "number",
+    "bool": "yes / no (true / false accepted)",
+    "confidence": "high, medium, low or a number in [0,1]",
+}
+_HEADINGS = {
+    "Plugin Result": "## Plugin Result",
+    "Intent Group": "## Intent Group <N>",
+    "Context Unit": "## Context Unit <id>",
+    "Resolved Intent": "## Resolved Intent <N>",
+    "Plan": "## Plan",
+    "Answer": "## Answer",
+    "Sources": "## Sources",
+}
+
+
+def spec_fields() -> str:
+    """One table per CNL section kind, straight from cnl.py's field specs."""
+    out: list[str] = []
+    ops_for = {
+        kind.name: [op for op, kinds in cnl.SECTIONS_BY_OP.items() if kind in kinds]
+        for kind in cnl.SECTION_KINDS
+    }
+    for kind in cnl.SECTION_KINDS:
+        used = ", ".join(ops_for[kind.name]) or "every op"
+        out.append(f"#### `{_HEADINGS[kind.name]}`\n")
+        out.append(f"Allowed in: {used}.\n")
+        if not kind.fields:
+            out.append("Free Markdown, no fields (see the Answer rule above).\n")
+            continue
+        out.append("| Field | Required | Type | Values |")
+        out.append("|---|---|---|---|")
+        for spec in kind.fields:
+            values = ", ".join(f"`{c}`" for c in spec.choices)
+            out.append(
+                f"| `{spec.name}` | {'yes' if spec.required else ''} | {_KIND_TEXT[spec.kind]} | {values} |"
+            )
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def spec_rules() -> str:
+    """Every validation rule with a failing example and the issue it produces."""
+    out: list[str] = []
+    for rule, (op, text, line) in RULE_EXAMPLES.items():
+        issue = next(i for i in cnl.validate_document(text, op) if i.rule == rule and i.line == line)
+        where = f" (op `{op}`)" if op else ""
+        out.append(f"#### `{rule}`{where}\n")
+        out.append("```markdown\n" + text.rstrip("\n") + "\n```\n")
+        out.append(f"→ `{issue}`\n")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def spec_examples() -> str:
+    """For every op: which types serve it, a complete request and a valid response."""
+    out: list[str] = []
+    for op in OPS:
+        types = [t for t, ops in OPS_BY_TYPE.items() if op in ops]
+        main = [t for t in types if MAIN_OP[t] == op]
+        note = f" (main op of {', '.join(main)})" if main else ""
+        out.append(f"### `{op}`\n")
+        out.append(f"Served by: {', '.join(types)}{note}. Request:\n")
+        pretty = msgspec.json.format(example_request_json(op), indent=2).decode()
+        out.append("```json\n" + pretty + "\n```\n")
+        out.append("Response (stdout):\n")
+        out.append("```markdown\n" + cnl.render_document(EXAMPLE_RESPONSES[op]).rstrip("\n") + "\n```\n")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def spec_invalid() -> str:
+    out = ["| case | stdin |", "|---|---|"]
+    for name, body in INVALID_REQUESTS.items():
+        shown = body.decode().replace("|", "\\|")
+        out.append(f"| `{name}` | `{shown}` |")
+    return "\n".join(out) + "\n"
+
+
+SPEC_REGIONS = {
+    "fields": spec_fields,
+    "rules": spec_rules,
+    "examples": spec_examples,
+    "invalid": spec_invalid,
+}
+
+
+def _region_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(<!-- BEGIN GENERATED: {name} -->\n)(.*?)(<!-- END GENERATED: {name} -->)", re.DOTALL
+    )
+
+
+def render_spec(text: str) -> str:
+    """SPEC.md with every generated region replaced by its fresh content."""
+    for name, make in SPEC_REGIONS.items():
+        pattern = _region_pattern(name)
+        if not pattern.search(text):
+            raise ValueError(f"SPEC.md has no region '{name}'")
+        body = make()
+        text = pattern.sub(lambda m, body=body: m.group(1) + "\n" + body + "\n" + m.group(3), text)
+    return text
+
+
+def spec_region(text: str, name: str) -> str:
+    """The current content of one generated region of SPEC.md."""
+    match = _region_pattern(name).search(text)
+    if match is None:
+        raise ValueError(f"SPEC.md has no region '{name}'")
+    return match.group(2).strip("\n") + "\n"
+
+
+# --------------------------------------------------------------------------- main
+
+
+def drift() -> list[str]:
+    """Files that differ from what the code generates (empty: in sync)."""
+    problems: list[str] = []
+    expected = build_schemas()
+    for rel, schema in expected.items():
+        path = SCHEMA_DIR / rel
+        if not path.is_file() or path.read_bytes() != schema_bytes(schema):
+            problems.append(str(path.relative_to(PROTOCOL_DIR)))
+    if SCHEMA_DIR.is_dir():
+        for path in SCHEMA_DIR.rglob("*.json"):
+            if path.relative_to(SCHEMA_DIR).as_posix() not in expected:
+                problems.append(f"{path.relative_to(PROTOCOL_DIR)} (stale)")
+    spec = SPEC_PATH.read_text(encoding="utf-8")
+    if render_spec(spec) != spec:
+        problems.append("SPEC.md")
+    return problems
+
+
+def write(schemas: bool = True, spec: bool = True) -> None:
+    if schemas:
+        expected = build_schemas()
+        for rel, schema in expected.items():
+            path = SCHEMA_DIR / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(schema_bytes(schema))
+        for path in SCHEMA_DIR.rglob("*.json"):
+            if path.relative_to(SCHEMA_DIR).as_posix() not in expected:
+                path.unlink()
+    if spec:
+        SPEC_PATH.write_text(render_spec(SPEC_PATH.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m mrpvm.protocol.schema_gen", description=__doc__.split("\n")[0]
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="exit 1 if the files on disk drift from the code")
+    mode.add_argument("--spec", action="store_true", help="rewrite only the generated regions of SPEC.md")
+    args = parser.parse_args(argv)
+    if args.check:
+        problems = drift()
+        for problem in problems:
+            print(f"out of date: {problem}", file=sys.stderr)
+        if problems:
+            print("run: python -m mrpvm.protocol.schema_gen", file=sys.stderr)
+            return 1
+        print("protocol/schema and SPEC.md are in sync")
+        return 0
+    write(schemas=not args.spec, spec=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
