@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import msgspec
-
 from mrpvm.protocol.envelope import PlannerHints
 from mrpvm.protocol.manifest import Manifest
 from mrpvm.protocol.vocab import OPS_BY_TYPE, PLUGIN_TYPES, PROTOCOL_VERSION

@@ -296,14 +296,21 @@ def parse_sections(text: str) -> tuple[list[_Section], list[CnlIssue]]:
         if len(issues) < MAX_ISSUES:
             issues.append(CnlIssue(line, rule, message))
 
+    if "\r" in text:  # a CR before each LF (or at the very end) is part of the line break
+        text = text.replace("\r\n", "\n")
+        if text.endswith("\r"):
+            text = text[:-1]
+    by_name: dict[str, _FieldSpec] = {}
     for number, line in enumerate(text.split("\n"), 1):
-        if line.endswith("\r"):
-            line = line[:-1]
         if line.startswith("## "):
             heading = line[3:].strip()
             kind, key, problem = _classify(heading)
             if in_answer and kind is None:
-                report(number, "heading-in-answer", f"level-2 heading '{heading}' inside Answer; use ### or lower")
+                report(
+                    number,
+                    "heading-in-answer",
+                    f"level-2 heading '{heading}' inside Answer; use ### or lower",
+                )
                 current.text.append(line)  # type: ignore[union-attr]
                 continue
             in_answer = False
@@ -318,42 +325,49 @@ def parse_sections(text: str) -> tuple[list[_Section], list[CnlIssue]]:
                 continue
             orphan = False
             current = _Section(kind, key, number)
+            by_name = kind.by_name
             sections.append(current)
             in_answer = kind is ANSWER
             continue
         if in_answer:
             current.text.append(line)  # type: ignore[union-attr]
             continue
-        if not line.strip() and not line.startswith("  "):
+        if not line:
             continue
-        if line.startswith("  ") or line.startswith("\t"):
-            if current is None or last_field is None:
-                if line.strip() and not orphan:
-                    report(number, "continuation", "indented line continues no field")
+        first = line[0]
+        if first == " " or first == "\t" or first.isspace():
+            if not line.strip() and not line.startswith("  "):
                 continue
-            current.values[last_field].append(line[2:] if line.startswith("  ") else line[1:])
-            continue
+            if line.startswith("  ") or first == "\t":
+                if current is None or last_field is None:
+                    if line.strip() and not orphan:
+                        report(number, "continuation", "indented line continues no field")
+                    continue
+                current.values[last_field].append(line[2:] if line.startswith("  ") else line[1:])
+                continue
         if current is None:
             if not orphan:
-                report(number, "content-outside-section", "text outside any section (sections start with '## ')")
+                report(
+                    number, "content-outside-section", "text outside any section (sections start with '## ')"
+                )
                 orphan = True
             continue
         colon = line.find(":")
         name = line[:colon] if colon > 0 else ""
-        if not name or not name.isalnum() or not name[0].isalpha():
-            report(number, "field-syntax", f"expected 'Field: value', got {line[:40]!r}")
-            last_field = None
-            continue
-        spec = current.kind.by_name.get(name)
+        spec = by_name.get(name)  # every known field name is alphanumeric and starts with a letter
         if spec is None:
-            report(number, "unknown-field", f"unknown field '{name}' in section '{current.kind.name}'")
+            if not name or not name.isalnum() or not name[0].isalpha():
+                report(number, "field-syntax", f"expected 'Field: value', got {line[:40]!r}")
+            else:
+                report(number, "unknown-field", f"unknown field '{name}' in section '{current.kind.name}'")
             last_field = None
             continue
-        if name in current.values:
+        values = current.values
+        if name in values:
             report(number, "duplicate-field", f"field '{name}' given twice in section '{current.kind.name}'")
             last_field = None
             continue
-        current.values[name] = [line[colon + 1 :].strip()]
+        values[name] = [line[colon + 1 :].strip()]
         current.lines[name] = number
         current.order.append(name)
         last_field = name
@@ -363,14 +377,18 @@ def parse_sections(text: str) -> tuple[list[_Section], list[CnlIssue]]:
 def _typed_fields(section: _Section, report: Callable[[int, str, str], None]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     kind = section.kind
+    by_name = kind.by_name
     for name, parts in section.values.items():
-        spec = kind.by_name[name]
-        raw = "\n".join(parts).strip()
+        spec = by_name[name]
+        raw = parts[0] if len(parts) == 1 else "\n".join(parts).strip()  # a first part is stored stripped
         if not raw:
             if spec.required:
                 report(section.lines[name], "required-field", f"field '{name}' must not be empty")
             continue
-        if spec.kind != "text" and len(parts) > 1:
+        if spec.kind == "text":
+            out[spec.attr] = raw
+            continue
+        if len(parts) > 1:
             raw = " ".join(p.strip() for p in parts).strip()
         value, rule, message = _convert(spec, raw)
         if rule:
@@ -392,16 +410,130 @@ def _check_unit(section: _Section, fields: dict[str, Any], report: Callable[[int
         report(section.line, "procedure-role", "Procedure is used if and only if Role is Procedure")
     triple = [k for k in ("subject", "relation", "object") if k in fields]
     if triple and len(triple) != 3:
-        report(section.line, "triple-all-or-none", "Subject, Relation and Object come all three or not at all")
+        report(
+            section.line, "triple-all-or-none", "Subject, Relation and Object come all three or not at all"
+        )
     if "confidence" in fields:
         if len(triple) != 3:
-            report(section.lines["Confidence"], "confidence-needs-triple", "Confidence is allowed only with a triple")
+            report(
+                section.lines["Confidence"],
+                "confidence-needs-triple",
+                "Confidence is allowed only with a triple",
+            )
         elif not 0.0 <= fields["confidence"] <= 1.0:
             report(section.lines["Confidence"], "confidence-range", "Confidence must be in [0,1]")
 
 
+class _Bail(Exception):
+    """The fast path met something unusual; the full parser takes over."""
+
+
+def _bail(line: int, rule: str, message: str) -> None:
+    raise _Bail
+
+
+class _AnyLine(dict):
+    def __missing__(self, key: str) -> int:
+        return 0
+
+
+class _FastSection:
+    """What `_typed_fields` and `_check_unit` read of a section; line numbers only matter when reporting."""
+
+    __slots__ = ("kind", "key", "values", "text", "line", "lines")
+
+    def __init__(self, kind: _SectionKind, key: str):
+        self.kind, self.key, self.line, self.lines = kind, key, 0, _ANY_LINE
+        self.values: dict[str, list[str]] = {}
+        self.text: list[str] = []
+
+
+_ANY_LINE = _AnyLine()
+
+
+def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
+    """One cheap pass for the common case, a well-formed document with single-line fields.
+
+    Returns None on anything else (continuations, CRs, stray or blank-looking lines, any rule broken);
+    the full parser then locates every problem. When it returns a document, it is the one the full
+    parser builds (tests/test_cnl_fastpath.py checks this property on generated documents).
+    """
+    if "\r" in text or not text.startswith("## "):
+        return None
+    allowed = SECTIONS_BY_OP.get(op) if op else None
+    sections: list[_FastSection] = []
+    seen: set[tuple[_SectionKind, str]] = set()
+    values: dict[str, list[str]] = {}
+    by_name: dict[str, _FieldSpec] = {}
+    answer: list[str] | None = None
+    for line in text.split("\n"):
+        if line[:3] == "## ":
+            kind, key, problem = _classify(line[3:].strip())
+            if kind is None or problem or (kind, key) in seen:
+                return None
+            if kind is not RESULT and (not sections or (allowed is not None and kind not in allowed)):
+                return None
+            seen.add((kind, key))
+            section = _FastSection(kind, key)
+            sections.append(section)
+            values, by_name = section.values, kind.by_name
+            answer = section.text if kind is ANSWER else None
+        elif answer is not None:
+            answer.append(line)
+        elif line:
+            name, sep, value = line.partition(":")
+            if not sep or name not in by_name or name in values:
+                return None
+            values[name] = [value.strip()]
+    result: PluginResult | None = None
+    intents: list[IntentGroup] = []
+    units: list[KnowledgeUnit] = []
+    resolved: list[ResolvedIntent] = []
+    plan: Plan | None = None
+    answer_text: str | None = None
+    sources: list[str] | None = None
+    try:
+        for section in sections:
+            kind = section.kind
+            if kind is ANSWER:
+                answer_text = "\n".join(section.text).strip("\n")
+                continue
+            fields = _typed_fields(section, _bail)  # type: ignore[arg-type]
+            if kind is RESULT:
+                if fields.get("status") == "success" and "confidence" not in fields:
+                    return None
+                result = PluginResult(**fields)
+            elif kind is UNIT:
+                _check_unit(section, fields, _bail)  # type: ignore[arg-type]
+                units.append(KnowledgeUnit(id=section.key, **fields))
+            elif kind is INTENT:
+                intents.append(IntentGroup(index=int(section.key), **fields))
+            elif kind is RESOLVED:
+                resolved.append(ResolvedIntent(index=int(section.key), **fields))
+            elif kind is PLAN:
+                plan = Plan(**fields)
+            elif kind is SOURCES:
+                sources = fields.get("used", [])
+    except _Bail:
+        return None
+    if result is None:
+        return None
+    return CnlDocument(
+        result=result,
+        intents=intents,
+        units=units,
+        resolved=resolved,
+        plan=plan,
+        answer=answer_text,
+        sources=sources,
+    )
+
+
 def parse_document(text: str, op: str | None = None) -> CnlDocument:
     """Parse and validate a whole plugin output; raises CnlError listing every located problem."""
+    fast = _parse_fast(text, op)
+    if fast is not None:
+        return fast
     sections, issues = parse_sections(text)
 
     def report(line: int, rule: str, message: str) -> None:

@@ -122,6 +122,14 @@ class PluginStats(msgspec.Struct, kw_only=True, omit_defaults=True):
     samples: int = 0
 
 
+class KnowledgeProfile(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
+    """The shape of the knowledge in scope (current turn, session, mounted KB), counted by the kernel from
+    unit fields alone (never from claim text): how many atomic units, how many carry a symbolic triple."""
+
+    atomicUnits: int = 0
+    symbolicFacts: int = 0
+
+
 class BuildPlanPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
     phase: Literal["pre-seed", "post-seed"] = "post-seed"
     intents: list[IntentGroup] = []
@@ -134,6 +142,7 @@ class BuildPlanPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
     maxDepth: int = 3
     failures: list[str] = []
     llmCallsLeft: int = 0
+    knowledge: KnowledgeProfile = KnowledgeProfile()
 
 
 class OutcomeAttempt(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -1,8 +1,8 @@
-"""gs-llm-fast entry point. Not implemented yet: every op answers `unsupported`."""
+"""gs-llm-fast: one LLM call (role goal-fast) turns the intent and its evidence into a cited answer."""
 
-from mrpvm.plugins.sdk import Plugin
+from mrpvm.plugins.gs_llm_common import GsVariant, make_plugin
 
-plugin = Plugin("gs-llm-fast", "gs-plugin", {})
+plugin = make_plugin(GsVariant(plugin_id="gs-llm-fast", anchor=__file__))
 
 if __name__ == "__main__":
     plugin.main()

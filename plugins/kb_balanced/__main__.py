@@ -1,8 +1,22 @@
-"""kb-balanced entry point. Not implemented yet: every op answers `unsupported`."""
+"""kb-balanced: lexical + HDC/VSA associative retrieval with diversity-aware reranking (DS023, DS024).
 
+The recommended default kb plugin: BM25 candidates and HDC neighbours fused, then MMR over a moderate
+budget, on top of the kb family's goal-conditioned selection (plugins/kb_common).
+"""
+
+from mrpvm.plugins.kb_balanced.retriever import BalancedRetriever
+from mrpvm.plugins.kb_common import SelectionConfig
 from mrpvm.plugins.sdk import Plugin
 
-plugin = Plugin("kb-balanced", "kb-plugin", {})
+CONFIG = SelectionConfig(
+    budget={"specific": 5, "moderate": 6, "broad": 8},
+    relative_cut=0.4,
+    pool=40,
+    max_chars=1600,
+)
+
+retriever = BalancedRetriever("kb-balanced", CONFIG)
+plugin = Plugin("kb-balanced", "kb-plugin", retriever.handlers())
 
 if __name__ == "__main__":
     plugin.main()

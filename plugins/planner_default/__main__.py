@@ -1,8 +1,10 @@
-"""planner-default entry point. Not implemented yet: every op answers `unsupported`."""
+"""planner-default: adaptive cheap-first planner with EWMA learning (see plugins/planner_common)."""
 
-from mrpvm.plugins.sdk import Plugin
+from mrpvm.plugins.planner_common import Strategy, Weights, make_planner
 
-plugin = Plugin("planner-default", "mrp-plan-plugin", {})
+STRATEGY = Strategy(name="planner-default", weights=Weights(heavy_first=False))
+
+plugin = make_planner("planner-default", STRATEGY)
 
 if __name__ == "__main__":
     plugin.main()

@@ -1,8 +1,97 @@
-"""val-llm entry point. Not implemented yet: every op answers `unsupported`."""
+"""val-llm: one LLM call (role validation) decides whether an answer is grounded and addresses the question.
 
-from mrpvm.plugins.sdk import Plugin
+`accepted` or `rejected` with the reason in `Result`. Anything the model says that is not a clear
+verdict, and any LLM failure, is an error — never an accept. Without an LLM endpoint: `unsupported`.
+"""
 
-plugin = Plugin("val-llm", "val-plugin", {})
+from __future__ import annotations
+
+import re
+
+from mrpvm.plugins.sdk import Call, Plugin, PluginFailure
+from mrpvm.plugins.sdk.llm import chat, fill, format_units, llm_ready, load_prompt
+from mrpvm.protocol.document import CnlDocument, IntentGroup
+from mrpvm.protocol.envelope import ValidatePayload
+
+PLUGIN_ID = "val-llm"
+MAX_TOKENS = 200
+_VERDICT = re.compile(
+    r"^\W*verdict\W*:\s*\W*(accepted|accept|rejected|reject)\b", re.IGNORECASE | re.MULTILINE
+)
+_REASON = re.compile(r"^\W*reason\W*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
+
+
+def read_verdict(text: str) -> tuple[str, str]:
+    """(accepted|rejected, reason) from the model's two lines; a missing or double verdict is an error."""
+    verdicts = {
+        "accepted" if m.group(1).lower().startswith("accept") else "rejected" for m in _VERDICT.finditer(text)
+    }
+    if len(verdicts) != 1:
+        found = "no verdict" if not verdicts else "conflicting verdicts"
+        raise PluginFailure(
+            "INVALID_MODEL_OUTPUT", f"the validator model gave {found}: {' '.join(text.split())[:200]!r}"
+        )
+    verdict = verdicts.pop()
+    reason = _REASON.search(text)
+    return verdict, " ".join(reason.group(1).split())[:500] if reason else ""
+
+
+def validate(call: Call) -> CnlDocument:
+    if not llm_ready(call):
+        return call.reply("unsupported", result=f"{PLUGIN_ID} needs an LLM endpoint and an LLM call budget")
+    payload: ValidatePayload = call.payload
+    answer = payload.answer.strip()
+    if not answer:
+        return call.reply("rejected", "high", result="the answer is empty")
+    evidence = list(payload.evidence) or call.context_units()
+    if not evidence:
+        return call.reply("rejected", "high", result="there is no evidence to ground the answer in")
+    intent = payload.intent or IntentGroup(act="describe", intent=call.prompt, output="an answer")
+    known = {u.id for u in evidence}
+    cited = ""
+    if payload.sources:
+        unknown = [s for s in payload.sources if s not in known]
+        cited = f"The answer cites: {', '.join(payload.sources)}\n"
+        if unknown:
+            cited += f"Cited ids that are not in the evidence: {', '.join(unknown)}\n"
+    criteria = ""
+    if intent.criterion:
+        criteria += f"A good answer: {intent.criterion}\n"
+    if payload.guidance:
+        criteria += (
+            "Validation notes:\n"
+            + "\n".join(f"- {' '.join(u.body.split())}" for u in payload.guidance)
+            + "\n"
+        )
+    case = fill(
+        load_prompt(__file__, "case"),
+        act=intent.act,
+        intent=intent.intent,
+        output=intent.output,
+        criteria=criteria,
+        answer=answer,
+        cited=cited,
+        evidence=format_units(evidence),
+    )
+    messages = [
+        {"role": "system", "content": load_prompt(__file__, "validate")},
+        {"role": "user", "content": case},
+    ]
+    verdict, reason = read_verdict(chat(call, messages, max_tokens=MAX_TOKENS))
+    default = (
+        "grounded in the evidence and addresses the question"
+        if verdict == "accepted"
+        else "rejected by the validator model"
+    )
+    return call.reply(
+        verdict,
+        "medium",
+        result=reason or default,
+        evidence=f"checked against {len(evidence)} evidence unit(s)",
+    )
+
+
+plugin = Plugin(PLUGIN_ID, "val-plugin", {"validate": validate})
 
 if __name__ == "__main__":
     plugin.main()

@@ -1,0 +1,138 @@
+"""The daemon's starlette app: one KernelContext for every request, routes, guard, errors, lifespan.
+
+    app = create_app()              # the lifespan opens (and at shutdown closes) a KernelContext
+    app = create_app(ctx)           # use an open context; the caller closes it...
+    app = create_app(ctx, owns_context=True)   # ...unless the app should close it at shutdown
+
+Warm worker pools live in the context's supervisor and are shared by all requests. Shutdown (uvicorn's
+lifespan): uvicorn stops accepting, waits for in-flight requests (a streaming turn runs to its end even
+if its client left), then the lifespan closes the context: the supervisor stops the workers, the store
+closes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+import anyio
+import msgspec
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+
+from . import kb_routes, mrpvm_routes, openai_routes, system_routes
+from .errors import EXCEPTION_HANDLERS
+from .middleware import Guard
+from .openapi import build
+from .routing import RouteSpec
+
+if TYPE_CHECKING:
+    from ..context import KernelContext
+
+TITLE = "MRP-VM kernel daemon"
+DEFAULT_MAX_BODY = 1 << 20
+
+
+class ApiSettings(msgspec.Struct, kw_only=True):
+    """Daemon options: bearer token (None: no auth), body size limit, graceful-shutdown wait."""
+
+    token: str | None = None
+    max_body_bytes: int = DEFAULT_MAX_BODY
+    shutdown_timeout_s: float = 30.0
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None, **given: object) -> ApiSettings:
+        """`MRPVM_API_TOKEN` and `MRPVM_API_MAX_BODY_BYTES`, overridden by the non-None `given` values."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        if env.get("MRPVM_API_TOKEN"):
+            values["token"] = env["MRPVM_API_TOKEN"]
+        if env.get("MRPVM_API_MAX_BODY_BYTES"):
+            try:
+                values["max_body_bytes"] = int(env["MRPVM_API_MAX_BODY_BYTES"])
+            except ValueError:
+                raise ValueError(
+                    f"MRPVM_API_MAX_BODY_BYTES={env['MRPVM_API_MAX_BODY_BYTES']!r} is not an integer"
+                ) from None
+        values.update({k: v for k, v in given.items() if v is not None})
+        settings = cls(**values)  # type: ignore[arg-type]
+        if settings.max_body_bytes <= 0:
+            raise ValueError("the body size limit must be positive")
+        return settings
+
+
+async def openapi_json(request: Request) -> Response:
+    state = request.app.state
+    if state.openapi is None:
+        state.openapi = msgspec.json.encode(
+            build(state.route_specs, title=TITLE, version=system_routes.VERSION)
+        )
+    return Response(state.openapi, media_type="application/json")
+
+
+OPENAPI_ROUTE = RouteSpec("/openapi.json", "GET", openapi_json, "This OpenAPI document", tag="meta")
+
+
+def route_specs() -> list[RouteSpec]:
+    return [
+        *openai_routes.ROUTES,
+        *mrpvm_routes.ROUTES,
+        *kb_routes.ROUTES,
+        *system_routes.ROUTES,
+        OPENAPI_ROUTE,
+    ]
+
+
+def create_app(
+    ctx: KernelContext | None = None,
+    settings: ApiSettings | None = None,
+    *,
+    environ: dict[str, str] | None = None,
+    owns_context: bool | None = None,
+) -> Starlette:
+    settings = settings or ApiSettings.from_environ(environ)
+    specs = route_specs()
+    owned = ctx is None if owns_context is None else owns_context
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        from ..context import KernelContext
+
+        context = ctx if ctx is not None else await KernelContext.open(environ)
+        app.state.ctx = context
+        try:
+            yield
+        finally:
+            if owned:
+                with anyio.CancelScope(shield=True):
+                    await context.aclose()
+
+    app = Starlette(
+        routes=[spec.route() for spec in specs],
+        middleware=[
+            Middleware(
+                Guard,
+                token=settings.token,
+                max_body_bytes=settings.max_body_bytes,
+                open_paths=frozenset(s.path for s in specs if s.open),
+            )
+        ],
+        exception_handlers=EXCEPTION_HANDLERS,
+        lifespan=lifespan,
+    )
+    app.state.ctx = ctx
+    app.state.settings = settings
+    app.state.route_specs = specs
+    app.state.openapi = None
+    app.state.started = time.time()
+    return app
+
+
+def app_factory() -> Starlette:
+    """For `uvicorn --factory mrpvm.kernel.api.app:app_factory` (settings and context from the environment)."""
+    return create_app()

@@ -1,0 +1,38 @@
+"""Reading JSON bodies into msgspec Structs and writing JSON responses."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from .errors import ApiError, from_decode_error
+from .schemas import encode
+
+T = TypeVar("T")
+_decoders: dict[type, msgspec.json.Decoder] = {}
+
+
+async def read_json(request: Request, kind: type[T], *, optional: bool = False) -> T:
+    """Decode the body as `kind`: 400 MALFORMED_JSON / EMPTY_BODY, 422 VALIDATION_ERROR naming the field.
+
+    `optional`: an empty body means `kind()` (every field defaulted).
+    """
+    body = await request.body()
+    if not body.strip():
+        if optional:
+            return kind()
+        raise ApiError(400, "EMPTY_BODY", "this request needs a JSON body")
+    decoder = _decoders.get(kind)
+    if decoder is None:
+        decoder = _decoders[kind] = msgspec.json.Decoder(kind)
+    try:
+        return decoder.decode(body)
+    except msgspec.DecodeError as err:
+        raise from_decode_error(err) from None
+
+
+def json_response(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(encode(value), status_code=status, media_type="application/json", headers=headers)

@@ -1,0 +1,134 @@
+"""One pure-ASGI guard in front of every route: request id, bearer token, body size, last-resort errors.
+
+Pure ASGI (not BaseHTTPMiddleware) so streaming responses and client disconnects pass through untouched.
+- every request gets `scope["state"]["request_id"]` (echoed as `X-Request-Id`, used in error bodies);
+- with a token configured, every path but OPEN_PATHS needs `Authorization: Bearer <token>` (401 otherwise);
+- a body larger than the limit is refused: at once when Content-Length says so, else when the streamed
+  bytes pass it (the endpoint's read raises BodyTooLarge → 413);
+- an exception nothing else handled is logged and answered `500 INTERNAL_ERROR` JSON if no response
+  has started.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .errors import BodyTooLarge, describe, error_bytes
+
+OPEN_PATHS = frozenset({"/health"})  # liveness probes work without the token (default)
+# An oversized body is read and dropped up to this much before the 413 goes out, so a client still
+# uploading sees the answer instead of a reset connection; past it the connection just closes.
+DRAIN_CAP = 64 << 20
+
+
+class Guard:
+    def __init__(
+        self, app: ASGIApp, *, token: str | None, max_body_bytes: int, open_paths: frozenset[str] = OPEN_PATHS
+    ):
+        self.app = app
+        self.token = token or None
+        self.max_body = max_body_bytes
+        self.open_paths = open_paths
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        request_id = "http_" + secrets.token_hex(8)
+        scope.setdefault("state", {})["request_id"] = request_id
+        started = False
+
+        async def send_wrapper(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = list(message.get("headers", []))
+                headers.append((b"x-request-id", request_id.encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        if self.token and scope["path"] not in self.open_paths and not self._authorized(scope):
+            await _send_error(scope, send_wrapper, 401, "UNAUTHORIZED", "missing or wrong bearer token")
+            return
+        length = _content_length(scope)
+        if length is not None and length > self.max_body:
+            await _drain(receive, DRAIN_CAP)
+            await _send_error(scope, send_wrapper, 413, "BODY_TOO_LARGE", *_too_large(self.max_body, length))
+            return
+        received = 0
+
+        async def counting_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    if message.get("more_body", False):
+                        await _drain(receive, DRAIN_CAP)
+                    raise BodyTooLarge(self.max_body)
+            return message
+
+        try:
+            await self.app(scope, counting_receive, send_wrapper)
+        except Exception as exc:  # noqa: BLE001 - the last resort: log it, answer JSON
+            status, code, message, details, session_id = describe(exc)
+            if started:
+                raise
+            await _send_error(scope, send_wrapper, status, code, message, details, session_id)
+
+    def _authorized(self, scope: Scope) -> bool:
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                scheme, _, given = value.decode("latin-1").partition(" ")
+                return scheme.lower() == "bearer" and hmac.compare_digest(
+                    given.strip().encode(), self.token.encode()
+                )
+        return False
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+async def _drain(receive: Receive, cap: int) -> None:
+    seen = 0
+    while seen < cap:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        seen += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
+
+
+def _too_large(limit: int, size: int) -> tuple[str, dict[str, int]]:
+    err = BodyTooLarge(limit, size)
+    return err.message, err.details
+
+
+async def _send_error(
+    scope: Scope,
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    details: dict | None = None,
+    session_id: str | None = None,
+) -> None:
+    body = error_bytes(scope, status, code, message, details, session_id)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    if status == 413:
+        headers.append((b"connection", b"close"))  # the rest of the body is not read
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

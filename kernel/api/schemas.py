@@ -1,0 +1,358 @@
+"""Request and response bodies of the daemon (msgspec Structs): decoding them names the wrong field.
+
+OpenAI-shaped bodies keep OpenAI's snake_case names; MRP-VM bodies use snake_case field names too, and
+embed kernel records (camelCase, as the store returns them) where they carry one.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+NonEmpty = Annotated[str, Meta(min_length=1)]
+NonNegative = Annotated[int, Meta(ge=0)]
+
+# --------------------------------------------------------------------------- shared turn fields
+
+
+class ContentPart(Struct, kw_only=True):
+    """One part of a multi-part message; only text parts carry text the kernel reads."""
+
+    type: str = "text"
+    text: str | None = None
+
+
+class ChatMessage(Struct, kw_only=True):
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
+    content: str | list[ContentPart] | None = None
+    name: str | None = None
+
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        if not self.content:
+            return ""
+        return "\n".join(p.text for p in self.content if p.type == "text" and p.text)
+
+
+class TurnFields(Struct, kw_only=True):
+    """MRP-VM fields every chat body accepts (extra body fields for OpenAI clients)."""
+
+    session_id: str | None = None
+    kb: str | None = None  # a KB name or id to mount for this turn (default: the session's)
+    planner_plugin: str | None = None
+    seed_detector_plugin: str | None = None
+    kb_plugin: str | None = None
+    goal_solver_plugin: str | None = None
+    validator_plugin: str | None = None
+    max_llm_calls: NonNegative | None = None
+
+
+class ChatCompletionRequest(TurnFields, kw_only=True):
+    """`POST /v1/chat/completions`. `model` is `mrp-vm` or `mrp-vm:<plugin-id>[,<plugin-id>...]` (pins)."""
+
+    messages: Annotated[list[ChatMessage], Meta(min_length=1)]
+    model: str = "mrp-vm"
+    stream: bool = False
+
+
+class MrpChatRequest(TurnFields, kw_only=True):
+    """`POST /chat/completions` (DS013): one `message`, or OpenAI-style `messages`; SSE unless stream=false."""
+
+    message: str | None = None
+    messages: list[ChatMessage] | None = None
+    model: str | None = None
+    stream: bool = True
+
+
+# --------------------------------------------------------------------------- OpenAI responses
+
+
+class Usage(Struct, kw_only=True, frozen=True):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+class AssistantMessage(Struct, kw_only=True):
+    role: str = "assistant"
+    content: str = ""
+
+
+class Choice(Struct, kw_only=True):
+    index: int = 0
+    message: AssistantMessage
+    finish_reason: str = "stop"
+    logprobs: None = None
+
+
+class TurnEcho(Struct, kw_only=True):
+    """What MRP-VM adds to a completion: the ids, the plugins that served the turn, the document, the trace."""
+
+    request_id: str
+    session_id: str
+    planner_plugin: str | None = None
+    seed_detector_plugin: str | None = None
+    kb_plugin: str | None = None
+    goal_solver_plugin: str | None = None
+    status: str = ""
+    llm_calls: int = 0
+    duration_ms: float = 0.0
+    response_document: dict[str, Any] = {}
+    execution_trace: dict[str, Any] = {}
+
+
+class ChatCompletion(TurnEcho, kw_only=True):
+    id: str
+    object: str = "chat.completion"
+    created: int
+    model: str
+    choices: list[Choice]
+    usage: Usage = Usage()
+
+
+class Delta(Struct, kw_only=True, omit_defaults=True):
+    role: str | None = None
+    content: str | None = None
+
+
+class ChunkChoice(Struct, kw_only=True):
+    index: int = 0
+    delta: Delta
+    finish_reason: str | None = None
+    logprobs: None = None
+
+
+class ChatCompletionChunk(Struct, kw_only=True, omit_defaults=True):
+    """One `chat.completion.chunk`; the last one (finish_reason stop) also carries the TurnEcho fields."""
+
+    id: str
+    object: Literal["chat.completion.chunk"]  # required: omit_defaults would drop it
+    created: int
+    model: str
+    choices: list[ChunkChoice]
+    request_id: str | None = None
+    session_id: str | None = None
+    status: str | None = None
+    response_document: dict[str, Any] | None = None
+    execution_trace: dict[str, Any] | None = None
+
+
+class Model(Struct, kw_only=True):
+    id: str
+    object: str = "model"
+    created: int = 0
+    owned_by: str = "mrp-vm"
+
+
+class ModelList(Struct, kw_only=True):
+    object: str = "list"
+    data: list[Model] = []
+
+
+# --------------------------------------------------------------------------- MRP-VM bodies
+
+
+class TurnResponse(TurnEcho, kw_only=True):
+    """`POST /chat/completions` with stream=false, and the data of the `response.completed` event."""
+
+    response_markdown: str = ""
+
+
+class SessionCreate(Struct, kw_only=True):
+    """`POST /sessions`: an optional KB to mount and plugin preferences (same names as the pins)."""
+
+    kb: str | None = None
+    planner_plugin: str | None = None
+    seed_detector_plugin: str | None = None
+    kb_plugin: str | None = None
+    goal_solver_plugin: str | None = None
+    validator_plugin: str | None = None
+
+
+class SessionInfo(Struct, kw_only=True):
+    session_id: str
+    kb_id: str | None = None
+    kb_name: str | None = None
+    preferences: dict[str, str] = {}
+    created_at: str = ""
+    updated_at: str = ""
+    turn_count: int = 0
+    unit_count: int = 0
+
+
+class SessionList(Struct, kw_only=True):
+    sessions: list[SessionInfo] = []
+
+
+class ContextLoad(Struct, kw_only=True):
+    """`POST /sessions/{id}/context`: text loaded as session KUs through the sd-plugin."""
+
+    text: NonEmpty
+    source_name: NonEmpty = "context"
+    seed_detector_plugin: NonEmpty = "sd-symbolic"
+
+
+class ContextLoaded(Struct, kw_only=True):
+    session_id: str
+    source_id: str
+    added: int
+    unit_ids: list[str] = []
+    warnings: list[str] = []
+
+
+class ExplainEntry(Struct, kw_only=True):
+    request_id: str
+    turn_index: int
+    user_message: str
+    answer_preview: str
+    status: str
+    plugin_ids: dict[str, str] = {}
+    llm_calls: int = 0
+    duration_ms: float = 0.0
+    created_at: str = ""
+    response_document: dict[str, Any] = {}
+    trace: dict[str, Any] = {}
+
+
+class Explainability(Struct, kw_only=True):
+    session_id: str
+    turns: list[ExplainEntry] = []
+
+
+class KbCreate(Struct, kw_only=True):
+    name: NonEmpty
+
+
+class KbInfo(Struct, kw_only=True):
+    id: str
+    name: str
+    created_at: str = ""
+    sources: int = 0
+    units: int = 0
+
+
+class KbList(Struct, kw_only=True):
+    kbs: list[KbInfo] = []
+
+
+class KbLoad(Struct, kw_only=True):
+    """Mount a KB (name or id) into the session."""
+
+    kb: NonEmpty
+
+
+class KbSave(Struct, kw_only=True):
+    """Persist the session's committed units into a KB (created if absent) as one source."""
+
+    kb: NonEmpty
+    source_name: NonEmpty | None = None
+
+
+class KbFork(Struct, kw_only=True):
+    """Copy a KB (default: the session's mounted one) under a new name and mount the copy."""
+
+    name: NonEmpty
+    kb: NonEmpty | None = None
+
+
+class SourceInfo(Struct, kw_only=True):
+    id: str
+    name: str
+    unit_count: int = 0
+    bytes: int = 0
+    hash: str = ""
+    unchanged: bool = False
+    chunks: int = 0
+    warnings: list[str] = []
+    notified: list[str] = []
+
+
+class KbOperation(Struct, kw_only=True):
+    """The result of kb/load|save|fork and workspace/sources: the session, its KB, what was stored."""
+
+    session: SessionInfo
+    kb: KbInfo
+    sources: list[SourceInfo] = []
+    warnings: list[str] = []
+
+
+class WorkspaceSource(Struct, kw_only=True):
+    """A source text ingested into the session's mounted KB (a workspace KB is created if none is mounted)."""
+
+    text: NonEmpty
+    source_name: NonEmpty
+    seed_detector_plugin: NonEmpty = "sd-symbolic"
+    force: bool = False
+
+
+class PluginInfo(Struct, kw_only=True):
+    id: str
+    type: str
+    name: str = ""
+    version: str = ""
+    description: str = ""
+    enabled: bool = False
+    builtin: bool = True
+    usesLLM: bool = False
+    maxLLMCalls: int = 0
+    costClass: str = ""
+    worker: bool = False
+    ops: list[str] = []
+
+
+class PluginList(Struct, kw_only=True):
+    plugins: list[PluginInfo] = []
+
+
+class LlmRoles(Struct, kw_only=True):
+    """Effective LLM role settings (DS028): default model, model per role, per-plugin overrides."""
+
+    defaultModel: str = ""
+    roles: dict[str, str] = {}
+    plugins: dict[str, str] = {}
+
+
+class LlmRolesUpdate(Struct, kw_only=True, forbid_unknown_fields=True):
+    """`PUT /settings/llm-roles`: only the keys given change; an empty model clears that setting."""
+
+    defaultModel: str | None = None
+    roles: dict[str, str] = {}
+    plugins: dict[str, str] = {}
+
+
+class Health(Struct, kw_only=True):
+    status: str = "ok"
+    version: str = ""
+    uptime_s: float = 0.0
+
+
+class Ready(Struct, kw_only=True):
+    ready: bool
+    registry: dict[str, int] = {}
+    store: dict[str, Any] = {}
+    supervisor: dict[str, Any] = {}
+
+
+class Deleted(Struct, kw_only=True):
+    deleted: str
+
+
+class ErrorBody(Struct, kw_only=True):
+    """Every error: a stable code, a message, the ids it concerns, when, and details (e.g. the field)."""
+
+    code: str
+    message: str
+    requestId: str | None = None
+    sessionId: str | None = None
+    timestamp: str
+    details: dict[str, Any] = {}
+
+
+def encode(value: Any) -> bytes:
+    return _encoder.encode(value)
+
+
+_encoder = msgspec.json.Encoder()

@@ -1,0 +1,63 @@
+"""Request budgets (DESIGN.md §4.8): LLM calls, a wall-clock deadline, and frame depth.
+
+One `RequestBudget` is shared by every frame of a request, so a child frame inherits exactly what its
+parent has left. LLM calls are charged from what each plugin reports (`LLMCalls`) until the LLM bridge
+counts them itself. The engine runs on one event loop, so check-then-charge needs no lock.
+"""
+
+from __future__ import annotations
+
+import time
+
+
+class RequestBudget:
+    """What a request may still spend."""
+
+    __slots__ = ("llm_calls_total", "llm_calls_used", "deadline", "started", "max_depth", "_clock")
+
+    def __init__(self, llm_calls: int, timeout_ms: int, max_depth: int, *, clock=time.monotonic):
+        self._clock = clock
+        self.started = clock()
+        self.deadline = self.started + timeout_ms / 1000.0
+        self.llm_calls_total = max(0, llm_calls)
+        self.llm_calls_used = 0
+        self.max_depth = max_depth
+
+    @property
+    def llm_calls_left(self) -> int:
+        return max(0, self.llm_calls_total - self.llm_calls_used)
+
+    def time_left_s(self) -> float:
+        return max(0.0, self.deadline - self._clock())
+
+    def time_left_ms(self) -> int:
+        return int(self.time_left_s() * 1000)
+
+    def elapsed_ms(self) -> float:
+        return (self._clock() - self.started) * 1000.0
+
+    def expired(self) -> bool:
+        return self._clock() >= self.deadline
+
+    def affords(self, max_llm_calls: int) -> bool:
+        """A plugin may run only if its declared upper bound fits in what is left."""
+        return max_llm_calls <= self.llm_calls_left
+
+    def charge(self, llm_calls: int) -> None:
+        if llm_calls > 0:
+            self.llm_calls_used += llm_calls
+
+    def call_timeout_s(self, plugin_timeout_ms: int) -> float:
+        """min(plugin timeout, time left): no call may outlive the request."""
+        return max(0.001, min(plugin_timeout_ms / 1000.0, self.time_left_s()))
+
+    def allows_depth(self, depth: int) -> bool:
+        return depth <= self.max_depth
+
+    def snapshot(self) -> dict[str, float | int]:
+        return {
+            "llmCallsLeft": self.llm_calls_left,
+            "llmCallsUsed": self.llm_calls_used,
+            "timeLeftMs": self.time_left_ms(),
+            "maxDepth": self.max_depth,
+        }

@@ -1,0 +1,74 @@
+"""The `mrpvm` command line: a thin typer shell over kernel modules.
+
+Each command group lives in its own module exposing `register(app)`; add the module's name to
+`COMMAND_MODULES` to add a group (ask, chat, ingest, kb, trace, session, eval, serve, config...).
+Command modules import heavy things inside the commands, so `mrpvm --help` stays fast.
+
+Errors a user can cause (wrong flags, unknown plugin, missing file) print one line on stderr and exit 2;
+commands raise `CliError` (or a `KernelError`) for that, never print tracebacks.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+app = typer.Typer(
+    name="mrpvm",
+    help="MRP-VM: answers questions over knowledge through typed, process-isolated plugins.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+COMMAND_MODULES: tuple[str, ...] = (
+    "mrpvm.kernel.cli_plugins",
+    "mrpvm.kernel.cli_store",
+    "mrpvm.kernel.cli_turns",
+    "mrpvm.kernel.cli_settings",
+    "mrpvm.kernel.cli_eval",
+    "mrpvm.kernel.cli_serve",
+)
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(_name).register(app)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Console-script entry point: run the app, turning user errors into one line and an exit code."""
+    from mrpvm.kernel.cli_common import CliError, click_exceptions, say_error
+    from mrpvm.kernel.errors import KernelError
+
+    click = click_exceptions()
+    try:
+        result = app(args=argv, prog_name="mrpvm", standalone_mode=False)
+    except click.NoArgsIsHelpError as err:
+        text = err.format_message()  # rich help was printed when the error was built; plain help is here
+        if text.strip():
+            print(text)
+        return 0
+    except click.UsageError as err:
+        hint = f" (see '{err.ctx.command_path} --help')" if err.ctx else ""
+        say_error(f"{err.format_message()}{hint}")
+        return 2
+    except click.ClickException as err:
+        say_error(err.format_message())
+        return err.exit_code
+    except typer.Abort:
+        say_error("aborted")
+        return 130
+    except CliError as err:
+        say_error(err.message)
+        return err.exit_code
+    except KernelError as err:
+        say_error(f"{err.code}: {err.message}")
+        return 2 if 400 <= err.status < 500 else 1
+    except KeyboardInterrupt:
+        return 130
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""`mrpvm eval DIR... [--combo SD,KB,GS] [--json]`: run evaluation suites (DS021) through the engine."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from mrpvm.kernel.evaluation import EvalReport
+
+ANSWER_PREVIEW = 90
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_suites)
+
+
+def eval_suites(
+    folders: Annotated[list[Path], typer.Argument(help="Suite folders (story.nl + eval.json each).")],
+    combo: Annotated[
+        str | None,
+        typer.Option(
+            "--combo",
+            help="Pin SD,KB,GS plugin ids for every question ('-' leaves a stage to the engine). "
+            "Without it the engine's planners choose.",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Evaluate suites: one session per suite, the story as session context, every question asked in it.
+
+    Scores intents, the evidence used (context recall/precision/F1) and the answers. Exits 0 whatever
+    the score; a missing folder or a bad eval.json exits 2.
+    """
+    import anyio
+    from mrpvm.kernel.evaluation import report_json, run_eval
+
+    report = anyio.run(lambda: run_eval(list(folders), combo))
+    if as_json:
+        sys.stdout.write(report_json(report) + "\n")
+        sys.stdout.flush()
+    else:
+        _print_table(report)
+
+
+def _mark(ok: bool) -> str:
+    return "[green]pass[/]" if ok else "[red]FAIL[/]"
+
+
+def _print_table(report: EvalReport) -> None:
+    from mrpvm.kernel.cli_common import stdout_console
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = stdout_console()
+    for suite in report.suites:
+        pinned = ", ".join(f"{k}={v}" for k, v in suite.pins.items()) or "engine-chosen plugins"
+        table = Table(
+            title=f"{suite.suiteId} — {suite.title}" if suite.title else suite.suiteId,
+            caption=(
+                f"answers {suite.answerPass}/{suite.total} · context {suite.contextPass}/{suite.total} · "
+                f"intents {suite.intentPass}/{suite.total} · avg context F1 {suite.avgContextF1:.2f} · "
+                f"{suite.storyUnits} story units · {pinned} · {suite.durationMs / 1000:.1f} s"
+            ),
+            title_justify="left",
+            caption_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        for column in ("question", "intent", "context", "F1", "answer", "kb → gs", "answer text"):
+            table.add_column(column, overflow="fold")
+        for q in suite.questions:
+            plugins = f"{q.plugins.get('kb', '-')} → {q.plugins.get('gs', '-')}"
+            text = q.error or " ".join(q.answer.split())
+            if len(text) > ANSWER_PREVIEW:
+                text = text[: ANSWER_PREVIEW - 1] + "…"
+            table.add_row(
+                q.id,
+                _mark(q.intentPass),
+                _mark(q.contextPass),
+                f"{q.f1:.2f}",
+                _mark(q.answerPass),
+                escape(plugins),
+                escape(text),
+            )
+        console.print(table)
+        for warning in suite.warnings:
+            console.print(f"[yellow]warning:[/] {escape(warning)}")

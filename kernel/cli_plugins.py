@@ -1,0 +1,178 @@
+"""`mrpvm plugins`, `mrpvm plugin run`, `mrpvm plugin check`: thin commands over kernel modules."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+plugin_app = typer.Typer(help="Run or check one plugin.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("plugins")(plugins)
+    app.add_typer(plugin_app, name="plugin")
+
+
+def plugins(
+    plugin_type: Annotated[
+        str | None,
+        typer.Option("--type", "-t", help="Only this type (gs-plugin, or short: sd, plan, kb, gs, val)."),
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON: {plugins: [...], rejected: [...]}.")
+    ] = False,
+) -> None:
+    """List the registry: built-ins and allow-listed wrappers, and every manifest that was rejected."""
+    from mrpvm.kernel.plugin_admin import normalize_type, open_registry, plugin_rows, rejections
+
+    wanted = normalize_type(plugin_type)
+    _, registry = open_registry()
+    rows, rejected = plugin_rows(registry, wanted), rejections(registry)
+    if as_json:
+        from mrpvm.kernel.cli_common import print_json
+
+        print_json({"plugins": rows, "rejected": rejected})
+        return
+    from mrpvm.kernel.cli_common import stdout_console
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=f"MRP-VM plugins ({len(rows)})", title_justify="left", box=box.SIMPLE_HEAD)
+    for column in ("id", "type", "cost", "LLM", "mode", "description"):
+        table.add_column(
+            column, no_wrap=column != "description", min_width=30 if column == "description" else None
+        )
+    for row in rows:
+        llm = "yes" if row.usesLLM else "no"
+        ident = row.id if row.source == "builtin" else f"{row.id} ({row.source})"
+        table.add_row(ident, row.type, row.costClass, llm, row.mode, row.description)
+    console = stdout_console()
+    console.print(table)
+    if rejected:
+        console.print(f"[bold yellow]{len(rejected)} manifest(s) rejected:[/]")
+        for item in rejected:
+            console.print(f"  [yellow]{item.path}[/]: {item.reason}", markup=True, soft_wrap=True)
+
+
+@plugin_app.command("run")
+def plugin_run(
+    plugin: Annotated[str, typer.Argument(help="A registered plugin id, or a folder holding manifest.json.")],
+    op: Annotated[
+        str | None,
+        typer.Option("--op", help="The op to call (default: the request's op or the type's main op)."),
+    ] = None,
+    input_file: Annotated[
+        str | None, typer.Option("--input", "-i", help="Request JSON file, or - for stdin.")
+    ] = None,
+    one_shot: Annotated[
+        bool, typer.Option("--one-shot", help="Start a fresh one-shot process even for a worker plugin.")
+    ] = False,
+    timeout_ms: Annotated[
+        int | None,
+        typer.Option(
+            "--timeout-ms", min=1, help="Deadline for this call (default: the manifest's timeoutMs)."
+        ),
+    ] = None,
+) -> None:
+    """Send one request to a plugin exactly as the kernel does; print its CNL; exit with its exit code."""
+    import asyncio
+
+    from mrpvm.kernel.cli_common import CliError, read_input
+    from mrpvm.kernel.plugin_admin import open_registry, resolve_target
+    from mrpvm.kernel.plugin_run import run_plugin
+
+    config, registry = open_registry()
+    target = resolve_target(plugin, registry, config)
+    if op is not None and op not in target.entry.manifest.ops:
+        declared = ", ".join(target.entry.manifest.ops)
+        raise CliError(f"--op {op}: {target.entry.id} does not declare that op (its ops: {declared})")
+    data = read_input(input_file)
+    outcome = asyncio.run(
+        run_plugin(
+            target.registry,
+            target.entry.id,
+            data,
+            op=op,
+            one_shot=one_shot,
+            timeout_s=timeout_ms / 1000.0 if timeout_ms else None,
+            limits=config.engine.limits,
+        )
+    )
+    if outcome.stdout:
+        sys.stdout.write(outcome.stdout if outcome.stdout.endswith("\n") else outcome.stdout + "\n")
+        sys.stdout.flush()
+    if outcome.stderr:
+        sys.stderr.write(outcome.stderr)
+        sys.stderr.flush()
+    raise typer.Exit(outcome.exit_code)
+
+
+@plugin_app.command("check")
+def plugin_check(
+    plugin: Annotated[str, typer.Argument(help="A registered plugin id, or a folder holding manifest.json.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help='Print JSON: {"plugin", "passed", "checks": [...]}.')
+    ] = False,
+) -> None:
+    """Conformance to protocol v1, for a plugin in any language; exits 1 if any check fails."""
+    import asyncio
+
+    from mrpvm.kernel.conformance import check_plugin, manifest_failure
+    from mrpvm.kernel.plugin_admin import InvalidManifest, open_registry, resolve_target
+
+    config, registry = open_registry()
+    try:
+        target = resolve_target(plugin, registry, config)
+    except InvalidManifest as err:
+        report = manifest_failure(err.path.parent.name, str(err.path), err.message)
+    else:
+        notes = []
+        if target.from_path and not target.allowlisted:
+            notes.append(
+                f"'{target.entry.id}' is not on the plugin allowlist: checked as the author's own tool; "
+                "the kernel will not load it until its id is added to pluginAllowlist"
+            )
+        report = asyncio.run(
+            check_plugin(target.entry, limits=config.engine.limits, notes=notes, target=_where(target.entry))
+        )
+    if as_json:
+        from mrpvm.kernel.cli_common import print_json
+
+        print_json(report)
+    else:
+        _print_report(report)
+    raise typer.Exit(0 if report.passed else 1)
+
+
+def _print_report(report) -> None:
+    from mrpvm.kernel.cli_common import stdout_console
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = stdout_console()
+    table = Table(title=f"plugin check: {report.plugin} ({report.target})", title_justify="left")
+    table.add_column("check", overflow="fold")
+    table.add_column("result", no_wrap=True)
+    table.add_column("detail", overflow="fold")
+    for check in report.checks:
+        mark = "[green]pass[/]" if check.passed else "[bold red]FAIL[/]"
+        table.add_row(escape(check.name), mark, escape(check.detail))
+    console.print(table)
+    for note in report.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}")
+    failed = [c for c in report.checks if not c.passed]
+    if failed:
+        console.print(
+            f"[bold red]{len(failed)} of {len(report.checks)} checks failed[/] for {escape(report.plugin)}:"
+        )
+        for check in failed:
+            console.print(f"  - {escape(check.name)}: {escape(check.detail)}", soft_wrap=True)
+    else:
+        console.print(f"[green]all {len(report.checks)} checks passed[/] for {escape(report.plugin)}")
+
+
+def _where(entry) -> str:
+    """How to point at a plugin: a built-in's manifest file, a wrapper's folder."""
+    return str(entry.manifest_path if entry.builtin else entry.folder)

@@ -1,0 +1,126 @@
+"""`mrpvm serve`: the kernel daemon (starlette + uvicorn), loopback by default.
+
+Prints `mrpvm: serving on http://HOST:PORT` on stderr once it accepts connections (with `--port 0` the
+line names the port the OS chose). SIGINT/SIGTERM shut it down gracefully: no new connections, in-flight
+requests and turns finish (up to --shutdown-timeout seconds), then the workers stop and the store closes.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)
+
+
+def serve(
+    host: Annotated[
+        str, typer.Option("--host", help="Address to bind (loopback unless told otherwise).")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", min=0, max=65535, help="TCP port (0: any free port).")
+    ] = 8787,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar="MRPVM_API_TOKEN",
+            help="Require 'Authorization: Bearer TOKEN' on every request but /health (env MRPVM_API_TOKEN).",
+        ),
+    ] = None,
+    max_body_bytes: Annotated[
+        int | None,
+        typer.Option(
+            "--max-body-bytes",
+            min=1,
+            help="Request body limit (default 1 MiB; env MRPVM_API_MAX_BODY_BYTES).",
+        ),
+    ] = None,
+    shutdown_timeout: Annotated[
+        float, typer.Option("--shutdown-timeout", min=0.0, help="Seconds in-flight requests get at shutdown.")
+    ] = 30.0,
+    access_log: Annotated[
+        bool, typer.Option("--access-log/--no-access-log", help="Log every request.")
+    ] = False,
+    log_level: Annotated[str, typer.Option("--log-level", help="uvicorn log level.")] = "warning",
+) -> None:
+    """Run the HTTP daemon: OpenAI-compatible /v1/chat/completions plus the MRP-VM session/KB/plugin API."""
+    import asyncio
+
+    from mrpvm.kernel.api import ApiSettings
+    from mrpvm.kernel.cli_common import CliError
+
+    try:
+        settings = ApiSettings.from_environ(
+            token=token or None, max_body_bytes=max_body_bytes, shutdown_timeout_s=shutdown_timeout
+        )
+    except ValueError as err:
+        raise CliError(str(err)) from None
+    if host not in LOOPBACK and not settings.token:
+        sys.stderr.write(
+            f"mrpvm: warning: serving on {host} without a token; anyone who can reach it can use it\n"
+        )
+    asyncio.run(_serve(host, port, settings, access_log, log_level))
+
+
+def _bind(host: str, port: int):
+    import socket
+
+    from mrpvm.kernel.cli_common import CliError
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as err:
+        raise CliError(f"cannot resolve --host {host}: {err.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as err:
+        sock.close()
+        raise CliError(f"cannot listen on {host}:{port}: {err.strerror}") from None
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+async def _serve(host: str, port: int, settings, access_log: bool, log_level: str) -> None:
+    import asyncio
+
+    import uvicorn
+    from mrpvm.kernel.api import create_app
+    from mrpvm.kernel.cli_turns import open_context
+
+    sock = _bind(host, port)
+    ctx = await open_context()
+    app = create_app(ctx, settings, owns_context=True)  # the lifespan closes it at shutdown
+    config = uvicorn.Config(
+        app,
+        lifespan="on",
+        access_log=access_log,
+        log_level=log_level.lower(),
+        timeout_graceful_shutdown=settings.shutdown_timeout_s,
+        server_header=False,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started and not task.done():
+        await asyncio.sleep(0.01)
+    if server.started:
+        bound = sock.getsockname()
+        shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
+        auth = "bearer token required" if settings.token else "no token"
+        sys.stderr.write(f"mrpvm: serving on http://{shown}:{bound[1]} ({auth})\n")
+        sys.stderr.flush()
+    try:
+        await task
+    finally:
+        if not server.started:  # the lifespan never ran: close the context here
+            await ctx.aclose()

@@ -1,0 +1,139 @@
+"""KernelContext: the wiring every kernel entry point shares (config, registry, supervisor, store, home).
+
+The CLI, the demo, the HTTP daemon and the tests open one context, run turns or ingests through it, and
+close it. Nothing here knows about plugins' algorithms.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .config import MANIFESTS_DIR, Config, load_config, wrapper_dirs
+from .registry import PluginEntry, Registry
+
+if TYPE_CHECKING:  # the store and supervisor import nothing from here; keep import cost at open()
+    from .llm import LLMBridge
+    from .store import Store
+    from .supervisor import Supervisor
+
+SESSION_ARTIFACTS = "_session"
+
+
+class KernelContext:
+    """One kernel's shared state. Open with `await KernelContext.open()`; close with `aclose()`.
+
+    `llm` is the kernel's one LLM bridge; with no MRPVM_LLM_BASE_URL it is not `available` and plugins
+    get `llm: null`.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        config_sources: dict[str, str],
+        registry: Registry,
+        supervisor: Supervisor,
+        store: Store,
+        home: Path,
+        environ: dict[str, str] | None = None,
+        llm: LLMBridge | None = None,
+    ):
+        self.config = config
+        self.config_sources = config_sources
+        self.registry = registry
+        self.supervisor = supervisor
+        self.store = store
+        self.home = home
+        self.environ = dict(os.environ if environ is None else environ)
+        self.state: dict[str, Any] = {}  # per-process scratch for shells (e.g. the daemon)
+        self.llm = llm
+
+    @classmethod
+    async def open(
+        cls,
+        environ: dict[str, str] | None = None,
+        *,
+        manifests_dir: Path | None = None,
+        extra_env: dict[str, str] | None = None,
+    ) -> KernelContext:
+        """Load the config, the registry (built-ins from `manifests_dir`), start the supervisor, open the
+        store, start the LLM bridge (its loopback endpoint serves only when an upstream is configured)."""
+        from .llm import LLMBridge
+        from .store import Store
+        from .supervisor import Supervisor
+
+        config, sources = load_config(environ)
+        home = Path(config.home)
+        home.mkdir(parents=True, exist_ok=True)
+        registry = Registry.load(
+            manifests_dir or MANIFESTS_DIR, wrapper_dirs(config), config.engine.pluginAllowlist
+        )
+        supervisor = Supervisor(registry, limits=config.engine.limits, extra_env=extra_env)
+        try:
+            store = Store.open(home)
+        except BaseException:
+            await supervisor.aclose()
+            raise
+        env = dict(os.environ if environ is None else environ)
+        try:
+            llm = await LLMBridge.from_environ(env, store=store).start()
+        except BaseException:
+            try:
+                await supervisor.aclose()
+            finally:
+                store.close()
+            raise
+        return cls(config, sources, registry, supervisor, store, home, env, llm)
+
+    async def aclose(self) -> None:
+        try:
+            await self.supervisor.aclose()
+        finally:
+            try:
+                if self.llm is not None:
+                    await self.llm.aclose()  # before the store: the bridge's cache lives in it
+            finally:
+                self.store.close()
+
+    async def __aenter__(self) -> KernelContext:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def artifacts_dir(self, kb_id: str | None, plugin_id: str) -> Path:
+        """`<home>/artifacts/<kbId or _session>/<pluginId>/` (not created here; the plugin creates it)."""
+        cache = self.state.setdefault("artifacts", {})
+        key = (kb_id, plugin_id)
+        path = cache.get(key)
+        if path is None:
+            path = cache[key] = self.home / "artifacts" / (kb_id or SESSION_ARTIFACTS) / plugin_id
+        return path
+
+    def enabled(self, plugin_type: str) -> list[PluginEntry]:
+        """Enabled built-ins of a type (config order) plus every allow-listed wrapper of that type."""
+        cache = self.state.setdefault("enabled", {})
+        hit = cache.get(plugin_type)
+        if hit is None:
+            hit = cache[plugin_type] = self._enabled(plugin_type)
+        return list(hit)
+
+    def _enabled(self, plugin_type: str) -> list[PluginEntry]:
+        out: list[PluginEntry] = []
+        seen: set[str] = set()
+        for plugin_id in self.config.plugins.enabled:
+            if plugin_id in self.registry and plugin_id not in seen:
+                entry = self.registry.get(plugin_id)
+                if entry.type == plugin_type:
+                    out.append(entry)
+                    seen.add(plugin_id)
+        for entry in self.registry.list(plugin_type):
+            if not entry.builtin and entry.id not in seen:
+                out.append(entry)
+                seen.add(entry.id)
+        return out
+
+    def is_enabled(self, plugin_id: str) -> bool:
+        entry = self.registry.get(plugin_id) if plugin_id in self.registry else None
+        return entry is not None and any(e.id == plugin_id for e in self.enabled(entry.type))

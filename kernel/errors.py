@@ -1,0 +1,145 @@
+"""Kernel errors: one base with a stable code, a message, structured details and an HTTP-ish status.
+
+The CLI prints `code: message` on one line and exits non-zero; the daemon (later) answers with
+`status` and `{"code","message","details"}`. Subclasses fix the code and status so callers can
+`except KbNotFound` and clients can switch on `code`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class KernelError(Exception):
+    """Base kernel error: `code` (stable, upper snake case), `message`, `details`, `status`."""
+
+    default_code: ClassVar[str] = "KERNEL_ERROR"
+    status: ClassVar[int] = 500
+
+    def __init__(self, code: str | None = None, message: str = "", details: dict[str, Any] | None = None):
+        self.code = code or self.default_code
+        self.message = message or self.code
+        self.details: dict[str, Any] = dict(details or {})
+        super().__init__(self.message)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "details": self.details}
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class _Fixed(KernelError):
+    """A subclass with a fixed code. Both `KbNotFound("no KB 'x'")` and the base-style
+    `KbNotFound("KB_NOT_FOUND", "no KB 'x'", {...})` work."""
+
+    def __init__(self, *args: Any, details: dict[str, Any] | None = None, code: str | None = None):
+        if len(args) >= 2 and isinstance(args[1], str):  # (code, message[, details])
+            code = code or args[0]
+            message = args[1]
+            details = details or (args[2] if len(args) > 2 else None)
+        else:  # (message[, details])
+            message = args[0] if args else ""
+            details = details or (args[1] if len(args) > 1 else None)
+        super().__init__(code or self.default_code, message, details)
+
+
+# --------------------------------------------------------------------------- 404 not found
+
+
+class NotFound(_Fixed):
+    default_code = "NOT_FOUND"
+    status = 404
+
+
+class SessionNotFound(NotFound):
+    default_code = "SESSION_NOT_FOUND"
+
+
+class KbNotFound(NotFound):
+    default_code = "KB_NOT_FOUND"
+
+
+class TurnNotFound(NotFound):
+    default_code = "TURN_NOT_FOUND"
+
+
+class SourceNotFound(NotFound):
+    default_code = "SOURCE_NOT_FOUND"
+
+
+class UnknownPluginError(NotFound):
+    default_code = "UNKNOWN_PLUGIN"
+
+
+# --------------------------------------------------------------------------- 400 / 409 / 422 bad input
+
+
+class BadInput(_Fixed):
+    default_code = "BAD_INPUT"
+    status = 400
+
+
+class ConfigError(BadInput):
+    """Invalid configuration (the loader's own error is re-raised as this for the CLI/daemon)."""
+
+    default_code = "CONFIG_INVALID"
+
+
+class KbExists(_Fixed):
+    default_code = "KB_EXISTS"
+    status = 409
+
+
+class ValidationFailed(_Fixed):
+    """Well-formed input that breaks a rule (bad CNL from a plugin, an invalid KU tree...)."""
+
+    default_code = "VALIDATION_FAILED"
+    status = 422
+
+
+class IngestError(_Fixed):
+    default_code = "INGEST_FAILED"
+    status = 422
+
+
+# --------------------------------------------------------------------------- 429 / 504 budgets
+
+
+class BudgetExhausted(_Fixed):
+    default_code = "BUDGET_EXHAUSTED"
+    status = 429
+
+
+class DeadlineExceeded(_Fixed):
+    default_code = "DEADLINE_EXCEEDED"
+    status = 504
+
+
+# --------------------------------------------------------------------------- 500 storage
+
+
+class StoreError(_Fixed):
+    """The database cannot be opened or is newer than this kernel understands."""
+
+    default_code = "STORE_ERROR"
+    status = 500
+
+
+__all__ = [
+    "BadInput",
+    "BudgetExhausted",
+    "ConfigError",
+    "DeadlineExceeded",
+    "IngestError",
+    "KbExists",
+    "KbNotFound",
+    "KernelError",
+    "NotFound",
+    "SessionNotFound",
+    "SourceNotFound",
+    "StoreError",
+    "TurnNotFound",
+    "UnknownPluginError",
+    "ValidationFailed",
+]

@@ -1,0 +1,155 @@
+"""Per-call tokens and per-request ledgers: who may call the bridge, and how many calls are left.
+
+A token is issued for ONE plugin call and bound to (request, frame, plugin, role, calls it may make,
+deadline). Every token of a request draws from the request's one budget object, so two plugins of the
+same request share one count. Tokens die when their plugin call is released, when their deadline passes,
+or when the request is expired.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .errors import LLM_TOKEN_INVALID, LLMError
+from .events import LLMCallEvent
+
+# A token outlives its call's deadline by this much: the kernel kills a late plugin anyway.
+DEADLINE_GRACE_S = 1.0
+
+
+class LLMBudget(Protocol):
+    """What a request may still spend. kernel.budgets.RequestBudget satisfies this."""
+
+    @property
+    def llm_calls_left(self) -> int: ...
+
+    def charge(self, llm_calls: int) -> None: ...
+
+
+class CallBudget:
+    """A plain LLM-call budget for requests that have no RequestBudget (ingest, tools, tests)."""
+
+    __slots__ = ("llm_calls_total", "llm_calls_used")
+
+    def __init__(self, llm_calls: int):
+        self.llm_calls_total = max(0, llm_calls)
+        self.llm_calls_used = 0
+
+    @property
+    def llm_calls_left(self) -> int:
+        return max(0, self.llm_calls_total - self.llm_calls_used)
+
+    def charge(self, llm_calls: int) -> None:
+        if llm_calls > 0:
+            self.llm_calls_used += llm_calls
+
+
+@dataclass(slots=True)
+class Grant:
+    token: str
+    request_id: str
+    frame_id: str
+    plugin_id: str
+    role: str | None
+    calls_allowed: int
+    deadline: float  # time.monotonic() seconds
+    call_ref: str | None = None
+    calls_used: int = 0
+
+
+@dataclass(slots=True)
+class Ledger:
+    request_id: str
+    budget: LLMBudget
+    model: str = ""  # the request/session model (third level of role resolution)
+    tokens: set[str] = field(default_factory=set)
+    events: list[LLMCallEvent] = field(default_factory=list)
+
+
+class TokenTable:
+    """Every live token and request ledger of one bridge. Used from one event loop: no locks."""
+
+    def __init__(self, clock=time.monotonic):
+        self._clock = clock
+        self._grants: dict[str, Grant] = {}
+        self._ledgers: dict[str, Ledger] = {}
+
+    def open_request(self, request_id: str, budget: LLMBudget, model: str = "") -> Ledger:
+        ledger = self._ledgers.get(request_id)
+        if ledger is None:
+            ledger = self._ledgers[request_id] = Ledger(request_id, budget, model)
+        else:
+            ledger.budget, ledger.model = budget, model or ledger.model
+        return ledger
+
+    def ledger(self, request_id: str) -> Ledger | None:
+        return self._ledgers.get(request_id)
+
+    def issue(
+        self,
+        request_id: str,
+        frame_id: str,
+        plugin_id: str,
+        role: str | None,
+        calls_allowed: int,
+        deadline: float,
+        call_ref: str | None = None,
+    ) -> str:
+        if request_id not in self._ledgers:
+            raise KeyError(f"request {request_id} has no LLM budget: call open_request first")
+        token = "mrpvm-" + secrets.token_urlsafe(24)
+        self._grants[token] = Grant(
+            token, request_id, frame_id, plugin_id, role, max(0, calls_allowed), deadline, call_ref
+        )
+        self._ledgers[request_id].tokens.add(token)
+        return token
+
+    def check(self, token: str) -> tuple[Grant, Ledger]:
+        """The live grant of a token, or LLM_TOKEN_INVALID (unknown, revoked, expired)."""
+        grant = self._grants.get(token)
+        if grant is None:
+            raise LLMError(LLM_TOKEN_INVALID, "unknown or expired token")
+        ledger = self._ledgers.get(grant.request_id)
+        if ledger is None or self._clock() > grant.deadline + DEADLINE_GRACE_S:
+            self._drop(token)
+            raise LLMError(LLM_TOKEN_INVALID, "the token has expired (its plugin call is over)")
+        return grant, ledger
+
+    def release(self, token: str) -> int:
+        """Revoke one token (its plugin call is over); returns the calls it made (0 if unknown)."""
+        grant = self._drop(token)
+        return grant.calls_used if grant else 0
+
+    def expire_request(self, request_id: str) -> list[LLMCallEvent]:
+        """Revoke every token of a finished request; returns its undrained events."""
+        ledger = self._ledgers.pop(request_id, None)
+        if ledger is None:
+            return []
+        for token in ledger.tokens:
+            self._grants.pop(token, None)
+        return ledger.events
+
+    def drain(self, request_id: str, call_ref: str | None = None) -> list[LLMCallEvent]:
+        ledger = self._ledgers.get(request_id)
+        if ledger is None:
+            return []
+        if call_ref is None:
+            out, ledger.events = ledger.events, []
+            return out
+        out = [e for e in ledger.events if e.callRef == call_ref]
+        ledger.events = [e for e in ledger.events if e.callRef != call_ref]
+        return out
+
+    def _drop(self, token: str) -> Grant | None:
+        grant = self._grants.pop(token, None)
+        if grant is not None:
+            ledger = self._ledgers.get(grant.request_id)
+            if ledger is not None:
+                ledger.tokens.discard(token)
+        return grant
+
+    def live_tokens(self) -> int:
+        return len(self._grants)

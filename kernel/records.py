@@ -1,0 +1,67 @@
+"""What the store returns: msgspec Structs for KB repositories, sources, sessions, turns and planner stats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from mrpvm.protocol.envelope import Pins
+
+
+class KbRecord(msgspec.Struct, kw_only=True):
+    """A KB repository (DS026): a cryptographically random id and a unique name."""
+
+    id: str
+    name: str
+    createdAt: str
+
+
+class SourceRecord(msgspec.Struct, kw_only=True):
+    """One ingested source of a KB; `hash` is the sha256 of its text (same hash = no re-ingest)."""
+
+    id: str
+    kbId: str
+    name: str
+    sourceType: str = "text"
+    hash: str = ""
+    bytes: int = 0
+    unitCount: int = 0
+    ingestedAt: str = ""
+
+
+class SessionRecord(msgspec.Struct, kw_only=True):
+    """A chat session (DS019): the mounted KB, plugin preferences and how many turns it holds."""
+
+    id: str
+    kbId: str | None = None
+    preferences: Pins = Pins()
+    createdAt: str = ""
+    updatedAt: str = ""
+    turnCount: int = 0
+
+
+class TurnRecord(msgspec.Struct, kw_only=True):
+    """One committed turn: the user message, the response (Markdown + document) and its trace DAG."""
+
+    requestId: str
+    sessionId: str
+    turnIndex: int = 0
+    userMessage: str = ""
+    responseMarkdown: str = ""
+    responseDocument: dict[str, Any] = {}
+    trace: dict[str, Any] = {}
+    status: str = "success"
+    pluginIds: dict[str, str] = {}
+    llmCalls: int = 0
+    durationMs: float = 0.0
+    createdAt: str = ""
+
+
+class PlannerStats(msgspec.Struct, kw_only=True):
+    """Kernel-kept planner-level utility (EWMA of success and latency) used to rank planners."""
+
+    plannerId: str
+    successRate: float = 0.5
+    latencyMs: float = 0.0
+    samples: int = 0
+    updatedAt: str = ""

@@ -1,0 +1,226 @@
+"""The response: per-seed outcomes, the response document (groups) and its Markdown (DS017 outline).
+
+One group per question (seed) of the root frame. A group records its act, intent, status, answer,
+the sources it used split by origin (KB, committed session, current turn) and warnings. A seed
+answered through a child frame keeps its sub-answers as `subgroups`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import msgspec
+from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
+
+from .stages import confidence_rank
+from .trace import clip
+
+# Group statuses, best first. `partial`: a decomposed seed whose sub-answers are only partly successful.
+STATUS_RANK = {"success": 5, "partial": 4, "no-context": 3, "rejected": 2, "failed": 0}
+EXCERPT = 240
+
+
+@dataclass(slots=True)
+class SeedOutcome:
+    """What resolving one seed produced: the accepted answer, or the best weak one."""
+
+    intent: IntentGroup
+    ref: str
+    status: str
+    frame_id: str
+    answer: str = NO_CONTEXT_ANSWER
+    sources: list[str] = field(default_factory=list)
+    evidence: list[KnowledgeUnit] = field(default_factory=list)
+    confidence: str | None = None
+    kb_plugin: str | None = None
+    gs_plugin: str | None = None
+    validation: str = "none"
+    warnings: list[str] = field(default_factory=list)
+    node_id: str | None = None
+    seed_node: str | None = None
+    children: list[SeedOutcome] = field(default_factory=list)
+
+    def rank(self) -> tuple[float, ...]:
+        return (STATUS_RANK.get(self.status, 0), confidence_rank(self.confidence), len(self.sources))
+
+
+class SourceRef(msgspec.Struct, kw_only=True, omit_defaults=True):
+    id: str
+    sourceName: str | None = None
+    topic: str = ""
+    role: str = ""
+    excerpt: str = ""
+
+
+class ResponseGroup(msgspec.Struct, kw_only=True):
+    intentRef: str
+    act: str
+    intent: str
+    status: str
+    answerMarkdown: str
+    kbSources: list[SourceRef] = []
+    sessionSources: list[SourceRef] = []
+    currentTurnContext: list[SourceRef] = []
+    evidenceIds: list[str] = []  # every unit of the knowledge view the answer came from (cited or not)
+    warnings: list[str] = []
+    confidence: str | None = None
+    validation: str = "none"
+    plugins: dict[str, str] = {}
+    frameId: str = ""
+    subgroups: list[ResponseGroup] = []
+
+
+class ResponseDocument(msgspec.Struct, kw_only=True):
+    requestId: str
+    sessionId: str
+    status: str
+    groups: list[ResponseGroup] = []
+    warnings: list[str] = []
+    plugins: dict[str, str] = {}
+    currentTurnUnits: int = 0
+    llmCalls: int = 0
+    durationMs: float = 0.0
+
+
+def turn_status(outcomes: list[SeedOutcome] | None) -> str:
+    """success: every seed answered and accepted; failed: nothing answered; weak otherwise."""
+    if outcomes is None:
+        return "failed"
+    if all(o.status == "success" for o in outcomes):
+        return "success"
+    if all(o.status == "failed" for o in outcomes):
+        return "failed"
+    return "weak"
+
+
+def _ref(unit: KnowledgeUnit) -> SourceRef:
+    return SourceRef(
+        id=unit.id,
+        sourceName=unit.sourceName or unit.sourceId,
+        topic=unit.topic,
+        role=unit.role,
+        excerpt=clip(unit.body, EXCERPT),
+    )
+
+
+def build_group(
+    outcome: SeedOutcome, origin: dict[str, str], lookup: dict[str, KnowledgeUnit]
+) -> ResponseGroup:
+    evidence = {u.id: u for u in outcome.evidence}
+    cited = outcome.sources or list(evidence)
+    kb, session = [], []
+    for unit_id in dict.fromkeys(cited):
+        unit = evidence.get(unit_id) or lookup.get(unit_id)
+        ref = _ref(unit) if unit is not None else SourceRef(id=unit_id)
+        where = origin.get(unit_id, "kb")
+        if where == "session":
+            session.append(ref)
+        elif where == "kb":
+            kb.append(ref)
+    current = [_ref(u) for u in outcome.evidence if origin.get(u.id) == "current-turn"]
+    plugins = {k: v for k, v in (("kb", outcome.kb_plugin), ("gs", outcome.gs_plugin)) if v}
+    return ResponseGroup(
+        intentRef=outcome.ref,
+        act=outcome.intent.act,
+        intent=outcome.intent.intent,
+        status=outcome.status,
+        answerMarkdown=outcome.answer,
+        kbSources=kb,
+        sessionSources=session,
+        currentTurnContext=current,
+        evidenceIds=[u.id for u in outcome.evidence],
+        warnings=list(dict.fromkeys(outcome.warnings)),
+        confidence=outcome.confidence,
+        validation=outcome.validation,
+        plugins=plugins,
+        frameId=outcome.frame_id,
+        subgroups=[build_group(c, origin, lookup) for c in outcome.children],
+    )
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def _bullets(refs: list[SourceRef]) -> list[str]:
+    out = []
+    for ref in refs:
+        where = f" ({ref.sourceName})" if ref.sourceName else ""
+        topic = f" — {ref.topic}" if ref.topic else ""
+        out.append(f"- `{ref.id}`{where}{topic}")
+    return out
+
+
+def _all_sources(group: ResponseGroup) -> list[SourceRef]:
+    refs = {r.id: r for r in (*group.currentTurnContext, *group.sessionSources, *group.kbSources)}
+    for sub in group.subgroups:
+        for ref in _all_sources(sub):
+            refs.setdefault(ref.id, ref)
+    return list(refs.values())
+
+
+def group_markdown(group: ResponseGroup, number: int) -> str:
+    lines = [f"## {number}. {group.intent}", ""]
+    lines.append(f"- **Act:** {group.act}")
+    lines.append(f"- **Intent:** {group.intent}")
+    status = (
+        group.status
+        if group.validation in ("none", "unvalidated")
+        else f"{group.status} ({group.validation})"
+    )
+    lines.append(f"- **Status:** {status}")
+    for warning in group.warnings:
+        lines.append(f"- **Warning:** {warning}")
+    lines.append("")
+    for title, refs in (
+        ("Current Turn Context", group.currentTurnContext),
+        ("Session Context", group.sessionSources),
+        ("KB Context", group.kbSources),
+    ):
+        if refs:
+            lines += [f"### {title}", "", *_bullets(refs), ""]
+    lines += ["### Answer", "", group.answerMarkdown.strip() or NO_CONTEXT_ANSWER, ""]
+    sources = _all_sources(group)
+    lines += ["### Sources Used", "", *(_bullets(sources) or ["- none"]), ""]
+    return "\n".join(lines)
+
+
+def document_markdown(doc: ResponseDocument) -> str:
+    parts = [f"> {w}" for w in doc.warnings]
+    if parts:
+        parts.append("")
+    if not doc.groups:
+        parts.append(
+            f"Context recorded: {doc.currentTurnUnits} knowledge units from this turn; no question found."
+        )
+    for number, group in enumerate(doc.groups, 1):
+        parts.append(group_markdown(group, number))
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def combine_children(parent: SeedOutcome, children: list[SeedOutcome]) -> None:
+    """Fold a child frame's answers into the parent seed's outcome (answers as #### sub-sections)."""
+    parent.children = children
+    parent.warnings.extend(w for c in children for w in c.warnings if w not in parent.warnings)
+    if not children:
+        parent.status = "failed"
+        parent.warnings.append("the decomposition produced no sub-intents")
+        return
+    statuses = [c.status for c in children]
+    if all(s == "success" for s in statuses):
+        parent.status = "success"
+    elif any(s in ("success", "partial") for s in statuses):
+        parent.status = "partial"
+    else:
+        parent.status = max(children, key=lambda c: c.rank()).status
+    parent.answer = "\n\n".join(f"#### {c.intent.intent}\n\n{c.answer.strip()}" for c in children)
+    parent.sources = list(dict.fromkeys(s for c in children for s in c.sources))
+    parent.evidence = list({u.id: u for c in children for u in c.evidence}.values())
+    ranks = [confidence_rank(c.confidence) for c in children]
+    parent.confidence = (
+        min(children, key=lambda c: confidence_rank(c.confidence)).confidence if ranks else None
+    )
+    parent.gs_plugin = "decomposition"
+    parent.kb_plugin = next((c.kb_plugin for c in children if c.kb_plugin), None)
+    validations = {c.validation for c in children}
+    parent.validation = validations.pop() if len(validations) == 1 else "mixed"

@@ -1,0 +1,721 @@
+"""The kernel's one SQLite database (DESIGN.md §6): KBs, sources, KUs, sessions, turns, planner stats, LLM cache.
+
+- WAL journal, foreign keys on, a busy timeout; the schema is versioned by `PRAGMA user_version` and
+  brought up to date by the ordered MIGRATIONS on open (each migration is one transaction, so a crash
+  mid-migration leaves the previous version).
+- Every write that matters is ONE `BEGIN IMMEDIATE ... COMMIT` transaction, rolled back on any error:
+  a process killed mid-ingest or mid-turn leaves the last committed state.
+- One connection per thread (threading.local): the engine may call from its event-loop thread or from
+  worker threads; each call is short.
+- A KU is stored as its msgspec JSON plus indexed columns (id, kb_id or session_id, source_id, ku_type,
+  hash, claim_key); the JSON is the truth, the columns serve lookups and deduplication.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.envelope import Pins
+
+from .errors import (
+    KbExists,
+    KbNotFound,
+    SessionNotFound,
+    SourceNotFound,
+    StoreError,
+    TurnNotFound,
+    ValidationFailed,
+)
+from .records import KbRecord, PlannerStats, SessionRecord, SourceRecord, TurnRecord
+
+DB_NAME = "mrpvm.db"
+BUSY_TIMEOUT_MS = 10_000
+
+# --------------------------------------------------------------------------- schema
+
+# Each entry migrates the schema from version i to i+1. Never edit a shipped entry: append a new one.
+MIGRATIONS: list[list[str]] = [
+    [  # 1: the initial schema
+        """CREATE TABLE kbs (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            created_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE sources (
+            id TEXT PRIMARY KEY,
+            kb_id TEXT NOT NULL REFERENCES kbs(id) ON DELETE CASCADE,
+            name TEXT NOT NULL,
+            source_type TEXT NOT NULL DEFAULT 'text',
+            hash TEXT NOT NULL,
+            bytes INTEGER NOT NULL DEFAULT 0,
+            unit_count INTEGER NOT NULL DEFAULT 0,
+            ingested_at TEXT NOT NULL,
+            UNIQUE (kb_id, name)
+        )""",
+        """CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            kb_id TEXT REFERENCES kbs(id) ON DELETE SET NULL,
+            preferences TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL,
+            turn_count INTEGER NOT NULL DEFAULT 0
+        )""",
+        """CREATE TABLE units (
+            pk INTEGER PRIMARY KEY,
+            id TEXT NOT NULL,
+            kb_id TEXT REFERENCES kbs(id) ON DELETE CASCADE,
+            session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE,
+            source_id TEXT REFERENCES sources(id) ON DELETE CASCADE,
+            ku_type TEXT NOT NULL,
+            hash TEXT,
+            claim_key TEXT NOT NULL,
+            data BLOB NOT NULL,
+            CHECK ((kb_id IS NULL) <> (session_id IS NULL))
+        )""",
+        "CREATE UNIQUE INDEX units_kb_id ON units(kb_id, id) WHERE kb_id IS NOT NULL",
+        "CREATE UNIQUE INDEX units_session_id ON units(session_id, id) WHERE session_id IS NOT NULL",
+        "CREATE INDEX units_source ON units(source_id)",
+        "CREATE INDEX units_kb_type ON units(kb_id, ku_type)",
+        "CREATE INDEX units_hash ON units(hash)",
+        "CREATE INDEX units_session_claim ON units(session_id, claim_key)",
+        """CREATE TABLE turns (
+            request_id TEXT PRIMARY KEY,
+            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            turn_index INTEGER NOT NULL,
+            user_message TEXT NOT NULL,
+            response_markdown TEXT NOT NULL,
+            response_document BLOB NOT NULL,
+            trace BLOB NOT NULL,
+            status TEXT NOT NULL,
+            plugin_ids TEXT NOT NULL DEFAULT '{}',
+            llm_calls INTEGER NOT NULL DEFAULT 0,
+            duration_ms REAL NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL,
+            UNIQUE (session_id, turn_index)
+        )""",
+        """CREATE TABLE planner_stats (
+            planner_id TEXT PRIMARY KEY,
+            success_rate REAL NOT NULL,
+            latency_ms REAL NOT NULL,
+            samples INTEGER NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE llm_cache (
+            key TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            response TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )""",
+    ],
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+# --------------------------------------------------------------------------- helpers
+
+_unit_encoder = msgspec.json.Encoder()
+_unit_decoder = msgspec.json.Decoder(KnowledgeUnit)
+_pins_decoder = msgspec.json.Decoder(Pins)
+_json_encoder = msgspec.json.Encoder()
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def new_id(prefix: str) -> str:
+    """`<prefix>_` + 16 hex digits from the OS CSPRNG."""
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def claim_key(unit: KnowledgeUnit) -> str:
+    """Deduplication key of a unit's statement: role + whitespace/case-normalized claim or procedure."""
+    body = " ".join(unit.body.split()).lower()
+    return hashlib.sha256(
+        f"{unit.kuType}\x1f{unit.role}\x1f{body}".encode("utf-8", "surrogatepass")
+    ).hexdigest()[:32]
+
+
+def slug(name: str, limit: int = 40) -> str:
+    """A KU-id-safe form of a source name (no spaces, no '::')."""
+    base = Path(name).stem or Path(name).name or name
+    out = _SLUG.sub("-", base).strip("-.")[:limit].strip("-.")
+    return out or "source"
+
+
+def _decode_json(raw: bytes | str | None) -> Any:
+    if raw is None or raw in (b"", ""):
+        return {}
+    return msgspec.json.decode(raw)
+
+
+def _pins_json(pins: Pins | None) -> bytes:
+    return _json_encoder.encode(pins or Pins())
+
+
+class Store:
+    """The kernel's SQLite store. `Store.open(home)` uses `<home>/mrpvm.db`."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._conns: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        self._migrate()
+
+    @classmethod
+    def open(cls, home: Path | str) -> Store:
+        return cls(Path(home) / DB_NAME)
+
+    # ------------------------------------------------------------------ connections and transactions
+
+    def _conn(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StoreError(f"the store at {self.path} is closed")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+                )
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")  # durable across process crashes in WAL mode
+                conn.execute("PRAGMA foreign_keys = ON")
+            except sqlite3.DatabaseError as err:
+                raise StoreError(f"cannot open the database {self.path}: {err}") from None
+            self._local.conn = conn
+            with self._lock:
+                self._conns.append(conn)
+        return conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE takes the write lock up front); rollback on any error."""
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def close(self) -> None:
+        with self._lock:
+            conns, self._conns = self._conns, []
+            self._closed = True
+        for conn in conns:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+        self._local = threading.local()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def schema_version(self) -> int:
+        return int(self._conn().execute("PRAGMA user_version").fetchone()[0])
+
+    def _migrate(self) -> None:
+        version = self.schema_version()
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {version}; this kernel understands up to {SCHEMA_VERSION}",
+                {"version": version, "supported": SCHEMA_VERSION},
+            )
+        while version < SCHEMA_VERSION:
+            with self.transaction() as conn:
+                # Re-read inside the write lock: another process may have migrated meanwhile.
+                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+                if version >= SCHEMA_VERSION:
+                    break
+                for statement in MIGRATIONS[version]:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {version + 1}")
+            version += 1
+
+    def integrity_check(self) -> list[str]:
+        """SQLite's own integrity and foreign-key checks; an empty list means consistent."""
+        conn = self._conn()
+        problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
+        problems += [f"foreign key: {tuple(row)}" for row in conn.execute("PRAGMA foreign_key_check")]
+        return problems
+
+    # ------------------------------------------------------------------ KB repositories (DS026)
+
+    @staticmethod
+    def _kb(row: sqlite3.Row | tuple) -> KbRecord:
+        return KbRecord(id=row[0], name=row[1], createdAt=row[2])
+
+    def create_kb(self, name: str) -> KbRecord:
+        name = name.strip()
+        if not name:
+            raise ValidationFailed("a KB name must not be empty")
+        record = KbRecord(id=new_id("kb"), name=name, createdAt=now_iso())
+        try:
+            with self.transaction() as conn:
+                conn.execute(
+                    "INSERT INTO kbs (id, name, created_at) VALUES (?, ?, ?)",
+                    (record.id, record.name, record.createdAt),
+                )
+        except sqlite3.IntegrityError:
+            raise KbExists(f"a KB named '{name}' already exists", {"name": name}) from None
+        return record
+
+    def find_kb(self, name_or_id: str) -> KbRecord | None:
+        row = (
+            self._conn()
+            .execute(
+                "SELECT id, name, created_at FROM kbs WHERE id = ? OR name = ? ORDER BY id = ? DESC LIMIT 1",
+                (name_or_id, name_or_id, name_or_id),
+            )
+            .fetchone()
+        )
+        return self._kb(row) if row else None
+
+    def get_kb(self, name_or_id: str) -> KbRecord:
+        record = self.find_kb(name_or_id)
+        if record is None:
+            raise KbNotFound(f"no KB named or with id '{name_or_id}'", {"kb": name_or_id})
+        return record
+
+    def list_kbs(self) -> list[KbRecord]:
+        rows = self._conn().execute("SELECT id, name, created_at FROM kbs ORDER BY rowid")
+        return [self._kb(r) for r in rows]
+
+    def delete_kb(self, name_or_id: str) -> KbRecord:
+        """Delete a KB with its sources and units (sessions mounting it keep working without a KB)."""
+        with self.transaction() as conn:
+            record = self.get_kb(name_or_id)
+            conn.execute("DELETE FROM kbs WHERE id = ?", (record.id,))
+        return record
+
+    # ------------------------------------------------------------------ sources and KB units (DS018)
+
+    @staticmethod
+    def _source(row: tuple) -> SourceRecord:
+        return SourceRecord(
+            id=row[0],
+            kbId=row[1],
+            name=row[2],
+            sourceType=row[3],
+            hash=row[4],
+            bytes=row[5],
+            unitCount=row[6],
+            ingestedAt=row[7],
+        )
+
+    _SOURCE_COLS = "id, kb_id, name, source_type, hash, bytes, unit_count, ingested_at"
+
+    def find_source(self, kb_id: str, name_or_id: str) -> SourceRecord | None:
+        row = (
+            self._conn()
+            .execute(
+                f"SELECT {self._SOURCE_COLS} FROM sources WHERE kb_id = ? AND (id = ? OR name = ?)"
+                " ORDER BY id = ? DESC LIMIT 1",
+                (kb_id, name_or_id, name_or_id, name_or_id),
+            )
+            .fetchone()
+        )
+        return self._source(row) if row else None
+
+    def get_source(self, kb_id: str, name_or_id: str) -> SourceRecord:
+        record = self.find_source(kb_id, name_or_id)
+        if record is None:
+            raise SourceNotFound(
+                f"KB {kb_id} has no source '{name_or_id}'", {"kb": kb_id, "source": name_or_id}
+            )
+        return record
+
+    def source_id_for(self, kb_id: str, name: str) -> str:
+        """The id a source of this name has in the KB, or a fresh one (`<slug>-<8 hex>`) if it is new.
+
+        Keeping the id across re-ingests keeps KU ids stable, so kb-plugins replace rather than add.
+        """
+        existing = self.find_source(kb_id, name)
+        return existing.id if existing else f"{slug(name)}-{secrets.token_hex(4)}"
+
+    def list_sources(self, kb_id: str) -> list[SourceRecord]:
+        rows = self._conn().execute(
+            f"SELECT {self._SOURCE_COLS} FROM sources WHERE kb_id = ? ORDER BY rowid", (kb_id,)
+        )
+        return [self._source(r) for r in rows]
+
+    def replace_source(self, kb_id: str, source: SourceRecord, units: list[KnowledgeUnit]) -> SourceRecord:
+        """Store a source and its whole KU tree, replacing every unit it had, in ONE transaction.
+
+        A source of the same name under another id is replaced too. Returns the stored record
+        (unitCount = len(units)).
+        """
+        stored = msgspec.structs.replace(
+            source, kbId=kb_id, unitCount=len(units), ingestedAt=source.ingestedAt or now_iso()
+        )
+        rows = [self._unit_row(u, kb_id=kb_id, session_id=None, source_id=stored.id) for u in units]
+        try:
+            with self.transaction() as conn:
+                if conn.execute("SELECT 1 FROM kbs WHERE id = ?", (kb_id,)).fetchone() is None:
+                    raise KbNotFound(f"no KB with id '{kb_id}'", {"kb": kb_id})
+                # ON DELETE CASCADE removes the old units with their source row.
+                conn.execute(
+                    "DELETE FROM sources WHERE kb_id = ? AND (id = ? OR name = ?)",
+                    (kb_id, stored.id, stored.name),
+                )
+                conn.execute(
+                    f"INSERT INTO sources ({self._SOURCE_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        stored.id,
+                        kb_id,
+                        stored.name,
+                        stored.sourceType,
+                        stored.hash,
+                        stored.bytes,
+                        stored.unitCount,
+                        stored.ingestedAt,
+                    ),
+                )
+                conn.executemany(
+                    "INSERT INTO units (id, kb_id, session_id, source_id, ku_type, hash, claim_key, data)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+        except sqlite3.IntegrityError as err:
+            raise ValidationFailed(
+                f"source '{stored.name}' cannot be stored: {err} (duplicate unit id or a source id used by another KB)",
+                {"kb": kb_id, "source": stored.id},
+            ) from None
+        return stored
+
+    def remove_source(self, kb_id: str, source_id: str) -> SourceRecord:
+        """Remove a source (by id or name) and all its units."""
+        with self.transaction() as conn:
+            record = self.get_source(kb_id, source_id)
+            conn.execute("DELETE FROM sources WHERE id = ?", (record.id,))
+        return record
+
+    def kb_units(self, kb_id: str, source_id: str | None = None) -> list[KnowledgeUnit]:
+        """Every KU of the KB (or of one source), in stored order."""
+        if source_id is None:
+            rows = self._conn().execute("SELECT data FROM units WHERE kb_id = ? ORDER BY pk", (kb_id,))
+        else:
+            rows = self._conn().execute(
+                "SELECT data FROM units WHERE kb_id = ? AND source_id = ? ORDER BY pk", (kb_id, source_id)
+            )
+        return [_unit_decoder.decode(r[0]) for r in rows]
+
+    def kb_stats(self, kb_id: str) -> dict[str, int]:
+        conn = self._conn()
+        sources = conn.execute("SELECT COUNT(*) FROM sources WHERE kb_id = ?", (kb_id,)).fetchone()[0]
+        units = conn.execute("SELECT COUNT(*) FROM units WHERE kb_id = ?", (kb_id,)).fetchone()[0]
+        return {"sources": int(sources), "units": int(units)}
+
+    @staticmethod
+    def _unit_row(
+        unit: KnowledgeUnit, *, kb_id: str | None, session_id: str | None, source_id: str | None
+    ) -> tuple[Any, ...]:
+        return (
+            unit.id,
+            kb_id,
+            session_id,
+            source_id,
+            unit.kuType,
+            unit.hash,
+            claim_key(unit),
+            _unit_encoder.encode(unit),
+        )
+
+    # ------------------------------------------------------------------ sessions (DS019)
+
+    _SESSION_COLS = "id, kb_id, preferences, created_at, updated_at, turn_count"
+
+    @staticmethod
+    def _session(row: tuple) -> SessionRecord:
+        return SessionRecord(
+            id=row[0],
+            kbId=row[1],
+            preferences=_pins_decoder.decode(row[2]),
+            createdAt=row[3],
+            updatedAt=row[4],
+            turnCount=row[5],
+        )
+
+    def create_session(self, kb_id: str | None = None, preferences: Pins | None = None) -> SessionRecord:
+        """A new session, optionally mounting a KB (name or id)."""
+        stamp = now_iso()
+        with self.transaction() as conn:
+            kb = self.get_kb(kb_id).id if kb_id else None
+            record = SessionRecord(
+                id=new_id("ses"), kbId=kb, preferences=preferences or Pins(), createdAt=stamp, updatedAt=stamp
+            )
+            conn.execute(
+                f"INSERT INTO sessions ({self._SESSION_COLS}) VALUES (?, ?, ?, ?, ?, 0)",
+                (record.id, kb, _pins_json(record.preferences), stamp, stamp),
+            )
+        return record
+
+    def get_session(self, session_id: str) -> SessionRecord:
+        row = (
+            self._conn()
+            .execute(f"SELECT {self._SESSION_COLS} FROM sessions WHERE id = ?", (session_id,))
+            .fetchone()
+        )
+        if row is None:
+            raise SessionNotFound(f"no session '{session_id}'", {"session": session_id})
+        return self._session(row)
+
+    def list_sessions(self) -> list[SessionRecord]:
+        rows = self._conn().execute(f"SELECT {self._SESSION_COLS} FROM sessions ORDER BY rowid")
+        return [self._session(r) for r in rows]
+
+    def set_session_preferences(self, session_id: str, preferences: Pins) -> SessionRecord:
+        with self.transaction() as conn:
+            self.get_session(session_id)
+            conn.execute(
+                "UPDATE sessions SET preferences = ?, updated_at = ? WHERE id = ?",
+                (_pins_json(preferences), now_iso(), session_id),
+            )
+        return self.get_session(session_id)
+
+    def set_session_kb(self, session_id: str, kb: str | None) -> SessionRecord:
+        """Mount a KB (name or id) into a session, or unmount it with None; one transaction."""
+        with self.transaction() as conn:
+            self.get_session(session_id)
+            kb_id = self.get_kb(kb).id if kb else None
+            conn.execute(
+                "UPDATE sessions SET kb_id = ?, updated_at = ? WHERE id = ?", (kb_id, now_iso(), session_id)
+            )
+        return self.get_session(session_id)
+
+    def delete_session(self, session_id: str) -> None:
+        with self.transaction() as conn:
+            self.get_session(session_id)
+            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    def session_units(self, session_id: str) -> list[KnowledgeUnit]:
+        """The committed units of a session, in commit order."""
+        self.get_session(session_id)
+        rows = self._conn().execute("SELECT data FROM units WHERE session_id = ? ORDER BY pk", (session_id,))
+        return [_unit_decoder.decode(r[0]) for r in rows]
+
+    def _insert_session_units(
+        self, conn: sqlite3.Connection, session_id: str, units: Iterable[KnowledgeUnit]
+    ) -> list[KnowledgeUnit]:
+        """Insert units not already in the session (same hash or same role+claim); returns those added."""
+        seen_claims = {
+            r[0] for r in conn.execute("SELECT claim_key FROM units WHERE session_id = ?", (session_id,))
+        }
+        seen_hashes = {
+            r[0]
+            for r in conn.execute(
+                "SELECT hash FROM units WHERE session_id = ? AND hash IS NOT NULL", (session_id,)
+            )
+        }
+        seen_ids = {r[0] for r in conn.execute("SELECT id FROM units WHERE session_id = ?", (session_id,))}
+        rows = []
+        added: list[KnowledgeUnit] = []
+        for unit in units:
+            row = self._unit_row(unit, kb_id=None, session_id=session_id, source_id=None)
+            key = row[6]
+            if key in seen_claims or (unit.hash and unit.hash in seen_hashes):
+                continue
+            if unit.id in seen_ids:
+                raise ValidationFailed(
+                    f"session {session_id} already holds a different unit with id '{unit.id}'",
+                    {"session": session_id, "unit": unit.id},
+                )
+            seen_claims.add(key)
+            seen_ids.add(unit.id)
+            if unit.hash:
+                seen_hashes.add(unit.hash)
+            rows.append(row)
+            added.append(unit)
+        conn.executemany(
+            "INSERT INTO units (id, kb_id, session_id, source_id, ku_type, hash, claim_key, data)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        return added
+
+    def add_session_units(self, session_id: str, units: list[KnowledgeUnit]) -> int:
+        """Context load: add units to the session (deduplicated) in one transaction; returns #added."""
+        return len(self.add_session_units_list(session_id, units))
+
+    def add_session_units_list(self, session_id: str, units: list[KnowledgeUnit]) -> list[KnowledgeUnit]:
+        """As add_session_units, returning the units actually added (duplicates left out)."""
+        with self.transaction() as conn:
+            self.get_session(session_id)
+            added = self._insert_session_units(conn, session_id, units)
+            conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now_iso(), session_id))
+        return added
+
+    # ------------------------------------------------------------------ turns
+
+    _TURN_COLS = (
+        "request_id, session_id, turn_index, user_message, response_markdown, response_document, trace,"
+        " status, plugin_ids, llm_calls, duration_ms, created_at"
+    )
+
+    @staticmethod
+    def _turn(row: tuple) -> TurnRecord:
+        return TurnRecord(
+            requestId=row[0],
+            sessionId=row[1],
+            turnIndex=row[2],
+            userMessage=row[3],
+            responseMarkdown=row[4],
+            responseDocument=_decode_json(row[5]),
+            trace=_decode_json(row[6]),
+            status=row[7],
+            pluginIds=_decode_json(row[8]),
+            llmCalls=row[9],
+            durationMs=row[10],
+            createdAt=row[11],
+        )
+
+    def commit_turn(
+        self, turn: TurnRecord, units: list[KnowledgeUnit], preferences: Pins | None = None
+    ) -> TurnRecord:
+        """ONE transaction: promote the staged turn units (deduplicated), append the turn with its
+        response document and trace, bump the session's turn count, and update its preferences if given.
+
+        The turn index is the session's turn count (the store's, not the caller's). Returns the stored turn.
+        """
+        stamp = now_iso()
+        try:
+            with self.transaction() as conn:
+                session = self.get_session(turn.sessionId)
+                stored = msgspec.structs.replace(
+                    turn, turnIndex=session.turnCount, createdAt=turn.createdAt or stamp
+                )
+                self._insert_session_units(conn, session.id, units)
+                conn.execute(
+                    f"INSERT INTO turns ({self._TURN_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        stored.requestId,
+                        stored.sessionId,
+                        stored.turnIndex,
+                        stored.userMessage,
+                        stored.responseMarkdown,
+                        _json_encoder.encode(stored.responseDocument),
+                        _json_encoder.encode(stored.trace),
+                        stored.status,
+                        _json_encoder.encode(stored.pluginIds),
+                        stored.llmCalls,
+                        stored.durationMs,
+                        stored.createdAt,
+                    ),
+                )
+                if preferences is not None:
+                    conn.execute(
+                        "UPDATE sessions SET preferences = ?, turn_count = turn_count + 1, updated_at = ?"
+                        " WHERE id = ?",
+                        (_pins_json(preferences), stamp, session.id),
+                    )
+                else:
+                    conn.execute(
+                        "UPDATE sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
+                        (stamp, session.id),
+                    )
+        except sqlite3.IntegrityError as err:
+            raise ValidationFailed(
+                f"turn {turn.requestId} cannot be committed: {err}", {"request": turn.requestId}
+            ) from None
+        return stored
+
+    def get_turn(self, request_id: str) -> TurnRecord:
+        row = (
+            self._conn()
+            .execute(f"SELECT {self._TURN_COLS} FROM turns WHERE request_id = ?", (request_id,))
+            .fetchone()
+        )
+        if row is None:
+            raise TurnNotFound(f"no turn with request id '{request_id}'", {"request": request_id})
+        return self._turn(row)
+
+    def list_turns(self, session_id: str) -> list[TurnRecord]:
+        self.get_session(session_id)
+        rows = self._conn().execute(
+            f"SELECT {self._TURN_COLS} FROM turns WHERE session_id = ? ORDER BY turn_index", (session_id,)
+        )
+        return [self._turn(r) for r in rows]
+
+    # ------------------------------------------------------------------ planner-level stats
+
+    def planner_stats(self) -> dict[str, PlannerStats]:
+        rows = self._conn().execute(
+            "SELECT planner_id, success_rate, latency_ms, samples, updated_at FROM planner_stats"
+        )
+        return {
+            r[0]: PlannerStats(plannerId=r[0], successRate=r[1], latencyMs=r[2], samples=r[3], updatedAt=r[4])
+            for r in rows
+        }
+
+    def record_planner_outcome(
+        self, planner_id: str, success: bool, latency_ms: float, alpha: float = 0.3
+    ) -> PlannerStats:
+        """EWMA update: rate <- (1-a)*rate + a*success (prior 0.5); latency <- first sample, then EWMA."""
+        if not 0.0 < alpha <= 1.0:
+            raise ValidationFailed(f"alpha must be in (0, 1], got {alpha}")
+        with self.transaction() as conn:
+            row = conn.execute(
+                "SELECT success_rate, latency_ms, samples FROM planner_stats WHERE planner_id = ?",
+                (planner_id,),
+            ).fetchone()
+            rate, latency, samples = row if row else (0.5, float(latency_ms), 0)
+            stats = PlannerStats(
+                plannerId=planner_id,
+                successRate=(1 - alpha) * rate + alpha * (1.0 if success else 0.0),
+                latencyMs=(1 - alpha) * latency + alpha * float(latency_ms),
+                samples=samples + 1,
+                updatedAt=now_iso(),
+            )
+            conn.execute(
+                "INSERT INTO planner_stats (planner_id, success_rate, latency_ms, samples, updated_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(planner_id) DO UPDATE SET success_rate = excluded.success_rate,"
+                " latency_ms = excluded.latency_ms, samples = excluded.samples, updated_at = excluded.updated_at",
+                (stats.plannerId, stats.successRate, stats.latencyMs, stats.samples, stats.updatedAt),
+            )
+        return stats
+
+    # ------------------------------------------------------------------ LLM cache (used by the bridge)
+
+    def cache_get(self, key: str) -> str | None:
+        row = self._conn().execute("SELECT response FROM llm_cache WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def cache_put(self, key: str, model: str, response: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO llm_cache (key, model, response, created_at) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT(key) DO UPDATE SET model = excluded.model, response = excluded.response,"
+                " created_at = excluded.created_at",
+                (key, model, response, now_iso()),
+            )
+
+    # ------------------------------------------------------------------ generic
+
+    def run_in_transaction(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+        """Run `work(conn)` inside one write transaction (for callers composing several writes)."""
+        with self.transaction() as conn:
+            return work(conn)

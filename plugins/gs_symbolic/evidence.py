@@ -1,0 +1,186 @@
+"""Evidence as sentences: split units into sentences, keep reading order, score them against the question."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from mrpvm.plugins.sdk.text import sentence_spans, terms
+from mrpvm.protocol.document import KnowledgeUnit
+
+_STEP_PREFIX = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]\s*|[-*•]\s+)", re.I)
+
+
+@dataclass(slots=True)
+class Sentence:
+    text: str
+    unit: KnowledgeUnit
+    terms: list[str]  # content stems in reading order (repeats kept, for ordered matching)
+    order: tuple[int, int, int]  # (source rank, position of the unit in its source, sentence index)
+    sources: tuple[str, ...] = ()  # for a proved conclusion: the units of its proof
+    carried: frozenset[str] = frozenset()  # terms of the antecedent a leading pronoun refers to
+
+    @property
+    def unit_ids(self) -> tuple[str, ...]:
+        return self.sources or (self.unit.id,)
+
+
+def procedure_steps(unit: KnowledgeUnit) -> list[str]:
+    """The steps of a Procedure unit, in order, without their numbering."""
+    body = unit.procedure or unit.claim or ""
+    lines = [ln for ln in body.split("\n") if ln.strip()]
+    if len(lines) == 1:
+        # one line: numbered inline ("1. a 2. b") or plain sentences
+        inline = re.split(r"\s+(?=\d+[.)]\s)", lines[0])
+        lines = inline if len(inline) > 1 else [lines[0][a:b] for a, b in sentence_spans(lines[0])]
+    steps = [_STEP_PREFIX.sub("", ln).strip() for ln in lines]
+    return [s for s in steps if s]
+
+
+def _unit_position(unit: KnowledgeUnit, fallback: int) -> int:
+    if unit.charStart is not None:
+        return unit.charStart
+    if unit.unitIndex is not None:
+        return (unit.chunkIndex or 0) * 100_000 + unit.unitIndex
+    return fallback
+
+
+_LEVEL = {"atomic": 0, "composite": 1, "aggregate": 2}
+
+
+_PRONOUN_START = re.compile(r"^(?:it|its|they|their|them|he|his|she|her|this|these|that|those|such)\b", re.I)
+_QUESTION_END = re.compile(r"\?[\"'\u201d\u2019)\]]*\s*$")
+_QUESTION_LABEL = re.compile(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "Q2: Compare ..." is asked
+MAX_PIECE = 300  # a longer "sentence" (tables, code, lists run together) is split into clauses
+
+
+def _pieces(body: str) -> list[str]:
+    out: list[str] = []
+    for a, b in sentence_spans(body):
+        piece = body[a:b]
+        if len(piece) <= MAX_PIECE:
+            out.append(piece)
+            continue
+        parts = [p.strip() for p in re.split(r"\n+|;\s+|\s+\|\s+", piece)]
+        out.extend(p for p in parts if p)
+    return out
+
+
+def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
+    """Every distinct sentence of the units, atomic units first when a sentence repeats across levels.
+
+    A sentence opening with a pronoun ("It owns ...") carries the terms of the sentence before it, for
+    scoring only: cheap coreference, never used to claim that a sentence states something.
+    A question (ending with '?', or labelled "Q2:") states nothing, so it is never an evidence sentence (a source that lists questions would
+    otherwise answer them with themselves); its terms carry into the sentence that follows it in the
+    unit, for scoring only (an FAQ's answer is found through its question).
+    """
+    source_rank: dict[str, int] = {}
+    for unit in units:
+        source_rank.setdefault(unit.sourceId, len(source_rank))
+    ordered = sorted(enumerate(units), key=lambda p: (_LEVEL.get(p[1].kuType, 0), p[0]))
+    seen: set[str] = set()
+    out: list[Sentence] = []
+    for idx, unit in ordered:
+        pieces = procedure_steps(unit) if unit.role == "Procedure" else _pieces(unit.claim or "")
+        position = _unit_position(unit, idx)
+        previous: list[str] = []
+        asked: list[str] = []
+        for n, piece in enumerate(pieces):
+            found = terms(piece)
+            if _QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece):
+                asked += found
+                continue
+            carried = frozenset(previous) if _PRONOUN_START.match(piece.strip()) else frozenset()
+            if asked:
+                carried, asked = carried | frozenset(asked), []
+            previous = found
+            norm = " ".join(piece.lower().split())
+            if not norm or norm in seen:
+                continue
+            seen.add(norm)
+            order = (source_rank[unit.sourceId], position, n)
+            out.append(Sentence(piece.strip(), unit, found, order, carried=carried))
+    return out
+
+
+class Scorer:
+    """Weighted term overlap: rarer terms (within this evidence) weigh more.
+
+    `score` is normalised by the weight of the question terms the evidence contains at all (a
+    question's rhetoric, "uniquely qualified", should not sink every sentence); `coverage` by all of
+    them, so confidence still drops when the question asks about things the evidence never names.
+    """
+
+    SUPPORT = 0.5  # weight factor of terms from the intent's Context line
+
+    def __init__(
+        self,
+        pool: list[Sentence],
+        question_terms: list[str],
+        names: list[list[str]] | None = None,
+        support: list[str] | None = None,
+    ):
+        n = max(1, len(pool))
+        df: dict[str, int] = {}
+        for s in pool:
+            for t in set(s.terms):
+                df[t] = df.get(t, 0) + 1
+        weight = {t: math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1 for t in question_terms}
+        for t in support or []:
+            weight.setdefault(t, self.SUPPORT * (math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1))
+        # a multi-word name is one concept: any of its parts mentions it, weighted as its rarest part
+        self.groups: list[tuple[frozenset[str], float, bool]] = []
+        grouped: set[str] = set()
+        for name in names or []:
+            parts = frozenset(t for t in name if t in weight)
+            if len(parts) >= 2:
+                present = any(df.get(t) for t in parts)
+                self.groups.append((parts, max(weight[t] for t in parts), present))
+                grouped |= parts
+        for t, w in weight.items():
+            if t not in grouped:
+                self.groups.append((frozenset([t]), w, bool(df.get(t))))
+        self.total = sum(w for _, w, _ in self.groups) or 1.0
+        self.present = sum(w for _, w, p in self.groups if p) or 1.0
+
+    def _matched(self, have: set[str]) -> float:
+        return sum(w for parts, w, _ in self.groups if parts & have)
+
+    def score(self, sentence: Sentence) -> float:
+        return self._matched(set(sentence.terms) | sentence.carried) / self.present
+
+    def coverage(self, chosen: list[Sentence]) -> float:
+        have: set[str] = set()
+        for s in chosen:
+            have.update(s.terms)
+        return self._matched(have) / self.total
+
+
+def relevant(pool: list[Sentence], scorer: Scorer, limit: int, ratio: float = 0.35) -> list[Sentence]:
+    """Sentences that share weighted terms with the question, the best `limit`, back in reading order."""
+    scored = [(scorer.score(s), s) for s in pool]
+    scored = [(sc, s) for sc, s in scored if sc > 0]
+    if not scored:
+        return []
+    best = max(sc for sc, _ in scored)
+    keep = [(sc, s) for sc, s in scored if sc >= best * ratio]
+    keep.sort(key=lambda p: (-p[0], p[1].order))
+    return sorted((s for _, s in keep[:limit]), key=lambda s: s.order)
+
+
+def is_subsequence(needle: list[str], hay: list[str]) -> tuple[int, int] | None:
+    """(first, last) positions where needle occurs in hay in order (gaps allowed), else None."""
+    if not needle:
+        return None
+    pos = 0
+    first = -1
+    for i, tok in enumerate(hay):
+        if tok == needle[pos]:
+            if pos == 0:
+                first = i
+            pos += 1
+            if pos == len(needle):
+                return first, i
+    return None

@@ -1,0 +1,309 @@
+"""What the intent asks and in what form: content terms, act, and output constraints.
+
+Output constraints come from the intent's Output field, from guidance KUs scoped to the goal solver,
+and from instruction sentences inside the question itself ("Answer with a single word."). An
+instruction sentence is one whose every content word is format vocabulary; it is removed from the
+question before matching, so "Answer Yes or No" never counts as evidence to look for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from mrpvm.plugins.sdk.text import STOPWORDS, sentences, stems, terms, words
+
+_FORMAT_WORDS = frozenset(
+    [
+        "answer",
+        "answers",
+        "respond",
+        "reply",
+        "write",
+        "give",
+        "use",
+        "keep",
+        "be",
+        "limit",
+        "format",
+        "please",
+        "only",
+        "just",
+        "single",
+        "one",
+        "word",
+        "words",
+        "yes",
+        "no",
+        "brief",
+        "briefly",
+        "concise",
+        "concisely",
+        "short",
+        "shortly",
+        "sentence",
+        "sentences",
+        "bullet",
+        "bullets",
+        "point",
+        "points",
+        "list",
+        "exactly",
+        "maximum",
+        "max",
+        "term",
+        "true",
+        "false",
+        "simply",
+        "plain",
+        "yes/no",
+        "output",
+        "response",
+    ]
+)
+
+# Question-framing words: they say how to answer, not what about.
+_FRAMING = frozenset(
+    stems(
+        [
+            "explain",
+            "describe",
+            "why",
+            "how",
+            "what",
+            "which",
+            "who",
+            "whom",
+            "whose",
+            "where",
+            "when",
+            "list",
+            "name",
+            "compare",
+            "contrast",
+            "analyze",
+            "analyse",
+            "trace",
+            "give",
+            "tell",
+            "summarize",
+            "summarise",
+            "detail",
+            "details",
+            "answer",
+            "word",
+            "words",
+            "yes",
+            "brief",
+            "briefly",
+            "specific",
+            "exactly",
+            "every",
+            "please",
+            "provide",
+            "show",
+            "identify",
+            "discuss",
+            "outline",
+            "question",
+            "following",
+            "mention",
+        ]
+    )
+)
+
+_YES_NO = re.compile(r"\byes\s*(?:/|or|-)\s*no\b|\bboolean\b|\btrue\s*(?:/|or)\s*false\b", re.I)
+_SINGLE_WORD = re.compile(r"\b(?:single|one)[- ]word\b|\bin a word\b|\bone term\b", re.I)
+_BRIEF = re.compile(r"\b(?:brief|briefly|concise|concisely|short answer|one sentence)\b", re.I)
+_LIST = re.compile(r"\b(?:list|bullet(?:s|ed)?|enumerate)\b", re.I)
+_STEPS = re.compile(
+    r"\b(?:steps?|step-by-step|procedure|instructions)\b|\bhow (?:do|can|should|would) (?:i|we|you|one)\b|\bhow to\b",
+    re.I,
+)
+_COMPARE = re.compile(
+    r"\b(?:compare|comparing|comparison|contrast|versus|vs\.?|differences? between|differ)\b", re.I
+)
+_AUX = [
+    "is",
+    "are",
+    "was",
+    "were",
+    "am",
+    "do",
+    "does",
+    "did",
+    "can",
+    "could",
+    "would",
+    "will",
+    "should",
+    "shall",
+    "has",
+    "have",
+    "had",
+    "may",
+    "might",
+    "must",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "weren't",
+    "don't",
+    "doesn't",
+    "didn't",
+    "can't",
+    "couldn't",
+    "wouldn't",
+    "won't",
+    "shouldn't",
+    "hasn't",
+    "haven't",
+    "hadn't",
+]
+_POLAR = re.compile(r"(?:^|,\s+)(?:" + "|".join(re.escape(a) for a in _AUX) + r")\s+\S", re.I)
+_WH = re.compile(r"^\s*(?:who|whom|whose|which|what|where|when|name|identify)\b", re.I)
+# Hypothetical or counterfactual framing: such questions are never stated explicitly by evidence.
+_HYPOTHETICAL = re.compile(
+    r"\b(?:if|suppose|supposing|imagine|hypothetical(?:ly)?|counterfactual|instead|otherwise|would|might|could|"
+    r"whether or not)\b|\bhad\s+\w+(?:ed|en)\b",
+    re.I,
+)
+
+
+_NAME_TOKEN = re.compile(r"[A-Z][\w'’-]*")
+_TITLES = frozenset(["dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "gen", "col", "capt", "lt", "sgt"])
+
+
+def name_runs(text: str) -> list[str]:
+    """Runs of capitalised words ("Dr. Elara Vance"); a run ends at punctuation other than a title's dot.
+
+    A capitalised question word or instruction verb opening a run ("Compare", "How", "The") is not
+    part of the name.
+    """
+    runs: list[str] = []
+    current: list[re.Match[str]] = []
+
+    def close() -> None:
+        while current and _is_framing(current[0].group(0)):
+            current.pop(0)
+        if current:
+            runs.append(text[current[0].start() : current[-1].end()])
+        current.clear()
+
+    for tok in _NAME_TOKEN.finditer(text):
+        if tok.start() > 0 and text[tok.start() - 1].isalnum():
+            continue
+        if current:
+            gap = text[current[-1].end() : tok.start()]
+            prev = current[-1].group(0).lower()
+            if not (gap == " " or (gap == ". " and prev in _TITLES)):
+                close()
+        current.append(tok)
+    close()
+    return runs
+
+
+def _is_framing(word: str) -> bool:
+    low = word.lower()
+    return low in STOPWORDS or low in _FORMAT_WORDS or stems([low])[0] in _FRAMING
+
+
+@dataclass(slots=True)
+class Question:
+    text: str  # the question with instruction sentences removed
+    act: str
+    yes_no: bool = False
+    single_word: bool = False
+    brief: bool = False
+    wants_list: bool = False
+    wants_steps: bool = False
+    compare: bool = False
+    polar: bool = False
+    hypothetical: bool = False
+    wh: bool = False
+    focus: str = ""  # the question sentence a constrained answer must address
+    sub_questions: list[str] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)  # content stems, framing removed, first-seen order
+    names: list[list[str]] = field(default_factory=list)  # the terms of each multi-word name ("Kaelen Voss")
+    context: str = ""  # the intent group's Context line
+    support: list[str] = field(default_factory=list)  # content stems of the context, not already in terms
+
+    @property
+    def constrained(self) -> bool:
+        return self.yes_no or self.single_word
+
+
+def is_instruction(sentence: str) -> bool:
+    """True when every content word of the sentence is format vocabulary ("Answer with a single word.")."""
+    toks = [w for w in words(sentence) if w not in STOPWORDS or w in _FORMAT_WORDS]
+    return bool(toks) and all(w in _FORMAT_WORDS for w in toks)
+
+
+def analyse(
+    text: str, act: str | None, output: str = "", guidance: list[str] | None = None, context: str = ""
+) -> Question:
+    """Read the question, its act and its output constraints.
+
+    `context` is the intent group's Context line (what the seed detector resolved the question to be
+    about, e.g. the people a pronoun refers to); its terms support the match at a lower weight.
+    """
+    guidance = guidance or []
+    parts = sentences(text) or [text]
+    instructions = [s for s in parts if is_instruction(s)]
+    body = [s for s in parts if not is_instruction(s)] or parts
+    question_text = " ".join(body).strip()
+    format_text = " ".join([output, *guidance, *instructions])
+    questions = [s for s in body if s.rstrip().endswith("?")]
+    focus = questions[-1] if questions else (body[-1] if body else text)
+    polar = bool(_POLAR.search(focus.strip())) and not _WH.match(focus)
+    q = Question(text=question_text, act=act or _guess_act(question_text, polar), focus=focus)
+    q.yes_no = bool(_YES_NO.search(format_text)) or bool(_YES_NO.search(question_text) and polar)
+    q.single_word = bool(_SINGLE_WORD.search(format_text))
+    if q.single_word and polar:
+        q.yes_no = True
+    q.brief = bool(_BRIEF.search(format_text))
+    q.wants_list = bool(_LIST.search(format_text))
+    q.wants_steps = bool(_STEPS.search(format_text) or _STEPS.search(question_text)) or q.act == "implement"
+    q.compare = q.act == "compare" or bool(_COMPARE.search(question_text))
+    q.polar = polar
+    q.hypothetical = bool(_HYPOTHETICAL.search(focus))
+    q.wh = bool(_WH.match(focus))
+    q.sub_questions = questions
+    q.terms = content_terms(question_text)
+    q.context = context
+    q.support = [t for t in content_terms(context) if t not in q.terms]
+    q.names = name_groups(question_text) + name_groups(context.replace(";", ","))
+    return q
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed content words of a question, without question-framing words, in first-seen order."""
+    # a hyphenated word counts through its parts ("aura-city" → aura, citi), not three times
+    return list(dict.fromkeys(t for t in terms(text) if t not in _FRAMING and "-" not in t))
+
+
+def name_groups(text: str) -> list[list[str]]:
+    """Terms of each multi-word proper name: a sentence naming any part of it mentions the entity."""
+    groups = []
+    for run in name_runs(text):
+        toks = [t for t in content_terms(run) if t not in _TITLES]
+        if len(toks) >= 2:
+            groups.append(toks)
+    return groups
+
+
+def _guess_act(text: str, polar: bool) -> str:
+    low = text.lower()
+    if _COMPARE.search(low):
+        return "compare"
+    if polar:
+        return "evaluate"
+    if re.match(r"\s*(?:which|who|whom|name|identify)\b", low):
+        return "identify"
+    if _STEPS.search(low):
+        return "implement"
+    if re.match(r"\s*(?:what is|what are|define)\b", low):
+        return "define"
+    if re.match(r"\s*(?:why|explain)\b", low):
+        return "explain"
+    return "describe"

@@ -1,0 +1,94 @@
+"""Code the three kb plugins share (DESIGN.md §2): unit store + lexical index, goal profiles, selection.
+
+Public API (stable; see README.md):
+    Retriever, SelectionConfig          the request handlers and their knobs; subclass to add a backend
+    Candidate, Entry, Views             candidates and the per-call memory views (inline units + KB)
+    GoalProfile, build_profile, bare_intent, guess_act
+    KBStore, open_store, StoredUnit, NewUnit, OldUnit, WriteHook, StoreError
+    MemoryIndex, memory_index
+    IntentResult, build_document, intent_ref
+    FIELD_WEIGHTS, TEXT_FIELDS, unit_fields, analyse, unit_hash, body_text, is_guidance, is_evidence,
+    is_question_like
+    annotate, goal_boost, relative_cut, resolve_levels, remove_redundant, sufficiency, jaccard,
+    ancestors, ancestor_map
+"""
+
+from .candidates import Candidate, Entry, Views
+from .fields import (
+    FIELD_WEIGHTS,
+    LEVELS,
+    TEXT_FIELDS,
+    analyse,
+    body_text,
+    content_terms,
+    is_evidence,
+    is_guidance,
+    is_question_like,
+    level_of,
+    unit_fields,
+    unit_hash,
+)
+from .memindex import MemoryIndex, memory_index
+from .output import IntentResult, build_document, intent_ref
+from .profile import GoalProfile, bare_intent, build_profile, guess_act
+from .retriever import Retriever
+from .selection import (
+    SelectionConfig,
+    Sufficiency,
+    ancestor_map,
+    ancestors,
+    annotate,
+    goal_boost,
+    jaccard,
+    relative_cut,
+    remove_redundant,
+    resolve_levels,
+    sufficiency,
+)
+from .store import KBStore, NewUnit, OldUnit, StoredUnit, StoreError, WriteHook, open_store
+
+__all__ = [
+    "FIELD_WEIGHTS",
+    "LEVELS",
+    "TEXT_FIELDS",
+    "Candidate",
+    "Entry",
+    "GoalProfile",
+    "IntentResult",
+    "KBStore",
+    "MemoryIndex",
+    "NewUnit",
+    "OldUnit",
+    "Retriever",
+    "SelectionConfig",
+    "StoreError",
+    "StoredUnit",
+    "Sufficiency",
+    "Views",
+    "WriteHook",
+    "analyse",
+    "ancestor_map",
+    "ancestors",
+    "annotate",
+    "bare_intent",
+    "body_text",
+    "build_document",
+    "build_profile",
+    "content_terms",
+    "goal_boost",
+    "guess_act",
+    "intent_ref",
+    "is_evidence",
+    "is_guidance",
+    "is_question_like",
+    "jaccard",
+    "level_of",
+    "memory_index",
+    "open_store",
+    "relative_cut",
+    "remove_redundant",
+    "resolve_levels",
+    "sufficiency",
+    "unit_fields",
+    "unit_hash",
+]

@@ -1,0 +1,141 @@
+"""Candidates and the per-call view over the two memory views (inline units, persistent KB)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from mrpvm.protocol.document import KnowledgeUnit
+
+from .fields import body_text, level_of
+from .memindex import MemoryIndex
+from .store import KBStore
+
+
+class Entry(NamedTuple):
+    """A unit with its content terms and where it lives ("inline" or "kb")."""
+
+    unit: KnowledgeUnit
+    terms: frozenset[str]
+    origin: str
+
+
+class Candidate:
+    """A unit being judged for one intent. `score` is the utility every stage reads and updates."""
+
+    __slots__ = ("unit", "terms", "origin", "lexical", "assoc", "score", "match", "matched", "why")
+
+    def __init__(self, entry: Entry, lexical: float = 0.0):
+        self.unit = entry.unit
+        self.terms = entry.terms
+        self.origin = entry.origin
+        self.lexical = lexical  # weighted BM25 (text fields)
+        self.assoc = 0.0  # associative / symbolic evidence a plugin adds (HDC similarity, proof membership)
+        self.score = lexical
+        self.match = 0.0  # idf-weighted query terms this unit contains
+        self.matched: frozenset[str] = frozenset()  # the intent's content terms this unit contains
+        self.why: list[str] = []
+
+    @property
+    def id(self) -> str:
+        return self.unit.id
+
+    @property
+    def level(self) -> int:
+        return level_of(self.unit)
+
+    @property
+    def size(self) -> int:
+        return len(body_text(self.unit))
+
+    def __repr__(self) -> str:
+        return f"Candidate({self.id!r}, score={self.score:.3f}, lexical={self.lexical:.3f}, assoc={self.assoc:.3f})"
+
+
+class Views:
+    """The memory views of one call: inline units (current turn + session) and the mounted KB."""
+
+    def __init__(self, inline: MemoryIndex | None, store: KBStore | None):
+        self.inline = inline
+        self.store = store
+        self._cache: dict[str, Entry | None] = {}
+        self._idf: dict[str, float] = {}
+
+    @property
+    def size(self) -> int:
+        return (self.inline.size if self.inline else 0) + (self.store.size if self.store else 0)
+
+    def inline_entry(self, position: int) -> Entry:
+        assert self.inline is not None
+        entry = Entry(self.inline.units[position], self.inline.terms[position], "inline")
+        self._cache[entry.unit.id] = entry
+        return entry
+
+    def search(self, weights: dict[str, float], limit: int) -> list[tuple[Entry, float]]:
+        """Lexical top `limit` of each view, merged (a unit present in both keeps its best score)."""
+        found: dict[str, tuple[Entry, float]] = {}
+        if self.inline is not None:
+            store = self.store if self.store is not None and self.store.size else None
+            background = store.doc_freq if store is not None else None
+            size = store.size if store is not None else 0
+            for pos, score in self.inline.search(weights, limit, background, size):
+                entry = self.inline_entry(pos)
+                found[entry.unit.id] = (entry, score)
+        if self.store is not None:
+            hits = self.store.search(weights, limit)
+            rows = self.store.fetch(k for k, _ in hits)
+            for key, score in hits:
+                row = rows.get(key)
+                if row is None:
+                    continue
+                entry = Entry(row.unit, row.terms, "kb")
+                self._cache.setdefault(row.unit.id, entry)
+                prev = found.get(row.unit.id)
+                if prev is None or prev[1] < score:
+                    found[row.unit.id] = (entry, score)
+        return sorted(found.values(), key=lambda pair: -pair[1])
+
+    def lookup(self, ids: Iterable[str]) -> dict[str, Entry]:
+        """Units by id from either view (parents, children); unknown ids are absent."""
+        out: dict[str, Entry] = {}
+        missing: list[str] = []
+        for ident in ids:
+            if ident in self._cache:
+                entry = self._cache[ident]
+                if entry is not None:
+                    out[ident] = entry
+                continue
+            pos = self.inline.by_id.get(ident) if self.inline is not None else None
+            if pos is not None:
+                out[ident] = self.inline_entry(pos)
+            else:
+                missing.append(ident)
+        if missing and self.store is not None:
+            rows = self.store.fetch_ids(missing)
+            for ident in missing:
+                row = rows.get(ident)
+                entry = Entry(row.unit, row.terms, "kb") if row is not None else None
+                self._cache[ident] = entry
+                if entry is not None:
+                    out[ident] = entry
+        return out
+
+    def idf(self, term: str) -> float:
+        """A term's importance: its largest idf over the views (rare anywhere means distinctive)."""
+        value = self._idf.get(term)
+        if value is None:
+            values = []
+            if self.inline is not None and self.inline.size:
+                values.append(self.inline.idf(term))
+            if self.store is not None and self.store.size:
+                values.append(self.store.idf(term))
+            value = max(values) if values else 1.0
+            self._idf[term] = value
+        return value
+
+    def tag_idf(self, origin: str, field: str, term: str) -> float:
+        if origin == "kb" and self.store is not None:
+            return self.store.tag_idf(field, term)
+        if self.inline is not None:
+            return self.inline.tag_idf(field, term)
+        return 1.0

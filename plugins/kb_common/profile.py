@@ -1,0 +1,205 @@
+"""The goal profile of one intent (DS023 step 1): what to look for, which roles serve it, how broad it is.
+
+Generic English only: the meta vocabulary below is the language of questions and instructions ("answer in
+one word", "explain", "list"), never the vocabulary of any particular document.
+"""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+from mrpvm.plugins.sdk.text import terms, words
+from mrpvm.protocol.document import IntentGroup
+from mrpvm.protocol.vocab import ACTS, ROLES_FOR_ACT
+
+from .fields import LEVELS
+
+# Words that shape a question or its answer rather than name its subject: low query weight, no coverage.
+_META_WORDS = [
+    "answer",
+    "answers",
+    "question",
+    "questions",
+    "explain",
+    "explanation",
+    "describe",
+    "description",
+    "tell",
+    "give",
+    "list",
+    "name",
+    "show",
+    "summarize",
+    "summarise",
+    "word",
+    "words",
+    "single",
+    "sentence",
+    "sentences",
+    "brief",
+    "briefly",
+    "short",
+    "detail",
+    "details",
+    "detailed",
+    "please",
+    "yes",
+    "reply",
+    "respond",
+    "response",
+    "format",
+    "exactly",
+    "simply",
+    "mention",
+    "compare",
+    "comparison",
+    "define",
+    "definition",
+    "meaning",
+    "mean",
+    "identify",
+    "evaluate",
+    "verify",
+    "recommend",
+    "diagnose",
+    "implement",
+    "way",
+    "ways",
+    "steps",
+    "step",
+    "whether",
+    "decide",
+]
+META_TERMS: frozenset[str] = frozenset(terms(" ".join(_META_WORDS)))
+
+_BROAD_WORDS = frozenset(
+    [
+        "overview",
+        "summary",
+        "summarize",
+        "summarise",
+        "overall",
+        "gist",
+        "entire",
+        "whole",
+        "general",
+        "outline",
+        "recap",
+        "themes",
+        "theme",
+    ]
+)
+_CONSTRAINED = re.compile(
+    r"\b(yes|no|one|single|number|count|name|date|year|true|false|boolean)\b", re.IGNORECASE
+)
+
+# Query-term weights by where the term appears in the intent group.
+WEIGHT_INTENT = 1.0
+WEIGHT_SUPPORT = 0.5  # Context / Criterion lines
+WEIGHT_META = 0.25
+
+BREADTH_LEVEL: dict[str, str] = {"broad": "aggregate", "moderate": "composite", "specific": "atomic"}
+_SPECIFIC_ACTS = frozenset({"define", "identify", "evaluate", "verify", "implement"})
+
+
+class GoalProfile(msgspec.Struct, kw_only=True):
+    """What one intent needs from retrieval."""
+
+    index: int  # the intent's number (Resolved Intent N)
+    act: str
+    text: str  # the intent sentence
+    weights: dict[str, float]  # query term -> weight
+    content: list[str]  # the intent's subject terms (coverage is measured over these)
+    roles: tuple[str, ...]  # preferred roles, most useful first (DS004)
+    breadth: str  # broad | moderate | specific
+    level: str  # preferred KU level: aggregate | composite | atomic
+    purpose: str = "task-evidence"
+
+    @property
+    def level_rank(self) -> int:
+        return LEVELS.index(self.level)
+
+
+def guess_act(text: str) -> str:
+    """A DS004 act for a bare prompt (requests without intents): a small, general cue table."""
+    low = text.strip().lower()
+    first = words(low[:80])[:3]
+    head = first[0] if first else ""
+    if re.search(r"\b(compare|difference|differences|versus|vs\.?)\b", low):
+        return "compare"
+    if re.match(r"how (do|can|should|to|would)\b", low) or head in ("install", "configure", "set", "build"):
+        return "implement"
+    if head == "why" or low.startswith("explain"):
+        return "explain"
+    if re.match(r"what (is|are) (a|an|the)?\s*\w+( \w+)?\??$", low) or head in ("define", "definition"):
+        return "define"
+    if head in ("which", "who", "name", "where", "when"):
+        return "identify"
+    if head in ("should", "recommend"):
+        return "recommend"
+    if head in (
+        "is",
+        "are",
+        "does",
+        "do",
+        "can",
+        "could",
+        "would",
+        "will",
+        "was",
+        "were",
+        "did",
+        "has",
+        "have",
+    ):
+        return "evaluate"
+    return "describe"
+
+
+def _breadth(intent: IntentGroup, content: list[str]) -> str:
+    raw = set(words(intent.intent))
+    lowered = intent.intent.strip().lower().rstrip("?. ")
+    if raw & _BROAD_WORDS or (lowered.startswith("what") and lowered.endswith(" about")):
+        return "broad"
+    constrained = bool(_CONSTRAINED.search(intent.output or ""))
+    if constrained or intent.act in _SPECIFIC_ACTS:
+        return "specific"
+    if intent.act == "describe" and len(set(content)) <= 2:
+        return "broad"
+    return "moderate"
+
+
+def build_profile(intent: IntentGroup, purpose: str = "task-evidence") -> GoalProfile:
+    """Query terms (intent 1.0, context/criterion 0.5, meta words 0.25), roles, breadth and level."""
+    act = intent.act if intent.act in ACTS else guess_act(intent.intent)
+    weights: dict[str, float] = {}
+    content: list[str] = []
+    for term in terms(intent.intent):
+        meta = term in META_TERMS
+        weights[term] = max(weights.get(term, 0.0), WEIGHT_META if meta else WEIGHT_INTENT)
+        if not meta and term not in content:
+            content.append(term)
+    for extra in (intent.context, intent.criterion):
+        for term in terms(extra or ""):
+            w = WEIGHT_META if term in META_TERMS else WEIGHT_SUPPORT
+            weights[term] = max(weights.get(term, 0.0), w)
+    if not content:  # a question made only of meta words still has to be matched on something
+        content = [t for t in weights if weights[t] >= WEIGHT_SUPPORT] or list(weights)
+    breadth = _breadth(msgspec.structs.replace(intent, act=act), content)
+    return GoalProfile(
+        index=intent.index,
+        act=act,
+        text=intent.intent,
+        weights=weights,
+        content=content,
+        roles=ROLES_FOR_ACT.get(act, ()),
+        breadth=breadth,
+        level=BREADTH_LEVEL[breadth],
+        purpose=purpose,
+    )
+
+
+def bare_intent(prompt: str) -> IntentGroup:
+    """The one intent of a request that carries none: the prompt itself."""
+    return IntentGroup(index=1, act=guess_act(prompt), intent=prompt.strip() or "(empty)", output="answer")

@@ -1,0 +1,278 @@
+"""Goal-conditioned scoring and selection over candidates (DS023 steps 4–9).
+
+Pure functions of (candidates, goal profile, memory views, config): role and level boosts, the relative
+score cut, abstraction-level resolution (extract children of a unit that is too large or too coarse,
+expand to a parent when broader context is wanted), redundancy removal, and the sufficiency check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from .candidates import Candidate, Entry, Views
+from .fields import LEVELS, body_text, is_evidence, is_question_like
+from .profile import GoalProfile
+from .scoring import tag_score
+
+
+class SelectionConfig(msgspec.Struct, kw_only=True):
+    """The knobs of one plugin's selection. Budgets are evidence units per intent, by breadth."""
+
+    budget: dict[str, int] = msgspec.field(default_factory=lambda: {"specific": 3, "moderate": 4, "broad": 5})
+    relative_cut: float = 0.4  # keep evidence scoring at least this fraction of the best
+    pool: int = 40  # lexical candidates per view per intent
+    max_chars: int = 1200  # a unit whose text is longer is "too large": use its relevant children
+    relevant_fraction: float = (
+        0.6  # a composite/aggregate is kept only if this share of its children is relevant
+    )
+    max_children: int = 3  # children extracted from one too-large unit
+    duplicate_jaccard: float = 0.8  # term-set overlap at which two units are near-duplicates
+    role_boost: tuple[float, ...] = (1.3, 1.2, 1.12, 1.08)  # by position of the role in ROLES_FOR_ACT[act]
+    act_boost: float = 1.08  # the unit lists the intent's act in UtilityActs explicitly
+    level_prior: tuple[float, ...] = (1.0, 0.85, 0.7)  # by distance from the preferred level
+    min_evidence: int = 1
+    min_coverage: float = 0.5  # idf-weighted share of the intent's content terms the evidence contains
+    role_waiver_coverage: float = 0.6  # coverage at which a missing preferred role no longer fails the intent
+    kb_guidance: int = 2  # guidance units from the persistent KB per intent (more for strategy purposes)
+    inline_guidance: int = 12  # cap on always-kept inline guidance units
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def annotate(cands: Iterable[Candidate], profile: GoalProfile, views: Views) -> None:
+    """Set `match` (idf-weighted query terms present) and `matched` (content terms present)."""
+    content = frozenset(profile.content)
+    for c in cands:
+        common = c.terms.intersection(profile.weights)
+        c.match = sum(profile.weights[t] * views.idf(t) for t in common)
+        c.matched = c.terms & content
+
+
+def goal_boost(c: Candidate, profile: GoalProfile, views: Views, config: SelectionConfig) -> None:
+    """Add the role/acts field match (DS009) and apply the act's role boost and the level prior."""
+    c.score += tag_score(c.unit, profile.weights, lambda f, t: views.tag_idf(c.origin, f, t))
+    if c.unit.role in profile.roles:
+        pos = profile.roles.index(c.unit.role)
+        c.score *= config.role_boost[min(pos, len(config.role_boost) - 1)]
+    if profile.act in c.unit.utilityActs:
+        c.score *= config.act_boost
+    distance = abs(c.level - profile.level_rank)
+    c.score *= config.level_prior[min(distance, len(config.level_prior) - 1)]
+
+
+def relative_cut(ranked: list[Candidate], config: SelectionConfig) -> list[Candidate]:
+    """Candidates scoring at least `relative_cut` of the best one (ranked input, ranked output)."""
+    if not ranked:
+        return []
+    floor = ranked[0].score * config.relative_cut
+    return [c for c in ranked if c.score >= floor and c.score > 0]
+
+
+# --------------------------------------------------------------------------- levels
+
+
+def _child_candidates(parent: Candidate, profile: GoalProfile, views: Views, pool: dict[str, Candidate]):
+    entries = views.lookup(parent.unit.childUnitIds)
+    kids: list[Candidate] = []
+    for ident in parent.unit.childUnitIds:
+        entry = entries.get(ident)
+        if entry is None or not is_evidence(entry.unit) or is_question_like(entry.unit):
+            continue
+        known = pool.get(ident)
+        kid = known if known is not None else Candidate(entry)
+        if known is None:
+            annotate([kid], profile, views)
+        kids.append(kid)
+    return kids
+
+
+def _relevant(kids: list[Candidate]) -> list[Candidate]:
+    best = max((k.match for k in kids), default=0.0)
+    if best <= 0:
+        return []
+    return [k for k in kids if k.match >= 0.5 * best and k.matched]
+
+
+def resolve_levels(
+    selected: list[Candidate],
+    profile: GoalProfile,
+    views: Views,
+    pool: dict[str, Candidate],
+    config: SelectionConfig,
+) -> list[Candidate]:
+    """DS023 steps 6–8: extract children of too-large/too-coarse units; expand atomic groups to parents."""
+    out: dict[str, Candidate] = {}
+
+    def put(c: Candidate) -> None:
+        prev = out.get(c.id)
+        if prev is None or prev.score < c.score:
+            out[c.id] = c
+
+    for c in selected:
+        if c.level == 0 or not c.unit.childUnitIds:
+            put(c)
+            continue
+        kids = _child_candidates(c, profile, views, pool)
+        relevant = _relevant(kids)
+        too_big = c.size > config.max_chars
+        spread = len(relevant) / len(kids) if kids else 1.0
+        # the children say all the unit matched: the query is about them, not about the unit as a whole
+        wanted = {t for t, w in profile.weights.items() if w >= 0.5}
+        told = set().union(*(k.terms for k in relevant)) if relevant else set()
+        concentrated = (c.terms & wanted) <= told
+        if relevant and (too_big or (spread < config.relevant_fraction and concentrated)):
+            best = max(k.match for k in relevant)
+            relevant.sort(key=lambda k: -k.match)
+            for kid in relevant[: config.max_children]:
+                derived = c.score * (kid.match / best) * 0.95
+                if derived > kid.score:
+                    kid.score = derived
+                kid.why.append(f"extracted from {c.id}")
+                put(kid)
+        else:
+            put(c)
+    if profile.level_rank > 0:
+        _expand_to_parents(out, profile, views, pool, config)
+    return sorted(out.values(), key=lambda c: -c.score)
+
+
+def _expand_to_parents(
+    out: dict[str, Candidate],
+    profile: GoalProfile,
+    views: Views,
+    pool: dict[str, Candidate],
+    config: SelectionConfig,
+) -> None:
+    groups: dict[str, list[Candidate]] = {}
+    for c in out.values():
+        if c.level < profile.level_rank and c.unit.parentUnitIds:
+            groups.setdefault(c.unit.parentUnitIds[0], []).append(c)
+    wanted = [pid for pid, members in groups.items() if len(members) >= 2 and pid not in out]
+    if not wanted:
+        return
+    parents = views.lookup(wanted)
+    for pid in wanted:
+        entry = parents.get(pid)
+        if entry is None or not is_evidence(entry.unit) or len(body_text(entry.unit)) > config.max_chars:
+            continue
+        parent = pool.get(pid) or Candidate(entry)
+        if pid not in pool:
+            annotate([parent], profile, views)
+        kids = _child_candidates(parent, profile, views, pool)
+        relevant = _relevant(kids)
+        if kids and len(relevant) / len(kids) < config.relevant_fraction:
+            continue
+        members = groups[pid]
+        parent.score = max(parent.score, max(m.score for m in members))
+        parent.why.append(f"expanded from {len(members)} children")
+        for m in members:
+            out.pop(m.id, None)
+        out[pid] = parent
+
+
+# --------------------------------------------------------------------------- redundancy
+
+
+def ancestor_map(ids: list[str], views: Views, depth: int = 3) -> dict[str, set[str]]:
+    """For each id, the ids of its parents, grandparents, ... (ParentUnitIds), one lookup per level."""
+    out: dict[str, set[str]] = {i: set() for i in ids}
+    frontier: dict[str, set[str]] = {i: {i} for i in ids}  # unit -> the origins it is an ancestor of
+    for _ in range(depth):
+        if not frontier:
+            break
+        found = views.lookup(frontier)
+        nxt: dict[str, set[str]] = {}
+        for ident, origins in frontier.items():
+            entry: Entry | None = found.get(ident)
+            if entry is None:
+                continue
+            for pid in entry.unit.parentUnitIds:
+                fresh = {o for o in origins if pid not in out[o]}
+                for o in fresh:
+                    out[o].add(pid)
+                if fresh:
+                    nxt.setdefault(pid, set()).update(fresh)
+        frontier = nxt
+    return out
+
+
+def ancestors(entry_unit_ids: list[str], views: Views, depth: int = 3) -> set[str]:
+    """Ids of the parents, grandparents, ... of units (following ParentUnitIds)."""
+    found: set[str] = set()
+    for anc in ancestor_map(list(entry_unit_ids), views, depth).values():
+        found |= anc
+    return found
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def remove_redundant(
+    ranked: list[Candidate],
+    profile: GoalProfile,
+    views: Views,
+    config: SelectionConfig,
+    limit: int | None = None,
+) -> list[Candidate]:
+    """Drop a unit whose ancestor or descendant is also selected (keeping the one at the wanted level) and
+    near-duplicates (term-set Jaccard >= duplicate_jaccard), keeping the better-scored; at most `limit`."""
+    by_id = {c.id: c for c in ranked}
+    lineage = {i: found & by_id.keys() for i, found in ancestor_map(list(by_id), views).items()}
+    drop: set[str] = set()
+    for c in ranked:
+        for anc in lineage[c.id]:
+            anc_level = by_id[anc].level
+            # keep the ancestor when it sits at (or below) the preferred level, else keep the finer unit
+            if anc_level <= profile.level_rank:
+                drop.add(c.id)
+            else:
+                drop.add(anc)
+    kept: list[Candidate] = []
+    for c in ranked:
+        if limit is not None and len(kept) >= limit:
+            break
+        if c.id in drop:
+            continue
+        if any(jaccard(c.terms, k.terms) >= config.duplicate_jaccard for k in kept):
+            continue
+        kept.append(c)
+    return kept
+
+
+# --------------------------------------------------------------------------- sufficiency
+
+
+class Sufficiency(msgspec.Struct, kw_only=True):
+    sufficient: bool
+    coverage: float
+    roles_ok: bool
+    evidence: int
+
+
+def sufficiency(
+    evidence: list[Candidate], profile: GoalProfile, views: Views, config: SelectionConfig
+) -> Sufficiency:
+    """Evidence count >= minimum, idf-weighted content-term coverage >= minimum, and a preferred role
+    present (waived when coverage is high: the evidence then states the answer whatever its role)."""
+    covered: set[str] = set()
+    for c in evidence:
+        covered |= c.matched
+    total = sum(views.idf(t) for t in profile.content)
+    got = sum(views.idf(t) for t in profile.content if t in covered)
+    coverage = got / total if total > 0 else 0.0
+    roles_ok = any(c.unit.role in profile.roles or profile.act in c.unit.acts for c in evidence)
+    # a preferred role is required unless the evidence states nearly every term of the intent anyway
+    role_gate = roles_ok or coverage >= config.role_waiver_coverage
+    ok = len(evidence) >= config.min_evidence and role_gate and coverage >= config.min_coverage
+    return Sufficiency(sufficient=ok, coverage=coverage, roles_ok=roles_ok, evidence=len(evidence))
+
+
+def levels_used(units: Iterable[Candidate]) -> list[str]:
+    present = {c.level for c in units}
+    return [LEVELS[i] for i in sorted(present)]

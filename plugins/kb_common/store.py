@@ -1,0 +1,379 @@
+"""The persistent KB of one kb plugin: a tantivy index plus a SQLite side store of full KU records.
+
+Layout of the plugin's artifact folder (DESIGN.md §6: `<home>/artifacts/<kbId>/<pluginId>/`):
+
+    index/          tantivy index: text fields topic/body/note/condition (pre-analysed terms), source, key
+    units.sqlite    units(key, id, source, hash, level, role, acts, terms, record) -- record: msgpack KU
+                    sources(id, name, units, summary, updatedAt), tagdf(field, term, df), meta(name, value)
+    generation      a counter bumped after every committed change; open handles reload when it moves
+
+An upsert replaces every unit of a source; SQLite's write lock (BEGIN IMMEDIATE) serialises writers from
+several worker processes. Order: tantivy commit, then SQLite commit, then the generation bump, so a crash
+can only leave index entries whose key has no record (skipped on read), never a record the index lacks.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import msgspec
+import tantivy
+from mrpvm.protocol.document import KnowledgeUnit
+
+from .fields import FIELD_WEIGHTS, TEXT_FIELDS, content_terms, unit_fields, unit_hash
+from .scoring import idf, tag_terms, tag_terms_of
+
+FORMAT_VERSION = "1"
+_STATE_KEY = "kb_common.stores"
+WRITER_HEAP = 64_000_000
+
+_encode = msgspec.msgpack.Encoder().encode
+_decode_unit = msgspec.msgpack.Decoder(KnowledgeUnit).decode
+
+
+class StoredUnit(NamedTuple):
+    """A unit as read back from the store: its integer key, the full KU and its content terms."""
+
+    key: int
+    unit: KnowledgeUnit
+    terms: frozenset[str]
+
+
+class NewUnit(NamedTuple):
+    """A unit about to be written (passed to upsert hooks)."""
+
+    key: int
+    unit: KnowledgeUnit
+    hash: str
+    fields: dict[str, list[str]]
+
+
+class OldUnit(NamedTuple):
+    key: int
+    id: str
+    hash: str
+
+
+# A hook runs inside the write transaction: (sqlite connection, removed units, added units).
+WriteHook = Callable[[sqlite3.Connection, list[OldUnit], list[NewUnit]], None]
+
+
+class StoreError(RuntimeError):
+    """The artifact folder cannot be used (corrupt index, incompatible format, lock never released)."""
+
+
+def _schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    for name in TEXT_FIELDS:
+        sb.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
+    sb.add_text_field("source", tokenizer_name="raw", index_option="basic")
+    sb.add_unsigned_field("key", fast=True, indexed=False, stored=False)
+    return sb.build()
+
+
+class KBStore:
+    """Open (creating if needed) the store in `root`. Cheap to query; reload with `refresh()`."""
+
+    def __init__(self, root: Path | str):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._gen_path = self.root / "generation"
+        self.db = sqlite3.connect(self.root / "units.sqlite", timeout=30.0, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self._init_db()
+        index_dir = self.root / "index"
+        self.schema = _schema()
+        try:
+            if index_dir.is_dir() and tantivy.Index.exists(str(index_dir)):
+                self.index = tantivy.Index.open(str(index_dir))
+            else:
+                index_dir.mkdir(exist_ok=True)
+                self.index = tantivy.Index(self.schema, path=str(index_dir))
+        except ValueError as err:
+            raise StoreError(f"cannot open the index in {index_dir}: {err}") from None
+        self.generation = -1
+        self.searcher: Any = None
+        self._tag_idf: dict[tuple[str, str], float] = {}
+        self.refresh(force=True)
+
+    # ------------------------------------------------------------------ setup and reload
+
+    def _init_db(self) -> None:
+        self.db.executescript(
+            """
+            CREATE TABLE IF NOT EXISTS units(
+                key INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, source TEXT NOT NULL, hash TEXT NOT NULL,
+                level TEXT NOT NULL, role TEXT NOT NULL, acts TEXT NOT NULL, terms TEXT NOT NULL,
+                record BLOB NOT NULL);
+            CREATE INDEX IF NOT EXISTS units_source ON units(source);
+            CREATE TABLE IF NOT EXISTS sources(
+                id TEXT PRIMARY KEY, name TEXT, units INTEGER NOT NULL, summary TEXT, updatedAt REAL);
+            CREATE TABLE IF NOT EXISTS tagdf(field TEXT, term TEXT, df INTEGER NOT NULL, PRIMARY KEY(field, term));
+            CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT);
+            """
+        )
+        row = self.db.execute("SELECT value FROM meta WHERE name='format'").fetchone()
+        if row is None:
+            self.db.execute("INSERT OR IGNORE INTO meta VALUES('format', ?)", (FORMAT_VERSION,))
+        elif row[0] != FORMAT_VERSION:
+            raise StoreError(
+                f"artifact format {row[0]} in {self.root}; this plugin reads format {FORMAT_VERSION}"
+            )
+
+    def read_generation(self) -> int:
+        try:
+            return int(self._gen_path.read_text() or "0")
+        except (FileNotFoundError, ValueError):
+            return 0
+
+    def refresh(self, force: bool = False) -> bool:
+        """Reload the searcher and statistics if another process (or we) committed a change."""
+        gen = self.read_generation()
+        if gen == self.generation and not force:
+            return False
+        self.index.reload()
+        self.searcher = self.index.searcher()
+        self._tag_df = {(f, t): df for f, t, df in self.db.execute("SELECT field, term, df FROM tagdf")}
+        self._tag_idf = {}
+        self.generation = gen
+        return True
+
+    def _bump_generation(self) -> None:
+        gen = self.read_generation() + 1
+        tmp = self._gen_path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(str(gen))
+        os.replace(tmp, self._gen_path)
+
+    # ------------------------------------------------------------------ writing
+
+    def upsert(
+        self,
+        source_id: str,
+        source_name: str,
+        units: list[KnowledgeUnit],
+        hook: WriteHook | None = None,
+        summary: dict | None = None,
+    ) -> tuple[int, int]:
+        """Replace every unit of `source_id` with `units`. Returns (removed, added)."""
+        prepared = [(u, unit_hash(u), unit_fields(u)) for u in units]
+        return self._write(source_id, source_name, prepared, hook, summary)
+
+    def remove(self, source_id: str, hook: WriteHook | None = None) -> int:
+        """Delete every unit of `source_id`. Returns how many were removed."""
+        removed, _ = self._write(source_id, "", None, hook)
+        return removed
+
+    def _write(
+        self, source_id: str, source_name: str, prepared, hook: WriteHook | None, summary: dict | None = None
+    ) -> tuple[int, int]:
+        if not source_id:
+            raise ValueError("sourceId is required")
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            old = [
+                OldUnit(k, i, h)
+                for k, i, h in db.execute("SELECT key, id, hash FROM units WHERE source=?", (source_id,))
+            ]
+            old_tags = [
+                tag_terms_of(role, acts)
+                for role, acts in db.execute("SELECT role, acts FROM units WHERE source=?", (source_id,))
+            ]
+            new: list[NewUnit] = []
+            if prepared:
+                row = db.execute("SELECT value FROM meta WHERE name='next_key'").fetchone()
+                next_key = int(row[0]) if row else 1
+                for offset, (unit, h, fields) in enumerate(prepared):
+                    new.append(NewUnit(next_key + offset, unit, h, fields))
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES('next_key', ?)", (str(next_key + len(prepared)),)
+                )
+            self._write_index(source_id, new)
+            db.execute("DELETE FROM units WHERE source=?", (source_id,))
+            if new:
+                # OR REPLACE: a unit id moving from another source replaces that copy (its index entry is orphaned)
+                db.executemany(
+                    "INSERT OR REPLACE INTO units(key, id, source, hash, level, role, acts, terms, record)"
+                    " VALUES(?,?,?,?,?,?,?,?,?)",
+                    (
+                        (
+                            n.key,
+                            n.unit.id,
+                            source_id,
+                            n.hash,
+                            n.unit.kuType,
+                            n.unit.role,
+                            ",".join(n.unit.acts),
+                            " ".join(content_terms(n.fields)),
+                            _encode(n.unit),
+                        )
+                        for n in new
+                    ),
+                )
+                db.execute(
+                    "INSERT OR REPLACE INTO sources VALUES(?,?,?,?,?)",
+                    (
+                        source_id,
+                        source_name,
+                        len(new),
+                        msgspec.json.encode(summary or {}).decode(),
+                        time.time(),
+                    ),
+                )
+            else:
+                db.execute("DELETE FROM sources WHERE id=?", (source_id,))
+            self._update_tags(old_tags, [tag_terms(n.unit) for n in new])
+            if hook is not None:
+                hook(db, old, new)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self._bump_generation()
+        self.refresh()
+        return len(old), len(new)
+
+    def _write_index(self, source_id: str, new: list[NewUnit]) -> None:
+        writer = self._writer()
+        try:
+            writer.delete_documents_by_term("source", source_id)
+            for n in new:
+                doc = tantivy.Document()
+                for name in TEXT_FIELDS:
+                    found = n.fields.get(name)
+                    if found:
+                        doc.add_text(name, " ".join(found))
+                doc.add_text("source", source_id)
+                doc.add_unsigned("key", n.key)
+                writer.add_document(doc)
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+        finally:
+            writer.wait_merging_threads()
+
+    def _writer(self):
+        deadline = time.monotonic() + 30.0
+        while True:
+            try:
+                return self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
+            except ValueError as err:  # LockBusy: another process is writing
+                if time.monotonic() > deadline:
+                    raise StoreError(f"index writer lock not released: {err}") from None
+                time.sleep(0.05)
+
+    def _update_tags(
+        self, removed: list[dict[str, frozenset[str]]], added: list[dict[str, frozenset[str]]]
+    ) -> None:
+        delta: dict[tuple[str, str], int] = {}
+        for sign, group in ((-1, removed), (1, added)):
+            for tags in group:
+                for field, found in tags.items():
+                    for term in found:
+                        delta[(field, term)] = delta.get((field, term), 0) + sign
+        self.db.executemany(
+            "INSERT INTO tagdf VALUES(?,?,?) ON CONFLICT(field, term) DO UPDATE SET df = df + excluded.df",
+            ((f, t, d) for (f, t), d in delta.items() if d),
+        )
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def size(self) -> int:
+        return self.searcher.num_docs
+
+    def search(self, weights: dict[str, float], limit: int) -> list[tuple[int, float]]:
+        """(key, score) of the best `limit` units by weighted BM25 over the text fields."""
+        if not weights or self.searcher.num_docs == 0:
+            return []
+        clauses = []
+        for term, w in weights.items():
+            for name in TEXT_FIELDS:
+                query = tantivy.Query.term_query(self.schema, name, term)
+                clauses.append(
+                    (tantivy.Occur.Should, tantivy.Query.boost_query(query, FIELD_WEIGHTS[name] * w))
+                )
+        result = self.searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
+        hits = result.hits
+        if not hits:
+            return []
+        keys = self.searcher.fast_field_values("key", [addr for _, addr in hits])
+        return [(int(k), float(score)) for (score, _), k in zip(hits, keys, strict=True) if k is not None]
+
+    def _rows(self, sql: str, args: list[Any]) -> list[StoredUnit]:
+        out = []
+        for start in range(0, len(args), 500):
+            chunk = args[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, terms, record in self.db.execute(sql.format(marks), chunk):
+                out.append(StoredUnit(key, _decode_unit(record), frozenset(terms.split())))
+        return out
+
+    def fetch(self, keys: Iterable[int]) -> dict[int, StoredUnit]:
+        """Full units by key (keys whose record is gone are absent)."""
+        keys = list(dict.fromkeys(keys))
+        if not keys:
+            return {}
+        return {s.key: s for s in self._rows("SELECT key, terms, record FROM units WHERE key IN ({})", keys)}
+
+    def fetch_ids(self, ids: Iterable[str]) -> dict[str, StoredUnit]:
+        """Full units by KU id (used to walk parent/child links)."""
+        ids = list(dict.fromkeys(ids))
+        if not ids:
+            return {}
+        return {
+            s.unit.id: s for s in self._rows("SELECT key, terms, record FROM units WHERE id IN ({})", ids)
+        }
+
+    def doc_freq(self, field: str, term: str) -> int:
+        return self.searcher.doc_freq(field, term)
+
+    def idf(self, term: str) -> float:
+        """Inverse document frequency of a content term (the larger of its topic and body frequencies)."""
+        s = self.searcher
+        df = max(s.doc_freq("topic", term), s.doc_freq("body", term))
+        return idf(s.num_docs, df)
+
+    def tag_idf(self, field: str, term: str) -> float:
+        cached = self._tag_idf.get((field, term))
+        if cached is None:
+            cached = idf(max(1, self.searcher.num_docs), self._tag_df.get((field, term), 0))
+            self._tag_idf[(field, term)] = cached
+        return cached
+
+    def sources(self) -> list[tuple[str, str, int]]:
+        return [tuple(r) for r in self.db.execute("SELECT id, name, units FROM sources ORDER BY id")]
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def store_exists(root: Path) -> bool:
+    return (root / "units.sqlite").is_file()
+
+
+def open_store(state: dict[str, Any], root: Path | None, create: bool = True) -> KBStore | None:
+    """The store of this artifact folder, kept open in `state` (Call.state) and refreshed on change.
+
+    With `create=False` a folder that holds no store yet gives None (a retrieve must not create one).
+    """
+    if root is None:
+        return None
+    stores: dict[str, KBStore] = state.setdefault(_STATE_KEY, {})
+    key = str(root.resolve())
+    store = stores.get(key)
+    if store is None:
+        if not create and not store_exists(root):
+            return None
+        store = KBStore(root)
+        stores[key] = store
+    else:
+        store.refresh()
+    return store

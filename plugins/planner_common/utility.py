@@ -1,0 +1,210 @@
+"""Per-plugin EWMA utility a planner learns from `recordOutcome`, persisted in its artifact folder.
+
+For each plugin the planner keeps one overall record and one per act (an act's record is used once it
+has samples, so a kb-plugin that fails on `explain` but serves `define` well is ranked per question):
+success rate, latency, LLM calls and sufficiency, each an exponentially weighted moving average.
+Updates are deterministic (no clock reads) and the file is written atomically under a lock, since a
+planner runs as several warm workers.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import math
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import msgspec
+from mrpvm.protocol.envelope import OutcomeAttempt, PluginStats, RecordOutcomePayload
+
+ALPHA = 0.3
+FILE_NAME = "utility.json"
+LOCK_NAME = "utility.lock"
+MAX_LATENCY_MS = 60_000.0
+# Statuses that say nothing about the plugin's own quality: not learned from.
+NEUTRAL = frozenset({"skipped", "skipped-budget"})
+SUCCESS = frozenset({"success", "accepted"})
+
+
+class Stat(msgspec.Struct, kw_only=True):
+    successRate: float = 0.5
+    latencyMs: float = 0.0
+    llmCalls: float = 0.0
+    sufficiency: float = 0.5
+    samples: int = 0
+
+    def update(
+        self, success: float, latency_ms: float, llm_calls: float, sufficient: float | None, alpha: float
+    ) -> None:
+        first = self.samples == 0
+        self.successRate = (1 - alpha) * self.successRate + alpha * success
+        self.latencyMs = latency_ms if first else (1 - alpha) * self.latencyMs + alpha * latency_ms
+        self.llmCalls = llm_calls if first else (1 - alpha) * self.llmCalls + alpha * llm_calls
+        if sufficient is not None:
+            self.sufficiency = (1 - alpha) * self.sufficiency + alpha * sufficient
+        self.samples += 1
+
+    def utility(self) -> float:
+        """In [-1, 1]: above 0 when the plugin has served better than an unknown plugin would."""
+        latency = math.log10(1 + max(0.0, self.latencyMs)) / math.log10(1 + MAX_LATENCY_MS)
+        calls = min(1.0, self.llmCalls / 3.0)
+        raw = (
+            0.55 * self.successRate
+            + 0.2 * self.sufficiency
+            + 0.15 * (1 - min(1.0, latency))
+            + 0.1 * (1 - calls)
+        )
+        neutral = 0.55 * 0.5 + 0.2 * 0.5 + 0.15 * 0.5 + 0.1 * 1.0
+        return max(-1.0, min(1.0, (raw - neutral) / (1 - neutral)))
+
+
+class PluginRecord(msgspec.Struct, kw_only=True):
+    overall: Stat = msgspec.field(default_factory=Stat)
+    acts: dict[str, Stat] = {}
+
+
+class UtilityTable(msgspec.Struct, kw_only=True):
+    version: int = 1
+    alpha: float = ALPHA
+    outcomes: int = 0
+    plugins: dict[str, PluginRecord] = {}
+
+    # ------------------------------------------------------------------ learning
+
+    def record(self, payload: RecordOutcomePayload) -> int:
+        """Learn from every attempt of an outcome; returns how many attempts were learned from."""
+        acts = {i.ref: i.act for i in payload.intents}
+        verdicts = validation_verdicts(payload.attempts)
+        learned = 0
+        for n, attempt in enumerate(payload.attempts):
+            if attempt.status in NEUTRAL or (attempt.type == "gs-plugin" and attempt.status == "no-context"):
+                # a goal solver's no-context is a verdict on the evidence, not on the solver: learning it
+                # as a failure would rank an honest solver below one that answers anything
+                continue
+            success, sufficient = score_attempt(attempt, verdicts.get(n))
+            record = self.plugins.setdefault(attempt.pluginId, PluginRecord())
+            args = (success, attempt.durationMs, float(attempt.llmCalls), sufficient, self.alpha)
+            record.overall.update(*args)
+            act = acts.get(attempt.intentRef or "")
+            if act:
+                record.acts.setdefault(act, Stat()).update(*args)
+            learned += 1
+        self.outcomes += 1
+        return learned
+
+    # ------------------------------------------------------------------ reading
+
+    def utility(
+        self, plugin_id: str, acts: list[str], kernel: PluginStats | None = None
+    ) -> tuple[float, int]:
+        """(utility in [-1, 1], samples behind it) for a plugin on a task with these acts."""
+        record = self.plugins.get(plugin_id)
+        stats: list[Stat] = []
+        if record is not None:
+            for act in acts:
+                stat = record.acts.get(act)
+                stats.append(stat if stat is not None and stat.samples else record.overall)
+            if not stats:
+                stats = [record.overall]
+        if (not stats or all(s.samples == 0 for s in stats)) and kernel is not None and kernel.samples:
+            stats = [
+                Stat(
+                    successRate=kernel.successRate,
+                    latencyMs=kernel.latencyMs,
+                    llmCalls=kernel.llmCalls,
+                    sufficiency=kernel.sufficiency,
+                    samples=kernel.samples,
+                )
+            ]
+        stats = [s for s in stats if s.samples]
+        if not stats:
+            return 0.0, 0
+        return sum(s.utility() for s in stats) / len(stats), min(s.samples for s in stats)
+
+
+def validation_verdicts(attempts: list[OutcomeAttempt]) -> dict[int, str]:
+    """Index of each successful goal-solver attempt -> the verdict of the validators that judged it
+    (`accepted`/`rejected`); validators run right after the answer they judge, for the same intent."""
+    verdicts: dict[int, str] = {}
+    last: dict[tuple[str | None, str | None], int] = {}
+    for n, attempt in enumerate(attempts):
+        key = (attempt.frameId, attempt.intentRef)
+        if attempt.type == "gs-plugin":
+            if attempt.status in SUCCESS:
+                last[key] = n
+            else:
+                last.pop(key, None)
+        elif (
+            attempt.type == "val-plugin"
+            and key in last
+            and attempt.status in ("accepted", "rejected")
+            and verdicts.get(last[key]) != "rejected"  # one rejection stands
+        ):
+            verdicts[last[key]] = attempt.status
+    return verdicts
+
+
+def score_attempt(attempt: OutcomeAttempt, verdict: str | None = None) -> tuple[float, float | None]:
+    """(success in [0, 1], sufficiency or None) of one attempt, by what its plugin type was asked.
+
+    A goal solver's answer counts as a success only once a validator accepted it; an unvalidated answer
+    (no validator could judge it) is neutral, 0.5: it shows the solver answered, not that it was right,
+    and learning it as a success would promote whichever solver answers most readily."""
+    status = attempt.status
+    if attempt.type == "gs-plugin" and status in SUCCESS:
+        sufficient = None if attempt.sufficient is None else (1.0 if attempt.sufficient else 0.0)
+        return {"accepted": 1.0, "rejected": 0.0}.get(verdict or "", 0.5), sufficient
+    sufficient = None if attempt.sufficient is None else (1.0 if attempt.sufficient else 0.0)
+    if attempt.type == "val-plugin":  # a verdict either way is the validator doing its job
+        return (1.0 if status in ("accepted", "rejected") else 0.0), None
+    if attempt.type == "kb-plugin":
+        if status == "success":
+            return (1.0 if attempt.sufficient is not False else 0.6), sufficient
+        if status == "insufficient":
+            return 0.4, 0.0
+        return 0.0, sufficient
+    if status in SUCCESS:
+        return 1.0, sufficient
+    if status in ("needs-decomposition", "insufficient"):
+        return 0.4, sufficient
+    if status == "no-context":
+        return 0.2, sufficient
+    return 0.0, sufficient  # error, unsupported, rejected
+
+
+# --------------------------------------------------------------------------- persistence
+
+_decoder = msgspec.json.Decoder(UtilityTable)
+
+
+def load(folder: Path | None) -> UtilityTable:
+    if folder is None:
+        return UtilityTable()
+    path = folder / FILE_NAME
+    try:
+        return _decoder.decode(path.read_bytes())
+    except FileNotFoundError:
+        return UtilityTable()
+    except (msgspec.DecodeError, OSError):
+        return UtilityTable()  # a damaged table is relearned, never fatal
+
+
+def save(folder: Path, table: UtilityTable) -> None:
+    path = folder / FILE_NAME
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(table), indent=1))
+    os.replace(tmp, path)
+
+
+@contextmanager
+def locked(folder: Path) -> Iterator[None]:
+    """An exclusive lock on the folder's table (workers of the same planner share it)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / LOCK_NAME, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

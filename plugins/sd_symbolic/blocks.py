@@ -1,0 +1,274 @@
+"""Split a source text into Markdown-ish blocks and those blocks into segments, keeping exact offsets.
+
+A *block* is a heading, paragraph, list, table or fenced code block. A *segment* is the smallest piece
+a Knowledge Unit is built from: a prose sentence, a list item, a table row or a whole code block. Every
+non-blank character of the source outside headings, horizontal rules and table separator lines belongs
+to exactly one segment, so KUs built from segments cover the text with nothing lost. One pass over the
+lines: linear time.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from mrpvm.plugins.sdk.text import sentence_spans
+
+_LINE = re.compile(r"[^\n]*\n?")
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_SEP = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")
+_ITEM = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<marker>[-*+•‣◦]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)]|(?:Step|STEP|step)\s+\d{1,3}[:.)]?)"
+    r"[ \t]+(?=\S)"
+)
+_TERMINAL = re.compile(r"[.!?:;,]['\"”’)]*$")
+
+# Sentences longer than this are cut at a whitespace boundary so no segment grows without bound.
+MAX_SEGMENT_CHARS = 1200
+
+
+@dataclass(slots=True)
+class Segment:
+    start: int
+    end: int
+    kind: str  # sentence | item | row | code
+    block: int  # index of the block it belongs to
+    marker: str = ""  # list marker ("1.", "-", "Step 2:") for items
+    ordered: bool = False  # numbered item
+    body_start: int = -1  # where an item's text starts after its marker (-1: at start)
+
+
+@dataclass(slots=True)
+class Block:
+    kind: str  # heading | paragraph | list | table | code
+    start: int
+    end: int
+    level: int = 0  # heading level (1-6)
+    title: str = ""  # heading text
+    segments: list[Segment] = field(default_factory=list)
+
+
+def _trim(text: str, a: int, b: int) -> tuple[int, int]:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """(start, end) of each line in text[start:end], newline excluded."""
+    out = []
+    for m in _LINE.finditer(text, start, end):
+        a, b = m.start(), m.end()
+        if a == b:
+            break
+        if b > a and text[b - 1] == "\n":
+            b -= 1
+        if b > a and text[b - 1] == "\r":
+            b -= 1
+        out.append((a, b))
+    return out
+
+
+def split_long(text: str, a: int, b: int, limit: int = MAX_SEGMENT_CHARS) -> list[tuple[int, int]]:
+    """Cut an overlong span at whitespace (preferring line breaks and '; ') into pieces of at most ~limit."""
+    pieces: list[tuple[int, int]] = []
+    while b - a > limit:
+        window = text[a : a + limit]
+        cut = max(window.rfind("\n"), window.rfind("; "), window.rfind(", "))
+        if cut < limit // 3:
+            cut = window.rfind(" ")
+        if cut <= 0:
+            cut = limit
+        else:
+            cut += 1
+        x, y = _trim(text, a, a + cut)
+        if y > x:
+            pieces.append((x, y))
+        a = a + cut
+        a, b = _trim(text, a, b)
+    if b > a:
+        pieces.append((a, b))
+    return pieces
+
+
+def sentences_in(text: str, a: int, b: int, block: int) -> list[Segment]:
+    out = []
+    for s, e in sentence_spans(text, a, b):
+        for x, y in split_long(text, s, e):
+            out.append(Segment(x, y, "sentence", block))
+    return out
+
+
+def _is_title_line(text: str, a: int, b: int) -> bool:
+    """A lone short line without final punctuation reads as a title ("The Awakening of Lumina-7")."""
+    line = text[a:b].strip()
+    if not line or len(line) > 90 or _TERMINAL.search(line):
+        return False
+    n_words = len(line.split())
+    return 1 <= n_words <= 12 and (line[0].isupper() or line[0].isdigit())
+
+
+def parse_blocks(text: str) -> list[Block]:
+    """The blocks of a text in order, with their segments."""
+    lines = _lines(text, 0, len(text))
+    blocks: list[Block] = []
+    i, n = 0, len(lines)
+    while i < n:
+        a, b = lines[i]
+        line = text[a:b]
+        if not line.strip():
+            i += 1
+            continue
+        fence = _FENCE.match(line)
+        if fence:
+            mark = fence.group(1)
+            j = i + 1
+            while j < n and not text[lines[j][0] : lines[j][1]].lstrip().startswith(mark[:3]):
+                j += 1
+            last = min(j, n - 1)
+            s, e = _trim(text, a, lines[last][1])
+            blk = Block("code", s, e)
+            blk.segments.append(Segment(s, e, "code", len(blocks)))
+            blocks.append(blk)
+            i = j + 1
+            continue
+        atx = _ATX.match(line)
+        if atx:
+            s, e = _trim(text, a, b)
+            blocks.append(Block("heading", s, e, level=len(atx.group(1)), title=atx.group(2).strip()))
+            i += 1
+            continue
+        if _RULE.match(line):
+            i += 1
+            continue
+        if _TABLE_ROW.match(line):
+            blk = Block("table", a, b)
+            j = i
+            while j < n and _TABLE_ROW.match(text[lines[j][0] : lines[j][1]]):
+                ra, rb = lines[j]
+                if not _TABLE_SEP.match(text[ra:rb]):
+                    s, e = _trim(text, ra, rb)
+                    blk.segments.append(Segment(s, e, "row", len(blocks)))
+                j += 1
+            blk.start, blk.end = _trim(text, a, lines[j - 1][1])
+            if blk.segments:
+                blocks.append(blk)
+            i = j
+            continue
+        if _ITEM.match(line):
+            i = _parse_list(text, lines, i, blocks)
+            continue
+        # paragraph: until a blank line or the start of another block kind
+        j = i + 1
+        while j < n:
+            la, lb = lines[j]
+            nxt = text[la:lb]
+            if (
+                not nxt.strip()
+                or _ATX.match(nxt)
+                or _FENCE.match(nxt)
+                or _ITEM.match(nxt)
+                or _TABLE_ROW.match(nxt)
+            ):
+                break
+            if _SETEXT.match(nxt) or _RULE.match(nxt):
+                break
+            j += 1
+        s, e = _trim(text, a, lines[j - 1][1])
+        if j < n and j == i + 1 and _SETEXT.match(text[lines[j][0] : lines[j][1]]):
+            level = 1 if text[lines[j][0] : lines[j][1]].strip().startswith("=") else 2
+            blocks.append(Block("heading", s, e, level=level, title=text[s:e].strip()))
+            i = j + 1
+            continue
+        blk = Block("paragraph", s, e)
+        blk.segments = sentences_in(text, s, e, len(blocks))
+        blocks.append(blk)
+        i = j
+    _promote_title_lines(text, blocks)
+    return blocks
+
+
+def _parse_list(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Block]) -> int:
+    """A run of list items (with indented or lazy continuation lines) as one list block."""
+    n = len(lines)
+    index = len(blocks)
+    blk = Block("list", lines[i][0], lines[i][1])
+    item_start = item_end = marker_start = -1
+    marker = ""
+    j = i
+    blank_run = 0
+
+    def close() -> None:
+        if item_start >= 0:
+            s, e = _trim(text, item_start, item_end)
+            ordered = marker[:1].isdigit() or marker.startswith("(") or marker.lower().startswith("step")
+            for x, y in split_long(text, s, e):
+                first = x == s  # an overlong item continues in marker-less pieces
+                begin, mark = (marker_start, marker) if first else (x, "")
+                blk.segments.append(
+                    Segment(begin, y, "item", index, marker=mark, ordered=ordered, body_start=x)
+                )
+
+    while j < n:
+        la, lb = lines[j]
+        line = text[la:lb]
+        if not line.strip():
+            blank_run += 1
+            j += 1
+            continue
+        m = _ITEM.match(line)
+        if m:
+            if blank_run > 1:
+                break
+            close()
+            marker = m.group("marker")
+            marker_start = la + len(m.group("indent"))
+            item_start, item_end = la + m.end(), lb
+            blank_run = 0
+            j += 1
+            continue
+        indented = line.startswith("  ") or line.startswith("\t")
+        if (indented or blank_run == 0) and not (
+            _ATX.match(line) or _FENCE.match(line) or _TABLE_ROW.match(line) or _RULE.match(line)
+        ):
+            if blank_run and not indented:
+                break
+            item_end = lb
+            blank_run = 0
+            j += 1
+            continue
+        break
+    close()
+    last = j - 1
+    while last > i and not text[lines[last][0] : lines[last][1]].strip():
+        last -= 1
+    blk.start, blk.end = _trim(text, lines[i][0], lines[last][1])
+    if blk.segments:
+        blocks.append(blk)
+    return last + 1
+
+
+def _promote_title_lines(text: str, blocks: list[Block]) -> None:
+    """A one-line paragraph that reads as a title and is followed by body text becomes a heading."""
+    for k, blk in enumerate(blocks):
+        if blk.kind != "paragraph" or len(blk.segments) != 1 or "\n" in text[blk.start : blk.end]:
+            continue
+        if k + 1 >= len(blocks) or blocks[k + 1].kind == "heading":
+            continue
+        nxt = blocks[k + 1]
+        if nxt.kind == "paragraph" and len(nxt.segments) == 1 and _is_title_line(text, nxt.start, nxt.end):
+            continue
+        if _is_title_line(text, blk.start, blk.end):
+            blk.kind = "heading"
+            blk.level = 1 if k == 0 else 2
+            blk.title = text[blk.start : blk.end].strip()
+            blk.segments = []
+    for k, blk in enumerate(blocks):
+        for seg in blk.segments:
+            seg.block = k

@@ -1,0 +1,181 @@
+"""Grouping: the pieces of a section become atomic-unit specs.
+
+Related consecutive sentences form groups of 2-4 (they share a key word or open with an anaphor, and stay
+within MAX_GROUP_CHARS); a sentence that carries a symbolic fact stands alone; imperative runs and step
+lists become one procedure with the sentence that introduces it; list items, table rows and code blocks
+keep their own units.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .blocks import Block
+from .pieces import Piece, anaphoric, overlap
+from .sections import Section
+
+MAX_GROUP_SENTENCES = 4
+MAX_GROUP_CHARS = 600
+MAX_LIST_GROUP = 4
+MAX_TABLE_ROWS = 4
+MAX_STEPS = 20
+
+_STEP_HINT = re.compile(r"\b(?:steps?|how to|follow(?:ing)?|procedure|instructions|as follows)\b|^to\s", re.I)
+_INTRO_HINT = re.compile(r":$|^to\s+\w+|\bfollow(?:ing)? (?:these|the) steps\b|\bas follows\b", re.I)
+
+
+@dataclass(slots=True)
+class Spec:
+    """An atomic unit before it is rendered: its pieces and how they are read."""
+
+    kind: str  # prose | fact | procedure | list | table | code
+    pieces: list[Piece]
+    intro: Piece | None = None
+    header: str | None = None
+
+
+def _is_procedure_list(items: list[Piece], intro: Piece | None) -> bool:
+    n = len(items)
+    imperative = sum(1 for p in items if p.imperative)
+    ordered = sum(1 for p in items if p.seg.ordered) * 2 >= n
+    stepped = any(p.seg.marker.lower().startswith("step") for p in items)
+    hinted = intro is not None and bool(_STEP_HINT.search(intro.clean))
+    if n < 2:
+        return imperative == 1 and (hinted or stepped)
+    return (
+        stepped
+        or imperative * 2 >= n
+        or (ordered and (imperative * 3 >= n or hinted))
+        or (hinted and imperative > 0)
+    )
+
+
+def _take_intro(group: list[Piece], specs: list[Spec], block: int) -> Piece | None:
+    """The sentence that introduces a procedure or list: the one just before it that ends with ':' etc."""
+    if group and _INTRO_HINT.search(group[-1].clean) and group[-1].triple is None:
+        return group.pop()
+    if specs and specs[-1].kind == "prose" and specs[-1].pieces[-1].seg.block == block - 1:
+        last = specs[-1].pieces[-1]
+        if last.clean.endswith(":"):
+            specs[-1].pieces.pop()
+            if not specs[-1].pieces:
+                specs.pop()
+            return last
+    return None
+
+
+def _breaks(group: list[Piece], piece: Piece) -> bool:
+    if not group:
+        return False
+    if len(group) >= MAX_GROUP_SENTENCES:
+        return True
+    if sum(len(p.clean) for p in group) + len(piece.clean) > MAX_GROUP_CHARS:
+        return True
+    if len(group) >= 2 and not anaphoric(piece):
+        seen: set[str] = set()
+        for p in group:
+            seen |= p.terms
+        return not (seen & piece.terms)
+    return False
+
+
+def make_specs(sec: Section, blocks: list[Block], pieces: dict[int, list[Piece]]) -> list[Spec]:
+    specs: list[Spec] = []
+    for k in sec.blocks:
+        blk = blocks[k]
+        items = pieces.get(k, [])
+        if not items:
+            continue
+        if blk.kind == "code":
+            specs.append(Spec("code", items, intro=_take_intro([], specs, k)))
+        elif blk.kind == "table":
+            intro = _take_intro([], specs, k)
+            header = items[0].clean if len(items) > 1 else None
+            for i in range(0, len(items), MAX_TABLE_ROWS):
+                chunk = items[i : i + MAX_TABLE_ROWS]
+                specs.append(Spec("table", chunk, intro=None if i else intro, header=header if i else None))
+        elif blk.kind == "list":
+            intro = _take_intro([], specs, k)
+            if _is_procedure_list(items, intro):
+                for i in range(0, len(items), MAX_STEPS):
+                    specs.append(Spec("procedure", items[i : i + MAX_STEPS], intro=intro if i == 0 else None))
+            else:
+                _list_specs(items, intro, specs)
+        else:
+            _paragraph_specs(items, k, specs)
+    return _merge_singletons(specs)
+
+
+def _list_specs(items: list[Piece], intro: Piece | None, specs: list[Spec]) -> None:
+    group: list[Piece] = []
+    for p in items:
+        if p.triple is not None:
+            if group:
+                specs.append(Spec("list", group, intro=intro))
+            elif intro is not None:
+                specs.append(Spec("prose", [intro]))
+            intro, group = None, []
+            specs.append(Spec("fact", [p]))
+            continue
+        group.append(p)
+        if len(group) >= MAX_LIST_GROUP:
+            specs.append(Spec("list", group, intro=intro))
+            intro, group = None, []
+    if group:
+        specs.append(Spec("list", group, intro=intro))
+    elif intro is not None:
+        specs.append(Spec("prose", [intro]))
+
+
+def _paragraph_specs(items: list[Piece], block: int, specs: list[Spec]) -> None:
+    group: list[Piece] = []
+    i, n = 0, len(items)
+    while i < n:
+        p = items[i]
+        if p.imperative:
+            j = i
+            while j < n and items[j].imperative:
+                j += 1
+            if j - i >= 2:
+                intro = _take_intro(group, specs, block)
+                if group:
+                    specs.append(Spec("prose", group))
+                    group = []
+                specs.append(Spec("procedure", items[i:j], intro=intro))
+                i = j
+                continue
+        if p.triple is not None:
+            if group:
+                specs.append(Spec("prose", group))
+                group = []
+            specs.append(Spec("fact", [p]))
+            i += 1
+            continue
+        if _breaks(group, p):
+            specs.append(Spec("prose", group))
+            group = []
+        group.append(p)
+        i += 1
+    if group:
+        specs.append(Spec("prose", group))
+
+
+def _merge_singletons(specs: list[Spec]) -> list[Spec]:
+    """A lone sentence joins the neighbouring paragraph's group when they share terms (not one KU per sentence)."""
+    out: list[Spec] = []
+    for spec in specs:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev.kind == spec.kind == "prose"
+            and (len(prev.pieces) == 1 or len(spec.pieces) == 1)
+            and len(prev.pieces) + len(spec.pieces) <= MAX_GROUP_SENTENCES
+            and spec.pieces[0].seg.block == prev.pieces[-1].seg.block + 1
+            and sum(len(p.clean) for p in prev.pieces + spec.pieces) <= MAX_GROUP_CHARS
+            and (overlap(prev.pieces[-1].terms, spec.pieces[0].terms) > 0 or anaphoric(spec.pieces[0]))
+        ):
+            prev.pieces.extend(spec.pieces)
+            continue
+        out.append(spec)
+    return out

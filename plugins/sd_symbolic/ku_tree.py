@@ -1,0 +1,314 @@
+"""normalizePersistentContext: a source text becomes a hierarchical KU tree (DS030 / DS018).
+
+    <sourceId>::source-summary                      aggregate: extractive summary of the whole source
+      <sourceId>::section-NNN                       composite: a heading's section, or a paragraph cluster
+        <sourceId>::chunk-NNN::unit-NNN             atomic: 2-4 related sentences, one fact sentence,
+                                                    a procedure (steps in order), list items, table rows, code
+
+Chunk NNN and section NNN share their number (a chunk is the span of one section). Atomic units cover the
+source's segments exactly once and text[CharStart:CharEnd] is their text body; headings are carried by the
+composite of their section (Title, SectionTitle, Topic). Everything is a single pass or a bounded window:
+linear in the size of the source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from mrpvm.protocol.document import KnowledgeUnit
+
+from .blocks import Block, parse_blocks
+from .grouping import Spec, make_specs
+from .pieces import Piece, clean, make_piece
+from .roles import condition_of, group_role
+from .sections import Section, make_sections
+from .summarize import central_indices, centrality, doc_freq, summary_size
+from .topics import content_runs, topic_of
+from .triples import Triple
+
+MAX_SUMMARY_CHARS = 700
+
+
+@dataclass(slots=True)
+class SourceMeta:
+    source_id: str
+    source_name: str
+    source_type: str
+    author: str | None = None
+    knowledge_date: str | None = None
+    chunk_base: int = 0
+    char_offset: int = 0
+    created_at: str = ""
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def source_id_for(name: str, text: str) -> str:
+    """A stable id: a slug of the source name, else a hash of its text."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48]
+    return f"src-{slug}" if slug else f"src-{content_hash(text)[:12]}"
+
+
+# --------------------------------------------------------------------------- units
+
+
+def _strip_marker(text: str) -> str:
+    return re.sub(r"^(?:step\s+\d{1,3}[:.)]?\s*)", "", text, flags=re.I)
+
+
+def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, index: int) -> KnowledgeUnit:
+    first = spec.intro or spec.pieces[0]
+    start, end = first.seg.start, spec.pieces[-1].seg.end
+    body = text[start:end]
+    texts = [p.clean for p in spec.pieces]
+    section_topic = sec.title or ""
+    role: str
+    claim: str | None = None
+    procedure: str | None = None
+    triple: Triple | None = None
+    title: str | None = None
+    if spec.kind == "procedure":
+        role = "Procedure"
+        lines = [spec.intro.clean] if spec.intro else []
+        lines += [f"{i}. {_strip_marker(t)}" for i, t in enumerate(texts, 1)]
+        procedure = "\n".join(lines)
+        topic = (
+            _procedure_topic(spec.intro.clean) if spec.intro else section_topic or topic_of(texts, "steps")
+        )
+        unit_type = "procedure"
+    elif spec.kind == "fact":
+        triple = spec.pieces[0].triple
+        assert triple is not None
+        claim = texts[0]
+        role = spec.pieces[0].cue or "Description"
+        topic = triple.subject
+        unit_type = "fact"
+    elif spec.kind == "code":
+        role, claim, unit_type = "Description", body, "code"  # with its introducing sentence, if any
+        topic = (spec.intro and _procedure_topic(spec.intro.clean)) or section_topic or "code"
+    elif spec.kind == "table":
+        role, unit_type = "Description", "table"
+        claim = "\n".join(([spec.intro.clean] if spec.intro else []) + texts)
+        title = f"Columns: {spec.header}" if spec.header else None
+        topic = section_topic or topic_of(([spec.intro.clean] if spec.intro else []) + texts[:1], "table")
+    else:
+        all_texts = ([spec.intro.clean] if spec.intro else []) + texts
+        cues = ([spec.intro.cue] if spec.intro else []) + [p.cue for p in spec.pieces]
+        pasts = ([spec.intro.past] if spec.intro else []) + [p.past for p in spec.pieces]
+        role = group_role(all_texts, cues, pasts)
+        if spec.kind == "list":
+            items = [
+                f"{p.seg.marker} {t}" if p.seg.marker else t for p, t in zip(spec.pieces, texts, strict=True)
+            ]
+            claim = "\n".join(([spec.intro.clean] if spec.intro else []) + items)
+            unit_type = "list"
+        else:
+            claim = " ".join(all_texts)
+            unit_type = "sentence-group" if len(all_texts) > 1 else "sentence"
+            if all(t.endswith("?") for t in all_texts):
+                unit_type = "question"  # a question in a source states nothing
+        topic = topic_of(all_texts[:3], section_topic)
+    if not topic:
+        topic = section_topic or (content_runs(claim or procedure or "")[:1] or ["text"])[0]
+    condition = condition_of(first.clean) if spec.kind != "code" else None
+    off = meta.char_offset
+    return KnowledgeUnit(
+        id=f"{meta.source_id}::chunk-{chunk:03d}::unit-{index:03d}",
+        sourceId=meta.source_id,
+        chunkId=f"{meta.source_id}::chunk-{chunk:03d}",
+        kuType="atomic",
+        role=role,
+        topic=topic,
+        claim=claim,
+        procedure=procedure,
+        title=title,
+        condition=condition,
+        subject=triple.subject if triple else None,
+        relation=triple.relation if triple else None,
+        object=triple.object if triple else None,
+        confidence=triple.confidence if triple else None,
+        hash=content_hash(body),
+        sourceName=meta.source_name,
+        sourceType=meta.source_type,
+        author=meta.author,
+        knowledgeDate=meta.knowledge_date,
+        ingestedAt=meta.created_at,
+        createdAt=meta.created_at,
+        chunkIndex=chunk,
+        unitIndex=index,
+        unitType=unit_type,
+        # TextBody only when it says more than the claim modulo whitespace (kb plugins index both)
+        textBody=body if clean(body) != clean(claim if claim is not None else procedure or "") else None,
+        chunkType=_CHUNK_TYPES.get(spec.kind, "paragraph"),
+        sectionTitle=sec.path,
+        charStart=start + off,
+        charEnd=end + off,
+    )
+
+
+_PURPOSE = re.compile(r"^(?:in order\s+)?to\s+(.+?)(?:,\s*(?:follow|do|use|run|perform)\b.*)?[:.]?$", re.I)
+
+
+def _procedure_topic(intro: str) -> str:
+    """'To install restic on Debian:' -> 'install restic on Debian'."""
+    m = _PURPOSE.match(intro.strip())
+    if m and len(m.group(1).split()) <= 8:
+        return m.group(1).strip(" :.,")
+    return topic_of([intro], intro.rstrip(":. ")[:60])
+
+
+_CHUNK_TYPES = {"list": "list", "procedure": "list", "table": "table", "code": "code"}
+
+
+def _summary(pieces: list[Piece], df: Counter[str] | None = None, k: int | None = None) -> list[Piece]:
+    usable = [p for p in pieces if p.seg.kind != "code" and p.terms and not p.clean.endswith(("?", ":"))]
+    if not usable:
+        usable = [p for p in pieces if p.seg.kind != "code" and p.terms]
+    if not usable:
+        return []
+    picks = central_indices([p.terms for p in usable], k or summary_size(len(usable)), df)
+    return [usable[i] for i in picks]
+
+
+def _join_summary(pieces: list[Piece]) -> str:
+    out: list[str] = []
+    total = 0
+    for p in pieces:
+        text = _strip_marker(p.clean)
+        if out and total + len(text) > MAX_SUMMARY_CHARS:
+            break
+        out.append(text)
+        total += len(text) + 1
+    return " ".join(out)
+
+
+def _majority_role(roles: list[str]) -> str:
+    counted = Counter(r for r in roles if r != "Procedure")
+    return counted.most_common(1)[0][0] if counted else "Description"
+
+
+def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
+    """All units of the source: atomic units in text order, then section composites, then the aggregate."""
+    blocks = parse_blocks(text)
+    pieces: dict[int, list[Piece]] = {
+        k: [make_piece(text, s) for s in blk.segments] for k, blk in enumerate(blocks)
+    }
+    sections = make_sections(blocks, pieces)
+    off = meta.char_offset
+    sid = meta.source_id
+    aggregate_id = f"{sid}::source-summary"
+    atomics: list[KnowledgeUnit] = []
+    composites: list[KnowledgeUnit] = []
+    section_pieces: list[list[Piece]] = []
+    for s_idx, sec in enumerate(sections):
+        chunk = meta.chunk_base + s_idx
+        section_id = f"{sid}::section-{chunk:03d}"
+        children: list[KnowledgeUnit] = []
+        owner: dict[int, str] = {}
+        for u_idx, spec in enumerate(make_specs(sec, blocks, pieces)):
+            unit = _atomic(spec, text, meta, sec, chunk, u_idx)
+            unit.parentUnitIds = [section_id]
+            children.append(unit)
+            for p in spec.pieces:
+                owner[id(p)] = unit.id
+        atomics.extend(children)
+        own = [p for k in sec.blocks for p in pieces.get(k, ())]
+        section_pieces.append(own)
+        end = sec.end
+        summary = _summary(own)
+        title = sec.title if sec.part == 1 or sec.title is None else f"{sec.title} (part {sec.part})"
+        claim = _join_summary(summary) or sec.title or clean(text[sec.start : end])[:MAX_SUMMARY_CHARS]
+        topic = sec.title or topic_of([p.clean for p in summary] or [claim], "section")
+        composites.append(
+            KnowledgeUnit(
+                id=section_id,
+                sourceId=sid,
+                chunkId=f"{sid}::chunk-{chunk:03d}",
+                kuType="composite",
+                role=_majority_role([c.role for c in children]),
+                topic=topic,
+                claim=claim,
+                title=title,
+                hash=content_hash(text[sec.start : end]),
+                sourceName=meta.source_name,
+                sourceType=meta.source_type,
+                author=meta.author,
+                knowledgeDate=meta.knowledge_date,
+                ingestedAt=meta.created_at,
+                createdAt=meta.created_at,
+                chunkIndex=chunk,
+                unitType="section-summary",
+                childUnitIds=[c.id for c in children],
+                parentUnitIds=[aggregate_id],
+                derivedFromUnitIds=list(dict.fromkeys(owner[id(p)] for p in summary if id(p) in owner)),
+                charStart=sec.start + off,
+                charEnd=end + off,
+                chunkType="section",
+                sectionTitle=sec.path,
+            )
+        )
+    composites_summary = _aggregate_summary(section_pieces)
+    doc_title = _document_title(blocks, meta)
+    start = blocks[0].start if blocks else 0
+    end = blocks[-1].end if blocks else 0
+    claim = _join_summary(composites_summary) or doc_title
+    aggregate = KnowledgeUnit(
+        id=aggregate_id,
+        sourceId=sid,
+        chunkId=f"{sid}::chunk-{meta.chunk_base:03d}",
+        kuType="aggregate",
+        role=_majority_role([c.role for c in composites]),
+        topic=doc_title,
+        claim=claim,
+        title=doc_title,
+        hash=content_hash(text),
+        sourceName=meta.source_name,
+        sourceType=meta.source_type,
+        author=meta.author,
+        knowledgeDate=meta.knowledge_date,
+        ingestedAt=meta.created_at,
+        createdAt=meta.created_at,
+        unitType="source-summary",
+        childUnitIds=[c.id for c in composites],
+        charStart=start + off,
+        charEnd=end + off,
+        chunkType="source",
+    )
+    return [*atomics, *composites, aggregate]
+
+
+def _aggregate_summary(section_pieces: list[list[Piece]]) -> list[Piece]:
+    """The most central sentence of each of the most central sections (or the top sentences of a lone one)."""
+    every = [
+        p
+        for ps in section_pieces
+        for p in ps
+        if p.seg.kind != "code" and p.terms and not p.clean.endswith("?")
+    ]
+    if not every:
+        return []
+    df = doc_freq([p.terms for p in every])
+    if len(section_pieces) == 1:
+        return _summary(every, df, k=min(3, summary_size(len(every)) + 1))
+    best: list[tuple[float, int, Piece]] = []
+    for i, ps in enumerate(section_pieces):
+        top = _summary(ps, df, k=1)
+        if top:
+            best.append((centrality(top[0].terms, df), -i, top[0]))
+    best.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    chosen = sorted(best[:5], key=lambda t: -t[1])
+    return [p for _, _, p in chosen]
+
+
+def _document_title(blocks: list[Block], meta: SourceMeta) -> str:
+    if blocks and blocks[0].kind == "heading":
+        return blocks[0].title
+    if meta.source_name:
+        name = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", meta.source_name.rsplit("/", 1)[-1])
+        return name.replace("_", " ").replace("-", " ").strip() or meta.source_id
+    return meta.source_id

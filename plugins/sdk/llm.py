@@ -1,0 +1,188 @@
+"""The LLM client plugins use: the kernel's loopback OpenAI-compatible endpoint given in `request.llm`.
+
+    from mrpvm.plugins.sdk.llm import chat, llm_ready, load_prompt, fill
+
+    if not llm_ready(call):
+        return call.reply("unsupported", result="no LLM endpoint for this call")
+    text = chat(call, [{"role": "system", "content": load_prompt(__file__, "system")},
+                       {"role": "user", "content": fill(load_prompt(__file__, "user"), question=call.prompt)}])
+
+`chat` is synchronous (plugins are single-threaded processes), counts every call the bridge served on
+the Call (`call.llm_calls`), uses the time left before the call's deadline as its timeout, and turns
+every failure into a `PluginFailure` with an LLM_* code. httpx is imported on first use only, so
+symbolic plugins that import the SDK pay nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .runtime import Call, PluginFailure
+
+TIMEOUT_MARGIN_S = 0.05  # leave the SDK time to answer before the plugin's own deadline
+ERROR_TEXT = 300
+_clients: dict[str, Any] = {}
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def calls_left(call: Call) -> int:
+    """LLM calls this plugin call may still make (the request's `budget.llmCalls` minus those made)."""
+    return max(0, call.request.budget.llmCalls - call.llm_calls)
+
+
+def llm_ready(call: Call, calls_needed: int = 1) -> bool:
+    """An endpoint was given and the budget allows `calls_needed` calls."""
+    return call.llm is not None and bool(call.llm.baseUrl) and calls_left(call) >= calls_needed
+
+
+def _client(base_url: str):
+    client = _clients.get(base_url)
+    if client is None:
+        import httpx
+
+        client = _clients[base_url] = httpx.Client(base_url=base_url, trust_env=False)
+    return client
+
+
+def _drop_client(base_url: str) -> None:
+    client = _clients.pop(base_url, None)
+    if client is not None:
+        try:
+            client.close()
+        except Exception:
+            pass
+
+
+def _bridge_error(response: Any) -> tuple[str, str]:
+    """(code, message) from an OpenAI-style error body; ("", text) when it is not one."""
+    try:
+        body = response.json()
+        error = body.get("error") if isinstance(body, dict) else None
+        if isinstance(error, dict):
+            return str(error.get("code") or ""), str(error.get("message") or "")
+    except ValueError:
+        pass
+    return "", " ".join(response.text.split())[:ERROR_TEXT]
+
+
+def chat(
+    call: Call,
+    messages: list[dict[str, str]],
+    *,
+    temperature: float = 0.0,
+    max_tokens: int | None = None,
+    stop: list[str] | None = None,
+    no_cache: bool = False,
+) -> str:
+    """One chat completion through the kernel's bridge; the first choice's message content."""
+    access = call.llm
+    if access is None or not access.baseUrl:
+        raise PluginFailure("LLM_UNAVAILABLE", "this call has no LLM endpoint (request.llm is null)")
+    if calls_left(call) <= 0:
+        raise PluginFailure(
+            "LLM_BUDGET_EXHAUSTED",
+            f"no LLM calls left in this call's budget ({call.request.budget.llmCalls})",
+        )
+    timeout = call.time_left() - TIMEOUT_MARGIN_S
+    if timeout <= 0:
+        raise PluginFailure("TIMEOUT", "no time left before the call's deadline for an LLM call")
+    body: dict[str, Any] = {"model": access.model, "messages": messages, "temperature": temperature}
+    if max_tokens is not None:
+        body["max_tokens"] = max_tokens
+    if stop:
+        body["stop"] = stop
+    headers = {"Authorization": f"Bearer {access.apiKey}"}
+    if no_cache:
+        headers["Cache-Control"] = "no-cache"
+    import httpx
+
+    base = access.baseUrl.rstrip("/")
+    try:
+        response = _client(base).post("/chat/completions", json=body, headers=headers, timeout=timeout)
+    except httpx.TimeoutException:
+        _drop_client(base)
+        call.llm_calls += 1  # the bridge may have counted it
+        raise PluginFailure("LLM_TIMEOUT", f"the LLM call did not answer within {timeout:.1f} s") from None
+    except httpx.HTTPError as err:
+        _drop_client(base)
+        raise PluginFailure("LLM_UNAVAILABLE", f"cannot reach the kernel's LLM endpoint: {err}") from None
+    except BaseException:  # the SDK's deadline fired mid-request: the connection is in an unknown state
+        _drop_client(base)
+        raise
+    status = response.status_code
+    if status == 200:
+        call.llm_calls += 1
+        try:
+            data = response.json()
+            content = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise PluginFailure(
+                "LLM_BAD_RESPONSE", "the LLM endpoint answered without message content"
+            ) from None
+        if not isinstance(content, str):
+            raise PluginFailure("LLM_BAD_RESPONSE", "the LLM answer's content is not text")
+        return content
+    code, message = _bridge_error(response)
+    details = {"status": status, "bridgeCode": code}
+    if status == 401:
+        raise PluginFailure(
+            "LLM_TOKEN_REJECTED", f"the LLM endpoint refused this call's token: {message}", details
+        )
+    if status == 429:
+        raise PluginFailure("LLM_BUDGET_EXHAUSTED", f"LLM call budget exhausted: {message}", details)
+    if status == 400:
+        raise PluginFailure("LLM_BAD_REQUEST", f"the LLM endpoint rejected the request: {message}", details)
+    call.llm_calls += 1  # reached the bridge and was counted there
+    failure = "LLM_TIMEOUT" if status == 504 else "LLM_UPSTREAM_ERROR"
+    raise PluginFailure(failure, f"LLM call failed ({code or status}): {message}", details)
+
+
+# --------------------------------------------------------------------------- prompts as files
+
+
+@lru_cache(maxsize=64)
+def _read_prompt(path: str) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def load_prompt(anchor: str, name: str) -> str:
+    """The text of `prompts/<name>.md` in the folder of `anchor` (pass the plugin module's `__file__`)."""
+    path = Path(anchor).resolve().parent / "prompts" / f"{name}.md"
+    try:
+        return _read_prompt(str(path))
+    except OSError as err:
+        raise PluginFailure("PROMPT_MISSING", f"cannot read prompt {path}: {err.strerror}") from None
+
+
+def fill(template: str, **values: Any) -> str:
+    """Replace `{{name}}` placeholders; a placeholder without a value is a bug, reported as such."""
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise PluginFailure("PROMPT_PLACEHOLDER", f"prompt placeholder {{{{{name}}}}} has no value")
+        return str(values[name])
+
+    return _PLACEHOLDER.sub(one, template)
+
+
+# --------------------------------------------------------------------------- units in prompts
+
+
+def format_units(units: list[Any], max_chars: int = 24000) -> str:
+    """Knowledge units as prompt lines `[id] (Role; Topic) statement`, stopping before `max_chars`."""
+    lines: list[str] = []
+    size = 0
+    for unit in units:
+        body = " ".join(unit.body.split()) if unit.role != "Procedure" else unit.body.strip()
+        condition = f" (when {unit.condition})" if unit.condition else ""
+        line = f"[{unit.id}] ({unit.role}; {unit.topic}) {body}{condition}"
+        if lines and size + len(line) > max_chars:
+            lines.append(f"(+{len(units) - len(lines)} more evidence items left out for length)")
+            break
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)

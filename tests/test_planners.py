@@ -1,0 +1,447 @@
+"""planner-default and planner-depth: ranking signals, pins, preferences, failures, budgets, decomposition,
+EWMA learning persisted in the artifact folder (deterministic), and the real process boundary."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import msgspec
+import pytest
+from mrpvm.kernel.config import MANIFESTS_DIR
+from mrpvm.kernel.registry import Registry
+from mrpvm.plugins.planner_default.__main__ import plugin as default_planner
+from mrpvm.plugins.planner_depth.__main__ import plugin as depth_planner
+from mrpvm.protocol.cnl import parse_document
+from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
+from mrpvm.protocol.envelope import (
+    BuildPlanPayload,
+    Descriptor,
+    OutcomeAttempt,
+    Paths,
+    PlannerHints,
+    PluginStats,
+    RecordOutcomePayload,
+    Request,
+    encode_request,
+)
+from mrpvm.protocol.envelope import Pins as P
+
+DESCRIPTORS = [e.manifest.descriptor() for e in Registry.load(MANIFESTS_DIR).list()]
+
+
+def intent(act: str, text: str, index: int = 1) -> IntentGroup:
+    return IntentGroup(index=index, act=act, intent=text, output="an answer")
+
+
+def plan_of(planner, intents, *, artifacts=None, prompt="question", **fields) -> Plan:
+    fields.setdefault("descriptors", DESCRIPTORS)
+    payload = BuildPlanPayload(phase=fields.pop("phase", "post-seed"), intents=intents, **fields)
+    request = Request(
+        prompt=prompt,
+        context=[],
+        op="buildPlan",
+        payload=payload,
+        paths=Paths(artifacts=str(artifacts) if artifacts else None),
+    )
+    doc, failure, code = planner.run(encode_request(request))
+    assert failure is None and code == 0 and doc.result.status == "success"
+    return doc.plan
+
+
+def record(planner, artifacts, attempts, intents):
+    payload = RecordOutcomePayload(requestId="r", plannerId=planner.id, attempts=attempts, intents=intents)
+    request = Request(
+        prompt="outcome",
+        context=[],
+        op="recordOutcome",
+        payload=payload,
+        paths=Paths(artifacts=str(artifacts)),
+    )
+    doc, failure, _ = planner.run(encode_request(request))
+    assert failure is None and doc.result.status == "success"
+    return doc
+
+
+DEFINE = [intent("define", "What is a heat exchanger?")]
+COMPARE = [intent("compare", "Compare the primary pump with the backup pump.")]
+MULTI_HOP = [intent("explain", "Why is the coolant valve relevant to the turbine's safety?")]
+
+
+# --------------------------------------------------------------------------- ranking signals
+
+
+def test_symbolic_cues_and_acts_order_the_kb_stage():
+    assert plan_of(default_planner, DEFINE).kbPluginOrder[0] == "kb-fast"
+    assert plan_of(default_planner, COMPARE).kbPluginOrder[0] == "kb-balanced"
+    assert plan_of(default_planner, MULTI_HOP).kbPluginOrder[0] == "kb-thinkingdb"
+    dependency = [intent("identify", "Which service depends on the cache through the gateway?")]
+    assert plan_of(default_planner, dependency).kbPluginOrder[0] == "kb-thinkingdb"
+    for intents in (DEFINE, COMPARE, MULTI_HOP):  # nothing is dropped, only ordered
+        assert sorted(plan_of(default_planner, intents).kbPluginOrder) == [
+            "kb-balanced",
+            "kb-fast",
+            "kb-thinkingdb",
+        ]
+
+
+def test_cues_come_from_declared_traits_not_plugin_ids():
+    hints = dict(
+        expectedLatencyMs=40,
+        expectedLLMCalls=0,
+        relativeCost=0.6,
+        supportedActs=["explain"],
+        topicTags=[],
+        preferredDepth="medium",
+        fallbackRole="specialist",
+        evidenceStyle=["lexical"],
+        confidenceWhenMatched=0.6,
+    )
+    graph = Descriptor(
+        id="kb-graph",
+        type="kb-plugin",
+        costClass="expensive",
+        description="Graph walk for multi-hop questions.",
+        plannerHints=PlannerHints(**hints),
+    )
+    plain = Descriptor(
+        id="kb-plain",
+        type="kb-plugin",
+        costClass="cheap",
+        description="Keyword lookup.",
+        plannerHints=PlannerHints(**{**hints, "relativeCost": 0.1, "preferredDepth": "shallow"}),
+    )
+    assert plan_of(default_planner, MULTI_HOP, descriptors=[plain, graph]).kbPluginOrder == [
+        "kb-graph",
+        "kb-plain",
+    ]
+    assert plan_of(
+        default_planner, [intent("explain", "Explain the lookup.")], descriptors=[plain, graph]
+    ).kbPluginOrder == ["kb-plain", "kb-graph"]
+
+
+def test_cheap_first_versus_heavy_first_with_and_without_llm_budget():
+    cheap = plan_of(default_planner, DEFINE, llmCallsLeft=6)
+    heavy = plan_of(depth_planner, DEFINE, llmCallsLeft=6)
+    assert cheap.goalSolverOrder == ["gs-symbolic", "gs-llm-fast", "gs-llm-deep"]
+    assert heavy.goalSolverOrder == ["gs-llm-deep", "gs-llm-fast", "gs-symbolic"]
+    assert cheap.seedDetectorOrder[0] == "sd-symbolic" and heavy.seedDetectorOrder[0] == "sd-llm-deep"
+    assert heavy.kbPluginOrder[0] == "kb-thinkingdb"
+    for planner in (
+        default_planner,
+        depth_planner,
+    ):  # no LLM calls left: LLM plugins after symbolic, still listed
+        broke = plan_of(planner, DEFINE, llmCallsLeft=0)
+        assert broke.goalSolverOrder[0] == "gs-symbolic" and set(broke.goalSolverOrder[1:]) == {
+            "gs-llm-fast",
+            "gs-llm-deep",
+        }
+        assert broke.seedDetectorOrder[0] == "sd-symbolic" and len(broke.seedDetectorOrder) == 3
+        assert broke.validatorOrder == ["val-llm"]
+    one_call = plan_of(
+        depth_planner, DEFINE, llmCallsLeft=1
+    )  # gs-llm-deep may make 2 calls: after gs-llm-fast
+    assert one_call.goalSolverOrder[:2] == ["gs-llm-fast", "gs-symbolic"]
+
+
+def test_pins_collapse_preferences_lead_failures_demote():
+    pinned = plan_of(default_planner, DEFINE, pins=P(kb="kb-balanced", gs="gs-llm-fast"))
+    assert pinned.kbPluginOrder == ["kb-balanced"] and pinned.goalSolverOrder == ["gs-llm-fast"]
+    assert len(pinned.seedDetectorOrder) == 3  # other stages untouched
+    preferred = plan_of(default_planner, DEFINE, preferences=P(kb="kb-thinkingdb"))
+    assert preferred.kbPluginOrder[0] == "kb-thinkingdb" and len(preferred.kbPluginOrder) == 3
+    both = plan_of(default_planner, DEFINE, pins=P(kb="kb-fast"), preferences=P(kb="kb-thinkingdb"))
+    assert both.kbPluginOrder == ["kb-fast"]
+    failed = plan_of(
+        default_planner, DEFINE, failures=["kb-fast: error: index missing", "gs-symbolic"], llmCallsLeft=4
+    )
+    assert failed.kbPluginOrder[-1] == "kb-fast" and len(failed.kbPluginOrder) == 3
+    assert failed.goalSolverOrder[-1] == "gs-symbolic"
+
+
+def test_planner_guidance_units_steer_the_order():
+    guidance = [
+        KnowledgeUnit(
+            id="g1",
+            sourceId="policy",
+            chunkId="policy::chunk-000",
+            kuType="atomic",
+            role="Constraint",
+            topic="retrieval policy",
+            claim="For this corpus prefer kb-thinkingdb. Never use kb-fast here.",
+            phaseScopes=["mrp-plan-plugin"],
+        ),
+        KnowledgeUnit(
+            id="g2",
+            sourceId="policy",
+            chunkId="policy::chunk-000",
+            kuType="atomic",
+            role="Constraint",
+            topic="other phase",
+            claim="Use kb-balanced.",
+            phaseScopes=["gs-plugin"],
+        ),  # not for planners
+    ]
+    plan = plan_of(default_planner, DEFINE, guidance=guidance)
+    assert plan.kbPluginOrder == ["kb-thinkingdb", "kb-balanced", "kb-fast"]
+    assert "guidance: g1" in plan.notes
+
+
+# --------------------------------------------------------------------------- decomposition (DS029)
+
+
+def test_decompose_rules():
+    several = [intent("identify", "What is the pump and why does it fail?")]
+    assert plan_of(default_planner, several).decompose is True
+    assert plan_of(default_planner, several, depth=3, maxDepth=3).decompose is False
+    assert plan_of(default_planner, several, depth=1).decompose is False  # sub-tasks are answered directly
+    # a multi-hop question goes to relation-sensitive retrieval, not to a split into sub-intents
+    multi_hop = plan_of(default_planner, MULTI_HOP)
+    assert multi_hop.decompose is False and multi_hop.kbPluginOrder[0] == "kb-thinkingdb"
+    assert plan_of(default_planner, DEFINE).decompose is False
+    assert plan_of(default_planner, [intent("identify", "Where is the local cache kept?")]).decompose is False
+    assert plan_of(default_planner, [], phase="pre-seed", prompt="What is A? What is B?").decompose is False
+    two = [intent("define", "What is A?"), intent("compare", "Compare B with C.", 2)]
+    assert plan_of(default_planner, two).decompose is False
+    assert plan_of(depth_planner, two, failures=["gs-symbolic: no-context"]).decompose is False
+    # one compound intent among simple ones: left to the goal solver (the plan's flag hits every seed)
+    mixed = [*several, intent("define", "What is A?", 2)]
+    assert plan_of(default_planner, mixed).decompose is False
+    assert plan_of(depth_planner, mixed, failures=["gs-symbolic: no-context"]).decompose is True
+
+
+def test_criterion_templates_are_not_relation_cues():
+    why = IntentGroup(
+        act="explain",
+        intent="Why is the remote cache read-only for forks?",
+        output="paragraph",
+        criterion="The answer gives the causes, reasons or mechanism.",
+    )
+    assert plan_of(default_planner, [why]).kbPluginOrder[0] != "kb-thinkingdb"
+
+
+def test_symbolic_knowledge_turns_relational_questions_to_relation_sensitive_retrieval():
+    from mrpvm.protocol.envelope import KnowledgeProfile
+
+    benefit = [intent("explain", "Explain why the editor benefits from isolation.")]
+    provides = [intent("describe", "What provides sandboxing?")]
+    facts = KnowledgeProfile(atomicUnits=8, symbolicFacts=7)
+    prose = KnowledgeProfile(atomicUnits=40, symbolicFacts=2)
+    for question in (benefit, provides):
+        assert plan_of(default_planner, question, knowledge=facts).kbPluginOrder[0] == "kb-thinkingdb"
+        assert plan_of(default_planner, question, knowledge=prose).kbPluginOrder[0] != "kb-thinkingdb"
+        assert plan_of(default_planner, question).kbPluginOrder[0] != "kb-thinkingdb"
+    # a plain lookup stays lexical even over symbolic knowledge
+    assert plan_of(default_planner, DEFINE, knowledge=facts).kbPluginOrder[0] == "kb-fast"
+
+
+def test_goal_solvers_whose_declared_acts_miss_the_turn_are_left_out():
+    hints = dict(
+        expectedLatencyMs=40,
+        expectedLLMCalls=0,
+        relativeCost=0.01,
+        supportedActs=["define", "describe"],
+        topicTags=[],
+        preferredDepth="shallow",
+        fallbackRole="secondary",
+        evidenceStyle=["extractive"],
+        confidenceWhenMatched=0.5,
+    )
+    keyword = Descriptor(
+        id="gs-keyword", type="gs-plugin", costClass="cheap", plannerHints=PlannerHints(**hints)
+    )
+    yes_no = [intent("evaluate", "Is the pump rated for 10 bar?")]
+    plan = plan_of(default_planner, yes_no, descriptors=[*DESCRIPTORS, keyword])
+    assert "gs-keyword" not in plan.goalSolverOrder and plan.goalSolverOrder[0] == "gs-symbolic"
+    assert "left out" in plan.notes
+    assert (
+        "gs-keyword" in plan_of(default_planner, DEFINE, descriptors=[*DESCRIPTORS, keyword]).goalSolverOrder
+    )
+    # never an empty stage: when no solver declares the act, all stay
+    only = plan_of(default_planner, yes_no, descriptors=[keyword])
+    assert only.goalSolverOrder == ["gs-keyword"]
+
+
+def test_constrained_formats_need_a_solver_that_declares_it_can_produce_them():
+    hints = dict(
+        expectedLatencyMs=40,
+        expectedLLMCalls=0,
+        relativeCost=0.01,
+        supportedActs=["identify"],
+        topicTags=[],
+        preferredDepth="shallow",
+        fallbackRole="secondary",
+        evidenceStyle=["extractive"],
+        confidenceWhenMatched=0.5,
+    )
+    keyword = Descriptor(
+        id="gs-keyword", type="gs-plugin", costClass="cheap", plannerHints=PlannerHints(**hints)
+    )
+    one_word = IntentGroup(act="identify", intent="Which pump failed first?", output="single word")
+    plan = plan_of(default_planner, [one_word], descriptors=[*DESCRIPTORS, keyword])
+    assert "gs-keyword" not in plan.goalSolverOrder
+    assert {"gs-symbolic", "gs-llm-fast"} <= set(plan.goalSolverOrder)  # constrained / generative
+    free = msgspec.structs.replace(one_word, output="brief")
+    assert (
+        "gs-keyword" in plan_of(default_planner, [free], descriptors=[*DESCRIPTORS, keyword]).goalSolverOrder
+    )
+    mixed = [one_word, msgspec.structs.replace(free, index=2)]
+    assert (
+        "gs-keyword" in plan_of(default_planner, mixed, descriptors=[*DESCRIPTORS, keyword]).goalSolverOrder
+    )
+
+
+# --------------------------------------------------------------------------- learning
+
+
+def kb_attempt(plugin_id: str, status: str, sufficient: bool | None, ms: float = 10.0) -> OutcomeAttempt:
+    return OutcomeAttempt(
+        pluginId=plugin_id,
+        type="kb-plugin",
+        op="retrieve",
+        status=status,
+        durationMs=ms,
+        sufficient=sufficient,
+        intentRef="intent-1",
+    )
+
+
+def teach(artifacts, rounds: int) -> list[list[str]]:
+    """kb-fast keeps failing on `explain` and kb-thinkingdb keeps succeeding; the order after each round."""
+    question = [intent("explain", "Explain the maintenance schedule.")]
+    orders = []
+    for _ in range(rounds):
+        record(
+            default_planner,
+            artifacts,
+            [
+                kb_attempt("kb-balanced", "insufficient", False),
+                kb_attempt("kb-thinkingdb", "success", True, 30.0),
+            ],
+            question,
+        )
+        orders.append(plan_of(default_planner, question, artifacts=artifacts).kbPluginOrder)
+    return orders
+
+
+def test_ewma_learning_changes_the_order_and_is_persisted_deterministically(tmp_path):
+    question = [intent("explain", "Explain the maintenance schedule.")]
+    before = plan_of(default_planner, question, artifacts=tmp_path / "a").kbPluginOrder
+    assert before[0] == "kb-balanced"
+    orders = teach(tmp_path / "a", 6)
+    assert orders[-1][0] == "kb-thinkingdb" and orders[-1][-1] != "kb-thinkingdb"
+    flip = next(i for i, o in enumerate(orders) if o[0] == "kb-thinkingdb")
+    assert all(o[0] == "kb-thinkingdb" for o in orders[flip:])
+    # learned per act: a `define` question still starts with the cheap lexical plugin
+    assert plan_of(default_planner, DEFINE, artifacts=tmp_path / "a").kbPluginOrder[0] == "kb-fast"
+    # the same outcomes in a fresh folder give byte-identical tables and the same orders
+    assert teach(tmp_path / "b", 6) == orders
+    assert (tmp_path / "a" / "utility.json").read_bytes() == (tmp_path / "b" / "utility.json").read_bytes()
+    table = msgspec.json.decode((tmp_path / "a" / "utility.json").read_bytes())
+    assert table["outcomes"] == 6 and table["plugins"]["kb-thinkingdb"]["acts"]["explain"]["samples"] == 6
+
+
+def test_kernel_stats_are_used_when_the_planner_has_no_samples():
+    question = [intent("explain", "Explain the maintenance schedule.")]
+    stats = [
+        PluginStats(pluginId="kb-balanced", successRate=0.02, sufficiency=0.0, latencyMs=9000, samples=20),
+        PluginStats(pluginId="kb-fast", successRate=0.98, sufficiency=1.0, latencyMs=3, samples=20),
+    ]
+    assert plan_of(default_planner, question).kbPluginOrder[0] == "kb-balanced"
+    assert plan_of(default_planner, question, stats=stats).kbPluginOrder[0] != "kb-balanced"
+
+
+def test_skipped_attempts_teach_nothing(tmp_path):
+    attempts = [OutcomeAttempt(pluginId="gs-llm-deep", type="gs-plugin", op="solve", status="skipped-budget")]
+    doc = record(default_planner, tmp_path, attempts, DEFINE)
+    assert "learned from 0 attempts" in doc.result.result
+    assert msgspec.json.decode((tmp_path / "utility.json").read_bytes())["plugins"] == {}
+
+
+def test_an_honest_no_context_does_not_demote_a_goal_solver(tmp_path):
+    """A solver answering where another said no-context must not overtake it by learning alone."""
+    question = [intent("explain", "Explain the maintenance schedule.")]
+
+    def gs(plugin_id: str, status: str, ms: float) -> OutcomeAttempt:
+        return OutcomeAttempt(
+            pluginId=plugin_id,
+            type="gs-plugin",
+            op="solve",
+            status=status,
+            durationMs=ms,
+            intentRef="intent-1",
+        )
+
+    def val(status: str) -> OutcomeAttempt:
+        return OutcomeAttempt(
+            pluginId="val-llm", type="val-plugin", op="validate", status=status, intentRef="intent-1"
+        )
+
+    for _ in range(6):  # no validator could judge the answers (no LLM): nothing is promoted
+        doc = record(
+            default_planner,
+            tmp_path / "a",
+            [gs("gs-symbolic", "no-context", 5.0), gs("gs-llm-fast", "success", 5.0), val("unsupported")],
+            question,
+        )
+        assert "learned from 2 attempts" in doc.result.result  # gs-llm-fast and val-llm, not the no-context
+    table = msgspec.json.decode((tmp_path / "a" / "utility.json").read_bytes())
+    assert "gs-symbolic" not in table["plugins"]
+    assert table["plugins"]["gs-llm-fast"]["overall"]["successRate"] == pytest.approx(0.5)
+    assert (
+        plan_of(default_planner, question, artifacts=tmp_path / "a", llmCallsLeft=4).goalSolverOrder[0]
+        == "gs-symbolic"
+    )
+    # validated answers teach: accepted promotes, rejected demotes
+    for _ in range(6):
+        record(
+            default_planner,
+            tmp_path / "b",
+            [
+                gs("gs-symbolic", "success", 5.0),
+                val("rejected"),
+                gs("gs-llm-fast", "success", 5.0),
+                val("accepted"),
+            ],
+            question,
+        )
+    table = msgspec.json.decode((tmp_path / "b" / "utility.json").read_bytes())
+    assert table["plugins"]["gs-symbolic"]["overall"]["successRate"] < 0.2
+    assert table["plugins"]["gs-llm-fast"]["overall"]["successRate"] > 0.8
+    assert (
+        plan_of(default_planner, question, artifacts=tmp_path / "b", llmCallsLeft=4).goalSolverOrder[0]
+        == "gs-llm-fast"
+    )
+
+
+# --------------------------------------------------------------------------- the process boundary
+
+
+@pytest.mark.parametrize("module", ["planner_default", "planner_depth"])
+def test_planners_run_as_real_one_shot_processes(module, tmp_path):
+    payload = BuildPlanPayload(phase="post-seed", intents=COMPARE, descriptors=DESCRIPTORS, llmCallsLeft=2)
+    request = Request(
+        prompt="compare", context=[], op="buildPlan", payload=payload, paths=Paths(artifacts=str(tmp_path))
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", f"mrpvm.plugins.{module}"],
+        input=encode_request(request),
+        capture_output=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    doc = parse_document(out.stdout.decode(), "buildPlan")
+    assert doc.result.status == "success" and sorted(doc.plan.kbPluginOrder) == [
+        "kb-balanced",
+        "kb-fast",
+        "kb-thinkingdb",
+    ]
+    bare = subprocess.run(
+        [sys.executable, "-m", f"mrpvm.plugins.{module}"],
+        input=b'{"prompt": "hi", "context": []}',
+        capture_output=True,
+        timeout=60,
+    )
+    assert (
+        bare.returncode == 0 and parse_document(bare.stdout.decode(), "buildPlan").result.status == "success"
+    )

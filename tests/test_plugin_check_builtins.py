@@ -1,0 +1,23 @@
+"""`mrpvm plugin check` passes on every built-in manifest (real subprocesses; apart from test_cli_plugins for time)."""
+
+from __future__ import annotations
+
+import pytest
+from cli_support import BUILTINS, check_json, cli_env, failed
+from mrpvm.kernel.config import MANIFESTS_DIR
+from mrpvm.kernel.registry import load_manifest
+from mrpvm.protocol.examples import INVALID_REQUESTS
+
+
+@pytest.mark.parametrize("plugin_id", BUILTINS)
+def test_check_passes_on_every_builtin(tmp_path, plugin_id):
+    manifest_path = MANIFESTS_DIR / f"{plugin_id}.json"
+    code, report = check_json(cli_env(tmp_path / "home"), plugin_id)
+    assert failed(report) == {} and code == 0
+    assert report["plugin"] == plugin_id and report["target"] == str(manifest_path)
+    names = [c["name"] for c in report["checks"]]
+    for op in load_manifest(manifest_path, builtin=True).manifest.ops:
+        assert any(name.startswith(f"{op}: example request") for name in names), op
+    assert {f"invalid input: {name}" for name in INVALID_REQUESTS} <= set(names)
+    assert any(name.startswith("input over maxInputSizeBytes") for name in names)
+    assert sum(name.startswith("worker:") for name in names) == 3  # built-ins declare worker mode

@@ -1,0 +1,368 @@
+"""The SQLite store: schema versioning, transactions, KB ids, sessions, turns, planner stats (real files)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+
+import msgspec
+import pytest
+from mrpvm.kernel import store as store_module
+from mrpvm.kernel.errors import (
+    KbExists,
+    KbNotFound,
+    KernelError,
+    SessionNotFound,
+    SourceNotFound,
+    StoreError,
+    TurnNotFound,
+    ValidationFailed,
+)
+from mrpvm.kernel.records import SourceRecord, TurnRecord
+from mrpvm.kernel.store import SCHEMA_VERSION, Store
+from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.envelope import Pins
+
+
+def ku(
+    uid: str, claim: str, *, source: str = "src", kind: str = "atomic", digest: str | None = None
+) -> KnowledgeUnit:
+    return KnowledgeUnit(
+        id=uid,
+        sourceId=source,
+        chunkId=f"{source}::chunk-000",
+        kuType=kind,
+        role="Description",
+        topic="t",
+        claim=claim,
+        hash=digest,
+    )
+
+
+def units_for(source_id: str, n: int, tag: str) -> list[KnowledgeUnit]:
+    return [
+        ku(f"{source_id}::chunk-000::unit-{i:03d}", f"{tag} claim {i}.", source=source_id) for i in range(n)
+    ]
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = Store.open(tmp_path)
+    yield s
+    s.close()
+
+
+def schema_dump(path) -> list[tuple]:
+    with sqlite3.connect(path) as conn:
+        return sorted(
+            conn.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+        )
+
+
+# --------------------------------------------------------------------------- schema and migrations
+
+
+def test_schema_version_and_pragmas(store, tmp_path):
+    assert store.schema_version() == SCHEMA_VERSION >= 1
+    conn = sqlite3.connect(tmp_path / "mrpvm.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"kbs", "sources", "units", "sessions", "turns", "planner_stats", "llm_cache"} <= tables
+    conn.close()
+
+
+def test_reopening_is_idempotent_and_keeps_data(tmp_path):
+    s = Store.open(tmp_path)
+    kb = s.create_kb("docs")
+    s.close()
+    before = schema_dump(tmp_path / "mrpvm.db")
+    for _ in range(3):
+        s = Store.open(tmp_path)
+        assert s.schema_version() == SCHEMA_VERSION
+        assert s.get_kb("docs") == kb
+        s.close()
+    assert schema_dump(tmp_path / "mrpvm.db") == before
+
+
+def test_migration_brings_an_old_database_up_and_keeps_rows(tmp_path, monkeypatch):
+    s = Store.open(tmp_path)
+    kb = s.create_kb("docs")
+    s.close()
+    extra = ["ALTER TABLE kbs ADD COLUMN note TEXT NOT NULL DEFAULT ''", "CREATE INDEX kbs_note ON kbs(note)"]
+    monkeypatch.setattr(store_module, "MIGRATIONS", [*store_module.MIGRATIONS, extra])
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    s = Store.open(tmp_path)
+    assert s.schema_version() == SCHEMA_VERSION + 1
+    assert s.get_kb(kb.id).name == "docs"
+    cols = [r[1] for r in sqlite3.connect(tmp_path / "mrpvm.db").execute("PRAGMA table_info(kbs)")]
+    assert "note" in cols
+    s.close()
+    s = Store.open(tmp_path)  # running the migrations again changes nothing
+    assert s.schema_version() == SCHEMA_VERSION + 1
+    s.close()
+
+
+def test_failed_migration_leaves_the_previous_version(tmp_path, monkeypatch):
+    Store.open(tmp_path).close()
+    broken = ["ALTER TABLE kbs ADD COLUMN note TEXT", "CREATE TABLE kbs (x)"]  # second statement fails
+    monkeypatch.setattr(store_module, "MIGRATIONS", [*store_module.MIGRATIONS, broken])
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with pytest.raises(sqlite3.OperationalError):
+        Store.open(tmp_path)
+    conn = sqlite3.connect(tmp_path / "mrpvm.db")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert "note" not in [r[1] for r in conn.execute("PRAGMA table_info(kbs)")]
+    conn.close()
+
+
+def test_a_newer_database_is_refused(tmp_path):
+    Store.open(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / "mrpvm.db")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    conn.close()
+    with pytest.raises(StoreError) as info:
+        Store.open(tmp_path)
+    assert info.value.code == "STORE_ERROR" and str(SCHEMA_VERSION + 5) in info.value.message
+
+
+# --------------------------------------------------------------------------- KB repositories
+
+
+def test_kb_ids_are_random_and_names_unique(store):
+    kbs = [store.create_kb(f"kb{i}") for i in range(40)]
+    ids = [kb.id for kb in kbs]
+    assert len(set(ids)) == 40
+    assert all(re.fullmatch(r"kb_[0-9a-f]{16}", i) for i in ids)
+    assert sorted(ids) != ids or sorted(ids, reverse=True) != ids  # not a counter
+    # 40 random 64-bit ids: every hex digit position varies
+    assert all(len({i[3 + p] for i in ids}) > 1 for p in range(16))
+    with pytest.raises(KbExists) as info:
+        store.create_kb("kb3")
+    assert info.value.status == 409 and info.value.code == "KB_EXISTS"
+    assert store.get_kb(kbs[5].id) == store.get_kb("kb5") == kbs[5]
+    with pytest.raises(KbNotFound) as missing:
+        store.get_kb("nope")
+    assert missing.value.status == 404
+    assert [k.name for k in store.list_kbs()] == [f"kb{i}" for i in range(40)]
+
+
+def test_delete_kb_cascades_to_sources_and_units(store, tmp_path):
+    kb = store.create_kb("docs")
+    session = store.create_session(kb.id)
+    store.replace_source(
+        kb.id, SourceRecord(id="a-1", kbId=kb.id, name="a.md", hash="h"), units_for("a-1", 5, "a")
+    )
+    store.delete_kb("docs")
+    conn = sqlite3.connect(tmp_path / "mrpvm.db")
+    assert conn.execute("SELECT COUNT(*) FROM units").fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 0
+    conn.close()
+    assert store.get_session(session.id).kbId is None  # the session survives without its KB
+    assert store.integrity_check() == []
+
+
+# --------------------------------------------------------------------------- sources and transactions
+
+
+def test_replace_source_replaces_all_units_of_that_source_only(store):
+    kb = store.create_kb("docs")
+    store.replace_source(
+        kb.id, SourceRecord(id="a-1", kbId=kb.id, name="a.md", hash="h1"), units_for("a-1", 5, "old")
+    )
+    store.replace_source(
+        kb.id, SourceRecord(id="b-1", kbId=kb.id, name="b.md", hash="hb"), units_for("b-1", 2, "b")
+    )
+    stored = store.replace_source(
+        kb.id, SourceRecord(id="a-1", kbId=kb.id, name="a.md", hash="h2"), units_for("a-1", 3, "new")
+    )
+    assert stored.unitCount == 3 and stored.hash == "h2"
+    claims = sorted(u.claim for u in store.kb_units(kb.id))
+    assert claims == sorted([f"new claim {i}." for i in range(3)] + [f"b claim {i}." for i in range(2)])
+    assert store.kb_stats(kb.id) == {"sources": 2, "units": 5}
+    assert [u.claim for u in store.kb_units(kb.id, "a-1")] == [f"new claim {i}." for i in range(3)]
+
+
+def test_a_failing_replace_leaves_the_previous_version_whole(store):
+    kb = store.create_kb("docs")
+    store.replace_source(
+        kb.id, SourceRecord(id="a-1", kbId=kb.id, name="a.md", hash="h1"), units_for("a-1", 4, "old")
+    )
+    broken = units_for("a-1", 3, "new") + [ku("a-1::chunk-000::unit-001", "duplicate id", source="a-1")]
+    with pytest.raises(ValidationFailed) as info:
+        store.replace_source(kb.id, SourceRecord(id="a-1", kbId=kb.id, name="a.md", hash="h2"), broken)
+    assert info.value.status == 422
+    assert store.get_source(kb.id, "a.md").hash == "h1"
+    assert [u.claim for u in store.kb_units(kb.id)] == [f"old claim {i}." for i in range(4)]
+    with pytest.raises(KbNotFound):
+        store.replace_source("kb_missing", SourceRecord(id="z", kbId="kb_missing", name="z", hash="h"), [])
+
+
+def test_transaction_rolls_back_every_statement_on_error(store):
+    with pytest.raises(RuntimeError), store.transaction() as conn:
+        conn.execute("INSERT INTO kbs (id, name, created_at) VALUES ('kb_x', 'x', 'now')")
+        raise RuntimeError("boom")
+    assert store.find_kb("x") is None
+    store.create_kb("y")  # the connection is usable after the rollback
+    assert store.get_kb("y").name == "y"
+
+
+def test_remove_source_and_source_ids(store):
+    kb = store.create_kb("docs")
+    new_id = store.source_id_for(kb.id, "notes/Design Notes.md")
+    assert re.fullmatch(r"Design-Notes-[0-9a-f]{8}", new_id)
+    store.replace_source(
+        kb.id,
+        SourceRecord(id=new_id, kbId=kb.id, name="Design Notes.md", hash="h"),
+        units_for(new_id, 2, "x"),
+    )
+    assert store.source_id_for(kb.id, "Design Notes.md") == new_id  # stable across re-ingests
+    removed = store.remove_source(kb.id, "Design Notes.md")
+    assert removed.id == new_id and store.kb_stats(kb.id) == {"sources": 0, "units": 0}
+    with pytest.raises(SourceNotFound):
+        store.remove_source(kb.id, "Design Notes.md")
+
+
+# --------------------------------------------------------------------------- sessions and turns
+
+
+def test_sessions_units_dedup_and_preferences(store):
+    kb = store.create_kb("docs")
+    session = store.create_session("docs", Pins(kb="kb-fast"))
+    assert session.kbId == kb.id and session.preferences == Pins(kb="kb-fast") and session.turnCount == 0
+    first = [ku("s::1", "Water boils at 100 C."), ku("s::2", "Ice melts.", digest="hash-ice")]
+    assert store.add_session_units(session.id, first) == 2
+    again = [
+        ku("s::3", "  water   BOILS at 100 C. "),  # same claim, other id and spacing
+        ku("s::4", "Different words entirely.", digest="hash-ice"),  # same hash
+        ku("s::5", "Steam rises."),
+        ku("s::6", "Steam rises."),  # duplicate within the batch
+    ]
+    assert store.add_session_units(session.id, again) == 1
+    assert [u.id for u in store.session_units(session.id)] == ["s::1", "s::2", "s::5"]
+    with pytest.raises(ValidationFailed):
+        store.add_session_units(session.id, [ku("s::1", "A new claim under a used id.")])
+    assert len(store.session_units(session.id)) == 3
+    with pytest.raises(SessionNotFound) as info:
+        store.session_units("ses_missing")
+    assert info.value.status == 404
+
+
+def turn(session_id: str, request_id: str, **kw) -> TurnRecord:
+    return TurnRecord(
+        requestId=request_id,
+        sessionId=session_id,
+        userMessage=f"question {request_id}",
+        responseMarkdown="## Answer",
+        responseDocument={"groups": [{"status": "success"}]},
+        trace={"nodes": [{"id": "n1"}], "edges": []},
+        pluginIds={"kb": "kb-fast"},
+        llmCalls=1,
+        durationMs=12.5,
+        **kw,
+    )
+
+
+def test_commit_turn_promotes_units_deduplicated_and_appends_history(store):
+    session = store.create_session()
+    store.add_session_units(session.id, [ku("c::1", "Known fact.")])
+    staged = [ku("t1::1", "Known fact."), ku("t1::2", "New fact."), ku("t1::3", "New fact.")]
+    stored = store.commit_turn(turn(session.id, "req-1", turnIndex=99), staged, Pins(gs="gs-symbolic"))
+    assert stored.turnIndex == 0  # the store numbers turns
+    assert [u.id for u in store.session_units(session.id)] == ["c::1", "t1::2"]
+    record = store.get_session(session.id)
+    assert record.turnCount == 1 and record.preferences == Pins(gs="gs-symbolic")
+    store.commit_turn(turn(session.id, "req-2"), [ku("t2::1", "Third fact.")], None)
+    got = store.get_turn("req-2")
+    assert got.turnIndex == 1 and got.trace == {"nodes": [{"id": "n1"}], "edges": []}
+    assert got.responseDocument == {"groups": [{"status": "success"}]} and got.pluginIds == {"kb": "kb-fast"}
+    assert [t.requestId for t in store.list_turns(session.id)] == ["req-1", "req-2"]
+    assert store.get_session(session.id).preferences == Pins(gs="gs-symbolic")  # None keeps preferences
+
+
+def test_a_failing_commit_changes_nothing(store):
+    session = store.create_session()
+    store.commit_turn(turn(session.id, "req-1"), [ku("t1::1", "Fact one.")], None)
+    with pytest.raises(ValidationFailed):  # same request id again: the whole commit is refused
+        store.commit_turn(turn(session.id, "req-1"), [ku("t2::1", "Fact two.")], Pins(kb="kb-balanced"))
+    record = store.get_session(session.id)
+    assert record.turnCount == 1 and record.preferences == Pins()
+    assert [u.claim for u in store.session_units(session.id)] == ["Fact one."]
+    with pytest.raises(TurnNotFound):
+        store.get_turn("req-2")
+    with pytest.raises(SessionNotFound):
+        store.commit_turn(turn("ses_missing", "req-9"), [], None)
+
+
+def test_delete_session_removes_its_units_and_turns(store, tmp_path):
+    session = store.create_session()
+    store.commit_turn(turn(session.id, "req-1"), [ku("t1::1", "Fact one.")], None)
+    store.delete_session(session.id)
+    conn = sqlite3.connect(tmp_path / "mrpvm.db")
+    assert conn.execute("SELECT COUNT(*) FROM units").fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == 0
+    conn.close()
+    assert store.list_sessions() == []
+
+
+# --------------------------------------------------------------------------- planner stats, cache, threads
+
+
+def test_planner_outcomes_are_an_ewma(store):
+    alpha = 0.3
+    rate, latency = 0.5, None
+    for success, ms in [(True, 100.0), (False, 300.0), (True, 50.0), (True, 80.0)]:
+        stats = store.record_planner_outcome("planner-default", success, ms, alpha=alpha)
+        rate = (1 - alpha) * rate + alpha * (1.0 if success else 0.0)
+        latency = ms if latency is None else (1 - alpha) * latency + alpha * ms
+        assert stats.successRate == pytest.approx(rate) and stats.latencyMs == pytest.approx(latency)
+    table = store.planner_stats()
+    assert table["planner-default"].samples == 4 and table["planner-default"].successRate == pytest.approx(
+        rate
+    )
+    with pytest.raises(ValidationFailed):
+        store.record_planner_outcome("p", True, 1.0, alpha=0.0)
+
+
+def test_llm_cache_round_trip(store):
+    assert store.cache_get("k") is None
+    store.cache_put("k", "m1", "first")
+    store.cache_put("k", "m1", "second")
+    assert store.cache_get("k") == "second"
+
+
+def test_each_thread_gets_its_own_connection(store):
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            for i in range(15):
+                s = store.create_session()
+                store.commit_turn(turn(s.id, f"req-{n}-{i}"), [ku(f"u{n}-{i}", f"fact {n} {i}")], None)
+        except BaseException as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    sessions = store.list_sessions()
+    assert len(sessions) == 60 and all(s.turnCount == 1 for s in sessions)
+
+
+def test_errors_carry_code_status_and_details():
+    err = KbNotFound("no KB 'x'", {"kb": "x"})
+    assert isinstance(err, KernelError) and err.to_dict() == {
+        "code": "KB_NOT_FOUND",
+        "message": "no KB 'x'",
+        "details": {"kb": "x"},
+    }
+    legacy = SessionNotFound("SESSION_NOT_FOUND", "no session", {"session": "s"})  # base-style arguments
+    assert (
+        legacy.code == "SESSION_NOT_FOUND"
+        and legacy.message == "no session"
+        and legacy.details == {"session": "s"}
+    )
+    assert msgspec.json.decode(msgspec.json.encode(err.to_dict()))["code"] == "KB_NOT_FOUND"
