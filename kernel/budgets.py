@@ -51,6 +51,13 @@ class RequestBudget:
         """min(plugin timeout, time left): no call may outlive the request."""
         return max(0.001, min(plugin_timeout_ms / 1000.0, self.time_left_s()))
 
+    def call_window_s(self, plugin_timeout_ms: int) -> float | None:
+        """`call_timeout_s` with one clock read; None once the deadline has passed (`expired()`)."""
+        left = self.deadline - self._clock()
+        if left <= 0.0:
+            return None
+        return max(0.001, min(plugin_timeout_ms / 1000.0, left))
+
     def allows_depth(self, depth: int) -> bool:
         return depth <= self.max_depth
 

@@ -38,7 +38,14 @@ def eval_suites(
     import anyio
     from mrpvm.kernel.evaluation import report_json, run_eval
 
-    report = anyio.run(lambda: run_eval(list(folders), combo))
+    def progress(line: str) -> None:  # only on a terminal: piped stderr stays clean
+        sys.stderr.write(f"\r\033[K{line}")
+        sys.stderr.flush()
+
+    live = sys.stderr is not None and sys.stderr.isatty()
+    report = anyio.run(lambda: run_eval(list(folders), combo, progress=progress if live else None))
+    if live:
+        sys.stderr.write("\r\033[K")
     if as_json:
         sys.stdout.write(report_json(report) + "\n")
         sys.stdout.flush()
@@ -64,7 +71,7 @@ def _print_table(report: EvalReport) -> None:
             caption=(
                 f"answers {suite.answerPass}/{suite.total} · context {suite.contextPass}/{suite.total} · "
                 f"intents {suite.intentPass}/{suite.total} · avg context F1 {suite.avgContextF1:.2f} · "
-                f"{suite.storyUnits} story units · {pinned} · {suite.durationMs / 1000:.1f} s"
+                f"{suite.storyUnits} story units · {pinned} · {suite.durationMs / 1000:.2f} s"
             ),
             title_justify="left",
             caption_justify="left",

@@ -49,6 +49,12 @@ def serve(
         bool, typer.Option("--access-log/--no-access-log", help="Log every request.")
     ] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="uvicorn log level.")] = "warning",
+    local_llm: Annotated[
+        bool,
+        typer.Option(
+            "--local-llm", help="Start the local llama.cpp model (make local-llm) as the LLM upstream."
+        ),
+    ] = False,
 ) -> None:
     """Run the HTTP daemon: OpenAI-compatible /v1/chat/completions plus the MRP-VM session/KB/plugin API."""
     import asyncio
@@ -66,7 +72,19 @@ def serve(
         sys.stderr.write(
             f"mrpvm: warning: serving on {host} without a token; anyone who can reach it can use it\n"
         )
-    asyncio.run(_serve(host, port, settings, access_log, log_level))
+    if local_llm:
+        asyncio.run(_serve_with_local_llm(host, port, settings, access_log, log_level))
+    else:
+        asyncio.run(_serve(host, port, settings, access_log, log_level))
+
+
+async def _serve_with_local_llm(host: str, port: int, settings, access_log: bool, log_level: str) -> None:
+    """The daemon with a llama.cpp child as its LLM upstream; the child stops after the daemon."""
+    from mrpvm.kernel.llm.local import LocalLLMServer
+
+    async with LocalLLMServer() as llm:
+        sys.stderr.write(f"mrpvm: local LLM ready at {llm.base_url} in {llm.load_s:.1f} s\n")
+        await _serve(host, port, settings, access_log, log_level, environ=llm.kernel_environ())
 
 
 def _bind(host: str, port: int):
@@ -91,7 +109,9 @@ def _bind(host: str, port: int):
     return sock
 
 
-async def _serve(host: str, port: int, settings, access_log: bool, log_level: str) -> None:
+async def _serve(
+    host: str, port: int, settings, access_log: bool, log_level: str, environ: dict[str, str] | None = None
+) -> None:
     import asyncio
 
     import uvicorn
@@ -99,7 +119,7 @@ async def _serve(host: str, port: int, settings, access_log: bool, log_level: st
     from mrpvm.kernel.cli_turns import open_context
 
     sock = _bind(host, port)
-    ctx = await open_context()
+    ctx = await open_context(environ)
     app = create_app(ctx, settings, owns_context=True)  # the lifespan closes it at shutdown
     config = uvicorn.Config(
         app,

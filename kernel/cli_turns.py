@@ -24,14 +24,14 @@ def register(app: typer.Typer) -> None:
 # --------------------------------------------------------------------------- shared
 
 
-async def open_context() -> KernelContext:
+async def open_context(environ: dict[str, str] | None = None) -> KernelContext:
     """A KernelContext with configuration errors turned into the kernel's one-line error."""
     from mrpvm.kernel.config import ConfigError as LoaderConfigError
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.errors import ConfigError
 
     try:
-        return await KernelContext.open()
+        return await KernelContext.open(environ)
     except LoaderConfigError as err:
         raise ConfigError(str(err)) from None
 
@@ -100,6 +100,12 @@ def ask(
         int | None, typer.Option("--max-llm-calls", min=0, help="LLM-call budget for this turn.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the turn as one JSON object.")] = False,
+    local_llm: Annotated[
+        bool,
+        typer.Option(
+            "--local-llm", help="Start the local llama.cpp model (make local-llm) as the LLM upstream."
+        ),
+    ] = False,
 ) -> None:
     """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer."""
     import anyio
@@ -114,7 +120,16 @@ def ask(
     pins = Pins(planner=planner, sd=sd, kb=kb_plugin, gs=gs)
 
     async def go() -> Any:
-        ctx = await open_context()
+        if not local_llm:
+            return await turn(None)
+        from mrpvm.kernel.llm.local import LocalLLMServer
+
+        async with LocalLLMServer() as server:
+            sys.stderr.write(f"mrpvm: local LLM ready at {server.base_url} in {server.load_s:.1f} s\n")
+            return await turn(server.kernel_environ())
+
+    async def turn(environ: dict[str, str] | None) -> Any:
+        ctx = await open_context(environ)
         try:
             session_id = session
             if sources:

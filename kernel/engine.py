@@ -11,6 +11,14 @@ the seed. Backtracking: next candidate → next knowledge view → next decompos
 planner; when every path is weak the best weak answer is returned with its status. Then the response
 document, `recordOutcome` to the planners, and commit (success/weak) or discard (failed) of staged KUs.
 
+Independent plugin calls overlap (same calls, same results, same trace nodes as in sequence):
+- the sd-plugin the plan is expected to put first starts `detectSeeds` while the planner plans pre-seed;
+- the kb notice of staged units runs beside the post-seed plan; with nothing staged, each seed's first
+  retrieve starts then instead;
+- `recordOutcome` and the kb commit/discard notice run side by side while the response is built.
+An early call (`stages.Early`) is used only if the stage logic reaches exactly that call, is recorded
+then, and only plugins declaring no LLM calls start early; one never reached is an `unused` event node.
+
 The CLI and HTTP daemon are thin shells over `run_turn`.
 """
 
@@ -18,6 +26,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -29,7 +38,8 @@ from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 from .budgets import RequestBudget
 from .errors import BadInput, UnknownPluginError
 from .frames import ExecutionFrame
-from .records import TurnRecord
+from .overlap import Early, concurrently, run_all
+from .records import PlannerOutcome, SessionRecord, TurnRecord
 from .response import (
     ResponseDocument,
     SeedOutcome,
@@ -38,7 +48,16 @@ from .response import (
     document_markdown,
     turn_status,
 )
-from .stages import STAGE_TYPES, BranchRun, EventHook, TurnState, View, empty_view, intent_key
+from .stages import (
+    MAX_HISTORY,
+    STAGE_TYPES,
+    BranchRun,
+    EventHook,
+    TurnState,
+    View,
+    empty_view,
+    intent_key,
+)
 from .trace import PROMPT_PREVIEW, TraceRecorder, clip
 
 if TYPE_CHECKING:
@@ -85,7 +104,7 @@ class TurnResult(msgspec.Struct, kw_only=True):
     llm_calls: int
     duration_ms: float
     status: str
-    plugin_ms: float = 0.0  # the plugins' own reported time (supervisor durations), for benchmarks
+    plugin_ms: float = 0.0  # wall time with a plugin call in flight (overlaps once), for benchmarks
 
     def as_json(self) -> dict[str, Any]:
         """Exactly the keys `mrpvm ask --json` prints."""
@@ -109,7 +128,10 @@ class _Slot:
         self.limiter, self.held = limiter, False
 
     async def acquire(self) -> None:
-        await self.limiter.acquire()
+        try:
+            self.limiter.acquire_nowait()  # a free slot needs no trip through the event loop
+        except anyio.WouldBlock:
+            await self.limiter.acquire()
         self.held = True
 
     def release(self) -> None:
@@ -150,7 +172,8 @@ async def _run_turn(
     if max_calls < 0:
         raise BadInput("BAD_BUDGET", f"max LLM calls must not be negative (got {max_calls})")
     fresh = not request.session_id
-    session = store.create_session(kb_id=request.kb) if fresh else store.get_session(request.session_id)
+    # A fresh session is stored by the turn's own commit (one transaction per turn).
+    session = store.draft_session(kb_id=request.kb) if fresh else store.get_session(request.session_id)
     kb_ref = request.kb or session.kbId
     kb = store.get_kb(kb_ref) if kb_ref else None
     budget = RequestBudget(
@@ -159,7 +182,7 @@ async def _run_turn(
     if ctx.llm is not None:
         ctx.llm.open_request(request_id, budget)  # the bridge charges upstream calls to this budget live
     trace = TraceRecorder(request_id, session.id)
-    history = [t.userMessage for t in store.list_turns(session.id)] if session.turnCount else []
+    history = store.recent_user_messages(session.id, MAX_HISTORY) if session.turnCount else []
     state = TurnState(
         ctx,
         request_id=request_id,
@@ -185,8 +208,6 @@ async def _run_turn(
             )
         raise
     status = frame.status
-    lookup = {u.id: u for u in state.visible_units()}
-    groups = [build_group(o, state.origin, lookup) for o in frame.outcomes or []]
     first = _representative(frame.outcomes or [])
     plugin_ids = {
         "planner": frame.planner_id,
@@ -194,22 +215,38 @@ async def _run_turn(
         "kb": first.kb_plugin if first else None,
         "gs": first.gs_plugin if first else None,
     }
-    await _record_outcomes(state, root)
-    duration_ms = (time.perf_counter() - started) * 1000.0
-    document = ResponseDocument(
-        requestId=request_id,
-        sessionId=session.id,
-        status=status,
-        groups=groups,
-        warnings=list(dict.fromkeys(state.warnings)),
-        plugins={k: v for k, v in plugin_ids.items() if v},
-        currentTurnUnits=len(state.staged),
-        llmCalls=budget.llm_calls_used,
-        durationMs=round(duration_ms, 3),
+    keep = status != "failed"
+    # recordOutcome to the planners and the commit/discard notice to the kb-plugins are independent: they
+    # run concurrently, and the response document is built while they are in flight.
+    outcomes: list[PlannerOutcome] = []
+    calls = _outcome_calls(state, root, outcomes)
+    calls += state.kb_notifications(
+        root,
+        root.node_id or "",
+        "session-kus-committed" if keep else "session-kus-discarded",
+        "session" if keep else "current-turn",
+        state.staged,
     )
-    markdown = document_markdown(document)
+    if calls:
+        async with concurrently(calls, ctx.supervisor):  # the requests are out when the body runs
+            markdown, document = _response(state, frame, request_id, session.id, status, plugin_ids)
+    else:
+        markdown, document = _response(state, frame, request_id, session.id, status, plugin_ids)
+    duration_ms = (time.perf_counter() - started) * 1000.0
+    document.durationMs = round(duration_ms, 3)
+    document.llmCalls = budget.llm_calls_used
     doc_dict = msgspec.to_builtins(document)
-    trace_dict = await _finish(state, root, status, markdown, doc_dict, plugin_ids, duration_ms)
+    trace_dict = await _finish(
+        state,
+        root,
+        status,
+        markdown,
+        doc_dict,
+        plugin_ids,
+        duration_ms,
+        new_session=session if fresh else None,
+        planner_outcomes=outcomes,
+    )
     return TurnResult(
         request_id=request_id,
         session_id=session.id,
@@ -246,6 +283,30 @@ def _representative(outcomes: list[SeedOutcome]) -> SeedOutcome | None:
     return max(outcomes, key=lambda o: o.rank(), default=None)
 
 
+def _response(
+    state: TurnState,
+    frame: FrameOutcome,
+    request_id: str,
+    session_id: str,
+    status: str,
+    plugin_ids: dict[str, str | None],
+) -> tuple[str, ResponseDocument]:
+    """The response document (durationMs and llmCalls are set by the caller once the turn is over) and
+    its Markdown, built once."""
+    lookup = {u.id: u for u in state.visible_units()}
+    groups = [build_group(o, state.origin, lookup) for o in frame.outcomes or []]
+    document = ResponseDocument(
+        requestId=request_id,
+        sessionId=session_id,
+        status=status,
+        groups=groups,
+        warnings=list(dict.fromkeys(state.warnings)),
+        plugins={k: v for k, v in plugin_ids.items() if v},
+        currentTurnUnits=len(state.staged),
+    )
+    return document_markdown(document), document
+
+
 async def _finish(
     state: TurnState,
     root: ExecutionFrame,
@@ -254,16 +315,19 @@ async def _finish(
     document: dict[str, Any],
     plugin_ids: dict[str, str | None],
     duration_ms: float,
+    *,
+    new_session: SessionRecord | None = None,
+    planner_outcomes: list[PlannerOutcome] | None = None,
 ) -> dict[str, Any]:
     """Commit the turn with its trace: staged units promoted on success/weak, discarded on failure.
 
-    A failed turn is still recorded (with no units) so its trace stays explainable.
+    The kb-plugins have been told (committed / discarded) by the caller. A failed turn is still recorded
+    (with no units) so its trace stays explainable. One transaction stores a fresh session, the turn, its
+    units and the planner-level EWMA.
     """
     trace, ctx = state.trace, state.ctx
     parent = root.node_id or ""
     keep = status != "failed"
-    event = "session-kus-committed" if keep else "session-kus-discarded"
-    await state.notify_kb(root, parent, event, "session" if keep else "current-turn", state.staged)
     node = trace.node(
         "event",
         f"commit ({'promote' if keep else 'discard'} {len(state.staged)} staged units)",
@@ -294,7 +358,13 @@ async def _finish(
         durationMs=round(duration_ms, 3),
     )
     try:
-        ctx.store.commit_turn(record, state.staged if keep else [], preferences)
+        ctx.store.commit_turn(
+            record,
+            state.staged if keep else [],
+            preferences,
+            session=new_session,
+            planner_outcomes=planner_outcomes or (),
+        )
         return record.trace
     except BaseException:
         node.status = "error"
@@ -304,17 +374,18 @@ async def _finish(
         raise
 
 
-async def _record_outcomes(state: TurnState, root: ExecutionFrame) -> None:
-    """DS027 recordOutcome to every planner that led a branch, and the kernel's planner-level EWMA."""
+def _outcome_calls(
+    state: TurnState, root: ExecutionFrame, outcomes: list[PlannerOutcome]
+) -> list[Callable[[], Awaitable[Any]]]:
+    """DS027 recordOutcome to every planner that led a branch (calls not started; for `run_all`). Each
+    appends the planner-level outcome the kernel folds into its EWMA when the turn commits."""
     by_planner: dict[str, list[BranchRun]] = {}
     for branch in state.branches:
         if branch.planner_id is not None:
             by_planner.setdefault(branch.planner_id, []).append(branch)
-    if not by_planner:
-        return
     order = {"success": 2, "weak": 1, "failed": 0}
 
-    async def one(planner_id: str, branches: list[BranchRun]) -> None:
+    def one(planner_id: str, branches: list[BranchRun]) -> Callable[[], Awaitable[Any]]:
         status = max((b.status for b in branches), key=lambda s: order.get(s, 0))
         attempts = [a for b in branches for a in b.attempts]
         duration = sum(b.duration_ms for b in branches)
@@ -327,33 +398,21 @@ async def _record_outcomes(state: TurnState, root: ExecutionFrame) -> None:
             llmCalls=sum(a.llmCalls for a in attempts),
             intents=root.intents,
         )
+        outcomes.append(PlannerOutcome(planner_id, status == "success", duration))
+        return lambda: state.call(
+            root,
+            None,
+            planner_id,
+            "recordOutcome",
+            state.message,
+            [],
+            payload,
+            parent=root.node_id or "",
+            label=f"record outcome ({status})",
+            input_summary={"status": status, "attempts": len(attempts)},
+        )
 
-        async def ewma() -> None:  # the kernel's own planner-level EWMA, written while the planner learns
-            await anyio.to_thread.run_sync(
-                state.ctx.store.record_planner_outcome, planner_id, status == "success", duration
-            )
-
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(ewma)
-            await state.call(
-                root,
-                None,
-                planner_id,
-                "recordOutcome",
-                state.message,
-                [],
-                payload,
-                parent=root.node_id or "",
-                label=f"record outcome ({status})",
-                input_summary={"status": status, "attempts": len(attempts)},
-            )
-
-    if len(by_planner) == 1:
-        await one(*next(iter(by_planner.items())))
-        return
-    async with anyio.create_task_group() as tg:
-        for planner_id, branches in by_planner.items():
-            tg.start_soon(one, planner_id, branches)
+    return [one(planner_id, branches) for planner_id, branches in by_planner.items()]
 
 
 # --------------------------------------------------------------------------- frames and branches
@@ -474,8 +533,7 @@ async def run_branch(
 ) -> tuple[list[SeedOutcome] | None, str | None]:
     """One planner's attempt: plan, seeds, stage, plan again, then every seed (in parallel)."""
     trace = state.trace
-    pre = await state.build_plan(frame, branch, "pre-seed", [])
-    sd_attempt, _ = await state.detect_seeds(frame, branch, state.stage_order("sd", pre))
+    sd_attempt, pre = await _plan_and_detect(state, frame, branch)
     sd_plugin = None
     if sd_attempt is not None and sd_attempt.doc is not None:
         sd_plugin = sd_attempt.plugin_id
@@ -498,10 +556,75 @@ async def run_branch(
         return None, None
     fresh = state.stage_units(units)
     frame.current_turn_units.extend(fresh)
-    if fresh:
-        await state.notify_kb(frame, branch.node.id, "session-kus-added", "current-turn", fresh)
     frame.intents = intents
-    post = await state.build_plan(frame, branch, "post-seed", intents)
+    # The kb-plugins learn of the staged units while the planner plans: retrieval (which needs both)
+    # starts once both are done. With nothing staged, the seeds' first retrieve (from the kb-plugin the
+    # planner's first plan put first) starts while the planner plans; used only if the plan agrees.
+    early = _early_views(state, frame, branch, intents, pre, best) if not fresh else {}
+    try:
+        outcomes = await _plan_and_solve(state, frame, branch, intents, pre, fresh, best, ref_prefix, early)
+    except BaseException:
+        for item in early.values():
+            item.cancel()
+        raise
+    for item in early.values():
+        await item.settle()
+        item.discard(
+            branch.node.id, frame.frame_id, "the plan did not start with it or the seed did not need it"
+        )
+    return outcomes, sd_plugin
+
+
+def _early_views(
+    state: TurnState,
+    frame: ExecutionFrame,
+    branch: BranchRun,
+    intents: list[IntentGroup],
+    pre: Plan | None,
+    best: dict[str, SeedOutcome],
+) -> dict[int, Early]:
+    """Seed index -> its first retrieve, started early (only when a planner will plan post-seed)."""
+    if branch.planner_id is None or not intents:
+        return {}
+    order = state.stage_order("kb", pre)
+    if not order:
+        return {}
+    early: dict[int, Early] = {}
+    for index, intent in enumerate(intents[: state.limiter.total_tokens]):
+        prior = best.get(intent_key(intent))
+        if prior is not None and prior.status == "success":
+            continue  # the seed reuses that answer
+        item = state.early_retrieve(frame, intent, order[0])
+        if item is not None:
+            early[index] = item
+    return early
+
+
+async def _plan_and_solve(
+    state: TurnState,
+    frame: ExecutionFrame,
+    branch: BranchRun,
+    intents: list[IntentGroup],
+    pre: Plan | None,
+    fresh: list[Any],
+    best: dict[str, SeedOutcome],
+    ref_prefix: str,
+    early: dict[int, Early],
+) -> list[SeedOutcome]:
+    """`buildPlan` post-seed (with the kb notice of staged units), then every seed (in parallel)."""
+    planned: list[Plan | None] = [None]
+
+    async def plan_post() -> None:
+        planned[0] = await state.build_plan(frame, branch, "post-seed", intents)
+
+    await run_all(
+        [
+            *state.kb_notifications(frame, branch.node.id, "session-kus-added", "current-turn", fresh),
+            plan_post,
+        ],
+        state.ctx.supervisor,
+    )
+    post = planned[0]
     plan = Plan(
         seedDetectorOrder=state.stage_order("sd", pre),
         kbPluginOrder=state.stage_order("kb", post),
@@ -515,11 +638,14 @@ async def run_branch(
         "plan": msgspec.to_builtins(plan),
         "planner": "plugin" if post else "kernel defaults",
     }
+    if plan.decompose:
+        early = {}  # the seeds open child frames first; left unused (recorded by the caller)
     outcomes: list[SeedOutcome | None] = [None] * len(intents)
 
     async def one(index: int) -> None:
         ref = f"{ref_prefix}{index + 1}" if ref_prefix else f"intent-{index + 1}"
-        outcomes[index] = await SeedRun(state, frame, branch, intents[index], ref, plan).run(best)
+        seed = SeedRun(state, frame, branch, intents[index], ref, plan, early.get(index))
+        outcomes[index] = await seed.run(best)
 
     if len(intents) == 1:
         await one(0)
@@ -527,7 +653,48 @@ async def run_branch(
         async with anyio.create_task_group() as tg:
             for index in range(len(intents)):
                 tg.start_soon(one, index)
-    return [o for o in outcomes if o is not None], sd_plugin
+    return [o for o in outcomes if o is not None]
+
+
+async def _plan_and_detect(
+    state: TurnState, frame: ExecutionFrame, branch: BranchRun
+) -> tuple[Any, Plan | None]:
+    """`buildPlan` pre-seed, then sd candidates in the plan's order.
+
+    The sd-plugin the plan is expected to put first (what this planner put first last time, else the
+    kernel's default order) starts its detectSeeds while the planner plans: its request does not depend
+    on the plan. It is used only if the plan's order reaches it (recorded as unused otherwise), and only
+    for sd-plugins that declare no LLM calls, so the outcome is the same as calling in sequence.
+    """
+    guesses: dict[str | None, str] = state.ctx.state.setdefault("sd_first", {})
+    early = None
+    if branch.planner_id is not None:
+        defaults = state.stage_order("sd", None)
+        guess = guesses.get(branch.planner_id) if state.pins.sd is None else None
+        if guess is None or guess not in state.enabled_ids("sd-plugin"):
+            guess = defaults[0] if defaults else None
+        if guess is not None:
+            early = state.early_seeds(frame, guess)
+    if early is None:
+        pre = await state.build_plan(frame, branch, "pre-seed", [])
+        order = state.stage_order("sd", pre)
+        if pre is not None and order:
+            guesses[branch.planner_id] = order[0]
+        attempt, _ = await state.detect_seeds(frame, branch, order)
+        return attempt, pre
+    try:
+        pre = await state.build_plan(frame, branch, "pre-seed", [])
+        order = state.stage_order("sd", pre)
+        if pre is not None and order:
+            guesses[branch.planner_id] = order[0]
+        attempt, _ = await state.detect_seeds(frame, branch, order, early)
+        await early.settle()
+    except BaseException:
+        early.cancel()
+        raise
+    why = "an earlier candidate answered" if early.plugin_id in order else "the plan did not list it"
+    early.discard(branch.node.id, frame.frame_id, why)  # no-op when it was used
+    return attempt, pre
 
 
 # --------------------------------------------------------------------------- one seed
@@ -544,6 +711,7 @@ class SeedRun:
         intent: IntentGroup,
         ref: str,
         plan: Plan,
+        early: Early | None = None,
     ):
         self.state, self.frame, self.branch, self.intent, self.ref, self.plan = (
             state,
@@ -553,6 +721,7 @@ class SeedRun:
             ref,
             plan,
         )
+        self.early = early  # its first retrieve, started while the planner planned (see run_branch)
         self.key = intent_key(intent)
         self.candidates: list[SeedOutcome] = []
         self.decomposed = False
@@ -601,7 +770,15 @@ class SeedRun:
         views = 0
         while True:
             view = await state.next_view(
-                frame, self.branch, self.intent, kb_order, cursor, self.node_id, previous, ref=self.ref
+                frame,
+                self.branch,
+                self.intent,
+                kb_order,
+                cursor,
+                self.node_id,
+                previous,
+                ref=self.ref,
+                early=self.early,
             )
             if view is None:
                 if views:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -133,10 +134,7 @@ def load_suite(folder: Path | str) -> Suite:
     if problems:
         raise SuiteError(f"{path}: invalid suite: {'; '.join(problems)}")
     story_path = folder / spec.storyFile
-    if (
-        story_path.resolve().parent != folder.resolve()
-        and folder.resolve() not in story_path.resolve().parents
-    ):
+    if folder.resolve() not in story_path.resolve().parents:
         raise SuiteError(f"{path}: storyFile {spec.storyFile!r} is outside the suite folder")
     try:
         story = story_path.read_text(encoding="utf-8")
@@ -387,7 +385,12 @@ def answer_text(document: dict[str, Any], fallback: str = "") -> str:
     return "\n\n".join(a for a in answers if a) or fallback
 
 
-async def evaluate_suite(ctx: KernelContext, suite: Suite, pins: Pins = Pins()) -> SuiteResult:
+Progress = Callable[[str], None]
+
+
+async def evaluate_suite(
+    ctx: KernelContext, suite: Suite, pins: Pins = Pins(), progress: Progress | None = None
+) -> SuiteResult:
     """One fresh session, the story as session context, every question in order; never raises on a score."""
     from .engine import TurnRequest, run_turn
     from .ingest import load_session_context
@@ -403,8 +406,12 @@ async def evaluate_suite(ctx: KernelContext, suite: Suite, pins: Pins = Pins()) 
         spec.ingestSeedDetectorPlugin or DEFAULT_INGEST_SD,
     )
     warnings = list(getattr(loaded, "warnings", []) or [])
+    if progress:
+        progress(f"{spec.suiteId}: story loaded ({len(loaded)} units)")
     questions: list[QuestionResult] = []
-    for question in spec.questions:
+    for n, question in enumerate(spec.questions, 1):
+        if progress:
+            progress(f"{spec.suiteId}: question {n}/{len(spec.questions)} ({question.id})")
         t0 = time.perf_counter()
         try:
             result = await run_turn(
@@ -471,7 +478,11 @@ def _failed(question: EvalQuestion, error: str, duration_ms: float) -> QuestionR
 
 
 async def run_eval(
-    folders: list[Path], combo: str | None = None, *, environ: dict[str, str] | None = None
+    folders: list[Path],
+    combo: str | None = None,
+    *,
+    environ: dict[str, str] | None = None,
+    progress: Progress | None = None,
 ) -> EvalReport:
     """Load every suite first (a bad one fails before any work), then evaluate them one by one."""
     from .context import KernelContext
@@ -487,7 +498,7 @@ async def run_eval(
                 from .ingest import check_sd_plugin
 
                 check_sd_plugin(ctx, sd)
-        return EvalReport(suites=[await evaluate_suite(ctx, s, pins) for s in suites])
+        return EvalReport(suites=[await evaluate_suite(ctx, s, pins, progress) for s in suites])
     finally:
         await ctx.aclose()
 

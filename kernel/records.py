@@ -65,3 +65,11 @@ class PlannerStats(msgspec.Struct, kw_only=True):
     latencyMs: float = 0.0
     samples: int = 0
     updatedAt: str = ""
+
+
+class PlannerOutcome(msgspec.Struct):
+    """One planner's result in a turn, folded into its PlannerStats by `Store.commit_turn`."""
+
+    plannerId: str
+    success: bool
+    latencyMs: float

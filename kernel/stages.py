@@ -9,7 +9,8 @@ return what the engine needs; they look at statuses and section structure only, 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +38,7 @@ from mrpvm.protocol.envelope import (
 from .budgets import RequestBudget
 from .frames import ExecutionFrame
 from .llm.hooks import grant, settle
+from .overlap import Early, run_all
 from .supervisor import PluginCallError
 from .trace import PROMPT_PREVIEW, TraceNode, TraceRecorder, clip, summarize_output
 
@@ -54,6 +56,7 @@ PLAN_FIELDS = {
     "val": "validatorOrder",
 }
 MAX_GUIDANCE = 32
+MAX_SHARED_ITEMS = 50_000  # context items kept across turns (per kernel context)
 TURN_UNIT_PREFIX = (
     "session::"  # DESIGN §3.3: units a turn's message contributes are `session::<turnId>::unit-NNN`
 )
@@ -154,7 +157,8 @@ class TurnState:
         self.budget = budget
         self.trace = trace
         self.history = history
-        self.limiter = anyio.CapacityLimiter(ctx.config.engine.budget.maxParallelSeeds)
+        static = _static(ctx)
+        self.limiter = anyio.CapacityLimiter(static.max_parallel_seeds)
         self.session_units = session_units
         self.staged: list[KnowledgeUnit] = []
         self._staged_ids: set[str] = set()
@@ -164,13 +168,15 @@ class TurnState:
         self._profile: tuple[tuple[int, int], KnowledgeProfile] | None = None
         self.warnings: list[str] = []
         self.branches: list[BranchRun] = []
-        self.plugin_ms = 0.0
+        self.plugin_ms = 0.0  # wall time with at least one plugin call in flight (overlaps counted once)
+        self._in_flight = 0
+        self._busy_since = 0.0
         self._items: dict[str, ContextItem] = {}
-        self._enabled = {t: [e.id for e in ctx.enabled(t)] for t in STAGE_TYPES.values()}
-        self._enabled["mrp-plan-plugin"] = [e.id for e in ctx.enabled("mrp-plan-plugin")]
-        self.descriptors: list[Descriptor] = descriptors(ctx)
+        self._static = static
+        self._enabled = static.enabled
+        self.descriptors: list[Descriptor] = static.descriptors
         self.memo: dict[tuple[str, ...], Attempt] = {}
-        self._paths: dict[str, Paths] = {}
+        self._paths = static.paths.setdefault(kb.id if kb else None, {})
         self._planner_stats: list[PluginStats] | None = None
 
     # ------------------------------------------------------------------ units
@@ -193,12 +199,23 @@ class TurnState:
         return [*self.staged, *self.session_units]
 
     def context_items(self, units: list[KnowledgeUnit]) -> list[ContextItem]:
+        """Units as request context items, each converted once per turn and, while the unit stays the
+        same (the store hands a continuing session the same unit objects), once per kernel context."""
         items = self._items
+        shared = self._static.items
         out = []
         for unit in units:
             item = items.get(unit.id)
             if item is None:
-                item = items[unit.id] = unit_to_context_item(unit)
+                hit = shared.get(unit.id)
+                if hit is not None and (hit[0] is unit or hit[0] == unit):
+                    item = hit[1]
+                else:
+                    if len(shared) >= MAX_SHARED_ITEMS:
+                        shared.clear()
+                    item = unit_to_context_item(unit)
+                    shared[unit.id] = (unit, item)
+                items[unit.id] = item
             out.append(item)
         return out
 
@@ -245,12 +262,12 @@ class TurnState:
         pin = getattr(self.pins, stage)
         if pin:
             return [pin]
-        cap = self.ctx.config.engine.budget.maxPluginsPerStage
+        cap = self._static.max_per_stage
         enabled = self.enabled_ids(plugin_type)
-        planned = list(getattr(plan, PLAN_FIELDS[stage])) if plan is not None else []
+        planned = getattr(plan, PLAN_FIELDS[stage]) if plan is not None else ()
         order = [p for p in dict.fromkeys(planned) if p in enabled]
         if not order:
-            default = list(getattr(self.ctx.config.plugins.stageOrders, stage))
+            default = self._static.default_orders[stage]
             preferred = getattr(self.preferences, stage)
             head = [preferred] if preferred else []
             order = [p for p in dict.fromkeys([*head, *default]) if p in enabled]
@@ -273,68 +290,146 @@ class TurnState:
         memo_key: tuple[str, ...] | None = None,
         intent_ref: str | None = None,
         input_summary: dict[str, Any] | None = None,
+        early: Early | None = None,
     ) -> Attempt:
-        """Call a plugin through the supervisor, within budget, recording a trace node and the attempt."""
-        entry = self.ctx.registry.get(plugin_id)
-        manifest = entry.manifest
-        summary = {"prompt": clip(prompt, PROMPT_PREVIEW), "context": len(units), **(input_summary or {})}
-        node = self.trace.node(
-            "plugin",
+        """Call a plugin through the supervisor, within budget, recording a trace node and the attempt.
+
+        `early`: a call of this plugin with the same request already started ahead of its turn (see
+        `Early`); its outcome is taken instead of calling again, recorded exactly like a call made here.
+        """
+        info = self._static.plugin(self.ctx, plugin_id)
+        plugin_type = info.type
+        summary = {"prompt": clip(prompt, PROMPT_PREVIEW), "context": len(units)}
+        if input_summary:
+            summary.update(input_summary)
+        trace = self.trace
+        node = trace.plugin_node(
             label,
-            parent=parent,
-            frameId=frame.frame_id,
-            pluginId=plugin_id,
-            type=entry.type,
-            op=op,
-            input=summary,
+            parent,
+            frame.frame_id,
+            plugin_id,
+            plugin_type,
+            op,
+            summary,
         )
-        attempt = Attempt(plugin_id=plugin_id, type=entry.type, op=op, status="error", node=node)
+        attempt = Attempt(plugin_id, plugin_type, op, "error", node)
         if memo_key is not None:
             cached = self.memo.get(memo_key)
             known = frame.failures.recall(memo_key)
             if known is not None:
                 node.ref = f"{known[0]} in {known[1]}"
-                self.trace.edge(known[1], node.id, "reuses")
-                self.trace.finish(node, SKIPPED_KNOWN, reason=f"failed before on the same input ({known[0]})")
+                trace.edge(known[1], node.id, "reuses")
+                trace.finish(node, SKIPPED_KNOWN, reason=f"failed before on the same input ({known[0]})")
                 node.durationMs = 0.0
                 attempt.status = SKIPPED_KNOWN
                 return attempt
             if cached is not None:
                 node.ref = f"reuses {cached.node.id}"
-                self.trace.edge(cached.node.id, node.id, "reuses")
-                self.trace.finish(node, cached.status, **cached.node.output)
+                trace.edge(cached.node.id, node.id, "reuses")
+                trace.finish(node, cached.status, **cached.node.output)
                 node.durationMs = 0.0
-                return Attempt(plugin_id, entry.type, op, cached.status, node, cached.doc, 0.0, 0)
-        reason = None
-        if not self.budget.affords(manifest.maxLLMCalls):
-            reason = (
-                f"maxLLMCalls {manifest.maxLLMCalls} exceeds the {self.budget.llm_calls_left} LLM calls left"
-            )
-        elif self.budget.expired():
-            reason = "the request deadline has passed"
-        if reason is not None:
-            self.trace.finish(node, SKIPPED_BUDGET, reason=reason)
+                return Attempt(plugin_id, plugin_type, op, cached.status, node, cached.doc, 0.0, 0)
+        budget = self.budget
+        timeout_s = None
+        if not budget.affords(info.max_llm_calls):
+            reason = f"maxLLMCalls {info.max_llm_calls} exceeds the {budget.llm_calls_left} LLM calls left"
+        else:
+            timeout_s = budget.call_window_s(info.timeout_ms)
+            reason = None if timeout_s is not None else "the request deadline has passed"
+        if timeout_s is None:
+            trace.finish(node, SKIPPED_BUDGET, reason=reason)
             node.durationMs = 0.0
             attempt.status = SKIPPED_BUDGET
             self._record(branch, attempt, frame, intent_ref)
             return attempt
-        timeout_s = self.budget.call_timeout_s(
-            min(manifest.timeoutMs, self.ctx.config.engine.limits.pluginTimeoutMs)
-        )
-        # A fresh LLM token for this call only (None without an upstream or for plugins declaring no calls).
-        access = grant(
-            self.ctx.llm,
-            entry,
-            op,
-            self.request_id,
-            frame.frame_id,
-            self.budget.llm_calls_left,
-            timeout_s,
-            node.id,
-        )
-        request = Request(
+        if self.on_event is not None:
+            self.emit(
+                event="plugin-start",
+                node=node.id,
+                frameId=frame.frame_id,
+                pluginId=plugin_id,
+                type=plugin_type,
+                op=op,
+            )
+        counted = 0  # LLM calls the bridge served this call (already charged to the request budget)
+        failure: PluginCallError | None = None
+        if early is not None:
+            trace.backdate(node, early.started)
+            result, failure = await early.outcome()
+        else:
+            llm = self.ctx.llm
+            access = None
+            if info.max_llm_calls > 0 and llm is not None and llm.available:
+                # A fresh LLM token for this call only (None for plugins declaring no calls).
+                access = grant(
+                    llm,
+                    info.entry,
+                    op,
+                    self.request_id,
+                    frame.frame_id,
+                    budget.llm_calls_left,
+                    timeout_s,
+                    node.id,
+                )
+            request = self.request(frame, plugin_id, op, prompt, units, payload, timeout_s, access)
+            self._busy()
+            try:
+                try:
+                    result = await self.ctx.supervisor.call(plugin_id, request, timeout_s=timeout_s)
+                finally:  # revoke the token; one `llm` trace node per LLM call under this plugin node
+                    self._idle()
+                    if access is not None:
+                        counted = settle(llm, access, trace, node, self.request_id)
+            except PluginCallError as err:
+                failure = err
+        if failure is not None:
+            attempt.llm_calls = counted
+            error = failure.error
+            detail: dict[str, Any] = {"code": error.code, "message": clip(error.message, 400)}
+            if error.stderrTail:
+                detail["stderrTail"] = clip(error.stderrTail, 400)
+            if error.exitCode is not None:
+                detail["exitCode"] = error.exitCode
+            trace.finish(node, "error", **detail)
+        else:
+            doc = result.document
+            attempt.doc = doc
+            attempt.status = doc.result.status
+            attempt.duration_ms = result.durationMs
+            attempt.llm_calls = max(doc.result.llmCalls, counted)
+            budget.charge(max(0, doc.result.llmCalls - counted))  # only calls the bridge did not see
+            trace.complete(node, attempt.status, result.durationMs, summarize_output(doc))
+        if self.on_event is not None:
+            self.emit(
+                event="plugin-end",
+                node=node.id,
+                pluginId=plugin_id,
+                op=op,
+                status=node.status,
+                durationMs=node.durationMs,
+            )
+        if memo_key is not None:
+            if attempt.status in ("success", "insufficient") and attempt.doc is not None:
+                self.memo[memo_key] = attempt
+            elif attempt.status not in ("success", "accepted"):
+                frame.failures.remember(memo_key, attempt.status, node.id)
+        self._record(branch, attempt, frame, intent_ref)
+        return attempt
+
+    def request(
+        self,
+        frame: ExecutionFrame,
+        plugin_id: str,
+        op: str,
+        prompt: str,
+        units: list[KnowledgeUnit],
+        payload: Any,
+        timeout_s: float,
+        access: Any = None,
+    ) -> Request:
+        return Request(
             prompt=prompt,
-            context=self.context_items(units),
+            context=self.context_items(units) if units else [],
             op=op,
             payload=payload,
             budget=Budget(llmCalls=self.budget.llm_calls_left, deadlineMs=max(1, int(timeout_s * 1000))),
@@ -344,54 +439,38 @@ class TurnState:
             sessionId=self.session.id,
             llm=access,
         )
-        self.emit(
-            event="plugin-start",
-            node=node.id,
-            frameId=frame.frame_id,
-            pluginId=plugin_id,
-            type=entry.type,
-            op=op,
+
+    def _busy(self) -> None:
+        if self._in_flight == 0:
+            self._busy_since = time.perf_counter()
+        self._in_flight += 1
+
+    def _idle(self) -> None:
+        self._in_flight -= 1
+        if self._in_flight == 0:
+            self.plugin_ms += (time.perf_counter() - self._busy_since) * 1000.0
+
+    def start_early(
+        self,
+        frame: ExecutionFrame,
+        plugin_id: str,
+        op: str,
+        prompt: str,
+        units: list[KnowledgeUnit],
+        payload: Any,
+    ) -> Early | None:
+        """Start a call ahead of its turn (to overlap another plugin's call), or None when that could
+        change anything: only plugins that declare no LLM calls, while the deadline allows."""
+        info = self._static.plugin(self.ctx, plugin_id)
+        if info.max_llm_calls > 0:
+            return None
+        timeout_s = self.budget.call_window_s(info.timeout_ms)
+        if timeout_s is None:
+            return None
+        early = Early(
+            self, plugin_id, self.request(frame, plugin_id, op, prompt, units, payload, timeout_s), timeout_s
         )
-        counted = 0  # LLM calls the bridge served this call (already charged to the request budget)
-        try:
-            try:
-                result = await self.ctx.supervisor.call(plugin_id, request, timeout_s=timeout_s)
-            finally:  # revoke the token; one `llm` trace node per LLM call under this plugin node
-                counted = settle(self.ctx.llm, access, self.trace, node, self.request_id)
-        except PluginCallError as err:
-            attempt.llm_calls = counted
-            error = err.error
-            detail: dict[str, Any] = {"code": error.code, "message": clip(error.message, 400)}
-            if error.stderrTail:
-                detail["stderrTail"] = clip(error.stderrTail, 400)
-            if error.exitCode is not None:
-                detail["exitCode"] = error.exitCode
-            self.trace.finish(node, "error", **detail)
-        else:
-            doc = result.document
-            attempt.doc = doc
-            attempt.status = doc.result.status
-            attempt.duration_ms = result.durationMs
-            attempt.llm_calls = max(doc.result.llmCalls, counted)
-            self.budget.charge(max(0, doc.result.llmCalls - counted))  # only calls the bridge did not see
-            self.plugin_ms += result.durationMs
-            self.trace.finish(node, attempt.status, **summarize_output(doc))
-            node.durationMs = round(result.durationMs, 3)
-        self.emit(
-            event="plugin-end",
-            node=node.id,
-            pluginId=plugin_id,
-            op=op,
-            status=node.status,
-            durationMs=node.durationMs,
-        )
-        if memo_key is not None:
-            if attempt.status in ("success", "insufficient") and attempt.doc is not None:
-                self.memo[memo_key] = attempt
-            elif attempt.status not in ("success", "accepted"):
-                frame.failures.remember(memo_key, attempt.status, node.id)
-        self._record(branch, attempt, frame, intent_ref)
-        return attempt
+        return early
 
     def emit(self, **event: Any) -> None:
         """Tell the progress listener (if any); a failing listener never breaks the turn."""
@@ -402,7 +481,7 @@ class TurnState:
                 self.on_event = None
 
     def _artifacts(self, plugin_id: str) -> Paths:
-        paths = self._paths.get(plugin_id)
+        paths = self._paths.get(plugin_id)  # cached per kernel context and KB (see _static)
         if paths is None:
             paths = self._paths[plugin_id] = Paths(
                 artifacts=str(self.ctx.artifacts_dir(self.kb_id, plugin_id))
@@ -485,10 +564,8 @@ class TurnState:
             return attempt.doc.plan
         return None
 
-    async def detect_seeds(
-        self, frame: ExecutionFrame, branch: BranchRun, order: list[str]
-    ) -> tuple[Attempt | None, list[Attempt]]:
-        """sd candidates in order until one returns valid CNL with intents or units."""
+    def seed_payload(self, frame: ExecutionFrame) -> tuple[str, DetectSeedsPayload, list[KnowledgeUnit]]:
+        """(mode, payload, guidance) of a frame's detectSeeds calls: independent of the plan."""
         mode = "decompose" if frame.purpose == "decompose" else "turn"
         payload = DetectSeedsPayload(
             turnId=self.request_id,
@@ -496,10 +573,39 @@ class TurnState:
             parentIntent=frame.parent_intent,
             history=self.history[-MAX_HISTORY:],
         )
-        guidance = self.guidance(("sd-plugin",))
+        return mode, payload, self.guidance(("sd-plugin",))
+
+    def early_seeds(self, frame: ExecutionFrame, plugin_id: str) -> Early | None:
+        """Start `plugin_id`'s detectSeeds now (while the planner plans), unless its result is already
+        known in this frame (memo or failure memory) or the call may use the LLM."""
+        mode, payload, guidance = self.seed_payload(frame)
+        key = ("sd", plugin_id, mode, frame.prompt)
+        if key in self.memo or frame.failures.recall(key) is not None:
+            return None
+        return self.start_early(frame, plugin_id, "detectSeeds", frame.prompt, guidance, payload)
+
+    async def detect_seeds(
+        self, frame: ExecutionFrame, branch: BranchRun, order: list[str], early: Early | None = None
+    ) -> tuple[Attempt | None, list[Attempt]]:
+        """sd candidates in order until one returns valid CNL with intents or units.
+
+        `early`: a detectSeeds already started (`early_seeds`), used when its plugin's turn comes (the
+        caller records it as unused otherwise)."""
+        mode, payload, guidance = self.seed_payload(frame)
         tried: list[Attempt] = []
         previous: str | None = None
+        found: Attempt | None = None
         for plugin_id in order:
+            key = ("sd", plugin_id, mode, frame.prompt)
+            use = None
+            if (
+                early is not None
+                and plugin_id == early.plugin_id
+                and not early.used
+                and key not in self.memo
+                and frame.failures.recall(key) is None
+            ):
+                use = early
             attempt = await self.call(
                 frame,
                 branch,
@@ -510,29 +616,38 @@ class TurnState:
                 payload,
                 parent=branch.node.id,
                 label=f"detect seeds ({mode})",
-                memo_key=("sd", plugin_id, mode, frame.prompt),
+                memo_key=key,
                 input_summary={"mode": mode},
+                early=use,
             )
             self.trace.edge(previous, attempt.node.id, "next-candidate")
             previous = attempt.node.id
             tried.append(attempt)
             doc = attempt.doc
             if attempt.status == "success" and doc is not None and (doc.intents or doc.units):
-                return attempt, tried
-        return None, tried
+                found = attempt
+                break
+        return found, tried
 
     async def notify_kb(
         self, frame: ExecutionFrame, parent: str, event: str, scope: str, units: list[KnowledgeUnit]
     ):
         """Tell every enabled kb-plugin about session units (added / committed / discarded), in parallel."""
+        await run_all(self.kb_notifications(frame, parent, event, scope, units), self.ctx.supervisor)
+
+    def kb_notifications(
+        self, frame: ExecutionFrame, parent: str, event: str, scope: str, units: list[KnowledgeUnit]
+    ) -> list[Callable[[], Awaitable[Any]]]:
+        """One `onSessionEvent` call per enabled kb-plugin, not started (for `run_all` with other calls)."""
         targets = self.enabled_ids("kb-plugin")
         if not targets or not units:
-            return
+            return []
         payload = OnSessionEventPayload(event=event, scope=scope, turnId=self.request_id, units=units)
         prompt = f"Session {self.session.id}: {event} ({scope}, {len(units)} units)"
+        label = f"{event} ({len(units)} units)"
 
-        async def one(plugin_id: str) -> None:
-            await self.call(
+        def one(plugin_id: str) -> Callable[[], Awaitable[Any]]:
+            return lambda: self.call(
                 frame,
                 None,
                 plugin_id,
@@ -541,16 +656,24 @@ class TurnState:
                 [],
                 payload,
                 parent=parent,
-                label=f"{event} ({len(units)} units)",
+                label=label,
                 input_summary={"event": event, "scope": scope, "units": len(units)},
             )
 
-        if len(targets) == 1:
-            await one(targets[0])
-            return
-        async with anyio.create_task_group() as tg:
-            for plugin_id in targets:
-                tg.start_soon(one, plugin_id)
+        return [one(plugin_id) for plugin_id in targets]
+
+    def early_retrieve(self, frame: ExecutionFrame, intent: IntentGroup, plugin_id: str) -> Early | None:
+        """Start `plugin_id`'s retrieve for `intent` now (what `next_view` would send as its first call),
+        unless its result is already known in this frame or the call may use the LLM."""
+        key = ("kb", plugin_id, intent_key(intent), str(len(self.staged)))
+        if key in self.memo or frame.failures.recall(key) is not None:
+            return None
+        units = self.visible_units()
+        payload = RetrievePayload(intents=[intent], units=units, kbId=self.kb_id, purpose="task-evidence")
+        early = self.start_early(frame, plugin_id, "retrieve", intent.intent, units, payload)
+        if early is not None:
+            early.key = key
+        return early
 
     async def next_view(
         self,
@@ -563,10 +686,12 @@ class TurnState:
         previous: list[str | None],
         *,
         ref: str | None = None,
+        early: Early | None = None,
     ) -> View | None:
         """kb candidates from `cursor[0]` on until one is sufficient; else the best insufficient view.
 
         Returns None when no candidate is left to try. `previous[0]` threads the next-candidate chain.
+        `early`: a retrieve already started (`early_retrieve`), used if it is exactly a call made here.
         """
         if cursor[0] >= len(order):
             return None
@@ -577,6 +702,17 @@ class TurnState:
         while cursor[0] < len(order):
             plugin_id = order[cursor[0]]
             cursor[0] += 1
+            key = ("kb", plugin_id, intent_key(intent), str(len(self.staged)))
+            use = None
+            if (
+                early is not None
+                and not early.used
+                and early.plugin_id == plugin_id
+                and early.key == key
+                and key not in self.memo
+                and frame.failures.recall(key) is None
+            ):
+                use = early
             attempt = await self.call(
                 frame,
                 branch,
@@ -587,9 +723,10 @@ class TurnState:
                 payload,
                 parent=parent,
                 label=f"retrieve {(ref or intent.ref)}",
-                memo_key=("kb", plugin_id, intent_key(intent), str(len(self.staged))),
+                memo_key=key,
                 intent_ref=(ref or intent.ref),
                 input_summary={"units": len(units), "kbId": self.kb_id},
+                early=use,
             )
             self.trace.edge(previous[0], attempt.node.id, "next-candidate")
             previous[0] = attempt.node.id
@@ -737,6 +874,63 @@ def empty_view() -> View:
 
 
 # --------------------------------------------------------------------------- per-context caches
+
+
+class _PluginInfo:
+    """What a plugin call needs from the registry and config, resolved once per kernel context."""
+
+    __slots__ = ("entry", "type", "max_llm_calls", "timeout_ms")
+
+    def __init__(self, entry: Any, limit_ms: int):
+        manifest = entry.manifest
+        self.entry = entry
+        self.type: str = entry.type
+        self.max_llm_calls: int = manifest.maxLLMCalls
+        self.timeout_ms: int = min(manifest.timeoutMs, limit_ms)
+
+
+class _Static:
+    """Per kernel context: enabled ids per type, descriptors, limits, default orders, plugin infos and
+    artifact paths (the registry and config do not change while a context is open)."""
+
+    __slots__ = (
+        "enabled",
+        "descriptors",
+        "max_parallel_seeds",
+        "max_per_stage",
+        "default_orders",
+        "plugin_timeout_ms",
+        "plugins",
+        "paths",
+        "items",
+    )
+
+    def __init__(self, ctx: KernelContext):
+        types = [*STAGE_TYPES.values(), "mrp-plan-plugin"]
+        self.enabled: dict[str, list[str]] = {t: [e.id for e in ctx.enabled(t)] for t in types}
+        self.descriptors = descriptors(ctx)
+        budget = ctx.config.engine.budget
+        self.max_parallel_seeds: int = budget.maxParallelSeeds
+        self.max_per_stage: int = budget.maxPluginsPerStage
+        orders = ctx.config.plugins.stageOrders
+        self.default_orders: dict[str, list[str]] = {s: list(getattr(orders, s)) for s in STAGE_TYPES}
+        self.plugin_timeout_ms: int = ctx.config.engine.limits.pluginTimeoutMs
+        self.plugins: dict[str, _PluginInfo] = {}
+        self.paths: dict[str | None, dict[str, Paths]] = {}
+        self.items: dict[str, tuple[KnowledgeUnit, ContextItem]] = {}
+
+    def plugin(self, ctx: KernelContext, plugin_id: str) -> _PluginInfo:
+        info = self.plugins.get(plugin_id)
+        if info is None:
+            info = self.plugins[plugin_id] = _PluginInfo(ctx.registry.get(plugin_id), self.plugin_timeout_ms)
+        return info
+
+
+def _static(ctx: KernelContext) -> _Static:
+    static = ctx.state.get("turn_static")
+    if static is None:
+        static = ctx.state["turn_static"] = _Static(ctx)
+    return static
 
 
 def descriptors(ctx: KernelContext) -> list[Descriptor]:

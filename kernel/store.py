@@ -7,17 +7,32 @@
   a process killed mid-ingest or mid-turn leaves the last committed state.
 - One connection per thread (threading.local): the engine may call from its event-loop thread or from
   worker threads; each call is short.
-- A KU is stored as its msgspec JSON plus indexed columns (id, kb_id or session_id, source_id, ku_type,
-  hash, claim_key); the JSON is the truth, the columns serve lookups and deduplication.
+- A KU is stored as its msgspec JSON plus columns (id, kb_id or session_id, source_id, ku_type, hash,
+  claim_key); the JSON is the truth, the columns serve lookups and deduplication. Only indexes some query
+  (or a foreign-key cascade) uses exist, partial where a column is NULL for half the rows: a KB unit
+  updates 2 indexes, a session unit 3 (schema 2; check with EXPLAIN QUERY PLAN before adding one).
+- Durability: `synchronous = NORMAL` under WAL. A committed transaction survives the process dying at any
+  point (SIGKILL, OOM, a crash): its WAL frames are in the OS, and the next open replays them. An OS crash
+  or power loss may roll back the last few commits (never to a torn state). That is the promise (DESIGN
+  §6: "a crash mid-ingest or mid-turn leaves the previous committed state intact"); FULL would add an
+  fsync to every commit.
+- A turn is ONE transaction: `commit_turn` creates a drafted session (`draft_session`), promotes the staged
+  units, appends the turn and updates the planner-level EWMA together.
+- Test hook: when the process starts with MRPVM_TEST_PAUSE_IN_COMMIT=<file>, `commit_turn` writes <file>
+  after its rows, inside the open transaction, and sleeps PAUSE_IN_COMMIT_S before COMMIT, so
+  tests/test_store_crash.py can SIGKILL a kernel mid-commit. Read once at import; never set outside tests.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import secrets
 import sqlite3
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -37,10 +52,14 @@ from .errors import (
     TurnNotFound,
     ValidationFailed,
 )
-from .records import KbRecord, PlannerStats, SessionRecord, SourceRecord, TurnRecord
+from .records import KbRecord, PlannerOutcome, PlannerStats, SessionRecord, SourceRecord, TurnRecord
 
 DB_NAME = "mrpvm.db"
 BUSY_TIMEOUT_MS = 10_000
+SESSION_CACHE_UNITS = 20_000  # decoded session units kept in memory (see Store.session_units)
+IN_CHUNK = 500  # keys per `IN (...)` lookup (SQLite's bound-parameter limit is far above)
+PAUSE_IN_COMMIT_S = 30.0
+_PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see the module docstring
 
 # --------------------------------------------------------------------------- schema
 
@@ -118,6 +137,17 @@ MIGRATIONS: list[list[str]] = [
             created_at TEXT NOT NULL
         )""",
     ],
+    [  # 2: only the indexes queries and cascades use (units_kb_type and units_hash had no reader), partial
+        # where the column is NULL for half the rows, and session dedup by indexed lookups
+        "DROP INDEX units_kb_type",
+        "DROP INDEX units_hash",
+        "DROP INDEX units_source",
+        "DROP INDEX units_session_claim",
+        "CREATE INDEX units_source ON units(source_id) WHERE source_id IS NOT NULL",
+        "CREATE INDEX units_session_claim ON units(session_id, claim_key) WHERE session_id IS NOT NULL",
+        "CREATE INDEX units_session_hash ON units(session_id, hash)"
+        " WHERE session_id IS NOT NULL AND hash IS NOT NULL",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -168,6 +198,12 @@ def _pins_json(pins: Pins | None) -> bytes:
     return _json_encoder.encode(pins or Pins())
 
 
+def _pause_in_commit() -> None:
+    """MRPVM_TEST_PAUSE_IN_COMMIT (tests only): announce, then hold the open turn transaction."""
+    Path(_PAUSE_IN_COMMIT).write_text(str(os.getpid()))
+    time.sleep(PAUSE_IN_COMMIT_S)
+
+
 class Store:
     """The kernel's SQLite store. `Store.open(home)` uses `<home>/mrpvm.db`."""
 
@@ -178,6 +214,8 @@ class Store:
         self._conns: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
+        # session id -> (highest pk decoded, the session's units): see session_units
+        self._session_cache: OrderedDict[str, tuple[int, list[KnowledgeUnit]]] = OrderedDict()
         self._migrate()
 
     @classmethod
@@ -460,19 +498,34 @@ class Store:
             turnCount=row[5],
         )
 
+    _INSERT_SESSION = f"INSERT INTO sessions ({_SESSION_COLS}) VALUES (?, ?, ?, ?, ?, ?)"
+
     def create_session(self, kb_id: str | None = None, preferences: Pins | None = None) -> SessionRecord:
         """A new session, optionally mounting a KB (name or id)."""
-        stamp = now_iso()
         with self.transaction() as conn:
-            kb = self.get_kb(kb_id).id if kb_id else None
-            record = SessionRecord(
-                id=new_id("ses"), kbId=kb, preferences=preferences or Pins(), createdAt=stamp, updatedAt=stamp
-            )
+            record = self.draft_session(kb_id, preferences)
             conn.execute(
-                f"INSERT INTO sessions ({self._SESSION_COLS}) VALUES (?, ?, ?, ?, ?, 0)",
-                (record.id, kb, _pins_json(record.preferences), stamp, stamp),
+                self._INSERT_SESSION,
+                (
+                    record.id,
+                    record.kbId,
+                    _pins_json(record.preferences),
+                    record.createdAt,
+                    record.updatedAt,
+                    0,
+                ),
             )
         return record
+
+    def draft_session(self, kb_id: str | None = None, preferences: Pins | None = None) -> SessionRecord:
+        """A new session record NOT stored yet: `commit_turn(..., session=record)` stores it in the turn's
+        own transaction, so a turn in a fresh session is one transaction and a turn that never commits
+        leaves no empty session behind."""
+        stamp = now_iso()
+        kb = self.get_kb(kb_id).id if kb_id else None
+        return SessionRecord(
+            id=new_id("ses"), kbId=kb, preferences=preferences or Pins(), createdAt=stamp, updatedAt=stamp
+        )
 
     def get_session(self, session_id: str) -> SessionRecord:
         row = (
@@ -511,31 +564,85 @@ class Store:
         with self.transaction() as conn:
             self.get_session(session_id)
             conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+        with self._lock:
+            self._session_cache.pop(session_id, None)
 
     def session_units(self, session_id: str) -> list[KnowledgeUnit]:
-        """The committed units of a session, in commit order."""
+        """The committed units of a session, in commit order.
+
+        Session units are append-only (only deleting the session removes them) and a later commit always
+        gets higher pks, so the decoded units of recently read sessions are kept (up to SESSION_CACHE_UNITS
+        in all, least recently read dropped first) and a call decodes only the rows added since (every turn of a continuing session reads its units). The
+        returned units are shared with that cache: treat them as immutable (replace, never assign).
+        """
         self.get_session(session_id)
-        rows = self._conn().execute("SELECT data FROM units WHERE session_id = ? ORDER BY pk", (session_id,))
-        return [_unit_decoder.decode(r[0]) for r in rows]
+        with self._lock:
+            last_pk, units = self._session_cache.get(session_id, (0, []))
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT pk, data FROM units WHERE session_id = ? AND pk > ? ORDER BY pk",
+                (session_id, last_pk),
+            )
+            .fetchall()
+        )
+        if rows:
+            units = [*units, *(_unit_decoder.decode(r[1]) for r in rows)]
+            last_pk = rows[-1][0]
+        with self._lock:
+            cache = self._session_cache
+            cache[session_id] = (last_pk, units)
+            cache.move_to_end(session_id)
+            total = sum(len(u) for _, u in cache.values())
+            while cache and total > SESSION_CACHE_UNITS:
+                total -= len(cache.popitem(last=False)[1][1])
+        return list(units)
+
+    @staticmethod
+    def _session_has(conn: sqlite3.Connection, column: str, session_id: str, keys: set[str]) -> set[str]:
+        """Which of `keys` the session already holds in `column` (id, claim_key or hash): indexed lookups,
+        so a commit costs O(staged units · log n), not a scan of the session."""
+        found: set[str] = set()
+        ordered = sorted(keys)
+        for start in range(0, len(ordered), IN_CHUNK):
+            chunk = ordered[start : start + IN_CHUNK]
+            marks = ",".join("?" * len(chunk))
+            found.update(
+                r[0]
+                for r in conn.execute(
+                    f"SELECT {column} FROM units WHERE session_id = ? AND {column} IN ({marks})",
+                    (session_id, *chunk),
+                )
+            )
+        return found
 
     def _insert_session_units(
-        self, conn: sqlite3.Connection, session_id: str, units: Iterable[KnowledgeUnit]
+        self,
+        conn: sqlite3.Connection,
+        session_id: str,
+        units: Iterable[KnowledgeUnit],
+        *,
+        empty: bool = False,
     ) -> list[KnowledgeUnit]:
-        """Insert units not already in the session (same hash or same role+claim); returns those added."""
-        seen_claims = {
-            r[0] for r in conn.execute("SELECT claim_key FROM units WHERE session_id = ?", (session_id,))
-        }
-        seen_hashes = {
-            r[0]
-            for r in conn.execute(
-                "SELECT hash FROM units WHERE session_id = ? AND hash IS NOT NULL", (session_id,)
-            )
-        }
-        seen_ids = {r[0] for r in conn.execute("SELECT id FROM units WHERE session_id = ?", (session_id,))}
+        """Insert units not already in the session (same hash or same role+claim); returns those added.
+
+        `empty`: the session was created in this transaction, so there is nothing to look up.
+        """
+        rows_in = [(u, self._unit_row(u, kb_id=None, session_id=session_id, source_id=None)) for u in units]
+        if not rows_in:
+            return []
+        if empty:
+            seen_claims: set[str] = set()
+            seen_hashes: set[str] = set()
+            seen_ids: set[str] = set()
+        else:
+            seen_claims = self._session_has(conn, "claim_key", session_id, {r[6] for _, r in rows_in})
+            hashes = {u.hash for u, _ in rows_in if u.hash}
+            seen_hashes = self._session_has(conn, "hash", session_id, hashes) if hashes else set()
+            seen_ids = self._session_has(conn, "id", session_id, {u.id for u, _ in rows_in})
         rows = []
         added: list[KnowledgeUnit] = []
-        for unit in units:
-            row = self._unit_row(unit, kb_id=None, session_id=session_id, source_id=None)
+        for unit, row in rows_in:
             key = row[6]
             if key in seen_claims or (unit.hash and unit.hash in seen_hashes):
                 continue
@@ -576,6 +683,8 @@ class Store:
         " status, plugin_ids, llm_calls, duration_ms, created_at"
     )
 
+    _INSERT_TURN = f"INSERT INTO turns ({_TURN_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
     @staticmethod
     def _turn(row: tuple) -> TurnRecord:
         return TurnRecord(
@@ -594,54 +703,93 @@ class Store:
         )
 
     def commit_turn(
-        self, turn: TurnRecord, units: list[KnowledgeUnit], preferences: Pins | None = None
+        self,
+        turn: TurnRecord,
+        units: list[KnowledgeUnit],
+        preferences: Pins | None = None,
+        *,
+        session: SessionRecord | None = None,
+        planner_outcomes: Iterable[PlannerOutcome] = (),
+        alpha: float = 0.3,
     ) -> TurnRecord:
-        """ONE transaction: promote the staged turn units (deduplicated), append the turn with its
-        response document and trace, bump the session's turn count, and update its preferences if given.
+        """ONE transaction: store `session` if given and new (a `draft_session()` record), promote the
+        staged turn units (deduplicated), append the turn with its response document and trace, bump the
+        session's turn count, update its preferences if given, and fold `planner_outcomes` into the
+        planner-level EWMA (as `record_planner_outcome`).
 
         The turn index is the session's turn count (the store's, not the caller's). Returns the stored turn.
         """
         stamp = now_iso()
+        outcomes = list(planner_outcomes)
+        if outcomes and not 0.0 < alpha <= 1.0:
+            raise ValidationFailed(f"alpha must be in (0, 1], got {alpha}")
+        if session is not None and session.id != turn.sessionId:
+            raise ValidationFailed(
+                f"turn {turn.requestId} belongs to session {turn.sessionId}, not {session.id}",
+                {"request": turn.requestId, "session": session.id},
+            )
+        created_at = turn.createdAt or stamp
+        turn_row = [
+            turn.requestId,
+            turn.sessionId,
+            0,  # the turn index, set below from the session's turn count
+            turn.userMessage,
+            turn.responseMarkdown,
+            _json_encoder.encode(turn.responseDocument),
+            _json_encoder.encode(turn.trace),
+            turn.status,
+            _json_encoder.encode(turn.pluginIds),
+            turn.llmCalls,
+            turn.durationMs,
+            created_at,
+        ]
         try:
             with self.transaction() as conn:
-                session = self.get_session(turn.sessionId)
-                stored = msgspec.structs.replace(
-                    turn, turnIndex=session.turnCount, createdAt=turn.createdAt or stamp
+                # A drafted session is inserted already holding this turn (turn_count 1, its preferences).
+                created = (
+                    session is not None
+                    and conn.execute(
+                        self._INSERT_SESSION + " ON CONFLICT(id) DO NOTHING",
+                        (
+                            session.id,
+                            session.kbId,
+                            _pins_json(session.preferences if preferences is None else preferences),
+                            session.createdAt,
+                            stamp,
+                            1,
+                        ),
+                    ).rowcount
+                    == 1
                 )
-                self._insert_session_units(conn, session.id, units)
-                conn.execute(
-                    f"INSERT INTO turns ({self._TURN_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        stored.requestId,
-                        stored.sessionId,
-                        stored.turnIndex,
-                        stored.userMessage,
-                        stored.responseMarkdown,
-                        _json_encoder.encode(stored.responseDocument),
-                        _json_encoder.encode(stored.trace),
-                        stored.status,
-                        _json_encoder.encode(stored.pluginIds),
-                        stored.llmCalls,
-                        stored.durationMs,
-                        stored.createdAt,
-                    ),
-                )
-                if preferences is not None:
-                    conn.execute(
-                        "UPDATE sessions SET preferences = ?, turn_count = turn_count + 1, updated_at = ?"
-                        " WHERE id = ?",
-                        (_pins_json(preferences), stamp, session.id),
-                    )
-                else:
-                    conn.execute(
-                        "UPDATE sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
-                        (stamp, session.id),
-                    )
+                if not created:
+                    row = conn.execute(
+                        "SELECT turn_count FROM sessions WHERE id = ?", (turn.sessionId,)
+                    ).fetchone()
+                    if row is None:
+                        raise SessionNotFound(f"no session '{turn.sessionId}'", {"session": turn.sessionId})
+                    turn_row[2] = row[0]
+                    if preferences is not None:
+                        conn.execute(
+                            "UPDATE sessions SET preferences = ?, turn_count = turn_count + 1, updated_at = ?"
+                            " WHERE id = ?",
+                            (_pins_json(preferences), stamp, turn.sessionId),
+                        )
+                    else:
+                        conn.execute(
+                            "UPDATE sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
+                            (stamp, turn.sessionId),
+                        )
+                self._insert_session_units(conn, turn.sessionId, units, empty=created)
+                conn.execute(self._INSERT_TURN, turn_row)
+                for outcome in outcomes:
+                    self._apply_planner_outcome(conn, outcome, alpha, stamp)
+                if _PAUSE_IN_COMMIT:
+                    _pause_in_commit()
         except sqlite3.IntegrityError as err:
             raise ValidationFailed(
                 f"turn {turn.requestId} cannot be committed: {err}", {"request": turn.requestId}
             ) from None
-        return stored
+        return msgspec.structs.replace(turn, turnIndex=turn_row[2], createdAt=created_at)
 
     def get_turn(self, request_id: str) -> TurnRecord:
         row = (
@@ -654,11 +802,27 @@ class Store:
         return self._turn(row)
 
     def list_turns(self, session_id: str) -> list[TurnRecord]:
+        """Every turn of the session with its decoded document and trace (for display; see
+        `recent_user_messages` for the history a turn needs)."""
         self.get_session(session_id)
         rows = self._conn().execute(
             f"SELECT {self._TURN_COLS} FROM turns WHERE session_id = ? ORDER BY turn_index", (session_id,)
         )
         return [self._turn(r) for r in rows]
+
+    def recent_user_messages(self, session_id: str, limit: int) -> list[str]:
+        """The user messages of the session's last `limit` turns, oldest first; no trace is read."""
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT user_message FROM turns WHERE session_id = ? ORDER BY turn_index DESC LIMIT ?",
+                (session_id, max(0, limit)),
+            )
+            .fetchall()
+        )
+        if not rows:
+            self.get_session(session_id)  # SessionNotFound for an unknown session
+        return [r[0] for r in reversed(rows)]
 
     # ------------------------------------------------------------------ planner-level stats
 
@@ -678,25 +842,40 @@ class Store:
         if not 0.0 < alpha <= 1.0:
             raise ValidationFailed(f"alpha must be in (0, 1], got {alpha}")
         with self.transaction() as conn:
+            self._apply_planner_outcome(
+                conn, PlannerOutcome(planner_id, success, latency_ms), alpha, now_iso()
+            )
             row = conn.execute(
-                "SELECT success_rate, latency_ms, samples FROM planner_stats WHERE planner_id = ?",
+                "SELECT success_rate, latency_ms, samples, updated_at FROM planner_stats WHERE planner_id = ?",
                 (planner_id,),
             ).fetchone()
-            rate, latency, samples = row if row else (0.5, float(latency_ms), 0)
-            stats = PlannerStats(
-                plannerId=planner_id,
-                successRate=(1 - alpha) * rate + alpha * (1.0 if success else 0.0),
-                latencyMs=(1 - alpha) * latency + alpha * float(latency_ms),
-                samples=samples + 1,
-                updatedAt=now_iso(),
-            )
-            conn.execute(
-                "INSERT INTO planner_stats (planner_id, success_rate, latency_ms, samples, updated_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(planner_id) DO UPDATE SET success_rate = excluded.success_rate,"
-                " latency_ms = excluded.latency_ms, samples = excluded.samples, updated_at = excluded.updated_at",
-                (stats.plannerId, stats.successRate, stats.latencyMs, stats.samples, stats.updatedAt),
-            )
-        return stats
+        return PlannerStats(
+            plannerId=planner_id, successRate=row[0], latencyMs=row[1], samples=row[2], updatedAt=row[3]
+        )
+
+    # EWMA in one statement: rate <- (1-a)*rate + a*success from the prior 0.5; latency <- the first
+    # sample, then (1-a)*latency + a*sample.
+    _PLANNER_UPSERT = (
+        "INSERT INTO planner_stats (planner_id, success_rate, latency_ms, samples, updated_at)"
+        " VALUES (:id, (1 - :a) * 0.5 + :a * :ok, :ms, 1, :at)"
+        " ON CONFLICT(planner_id) DO UPDATE SET success_rate = (1 - :a) * success_rate + :a * :ok,"
+        " latency_ms = (1 - :a) * latency_ms + :a * :ms, samples = samples + 1, updated_at = :at"
+    )
+
+    @classmethod
+    def _apply_planner_outcome(
+        cls, conn: sqlite3.Connection, outcome: PlannerOutcome, alpha: float, stamp: str
+    ) -> None:
+        conn.execute(
+            cls._PLANNER_UPSERT,
+            {
+                "id": outcome.plannerId,
+                "a": float(alpha),
+                "ok": 1.0 if outcome.success else 0.0,
+                "ms": float(outcome.latencyMs),
+                "at": stamp,
+            },
+        )
 
     # ------------------------------------------------------------------ LLM cache (used by the bridge)
 

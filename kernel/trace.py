@@ -64,41 +64,97 @@ class Trace(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class TraceRecorder:
-    """Builds a turn's DAG. Node ids are short and sequential (`n1`, `n2`, ...)."""
+    """Builds a turn's DAG. Node ids are short and sequential (`n1`, `n2`, ...).
+
+    Nodes hold references to what they are given (input/output dicts are not copied); a plugin call's
+    output summary is computed once, when the call ends.
+    """
 
     def __init__(self, request_id: str, session_id: str | None = None, *, clock=time.perf_counter):
         self._clock = clock
         self._t0 = clock()
         self._count = 0
         self._by_id: dict[str, TraceNode] = {}
-        self.trace = Trace(requestId=request_id, sessionId=session_id)
+        self.trace = Trace(requestId=request_id, sessionId=session_id, nodes=[], edges=[])
+        self._nodes = self.trace.nodes
+        self._edges = self.trace.edges
 
     def now_ms(self) -> float:
         return (self._clock() - self._t0) * 1000.0
 
     def node(self, kind: str, label: str = "", *, parent: str | None = None, **fields: Any) -> TraceNode:
         self._count += 1
+        node_id = f"n{self._count}"
         node = TraceNode(
-            id=f"n{self._count}", kind=kind, label=label, startMs=round(self.now_ms(), 3), **fields
+            id=node_id,
+            kind=kind,
+            label=label,
+            startMs=round((self._clock() - self._t0) * 1000.0, 3),
+            **fields,
         )
-        self.trace.nodes.append(node)
+        self._add(node, parent)
+        return node
+
+    def plugin_node(
+        self,
+        label: str,
+        parent: str,
+        frame_id: str,
+        plugin_id: str,
+        plugin_type: str,
+        op: str,
+        summary: dict[str, Any],
+        *,
+        started: float | None = None,
+    ) -> TraceNode:
+        """`node("plugin", ...)` without keyword unpacking (one per plugin call); `started` backdates the
+        node to a perf_counter() reading (a call that began before its node was recorded)."""
+        self._count += 1
+        node_id = f"n{self._count}"
+        at = self._clock() if started is None else started
+        node = TraceNode(
+            id=node_id,
+            kind="plugin",
+            label=label,
+            frameId=frame_id,
+            pluginId=plugin_id,
+            type=plugin_type,
+            op=op,
+            startMs=round((at - self._t0) * 1000.0, 3),
+            input=summary,
+        )
+        self._add(node, parent)
+        return node
+
+    def backdate(self, node: TraceNode, started: float) -> None:
+        """Move a node's start to a clock reading taken before the node was recorded."""
+        node.startMs = round((started - self._t0) * 1000.0, 3)
+
+    def _add(self, node: TraceNode, parent: str | None) -> None:
+        self._nodes.append(node)
         self._by_id[node.id] = node
         if parent is not None:
-            self.edge(parent, node.id, "parent")
+            if parent and parent != node.id:
+                self._edges.append(TraceEdge(src=parent, dst=node.id, kind="parent"))
         elif self.trace.root is None:
             self.trace.root = node.id
-        return node
 
     def edge(self, src: str | None, dst: str | None, kind: str) -> None:
         if src and dst and src != dst:
-            self.trace.edges.append(TraceEdge(src=src, dst=dst, kind=kind))
+            self._edges.append(TraceEdge(src=src, dst=dst, kind=kind))
 
     def finish(self, node: TraceNode, status: str | None = None, **output: Any) -> None:
         node.durationMs = round(self.now_ms() - node.startMs, 3)
         if status is not None:
             node.status = status
         if output:
-            node.output = {**node.output, **output}
+            node.output = {**node.output, **output} if node.output else output
+
+    def complete(self, node: TraceNode, status: str, duration_ms: float, output: dict[str, Any]) -> None:
+        """End a plugin node with a known duration and its output detail (taken by reference)."""
+        node.status = status
+        node.durationMs = round(duration_ms, 3)
+        node.output = {**node.output, **output} if node.output else output
 
     def llm_call(
         self,
@@ -139,10 +195,16 @@ def summarize_output(doc: CnlDocument) -> dict[str, Any]:
     """What a plugin returned, small enough to store with every turn."""
     res = doc.result
     out: dict[str, Any] = {}
-    for name in ("confidence", "result", "evidence", "code", "notes"):
-        value = getattr(res, name)
-        if value:
-            out[name] = clip(str(value), PROMPT_PREVIEW)
+    if res.confidence:
+        out["confidence"] = clip(res.confidence, PROMPT_PREVIEW)
+    if res.result:
+        out["result"] = clip(res.result, PROMPT_PREVIEW)
+    if res.evidence:
+        out["evidence"] = clip(res.evidence, PROMPT_PREVIEW)
+    if res.code:
+        out["code"] = clip(res.code, PROMPT_PREVIEW)
+    if res.notes:
+        out["notes"] = clip(res.notes, PROMPT_PREVIEW)
     if res.llmCalls:
         out["llmCalls"] = res.llmCalls
     if doc.intents:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import mrpvm.plugins.kb_balanced.retriever as balanced_retriever
 import msgspec
 import numpy as np
@@ -29,8 +27,10 @@ from mrpvm.plugins.kb_balanced.hdc import (
     encode_terms,
     pairwise,
     similarity,
+    unit_texts,
 )
-from mrpvm.plugins.kb_balanced.retriever import BalancedRetriever, Matrix
+from mrpvm.plugins.kb_balanced.retriever import BalancedRetriever, Matrix, encode_fields
+from mrpvm.plugins.kb_balanced.vectors import VectorFile, join
 from mrpvm.plugins.kb_common import KBStore
 from mrpvm.plugins.kb_fast.__main__ import plugin as fast
 from mrpvm.plugins.sdk.text import terms
@@ -80,11 +80,15 @@ def test_vector_cache_reencodes_only_changed_units(tmp_path):
     edited = [*NET[:-1], msgspec.structs.replace(NET[-1], claim="A different summary of the guide.")]
     store.upsert("network", "network.md", edited, retriever.store_hook())
     assert retriever.last_write == (1, len(NET) - 1)
+    # the rows on disk are the encodings: a new process reads the same vectors by key
+    rows, found = VectorFile(tmp_path / "kb").read([r[0] for r in store.db.execute("SELECT key FROM units")])
+    assert found.all()
+    expected = join(*encode_fields([unit_texts(u) for u in sorted(edited, key=lambda u: u.id)]))
+    keys_by_id = dict(store.db.execute("SELECT id, key FROM units"))
+    got, _ = VectorFile(tmp_path / "kb").read([keys_by_id[u.id] for u in sorted(edited, key=lambda u: u.id)])
+    assert np.array_equal(got, expected) and rows.any()
     store.remove("network", retriever.store_hook())
     store.close()
-    db = sqlite3.connect(tmp_path / "kb" / "units.sqlite")
-    assert db.execute("SELECT count(*) FROM hdc").fetchone()[0] == 0
-    db.close()
 
 
 def test_mmr_prefers_new_information_over_a_paraphrase():

@@ -451,9 +451,45 @@ def test_a_unit_and_its_ancestor_are_never_both_kept():
     atom, section, source = "network::chunk-000::unit-001", "network::section-000", "network::source-summary"
     lineage = ancestor_map([atom, section], views)
     assert lineage[atom] == {section, source} and lineage[section] == {source}
-    pool = {u.id: Candidate(views.lookup([u.id])[u.id], 1.0) for u in UNITS if u.id in (atom, source)}
-    specific = build_profile(intent(1, "define", "What is a mesh network?"))
-    broad = build_profile(intent(1, "describe", "Give an overview of the home network guide."))
-    ranked = list(pool.values())
-    assert [c.id for c in remove_redundant(ranked, specific, views, SelectionConfig())] == [atom]
-    assert [c.id for c in remove_redundant(ranked, broad, views, SelectionConfig())] == [source]
+    entries = views.lookup([atom, source])
+    profile = build_profile(intent(1, "define", "What is a mesh network?"))
+    for atom_score, source_score, kept in ((2.0, 1.0, atom), (1.0, 2.0, source)):
+        ranked = sorted(
+            [Candidate(entries[atom], atom_score), Candidate(entries[source], source_score)],
+            key=lambda c: -c.score,
+        )
+        assert [c.id for c in remove_redundant(ranked, profile, views, SelectionConfig())] == [kept]
+
+
+@pytest.mark.parametrize("plugin", PLUGINS, ids=lambda p: p.id)
+def test_whole_source_question_gets_the_source_summaries(plugin):
+    doc = run(plugin, retrieve_request([intent(1, "describe", "Summarize the document.")], UNITS))
+    assert set(selected(doc)) == {"network::source-summary", "baking::source-summary"}
+    assert doc.resolved[0].sufficient and "whole-source" in doc.resolved[0].notes
+
+
+def test_criterion_words_alone_do_not_make_evidence():
+    filler = unit("f", "Description", "evidence handling", "Evidence must support the specific item named.")
+    question = msgspec.structs.replace(
+        intent(1, "identify", "What is the capital of Peru?"),
+        criterion="The answer names the specific item asked for, supported by the evidence.",
+    )
+    doc = run(fast, retrieve_request([question], [*UNITS, filler]))
+    assert selected(doc) == [] and doc.result.status == "insufficient"
+
+
+def test_a_dropped_ancestor_does_not_take_other_units_with_it():
+    views = Views(MemoryIndex(UNITS), None)
+    first, summary, other = (
+        "network::chunk-000::unit-001",
+        "network::source-summary",
+        "network::chunk-001::unit-003",
+    )
+    entries = views.lookup([first, summary, other])
+    ranked = [
+        Candidate(entries[first], 3.0),
+        Candidate(entries[summary], 2.5),
+        Candidate(entries[other], 1.0),
+    ]
+    profile = build_profile(intent(1, "explain", "Explain the mesh network and the 5 GHz band."))
+    assert [c.id for c in remove_redundant(ranked, profile, views, SelectionConfig())] == [first, other]

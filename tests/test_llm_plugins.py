@@ -218,6 +218,7 @@ def test_sd_llm_valid_cnl_on_first_try(tmp_path: Path) -> None:
     assert unit.claim == "The database sits on an NFS share." and unit.sourceName == "Current-Turn Context"
     prompt = user_messages(llm, 0)[0]
     assert "Should I use WAL? My db is on NFS." in prompt and "What is WAL?" in prompt
+    assert "t9" not in prompt  # no per-turn id in the prompt: an identical turn hits the LLM cache
     assert llm.bodies[0]["model"] == "test-model"
     assert [e.status for e in events] == ["success"] and events[0].pluginId == "sd-llm-fast"
 

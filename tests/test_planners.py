@@ -414,6 +414,108 @@ def test_an_honest_no_context_does_not_demote_a_goal_solver(tmp_path):
     )
 
 
+def test_a_strong_relational_cue_outweighs_a_small_learned_lead_and_untried_is_not_worse(tmp_path):
+    """A session learned from procedure and comparison questions: every kb plugin was tried on an
+    unanswerable one, then kb-balanced served the rest. A relational question over symbolic facts then goes to kb-thinkingdb
+    (never tried on it), while the learned lead still counts where no cue speaks against it."""
+    from mrpvm.protocol.envelope import KnowledgeProfile
+
+    folder = tmp_path / "session"
+    nowhere = [intent("identify", "Which warranty covers the moon?")]
+    for _ in range(2):
+        record(
+            default_planner,
+            folder,
+            [kb_attempt(p, "insufficient", False, 5.0) for p in ("kb-balanced", "kb-fast", "kb-thinkingdb")],
+            nowhere,
+        )
+    for act, text in (
+        ("implement", "How do I descale the machine?"),
+        ("diagnose", "Why does the pump hum?"),
+        ("evaluate", "Is the filter washable?"),
+        ("compare", "Compare model A with model B."),
+        ("identify", "Which model is quieter?"),
+    ):
+        for _ in range(2):
+            record(
+                default_planner,
+                folder,
+                [kb_attempt("kb-balanced", "success", True, 4.0)],
+                [intent(act, text)],
+            )
+    facts = KnowledgeProfile(atomicUnits=12, symbolicFacts=9)
+    relational = [intent("explain", "Explain why Orchard is relevant for incident response.")]
+    plan = plan_of(default_planner, relational, artifacts=folder, knowledge=facts)
+    assert plan.kbPluginOrder[0] == "kb-thinkingdb", plan.notes
+    # a small lead learned on the task's own act does not outweigh the cue either
+    for _ in range(2):
+        record(default_planner, folder, [kb_attempt("kb-balanced", "success", True, 4.0)], relational)
+    plan = plan_of(default_planner, relational, artifacts=folder, knowledge=facts)
+    assert plan.kbPluginOrder[0] == "kb-thinkingdb", plan.notes
+    # learning stays meaningful: once kb-thinkingdb keeps failing on it, it drops despite the cue
+    for _ in range(6):
+        record(
+            default_planner,
+            folder,
+            [kb_attempt("kb-thinkingdb", "insufficient", False), kb_attempt("kb-balanced", "success", True)],
+            relational,
+        )
+    plan = plan_of(default_planner, relational, artifacts=folder, knowledge=facts)
+    assert plan.kbPluginOrder[0] == "kb-balanced", plan.notes
+
+
+def test_an_untried_plugin_is_ranked_at_the_stage_prior_not_below_tried_ones():
+    """Learned utility is centred on the stage: an untried plugin counts as an average one, a tried plugin
+    above (below) its peers gains (loses)."""
+    from mrpvm.plugins.planner_common.ranking import Weights, rank
+    from mrpvm.plugins.planner_common.signals import read_signals
+    from mrpvm.plugins.planner_common.utility import PluginRecord, Stat, UtilityTable
+
+    hints = dict(
+        expectedLatencyMs=40,
+        expectedLLMCalls=0,
+        relativeCost=0.3,
+        supportedActs=["explain"],
+        topicTags=[],
+        preferredDepth="medium",
+        fallbackRole="specialist",
+        evidenceStyle=[],
+        confidenceWhenMatched=0.6,
+    )
+    twins = [
+        Descriptor(
+            id=pid,
+            type="kb-plugin",
+            costClass="cheap",
+            description="Lookup.",
+            plannerHints=PlannerHints(**hints),
+        )
+        for pid in ("kb-a", "kb-b", "kb-c")
+    ]
+    good = Stat(successRate=0.9, sufficiency=0.9, latencyMs=5.0, samples=8)
+    poor = Stat(successRate=0.1, sufficiency=0.1, latencyMs=5.0, samples=8)
+    signals = read_signals("q", [intent("explain", "Explain the schedule.")])
+
+    def scores(table: UtilityTable) -> dict[str, float]:
+        ranked = rank(
+            twins, signals, weights=Weights(), table=table, kernel_stats={}, failed=set(), llm_calls_left=0
+        )
+        return {r.id: r.score for r in ranked}
+
+    # only kb-a tried, and it served well: the untried twins are its equals (unknown, not worse)
+    one = scores(UtilityTable(plugins={"kb-a": PluginRecord(overall=good)}))
+    assert one["kb-a"] == pytest.approx(one["kb-b"]) == pytest.approx(one["kb-c"])
+    # a plugin that kept failing falls below the untried one; the better of two tried ones rises above it
+    two = scores(
+        UtilityTable(plugins={"kb-a": PluginRecord(overall=good), "kb-b": PluginRecord(overall=poor)})
+    )
+    assert two["kb-a"] > two["kb-c"] > two["kb-b"]
+    # every tried plugin failing does not drag the untried one below neutral
+    bad = scores(UtilityTable(plugins={"kb-a": PluginRecord(overall=poor)}))
+    assert bad["kb-b"] == pytest.approx(scores(UtilityTable())["kb-b"])
+    assert bad["kb-b"] > bad["kb-a"]
+
+
 # --------------------------------------------------------------------------- the process boundary
 
 

@@ -331,3 +331,57 @@ def test_decompose_keeps_the_parent_reading() -> None:
     assert texts[:2] == ["What skills made her the right pilot?", "What tools made her the right pilot?"]
     assert all("Ilse Moreau" in i.context for i in outcome.intents)
     assert outcome.intents[-1].output == "brief" and outcome.intents[-1].act == "explain"
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Why is the local cache kept after a restart?",
+        "Explain how the scheduler assigns jobs to workers.",
+        "How does the indexer handle deleted files?",
+        "Explain why the mill is relevant for flood control.",
+        "What is the relationship between the guild and the council?",
+        "Describe how the north office and the south office handle onboarding.",  # plural verb: kept whole
+        "Describe the trip from Lisbon to Porto.",  # "from … to" without a causal cue
+    ],
+)
+def test_decompose_returns_the_intent_unchanged_when_nothing_splits_soundly(prompt: str) -> None:
+    outcome = seeds(prompt, mode="decompose")
+    assert [i.intent for i in outcome.intents] == [prompt]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "subs"),
+    [
+        (
+            "What are the opening hours of the Harbour Museum and the Mill Gallery?",
+            [
+                "What are the opening hours of the Harbour Museum?",
+                "What are the opening hours of the Mill Gallery?",
+            ],
+        ),
+        ("What do the Q7 and the Q9 weigh?", ["What does the Q7 weigh?", "What does the Q9 weigh?"]),
+        ("Describe Lisbon, Porto and Braga.", ["Describe Lisbon.", "Describe Porto.", "Describe Braga."]),
+        ("Who founded Acme and Globex?", ["Who founded Acme?", "Who founded Globex?"]),
+        (
+            "What did Tomas and Ilse do after the storm?",
+            ["What did Tomas do after the storm?", "What did Ilse do after the storm?"],
+        ),
+        (
+            "How would the voyage have ended if Captain Ruiz had led it instead of Mara Holt?",
+            ["Describe Captain Ruiz.", "Describe Mara Holt."],
+        ),
+        ("What happens if I use salt instead of sugar?", ["Describe salt.", "Describe sugar."]),
+        (
+            "Trace the sequence of events from the outage to the recovery.",
+            ["What happened after the outage?", "What led to the recovery?"],
+        ),
+    ],
+)
+def test_decompose_splits_conjunctions_alternatives_and_chains_into_whole_questions(
+    prompt: str, subs: list[str]
+) -> None:
+    outcome = seeds(prompt, mode="decompose")
+    texts = [i.intent for i in outcome.intents]
+    assert texts[:-1] == subs
+    assert texts[-1] == prompt  # the original intent closes the list

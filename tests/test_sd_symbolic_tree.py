@@ -382,3 +382,48 @@ def test_bullets_of_facts_are_not_a_procedure() -> None:
     assert len(atomics) == 1 and atomics[0].role != "Procedure"
     assert atomics[0].claim.split("\n")[0] == "Key features:"
     assert_complete(text, units)
+
+
+def test_summaries_skip_sentences_that_lean_on_the_one_before() -> None:
+    text = (
+        "The Larkspur V2 is a ferry for coastal routes of up to 200 passengers. It carries twelve cars and "
+        "has two diesel engines. The V2 is serviced in the north yard and does not need a dry dock. Its hull "
+        "receives a new coating every four years.\n\n"
+        "The Heron V7 is a ferry for river routes of up to 60 passengers. It carries no cars and has one "
+        "electric engine. The V7 is serviced in the city basin, so it needs a crane. Its hull receives a new "
+        "coating every six years. The V7 costs 2 million euros. Neither ferry has a bar."
+    )
+    units = tree(text, "src-ferries")
+    summaries = [u for u in units if u.kuType != "atomic"]
+    pronoun = re.compile(r"(?:^|\.\s+)(?:It|Its|They|Their|He|His|She|Her)\b")
+    for u in summaries:
+        assert not pronoun.search(u.claim), u.claim
+    # parallel definitions of two models are not redundant: the codes tell them apart
+    whole = next(u for u in summaries if u.kuType == "aggregate").claim
+    assert "Larkspur V2 is a ferry" in whole and "Heron V7 is a ferry" in whole
+
+
+def test_a_unit_opening_with_a_pronoun_is_about_the_subject_before_it() -> None:
+    text = (
+        "The Orin B4 is a tablet for field surveys. It has a sunlit display and a 12-hour battery, and its "
+        "case survives a two-metre drop."
+    )
+    atomics = by_level(tree(text, "src-tablet"), "atomic")
+    first, second = atomics[0], atomics[1]
+    assert first.subject == "Orin B4"
+    assert second.claim.startswith("It has") and second.topic == "Orin B4"
+
+
+def test_a_command_after_a_leading_phrase_is_a_procedure_step() -> None:
+    text = (
+        "## Closing the shop\n\n"
+        "At the end of each day, lock the back door and switch off the ovens. Empty the till. "
+        "Set the alarm before leaving."
+    )
+    procedure = [u for u in by_level(tree(text, "src-shop"), "atomic") if u.role == "Procedure"]
+    assert len(procedure) == 1
+    assert procedure[0].procedure.split("\n") == [
+        "1. At the end of each day, lock the back door and switch off the ovens.",
+        "2. Empty the till.",
+        "3. Set the alarm before leaving.",
+    ]

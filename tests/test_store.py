@@ -19,7 +19,7 @@ from mrpvm.kernel.errors import (
     TurnNotFound,
     ValidationFailed,
 )
-from mrpvm.kernel.records import SourceRecord, TurnRecord
+from mrpvm.kernel.records import PlannerOutcome, SourceRecord, TurnRecord
 from mrpvm.kernel.store import SCHEMA_VERSION, Store
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
@@ -101,6 +101,68 @@ def test_migration_brings_an_old_database_up_and_keeps_rows(tmp_path, monkeypatc
     s = Store.open(tmp_path)  # running the migrations again changes nothing
     assert s.schema_version() == SCHEMA_VERSION + 1
     s.close()
+
+
+def test_a_version_1_database_migrates_to_the_trimmed_indexes_with_its_rows(tmp_path):
+    conn = sqlite3.connect(tmp_path / "mrpvm.db", isolation_level=None)
+    for statement in store_module.MIGRATIONS[0]:
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("INSERT INTO kbs VALUES ('kb_1', 'docs', 'now')")
+    conn.execute(
+        "INSERT INTO sessions (id, created_at, updated_at, turn_count) VALUES ('ses_1', 'now', 'now', 0)"
+    )
+    row = Store._unit_row(
+        ku("c::1", "Known fact.", digest="h1"), kb_id=None, session_id="ses_1", source_id=None
+    )
+    conn.execute(
+        "INSERT INTO units (id, kb_id, session_id, source_id, ku_type, hash, claim_key, data)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        row,
+    )
+    conn.close()
+    s = Store.open(tmp_path)
+    try:
+        assert s.schema_version() == SCHEMA_VERSION >= 2
+        indexes = {
+            r[0]
+            for r in s._conn().execute(
+                "SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='units'"
+            )
+        }
+        assert indexes == {
+            "units_kb_id",
+            "units_session_id",
+            "units_source",
+            "units_session_claim",
+            "units_session_hash",
+        }
+        assert [u.id for u in s.session_units("ses_1")] == ["c::1"]
+        # the migrated indexes still deduplicate: same claim, then same hash
+        assert (
+            s.add_session_units("ses_1", [ku("c::2", "known  FACT."), ku("c::3", "Other.", digest="h1")]) == 0
+        )
+        assert s.integrity_check() == []
+    finally:
+        s.close()
+
+
+def test_the_per_turn_queries_use_indexes(store):
+    """Every lookup a turn makes is an index search, never a scan of units or turns."""
+    conn = store._conn()
+    queries = [
+        ("SELECT claim_key FROM units WHERE session_id = ? AND claim_key IN (?, ?)", ("s", "a", "b")),
+        ("SELECT hash FROM units WHERE session_id = ? AND hash IN (?, ?)", ("s", "a", "b")),
+        ("SELECT id FROM units WHERE session_id = ? AND id IN (?, ?)", ("s", "a", "b")),
+        ("SELECT pk, data FROM units WHERE session_id = ? AND pk > ? ORDER BY pk", ("s", 0)),
+        ("SELECT user_message FROM turns WHERE session_id = ? ORDER BY turn_index DESC LIMIT ?", ("s", 8)),
+        ("SELECT data FROM units WHERE kb_id = ? ORDER BY pk", ("k",)),
+        ("SELECT 1 FROM units WHERE source_id = ?", ("x",)),  # the sources -> units cascade
+    ]
+    for sql, args in queries:
+        plan = [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, args)]
+        assert any("USING" in step and "INDEX" in step for step in plan), (sql, plan)
+        assert not any(step.startswith("SCAN") for step in plan), (sql, plan)
 
 
 def test_failed_migration_leaves_the_previous_version(tmp_path, monkeypatch):
@@ -292,6 +354,100 @@ def test_a_failing_commit_changes_nothing(store):
         store.get_turn("req-2")
     with pytest.raises(SessionNotFound):
         store.commit_turn(turn("ses_missing", "req-9"), [], None)
+
+
+def test_a_turn_in_a_drafted_session_is_one_transaction(store):
+    kb = store.create_kb("docs")
+    draft = store.draft_session("docs", Pins(kb="kb-fast"))
+    assert draft.kbId == kb.id and draft.id not in {s.id for s in store.list_sessions()}  # not stored yet
+    outcomes = [PlannerOutcome("planner-a", True, 40.0), PlannerOutcome("planner-b", False, 90.0)]
+    stored = store.commit_turn(
+        turn(draft.id, "req-1"),
+        [ku("t1::1", "Fact one.")],
+        Pins(gs="gs-a"),
+        session=draft,
+        planner_outcomes=outcomes,
+    )
+    assert stored.turnIndex == 0
+    session = store.get_session(draft.id)
+    assert session.turnCount == 1 and session.kbId == kb.id and session.preferences == Pins(gs="gs-a")
+    assert session.createdAt == draft.createdAt
+    assert [u.id for u in store.session_units(draft.id)] == ["t1::1"]
+    stats = store.planner_stats()
+    assert stats["planner-a"].samples == 1 and stats["planner-a"].successRate == pytest.approx(0.65)
+    assert stats["planner-a"].latencyMs == pytest.approx(40.0)
+    assert stats["planner-b"].successRate == pytest.approx(0.35)
+    # the draft again (a caller retrying with it) is the existing session: the turn is appended
+    store.commit_turn(turn(draft.id, "req-2"), [], None, session=draft, planner_outcomes=outcomes[:1])
+    again = store.get_session(draft.id)
+    assert again.turnCount == 2 and again.preferences == Pins(gs="gs-a")
+    assert store.planner_stats()["planner-a"].successRate == pytest.approx(0.7 * 0.65 + 0.3)
+    with pytest.raises(ValidationFailed):  # a turn must belong to the session it brings
+        store.commit_turn(turn("ses_other", "req-3"), [], None, session=draft)
+
+
+def test_a_failing_turn_commit_leaves_no_session_units_or_planner_stats(store):
+    session = store.create_session()
+    store.commit_turn(turn(session.id, "req-1"), [], None)
+    draft = store.draft_session()
+    with pytest.raises(ValidationFailed):  # the request id is taken: the whole turn is refused
+        store.commit_turn(
+            turn(draft.id, "req-1"),
+            [ku("t2::1", "Fact two.")],
+            Pins(kb="kb-a"),
+            session=draft,
+            planner_outcomes=[PlannerOutcome("planner-a", True, 5.0)],
+        )
+    assert [s.id for s in store.list_sessions()] == [session.id]
+    assert store.planner_stats() == {}
+    with pytest.raises(SessionNotFound):
+        store.session_units(draft.id)
+
+
+def test_recent_user_messages_are_the_last_n_oldest_first(store):
+    session = store.create_session()
+    assert store.recent_user_messages(session.id, 8) == []
+    for i in range(5):
+        store.commit_turn(turn(session.id, f"req-{i}"), [], None)
+    assert store.recent_user_messages(session.id, 3) == ["question req-2", "question req-3", "question req-4"]
+    assert store.recent_user_messages(session.id, 50) == [t.userMessage for t in store.list_turns(session.id)]
+    assert store.recent_user_messages(session.id, 0) == []
+    with pytest.raises(SessionNotFound):
+        store.recent_user_messages("ses_missing", 8)
+
+
+def test_session_units_see_writes_from_another_connection_and_deletion(store, tmp_path):
+    session = store.create_session()
+    store.add_session_units(session.id, [ku("a::1", "First.")])
+    assert [u.id for u in store.session_units(session.id)] == ["a::1"]
+    other = Store.open(tmp_path)  # another kernel process on the same database
+    try:
+        other.commit_turn(turn(session.id, "req-1"), [ku("a::2", "Second."), ku("a::3", "Third.")], None)
+        noise = other.create_session()
+        other.add_session_units(noise.id, [ku("n::1", "Elsewhere.")])
+        store.add_session_units(session.id, [ku("a::4", "Fourth.")])
+        assert [u.id for u in store.session_units(session.id)] == ["a::1", "a::2", "a::3", "a::4"]
+        listed = store.session_units(session.id)
+        listed.clear()  # callers get their own list
+        assert len(store.session_units(session.id)) == 4
+        other.delete_session(session.id)
+    finally:
+        other.close()
+    with pytest.raises(SessionNotFound):
+        store.session_units(session.id)
+
+
+def test_session_units_stay_right_when_the_unit_cache_overflows(store, monkeypatch):
+    monkeypatch.setattr(store_module, "SESSION_CACHE_UNITS", 3)
+    a, b = store.create_session(), store.create_session()
+    store.add_session_units(a.id, [ku("a::1", "A one."), ku("a::2", "A two.")])
+    store.add_session_units(b.id, [ku("b::1", "B one."), ku("b::2", "B two."), ku("b::3", "B three.")])
+    for _ in range(2):  # each read evicts the other session
+        assert [u.id for u in store.session_units(a.id)] == ["a::1", "a::2"]
+        assert [u.id for u in store.session_units(b.id)] == ["b::1", "b::2", "b::3"]
+    store.add_session_units(a.id, [ku("a::3", "A three."), ku("a::4", "A four.")])  # larger than the cache
+    assert [u.id for u in store.session_units(a.id)] == ["a::1", "a::2", "a::3", "a::4"]
+    assert [u.id for u in store.session_units(a.id)] == ["a::1", "a::2", "a::3", "a::4"]
 
 
 def test_delete_session_removes_its_units_and_turns(store, tmp_path):

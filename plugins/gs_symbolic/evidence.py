@@ -70,8 +70,9 @@ def _pieces(body: str) -> list[str]:
 def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     """Every distinct sentence of the units, atomic units first when a sentence repeats across levels.
 
-    A sentence opening with a pronoun ("It owns ...") carries the terms of the sentence before it, for
-    scoring only: cheap coreference, never used to claim that a sentence states something.
+    A sentence opening with a pronoun ("It owns ...") carries the terms of the sentence before it (the
+    unit's Subject or Topic for its first sentence), for scoring only: cheap coreference, never used to
+    claim that a sentence states something.
     A question (ending with '?', or labelled "Q2:") states nothing, so it is never an evidence sentence (a source that lists questions would
     otherwise answer them with themselves); its terms carry into the sentence that follows it in the
     unit, for scoring only (an FAQ's answer is found through its question).
@@ -85,7 +86,8 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     for idx, unit in ordered:
         pieces = procedure_steps(unit) if unit.role == "Procedure" else _pieces(unit.claim or "")
         position = _unit_position(unit, idx)
-        previous: list[str] = []
+        # a unit that opens with a pronoun is about its Subject/Topic (sd-symbolic sets it to the antecedent)
+        previous: list[str] = terms(unit.subject or unit.topic or "")
         asked: list[str] = []
         for n, piece in enumerate(pieces):
             found = terms(piece)

@@ -320,7 +320,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
                 return None  # the attribute asked for is never named in the evidence
     scorer = _scorer(q, m.pool)
     limit = BRIEF_LIMIT if q.brief else DEFAULT_LIMIT
-    chosen = relevant(m.pool, scorer, limit)
+    chosen = _same_codes(q, relevant(m.pool, scorer, limit))
     if not chosen or max(scorer.score(s) for s in chosen) < MIN_SCORE:
         return None
     coverage = scorer.coverage(chosen)
@@ -335,6 +335,25 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         conf = "low"
     ids = list(dict.fromkeys(s.unit.id for s in chosen))
     return Outcome(body, ids, conf, f"{len(chosen)} sentences, term coverage {coverage:.2f}", "sentences")
+
+
+def _codes(stems_: set[str] | list[str] | frozenset[str]) -> set[str]:
+    """Model or code names ("e4", "x9", "k2"): letters and digits in one word."""
+    return {t for t in stems_ if any(c.isdigit() for c in t) and any(c.isalpha() for c in t)}
+
+
+def _same_codes(q: Question, chosen: list[Sentence]) -> list[Sentence]:
+    """When the question names codes ("error E4", "the R5"), a sentence about other codes only ("Error E7
+    means …", "Its firmware …" after a sentence about the X9) is about something else."""
+    asked = _codes(q.terms) | _codes(q.support)
+    if not asked:
+        return chosen
+    out = []
+    for s in chosen:
+        named = _codes(set(s.terms) | s.carried)
+        if not named or named & asked:
+            out.append(s)
+    return out
 
 
 def _scorer(q: Question, pool: list[Sentence]) -> Scorer:

@@ -10,8 +10,8 @@ from mrpvm.plugins.sdk import Plugin
 
 CONFIG = SelectionConfig(
     budget={"specific": 5, "moderate": 6, "broad": 8},
-    relative_cut=0.4,
-    pool=40,
+    relative_cut=0.35,
+    pool=30,
     max_chars=1600,
 )
 

@@ -2,14 +2,16 @@
 
 Candidates: the lexical top of each memory view, plus the HDC nearest neighbours of the query among the
 inline units and, when the mounted KB is small enough to scan (<= SCAN_LIMIT units), among the KB's units.
-Larger KBs (pool mode): the association reranks the lexical pool and the level neighbours, so the cost
-stays bounded whatever the KB size.
-Fusion: normalised score fusion, LEX_WEIGHT on BM25 (relative to the best), the rest on the association.
+Larger KBs (pool mode): the association reranks the lexical pool only, so the cost stays bounded
+whatever the KB size.
+Fusion: normalised score fusion, LEX_WEIGHT on BM25 (relative to the best), the rest on the association
+above the pool's mean (a second baseline shift, over the candidates), on a fixed scale.
 Diversity: MMR over the evidence that passed the relative cut, similarity = max(term Jaccard, HDC claim
 similarity); a candidate too similar to one already chosen (>= DUPLICATE_SIM) is dropped.
 
-Encoded vectors are cached per unit hash: in the KB's artifact database (table `hdc`, maintained inside
-every write transaction, re-encoding only units whose hash changed) and in `Call.state` for inline units.
+Encoded vectors are cached per unit hash: in the KB's artifact folder (`vectors.py`: a memory-mapped row per
+unit key, written inside every KB write, re-encoding only units whose hash changed) and in `Call.state`
+for inline units.
 """
 
 from __future__ import annotations
@@ -44,18 +46,18 @@ from .hdc import (
     popcount,
     unit_texts,
 )
+from .vectors import ROW, VectorFile, join, root_of, split
 
 SCAN_LIMIT = 50_000  # KBs up to this many units get a full associative scan (a few ms); larger: pool mode
 HDC_NEIGHBOURS = 12  # associative candidates added per scanned view
 LEX_WEIGHT = 0.7
-ASSOC_NORM_FLOOR = 0.3  # association is normalised by max(best association, this) to avoid inflating noise
+ASSOC_SCALE = 0.5  # association this far above the pool's mean earns the full associative share
 ASSOC_FLOOR = 0.3  # a candidate with no query term must reach this association to be evidence
 MMR_LAMBDA = 0.6
 MMR_POOL = 3  # MMR looks at the best MMR_POOL x budget candidates
 DUPLICATE_SIM = 0.8
 INLINE_CACHE = 200_000  # encoded inline units kept per worker (by unit hash)
 
-_TABLE = "CREATE TABLE IF NOT EXISTS hdc(id TEXT PRIMARY KEY, hash TEXT NOT NULL, topic BLOB NOT NULL, claim BLOB NOT NULL)"
 
 Vectors = tuple[np.ndarray, np.ndarray]  # packed (topic, claim)
 
@@ -119,6 +121,7 @@ class _CallVectors:
         self.by_id: dict[str, Vectors] = {}
         self.inline: Matrix | None = None
         self.kb_scan: tuple[list[str], Matrix] | None = None
+        self.vectors: VectorFile | None = None
 
 
 class BalancedRetriever(Retriever):
@@ -135,62 +138,52 @@ class BalancedRetriever(Retriever):
         return self._write_vectors
 
     def _write_vectors(self, db, old: list[OldUnit], new: list[NewUnit]) -> None:
-        db.execute(_TABLE)
-        reuse: dict[str, tuple[bytes, bytes]] = {}
-        old_ids = [o.id for o in old]
-        for start in range(0, len(old_ids), 500):
-            chunk = old_ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for h, topic, claim in db.execute(
-                f"SELECT hash, topic, claim FROM hdc WHERE id IN ({marks})", chunk
-            ):
-                reuse[h] = (topic, claim)
-            db.execute(f"DELETE FROM hdc WHERE id IN ({marks})", chunk)
+        vf = VectorFile(root_of(db))
+        reuse: dict[str, np.ndarray] = {}
+        if old and vf.valid():
+            rows, found = vf.read([o.key for o in old])
+            reuse = {o.hash: rows[i] for i, o in enumerate(old) if found[i]}
         fresh = [n for n in new if n.hash not in reuse]
-        encoded: dict[str, tuple[bytes, bytes]] = {}
+        out = np.zeros((len(new), ROW), np.uint8)
         if fresh:
-            topics, claims = encode_fields([(n.fields["topic"], n.fields["body"]) for n in fresh])
-            encoded = {n.unit.id: (topics[i].tobytes(), claims[i].tobytes()) for i, n in enumerate(fresh)}
-        rows = []
-        for n in new:
-            t, c = encoded.get(n.unit.id) or reuse[n.hash]
-            rows.append((n.unit.id, n.hash, t, c))
-        db.executemany("INSERT OR REPLACE INTO hdc VALUES(?,?,?,?)", rows)
+            encoded = join(*encode_fields([(n.fields["topic"], n.fields["body"]) for n in fresh]))
+            by_id = {n.unit.id: encoded[i] for i, n in enumerate(fresh)}
+        for i, n in enumerate(new):
+            out[i] = reuse[n.hash] if n.hash in reuse else by_id[n.unit.id]
+        vf.write([n.key for n in new], out)
         self.last_write = (len(fresh), len(new) - len(fresh))
 
-    def _kb_vectors(self, views: Views, ids: list[str]) -> dict[str, Vectors]:
-        store = views.store
-        out: dict[str, Vectors] = {}
-        if store is None or not ids:
-            return out
-        try:
-            for start in range(0, len(ids), 500):
-                chunk = ids[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                sql = f"SELECT id, topic, claim FROM hdc WHERE id IN ({marks})"
-                for ident, topic, claim in store.db.execute(sql, chunk):
-                    out[ident] = (np.frombuffer(topic, np.uint8), np.frombuffer(claim, np.uint8))
-        except Exception:  # an index written without the table: the caller encodes on the fly
-            return out
-        return out
+    def _vector_file(self, call: Call, views: Views) -> VectorFile | None:
+        if views.store is None:
+            return None
+        files: dict[str, VectorFile] = call.state.setdefault("kb_balanced.vectors", {})
+        key = str(views.store.root)
+        vf = files.get(key)
+        if vf is None:
+            vf = files[key] = VectorFile(views.store.root)
+        return vf
+
+    def _kb_vectors(self, cands: list[Candidate]) -> dict[str, Vectors]:
+        vf = self._call.vectors
+        if vf is None or not cands:
+            return {}
+        rows, found = vf.read([c.key or 0 for c in cands])
+        topics, claims = split(rows)
+        return {c.id: (topics[i], claims[i]) for i, c in enumerate(cands) if found[i]}
 
     def _kb_scan(self, call: Call, views: Views) -> tuple[list[str], Matrix] | None:
-        store = views.store
-        if store is None or not 0 < store.size <= SCAN_LIMIT:
+        store, vf = views.store, self._call.vectors
+        if store is None or vf is None or not 0 < store.size <= SCAN_LIMIT:
             return None
         cache: dict[str, Any] = call.state.setdefault("kb_balanced.scan", {})
         key = (str(store.root), store.generation)
         if cache.get("key") == key:
             return cache["value"]
-        try:
-            rows = store.db.execute("SELECT id, topic, claim FROM hdc").fetchall()
-        except Exception:
-            return None
+        pairs = store.db.execute("SELECT key, id FROM units").fetchall()
         value = None
-        if rows:
-            topics = np.frombuffer(b"".join(r[1] for r in rows), np.uint8).reshape(len(rows), -1)
-            claims = np.frombuffer(b"".join(r[2] for r in rows), np.uint8).reshape(len(rows), -1)
-            value = ([r[0] for r in rows], Matrix(topics, claims))
+        rows, found = vf.read([k for k, _ in pairs])
+        if pairs and found.all():
+            value = ([i for _, i in pairs], Matrix(*split(rows)))
         cache["key"], cache["value"] = key, value
         return value
 
@@ -225,6 +218,7 @@ class BalancedRetriever(Retriever):
 
     def prepare(self, call: Call, views: Views) -> None:
         self._call = _CallVectors()
+        self._call.vectors = self._vector_file(call, views)
         if views.inline is not None and views.inline.size:
             self._call.inline = self._inline_matrix(call, views.inline)
         self._call.kb_scan = self._kb_scan(call, views)
@@ -250,8 +244,7 @@ class BalancedRetriever(Retriever):
 
     def _vectors(self, views: Views, cands: list[Candidate]) -> Vectors:
         known = self._call.by_id
-        kb_missing = [c.id for c in cands if c.id not in known and c.origin == "kb"]
-        known.update(self._kb_vectors(views, kb_missing))
+        known.update(self._kb_vectors([c for c in cands if c.id not in known and c.origin == "kb"]))
         inline, matrix = views.inline, self._call.inline
         for c in cands:
             if c.id in known:
@@ -271,16 +264,17 @@ class BalancedRetriever(Retriever):
         topics, claims = self._vectors(views, cands)
         assoc = association(self._query(profile), topics, claims, [c.unit for c in cands])
         best_lex = max(c.lexical for c in cands)
-        norm = max(float(assoc.max()), ASSOC_NORM_FLOOR)
-        for c, a in zip(cands, assoc, strict=True):
+        # the association above the pool's mean, on a fixed scale: a flat, weak signal adds little
+        lift = np.clip((assoc - float(assoc.mean())) / ASSOC_SCALE, 0.0, 1.0) if len(cands) > 1 else assoc
+        for c, a, up in zip(cands, assoc, lift, strict=True):
             c.assoc = float(a)
             if best_lex > 0:
-                c.score = best_lex * (LEX_WEIGHT * c.lexical / best_lex + (1 - LEX_WEIGHT) * c.assoc / norm)
+                c.score = best_lex * (LEX_WEIGHT * c.lexical / best_lex + (1 - LEX_WEIGHT) * float(up))
             else:
                 c.score = c.assoc
 
     def admit(self, c: Candidate) -> bool:
-        return c.match > 0 or c.assoc >= ASSOC_FLOOR
+        return bool(c.related) or c.assoc >= ASSOC_FLOOR
 
     def diversify(
         self, call: Call, views: Views, profile: GoalProfile, ranked: list[Candidate], budget: int
@@ -290,19 +284,20 @@ class BalancedRetriever(Retriever):
         if len(ranked) <= 1:
             return ranked
         _, claims = self._vectors(views, ranked)
-        hv = pairwise(claims, CLAIM_DIM)
+        m = len(ranked)
+        sims = pairwise(claims, CLAIM_DIM)  # the larger of HDC and term-set similarity, per pair
+        for i in range(m):
+            for j in range(i + 1, m):
+                jac = jaccard(ranked[i].terms, ranked[j].terms)
+                if jac > sims[i, j]:
+                    sims[i, j] = sims[j, i] = jac
         top = ranked[0].score or 1.0
         chosen: list[int] = []
-        left = list(range(len(ranked)))
+        left = list(range(m))
         while left and len(chosen) < budget:
             best_i, best_v = -1, -np.inf
             for i in left:
-                sim = 0.0
-                if chosen:
-                    sim = max(
-                        float(hv[i, chosen].max()),
-                        max(jaccard(ranked[i].terms, ranked[j].terms) for j in chosen),
-                    )
+                sim = float(sims[i, chosen].max()) if chosen else 0.0
                 if sim >= DUPLICATE_SIM:
                     continue
                 value = MMR_LAMBDA * ranked[i].score / top - (1 - MMR_LAMBDA) * sim

@@ -13,27 +13,44 @@ from .store import KBStore
 
 
 class Entry(NamedTuple):
-    """A unit with its content terms and where it lives ("inline" or "kb")."""
+    """A unit with its content terms and where it lives ("inline" or "kb"; `key`: its store key)."""
 
     unit: KnowledgeUnit
     terms: frozenset[str]
     origin: str
+    key: int | None = None
 
 
 class Candidate:
     """A unit being judged for one intent. `score` is the utility every stage reads and updates."""
 
-    __slots__ = ("unit", "terms", "origin", "lexical", "assoc", "score", "match", "matched", "why")
+    __slots__ = (
+        "unit",
+        "terms",
+        "origin",
+        "key",
+        "lexical",
+        "assoc",
+        "score",
+        "match",
+        "matched",
+        "related",
+        "why",
+    )
 
     def __init__(self, entry: Entry, lexical: float = 0.0):
         self.unit = entry.unit
         self.terms = entry.terms
         self.origin = entry.origin
+        self.key = entry.key  # the store key of a KB unit (None inline)
         self.lexical = lexical  # weighted BM25 (text fields)
         self.assoc = 0.0  # associative / symbolic evidence a plugin adds (HDC similarity, proof membership)
         self.score = lexical
         self.match = 0.0  # idf-weighted query terms this unit contains
         self.matched: frozenset[str] = frozenset()  # the intent's content terms this unit contains
+        self.related: frozenset[str] = (
+            frozenset()
+        )  # the intent's subject terms (content + context) it contains
         self.why: list[str] = []
 
     @property
@@ -71,8 +88,12 @@ class Views:
         self._cache[entry.unit.id] = entry
         return entry
 
-    def search(self, weights: dict[str, float], limit: int) -> list[tuple[Entry, float]]:
-        """Lexical top `limit` of each view, merged (a unit present in both keeps its best score)."""
+    def search(self, weights: dict[str, float], limit: int, floor: float = 0.0) -> list[tuple[Entry, float]]:
+        """Lexical top `limit` of each view, merged (a unit present in both keeps its best score).
+
+        `floor`: hits scoring below this fraction of their view's best are not fetched (they cannot pass a
+        later relative cut), which saves record reads on a large KB.
+        """
         found: dict[str, tuple[Entry, float]] = {}
         if self.inline is not None:
             store = self.store if self.store is not None and self.store.size else None
@@ -83,17 +104,28 @@ class Views:
                 found[entry.unit.id] = (entry, score)
         if self.store is not None:
             hits = self.store.search(weights, limit)
+            if hits and floor > 0:
+                hits = [(k, sc) for k, sc in hits if sc >= floor * hits[0][1]]
             rows = self.store.fetch(k for k, _ in hits)
             for key, score in hits:
                 row = rows.get(key)
                 if row is None:
                     continue
-                entry = Entry(row.unit, row.terms, "kb")
+                entry = Entry(row.unit, row.terms, "kb", row.key)
                 self._cache.setdefault(row.unit.id, entry)
                 prev = found.get(row.unit.id)
                 if prev is None or prev[1] < score:
                     found[row.unit.id] = (entry, score)
         return sorted(found.values(), key=lambda pair: -pair[1])
+
+    def aggregates(self, limit: int) -> list[Entry]:
+        """Source summaries from both views (inline first)."""
+        out: list[Entry] = []
+        if self.inline is not None:
+            out += [self.inline_entry(i) for i, u in enumerate(self.inline.units) if u.kuType == "aggregate"]
+        if self.store is not None and len(out) < limit:
+            out += [Entry(r.unit, r.terms, "kb", r.key) for r in self.store.aggregates(limit - len(out))]
+        return out[:limit]
 
     def lookup(self, ids: Iterable[str]) -> dict[str, Entry]:
         """Units by id from either view (parents, children); unknown ids are absent."""
@@ -114,7 +146,7 @@ class Views:
             rows = self.store.fetch_ids(missing)
             for ident in missing:
                 row = rows.get(ident)
-                entry = Entry(row.unit, row.terms, "kb") if row is not None else None
+                entry = Entry(row.unit, row.terms, "kb", row.key) if row is not None else None
                 self._cache[ident] = entry
                 if entry is not None:
                     out[ident] = entry

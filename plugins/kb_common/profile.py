@@ -70,6 +70,14 @@ _META_WORDS = [
     "step",
     "whether",
     "decide",
+    "overview",
+    "summary",
+    "summarize",
+    "summarise",
+    "overall",
+    "gist",
+    "outline",
+    "recap",
 ]
 META_TERMS: frozenset[str] = frozenset(terms(" ".join(_META_WORDS)))
 
@@ -96,8 +104,13 @@ _CONSTRAINED = re.compile(
 
 # Query-term weights by where the term appears in the intent group.
 WEIGHT_INTENT = 1.0
-WEIGHT_SUPPORT = 0.5  # Context / Criterion lines
+WEIGHT_SUPPORT = 0.5  # the Context line
 WEIGHT_META = 0.25
+
+# Words that name the source itself ("summarize the document"): a question about the whole source.
+SOURCE_TERMS: frozenset[str] = frozenset(
+    terms("document documents text story article passage source book chapter report paper essay page")
+)
 
 BREADTH_LEVEL: dict[str, str] = {"broad": "aggregate", "moderate": "composite", "specific": "atomic"}
 _SPECIFIC_ACTS = frozenset({"define", "identify", "evaluate", "verify", "implement"})
@@ -110,11 +123,13 @@ class GoalProfile(msgspec.Struct, kw_only=True):
     act: str
     text: str  # the intent sentence
     weights: dict[str, float]  # query term -> weight
-    content: list[str]  # the intent's subject terms (coverage is measured over these)
+    content: list[str]  # the intent's own subject terms (coverage is measured over these)
+    subject: list[str] = []  # content plus the Context line's terms (what evidence must be about)
     roles: tuple[str, ...]  # preferred roles, most useful first (DS004)
     breadth: str  # broad | moderate | specific
     level: str  # preferred KU level: aggregate | composite | atomic
     purpose: str = "task-evidence"
+    whole: bool = False  # a broad question about the source as a whole: answered by source summaries
 
     @property
     def level_rank(self) -> int:
@@ -171,7 +186,7 @@ def _breadth(intent: IntentGroup, content: list[str]) -> str:
 
 
 def build_profile(intent: IntentGroup, purpose: str = "task-evidence") -> GoalProfile:
-    """Query terms (intent 1.0, context/criterion 0.5, meta words 0.25), roles, breadth and level."""
+    """Query terms (intent 1.0, context 0.5, criterion and meta words 0.25), roles, breadth and level."""
     act = intent.act if intent.act in ACTS else guess_act(intent.intent)
     weights: dict[str, float] = {}
     content: list[str] = []
@@ -180,23 +195,31 @@ def build_profile(intent: IntentGroup, purpose: str = "task-evidence") -> GoalPr
         weights[term] = max(weights.get(term, 0.0), WEIGHT_META if meta else WEIGHT_INTENT)
         if not meta and term not in content:
             content.append(term)
-    for extra in (intent.context, intent.criterion):
-        for term in terms(extra or ""):
-            w = WEIGHT_META if term in META_TERMS else WEIGHT_SUPPORT
-            weights[term] = max(weights.get(term, 0.0), w)
+    subject = list(content)
+    for term in terms(intent.context or ""):  # key phrases, often with the referents of "it", "their"
+        w = WEIGHT_META if term in META_TERMS else WEIGHT_SUPPORT
+        weights[term] = max(weights.get(term, 0.0), w)
+        if w == WEIGHT_SUPPORT and term not in subject:
+            subject.append(term)
+    for term in terms(intent.criterion or ""):  # how the answer is judged: mostly not its subject
+        weights[term] = max(weights.get(term, 0.0), WEIGHT_META)
     if not content:  # a question made only of meta words still has to be matched on something
         content = [t for t in weights if weights[t] >= WEIGHT_SUPPORT] or list(weights)
+    subject += [t for t in content if t not in subject]
     breadth = _breadth(msgspec.structs.replace(intent, act=act), content)
+    whole = breadth == "broad" and all(t in SOURCE_TERMS or t in META_TERMS for t in content)
     return GoalProfile(
         index=intent.index,
         act=act,
         text=intent.intent,
         weights=weights,
         content=content,
+        subject=subject,
         roles=ROLES_FOR_ACT.get(act, ()),
         breadth=breadth,
         level=BREADTH_LEVEL[breadth],
         purpose=purpose,
+        whole=whole,
     )
 
 

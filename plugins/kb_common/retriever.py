@@ -12,6 +12,7 @@ redundancy -> plugin diversification -> budget -> sufficiency. The output is the
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from mrpvm.plugins.sdk import Call, InvalidInput, PluginFailure
@@ -36,6 +37,7 @@ from .selection import (
 from .store import StoreError, WriteHook, open_store
 
 STRATEGY_PURPOSES = ("strategy-guidance", "mixed")
+PREFETCH_FLOOR = 0.5  # KB hits under relative_cut x this of the best lexical score are not fetched
 
 
 class Retriever:
@@ -55,7 +57,9 @@ class Retriever:
     def generate(self, call: Call, views: Views, profile: GoalProfile) -> dict[str, Candidate]:
         """Candidates for one intent: the lexical top of each view. Subclasses may add more."""
         pool: dict[str, Candidate] = {}
-        for entry, score in views.search(profile.weights, self.config.pool):
+        # goal boosts move a score by at most ~2x, so KB hits below a fraction of the cut stay unread
+        floor = self.config.relative_cut * min(self.config.cut_factor.values(), default=1.0) * PREFETCH_FLOOR
+        for entry, score in views.search(profile.weights, self.config.pool, floor):
             pool[entry.unit.id] = Candidate(entry, score)
         return pool
 
@@ -69,8 +73,9 @@ class Retriever:
         return ranked
 
     def admit(self, c: Candidate) -> bool:
-        """Whether a candidate may be evidence at all: it must share a query term (or carry assoc evidence)."""
-        return c.match > 0
+        """Whether a candidate may be evidence at all: it must contain one of the intent's subject terms
+        (intent or Context line); a unit matching only criterion or question words is not about it."""
+        return bool(c.related)
 
     def store_hook(self) -> WriteHook | None:
         """Runs inside each KB write transaction (e.g. to maintain a plugin-private cache table)."""
@@ -94,18 +99,27 @@ class Retriever:
         for c in pool.values():
             goal_boost(c, profile, views, cfg)
         guidance_only = [c for c in pool.values() if is_guidance(c.unit, phase) and not is_evidence(c.unit)]
-        asking = [c for c in pool.values() if is_evidence(c.unit) and is_question_like(c.unit)]
-        evidence = [c for c in pool.values() if is_evidence(c.unit) and c not in asking and self.admit(c)]
+        asking = {c.id for c in pool.values() if is_evidence(c.unit) and is_question_like(c.unit)}
+        evidence = [c for c in pool.values() if is_evidence(c.unit) and c.id not in asking and self.admit(c)]
         evidence.sort(key=lambda c: -c.score)
-        ranked = relative_cut(evidence, cfg)
-        ranked = resolve_levels(ranked, profile, views, pool, cfg)
         budget = max(1, min(cfg.budget.get(profile.breadth, 4), max_units))
-        ranked = remove_redundant(ranked, profile, views, cfg, limit=3 * budget)
-        ranked = self.diversify(call, views, profile, ranked, budget)
-        selected = ranked[:budget]
+        whole = profile.whole and not evidence  # "summarize the document": the source summaries answer it
+        if whole:
+            selected = [Candidate(e, 1.0) for e in views.aggregates(budget) if is_evidence(e.unit)]
+            for c in selected:
+                pool.setdefault(c.id, c)
+        else:
+            ranked = relative_cut(evidence, cfg, profile.breadth)
+            ranked = resolve_levels(ranked, profile, views, pool, cfg)
+            ranked = remove_redundant(ranked, profile, views, cfg, limit=3 * budget)
+            ranked = self.diversify(call, views, profile, ranked, budget)
+            selected = ranked[:budget]
         guidance = self._pick_guidance(guidance_only, profile)
         guidance_ids = [c.id for c in guidance] + [c.id for c in selected if is_guidance(c.unit, phase)]
         suff = sufficiency(selected, profile, views, cfg)
+        if whole:
+            suff.sufficient = suff.roles_ok = bool(selected)
+            suff.coverage = 1.0 if selected else 0.0
         if profile.purpose == "strategy-guidance":
             suff.sufficient = bool(guidance_ids)
         top = max((c.lexical for c in pool.values()), default=0.0)
@@ -118,9 +132,10 @@ class Retriever:
             sufficiency=suff,
             top_lexical=top,
         )
-        result.notes = ([f"skipped {len(asking)} question units"] if asking else []) + self.notes(
-            views, profile, result
-        )
+        trace = [f"skipped {len(asking)} question units"] if asking else []
+        if whole:
+            trace.append("whole-source question: source summaries")
+        result.notes = trace + self.notes(views, profile, result)
         return result
 
     def _add_inline_guidance(self, views: Views, phase: str, pool: dict[str, Candidate]) -> None:
@@ -170,8 +185,9 @@ class Retriever:
 
     def views(self, call: Call, units: list[KnowledgeUnit], kb_id: str | None = None) -> Views:
         inline = memory_index(call.state, units) if units else None
+        raw = call.request.paths.artifacts  # a retrieve never creates the folder (Call.artifacts() would)
         try:
-            store = open_store(call.state, call.artifacts(), create=False)
+            store = open_store(call.state, Path(raw), create=False) if raw else None
         except StoreError as err:
             raise PluginFailure("ARTIFACT_ERROR", str(err)) from None
         return Views(inline, store)

@@ -21,7 +21,11 @@ class SelectionConfig(msgspec.Struct, kw_only=True):
     """The knobs of one plugin's selection. Budgets are evidence units per intent, by breadth."""
 
     budget: dict[str, int] = msgspec.field(default_factory=lambda: {"specific": 3, "moderate": 4, "broad": 5})
-    relative_cut: float = 0.4  # keep evidence scoring at least this fraction of the best
+    relative_cut: float = 0.4  # keep evidence scoring at least this fraction of the best (specific questions)
+    # moderate and broad questions want context around the best unit: their cut is this much lower
+    cut_factor: dict[str, float] = msgspec.field(
+        default_factory=lambda: {"specific": 1.0, "moderate": 0.75, "broad": 0.75}
+    )
     pool: int = 40  # lexical candidates per view per intent
     max_chars: int = 1200  # a unit whose text is longer is "too large": use its relevant children
     relevant_fraction: float = (
@@ -43,12 +47,14 @@ class SelectionConfig(msgspec.Struct, kw_only=True):
 
 
 def annotate(cands: Iterable[Candidate], profile: GoalProfile, views: Views) -> None:
-    """Set `match` (idf-weighted query terms present) and `matched` (content terms present)."""
+    """Set `match` (idf-weighted query terms present), `matched` (content terms) and `related` (subject terms)."""
     content = frozenset(profile.content)
+    subject = frozenset(profile.subject or profile.content)
     for c in cands:
         common = c.terms.intersection(profile.weights)
         c.match = sum(profile.weights[t] * views.idf(t) for t in common)
         c.matched = c.terms & content
+        c.related = c.terms & subject
 
 
 def goal_boost(c: Candidate, profile: GoalProfile, views: Views, config: SelectionConfig) -> None:
@@ -63,11 +69,13 @@ def goal_boost(c: Candidate, profile: GoalProfile, views: Views, config: Selecti
     c.score *= config.level_prior[min(distance, len(config.level_prior) - 1)]
 
 
-def relative_cut(ranked: list[Candidate], config: SelectionConfig) -> list[Candidate]:
-    """Candidates scoring at least `relative_cut` of the best one (ranked input, ranked output)."""
+def relative_cut(
+    ranked: list[Candidate], config: SelectionConfig, breadth: str = "specific"
+) -> list[Candidate]:
+    """Candidates scoring at least `relative_cut` (x the breadth's `cut_factor`) of the best one."""
     if not ranked:
         return []
-    floor = ranked[0].score * config.relative_cut
+    floor = ranked[0].score * config.relative_cut * config.cut_factor.get(breadth, 1.0)
     return [c for c in ranked if c.score >= floor and c.score > 0]
 
 
@@ -89,11 +97,12 @@ def _child_candidates(parent: Candidate, profile: GoalProfile, views: Views, poo
     return kids
 
 
-def _relevant(kids: list[Candidate]) -> list[Candidate]:
+def _relevant(kids: list[Candidate], share: float = 0.5) -> list[Candidate]:
+    """Children whose query match is at least `share` of the best child's (and names an intent term)."""
     best = max((k.match for k in kids), default=0.0)
     if best <= 0:
         return []
-    return [k for k in kids if k.match >= 0.5 * best and k.matched]
+    return [k for k in kids if k.match >= share * best and k.related]
 
 
 def resolve_levels(
@@ -123,10 +132,13 @@ def resolve_levels(
         wanted = {t for t, w in profile.weights.items() if w >= 0.5}
         told = set().union(*(k.terms for k in relevant)) if relevant else set()
         concentrated = (c.terms & wanted) <= told
-        if relevant and (too_big or (spread < config.relevant_fraction and concentrated)):
+        # a summary that dropped what the question asks about: its children say more than it does
+        richer = len(set().union(*(k.matched for k in relevant))) > len(c.matched) if relevant else False
+        if relevant and (too_big or (concentrated and (spread < config.relevant_fraction or richer))):
             best = max(k.match for k in relevant)
-            relevant.sort(key=lambda k: -k.match)
-            for kid in relevant[: config.max_children]:
+            # extract the best children, including weaker ones that still share the question's terms
+            chosen = sorted(_relevant(kids, 0.25), key=lambda k: -k.match)
+            for kid in chosen[: config.max_children]:
                 derived = c.score * (kid.match / best) * 0.95
                 if derived > kid.score:
                     kid.score = derived
@@ -210,7 +222,8 @@ def ancestors(entry_unit_ids: list[str], views: Views, depth: int = 3) -> set[st
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     if not a or not b:
         return 0.0
-    return len(a & b) / len(a | b)
+    common = len(a & b)
+    return common / (len(a) + len(b) - common)
 
 
 def remove_redundant(
@@ -220,28 +233,21 @@ def remove_redundant(
     config: SelectionConfig,
     limit: int | None = None,
 ) -> list[Candidate]:
-    """Drop a unit whose ancestor or descendant is also selected (keeping the one at the wanted level) and
+    """Drop a unit whose ancestor or descendant is also selected (keeping the better-scored) and
     near-duplicates (term-set Jaccard >= duplicate_jaccard), keeping the better-scored; at most `limit`."""
     by_id = {c.id: c for c in ranked}
     lineage = {i: found & by_id.keys() for i, found in ancestor_map(list(by_id), views).items()}
-    drop: set[str] = set()
-    for c in ranked:
-        for anc in lineage[c.id]:
-            anc_level = by_id[anc].level
-            # keep the ancestor when it sits at (or below) the preferred level, else keep the finer unit
-            if anc_level <= profile.level_rank:
-                drop.add(c.id)
-            else:
-                drop.add(anc)
     kept: list[Candidate] = []
-    for c in ranked:
+    kept_ids: set[str] = set()
+    for c in sorted(ranked, key=lambda c: -c.score):  # greedy: a better-scored relative already kept wins
         if limit is not None and len(kept) >= limit:
             break
-        if c.id in drop:
+        if lineage[c.id] & kept_ids or any(c.id in lineage[k] for k in kept_ids):
             continue
         if any(jaccard(c.terms, k.terms) >= config.duplicate_jaccard for k in kept):
             continue
         kept.append(c)
+        kept_ids.add(c.id)
     return kept
 
 

@@ -112,6 +112,7 @@ class KBStore:
                 level TEXT NOT NULL, role TEXT NOT NULL, acts TEXT NOT NULL, terms TEXT NOT NULL,
                 record BLOB NOT NULL);
             CREATE INDEX IF NOT EXISTS units_source ON units(source);
+            CREATE INDEX IF NOT EXISTS units_level ON units(level);
             CREATE TABLE IF NOT EXISTS sources(
                 id TEXT PRIMARY KEY, name TEXT, units INTEGER NOT NULL, summary TEXT, updatedAt REAL);
             CREATE TABLE IF NOT EXISTS tagdf(field TEXT, term TEXT, df INTEGER NOT NULL, PRIMARY KEY(field, term));
@@ -335,6 +336,16 @@ class KBStore:
     def doc_freq(self, field: str, term: str) -> int:
         return self.searcher.doc_freq(field, term)
 
+    def aggregates(self, limit: int) -> list[StoredUnit]:
+        """Source summaries (aggregate units), most recently written first."""
+        return [
+            StoredUnit(k, _decode_unit(r), frozenset(t.split()))
+            for k, t, r in self.db.execute(
+                "SELECT key, terms, record FROM units WHERE level='aggregate' ORDER BY key DESC LIMIT ?",
+                (limit,),
+            )
+        ]
+
     def idf(self, term: str) -> float:
         """Inverse document frequency of a content term (the larger of its topic and body frequencies)."""
         s = self.searcher
@@ -367,7 +378,7 @@ def open_store(state: dict[str, Any], root: Path | None, create: bool = True) ->
     if root is None:
         return None
     stores: dict[str, KBStore] = state.setdefault(_STATE_KEY, {})
-    key = str(root.resolve())
+    key = str(root)
     store = stores.get(key)
     if store is None:
         if not create and not store_exists(root):

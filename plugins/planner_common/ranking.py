@@ -6,8 +6,15 @@ score = w_cost   * cost term   (cheap-first: 1 - cost; heavy-first: cost)
       + w_cue    * symbolic cue fit (multi-hop, or a relational question over knowledge rich in symbolic
                    facts -> deep/relational plugins, comparison or explanation ->
                    balanced/hybrid plugins, short factual -> shallow plugins, multi-part -> complex plugins)
-      + w_util   * learned EWMA utility, weighted by how many samples stand behind it
+      + w_util   * learned EWMA utility relative to the stage prior, weighted by the evidence behind it
       - FAILED   when the plugin already failed in this frame (failure memory: demoted, still listed)
+
+The learned term is centred on the stage prior: the utility an untried plugin is assumed to have (the
+sample-weighted mean of the tried candidates on this task, never below neutral). An untried plugin is
+"unknown", not worse than the plugins that were tried; a plugin that keeps failing falls below it, and one
+that keeps serving better than its peers rises above them. Evidence from other acts than the task's (the
+overall record standing in) counts at TRANSFER weight, so a small lead learned on other kinds of questions
+does not outweigh a strong task cue (a relational question over symbolic facts).
 
 Plugins whose maxLLMCalls exceed the calls left come after every affordable one (still listed: the engine
 records them as skipped-budget). Ties break by plugin id, so the order is deterministic.
@@ -28,6 +35,8 @@ from .utility import UtilityTable
 COST_CLASS = {"cheap": 0.0, "moderate": 0.5, "expensive": 1.0}
 MAX_LATENCY_MS = 60_000.0
 FAILED_PENALTY = 5.0
+# Weight of learned evidence that comes from other acts than the task's (the overall record standing in).
+TRANSFER = 0.5
 DEEP_TRAITS = frozenset(
     {"multi-hop", "relations", "relation", "proof", "symbolic", "closure", "relation-sensitive"}
 )
@@ -53,23 +62,61 @@ class Ranked(msgspec.Struct, kw_only=True):
     why: str
 
 
+class _Facts:
+    """What ranking reads from a descriptor alone (cost, traits, description terms), computed once per
+    distinct descriptor: every buildPlan carries the same descriptors."""
+
+    __slots__ = ("cost", "declared", "described", "terms")
+
+    def __init__(self, d: Descriptor):
+        hints = d.plannerHints
+        relative = hints.relativeCost if hints else COST_CLASS.get(d.costClass, 0.5)
+        latency = hints.expectedLatencyMs if hints else 1000
+        latency_norm = min(1.0, math.log10(1 + max(0, latency)) / math.log10(1 + MAX_LATENCY_MS))
+        self.cost = (
+            0.5 * min(1.0, max(0.0, relative)) + 0.3 * COST_CLASS.get(d.costClass, 0.5) + 0.2 * latency_norm
+        )
+        declared = {t.lower() for t in d.tags}
+        if hints:
+            declared |= {t.lower() for t in hints.topicTags} | {e.lower() for e in hints.evidenceStyle}
+            declared.add(f"depth:{hints.preferredDepth}")
+        self.declared: frozenset[str] = frozenset(declared)
+        self.described: frozenset[str] = frozenset(words(d.description))
+        text = " ".join(
+            [
+                d.description,
+                *d.tags,
+                *(hints.topicTags if hints else []),
+                *(hints.evidenceStyle if hints else []),
+            ]
+        )
+        self.terms: frozenset[str] = frozenset(terms(text))
+
+
+_facts_cache: dict[bytes, _Facts] = {}
+_facts_key = msgspec.json.Encoder()
+MAX_FACTS = 1024
+
+
+def _facts(d: Descriptor) -> _Facts:
+    key = _facts_key.encode(d)  # every field: a changed descriptor is a new entry
+    facts = _facts_cache.get(key)
+    if facts is None:
+        if len(_facts_cache) >= MAX_FACTS:
+            _facts_cache.clear()
+        facts = _facts_cache[key] = _Facts(d)
+    return facts
+
+
 def cost_of(d: Descriptor) -> float:
     """0 (cheapest) .. 1 (most expensive) from costClass, relativeCost and expected latency."""
-    hints = d.plannerHints
-    relative = hints.relativeCost if hints else COST_CLASS.get(d.costClass, 0.5)
-    latency = hints.expectedLatencyMs if hints else 1000
-    latency_norm = min(1.0, math.log10(1 + max(0, latency)) / math.log10(1 + MAX_LATENCY_MS))
-    return 0.5 * min(1.0, max(0.0, relative)) + 0.3 * COST_CLASS.get(d.costClass, 0.5) + 0.2 * latency_norm
+    return _facts(d).cost
 
 
 def traits_of(d: Descriptor) -> tuple[set[str], set[str]]:
     """(declared hint traits: tags, topicTags, evidenceStyle, depth; words of the description)."""
-    hints = d.plannerHints
-    declared = {t.lower() for t in d.tags}
-    if hints:
-        declared |= {t.lower() for t in hints.topicTags} | {e.lower() for e in hints.evidenceStyle}
-        declared.add(f"depth:{hints.preferredDepth}")
-    return declared, set(words(d.description))
+    facts = _facts(d)
+    return set(facts.declared), set(facts.described)
 
 
 def cue_fit(d: Descriptor, signals: TaskSignals) -> tuple[float, list[str]]:
@@ -78,8 +125,9 @@ def cue_fit(d: Descriptor, signals: TaskSignals) -> tuple[float, list[str]]:
     Retrieval cues (multi-hop, comparison/explanation, short factual) apply to kb-plugins; the
     multi-part cue applies to every stage (it favours plugins declared for complex input).
     """
-    declared, described = traits_of(d)
-    traits = declared | described
+    facts = _facts(d)
+    declared = facts.declared
+    traits = declared | facts.described
     deep = "depth:deep" in declared or bool(traits & DEEP_TRAITS)
     balanced = not deep and (bool(traits & BALANCED_TRAITS) or "depth:medium" in declared)
     shallow = not deep and not balanced and ("depth:shallow" in declared or bool(declared & SHALLOW_TRAITS))
@@ -118,11 +166,7 @@ def act_fit(d: Descriptor, signals: TaskSignals) -> float:
 
 def relevance(d: Descriptor, task_terms: set[str]) -> float:
     """Set cosine of the task's terms and the plugin's description + tags terms."""
-    hints = d.plannerHints
-    text = " ".join(
-        [d.description, *d.tags, *(hints.topicTags if hints else []), *(hints.evidenceStyle if hints else [])]
-    )
-    plugin_terms = set(terms(text))
+    plugin_terms = _facts(d).terms
     if not plugin_terms or not task_terms:
         return 0.0
     return len(plugin_terms & task_terms) / math.sqrt(len(plugin_terms) * len(task_terms))
@@ -202,6 +246,8 @@ def rank(
     llm_calls_left: int,
 ) -> list[Ranked]:
     task_terms = set(signals.terms)
+    learned = {d.id: table.evidence(d.id, signals.acts, kernel_stats.get(d.id)) for d in candidates}
+    prior = stage_prior(list(learned.values()))
     out: list[Ranked] = []
     for d in candidates:
         cost = cost_of(d)
@@ -209,14 +255,14 @@ def rank(
         acts = act_fit(d, signals)
         rel = relevance(d, task_terms)
         cue, cue_why = cue_fit(d, signals)
-        util, samples = table.utility(d.id, signals.acts, kernel_stats.get(d.id))
-        confidence = samples / (samples + 1.0)
+        util, samples, on_task = learned[d.id]
+        confidence = samples / (samples + 1.0) * (1.0 if on_task else TRANSFER)
         score = (
             weights.cost * cost_term
             + weights.acts * acts
             + weights.relevance * rel
             + weights.cue * cue
-            + weights.utility * util * confidence
+            + weights.utility * (util - prior) * confidence
         )
         is_failed = d.id in failed
         if is_failed:
@@ -226,7 +272,8 @@ def rank(
         if cue_why:
             parts.append("cue " + "+".join(cue_why))
         if samples:
-            parts.append(f"utility {util:+.2f}/{samples}")
+            scope = "" if on_task else " other acts"
+            parts.append(f"utility {util:+.2f}/{samples}{scope} vs stage {prior:+.2f}")
         if is_failed:
             parts.append("failed here")
         if not affordable:
@@ -238,6 +285,17 @@ def rank(
         )
     out.sort(key=order_key)
     return out
+
+
+def stage_prior(learned: list[tuple[float, int, bool]]) -> float:
+    """The utility assumed for an untried plugin of a stage: the mean utility of the tried candidates,
+    weighted by their evidence, floored at neutral (0) so that plugins which all failed do not drag the
+    untried ones down with them."""
+    weight = sum(n * (1.0 if on_task else TRANSFER) for _, n, on_task in learned)
+    if not weight:
+        return 0.0
+    mean = sum(u * n * (1.0 if on_task else TRANSFER) for u, n, on_task in learned) / weight
+    return max(0.0, mean)
 
 
 def order_key(r: Ranked) -> tuple[bool, bool, float, str]:

@@ -100,12 +100,29 @@ class UtilityTable(msgspec.Struct, kw_only=True):
         self, plugin_id: str, acts: list[str], kernel: PluginStats | None = None
     ) -> tuple[float, int]:
         """(utility in [-1, 1], samples behind it) for a plugin on a task with these acts."""
+        util, samples, _ = self.evidence(plugin_id, acts, kernel)
+        return util, samples
+
+    def evidence(
+        self, plugin_id: str, acts: list[str], kernel: PluginStats | None = None
+    ) -> tuple[float, int, bool]:
+        """(utility in [-1, 1], samples behind it, on_task): on_task is False when some act of the task
+        has no record of its own while the plugin has records for other acts, so its overall record
+        (or the kernel's per-plugin stats) stands in: evidence from other kinds of questions, which
+        transfers only in part."""
         record = self.plugins.get(plugin_id)
         stats: list[Stat] = []
+        on_task = True
         if record is not None:
             for act in acts:
                 stat = record.acts.get(act)
-                stats.append(stat if stat is not None and stat.samples else record.overall)
+                if stat is not None and stat.samples:
+                    stats.append(stat)
+                else:
+                    stats.append(record.overall)
+                    # a plugin whose outcomes are never tied to an intent (a seed detector) has only
+                    # its overall record: that is its task-level evidence, not a stand-in
+                    on_task = on_task and not record.acts
             if not stats:
                 stats = [record.overall]
         if (not stats or all(s.samples == 0 for s in stats)) and kernel is not None and kernel.samples:
@@ -118,10 +135,11 @@ class UtilityTable(msgspec.Struct, kw_only=True):
                     samples=kernel.samples,
                 )
             ]
+            on_task = not acts
         stats = [s for s in stats if s.samples]
         if not stats:
-            return 0.0, 0
-        return sum(s.utility() for s in stats) / len(stats), min(s.samples for s in stats)
+            return 0.0, 0, False
+        return sum(s.utility() for s in stats) / len(stats), min(s.samples for s in stats), on_task
 
 
 def validation_verdicts(attempts: list[OutcomeAttempt]) -> dict[int, str]:
@@ -192,19 +210,49 @@ def load(folder: Path | None) -> UtilityTable:
 
 
 def save(folder: Path, table: UtilityTable) -> None:
-    path = folder / FILE_NAME
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(table), indent=1))
+    path = os.path.join(folder, FILE_NAME)
+    tmp = f"{path[: -len('.json')]}.{os.getpid()}.tmp"
+    data = msgspec.json.format(msgspec.json.encode(table), indent=1)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
     os.replace(tmp, path)
+
+
+# folder -> an open descriptor of its lock file, kept for the worker's life (a recordOutcome per turn
+# would otherwise create the folder and open the lock file every time).
+_lock_fds: dict[str, int] = {}
+
+
+def _lock_fd(folder: Path) -> int:
+    key = str(folder)
+    fd = _lock_fds.get(key)
+    if fd is not None:
+        try:
+            if os.fstat(fd).st_nlink > 0:  # still the folder's lock file (not removed with the folder)
+                return fd
+        except OSError:
+            pass
+        _lock_fds.pop(key, None)
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = _lock_fds[key] = os.open(os.path.join(key, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+    return fd
 
 
 @contextmanager
 def locked(folder: Path) -> Iterator[None]:
     """An exclusive lock on the folder's table (workers of the same planner share it)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / LOCK_NAME, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    fd = _lock_fd(folder)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)

@@ -37,7 +37,9 @@ def system_prompt(variant: SdVariant, name: str, format_name: str) -> str:
     return fill(load_prompt(variant.anchor, name), format=load_prompt(__file__, format_name))
 
 
-def _user_prompt(call: Call, payload: DetectSeedsPayload, turn_id: str) -> str:
+def _user_prompt(call: Call, payload: DetectSeedsPayload) -> str:
+    """The user message: the turn (or the intent to decompose) and nothing per-request, so an identical
+    turn hits the LLM cache; unit ids come from `_Numbering`, never from the model."""
     history = ""
     if payload.history:
         recent = payload.history[-MAX_HISTORY:]
@@ -60,7 +62,6 @@ def _user_prompt(call: Call, payload: DetectSeedsPayload, turn_id: str) -> str:
     return fill(
         load_prompt(__file__, "turn"),
         history=history,
-        turn_id=turn_id,
         prompt=call.prompt,
         guidance=guidance,
         max_intents=payload.maxIntents,
@@ -130,7 +131,7 @@ def detect_seeds(call: Call, variant: SdVariant) -> CnlDocument:
     turn_id = _turn_id(payload)
     messages = [
         {"role": "system", "content": system_prompt(variant, "detect", "seed_format")},
-        {"role": "user", "content": _user_prompt(call, payload, turn_id)},
+        {"role": "user", "content": _user_prompt(call, payload)},
     ]
     doc, corrected = ask_valid(
         call,

@@ -12,6 +12,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.lexicon import word_set
+from mrpvm.plugins.sdk.text import STOPWORDS
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import DetectSeedsPayload
 from mrpvm.protocol.vocab import PHASE_SCOPES
@@ -22,7 +24,6 @@ from .roles import condition_of, group_role
 from .topics import entities, key_phrases, topic_of
 from .triples import extract_triple
 from .turn import clean_lead, looks_like_request, split_turn
-from .wordlists import word_set
 
 TURN_SOURCE_NAME = "Current-Turn Context"
 _PRONOUNS = word_set("he she it they him her them his its their theirs hers this these those")
@@ -344,11 +345,55 @@ _ASPECTS = re.compile(
 
 _CHAIN = re.compile(
     r"\b(?:links?|linked|connects?|connected|leads?|led)\s+(?:from\s+)?(?P<x>(?:the\s+)?\w.+?)\s+(?:to|with)\s+"
-    r"(?P<y>(?:the\s+)?\w.+)$|\bfrom\s+(?P<x2>.+?)\s+to\s+(?P<y2>.+)$"
+    r"(?P<y>(?:the\s+)?\w.+)$"
     r"|\b(?:how|why|whether)\s+(?P<x3>.+?)\s+(?:led|leads|lead|caused|causes|cause|resulted\s+in|results\s+in"
     r"|triggered|triggers)\s+(?:to\s+)?(?P<y3>.+)$",
     re.IGNORECASE,
 )
+# "from X to Y" is a cause-effect chain only when the question says it is about causes or a sequence.
+_FROM_TO = re.compile(r"\bfrom\s+(?P<x>(?:the|a|an)\s+.+?)\s+to\s+(?P<y>(?:the|a|an)\s+.+)$", re.IGNORECASE)
+_CAUSAL_CUE = re.compile(
+    r"\b(?:cause|causes|caused|effect|effects|chain|consequences?|sequence|led|lead|leads|result|resulted|trigger"
+    r"|triggered|steps?)\b",
+    re.IGNORECASE,
+)
+_ALTERNATIVE = re.compile(r"\s+(?:instead\s+of|rather\s+than)\s+", re.IGNORECASE)
+# Predicates that hold between the coordinated things together: splitting them would change the question.
+_RELATIONAL = re.compile(
+    r"\b(?:between|together|both|common|each other|one another|differ\w*|differences?|similar\w*|compare\w*"
+    r"|contrast\w*|versus|vs|relationship|relate\w*|interact\w*|combined|jointly|same)\b",
+    re.IGNORECASE,
+)
+_FUNCTION = r"(?!(?:of|in|on|at|for|with|by|from|to|and|or|but|is|are|was|were|do|does|did|have|has|that|which|who)\b)"
+_NP = rf"(?:(?:the|a|an|their|its|his|her)\s+)?{_FUNCTION}[\w.'’-]+(?:\s+{_FUNCTION}(?!(?:the|a|an)\b)[\w.'’-]+){{0,3}}?"
+_COORDINATED = re.compile(
+    rf"(?P<items>(?:{_NP})(?:\s*,\s*(?:{_NP}))*,?\s+and\s+(?:{_NP}))(?=\s*(?:[?.!,;:]|$|\s(?P<next>[a-z]\w*)))"
+)
+_AUX_WORDS = frozenset(
+    [
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "shall",
+        "may",
+        "might",
+        "must",
+    ]
+)
+_PLURAL_AUX = {"are": "is", "were": "was", "have": "has", "do": "does"}
 
 
 def _sub_intent(index: int, text: str) -> IntentGroup:
@@ -366,7 +411,10 @@ def _sub_intent(index: int, text: str) -> IntentGroup:
 
 
 def _split_subjects(text: str, act: str) -> list[str]:
-    """Sub-questions of one intent: one per compared side, per coordinated aspect, or per focus entity."""
+    """Sub-questions of one intent, each a whole question or task: one per compared side or alternative
+    ("X instead of Y"), one per link of a cause-effect chain, one per coordinated aspect ("the skills and
+    tools that …") or coordinated entity ("… of the R5 and the X9"). Nothing sound to split: no sub-questions.
+    """
     body = text.rstrip(" .?!")
     m = _COMPARE_SIDES.search(body)
     if act == "compare" and m:
@@ -379,14 +427,20 @@ def _split_subjects(text: str, act: str) -> list[str]:
         aspect = (m.group("aspect") or "").strip() if sides_text else ""
         if len(sides) >= 2:
             return [f"Describe {aspect + ' of ' if aspect else ''}{side.strip()}." for side in sides[:4]]
-    cm = _CHAIN.search(body)
-    if act in ("explain", "describe") and cm:
-        if cm.group("x3"):
+    alternatives = _alternatives(body)
+    if alternatives:
+        return [f"Describe {side}." for side in alternatives]
+    if act in ("explain", "describe"):
+        cm = _CHAIN.search(body)
+        if cm and cm.group("x3"):
             return [f"What were the effects of {cm.group('x3')}?", f"What caused {cm.group('y3')}?"]
-        x, y = cm.group("x") or cm.group("x2"), cm.group("y") or cm.group("y2")
-        return [f"What happened after {x}?", f"What led to {y}?"]
+        if cm:
+            return [f"What happened after {cm.group('x')}?", f"What led to {cm.group('y')}?"]
+        fm = _FROM_TO.search(body)
+        if fm and _CAUSAL_CUE.search(body):
+            return [f"What happened after {fm.group('x')}?", f"What led to {fm.group('y')}?"]
     am = _ASPECTS.search(body)
-    if am:
+    if am and not {w.lower() for w in (am.group("a") + " " + am.group("b")).split()} & _AUX_WORDS:
         question = bool(WH.match(body))
         end = "?" if question else "."
         prefix = body[: am.start()]
@@ -394,9 +448,80 @@ def _split_subjects(text: str, act: str) -> list[str]:
             _sentence_case(f"{prefix}{am.group('det')} {part} {am.group('rest')}") + end
             for part in (am.group("a"), am.group("b"))
         ]
-    focus = list(dict.fromkeys(p for p, _ in entities(body)))
-    focus += [p for p in key_phrases(body) if " " in p and p not in focus]
-    return [f"Describe {p}." for p in focus[:3]]
+    return _coordinated(text)
+
+
+def _alternatives(body: str) -> list[str]:
+    """'… Vex had found the obelisk instead of Dr. Elara Vance …' → the two alternatives (names when the
+    second one is a name, else the noun phrases on either side)."""
+    m = _ALTERNATIVE.search(body)
+    if not m:
+        return []
+    before, after = body[: m.start()], body[m.end() :]
+    after = re.split(r"[,;:?!]|\.(?!\s*[A-Z])", after, maxsplit=1)[0]
+    right = [p for p, _ in entities(after)]
+    if right and after.lstrip().startswith(right[0].split()[0]):
+        clause = re.split(r"[,;:?!]|\.(?!\s*[A-Z])", before)[-1]
+        left = [p for p, _ in entities(clause)]
+        if left and left[-1] != right[0]:
+            return [left[-1], right[0]]
+        return []
+    b = _noun_phrase(after.split(), from_start=True)
+    a = _noun_phrase(before.split(), from_start=False)
+    return [a, b] if a and b and a.lower() != b.lower() else []
+
+
+def _noun_phrase(toks: list[str], from_start: bool) -> str:
+    """A short noun phrase at the start (or end) of a word list: up to three words, determiners dropped."""
+    stop = STOPWORDS
+    if from_start:
+        while toks and toks[0].lower() in ("the", "a", "an"):
+            toks = toks[1:]
+        out: list[str] = []
+        for w in toks[:3]:
+            if w.lower() in stop:
+                break
+            out.append(w)
+        return " ".join(out)
+    tail = toks[-4:]
+    for k in range(len(tail) - 1, -1, -1):
+        if tail[k].lower() in ("the", "a", "an", "their", "its", "his", "her", "this", "that"):
+            return " ".join(tail[k + 1 :])
+    return " ".join(tail[-1:]) if tail and tail[-1].lower() not in stop else ""
+
+
+def _coordinated(text: str) -> list[str]:
+    """'What are the prices of the R5 and the X9?' → one question per coordinated noun phrase, when the
+    predicate does not relate them to each other and the phrases read as one kind (all names, or all
+    opened by a determiner). An auxiliary before a coordinated subject agrees with one item ("do X and Y
+    cost" → "does X cost"); a coordinated subject followed by a bare verb is left alone."""
+    if _RELATIONAL.search(text):
+        return []
+    first = re.match(r"\s*\S+\s+", text)  # the question word or task verb opens the turn: not an item
+    starts = [w.start() for w in re.finditer(r"\b\w", text) if first is None or w.start() >= first.end()]
+    for start in starts:
+        m = _COORDINATED.match(text, start)
+        if m is None:
+            continue
+        items = [i.strip() for i in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", m.group("items")) if i.strip()]
+        if len(items) < 2 or len(items) > 4:
+            continue
+        named = all(i[:1].isupper() or i.split()[0].lower() in ("the", "a", "an") for i in items)
+        if not named or any(i.split()[0].lower() in STOPWORDS - {"the", "a", "an"} for i in items):
+            continue
+        before = text[: m.start()].rstrip()
+        prev = before.split()[-1].lower() if before.split() else ""
+        nxt = (m.group("next") or "").lower()
+        subject = prev in _PLURAL_AUX
+        if not subject and nxt and nxt not in STOPWORDS and m.group("next")[:1].islower():
+            continue  # "the Tokyo office and the Berlin office handle …": a subject with a plural verb
+        out = []
+        for item in items:
+            head = before[: len(before) - len(prev)] + _PLURAL_AUX[prev] if subject else before
+            question = text.rstrip().endswith("?")
+            out.append(_ensure_end(_sentence_case(f"{head} {item}{text[m.end() :]}".strip()), question))
+        return out
+    return []
 
 
 def _decompose(prompt: str, payload: DetectSeedsPayload, turn_id: str, created_at: str) -> SeedOutcome:
@@ -411,7 +536,15 @@ def _decompose(prompt: str, payload: DetectSeedsPayload, turn_id: str, created_a
         parent.context = "; ".join(
             dict.fromkeys(p for p in (given.context + "; " + parent.context).split("; ") if p)
         )
-    intents = [_sub_intent(i, sub) for i, sub in enumerate(_split_subjects(parent.intent, parent.act), 1)]
+    subs = [
+        t
+        for t in _split_subjects(parent.intent, parent.act)
+        if t.rstrip("?.").lower() != parent.intent.rstrip("?.").lower()
+    ]
+    if len(subs) < 2:  # nothing sound to split: the intent unchanged
+        parent.index = 1
+        return SeedOutcome([parent], first.units, first.confidence, "nothing to split: the intent unchanged")
+    intents = [_sub_intent(i, sub) for i, sub in enumerate(subs, 1)]
     inherited = [p for p, _ in entities(parent.context)]
     for sub in intents:
         if _has_pronoun(sub.intent) and not entities(sub.intent):

@@ -22,7 +22,7 @@ from mrpvm.protocol.document import KnowledgeUnit
 
 from .blocks import Block, parse_blocks
 from .grouping import Spec, make_specs
-from .pieces import Piece, clean, make_piece
+from .pieces import Piece, anaphoric, clean, make_piece
 from .roles import condition_of, group_role
 from .sections import Section, make_sections
 from .summarize import central_indices, centrality, doc_freq, summary_size
@@ -30,6 +30,7 @@ from .topics import content_runs, topic_of
 from .triples import Triple
 
 MAX_SUMMARY_CHARS = 700
+_PERSONAL = re.compile(r"^(?:it|its|they|their|he|his|she|her)\b", re.I)
 
 
 @dataclass(slots=True)
@@ -166,13 +167,19 @@ _CHUNK_TYPES = {"list": "list", "procedure": "list", "table": "table", "code": "
 
 
 def _summary(pieces: list[Piece], df: Counter[str] | None = None, k: int | None = None) -> list[Piece]:
+    """The central sentences of a span. A sentence that leans on the one before it ("Its firmware …",
+    "They …", "But …") reads wrongly out of context, so it is chosen only when no other sentence is left."""
     usable = [p for p in pieces if p.seg.kind != "code" and p.terms and not p.clean.endswith(("?", ":"))]
     if not usable:
         usable = [p for p in pieces if p.seg.kind != "code" and p.terms]
     if not usable:
         return []
-    picks = central_indices([p.terms for p in usable], k or summary_size(len(usable)), df)
-    return [usable[i] for i in picks]
+    size = k or summary_size(len(usable))
+    if df is None:
+        df = doc_freq([p.terms for p in usable])
+    standalone = [p for p in usable if not anaphoric(p)] or usable
+    picks = central_indices([p.terms for p in standalone], size, df)
+    return [standalone[i] for i in picks]
 
 
 def _join_summary(pieces: list[Piece]) -> str:
@@ -213,6 +220,9 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
         for u_idx, spec in enumerate(make_specs(sec, blocks, pieces)):
             unit = _atomic(spec, text, meta, sec, chunk, u_idx)
             unit.parentUnitIds = [section_id]
+            if children and unit.relation is None and _PERSONAL.match((spec.intro or spec.pieces[0]).clean):
+                # "It supports …" is about what the unit before it is about (its subject, else its topic)
+                unit.topic = children[-1].subject or children[-1].topic
             children.append(unit)
             for p in spec.pieces:
                 owner[id(p)] = unit.id

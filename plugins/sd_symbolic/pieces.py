@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.text import STOPWORDS
 
 from .blocks import Segment
 from .roles import is_imperative, is_past, sentence_role
 from .triples import Triple, extract_triple
-from .wordlists import word_set
 
 _ANAPHORA = word_set(
     """he she it they this that these those his her its their such there then also however moreover
@@ -42,10 +42,15 @@ _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 
 def _keys(wordset: set[str]) -> frozenset[str]:
-    """Cheap matching keys: content words with a plural 's' dropped (grouping and summaries, not retrieval)."""
+    """Cheap matching keys: content words with a plural 's' dropped (grouping and summaries, not retrieval).
+    Short model codes ("r5", "x9") are kept: they are what tells two otherwise parallel sentences apart."""
     return frozenset(
-        {w[:-1] if w[-1] == "s" and len(w) > 3 else w for w in wordset - STOPWORDS if len(w) > 2}
+        {w[:-1] if w[-1] == "s" and len(w) > 3 else w for w in wordset - STOPWORDS if len(w) > 2 or _code(w)}
     )
+
+
+def _code(word: str) -> bool:
+    return len(word) == 2 and word.isalnum() and not word.isdigit() and not word.isalpha()
 
 
 def make_piece(text: str, seg: Segment) -> Piece:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS, word_set
 from mrpvm.plugins.sdk.text import STOPWORDS, words
-
-from .wordlists import word_set
 
 _I = re.IGNORECASE
 
@@ -110,22 +109,6 @@ SEQUENCE_OPENERS = re.compile(
     _I,
 )
 
-IMPERATIVE_VERBS = word_set(
-    """add adjust align allocate apply arrange assign attach authenticate avoid back bake beat blend boil
-    book build buy calculate call cancel change charge check choose chop clean clear click clone close
-    collect combine commit compile complete compute configure confirm connect consider contact copy
-    cover create cut declare define delete deploy describe detach determine disable disconnect download
-    drag drain draw drill drop edit empty enable enter ensure erase estimate execute export extract
-    fetch fill find finish fit fix flip fold follow format generate get give go grab grant heat hold
-    identify import include increase initialize insert install invoke keep label launch leave lift list
-    load locate lock log login lower make mark measure merge mix modify monitor mount move navigate note
-    notify obtain open order pack paste pay perform pick pin place plug pour prepare preheat press print
-    proceed provide pull push put read reboot record reduce refresh register reinstall release reload
-    remove rename repeat replace reset resize restart restore retry return review rinse rotate run save
-    scan schedule scroll search select send serve set share shut sign simmer slice sort specify spread
-    start stir stop store submit swap switch tap test tighten toggle transfer turn type unlock unmount
-    unplug unzip update upgrade upload use validate verify visit wait wash watch whisk wipe write"""
-)
 _OBJECT_STARTERS = word_set(
     "the a an your all it them this these that each every any up out on off in into for with some its"
 )
@@ -168,9 +151,23 @@ def is_past(text: str, wordset: frozenset[str] | set[str] | None = None) -> bool
     return False
 
 
+_LEAD_ADVERBIAL = re.compile(
+    r"^(?:at|in|on|after|before|when|whenever|once|if|for|during|every|each|until|while)\b[^,.;:!?]{1,60},\s+",
+    _I,
+)
+
+
 def is_imperative(text: str) -> bool:
-    """A sentence that starts with a command ("Open the file", "Then run make")."""
+    """A sentence that starts with a command ("Open the file", "Then run make", "At the end of each day,
+    remove …": a leading adverbial phrase before the verb does not change the mood)."""
     body = SEQUENCE_OPENERS.sub("", text.lstrip("*_`> "), count=1)
+    lead = _LEAD_ADVERBIAL.match(body)
+    if lead and _verb_first(body[lead.end() :]):
+        return True
+    return _verb_first(body)
+
+
+def _verb_first(body: str) -> bool:
     ws = _WORD_RE.findall(body[:80])
     if not ws:
         return False

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.text import STOPWORDS
-
-from .wordlists import word_set
 
 _CAP_WORD = r"(?:[A-Z][\w'’\-]*\w|[A-Z])(?:\.(?=\s[A-Z]))?"
 _ENTITY = re.compile(rf"{_CAP_WORD}(?:\s+(?:(?:of|de|del|da|von|van|der)\s+(?:the\s+)?)?{_CAP_WORD})*")

@@ -17,9 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.text import STOPWORDS
-
-from .wordlists import word_set
 
 _BE = r"(?:is|are|was|were)"
 _RELATION_FORMS: tuple[tuple[str, str], ...] = (

@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import sentence_spans
 
 from .acts import POLITE, WH, YES_NO
-from .roles import IMPERATIVE_VERBS
 
 _I = re.IGNORECASE
 _LINE = re.compile(r"[^\n]*\n?")

@@ -1,0 +1,77 @@
+"""Closed-class English words the proposition matcher reads (general grammar, not domain vocabulary)."""
+
+from __future__ import annotations
+
+from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS, word_set
+
+__all__ = ["IMPERATIVE_VERBS"]
+
+AUX = word_set(
+    """is are was were am be been being do does did has have had can could will would shall should may might
+    must isn't aren't wasn't weren't don't doesn't didn't hasn't haven't hadn't can't cannot couldn't won't
+    wouldn't shan't shouldn't mustn't"""
+)
+# Modals that make a question hypothetical or predictive, and the statement modals that state the same.
+HYPOTHETICAL_MODALS = {"would": {"would", "will"}, "could": {"could", "can"}, "might": {"might", "may"}}
+NEGATORS = word_set("not no never cannot neither nor none nothing nobody nowhere")
+NEGATIVE_VERBS = word_set("lack lacks lacked lacking unable fail fails failed failing")
+HEDGES = word_set(
+    """if unless may might could would possibly perhaps probably likely unlikely whether suppose supposing
+    allegedly reportedly presumably"""
+)
+CONDITIONALS = word_set("if unless provided whenever")
+COORDINATORS = word_set("and or but nor yet plus")
+# Words that open a clause and are not part of its subject.
+CONNECTIVES = word_set(
+    """and or but nor yet so then thus hence therefore because although though whereas while since unless if
+    when whenever once provided as which who whom whose that where after before until"""
+)
+# Clause-internal words before which a new clause starts (no punctuation needed).
+CLAUSE_OPENERS = word_set("because although though whereas unless if while since but")
+ADVERBS = word_set(
+    """never always also only just then first now still usually often generally typically simply please
+    already even again further finally next later soon instead otherwise really actually truly indeed ever
+    definitely necessarily currently normally"""
+)
+# Adverbs a question may add that do not change what a statement must say.
+EMPTY_ADVERBS = word_set("really actually truly indeed ever definitely necessarily currently still")
+DETERMINERS = word_set(
+    """the a an this that these those my our your its their his her each every any all both either neither
+    no some another such"""
+)
+POSSESSIVES = word_set("its their his her my our your")
+PREPOSITIONS = word_set(
+    """of in on at by for with without from to into onto over under behind above below between among through
+    during before after about against across along around beside besides beyond near per since toward
+    towards upon within via than like unlike despite except"""
+)
+PRONOUNS = word_set("it they he she this these those them him her which who")
+GENERIC_PERSONS = word_set(
+    """i we you one someone somebody anyone anybody everyone everybody people user users customer customers
+    owner owners operator operators person persons"""
+)
+HYPOTHETICAL_WORDS = word_set(
+    "instead otherwise imagine suppose supposing hypothetical hypothetically counterfactual counterfactually"
+)
+
+# Irregular past forms → base form, so "Did Elara flee" meets "Elara fled" (stems cannot do that).
+_IRREGULAR_TEXT = """
+bought:buy brought:bring built:build caught:catch chose:choose chosen:choose came:come dug:dig drove:drive
+driven:drive ate:eat eaten:eat fell:fall fallen:fall felt:feel found:find flew:fly flown:fly forgot:forget
+forgotten:forget froze:freeze frozen:freeze gave:give given:give went:go gone:go grew:grow grown:grow hid:hide
+hidden:hide held:hold kept:keep knew:know known:know led:lead lost:lose made:make met:meet paid:pay
+rode:ride ridden:ride rose:rise risen:rise ran:run said:say saw:see seen:see sold:sell sent:send shook:shake
+shaken:shake shot:shoot sat:sit slept:sleep spoke:speak spoken:speak spent:spend stood:stand stole:steal
+stolen:steal swam:swim swum:swim took:take taken:take taught:teach told:tell thought:think threw:throw
+thrown:throw understood:understand woke:wake woken:wake wore:wear worn:wear won:win wrote:write written:write
+began:begin begun:begin broke:break broken:break drew:draw drawn:draw drank:drink drunk:drink fought:fight
+heard:hear lent:lend meant:mean sought:seek sang:sing sung:sing sank:sink sunk:sink struck:strike became:become
+borne:bear bitten:bite blew:blow blown:blow dealt:deal fled:flee forbade:forbid
+forbidden:forbid forgave:forgive forgiven:forgive hung:hang rang:ring rung:ring
+slid:slide spun:spin stuck:stick stung:sting swore:swear sworn:swear swept:sweep swung:swing tore:tear
+torn:tear wove:weave woven:weave wept:weep withdrew:withdraw withdrawn:withdraw chosen:choose arose:arise
+arisen:arise awoke:awake fed:feed fled:flee froze:freeze overcame:overcome overcome:overcome
+shone:shine shrank:shrink shrunk:shrink spoke:speak sprang:spring sprung:spring strove:strive
+undertook:undertake undertaken:undertake upheld:uphold
+"""
+IRREGULAR: dict[str, str] = dict(pair.split(":") for pair in _IRREGULAR_TEXT.split())

@@ -1,0 +1,29 @@
+"""Generic English word lists for plugins, written as plain text (grammar words, common verbs; no domain terms).
+
+`word_set("a b c")` is the frozenset of its whitespace-separated words.
+"""
+
+from __future__ import annotations
+
+
+def word_set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Verbs that open an instruction ("Check the filter.", "Run the tests."): procedural sentences.
+IMPERATIVE_VERBS = word_set(
+    """add adjust align allocate apply arrange assign attach authenticate avoid back bake beat blend boil
+    book build buy calculate call cancel change charge check choose chop clean clear click clone close
+    collect combine commit compile complete compute configure confirm connect consider contact copy
+    cover create cut declare define delete deploy describe detach determine disable disconnect download
+    drag drain draw drill drop edit empty enable enter ensure erase estimate execute export extract
+    fetch fill find finish fit fix flip fold follow format generate get give go grab grant heat hold
+    identify import include increase initialize insert install invoke keep label launch leave lift list
+    load locate lock log login lower make mark measure merge mix modify monitor mount move navigate note
+    notify obtain open order pack paste pay perform pick pin place plug pour prepare preheat press print
+    proceed provide pull push put read reboot record reduce refresh register reinstall release reload
+    remove rename repeat replace reset resize restart restore retry return review rinse rotate run save
+    scan schedule scroll search select send serve set share shut sign simmer slice sort specify spread
+    start stir stop store submit swap switch tap test tighten toggle transfer turn type unlock unmount
+    unplug unzip update upgrade upload use validate verify visit wait wash watch whisk wipe write"""
+)

@@ -1,0 +1,163 @@
+"""Calls the engine starts early or runs side by side (kernel/engine.py, kernel/stages.py `Early`).
+
+An sd-plugin's detectSeeds starts while the planner plans pre-seed, and with nothing staged the seeds'
+first retrieve starts while it plans post-seed. Either is used only when the plan reaches exactly that
+call; otherwise it is recorded as an unused `event` node and the turn goes exactly as in sequence.
+"""
+
+from __future__ import annotations
+
+import anyio
+from engine_support import Harness, intent, nodes, unit
+from mrpvm.kernel.engine import TurnRequest, run_turn
+
+U1 = unit("session::t::unit-000", "Alpha is a widget.")
+ENABLED = ["planner-a", "sd-a", "sd-b", "kb-a", "kb-b", "gs-a"]
+
+
+def unused(result) -> list[dict]:
+    return [n for n in nodes(result, kind="event") if n.get("status") == "unused"]
+
+
+def plugin_calls(result, op: str) -> list[str]:
+    return [n["pluginId"] for n in nodes(result, kind="plugin", op=op)]
+
+
+def two_turns(h: Harness, message: str):
+    async def go():
+        ctx = await h.open()
+        try:
+            first = await run_turn(ctx, TurnRequest(message=message))
+            second = await run_turn(ctx, TurnRequest(message=message))
+            return first, second
+        finally:
+            await ctx.aclose()
+
+    return anyio.run(go)
+
+
+def base_script(pre_plan: dict, post_plan: dict | None = None) -> dict:
+    return {
+        "planner-a": {
+            "buildPlan": [
+                {"when": {"phase": "pre-seed"}, "plan": pre_plan},
+                {"when": {"phase": "post-seed"}, "plan": post_plan or {}},
+            ],
+            "recordOutcome": {},
+        },
+        "sd-a": {"detectSeeds": {"intents": [intent("what is alpha")], "result": "by sd-a"}},
+        "sd-b": {"detectSeeds": {"intents": [intent("what is alpha")], "result": "by sd-b"}},
+        "kb-a": {"retrieve": {"select": "all"}, "onSessionEvent": {}},
+        "kb-b": {"retrieve": {"select": "all"}, "onSessionEvent": {}},
+        "gs-a": {"solve": {"answer": "Alpha is a widget.", "sources": "evidence"}},
+    }
+
+
+def test_an_early_seed_call_the_plan_agrees_with_is_recorded_once_in_plan_order(tmp_path):
+    h = Harness(
+        tmp_path,
+        base_script({"seedDetectorOrder": ["sd-a", "sd-b"]}),
+        planners=("planner-a",),
+        enabled=ENABLED,
+    )
+    result = h.ask("what is alpha?")
+    assert result.status == "success" and result.seed_detector_plugin == "sd-a"
+    assert unused(result) == []
+    assert plugin_calls(result, "detectSeeds") == ["sd-a"]
+    assert [c["plugin"] for c in h.calls(op="detectSeeds")] == ["sd-a"]  # called once, never twice
+    plan_node = nodes(result, kind="plugin", op="buildPlan")[0]
+    seed_node = nodes(result, kind="plugin", op="detectSeeds")[0]
+    # recorded after the plan (the order the stage logic reached it), under the same branch
+    assert int(seed_node["id"][1:]) > int(plan_node["id"][1:])
+    assert seed_node["output"]["result"] == "by sd-a"
+
+
+def test_an_early_seed_call_the_plan_does_not_start_with_is_unused_and_then_not_guessed_again(tmp_path):
+    script = base_script({"seedDetectorOrder": ["sd-b"]})
+    script["sd-a"] = {"detectSeeds": {"fail": {"code": "BOOM"}}}  # its failure must not leak anywhere
+    h = Harness(tmp_path, script, planners=("planner-a",), enabled=ENABLED)
+    first, second = two_turns(h, "what is alpha?")
+    assert first.status == "success" and first.seed_detector_plugin == "sd-b"
+    (event,) = unused(first)
+    assert event["pluginId"] == "sd-a" and "not used" in event["label"]
+    assert event["output"]["callStatus"] == "error"
+    # the trace's plugin calls are exactly the sequential ones: no error node, no failure memory entry
+    assert plugin_calls(first, "detectSeeds") == ["sd-b"]
+    assert not [n for n in nodes(first, kind="plugin") if n["status"] == "error"]
+    # the planner's first plan put sd-b first: the next turn starts sd-b early, and uses it
+    assert second.seed_detector_plugin == "sd-b" and unused(second) == []
+    assert plugin_calls(second, "detectSeeds") == ["sd-b"]
+
+
+def test_with_nothing_staged_the_first_retrieve_starts_early_and_is_used_when_the_plan_agrees(tmp_path):
+    plan = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-b", "kb-a"], "goalSolverOrder": ["gs-a"]}
+    h = Harness(tmp_path, base_script(plan, plan), planners=("planner-a",), enabled=ENABLED)
+    result = h.ask("what is alpha?")
+    assert result.status == "success" and result.kb_plugin == "kb-b"
+    assert unused(result) == []
+    assert plugin_calls(result, "retrieve") == ["kb-b"]
+    assert [c["plugin"] for c in h.calls(op="retrieve")] == ["kb-b"]
+    seed = nodes(result, kind="seed")[0]
+    retrieve = nodes(result, kind="plugin", op="retrieve")[0]
+    assert (seed["id"], retrieve["id"]) in {
+        (e["src"], e["dst"]) for e in result.execution_trace["edges"] if e["kind"] == "parent"
+    }
+
+
+def test_an_early_retrieve_the_post_seed_plan_overrides_is_unused(tmp_path):
+    pre = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"]}
+    post = {"kbPluginOrder": ["kb-b"], "goalSolverOrder": ["gs-a"]}
+    h = Harness(tmp_path, base_script(pre, post), planners=("planner-a",), enabled=ENABLED)
+    result = h.ask("what is alpha?")
+    assert result.status == "success" and result.kb_plugin == "kb-b"
+    (event,) = unused(result)
+    assert event["pluginId"] == "kb-a" and event["label"].startswith("early retrieve by kb-a not used")
+    assert plugin_calls(result, "retrieve") == ["kb-b"]
+    view = [n for n in nodes(result, kind="event") if n["label"].startswith("knowledge view 1")]
+    assert view and "kb-b" in view[0]["label"]
+
+
+def test_staged_units_reach_the_kb_plugin_before_any_retrieve(tmp_path):
+    script = base_script({"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"]})
+    script["sd-a"] = {"detectSeeds": {"intents": [intent("what is alpha")], "units": [U1]}}
+    h = Harness(tmp_path, script, planners=("planner-a",), enabled=ENABLED)
+    result = h.ask("what is alpha?")
+    assert result.status == "success" and unused(result) == []
+    kb_a = [(c["op"], c.get("event")) for c in h.calls("kb-a")]
+    assert kb_a == [
+        ("onSessionEvent", "session-kus-added"),
+        ("retrieve", None),
+        ("onSessionEvent", "session-kus-committed"),
+    ]
+    # the kb notice and the post-seed plan ran side by side; both are in the trace under the branch
+    branch = nodes(result, kind="branch")[0]["id"]
+    children = {
+        e["dst"] for e in result.execution_trace["edges"] if e["kind"] == "parent" and e["src"] == branch
+    }
+    ops = sorted(n["op"] for n in nodes(result, kind="plugin") if n["id"] in children)
+    assert ops == ["buildPlan", "buildPlan", "detectSeeds", "onSessionEvent", "onSessionEvent"]  # kb-a, kb-b
+
+
+def test_record_outcome_and_the_commit_notice_both_finish_before_the_turn_is_stored(tmp_path):
+    script = base_script({"seedDetectorOrder": ["sd-a"]})
+    script["sd-a"] = {"detectSeeds": {"intents": [intent("what is alpha")], "units": [U1]}}
+    script["planner-a"]["recordOutcome"] = {"sleepMs": 150, "result": "learned"}
+    h = Harness(tmp_path, script, planners=("planner-a",), enabled=ENABLED)
+
+    async def go():
+        ctx = await h.open()
+        try:
+            result = await run_turn(ctx, TurnRequest(message="what is alpha?"))
+            return result, ctx.store.get_turn(result.request_id)
+        finally:
+            await ctx.aclose()
+
+    result, stored = anyio.run(go)
+    record = nodes(result, kind="plugin", op="recordOutcome")
+    notice = [n for n in nodes(result, kind="plugin", op="onSessionEvent") if "committed" in n["label"]]
+    assert [n["status"] for n in record + notice] == ["success"] * 3  # planner-a; kb-a and kb-b
+    assert record[0]["output"]["result"] == "learned"
+    stored_nodes = {n["id"]: n for n in stored.trace["nodes"]}
+    assert stored_nodes[record[0]["id"]]["status"] == "success"
+    assert all(stored_nodes[n["id"]]["status"] == "success" for n in notice)
+    assert result.response_document["durationMs"] >= 150.0  # the document's time covers the outcome call
