@@ -24,6 +24,11 @@ class PluginResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     notes: str = ""
 
 
+def intent_ref(index: int) -> str:
+    """How other sections name an intent (a unit's ResolvedFor, a frame's intentRef): `intent-N`."""
+    return f"intent-{index}"
+
+
 class IntentGroup(msgspec.Struct, kw_only=True, omit_defaults=True):
     """One intent (DS004): a question or task of the turn."""
 
@@ -37,7 +42,7 @@ class IntentGroup(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     @property
     def ref(self) -> str:
-        return f"intent-{self.index}"
+        return intent_ref(self.index)
 
 
 class KnowledgeUnit(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -108,6 +113,10 @@ class ResolvedIntent(msgspec.Struct, kw_only=True, omit_defaults=True):
     selected: list[str] = []
     guidance: list[str] = []
     notes: str = ""
+
+    @property
+    def ref(self) -> str:
+        return intent_ref(self.index)
 
 
 class Plan(msgspec.Struct, kw_only=True, omit_defaults=True):

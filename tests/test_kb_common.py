@@ -121,7 +121,7 @@ def test_guidance_survives_lexical_filtering(plugin):
     doc = run(plugin, retrieve_request(intents, [*UNITS, rule, plan]))
     by_id = {u.id: u for u in doc.units}
     for kept in (rule.id, plan.id):
-        assert kept in by_id and by_id[kept].resolvedFor == ["1", "2"]
+        assert kept in by_id and by_id[kept].resolvedFor == ["intent-1", "intent-2"]
         for resolved in doc.resolved:
             assert kept in resolved.guidance
             assert kept not in resolved.selected  # guidance is not evidence
@@ -314,7 +314,7 @@ def test_unit_for_two_intents_appears_once(plugin):
     assert shared
     for u in doc.units:
         if u.id in shared:
-            assert u.resolvedFor == ["1", "2"]
+            assert u.resolvedFor == ["intent-1", "intent-2"]
         assert u.score is not None and round(u.score, 4) == u.score
 
 

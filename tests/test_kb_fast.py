@@ -53,7 +53,7 @@ def test_bare_ds016_request_one_shot():
     doc = parse_document(proc.stdout.decode(), "retrieve")
     assert doc.result.status == "success" and doc.result.plugin == "kb-fast"
     assert selected(doc) == ["r1"]
-    assert doc.units[0].resolvedFor == ["1"] and doc.units[0].score is not None
+    assert doc.units[0].resolvedFor == ["intent-1"] and doc.units[0].score is not None
 
 
 def test_invalid_request_is_a_structured_error(tmp_path):

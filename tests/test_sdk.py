@@ -328,3 +328,18 @@ def test_worker_mode_by_argument():
 
     frames = FrameBuffer().feed(proc.stdout)
     assert [parse_document(f.decode(), "retrieve").result.request for f in frames] == ["1", "2"]
+
+
+def test_plugin_start_skips_typing_extensions_yet_plugins_may_import_it():
+    """msgspec is imported lean at plugin start (see plugins/__init__.py); the module stays importable."""
+    code = (
+        "import sys, mrpvm.plugins.sdk, msgspec\n"
+        "print('typing_extensions' in sys.modules)\n"
+        "import typing_extensions\n"
+        "class S(msgspec.Struct):\n"
+        "    x: typing_extensions.Annotated[int, msgspec.Meta(ge=0)]\n"
+        "print(msgspec.json.decode(b'{\"x\": 3}', type=S).x)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=GUARD_S)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "3"]

@@ -13,6 +13,8 @@ Public API (stable; see README.md):
     ancestors, ancestor_map
 """
 
+from mrpvm.protocol.document import intent_ref
+
 from .candidates import Candidate, Entry, Views
 from .fields import (
     FIELD_WEIGHTS,
@@ -29,7 +31,7 @@ from .fields import (
     unit_hash,
 )
 from .memindex import MemoryIndex, memory_index
-from .output import IntentResult, build_document, intent_ref
+from .output import IntentResult, build_document
 from .profile import GoalProfile, bare_intent, build_profile, guess_act
 from .retriever import Retriever
 from .selection import (

@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import msgspec
-from mrpvm.protocol.document import CnlDocument, KnowledgeUnit, PluginResult, ResolvedIntent
+from mrpvm.protocol.document import CnlDocument, KnowledgeUnit, PluginResult, ResolvedIntent, intent_ref
 
 from .candidates import Candidate
 from .profile import GoalProfile
 from .selection import Sufficiency, levels_used
-
-
-def intent_ref(index: int) -> str:
-    """How a Context Unit's ResolvedFor names an intent: its Resolved Intent number."""
-    return str(index)
 
 
 class IntentResult:

@@ -19,8 +19,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrpvm.protocol.cnl import render_document
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit, PluginResult
@@ -33,7 +32,7 @@ from mrpvm.protocol.envelope import (
     decode_request,
 )
 from mrpvm.protocol.errors import encode_error_line
-from mrpvm.protocol.framing import FramingError, encode_frame, read_frame
+from mrpvm.protocol.framing import FramingError, encode_frame
 from mrpvm.protocol.vocab import (
     EXIT_INVALID_INPUT,
     EXIT_OK,
@@ -41,6 +40,11 @@ from mrpvm.protocol.vocab import (
     EXIT_TIMEOUT,
     OPS_BY_TYPE,
 )
+
+from .worker_input import WorkerInput
+
+if TYPE_CHECKING:
+    from pathlib import Path  # imported when used: a one-shot plugin should not pay for it at start
 
 # A handler stops this long before the kernel's deadline so its timeout answer arrives first.
 DEADLINE_MARGIN_S = 0.02
@@ -99,6 +103,8 @@ class Call:
         raw = self.request.paths.artifacts
         if not raw:
             return None
+        from pathlib import Path
+
         path = Path(raw)
         path.mkdir(parents=True, exist_ok=True)
         return path
@@ -165,7 +171,9 @@ class Plugin:
 
     # ------------------------------------------------------------------ one request
 
-    def run(self, data: bytes, *, use_alarm: bool = False) -> tuple[CnlDocument | None, PluginFailure | None, int]:
+    def run(
+        self, data: bytes, *, use_alarm: bool = False
+    ) -> tuple[CnlDocument | None, PluginFailure | None, int]:
         """Handle one request body: (document, failure, exit code). Never raises."""
         try:
             return self._run(data, use_alarm)
@@ -202,7 +210,9 @@ class Plugin:
             if use_alarm:
                 signal.setitimer(signal.ITIMER_REAL, 0)
         if not isinstance(doc, CnlDocument):
-            failure = PluginFailure("INTERNAL_ERROR", f"handler for {decoded.op} returned {type(doc).__name__}")
+            failure = PluginFailure(
+                "INTERNAL_ERROR", f"handler for {decoded.op} returned {type(doc).__name__}"
+            )
             return None, failure, EXIT_PROCESSING_ERROR
         return self._stamp(doc, request_id, call.llm_calls), None, EXIT_OK
 
@@ -248,10 +258,10 @@ class Plugin:
     def _serve(self, out_fd: int) -> int:
         if self.on_worker_start is not None:
             self.on_worker_start()
-        stdin = sys.stdin.buffer
+        requests = WorkerInput()
         while True:
             try:
-                body = read_frame(stdin)
+                body = requests.next_frame()
             except FramingError as err:
                 os.write(2, encode_error_line("FRAMING_ERROR", str(err)))
                 return EXIT_INVALID_INPUT
@@ -264,6 +274,7 @@ class Plugin:
                 if request_id is not None:
                     doc.result.request = str(request_id)
             _write_all(out_fd, encode_frame(render_document(doc).encode()))  # type: ignore[arg-type]
+            requests.replied()
 
 
 def _peek_id(body: bytes) -> str | int | None:
