@@ -51,7 +51,9 @@ MAX_INT = (1 << 63) - 1  # integers must survive JSON encoding (msgspec: 64-bit)
 class _FieldSpec:
     __slots__ = ("name", "attr", "kind", "choices", "required")
 
-    def __init__(self, name: str, attr: str, kind: str = "text", choices: tuple[str, ...] = (), required=False):
+    def __init__(
+        self, name: str, attr: str, kind: str = "text", choices: tuple[str, ...] = (), required=False
+    ):
         self.name, self.attr, self.kind, self.choices, self.required = name, attr, kind, choices, required
 
 
@@ -79,7 +81,11 @@ def _convert(spec: _FieldSpec, raw: str) -> tuple[Any, str | None, str | None]:
         if kind == "csv-enum":
             bad = [p for p in items if p not in spec.choices]
             if bad:
-                return None, "enum", f"{spec.name} value(s) {', '.join(bad)} not in: {', '.join(spec.choices)}"
+                return (
+                    None,
+                    "enum",
+                    f"{spec.name} value(s) {', '.join(bad)} not in: {', '.join(spec.choices)}",
+                )
         return items, None, None
     if kind == "int":
         try:
@@ -221,11 +227,12 @@ SOURCES_FIELDS = (_f("Used", "csv"),)
 
 
 class _SectionKind:
-    __slots__ = ("name", "fields", "by_name", "key")
+    __slots__ = ("name", "fields", "by_name", "key", "required")
 
     def __init__(self, name: str, fields: tuple[_FieldSpec, ...], key: str = ""):
         self.name, self.fields, self.key = name, fields, key
         self.by_name = {f.name: f for f in fields}
+        self.required = tuple(f.attr for f in fields if f.required)
 
 
 RESULT = _SectionKind("Plugin Result", RESULT_FIELDS)
@@ -254,7 +261,11 @@ SECTIONS_BY_OP: dict[str, tuple[_SectionKind, ...]] = {
 def _classify(heading: str) -> tuple[_SectionKind | None, str, str | None]:
     """Map a heading text to (kind, key, problem)."""
     if heading in ("Plugin Result", "Plan", "Answer", "Sources"):
-        return {"Plugin Result": RESULT, "Plan": PLAN, "Answer": ANSWER, "Sources": SOURCES}[heading], "", None
+        return (
+            {"Plugin Result": RESULT, "Plan": PLAN, "Answer": ANSWER, "Sources": SOURCES}[heading],
+            "",
+            None,
+        )
     for kind in (INTENT, RESOLVED):
         if heading.startswith(kind.name):
             rest = heading[len(kind.name) :].strip()
@@ -437,35 +448,33 @@ class _AnyLine(dict):
         return 0
 
 
-class _FastSection:
-    """What `_typed_fields` and `_check_unit` read of a section; line numbers only matter when reporting."""
+class _Nowhere:
+    """What `_check_unit` reads of a section besides its fields: line numbers, only used when reporting."""
 
-    __slots__ = ("kind", "key", "values", "text", "line", "lines")
-
-    def __init__(self, kind: _SectionKind, key: str):
-        self.kind, self.key, self.line, self.lines = kind, key, 0, _ANY_LINE
-        self.values: dict[str, list[str]] = {}
-        self.text: list[str] = []
+    line = 0
+    lines = _AnyLine()
 
 
-_ANY_LINE = _AnyLine()
+_NOWHERE = _Nowhere()
 
 
 def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
-    """One cheap pass for the common case, a well-formed document with single-line fields.
+    """One cheap pass for the common case: a well-formed document with single-line, non-empty fields.
 
-    Returns None on anything else (continuations, CRs, stray or blank-looking lines, any rule broken);
-    the full parser then locates every problem. When it returns a document, it is the one the full
-    parser builds (tests/test_cnl_fastpath.py checks this property on generated documents).
+    Fields are typed as they are read. Returns None on anything else (continuations, CRs, empty
+    values, stray lines, any rule broken); the full parser then locates every problem. When it returns
+    a document, it is the one the full parser builds (tests/test_cnl_fastpath.py checks this property
+    on generated documents).
     """
     if "\r" in text or not text.startswith("## "):
         return None
     allowed = SECTIONS_BY_OP.get(op) if op else None
-    sections: list[_FastSection] = []
+    sections: list[tuple[_SectionKind, str, Any]] = []  # (kind, key, typed fields or answer lines)
     seen: set[tuple[_SectionKind, str]] = set()
-    values: dict[str, list[str]] = {}
+    fields: dict[str, Any] = {}
     by_name: dict[str, _FieldSpec] = {}
     answer: list[str] | None = None
+    convert = _convert
     for line in text.split("\n"):
         if line[:3] == "## ":
             kind, key, problem = _classify(line[3:].strip())
@@ -474,17 +483,30 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
             if kind is not RESULT and (not sections or (allowed is not None and kind not in allowed)):
                 return None
             seen.add((kind, key))
-            section = _FastSection(kind, key)
-            sections.append(section)
-            values, by_name = section.values, kind.by_name
-            answer = section.text if kind is ANSWER else None
+            if kind is ANSWER:
+                answer = []
+                sections.append((kind, key, answer))
+            else:
+                answer = None
+                fields, by_name = {}, kind.by_name
+                sections.append((kind, key, fields))
         elif answer is not None:
             answer.append(line)
         elif line:
             name, sep, value = line.partition(":")
-            if not sep or name not in by_name or name in values:
+            spec = by_name.get(name)
+            if spec is None or spec.attr in fields:
                 return None
-            values[name] = [value.strip()]
+            value = value.strip()
+            if not value:
+                return None
+            if spec.kind == "text":
+                fields[spec.attr] = value
+            else:
+                typed, rule, _ = convert(spec, value)
+                if rule:
+                    return None
+                fields[spec.attr] = typed
     result: PluginResult | None = None
     intents: list[IntentGroup] = []
     units: list[KnowledgeUnit] = []
@@ -493,27 +515,28 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
     answer_text: str | None = None
     sources: list[str] | None = None
     try:
-        for section in sections:
-            kind = section.kind
+        for kind, key, content in sections:
             if kind is ANSWER:
-                answer_text = "\n".join(section.text).strip("\n")
+                answer_text = "\n".join(content).strip("\n")
                 continue
-            fields = _typed_fields(section, _bail)  # type: ignore[arg-type]
-            if kind is RESULT:
-                if fields.get("status") == "success" and "confidence" not in fields:
+            for attr in kind.required:
+                if attr not in content:
                     return None
-                result = PluginResult(**fields)
+            if kind is RESULT:
+                if content.get("status") == "success" and "confidence" not in content:
+                    return None
+                result = PluginResult(**content)
             elif kind is UNIT:
-                _check_unit(section, fields, _bail)  # type: ignore[arg-type]
-                units.append(KnowledgeUnit(id=section.key, **fields))
+                _check_unit(_NOWHERE, content, _bail)  # type: ignore[arg-type]
+                units.append(KnowledgeUnit(id=key, **content))
             elif kind is INTENT:
-                intents.append(IntentGroup(index=int(section.key), **fields))
+                intents.append(IntentGroup(index=int(key), **content))
             elif kind is RESOLVED:
-                resolved.append(ResolvedIntent(index=int(section.key), **fields))
+                resolved.append(ResolvedIntent(index=int(key), **content))
             elif kind is PLAN:
-                plan = Plan(**fields)
+                plan = Plan(**content)
             elif kind is SOURCES:
-                sources = fields.get("used", [])
+                sources = content.get("used", [])
     except _Bail:
         return None
     if result is None:
@@ -594,7 +617,13 @@ def parse_document(text: str, op: str | None = None) -> CnlDocument:
         raise CnlError(sorted(issues, key=lambda issue: issue.line))
     assert result is not None
     return CnlDocument(
-        result=result, intents=intents, units=units, resolved=resolved, plan=plan, answer=answer, sources=sources
+        result=result,
+        intents=intents,
+        units=units,
+        resolved=resolved,
+        plan=plan,
+        answer=answer,
+        sources=sources,
     )
 
 

@@ -278,3 +278,35 @@ def test_cancelled_call_kills_the_busy_worker(registry: Registry, tmp_path: Path
     gone, answer = run(go)
     assert gone
     assert answer == "echo again"
+
+
+def test_busy_poll_when_alone_in_flight_but_never_while_a_batch_starts(
+    registry: Registry, monkeypatch
+) -> None:
+    from mrpvm.kernel.supervisor.process import ChildProcess
+
+    polls = {"n": 0}
+    real_poll = ChildProcess.poll_stdout
+
+    def counting_poll(self) -> bool:
+        polls["n"] += 1
+        return real_poll(self)
+
+    monkeypatch.setattr(ChildProcess, "poll_stdout", counting_poll)
+
+    async def go():
+        async with new_supervisor(registry, spin_us=50_000) as sup:
+            for _ in range(5):  # the pool learns that this plugin answers fast
+                await sup.call("bad-worker", request("echo:warm"))
+            alone = polls["n"]
+            polls["n"] = 0
+            async with anyio.create_task_group() as group:
+                with sup.starting_batch():
+                    for i in range(2):
+                        group.start_soon(sup.call, "bad-worker", request(f"echo:{i}"))
+                    await anyio.sleep(0)  # both tasks send their request without polling
+                    batch = polls["n"]
+            return alone, batch
+
+    alone, batch = run(go)
+    assert alone > 0 and batch == 0
