@@ -36,8 +36,15 @@ local-llm: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m mrpvm.kernel.demo
 
+# The quick set (a few minutes); bench/retrieval.py --kus 1000000 and bench/local_llm.py are run by hand.
 bench: $(STAMP)
 	$(BIN)/python bench/plugin_overhead.py
+	$(BIN)/python bench/turn_latency.py
+	$(BIN)/python bench/daemon_load.py
+	$(BIN)/python bench/store_commit.py
+	$(BIN)/python bench/sd_symbolic_ingest.py
+	$(BIN)/python bench/llm_calls_per_turn.py
+	$(BIN)/python bench/retrieval.py --kus 20000 --queries 100
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
