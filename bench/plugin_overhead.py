@@ -124,6 +124,19 @@ def bench_pipe(payload: bytes, calls: int) -> list[float]:
     return times
 
 
+async def time_worker_calls(sup, request, calls: int) -> list[float]:
+    """Seconds per warm-worker round trip, after 300 calls of warm-up."""
+    for _ in range(300):
+        await sup.call("echo-worker", request)
+    clock = time.perf_counter
+    times = []
+    for _ in range(calls):
+        start = clock()
+        await sup.call("echo-worker", request)
+        times.append(clock() - start)
+    return times
+
+
 async def bench_supervisor(
     calls: int, oneshots: int, throughput_calls: int
 ) -> dict[str, list[float] | float]:
@@ -139,14 +152,7 @@ async def bench_supervisor(
         registry = Registry.load(folder)
         async with Supervisor(registry) as sup:
             clock = time.perf_counter
-            for _ in range(300):
-                await sup.call("echo-worker", request)
-            times = []
-            for _ in range(calls):
-                start = clock()
-                await sup.call("echo-worker", request)
-                times.append(clock() - start)
-            out["worker"] = times
+            out["worker"] = await time_worker_calls(sup, request, calls)
 
             await sup.warm("echo-worker")
             per_caller = throughput_calls // 8
@@ -181,14 +187,7 @@ async def bench_supervisor(
                 times.append(clock() - start)
             out["oneshot_bare"] = times
         async with Supervisor(registry, spin_us=0) as sup:  # the same without busy-polling the reply
-            for _ in range(300):
-                await sup.call("echo-worker", request)
-            times = []
-            for _ in range(calls):
-                start = clock()
-                await sup.call("echo-worker", request)
-                times.append(clock() - start)
-            out["worker_nospin"] = times
+            out["worker_nospin"] = await time_worker_calls(sup, request, calls)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return out

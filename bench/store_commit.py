@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import tempfile
 import time
@@ -116,7 +117,15 @@ def timed(fn: Callable[[int], object], turns: int, warmup: int = 20) -> dict[str
 
 
 def measure(turns: int, kb_units: int, sessions: int, history: int) -> dict:
+    """The figures, in a temporary home that is removed afterwards (the database and its WAL files)."""
     tmp = Path(tempfile.mkdtemp(prefix="mrpvm-store-bench-"))
+    try:
+        return _measure_in(tmp, turns, kb_units, sessions, history)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _measure_in(tmp: Path, turns: int, kb_units: int, sessions: int, history: int) -> dict:
     store = Store.open(tmp)
     combined = hasattr(store, "recent_user_messages")
     try:

@@ -1,10 +1,21 @@
-"""Small helpers every CLI command module shares: one-line errors, input files, JSON output."""
+"""Small helpers every CLI command module shares: one-line errors, input files, JSON output, --local-llm."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+T = TypeVar("T")
+
+# `--local-llm` of the commands that can run on the bundled model (use with `run_with_local_llm`).
+LocalLLMFlag = Annotated[
+    bool,
+    typer.Option("--local-llm", help="Start the local llama.cpp model (make local-llm) as the LLM upstream."),
+]
 
 
 class CliError(Exception):
@@ -29,15 +40,28 @@ def read_input(source: str | None) -> bytes:
         source = "-"
     if source == "-":
         return sys.stdin.buffer.read()
-    path = Path(source)
+    return read_file_bytes(Path(source), "input file")
+
+
+def read_file_bytes(path: Path, what: str = "file") -> bytes:
+    """The bytes of a file named on the command line, or a one-line CliError (`what` names it)."""
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise CliError(f"input file not found: {source}") from None
+        raise CliError(f"{what} not found: {path}") from None
     except IsADirectoryError:
-        raise CliError(f"input is a directory, not a file: {source}") from None
+        raise CliError(f"{what} is a directory, not a file: {path}") from None
     except OSError as err:
-        raise CliError(f"cannot read {source}: {err.strerror}") from None
+        raise CliError(f"cannot read {path}: {err.strerror}") from None
+
+
+def read_text_file(path: Path, what: str = "file") -> str:
+    """A UTF-8 text file named on the command line (a leading BOM dropped), or a one-line CliError."""
+    data = read_file_bytes(path, what)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise CliError(f"{what} is not UTF-8 text (byte {err.start}: {err.reason}): {path}") from None
 
 
 def print_json(data: Any) -> None:
@@ -69,3 +93,15 @@ def click_exceptions():
     except ImportError:  # older typer uses click itself
         from click import exceptions
     return exceptions
+
+
+async def run_with_local_llm(work: Callable[[dict[str, str] | None], Awaitable[T]], local_llm: bool) -> T:
+    """`await work(None)`; with `local_llm`, `await work(environ)` inside a started llama.cpp server whose
+    kernel environment (MRPVM_LLM_BASE_URL/_API_KEY) `environ` is. The server stops when `work` ends."""
+    if not local_llm:
+        return await work(None)
+    from mrpvm.kernel.llm.local import LocalLLMServer
+
+    async with LocalLLMServer() as server:
+        sys.stderr.write(f"mrpvm: local LLM ready at {server.base_url} in {server.load_s:.1f} s\n")
+        return await work(server.kernel_environ())

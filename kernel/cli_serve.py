@@ -11,6 +11,7 @@ import sys
 from typing import Annotated
 
 import typer
+from mrpvm.kernel.cli_common import LocalLLMFlag
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
@@ -49,18 +50,13 @@ def serve(
         bool, typer.Option("--access-log/--no-access-log", help="Log every request.")
     ] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="uvicorn log level.")] = "warning",
-    local_llm: Annotated[
-        bool,
-        typer.Option(
-            "--local-llm", help="Start the local llama.cpp model (make local-llm) as the LLM upstream."
-        ),
-    ] = False,
+    local_llm: LocalLLMFlag = False,
 ) -> None:
     """Run the HTTP daemon: OpenAI-compatible /v1/chat/completions plus the MRP-VM session/KB/plugin API."""
     import asyncio
 
     from mrpvm.kernel.api import ApiSettings
-    from mrpvm.kernel.cli_common import CliError
+    from mrpvm.kernel.cli_common import CliError, run_with_local_llm
 
     try:
         settings = ApiSettings.from_environ(
@@ -72,19 +68,11 @@ def serve(
         sys.stderr.write(
             f"mrpvm: warning: serving on {host} without a token; anyone who can reach it can use it\n"
         )
-    if local_llm:
-        asyncio.run(_serve_with_local_llm(host, port, settings, access_log, log_level))
-    else:
-        asyncio.run(_serve(host, port, settings, access_log, log_level))
 
+    async def daemon(environ: dict[str, str] | None) -> None:  # a local LLM child stops after the daemon
+        await _serve(host, port, settings, access_log, log_level, environ=environ)
 
-async def _serve_with_local_llm(host: str, port: int, settings, access_log: bool, log_level: str) -> None:
-    """The daemon with a llama.cpp child as its LLM upstream; the child stops after the daemon."""
-    from mrpvm.kernel.llm.local import LocalLLMServer
-
-    async with LocalLLMServer() as llm:
-        sys.stderr.write(f"mrpvm: local LLM ready at {llm.base_url} in {llm.load_s:.1f} s\n")
-        await _serve(host, port, settings, access_log, log_level, environ=llm.kernel_environ())
+    asyncio.run(run_with_local_llm(daemon, local_llm))
 
 
 def _bind(host: str, port: int):

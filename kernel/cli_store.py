@@ -46,23 +46,6 @@ def _err_console():
     return Console(stderr=True, highlight=False)
 
 
-def _read_text(path: Path) -> str:
-    from .cli_common import CliError
-
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise CliError(f"file not found: {path}") from None
-    except IsADirectoryError:
-        raise CliError(f"{path} is a directory, not a file") from None
-    except OSError as err:
-        raise CliError(f"cannot read {path}: {err.strerror}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise CliError(f"{path} is not UTF-8 text (byte {err.start}: {err.reason})") from None
-
-
 def _human_bytes(n: int) -> str:
     size = float(n)
     for unit in ("B", "KB", "MB", "GB"):
@@ -93,7 +76,7 @@ def ingest(
     """Ingest files into a KB: chunk, normalize into a KU tree, store (one transaction per source), index."""
     import anyio
 
-    from .cli_common import CliError
+    from .cli_common import CliError, read_text_file
 
     names: dict[str, Path] = {}
     for path in files:
@@ -102,7 +85,7 @@ def ingest(
                 f"two files are both named '{path.name}' ({names[path.name]} and {path}); a KB names sources by file name"
             )
         names[path.name] = path
-    texts = {path: _read_text(path) for path in files}
+    texts = {path: read_text_file(path) for path in files}
     return anyio.run(_ingest, texts, kb, sd, force, as_json)
 
 

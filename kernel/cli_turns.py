@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from mrpvm.kernel.cli_common import LocalLLMFlag
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
@@ -37,18 +38,9 @@ async def open_context(environ: dict[str, str] | None = None) -> KernelContext:
 
 
 def _read_source(path: Path) -> str:
-    from mrpvm.kernel.cli_common import CliError
+    from mrpvm.kernel.cli_common import read_text_file
 
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CliError(f"source file not found: {path}") from None
-    except IsADirectoryError:
-        raise CliError(f"source is a directory, not a file: {path}") from None
-    except UnicodeDecodeError:
-        raise CliError(f"source is not UTF-8 text: {path}") from None
-    except OSError as err:
-        raise CliError(f"cannot read {path}: {err.strerror}") from None
+    return read_text_file(path, "source file")
 
 
 async def _load_sources(ctx: KernelContext, session_id: str, sources: list[Path], texts: list[str]) -> int:
@@ -100,16 +92,11 @@ def ask(
         int | None, typer.Option("--max-llm-calls", min=0, help="LLM-call budget for this turn.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the turn as one JSON object.")] = False,
-    local_llm: Annotated[
-        bool,
-        typer.Option(
-            "--local-llm", help="Start the local llama.cpp model (make local-llm) as the LLM upstream."
-        ),
-    ] = False,
+    local_llm: LocalLLMFlag = False,
 ) -> None:
     """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer."""
     import anyio
-    from mrpvm.kernel.cli_common import CliError, print_json
+    from mrpvm.kernel.cli_common import CliError, print_json, run_with_local_llm
     from mrpvm.kernel.engine import TurnRequest, run_turn
     from mrpvm.protocol.envelope import Pins
 
@@ -118,15 +105,6 @@ def ask(
     sources = list(source or [])
     texts = [_read_source(p) for p in sources]
     pins = Pins(planner=planner, sd=sd, kb=kb_plugin, gs=gs)
-
-    async def go() -> Any:
-        if not local_llm:
-            return await turn(None)
-        from mrpvm.kernel.llm.local import LocalLLMServer
-
-        async with LocalLLMServer() as server:
-            sys.stderr.write(f"mrpvm: local LLM ready at {server.base_url} in {server.load_s:.1f} s\n")
-            return await turn(server.kernel_environ())
 
     async def turn(environ: dict[str, str] | None) -> Any:
         ctx = await open_context(environ)
@@ -143,7 +121,7 @@ def ask(
         finally:
             await ctx.aclose()
 
-    result = anyio.run(go)
+    result = anyio.run(run_with_local_llm, turn, local_llm)
     if as_json:
         print_json(result.as_json())
     else:

@@ -1,8 +1,9 @@
 """Kernel errors: one base with a stable code, a message, structured details and an HTTP-ish status.
 
-The CLI prints `code: message` on one line and exits non-zero; the daemon (later) answers with
-`status` and `{"code","message","details"}`. Subclasses fix the code and status so callers can
-`except KbNotFound` and clients can switch on `code`.
+The CLI prints `code: message` on one line and exits non-zero; the daemon answers with `status` and
+`{"code","message","details"}`. Each subclass fixes its code and status with class keywords
+(`class KbNotFound(NotFound, code="KB_NOT_FOUND")`), so callers can `except KbNotFound` and clients can
+switch on `code`; a subclass without `status=` keeps its parent's.
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ class KernelError(Exception):
 
     default_code: ClassVar[str] = "KERNEL_ERROR"
     status: ClassVar[int] = 500
+
+    def __init_subclass__(cls, *, code: str | None = None, status: int | None = None, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        if code is not None:
+            cls.default_code = code
+        if status is not None:
+            cls.status = status
 
     def __init__(self, code: str | None = None, message: str = "", details: dict[str, Any] | None = None):
         self.code = code or self.default_code
@@ -44,86 +52,53 @@ class _Fixed(KernelError):
         super().__init__(code or self.default_code, message, details)
 
 
-# --------------------------------------------------------------------------- 404 not found
+# 404: a named thing does not exist
+class NotFound(_Fixed, code="NOT_FOUND", status=404): ...
 
 
-class NotFound(_Fixed):
-    default_code = "NOT_FOUND"
-    status = 404
+class SessionNotFound(NotFound, code="SESSION_NOT_FOUND"): ...
 
 
-class SessionNotFound(NotFound):
-    default_code = "SESSION_NOT_FOUND"
+class KbNotFound(NotFound, code="KB_NOT_FOUND"): ...
 
 
-class KbNotFound(NotFound):
-    default_code = "KB_NOT_FOUND"
+class TurnNotFound(NotFound, code="TURN_NOT_FOUND"): ...
 
 
-class TurnNotFound(NotFound):
-    default_code = "TURN_NOT_FOUND"
+class SourceNotFound(NotFound, code="SOURCE_NOT_FOUND"): ...
 
 
-class SourceNotFound(NotFound):
-    default_code = "SOURCE_NOT_FOUND"
+class UnknownPluginError(NotFound, code="UNKNOWN_PLUGIN"): ...
 
 
-class UnknownPluginError(NotFound):
-    default_code = "UNKNOWN_PLUGIN"
+# 400 / 409 / 422: bad input
+class BadInput(_Fixed, code="BAD_INPUT", status=400): ...
 
 
-# --------------------------------------------------------------------------- 400 / 409 / 422 bad input
-
-
-class BadInput(_Fixed):
-    default_code = "BAD_INPUT"
-    status = 400
-
-
-class ConfigError(BadInput):
+class ConfigError(BadInput, code="CONFIG_INVALID"):
     """Invalid configuration (the loader's own error is re-raised as this for the CLI/daemon)."""
 
-    default_code = "CONFIG_INVALID"
+
+class KbExists(_Fixed, code="KB_EXISTS", status=409): ...
 
 
-class KbExists(_Fixed):
-    default_code = "KB_EXISTS"
-    status = 409
-
-
-class ValidationFailed(_Fixed):
+class ValidationFailed(_Fixed, code="VALIDATION_FAILED", status=422):
     """Well-formed input that breaks a rule (bad CNL from a plugin, an invalid KU tree...)."""
 
-    default_code = "VALIDATION_FAILED"
-    status = 422
+
+class IngestError(_Fixed, code="INGEST_FAILED", status=422): ...
 
 
-class IngestError(_Fixed):
-    default_code = "INGEST_FAILED"
-    status = 422
+# 429 / 504: budgets
+class BudgetExhausted(_Fixed, code="BUDGET_EXHAUSTED", status=429): ...
 
 
-# --------------------------------------------------------------------------- 429 / 504 budgets
+class DeadlineExceeded(_Fixed, code="DEADLINE_EXCEEDED", status=504): ...
 
 
-class BudgetExhausted(_Fixed):
-    default_code = "BUDGET_EXHAUSTED"
-    status = 429
-
-
-class DeadlineExceeded(_Fixed):
-    default_code = "DEADLINE_EXCEEDED"
-    status = 504
-
-
-# --------------------------------------------------------------------------- 500 storage
-
-
-class StoreError(_Fixed):
+# 500: storage
+class StoreError(_Fixed, code="STORE_ERROR", status=500):
     """The database cannot be opened or is newer than this kernel understands."""
-
-    default_code = "STORE_ERROR"
-    status = 500
 
 
 __all__ = [

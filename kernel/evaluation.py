@@ -53,10 +53,8 @@ COMBO_STAGES = ("sd", "kb", "gs")
 COMBO_TYPES = {"sd": "sd-plugin", "kb": "kb-plugin", "gs": "gs-plugin"}
 
 
-class SuiteError(BadInput):
+class SuiteError(BadInput, code="BAD_SUITE"):
     """A suite folder that cannot be evaluated (missing, no eval.json, invalid eval.json, no story)."""
-
-    default_code = "BAD_SUITE"
 
 
 # --------------------------------------------------------------------------- suite files

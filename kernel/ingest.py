@@ -102,36 +102,25 @@ def check_sd_plugin(ctx: KernelContext, plugin_id: str) -> PluginEntry:
 async def normalize_text(
     ctx: KernelContext,
     sd_plugin: str,
+    source: NormalizePayload,
     *,
-    source_id: str,
-    source_name: str,
-    text: str,
-    scope: str = "kb",
-    source_type: str = "text",
-    author: str | None = None,
-    knowledge_date: str | None = None,
     session_id: str = "",
     progress: Progress | None = None,
     on_units: Callable[[int], None] | None = None,
 ) -> tuple[list[KnowledgeUnit], int, list[str]]:
-    """The source's whole KU tree from the sd-plugin, chunk by chunk: (units, #chunks, warnings)."""
+    """The source's whole KU tree from the sd-plugin, chunk by chunk: (units, #chunks, warnings).
+
+    `source` is the payload for the whole text; each chunk's request is a copy with its own `text`,
+    `chunkIndex` and `charOffset`.
+    """
     entry = _plugin(ctx, sd_plugin, "sd-plugin", NORMALIZE)
+    text, source_id, source_name = source.text, source.sourceId, source.sourceName
     if not text.strip():
         raise IngestError(f"source '{source_name}' is empty", {"source": source_name})
     request_id = f"ingest-{secrets.token_hex(6)}"
 
     def build(index: int, offset: int, chunk: str, deadline_ms: int) -> Request:
-        payload = NormalizePayload(
-            sourceId=source_id,
-            sourceName=source_name,
-            sourceType=source_type,
-            text=chunk,
-            author=author,
-            knowledgeDate=knowledge_date,
-            chunkIndex=index,
-            charOffset=offset,
-            scope=scope,  # type: ignore[arg-type]
-        )
+        payload = msgspec.structs.replace(source, text=chunk, chunkIndex=index, charOffset=offset)
         return Request(
             prompt=f"Normalize source {source_name} (part {index + 1})",
             context=[],
@@ -369,18 +358,17 @@ async def ingest_source(
             progress(size, size)
         return IngestResult(**msgspec.structs.asdict(existing), unchanged=True)
     source_id = existing.id if existing is not None else store.source_id_for(kb.id, name)
-    units, chunks, warnings = await normalize_text(
-        ctx,
-        sd_plugin,
-        source_id=source_id,
-        source_name=name,
+    source = NormalizePayload(
+        sourceId=source_id,
+        sourceName=name,
+        sourceType=source_type,
         text=text,
-        scope="kb",
-        source_type=source_type,
         author=author,
-        knowledge_date=knowledge_date,
-        progress=progress,
-        on_units=on_units,
+        knowledgeDate=knowledge_date,
+        scope="kb",
+    )
+    units, chunks, warnings = await normalize_text(
+        ctx, sd_plugin, source, progress=progress, on_units=on_units
     )
     record = SourceRecord(
         id=source_id,
@@ -428,16 +416,11 @@ async def load_session_context(
     (`onSessionEvent`, session-kus-committed, scope session). Returns the units added, with `.warnings`."""
     session = ctx.store.get_session(session_id)
     source_id = f"{slug(source_name)}-{secrets.token_hex(4)}"
+    source = NormalizePayload(
+        sourceId=source_id, sourceName=source_name, sourceType=source_type, text=text, scope="session"
+    )
     units, _, warnings = await normalize_text(
-        ctx,
-        sd_plugin,
-        source_id=source_id,
-        source_name=source_name,
-        text=text,
-        scope="session",
-        source_type=source_type,
-        session_id=session_id,
-        progress=progress,
+        ctx, sd_plugin, source, session_id=session_id, progress=progress
     )
     added = await anyio.to_thread.run_sync(ctx.store.add_session_units_list, session_id, units)
     if added:

@@ -218,6 +218,7 @@ def test_dead_endpoint_fails_fast_then_the_breaker_answers_at_once(tmp_path):
     first, second = run(h, body)
     codes = [n["output"]["code"] for n in llm_nodes(first)]
     assert codes == ["LLM_CONNECTION_ERROR"] * 3
+    assert first.llm_calls == 0  # no call reached a model: none is billed to the turn
     answered_by_symbolic(first)
     # three consecutive failures opened the breaker: the next turn's calls never try the upstream
     again = llm_nodes(second)

@@ -22,12 +22,18 @@ PLUGINS = Path(__file__).parent / "ingest_plugins"
 ENABLED = "test-sd,test-sd-big,test-kb,test-kb-fail"
 
 
-def run_kernel(home: Path, work, enabled: str = ENABLED, manifests: Path = PLUGINS):
+def run_kernel(
+    home: Path,
+    work,
+    enabled: str = ENABLED,
+    manifests: Path = PLUGINS,
+    plugin_env: dict[str, str] | None = None,
+):
     """Open a kernel context on `home` with the test plugins, run `await work(ctx)`, close it."""
 
     async def main():
         env = dict(os.environ, MRPVM_HOME=str(home), MRPVM_ENABLED_PLUGINS=enabled)
-        ctx = await KernelContext.open(env, manifests_dir=manifests)
+        ctx = await KernelContext.open(env, manifests_dir=manifests, extra_env=plugin_env)
         try:
             return await work(ctx)
         finally:
@@ -104,6 +110,60 @@ def test_a_chunked_source_becomes_one_tree(tmp_path):
         }
     ]
     assert any(w.startswith("test-kb-fail") for w in result.warnings)
+
+
+def test_every_chunk_request_carries_the_source_fields(tmp_path):
+    """KB ingest and session loads send the same per-chunk payload: the source's fields, the chunk's own
+    text, index and offset, and the scope (test-sd logs every payload it receives)."""
+    kb_text, session_text = prose(40, "kbsource"), prose(20, "sessionsource")
+    log = tmp_path / "sd-calls.jsonl"
+
+    async def work(ctx):
+        kb = ctx.store.create_kb("docs")
+        session = ctx.store.create_session(kb.id)
+        result = await ingest_source(
+            ctx,
+            kb,
+            "guide.md",
+            kb_text,
+            sd_plugin="test-sd",
+            source_type="markdown",
+            author="Ada",
+            knowledge_date="2024-05-01",
+        )
+        loaded = await load_session_context(
+            ctx, session.id, session_text, "notes.md", sd_plugin="test-sd", source_type="chat"
+        )
+        return result, session, loaded
+
+    result, session, loaded = run_kernel(tmp_path, work, plugin_env={"MRPVM_TEST_SD_LOG": str(log)})
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    by_scope = {
+        scope: sorted((e for e in entries if e["scope"] == scope), key=lambda e: e["chunkIndex"])
+        for scope in ("kb", "session")
+    }
+    assert len(entries) == len(by_scope["kb"]) + len(by_scope["session"])
+    for scope, text, source_id, name, kind, session_id in (
+        ("kb", kb_text, result.id, "guide.md", "markdown", ""),
+        ("session", session_text, loaded.source_id, "notes.md", "chat", session.id),
+    ):
+        chunks = by_scope[scope]
+        assert len(chunks) >= 2  # 8 KB ceiling: the text is chunked
+        assert [e["chunkIndex"] for e in chunks] == list(range(len(chunks)))
+        offset = 0
+        for e in chunks:  # the chunks tile the text in order
+            assert e["charOffset"] == offset
+            offset += e["textLength"]
+            assert (e["sourceId"], e["sourceName"], e["sourceType"], e["sessionId"]) == (
+                source_id,
+                name,
+                kind,
+                session_id,
+            )
+            expected = ("Ada", "2024-05-01") if scope == "kb" else (None, None)
+            assert (e["author"], e["knowledgeDate"]) == expected
+        assert offset == len(text)
+    assert result.chunks == len(by_scope["kb"])
 
 
 def test_reingest_replaces_atomically_and_same_hash_is_a_noop(tmp_path):

@@ -6,6 +6,7 @@ role resolution and the model list. Every call goes through 127.0.0.1 sockets; n
 
 from __future__ import annotations
 
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -43,9 +44,8 @@ class Session:
         deadline_s: float = 30.0,
         call_ref: str | None = None,
     ) -> str:
-        return self.bridge.issue_token(
-            request_id, "frame-0", plugin, role, calls, time.monotonic() + deadline_s, call_ref=call_ref
-        )
+        deadline = time.monotonic() + deadline_s
+        return self.bridge.tokens.issue(request_id, "frame-0", plugin, role, calls, deadline, call_ref)
 
     async def chat(self, token: str | None, body: dict[str, Any] | None = None, headers: dict | None = None):
         head = dict(headers or {})
@@ -158,6 +158,9 @@ def test_persistent_failures_become_structured_errors_after_retries(
         assert data["error"]["code"] == code
         assert data["error"]["message"]
         assert data["error"]["details"]["attempts"] == 3
+        # the upstream saw the request (it may have run the model): the call is charged
+        assert data["error"]["details"]["reachedUpstream"] is True
+        assert data["error"]["details"]["charged"] is True
         assert llm.count == 3  # every attempt reached the upstream, none more
         [event] = events
         assert event.status == "error" and event.code == code.upper() and event.attempts == 3
@@ -188,6 +191,67 @@ def test_unreachable_upstream_is_a_connection_error(tmp_path: Path) -> None:
 
     code, data = run_with_bridge(tmp_path, env, body)
     assert code == 502 and data["error"]["code"] == "llm_connection_error"
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then closed): connecting is refused."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    "dead_url",
+    [lambda: f"http://127.0.0.1:{closed_port()}/v1", lambda: "http://mrpvm-no-such-host.invalid/v1"],
+    ids=["connection-refused", "dns-failure"],
+)
+def test_an_unreachable_upstream_costs_no_llm_call(tmp_path: Path, dead_url) -> None:
+    env = bridge_env(None, MRPVM_LLM_BASE_URL=dead_url(), MRPVM_LLM_MODEL="m", MRPVM_LLM_MAX_ATTEMPTS="2")
+
+    async def body(s: Session):
+        budget = CallBudget(1)
+        s.bridge.open_request("req-d", budget)
+        token = s.token(request_id="req-d", calls=1)  # one call allowed: a charged failure would use it
+        answers = []
+        for i in range(4):
+            response = await s.chat(token, {"messages": [{"role": "user", "content": f"q{i}"}]})
+            answers.append((response.status_code, response.json()["error"]))
+        return answers, budget.llm_calls_used, s.bridge.release(token), s.bridge.drain_events("req-d")
+
+    answers, used, counted, events = run_with_bridge(tmp_path, env, body)
+    for code, error in answers[:3]:  # neither the request budget nor the token's allowance was spent
+        assert (code, error["code"]) == (502, "llm_connection_error")
+        assert error["details"]["attempts"] == 2
+        assert error["details"]["reachedUpstream"] is False and error["details"]["charged"] is False
+    # ...but every failure counts for the breaker: after three the bridge stops trying
+    assert (answers[3][0], answers[3][1]["code"]) == (503, "llm_unavailable")
+    assert (used, counted) == (0, 0)
+    assert [(e.status, e.code) for e in events] == [("error", "LLM_CONNECTION_ERROR")] * 3 + [
+        ("error", "LLM_UNAVAILABLE")
+    ]
+
+
+def test_concurrent_calls_never_overdraw_the_request_budget(tmp_path: Path) -> None:
+    with ScriptedLLM() as llm:
+        llm.responder = lambda body: sleep(0.3, reply("slow answer"))
+
+        async def body(s: Session):
+            budget = CallBudget(1)
+            s.bridge.open_request("req-c", budget)
+            tokens = [s.token(request_id="req-c", plugin=p) for p in ("gs-llm-fast", "sd-llm-fast")]
+            codes: list[int] = []
+
+            async def one(token: str, i: int) -> None:
+                response = await s.chat(token, {"messages": [{"role": "user", "content": f"c{i}"}]})
+                codes.append(response.status_code)
+
+            async with anyio.create_task_group() as group:
+                for i, token in enumerate(tokens):
+                    group.start_soon(one, token, i)
+            return sorted(codes), budget.llm_calls_used
+
+        codes, used = run_with_bridge(tmp_path, bridge_env(llm, MRPVM_LLM_MODEL="m"), body)
+        assert codes == [200, 429] and used == 1 and llm.count == 1
 
 
 def test_request_budget_is_shared_and_enforced_at_the_upstream(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ endpoint, which forwards to a scripted OpenAI-compatible server: sd-llm-*, gs-ll
 from __future__ import annotations
 
 import json
+import socket
 import sys
 import time
 from pathlib import Path
@@ -105,8 +106,11 @@ def run(
     with_llm: bool = True,
     env_extra: dict[str, str] | None = None,
     plugin_env: dict[str, str] | None = None,
+    request_budget: CallBudget | None = None,
 ):
-    """One plugin call through the supervisor; (document or PluginCallError, bridge events)."""
+    """One plugin call through the supervisor; (document or PluginCallError, bridge events).
+
+    `request_budget` (else a fresh CallBudget(budget)) is the request's LLM budget, to inspect after."""
     env = {
         "MRPVM_LLM_TIMEOUT_MS": "3000",
         "MRPVM_LLM_MAX_ATTEMPTS": "2",
@@ -127,7 +131,7 @@ def run(
                 LLMBridge.from_environ(env, store=store) as bridge,
                 Supervisor(registry, extra_env=plugin_env) as supervisor,
             ):
-                bridge.open_request("req-1", CallBudget(budget))
+                bridge.open_request("req-1", request_budget or CallBudget(budget))
                 access = None
                 if with_llm:
                     role = role_for_call(entry.manifest.modelRoles, entry.type, op)
@@ -176,6 +180,7 @@ def test_without_llm_every_llm_plugin_is_unsupported(tmp_path: Path, plugin_id: 
     op, payload = ops[plugin_id]
     doc, events = run(None, tmp_path, plugin_id, op, INTENT.intent, payload, units=[WAL], with_llm=False)
     assert doc.result.status == "unsupported" and doc.result.llmCalls == 0
+    assert doc.result.result == f"{plugin_id} needs an LLM endpoint and an LLM call budget"
     assert events == []
 
 
@@ -452,6 +457,42 @@ def test_gs_llm_deep_drafts_then_refines(tmp_path: Path) -> None:
     assert doc.sources == [WAL.id, NFS.id]
     assert "Probably not." in refine_prompt and doc.result.llmCalls == 2
     assert [e.role for e in events] == ["goal-deep", "goal-deep"]
+
+
+def test_an_unreachable_upstream_is_not_billed_to_the_request(tmp_path: Path) -> None:
+    """gs-llm-deep: the draft comes from the cache, the refine pass meets a closed port. Neither reaches
+    a model: the request budget stays whole and the plugin reports only the (cached) draft call."""
+    draft = f"## Answer\nProbably not.\n\n## Sources\nUsed: {WAL.id}"
+    payload = SolvePayload(intent=INTENT, evidence=[WAL, NFS])
+    with ScriptedLLM() as llm:  # first turn: the draft is answered (and cached), the refine rejected
+        llm.push(reply(draft), status(400))
+        live_budget = CallBudget(8)
+        first, _ = run(
+            llm, tmp_path, "gs-llm-deep", "solve", INTENT.intent, payload, request_budget=live_budget
+        )
+    # A rejection came from the upstream: it is billed, to the request and in the plugin's LLMCalls.
+    assert first.result.status == "success" and "refine pass failed" in first.result.result
+    assert first.result.llmCalls == 2 and live_budget.llm_calls_used == 2
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"  # closed when the block ends
+    dead_budget = CallBudget(8)
+    doc, events = run(
+        None,
+        tmp_path,
+        "gs-llm-deep",
+        "solve",
+        INTENT.intent,
+        payload,
+        env_extra={"MRPVM_LLM_BASE_URL": dead},
+        request_budget=dead_budget,
+    )
+    assert [(e.status, e.code) for e in events] == [("cache-hit", None), ("error", "LLM_CONNECTION_ERROR")]
+    assert doc.result.status == "success" and doc.answer == "Probably not."
+    assert "refine pass failed (LLM_UPSTREAM_ERROR)" in doc.result.result
+    assert doc.result.llmCalls == 1  # the cached draft only
+    assert dead_budget.llm_calls_used == 0
 
 
 # --------------------------------------------------------------------------- val-llm

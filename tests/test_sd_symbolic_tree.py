@@ -153,6 +153,10 @@ def test_provenance_on_every_unit(guide_units: list[KnowledgeUnit]) -> None:
         assert (
             unit.createdAt == "t0" and unit.hash and unit.charStart is not None and unit.charEnd is not None
         )
+        assert unit.ingestedAt == "t0" and unit.author is None and unit.knowledgeDate is None
+    dated = tree(GUIDE, author="Ada", knowledge_date="2024-05-01")
+    assert {u.kuType for u in dated} == {"atomic", "composite", "aggregate"}
+    assert {(u.author, u.knowledgeDate, u.ingestedAt) for u in dated} == {("Ada", "2024-05-01", "t0")}
 
 
 def test_no_sentence_lost(guide_units: list[KnowledgeUnit]) -> None:

@@ -11,7 +11,11 @@
     await bridge.aclose()
 
 Cache hits are counted against the plugin call's allowance (its token) but not against the request's
-budget: the budget bounds calls that reach the upstream.
+budget: the budget bounds calls that reach the upstream. A call whose request never got to the upstream
+(connection refused, DNS failure, connect timeout: no HTTP response at all) costs neither: it is charged
+while it runs, like any call, and refunded when it fails that way. It still counts toward the breaker,
+its event records the error, and the error body tells the plugin `details.charged: false` so the plugin
+does not report it in `LLMCalls` either.
 """
 
 from __future__ import annotations
@@ -178,20 +182,6 @@ class LLMBridge:
         """Register a request's shared LLM budget (and its request/session model) before issuing tokens."""
         self.tokens.open_request(request_id, budget, model)
 
-    def issue_token(
-        self,
-        request_id: str,
-        frame_id: str,
-        plugin_id: str,
-        role: str | None,
-        calls_allowed: int,
-        deadline: float,
-        *,
-        call_ref: str | None = None,
-    ) -> str:
-        """A fresh token for one plugin call; `deadline` is time.monotonic() seconds."""
-        return self.tokens.issue(request_id, frame_id, plugin_id, role, calls_allowed, deadline, call_ref)
-
     def access(
         self,
         request_id: str,
@@ -203,12 +193,11 @@ class LLMBridge:
         *,
         call_ref: str | None = None,
     ) -> LLMAccess | None:
-        """The request's `llm` field for one plugin call, or None (no upstream, or no calls allowed)."""
+        """The request's `llm` field for one plugin call (a fresh token; `deadline` is time.monotonic()
+        seconds), or None (no upstream, or no calls allowed)."""
         if not self.available or calls_allowed <= 0:
             return None
-        token = self.issue_token(
-            request_id, frame_id, plugin_id, role, calls_allowed, deadline, call_ref=call_ref
-        )
+        token = self.tokens.issue(request_id, frame_id, plugin_id, role, calls_allowed, deadline, call_ref)
         ledger = self.tokens.ledger(request_id)
         model = self.roles.resolve(role, plugin_id, ledger.model if ledger else "").model
         return LLMAccess(baseUrl=self.base_url or "", apiKey=token, model=model)
@@ -285,6 +274,7 @@ class LLMBridge:
             modelSource=source,
         )
         started = time.perf_counter()
+        charged = False
         try:
             if grant.calls_used >= grant.calls_allowed:
                 raise LLMError(
@@ -303,10 +293,14 @@ class LLMBridge:
                     return cached
             self._check_breaker()
             self._charge(grant, ledger)
+            charged = True
             try:
                 completion = await self._upstream(model, messages, params, grant)
             except LLMError as err:
                 self._note_failure(err)
+                if err.details.get("reachedUpstream") is False:  # no model saw it: not a billable call
+                    self._refund(grant, ledger)
+                    charged = False
                 raise
             self._failures = 0
             event.status, event.attempts = OK, completion.attempts
@@ -317,6 +311,7 @@ class LLMBridge:
             await self.cache.put(key, model, completion.body)
             return completion.body
         except LLMError as err:
+            err.details["charged"] = charged
             event.status = REFUSED if err.code == LLM_BUDGET_EXHAUSTED else ERROR
             event.code, event.message = err.code, err.message
             event.attempts = int(err.details.get("attempts", 0) or 0)
@@ -343,7 +338,8 @@ class LLMBridge:
             self._failures = 0  # the upstream answered: it is alive
 
     def _charge(self, grant: Grant, ledger: Ledger) -> None:
-        """Take one call from the request budget (and the token), or refuse: no await in between."""
+        """Take one call from the request budget (and the token), or refuse: no await in between, and
+        the call counts as spent while it runs, so concurrent calls never overdraw the budget."""
         left = ledger.budget.llm_calls_left
         if left <= 0:
             raise LLMError(
@@ -354,9 +350,15 @@ class LLMBridge:
         ledger.budget.charge(1)
         grant.calls_used += 1
 
+    @staticmethod
+    def _refund(grant: Grant, ledger: Ledger) -> None:
+        """Give back a charged call whose request never reached the upstream."""
+        ledger.budget.llm_calls_used -= 1
+        grant.calls_used -= 1
+
     async def _upstream(self, model: str, messages: Any, params: dict[str, Any], grant: Grant) -> Completion:
         if self._client is None:
-            raise LLMError(LLM_UNAVAILABLE, "the LLM bridge is not started")
+            raise LLMError(LLM_UNAVAILABLE, "the LLM bridge is not started", {"reachedUpstream": False})
         body = {"model": model, "messages": messages, **params}
         return await self._client.chat(body, deadline=grant.deadline)
 

@@ -4,7 +4,9 @@
 Transient failures — HTTP 429 and 5xx, timeouts, connection errors, a truncated or unparseable body — are
 retried with exponential backoff (honouring `Retry-After`), bounded by `max_attempts` and by the call's
 deadline. A 4xx other than 429, or valid JSON without a usable choice, fails at once. Every failure is an
-`LLMError` with a stable code.
+`LLMError` with a stable code and `details["reachedUpstream"]`: False when no attempt got its request to
+the upstream (connection refused, DNS failure, connect timeout, or no time for any attempt), so nothing
+there can have run the model.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ DEFAULT_BACKOFF_S = 0.25
 DEFAULT_BACKOFF_MAX_S = 4.0
 MIN_ATTEMPT_S = 0.05  # no attempt starts with less time than this left
 ERROR_TEXT = 300
+# Transport failures that happen before the request is on the wire: the upstream never saw it.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.UnsupportedProtocol)
 
 
 class UpstreamConfig(msgspec.Struct, kw_only=True, frozen=True):
@@ -55,9 +59,18 @@ class Completion(msgspec.Struct, kw_only=True):
 
 
 class _Transient(Exception):
-    def __init__(self, code: str, message: str, retry_after: float | None = None, status: int | None = None):
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        retry_after: float | None = None,
+        status: int | None = None,
+        *,
+        reached: bool = True,
+    ):
         super().__init__(message)
         self.code, self.message, self.retry_after, self.status = code, message, retry_after, status
+        self.reached = reached  # the request got to the upstream (it may have run the model)
 
 
 def _snippet(data: bytes | str) -> str:
@@ -189,7 +202,9 @@ class UpstreamClient:
                 )
         except httpx.TimeoutException as err:
             raise _Transient(
-                LLM_TIMEOUT, f"upstream {path} timed out after {timeout:.1f} s ({type(err).__name__})"
+                LLM_TIMEOUT,
+                f"upstream {path} timed out after {timeout:.1f} s ({type(err).__name__})",
+                reached=not isinstance(err, _NOT_SENT),
             ) from None
         except httpx.RemoteProtocolError as err:
             raise _Transient(
@@ -199,6 +214,7 @@ class UpstreamClient:
             raise _Transient(
                 LLM_CONNECTION_ERROR,
                 f"cannot reach the upstream at {self.base_url}: {err or type(err).__name__}",
+                reached=not isinstance(err, _NOT_SENT),
             ) from None
         status = response.status_code
         if status == 429:
@@ -236,16 +252,21 @@ class UpstreamClient:
         cfg = self.config
         attempt = 0
         last: _Transient | None = None
+        reached = False  # some attempt got its request to the upstream
         while True:
-            attempt += 1
             left = None if deadline is None else deadline - time.monotonic()
             if left is not None and left < MIN_ATTEMPT_S:
                 break
+            attempt += 1
             timeout = cfg.timeout_s if left is None else min(cfg.timeout_s, left)
             try:
                 return await once(timeout)
             except _Transient as err:
                 last = err
+                reached = reached or err.reached
+            except LLMError as err:  # the upstream answered (4xx, unusable JSON): it saw the request
+                err.details.setdefault("reachedUpstream", True)
+                raise
             if attempt >= cfg.max_attempts:
                 break
             delay = min(cfg.backoff_max_s, cfg.backoff_s * (2 ** (attempt - 1)))
@@ -257,9 +278,11 @@ class UpstreamClient:
             await anyio.sleep(delay)
         if last is None:
             raise LLMError(
-                LLM_TIMEOUT, "the call's deadline left no time to reach the upstream", {"attempts": 0}
+                LLM_TIMEOUT,
+                "the call's deadline left no time to reach the upstream",
+                {"attempts": 0, "reachedUpstream": False},
             )
-        details: dict[str, Any] = {"attempts": attempt}
+        details: dict[str, Any] = {"attempts": attempt, "reachedUpstream": reached}
         if last.status is not None:
             details["status"] = last.status
         raise LLMError(

@@ -85,11 +85,8 @@ _LAUNCHER = (
 SERVER_MODULE = "llama_cpp.server"
 
 
-class LocalLLMError(KernelError):
+class LocalLLMError(KernelError, code="LOCAL_LLM_UNAVAILABLE", status=503):
     """The local LLM cannot start: packages or model missing, or the server never answered."""
-
-    default_code = "LOCAL_LLM_UNAVAILABLE"
-    status = 503
 
     def __init__(self, message: str, details: dict[str, Any] | None = None):
         super().__init__(self.default_code, message, details)

@@ -21,7 +21,12 @@ DEADLINE_GRACE_S = 1.0
 
 
 class LLMBudget(Protocol):
-    """What a request may still spend. kernel.budgets.RequestBudget satisfies this."""
+    """What a request may still spend. kernel.budgets.RequestBudget satisfies this.
+
+    The bridge charges a call before it goes upstream and lowers `llm_calls_used` again when the
+    upstream never got it (LLMBridge._refund)."""
+
+    llm_calls_used: int
 
     @property
     def llm_calls_left(self) -> int: ...

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk import Call, Plugin, PluginFailure
-from mrpvm.plugins.sdk.llm import calls_left, chat, fill, format_units, llm_ready, load_prompt
+from mrpvm.plugins.sdk.llm import calls_left, chat, fill, format_units, load_prompt, unsupported_without_llm
 from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_sections
 from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload
@@ -167,10 +167,8 @@ def _reply(call: Call, draft: Draft, note: str = "") -> CnlDocument:
 
 
 def solve(call: Call, variant: GsVariant) -> CnlDocument:
-    if not llm_ready(call):
-        return call.reply(
-            "unsupported", result=f"{variant.plugin_id} needs an LLM endpoint and an LLM call budget"
-        )
+    if (refusal := unsupported_without_llm(call)) is not None:
+        return refusal
     payload: SolvePayload = call.payload
     evidence = list(payload.evidence) or call.context_units()
     if not evidence:

@@ -15,14 +15,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
+from mrpvm.plugins.sdk.text import STOPWORDS, WORD_PATTERN, stems, terms
 
 from .clauses import Subject, is_negator, sentence_subject, tokenize
 from .evidence import Sentence, is_subsequence
 from .propositions import Claim, Parsed, parse, polarity, read_question
 from .question import Question, name_runs
 
-_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*", re.UNICODE)
 _PRONOUNS = frozenset(
     ["he", "she", "it", "they", "this", "that", "these", "those", "him", "her", "them", "we", "you", "i", "his", "its", "their"]
 )  # fmt: skip
@@ -160,7 +159,7 @@ def proposition(text: str) -> list[str]:
 
 
 def _tokens(text: str) -> list[tuple[str, int, int]]:
-    return [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text)]
+    return [(m.group(0), m.start(), m.end()) for m in WORD_PATTERN.finditer(text)]
 
 
 def _aligned(text: str) -> tuple[list[tuple[str, int, int]], list[tuple[str, int]]]:

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 import msgspec
-from mrpvm.plugins.sdk.text import _WORD, STOPWORDS, sentences, stems, terms
+from mrpvm.plugins.sdk.text import sentences, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 # DS009 field weights. `body` is the claim or the procedure steps.
@@ -45,38 +45,8 @@ def body_text(unit: KnowledgeUnit) -> str:
     return body
 
 
-_TOKEN_CACHE: dict[str, tuple[str, ...]] = {}
-_TOKEN_CACHE_MAX = 500_000
-
-
-def _token_terms(token: str) -> tuple[str, ...]:
-    """sdk `terms` of one raw token (the same steps: lower, stopwords, possessive, hyphen parts, stem)."""
-    w = token.lower().replace("’", "'")
-    if w in STOPWORDS or len(w) < 2:
-        return ()
-    if w.endswith("'s"):
-        w = w[:-2]
-    expanded = [w.replace("'", "")]
-    if "-" in w:
-        expanded.extend(p for p in w.split("-") if len(p) > 1 and p not in STOPWORDS)
-    return tuple(stems(expanded))
-
-
-def analyse(text: str) -> list[str]:
-    """Exactly `sdk.text.terms(text)`, with a per-token cache: ingest analyses millions of units.
-
-    sdk `terms` stems every word independently, so caching token -> terms gives the same output.
-    """
-    cache = _TOKEN_CACHE
-    out: list[str] = []
-    for token in _WORD.findall(text):
-        found = cache.get(token)
-        if found is None:
-            if len(cache) >= _TOKEN_CACHE_MAX:
-                cache.clear()
-            found = cache[token] = _token_terms(token)
-        out.extend(found)
-    return out
+# The kb family's analyser: sdk `terms` (which caches per token; ingest analyses millions of units).
+analyse = terms
 
 
 @lru_cache(maxsize=64)

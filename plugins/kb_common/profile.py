@@ -15,6 +15,8 @@ from mrpvm.protocol.vocab import ACTS, ROLES_FOR_ACT
 
 from .fields import LEVELS
 
+# Words that ask for a summary: they shape the answer (meta) and ask about the whole (broad).
+_SUMMARY_WORDS = ["overview", "summary", "summarize", "summarise", "overall", "gist", "outline", "recap"]
 # Words that shape a question or its answer rather than name its subject: low query weight, no coverage.
 _META_WORDS = [
     "answer",
@@ -30,8 +32,6 @@ _META_WORDS = [
     "list",
     "name",
     "show",
-    "summarize",
-    "summarise",
     "word",
     "words",
     "single",
@@ -70,34 +70,12 @@ _META_WORDS = [
     "step",
     "whether",
     "decide",
-    "overview",
-    "summary",
-    "summarize",
-    "summarise",
-    "overall",
-    "gist",
-    "outline",
-    "recap",
+    *_SUMMARY_WORDS,
 ]
 META_TERMS: frozenset[str] = frozenset(terms(" ".join(_META_WORDS)))
 
-_BROAD_WORDS = frozenset(
-    [
-        "overview",
-        "summary",
-        "summarize",
-        "summarise",
-        "overall",
-        "gist",
-        "entire",
-        "whole",
-        "general",
-        "outline",
-        "recap",
-        "themes",
-        "theme",
-    ]
-)
+# Words that ask about a whole source or topic.
+_BROAD_WORDS = frozenset([*_SUMMARY_WORDS, "entire", "whole", "general", "themes", "theme"])
 _CONSTRAINED = re.compile(
     r"\b(yes|no|one|single|number|count|name|date|year|true|false|boolean)\b", re.IGNORECASE
 )

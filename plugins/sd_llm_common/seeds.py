@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import msgspec
 from mrpvm.plugins.sdk import Call, InvalidInput
-from mrpvm.plugins.sdk.llm import fill, llm_ready, load_prompt
+from mrpvm.plugins.sdk.llm import fill, load_prompt, unsupported_without_llm
 from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_sections
 from mrpvm.protocol.cnl import CnlIssue
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
@@ -121,10 +121,8 @@ def _finish_units(units: list[KnowledgeUnit]) -> list[KnowledgeUnit]:
 
 
 def detect_seeds(call: Call, variant: SdVariant) -> CnlDocument:
-    if not llm_ready(call):
-        return call.reply(
-            "unsupported", result=f"{variant.plugin_id} needs an LLM endpoint and an LLM call budget"
-        )
+    if (refusal := unsupported_without_llm(call)) is not None:
+        return refusal
     payload: DetectSeedsPayload = call.payload
     if not call.prompt.strip():
         raise InvalidInput("EMPTY_PROMPT", "detectSeeds needs a non-blank prompt (the user turn)")

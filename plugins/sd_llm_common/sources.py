@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 
 import msgspec
 from mrpvm.plugins.sdk import Call, InvalidInput, PluginFailure
-from mrpvm.plugins.sdk.llm import calls_left, fill, llm_ready, load_prompt
+from mrpvm.plugins.sdk.llm import calls_left, fill, load_prompt, unsupported_without_llm
 from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_sections
 from mrpvm.protocol.cnl import CnlIssue
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
@@ -105,10 +105,8 @@ def _parse_part(text: str, plugin_id: str, source_id: str, part: int) -> CnlDocu
 
 
 def normalize_source(call: Call, variant: SdVariant) -> CnlDocument:
-    if not llm_ready(call):
-        return call.reply(
-            "unsupported", result=f"{variant.plugin_id} needs an LLM endpoint and an LLM call budget"
-        )
+    if (refusal := unsupported_without_llm(call)) is not None:
+        return refusal
     payload: NormalizePayload = call.payload
     text = payload.text or call.prompt
     if not text.strip():

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.text import sentence_spans
+from mrpvm.plugins.sdk.text import sentence_spans, trim_span
 
 _LINE = re.compile(r"[^\n]*\n?")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
@@ -52,14 +52,6 @@ class Block:
     segments: list[Segment] = field(default_factory=list)
 
 
-def _trim(text: str, a: int, b: int) -> tuple[int, int]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return a, b
-
-
 def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """(start, end) of each line in text[start:end], newline excluded."""
     out = []
@@ -87,11 +79,11 @@ def split_long(text: str, a: int, b: int, limit: int = MAX_SEGMENT_CHARS) -> lis
             cut = limit
         else:
             cut += 1
-        x, y = _trim(text, a, a + cut)
+        x, y = trim_span(text, a, a + cut)
         if y > x:
             pieces.append((x, y))
         a = a + cut
-        a, b = _trim(text, a, b)
+        a, b = trim_span(text, a, b)
     if b > a:
         pieces.append((a, b))
     return pieces
@@ -132,7 +124,7 @@ def parse_blocks(text: str) -> list[Block]:
             while j < n and not text[lines[j][0] : lines[j][1]].lstrip().startswith(mark[:3]):
                 j += 1
             last = min(j, n - 1)
-            s, e = _trim(text, a, lines[last][1])
+            s, e = trim_span(text, a, lines[last][1])
             blk = Block("code", s, e)
             blk.segments.append(Segment(s, e, "code", len(blocks)))
             blocks.append(blk)
@@ -140,7 +132,7 @@ def parse_blocks(text: str) -> list[Block]:
             continue
         atx = _ATX.match(line)
         if atx:
-            s, e = _trim(text, a, b)
+            s, e = trim_span(text, a, b)
             blocks.append(Block("heading", s, e, level=len(atx.group(1)), title=atx.group(2).strip()))
             i += 1
             continue
@@ -153,10 +145,10 @@ def parse_blocks(text: str) -> list[Block]:
             while j < n and _TABLE_ROW.match(text[lines[j][0] : lines[j][1]]):
                 ra, rb = lines[j]
                 if not _TABLE_SEP.match(text[ra:rb]):
-                    s, e = _trim(text, ra, rb)
+                    s, e = trim_span(text, ra, rb)
                     blk.segments.append(Segment(s, e, "row", len(blocks)))
                 j += 1
-            blk.start, blk.end = _trim(text, a, lines[j - 1][1])
+            blk.start, blk.end = trim_span(text, a, lines[j - 1][1])
             if blk.segments:
                 blocks.append(blk)
             i = j
@@ -180,7 +172,7 @@ def parse_blocks(text: str) -> list[Block]:
             if _SETEXT.match(nxt) or _RULE.match(nxt):
                 break
             j += 1
-        s, e = _trim(text, a, lines[j - 1][1])
+        s, e = trim_span(text, a, lines[j - 1][1])
         if j < n and j == i + 1 and _SETEXT.match(text[lines[j][0] : lines[j][1]]):
             level = 1 if text[lines[j][0] : lines[j][1]].strip().startswith("=") else 2
             blocks.append(Block("heading", s, e, level=level, title=text[s:e].strip()))
@@ -206,7 +198,7 @@ def _parse_list(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Bl
 
     def close() -> None:
         if item_start >= 0:
-            s, e = _trim(text, item_start, item_end)
+            s, e = trim_span(text, item_start, item_end)
             ordered = marker[:1].isdigit() or marker.startswith("(") or marker.lower().startswith("step")
             for x, y in split_long(text, s, e):
                 first = x == s  # an overlong item continues in marker-less pieces
@@ -248,7 +240,7 @@ def _parse_list(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Bl
     last = j - 1
     while last > i and not text[lines[last][0] : lines[last][1]].strip():
         last -= 1
-    blk.start, blk.end = _trim(text, lines[i][0], lines[last][1])
+    blk.start, blk.end = trim_span(text, lines[i][0], lines[last][1])
     if blk.segments:
         blocks.append(blk)
     return last + 1

@@ -44,6 +44,18 @@ class SourceMeta:
     char_offset: int = 0
     created_at: str = ""
 
+    def provenance(self) -> dict[str, str | None]:
+        """The fields every unit of the source carries from it (KnowledgeUnit keyword arguments)."""
+        return {
+            "sourceId": self.source_id,
+            "sourceName": self.source_name,
+            "sourceType": self.source_type,
+            "author": self.author,
+            "knowledgeDate": self.knowledge_date,
+            "ingestedAt": self.created_at,
+            "createdAt": self.created_at,
+        }
+
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
@@ -119,8 +131,8 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
     condition = condition_of(first.clean) if spec.kind != "code" else None
     off = meta.char_offset
     return KnowledgeUnit(
+        **meta.provenance(),
         id=f"{meta.source_id}::chunk-{chunk:03d}::unit-{index:03d}",
-        sourceId=meta.source_id,
         chunkId=f"{meta.source_id}::chunk-{chunk:03d}",
         kuType="atomic",
         role=role,
@@ -134,12 +146,6 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
         object=triple.object if triple else None,
         confidence=triple.confidence if triple else None,
         hash=content_hash(body),
-        sourceName=meta.source_name,
-        sourceType=meta.source_type,
-        author=meta.author,
-        knowledgeDate=meta.knowledge_date,
-        ingestedAt=meta.created_at,
-        createdAt=meta.created_at,
         chunkIndex=chunk,
         unitIndex=index,
         unitType=unit_type,
@@ -209,6 +215,7 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
     off = meta.char_offset
     sid = meta.source_id
     aggregate_id = f"{sid}::source-summary"
+    provenance = meta.provenance()
     atomics: list[KnowledgeUnit] = []
     composites: list[KnowledgeUnit] = []
     section_pieces: list[list[Piece]] = []
@@ -236,8 +243,8 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
         topic = sec.title or topic_of([p.clean for p in summary] or [claim], "section")
         composites.append(
             KnowledgeUnit(
+                **provenance,
                 id=section_id,
-                sourceId=sid,
                 chunkId=f"{sid}::chunk-{chunk:03d}",
                 kuType="composite",
                 role=_majority_role([c.role for c in children]),
@@ -245,12 +252,6 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
                 claim=claim,
                 title=title,
                 hash=content_hash(text[sec.start : end]),
-                sourceName=meta.source_name,
-                sourceType=meta.source_type,
-                author=meta.author,
-                knowledgeDate=meta.knowledge_date,
-                ingestedAt=meta.created_at,
-                createdAt=meta.created_at,
                 chunkIndex=chunk,
                 unitType="section-summary",
                 childUnitIds=[c.id for c in children],
@@ -268,8 +269,8 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
     end = blocks[-1].end if blocks else 0
     claim = _join_summary(composites_summary) or doc_title
     aggregate = KnowledgeUnit(
+        **provenance,
         id=aggregate_id,
-        sourceId=sid,
         chunkId=f"{sid}::chunk-{meta.chunk_base:03d}",
         kuType="aggregate",
         role=_majority_role([c.role for c in composites]),
@@ -277,12 +278,6 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
         claim=claim,
         title=doc_title,
         hash=content_hash(text),
-        sourceName=meta.source_name,
-        sourceType=meta.source_type,
-        author=meta.author,
-        knowledgeDate=meta.knowledge_date,
-        ingestedAt=meta.created_at,
-        createdAt=meta.created_at,
         unitType="source-summary",
         childUnitIds=[c.id for c in composites],
         charStart=start + off,

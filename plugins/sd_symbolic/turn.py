@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
-from mrpvm.plugins.sdk.text import sentence_spans
+from mrpvm.plugins.sdk.text import sentence_spans, trim_span
 
 from .acts import POLITE, WH, YES_NO
 
@@ -61,14 +61,6 @@ class Span:
     block: int
 
 
-def _trim(text: str, a: int, b: int) -> tuple[int, int]:
-    while a < b and text[a].isspace():
-        a += 1
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return a, b
-
-
 def _line_blocks(text: str) -> list[tuple[int, int]]:
     """Runs of lines; a blank line or a line opening with a list/question marker starts a new run."""
     blocks: list[tuple[int, int]] = []
@@ -94,7 +86,7 @@ def _line_blocks(text: str) -> list[tuple[int, int]]:
         end = b
     if start >= 0:
         blocks.append((start, end))
-    return [span for span in (_trim(text, a, b) for a, b in blocks) if span[1] > span[0]]
+    return [span for span in (trim_span(text, a, b) for a, b in blocks) if span[1] > span[0]]
 
 
 def _question_marks(text: str, a: int, b: int) -> list[tuple[int, int]]:
@@ -103,9 +95,9 @@ def _question_marks(text: str, a: int, b: int) -> list[tuple[int, int]]:
     cursor = a
     for m in re.finditer(r"\?[\"'”’)]*\s+", text[a:b]):
         cut = a + m.end()
-        out.append(_trim(text, cursor, cut))
+        out.append(trim_span(text, cursor, cut))
         cursor = cut
-    out.append(_trim(text, cursor, b))
+    out.append(trim_span(text, cursor, b))
     return [s for s in out if s[1] > s[0]]
 
 
@@ -119,7 +111,7 @@ def _coordination(text: str, a: int, b: int) -> list[tuple[int, int]]:
         for m in pattern.finditer(text, a, b):
             left, right = text[a : m.start()], text[m.end() : b]
             if _n_words(left) >= 3 and _n_words(right) >= min_right and looks_like_request(left):
-                head = _trim(text, a, m.start())
+                head = trim_span(text, a, m.start())
                 return [head, *_coordination(text, m.end(), b)]
     return [(a, b)]
 
@@ -150,7 +142,7 @@ def split_turn(text: str) -> list[Span]:
         for s, e in sentence_spans(text, a, b):
             for qa, qb in _question_marks(text, s, e):
                 for ca, cb in _coordination(text, qa, qb):
-                    ca, cb = _trim(text, ca, cb)
+                    ca, cb = trim_span(text, ca, cb)
                     if cb > ca:
                         spans.append(Span(ca, cb, k))
     return spans

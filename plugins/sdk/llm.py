@@ -1,16 +1,16 @@
 """The LLM client plugins use: the kernel's loopback OpenAI-compatible endpoint given in `request.llm`.
 
-    from mrpvm.plugins.sdk.llm import chat, llm_ready, load_prompt, fill
+    from mrpvm.plugins.sdk.llm import chat, fill, load_prompt, unsupported_without_llm
 
-    if not llm_ready(call):
-        return call.reply("unsupported", result="no LLM endpoint for this call")
+    if (refusal := unsupported_without_llm(call)) is not None:
+        return refusal                      # `unsupported`: no endpoint or no call left
     text = chat(call, [{"role": "system", "content": load_prompt(__file__, "system")},
                        {"role": "user", "content": fill(load_prompt(__file__, "user"), question=call.prompt)}])
 
-`chat` is synchronous (plugins are single-threaded processes), counts every call the bridge served on
-the Call (`call.llm_calls`), uses the time left before the call's deadline as its timeout, and turns
-every failure into a `PluginFailure` with an LLM_* code. httpx is imported on first use only, so
-symbolic plugins that import the SDK pay nothing.
+`chat` is synchronous (plugins are single-threaded processes), counts every call the bridge charged on
+the Call (`call.llm_calls`; not one whose upstream was unreachable), uses the time left before the
+call's deadline as its timeout, and turns every failure into a `PluginFailure` with an LLM_* code.
+httpx is imported on first use only, so symbolic plugins that import the SDK pay nothing.
 """
 
 from __future__ import annotations
@@ -18,9 +18,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .runtime import Call, PluginFailure
+
+if TYPE_CHECKING:
+    from mrpvm.protocol.document import CnlDocument
 
 TIMEOUT_MARGIN_S = 0.05  # leave the SDK time to answer before the plugin's own deadline
 ERROR_TEXT = 300
@@ -36,6 +39,14 @@ def calls_left(call: Call) -> int:
 def llm_ready(call: Call, calls_needed: int = 1) -> bool:
     """An endpoint was given and the budget allows `calls_needed` calls."""
     return call.llm is not None and bool(call.llm.baseUrl) and calls_left(call) >= calls_needed
+
+
+def unsupported_without_llm(call: Call, calls_needed: int = 1) -> CnlDocument | None:
+    """The `unsupported` answer of a plugin that needs an LLM, when this call cannot make
+    `calls_needed` calls (no endpoint, or no budget); None when it can."""
+    if llm_ready(call, calls_needed):
+        return None
+    return call.reply("unsupported", result=f"{call.plugin.id} needs an LLM endpoint and an LLM call budget")
 
 
 def _client(base_url: str):
@@ -56,16 +67,24 @@ def _drop_client(base_url: str) -> None:
             pass
 
 
-def _bridge_error(response: Any) -> tuple[str, str]:
-    """(code, message) from an OpenAI-style error body; ("", text) when it is not one."""
+def _bridge_error(response: Any) -> tuple[str, str, bool]:
+    """(code, message, charged) from the bridge's OpenAI-style error body.
+
+    `charged` is the bridge's `details.charged` (did this failed call cost an LLM call?); without it
+    (not a bridge body) a 502/504 is taken as charged, as the bridge charges an upstream that answered.
+    """
+    charged = response.status_code in (502, 504)
     try:
         body = response.json()
         error = body.get("error") if isinstance(body, dict) else None
         if isinstance(error, dict):
-            return str(error.get("code") or ""), str(error.get("message") or "")
+            details = error.get("details")
+            if isinstance(details, dict) and isinstance(details.get("charged"), bool):
+                charged = details["charged"]
+            return str(error.get("code") or ""), str(error.get("message") or ""), charged
     except ValueError:
         pass
-    return "", " ".join(response.text.split())[:ERROR_TEXT]
+    return "", " ".join(response.text.split())[:ERROR_TEXT], charged
 
 
 def chat(
@@ -125,7 +144,7 @@ def chat(
         if not isinstance(content, str):
             raise PluginFailure("LLM_BAD_RESPONSE", "the LLM answer's content is not text")
         return content
-    code, message = _bridge_error(response)
+    code, message, charged = _bridge_error(response)
     details = {"status": status, "bridgeCode": code}
     if status == 401:
         raise PluginFailure(
@@ -135,7 +154,8 @@ def chat(
         raise PluginFailure("LLM_BUDGET_EXHAUSTED", f"LLM call budget exhausted: {message}", details)
     if status == 400:
         raise PluginFailure("LLM_BAD_REQUEST", f"the LLM endpoint rejected the request: {message}", details)
-    call.llm_calls += 1  # reached the bridge and was counted there
+    if charged:  # the upstream got the call: the bridge counted it (never for an unreachable upstream)
+        call.llm_calls += 1
     failure = "LLM_TIMEOUT" if status == 504 else "LLM_UPSTREAM_ERROR"
     raise PluginFailure(failure, f"LLM call failed ({code or status}): {message}", details)
 

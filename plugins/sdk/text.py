@@ -5,20 +5,21 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-_WORD = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*", re.UNICODE)
+# A word: letters/digits, with inner hyphens and apostrophes ("state-of-the-art", "Bob's").
+WORD_PATTERN = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])|\n\s*\n")
 _ABBREVIATIONS = frozenset(
     ["mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "fig", "no", "vol", "approx", "inc", "ltd", "co", "corp", "dept", "est", "cmdr", "gen", "lt", "col", "capt", "sgt"]
-)
+)  # fmt: skip
 
 STOPWORDS = frozenset(
     ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren't", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "can't", "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "down", "during", "each", "few", "for", "from", "further", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "he'd", "he'll", "he's", "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how", "how's", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "let's", "me", "more", "most", "mustn't", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "shan't", "she", "she'd", "she'll", "she's", "should", "shouldn't", "so", "some", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "these", "they", "they'd", "they'll", "they're", "they've", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "were", "weren't", "what", "what's", "when", "when's", "where", "where's", "which", "while", "who", "who's", "whom", "why", "why's", "with", "won't", "would", "wouldn't", "you", "you'd", "you'll", "you're", "you've", "your", "yours", "yourself", "yourselves", "also", "just", "may", "might", "must", "shall", "will", "would", "could", "should", "does", "did", "one", "ones", "thing", "things", "get", "got", "us"]
-)
+)  # fmt: skip
 
 
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (letters and digits; inner hyphens and apostrophes kept)."""
-    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+    return [w.lower().replace("’", "'") for w in WORD_PATTERN.findall(text)]
 
 
 @lru_cache(maxsize=1)
@@ -36,27 +37,48 @@ def stems(tokens: list[str]) -> list[str]:
     return _stemmer().stemWords(tokens)
 
 
+def _content_word(word: str) -> str | None:
+    """A lower-cased word as a content word (possessive dropped), or None for stopwords and single characters."""
+    if word in STOPWORDS or len(word) < 2:
+        return None
+    return word[:-2] if word.endswith("'s") else word
+
+
 def content_words(text: str) -> list[str]:
     """Words that carry meaning: lower-cased, stopwords and single characters dropped."""
-    out = []
-    for w in words(text):
-        if w in STOPWORDS or len(w) < 2:
-            continue
-        if w.endswith("'s"):
-            w = w[:-2]
-        out.append(w)
-    return out
+    return [c for c in map(_content_word, words(text)) if c is not None]
+
+
+_TERMS_CACHE: dict[str, tuple[str, ...]] = {}
+_TERMS_CACHE_MAX = 500_000  # distinct raw tokens; cleared when full
+
+
+def _token_terms(token: str) -> tuple[str, ...]:
+    """The terms of one raw token: its content word without apostrophes, plus its hyphen parts, stemmed."""
+    word = _content_word(token.lower().replace("’", "'"))
+    if word is None:
+        return ()
+    expanded = [word.replace("'", "")]
+    if "-" in word:
+        expanded.extend(p for p in word.split("-") if len(p) > 1 and p not in STOPWORDS)
+    return tuple(stems(expanded))
 
 
 def terms(text: str) -> list[str]:
-    """Stemmed content words: the unit of lexical matching. Hyphenated words also yield their parts."""
-    base = content_words(text)
-    expanded: list[str] = []
-    for w in base:
-        expanded.append(w.replace("'", ""))
-        if "-" in w:
-            expanded.extend(p for p in w.split("-") if len(p) > 1 and p not in STOPWORDS)
-    return stems(expanded)
+    """Stemmed content words: the unit of lexical matching. Hyphenated words also yield their parts.
+
+    Every token is analysed on its own, so token -> terms is cached (kb ingest analyses millions of units).
+    """
+    cache = _TERMS_CACHE
+    out: list[str] = []
+    for token in WORD_PATTERN.findall(text):
+        found = cache.get(token)
+        if found is None:
+            if len(cache) >= _TERMS_CACHE_MAX:
+                cache.clear()
+            found = cache[token] = _token_terms(token)
+        out.extend(found)
+    return out
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -81,11 +103,17 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     return spans
 
 
-def _append_trimmed(text: str, a: int, b: int, spans: list[tuple[int, int]]) -> None:
+def trim_span(text: str, a: int, b: int) -> tuple[int, int]:
+    """(a, b) narrowed so that text[a:b] has no leading or trailing whitespace (a == b if all blank)."""
     while a < b and text[a].isspace():
         a += 1
     while b > a and text[b - 1].isspace():
         b -= 1
+    return a, b
+
+
+def _append_trimmed(text: str, a: int, b: int, spans: list[tuple[int, int]]) -> None:
+    a, b = trim_span(text, a, b)
     if b > a:
         spans.append((a, b))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk import Call, Plugin, PluginFailure
-from mrpvm.plugins.sdk.llm import chat, fill, format_units, llm_ready, load_prompt
+from mrpvm.plugins.sdk.llm import chat, fill, format_units, load_prompt, unsupported_without_llm
 from mrpvm.protocol.document import CnlDocument, IntentGroup
 from mrpvm.protocol.envelope import ValidatePayload
 
@@ -37,8 +37,8 @@ def read_verdict(text: str) -> tuple[str, str]:
 
 
 def validate(call: Call) -> CnlDocument:
-    if not llm_ready(call):
-        return call.reply("unsupported", result=f"{PLUGIN_ID} needs an LLM endpoint and an LLM call budget")
+    if (refusal := unsupported_without_llm(call)) is not None:
+        return refusal
     payload: ValidatePayload = call.payload
     answer = payload.answer.strip()
     if not answer:

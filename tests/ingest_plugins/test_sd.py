@@ -3,12 +3,16 @@
 Like a real sd-plugin it numbers sections and chunks from zero in every call (the kernel must make ids
 unique across chunks) and shifts CharStart/CharEnd by payload.charOffset. Markers in the text script
 failures: @@UNSUPPORTED@@ -> `unsupported`, @@ERROR@@ -> a processing error, @@SLOW@@ -> 20 ms per call.
+With MRPVM_TEST_SD_LOG set, every call appends its payload (text as its length) to that JSON-lines file.
 """
 
+import json
+import os
 import re
 import sys
 import time
 
+import msgspec
 from mrpvm.plugins.sdk import Call, Plugin, PluginFailure
 from mrpvm.protocol.document import KnowledgeUnit
 
@@ -36,7 +40,17 @@ def unit(**kw):
     return KnowledgeUnit(role="Description", **kw)
 
 
+def log_call(call: Call) -> None:
+    path = os.environ.get("MRPVM_TEST_SD_LOG")
+    if path:
+        entry = {k: v for k, v in msgspec.structs.asdict(call.payload).items() if k != "text"}
+        entry.update(textLength=len(call.payload.text), sessionId=call.request.sessionId)
+        with open(path, "a") as handle:
+            handle.write(json.dumps(entry) + "\n")
+
+
 def normalize(call: Call):
+    log_call(call)
     p = call.payload
     text = p.text or call.prompt
     if "@@UNSUPPORTED@@" in text:

@@ -1,0 +1,72 @@
+"""plugins/sdk/text.py: word tokens and the cached `terms` analyser."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mrpvm.plugins.sdk import text
+from mrpvm.plugins.sdk.text import STOPWORDS, WORD_PATTERN, content_words, stems, terms, trim_span, words
+
+
+def reference_terms(value: str) -> list[str]:
+    """The documented pipeline, uncached and all at once: content words, apostrophes dropped, hyphen
+    parts added, stemmed as one batch."""
+    expanded: list[str] = []
+    for word in content_words(value):
+        expanded.append(word.replace("'", ""))
+        if "-" in word:
+            expanded.extend(p for p in word.split("-") if len(p) > 1 and p not in STOPWORDS)
+    return stems(expanded)
+
+
+@given(st.text(alphabet=st.sampled_from(list("abcdeXYZ '’-s.é0_\n")), max_size=80))
+@settings(max_examples=300, deadline=None)
+def test_cached_terms_equal_the_uncached_pipeline(value):
+    first = terms(value)
+    assert first == reference_terms(value)
+    assert terms(value) == first  # served from the cache the second time
+
+
+def test_terms_examples():
+    assert terms("The runners' state-of-the-art shoes") == [
+        "runner",
+        "state-of-the-art",
+        "state",
+        "art",
+        "shoe",
+    ]
+    assert terms("Bob’s ship and Bob's ship") == ["bob", "ship", "bob", "ship"]
+    assert terms("a I of to") == []
+
+
+def test_the_cache_is_bounded_and_clearing_it_changes_nothing(monkeypatch):
+    monkeypatch.setattr(text, "_TERMS_CACHE_MAX", 3)
+    monkeypatch.setattr(text, "_TERMS_CACHE", {})
+    sentence = "lanterns harbour ferries timetables ships"
+    expected = reference_terms(sentence)
+    for _ in range(3):
+        assert terms(sentence) == expected
+        assert len(text._TERMS_CACHE) <= 3
+
+
+@pytest.mark.parametrize(
+    ("value", "tokens"),
+    [
+        ("state-of-the-art, don't stop", ["state-of-the-art", "don't", "stop"]),
+        ("snake_case ends--here", ["snake", "case", "ends", "here"]),
+        ("Éclair’s 42nd", ["éclair's", "42nd"]),
+    ],
+)
+def test_word_pattern_and_words(value, tokens):
+    assert words(value) == tokens
+    assert [m.lower().replace("’", "'") for m in WORD_PATTERN.findall(value)] == tokens
+
+
+@pytest.mark.parametrize(
+    ("value", "a", "b", "expected"),
+    [("  two words \n", 0, 13, "two words"), ("x\t\n ", 1, 4, ""), ("a b", 0, 3, "a b"), (" ab ", 2, 2, "")],
+)
+def test_trim_span(value, a, b, expected):
+    start, end = trim_span(value, a, b)
+    assert a <= start <= end <= b and value[start:end] == expected
