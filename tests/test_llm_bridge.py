@@ -475,3 +475,37 @@ def test_a_dead_upstream_trips_the_breaker_without_spending_budget(tmp_path: Pat
         assert codes[:3] == [(502, "llm_upstream_error")] * 3
         assert codes[3] == (503, "llm_unavailable")
         assert llm.count == 3 and used == 3  # the refused call cost nothing and reached nothing
+
+
+@pytest.mark.parametrize("end", ["release", "expire"])
+def test_an_ended_plugin_call_cancels_its_upstream_call(tmp_path: Path, end: str) -> None:
+    """The plugin call is over (released, or the whole request expired) while the model still works:
+    the bridge stops waiting for the upstream and answers at once; the breaker learns nothing."""
+    with ScriptedLLM() as llm:
+        llm.responder = lambda body: sleep(60, reply("nobody reads this"))
+
+        async def body(s: Session):
+            token = s.token(calls=2)
+            answer: dict[str, Any] = {}
+
+            async def call() -> None:
+                response = await s.chat(token)
+                answer["status"], answer["body"] = response.status_code, response.json()
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                with anyio.fail_after(10):  # a guard against a hang, not a timing target
+                    while llm.count == 0:
+                        await anyio.sleep(0.01)
+                    s.bridge.release(token) if end == "release" else s.bridge.expire_request("req-1")
+            events = s.bridge.drain_events("req-1") if end == "release" else []
+            return answer, events, s.bridge._failures
+
+        env = bridge_env(llm, MRPVM_LLM_TIMEOUT_MS="120000")
+        answer, events, failures = run_with_bridge(tmp_path, env, body)
+        assert answer["status"] == 401
+        assert answer["body"]["error"]["code"] == "llm_token_invalid"
+        assert "cancelled" in answer["body"]["error"]["message"]
+        assert failures == 0
+        if end == "release":
+            assert [(e.status, e.code) for e in events] == [("error", "LLM_TOKEN_INVALID")]

@@ -20,6 +20,7 @@ does not report it in `LLMCalls` either.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from collections.abc import Mapping
@@ -39,11 +40,15 @@ from .client import (
 )
 from .errors import (
     LLM_BAD_REQUEST,
+    LLM_BAD_RESPONSE,
     LLM_BUDGET_EXHAUSTED,
     LLM_CONNECTION_ERROR,
+    LLM_RATE_LIMITED,
     LLM_TIMEOUT,
+    LLM_TOKEN_INVALID,
     LLM_UNAVAILABLE,
     LLM_UPSTREAM_ERROR,
+    LLM_UPSTREAM_REJECTED,
     LLMError,
 )
 from .events import CACHE_HIT, ERROR, OK, REFUSED, LLMCallEvent
@@ -334,8 +339,9 @@ class LLMBridge:
             self._failures += 1
             if self._failures >= BREAKER_THRESHOLD:
                 self._open_until = self._clock() + BREAKER_COOLDOWN_S
-        else:
+        elif err.code in (LLM_RATE_LIMITED, LLM_UPSTREAM_REJECTED, LLM_BAD_RESPONSE):
             self._failures = 0  # the upstream answered: it is alive
+        # else (cancelled, not started): nothing learned about the upstream
 
     def _charge(self, grant: Grant, ledger: Ledger) -> None:
         """Take one call from the request budget (and the token), or refuse: no await in between, and
@@ -357,10 +363,26 @@ class LLMBridge:
         grant.calls_used -= 1
 
     async def _upstream(self, model: str, messages: Any, params: dict[str, Any], grant: Grant) -> Completion:
+        """The upstream call as its own task, so revoking the grant (its plugin call ended) cancels it."""
         if self._client is None:
             raise LLMError(LLM_UNAVAILABLE, "the LLM bridge is not started", {"reachedUpstream": False})
         body = {"model": model, "messages": messages, **params}
-        return await self._client.chat(body, deadline=grant.deadline)
+        call = asyncio.ensure_future(self._client.chat(body, deadline=grant.deadline))
+        grant.upstream.add(call)
+        try:
+            return await call
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if call.cancelled() and (current is None or not current.cancelling()):
+                raise LLMError(
+                    LLM_TOKEN_INVALID,
+                    f"the call of {grant.plugin_id} ended while its LLM call was in flight; "
+                    "the upstream request was cancelled",
+                    {"cancelled": True},
+                ) from None
+            raise
+        finally:
+            grant.upstream.discard(call)
 
 
 def check_messages(messages: Any) -> list[dict[str, Any]]:

@@ -3,15 +3,17 @@
 A token is issued for ONE plugin call and bound to (request, frame, plugin, role, calls it may make,
 deadline). Every token of a request draws from the request's one budget object, so two plugins of the
 same request share one count. Tokens die when their plugin call is released, when their deadline passes,
-or when the request is expired.
+or when the request is expired; an upstream call still in flight for a released or expired token is
+cancelled (its plugin is gone, nobody will read the answer).
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from .errors import LLM_TOKEN_INVALID, LLMError
 from .events import LLMCallEvent
@@ -63,6 +65,12 @@ class Grant:
     deadline: float  # time.monotonic() seconds
     call_ref: str | None = None
     calls_used: int = 0
+    upstream: set[asyncio.Future[Any]] = field(default_factory=set)  # upstream calls in flight
+
+    def revoke(self) -> None:
+        """The plugin call is over: an upstream call still in flight is wasted work, cancel it."""
+        for call in self.upstream:
+            call.cancel()
 
 
 @dataclass(slots=True)
@@ -126,7 +134,10 @@ class TokenTable:
     def release(self, token: str) -> int:
         """Revoke one token (its plugin call is over); returns the calls it made (0 if unknown)."""
         grant = self._drop(token)
-        return grant.calls_used if grant else 0
+        if grant is None:
+            return 0
+        grant.revoke()
+        return grant.calls_used
 
     def expire_request(self, request_id: str) -> list[LLMCallEvent]:
         """Revoke every token of a finished request; returns its undrained events."""
@@ -134,7 +145,9 @@ class TokenTable:
         if ledger is None:
             return []
         for token in ledger.tokens:
-            self._grants.pop(token, None)
+            grant = self._grants.pop(token, None)
+            if grant is not None:
+                grant.revoke()
         return ledger.events
 
     def drain(self, request_id: str, call_ref: str | None = None) -> list[LLMCallEvent]:
