@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from mrpvm.kernel.cli_common import LocalLLMFlag
 
 if TYPE_CHECKING:
     from mrpvm.kernel.evaluation import EvalReport
@@ -29,6 +30,7 @@ def eval_suites(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    local_llm: LocalLLMFlag = False,
 ) -> None:
     """Evaluate suites: one session per suite, the story as session context, every question asked in it.
 
@@ -36,6 +38,7 @@ def eval_suites(
     the score; a missing folder or a bad eval.json exits 2.
     """
     import anyio
+    from mrpvm.kernel.cli_common import run_with_local_llm
     from mrpvm.kernel.evaluation import report_json, run_eval
 
     def progress(line: str) -> None:  # only on a terminal: piped stderr stays clean
@@ -43,7 +46,11 @@ def eval_suites(
         sys.stderr.flush()
 
     live = sys.stderr is not None and sys.stderr.isatty()
-    report = anyio.run(lambda: run_eval(list(folders), combo, progress=progress if live else None))
+
+    async def work(environ: dict[str, str] | None):
+        return await run_eval(list(folders), combo, environ=environ, progress=progress if live else None)
+
+    report = anyio.run(run_with_local_llm, work, local_llm)
     if live:
         sys.stderr.write("\r\033[K")
     if as_json:

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from .cli_common import LocalLLMFlag
+
 if TYPE_CHECKING:
     from .store import Store
 
@@ -72,11 +74,12 @@ def ingest(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object with every source's result.")
     ] = False,
+    local_llm: LocalLLMFlag = False,
 ) -> int:
     """Ingest files into a KB: chunk, normalize into a KU tree, store (one transaction per source), index."""
     import anyio
 
-    from .cli_common import CliError, read_text_file
+    from .cli_common import CliError, read_text_file, run_with_local_llm
 
     names: dict[str, Path] = {}
     for path in files:
@@ -86,10 +89,16 @@ def ingest(
             )
         names[path.name] = path
     texts = {path: read_text_file(path) for path in files}
-    return anyio.run(_ingest, texts, kb, sd, force, as_json)
+
+    async def work(environ: dict[str, str] | None) -> int:
+        return await _ingest(texts, kb, sd, force, as_json, environ)
+
+    return anyio.run(run_with_local_llm, work, local_llm)
 
 
-async def _ingest(texts: dict[Path, str], kb_name: str, sd: str, force: bool, as_json: bool) -> int:
+async def _ingest(
+    texts: dict[Path, str], kb_name: str, sd: str, force: bool, as_json: bool, environ: dict[str, str] | None
+) -> int:
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -105,7 +114,7 @@ async def _ingest(texts: dict[Path, str], kb_name: str, sd: str, force: bool, as
     from .ingest import check_sd_plugin, ingest_source
 
     try:
-        ctx = await KernelContext.open()
+        ctx = await KernelContext.open(environ)
     except LoaderConfigError as err:
         raise ConfigError(str(err)) from None
     out = stdout_console()

@@ -140,17 +140,19 @@ def chat(
     kb: Annotated[
         str | None, typer.Option("--kb", help="Mount this KB (name or id) for a new session.")
     ] = None,
+    local_llm: LocalLLMFlag = False,
 ) -> None:
     """A REPL keeping one session across turns; EOF (Ctrl-D) or `exit` ends it."""
     import anyio
+    from mrpvm.kernel.cli_common import run_with_local_llm
     from mrpvm.kernel.engine import TurnRequest, run_turn
     from mrpvm.kernel.errors import KernelError
 
     sources = list(source or [])
     texts = [_read_source(p) for p in sources]
 
-    async def go() -> None:
-        ctx = await open_context()
+    async def go(environ: dict[str, str] | None) -> None:
+        ctx = await open_context(environ)
         try:
             session_id = session or ctx.store.create_session(kb_id=kb).id
             ctx.store.get_session(session_id)
@@ -178,7 +180,7 @@ def chat(
         finally:
             await ctx.aclose()
 
-    anyio.run(go)
+    anyio.run(run_with_local_llm, go, local_llm)
 
 
 # --------------------------------------------------------------------------- trace

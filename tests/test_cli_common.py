@@ -86,3 +86,29 @@ def test_read_text_file_drops_a_bom_and_names_what_is_wrong(tmp_path):
         with pytest.raises(CliError) as info:
             read_text_file(path, what)
         assert info.value.message == message + str(path) and info.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "args, stdin",
+    [
+        (["ingest", "--kb", "notes", "--local-llm", "{doc}"], None),
+        (["chat", "--local-llm"], "exit\n"),
+    ],
+)
+def test_commands_with_the_flag_run_against_the_started_server(tmp_path, monkeypatch, args, stdin):
+    from mrpvm.kernel.cli import app
+
+    model = tmp_path / "model.gguf"
+    model.write_text("ok")
+    home = tmp_path / "home"
+    environ = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(FAKE_DIR), "MRPVM_HOME": str(home)}
+    real = local.LocalLLMServer
+    monkeypatch.setattr(
+        local, "LocalLLMServer", lambda: real(environ, model=model, server_module="fake_llama_server")
+    )
+    monkeypatch.setenv("MRPVM_HOME", str(home))
+    doc = tmp_path / "doc.md"
+    doc.write_text("# Notes\n\nThe cache lives in ~/.cache/tessel and is read-only for forks.\n")
+    result = CliRunner().invoke(app, [a.replace("{doc}", str(doc)) for a in args], input=stdin)
+    assert result.exit_code == 0, result.output
+    assert "mrpvm: local LLM ready at http://127.0.0.1:" in result.output
