@@ -81,7 +81,9 @@ def _looks_like_path(arg: str) -> bool:
     return os.path.isabs(arg) or ".." in Path(arg).parts
 
 
-def resolve_argv(manifest: Manifest, folder: Path, manifest_path: Path, search_path: str | None = None) -> list[str]:
+def resolve_argv(
+    manifest: Manifest, folder: Path, manifest_path: Path, search_path: str | None = None
+) -> list[str]:
     """The argv to start: `python` is the kernel's own interpreter; paths must stay inside the folder."""
     command = manifest.command.strip()
     if not command:
@@ -134,7 +136,9 @@ def load_manifest(path: Path, *, builtin: bool) -> PluginEntry:
     if "command" not in data or not str(data.get("command") or "").strip():
         raise ManifestError(path, "missing `command`")
     if data.get("protocolVersion", PROTOCOL_VERSION) != PROTOCOL_VERSION:
-        raise ManifestError(path, f"protocolVersion {data.get('protocolVersion')!r} is not supported (only 1)")
+        raise ManifestError(
+            path, f"protocolVersion {data.get('protocolVersion')!r} is not supported (only 1)"
+        )
     try:
         manifest = msgspec.convert(data, Manifest)
     except msgspec.ValidationError as err:
@@ -154,7 +158,9 @@ def load_manifest(path: Path, *, builtin: bool) -> PluginEntry:
         raise ManifestError(path, "`maxLLMCalls` must not be negative")
     folder = path.parent
     argv = resolve_argv(manifest, folder, path)
-    return PluginEntry(manifest=manifest, folder=folder, manifest_path=path, builtin=builtin, legacy=legacy, argv=argv)
+    return PluginEntry(
+        manifest=manifest, folder=folder, manifest_path=path, builtin=builtin, legacy=legacy, argv=argv
+    )
 
 
 class Registry:

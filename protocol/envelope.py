@@ -193,9 +193,9 @@ class OnSourceTextPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class OnSessionEventPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
-    event: Literal["session-kus-added", "session-kus-committed", "session-kus-discarded", "session-deleted"] = (
-        "session-kus-added"
-    )
+    event: Literal[
+        "session-kus-added", "session-kus-committed", "session-kus-discarded", "session-deleted"
+    ] = "session-kus-added"
     scope: Literal["current-turn", "session"] = "current-turn"
     turnId: str = ""
     units: list[KnowledgeUnit] = []
