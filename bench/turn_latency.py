@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -67,10 +68,17 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def measure(turns: int, warmup: int, continue_session: bool = False) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="mrpvm-bench-"))
+    try:
+        return await _measure(tmp, turns, warmup, continue_session)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def _measure(tmp: Path, turns: int, warmup: int, continue_session: bool) -> dict:
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnRequest, run_turn
 
-    tmp = Path(tempfile.mkdtemp(prefix="mrpvm-bench-"))
     (tmp / "script.json").write_text(json.dumps(SCRIPT))
     home = tmp / "home"
     home.mkdir()

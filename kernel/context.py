@@ -25,7 +25,8 @@ class KernelContext:
     """One kernel's shared state. Open with `await KernelContext.open()`; close with `aclose()`.
 
     `llm` is the kernel's one LLM bridge; with no MRPVM_LLM_BASE_URL it is not `available` and plugins
-    get `llm: null`.
+    get `llm: null`. `background` holds the plugin calls turns left running after answering
+    (recordOutcome); `aclose` waits for them before it stops the workers.
     """
 
     def __init__(
@@ -48,6 +49,9 @@ class KernelContext:
         self.environ = dict(os.environ if environ is None else environ)
         self.state: dict[str, Any] = {}  # per-process scratch for shells (e.g. the daemon)
         self.llm = llm
+        from .overlap import Background
+
+        self.background = Background()
 
     @classmethod
     async def open(
@@ -88,7 +92,10 @@ class KernelContext:
 
     async def aclose(self) -> None:
         try:
-            await self.supervisor.aclose()
+            try:
+                await self.background.drain()  # nothing a turn started is lost
+            finally:
+                await self.supervisor.aclose()
         finally:
             try:
                 if self.llm is not None:

@@ -14,8 +14,12 @@ document, `recordOutcome` to the planners, and commit (success/weak) or discard 
 Independent plugin calls overlap (same calls, same results, same trace nodes as in sequence):
 - the sd-plugin the plan is expected to put first starts `detectSeeds` while the planner plans pre-seed;
 - the kb notice of staged units runs beside the post-seed plan; with nothing staged, each seed's first
-  retrieve starts then instead;
-- `recordOutcome` and the kb commit/discard notice run side by side while the response is built.
+  retrieve starts then instead (before the plan's request), and once it returns a sufficient view the
+  solve by the pre-seed plan's first gs-plugin starts on it;
+- `recordOutcome` and the kb commit/discard notice run side by side while the response is built; with
+  `run_turn(..., defer_outcome=True)` (the daemon) the turn does not wait for `recordOutcome`: it runs
+  on in `ctx.background`, its node is stored `pending` and updated when it ends, and a later turn waits
+  for it before calling that planner (so plans see it as in sequence).
 An early call (`stages.Early`) is used only if the stage logic reaches exactly that call, is recorded
 then, and only plugins declaring no LLM calls start early; one never reached is an `unused` event node.
 
@@ -24,6 +28,7 @@ The CLI and HTTP daemon are thin shells over `run_turn`.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -36,9 +41,9 @@ from mrpvm.protocol.envelope import Pins, RecordOutcomePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 from .budgets import RequestBudget
-from .errors import BadInput, UnknownPluginError
+from .errors import BadInput, TurnNotFound, UnknownPluginError
 from .frames import ExecutionFrame
-from .overlap import Early, concurrently, run_all
+from .overlap import Early, concurrently, hold_spin, run_all
 from .records import PlannerOutcome, SessionRecord, TurnRecord
 from .response import (
     ResponseDocument,
@@ -144,23 +149,34 @@ class _Slot:
 
 
 async def run_turn(
-    ctx: KernelContext, request: TurnRequest, *, on_event: EventHook | None = None
+    ctx: KernelContext,
+    request: TurnRequest,
+    *,
+    on_event: EventHook | None = None,
+    defer_outcome: bool = False,
 ) -> TurnResult:
     """Run one chat turn end to end and commit it (or discard its staged units).
 
     `on_event(dict)` (optional, synchronous) hears `turn-start` and every plugin call's `plugin-start`/`plugin-end`.
     When the turn ends, however it ends, every LLM token issued for it dies.
+    `defer_outcome`: answer without waiting for recordOutcome (the daemon): it runs on as a job of
+    `ctx.background`, sends no progress events, and its trace node may be `pending` in the result; the
+    stored trace is updated when it ends (`ctx.background.drain()` waits for that; `aclose` drains).
     """
     request_id = "req_" + secrets.token_hex(8)
     try:
-        return await _run_turn(ctx, request, request_id, on_event)
+        return await _run_turn(ctx, request, request_id, on_event, defer_outcome)
     finally:
         if ctx.llm is not None:
             ctx.llm.expire_request(request_id)
 
 
 async def _run_turn(
-    ctx: KernelContext, request: TurnRequest, request_id: str, on_event: EventHook | None
+    ctx: KernelContext,
+    request: TurnRequest,
+    request_id: str,
+    on_event: EventHook | None,
+    defer_outcome: bool = False,
 ) -> TurnResult:
     started = time.perf_counter()
     message = request.message.strip()
@@ -217,9 +233,16 @@ async def _run_turn(
     }
     keep = status != "failed"
     # recordOutcome to the planners and the commit/discard notice to the kb-plugins are independent: they
-    # run concurrently, and the response document is built while they are in flight.
+    # run concurrently, and the response document is built while they are in flight. With
+    # `defer_outcome` the turn does not wait for recordOutcome (the answer does not depend on it): it
+    # runs on in `ctx.background`, its node is stored `pending` and updated once it ends, and a later
+    # turn waits for it before calling that planner.
     outcomes: list[PlannerOutcome] = []
-    calls = _outcome_calls(state, root, outcomes)
+    committed: asyncio.Future[bool] | None = None
+    recording: list[asyncio.Task] = []
+    calls = [] if defer_outcome else _outcome_calls(state, root, outcomes)
+    if defer_outcome:
+        committed, recording = _record_outcomes(state, root, outcomes)
     calls += state.kb_notifications(
         root,
         root.node_id or "",
@@ -227,26 +250,36 @@ async def _run_turn(
         "session" if keep else "current-turn",
         state.staged,
     )
-    if calls:
-        async with concurrently(calls, ctx.supervisor):  # the requests are out when the body runs
+    try:
+        if calls:
+            async with concurrently(calls, ctx.supervisor):  # the requests are out when the body runs
+                markdown, document = _response(state, frame, request_id, session.id, status, plugin_ids)
+        else:
+            if recording:
+                with hold_spin(ctx.supervisor):
+                    await asyncio.sleep(0)  # the recordOutcome requests go out, their nodes recorded
             markdown, document = _response(state, frame, request_id, session.id, status, plugin_ids)
-    else:
-        markdown, document = _response(state, frame, request_id, session.id, status, plugin_ids)
-    duration_ms = (time.perf_counter() - started) * 1000.0
-    document.durationMs = round(duration_ms, 3)
-    document.llmCalls = budget.llm_calls_used
-    doc_dict = msgspec.to_builtins(document)
-    trace_dict = await _finish(
-        state,
-        root,
-        status,
-        markdown,
-        doc_dict,
-        plugin_ids,
-        duration_ms,
-        new_session=session if fresh else None,
-        planner_outcomes=outcomes,
-    )
+        duration_ms = (time.perf_counter() - started) * 1000.0
+        document.durationMs = round(duration_ms, 3)
+        document.llmCalls = budget.llm_calls_used
+        doc_dict = msgspec.to_builtins(document)
+        trace_dict = await _finish(
+            state,
+            root,
+            status,
+            markdown,
+            doc_dict,
+            plugin_ids,
+            duration_ms,
+            new_session=session if fresh else None,
+            planner_outcomes=outcomes,
+        )
+    except BaseException:
+        if committed is not None:
+            committed.set_result(False)
+        raise
+    if committed is not None:  # store the trace again if a call was still running at the commit
+        committed.set_result(not all(task.done() for task in recording))
     return TurnResult(
         request_id=request_id,
         session_id=session.id,
@@ -374,11 +407,51 @@ async def _finish(
         raise
 
 
-def _outcome_calls(
+def _record_outcomes(
     state: TurnState, root: ExecutionFrame, outcomes: list[PlannerOutcome]
+) -> tuple[asyncio.Future[bool] | None, list[asyncio.Task]]:
+    """Start recordOutcome to every planner that led a branch, as a job of `ctx.background` that the
+    turn does not wait for.
+
+    The calls (the returned tasks) start at the caller's next event-loop trip. The caller sets the
+    returned future (None when no planner led a branch) once the turn is over: True when the turn was
+    committed while a call still ran, so the job stores the turn's trace again once the calls end.
+    """
+    calls = _outcome_calls(state, root, outcomes, deferred=True)
+    if not calls:
+        return None, []
+    ctx = state.ctx
+    loop = asyncio.get_running_loop()
+    committed: asyncio.Future[bool] = loop.create_future()
+
+    async def held(call: Callable[[], Awaitable[Any]]) -> None:
+        with hold_spin(ctx.supervisor):  # nobody waits for it: it must never busy-poll the loop
+            await call()
+
+    tasks = [loop.create_task(held(call)) for call in calls]  # list order = trace node order
+
+    async def job() -> None:
+        await asyncio.wait(tasks)
+        failed = [t.exception() for t in tasks if not t.cancelled() and t.exception() is not None]
+        if await committed:
+            try:
+                ctx.store.update_turn_trace(state.request_id, state.trace.to_builtins())
+            except TurnNotFound:
+                pass  # the session (with its turns) was deleted meanwhile
+        if failed:
+            raise failed[0]
+
+    planners = [b.planner_id for b in state.branches if b.planner_id is not None]
+    ctx.background.start(job(), planners, state.session.id, tasks)
+    return committed, tasks
+
+
+def _outcome_calls(
+    state: TurnState, root: ExecutionFrame, outcomes: list[PlannerOutcome], deferred: bool = False
 ) -> list[Callable[[], Awaitable[Any]]]:
-    """DS027 recordOutcome to every planner that led a branch (calls not started; for `run_all`). Each
-    appends the planner-level outcome the kernel folds into its EWMA when the turn commits."""
+    """DS027 recordOutcome to every planner that led a branch (calls not started). Each appends the
+    planner-level outcome the kernel folds into its EWMA when the turn commits. `deferred`: nobody
+    waits for them (`TurnState.call(..., background=True)`)."""
     by_planner: dict[str, list[BranchRun]] = {}
     for branch in state.branches:
         if branch.planner_id is not None:
@@ -410,6 +483,7 @@ def _outcome_calls(
             parent=root.node_id or "",
             label=f"record outcome ({status})",
             input_summary={"status": status, "attempts": len(attempts)},
+            background=deferred,
         )
 
     return [one(planner_id, branches) for planner_id, branches in by_planner.items()]
@@ -562,6 +636,10 @@ async def run_branch(
     # planner's first plan put first) starts while the planner plans; used only if the plan agrees.
     early = _early_views(state, frame, branch, intents, pre, best) if not fresh else {}
     try:
+        if early:
+            # the retrieves (retrieve → solve is the longer chain) send their requests before the plan's
+            with hold_spin(state.ctx.supervisor):
+                await asyncio.sleep(0)
         outcomes = await _plan_and_solve(state, frame, branch, intents, pre, fresh, best, ref_prefix, early)
     except BaseException:
         for item in early.values():
@@ -572,6 +650,11 @@ async def run_branch(
         item.discard(
             branch.node.id, frame.frame_id, "the plan did not start with it or the seed did not need it"
         )
+        if item.next is not None:
+            await item.next.settle()
+            item.next.discard(
+                branch.node.id, frame.frame_id, "the plan did not start with it or the view differed"
+            )
     return outcomes, sd_plugin
 
 
@@ -583,12 +666,15 @@ def _early_views(
     pre: Plan | None,
     best: dict[str, SeedOutcome],
 ) -> dict[int, Early]:
-    """Seed index -> its first retrieve, started early (only when a planner will plan post-seed)."""
+    """Seed index -> its first retrieve, started early (only when a planner will plan post-seed); once
+    it answers with a sufficient view, the solve by the pre-seed plan's first gs-plugin starts on it
+    (`Early.follow`), while the planner may still be planning post-seed."""
     if branch.planner_id is None or not intents:
         return {}
     order = state.stage_order("kb", pre)
     if not order:
         return {}
+    solvers = state.stage_order("gs", pre)
     early: dict[int, Early] = {}
     for index, intent in enumerate(intents[: state.limiter.total_tokens]):
         prior = best.get(intent_key(intent))
@@ -596,8 +682,16 @@ def _early_views(
             continue  # the seed reuses that answer
         item = state.early_retrieve(frame, intent, order[0])
         if item is not None:
+            if solvers:
+                item.follow = _early_solve(state, frame, intent, solvers[0])
             early[index] = item
     return early
+
+
+def _early_solve(
+    state: TurnState, frame: ExecutionFrame, intent: IntentGroup, plugin_id: str
+) -> Callable[[Early], Early | None]:
+    return lambda retrieve: state.early_solve(frame, intent, retrieve, plugin_id)
 
 
 async def _plan_and_solve(
@@ -845,6 +939,7 @@ class SeedRun:
                 vnode.id,
                 allow_decompose=frame.can_open_child and not self.decomposed,
                 ref=self.ref,
+                early=self.early.next if self.early is not None and self.early.used else None,
             )
             trace.edge(previous, attempt.node.id, "next-candidate")
             previous = attempt.node.id

@@ -3,17 +3,21 @@
 The supervisor is asyncio-only, so plain asyncio tasks are used (a fraction of an anyio task group's
 cost); a cancelled waiter cancels the task it awaits, so cancel scopes around a turn still reach them.
 
-`hold_spin` counts one more call in flight on the supervisor while a batch of calls starts: the
-supervisor busy-polls a fast plugin's reply when that call is the only one in flight, which would keep
-the next call of the batch from sending its request until the reply came. It reads the supervisor's
-private in-flight counter (`_active`); a public hook on the supervisor would be the cleaner way.
+`Background` holds the calls a turn leaves running once its answer is ready (recordOutcome): a later
+turn waits for the ones pending when it started before it calls the same plugin, so it sees exactly
+what it would have seen had they run in sequence; `KernelContext.aclose` drains them.
+
+`hold_spin` is the supervisor's `starting_batch()` (one more call counted in flight while a batch of
+calls starts): the supervisor busy-polls a fast plugin's reply when that call is the only one in
+flight, which would keep the next call of the batch from sending its request until the reply came.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +27,8 @@ from .supervisor import CallResult, PluginCallError
 
 if TYPE_CHECKING:
     from .stages import TurnState
+
+log = logging.getLogger("mrpvm.kernel")
 
 
 async def run_all(calls: list[Callable[[], Awaitable[Any]]], supervisor: Any = None) -> None:
@@ -65,14 +71,12 @@ def hold_spin(supervisor: Any) -> Iterator[None]:
     would keep the next task from sending its request until the reply came; counting one more call in
     flight while the batch starts keeps every call of the batch on the event loop.
     """
-    if supervisor is None or not hasattr(supervisor, "_active"):
+    starting = getattr(supervisor, "starting_batch", None)
+    if starting is None:
         yield
         return
-    supervisor._active += 1
-    try:
+    with starting():
         yield
-    finally:
-        supervisor._active -= 1
 
 
 class Early:
@@ -94,21 +98,26 @@ class Early:
         self.failure: PluginCallError | None = None
         self.used = False
         self.key: tuple[str, ...] | None = None  # the memo key of the call it stands for
+        # `follow(self)`, run once this call answered, may start the call that would come next on its
+        # result (an early retrieve's solve): kept as `next`, used or discarded like this one
+        self.follow: Callable[[Early], Early | None] | None = None
+        self.next: Early | None = None
         # Counted as in flight from now on, so the call the caller makes meanwhile does not busy-poll
         # its reply (see `hold_spin`) before this one has sent its request.
-        self._hold: Any = state.ctx.supervisor if hasattr(state.ctx.supervisor, "_active") else None
-        if self._hold is not None:
-            self._hold._active += 1
+        self._hold: Any = hold_spin(state.ctx.supervisor)
+        self._hold.__enter__()
         self.task = asyncio.get_running_loop().create_task(self._run())
         self.task.add_done_callback(lambda _: self._release())
 
     def _release(self) -> None:
         if self._hold is not None:
-            self._hold._active -= 1
-            self._hold = None
+            hold, self._hold = self._hold, None
+            hold.__exit__(None, None, None)
 
     async def _run(self) -> None:
         state = self.state
+        if state._earlier and self.plugin_id in state._earlier:
+            await state.after_earlier(self.plugin_id)
         self._release()
         state._busy()
         try:
@@ -119,6 +128,11 @@ class Early:
             self.failure = err
         finally:
             state._idle()
+        if self.follow is not None and self.result is not None:
+            try:
+                self.next = self.follow(self)
+            except Exception:  # noqa: BLE001 - a follow-up is an optimisation: the stage logic calls anyway
+                log.exception("could not start the call that follows an early %s", self.request.op)
 
     async def outcome(self) -> tuple[CallResult | None, PluginCallError | None]:
         self.used = True
@@ -136,6 +150,8 @@ class Early:
 
     def cancel(self) -> None:
         self.task.cancel()
+        if self.next is not None:
+            self.next.cancel()
 
     def discard(self, parent: str, frame_id: str, reason: str) -> None:
         """Record an early call the stage logic did not use (its result is dropped)."""
@@ -158,3 +174,67 @@ class Early:
             output={"callStatus": status},
         )
         node.durationMs = 0.0
+
+
+class Background:
+    """Plugin calls left running after a turn answered (one per kernel context: `ctx.background`).
+
+    A job is tagged with the plugin ids it calls and the session it belongs to. `snapshot()` (taken when
+    a turn starts) and `wait_for(...)` let a later turn wait, before calling a plugin, for exactly the
+    jobs calling it that were pending when it started. A job's failure is logged, never raised to a
+    waiter: the turn that started it has already answered.
+    """
+
+    def __init__(self) -> None:
+        # job -> (plugin ids it calls, its session, the tasks a later call to those plugins waits for)
+        self._jobs: dict[asyncio.Task, tuple[frozenset[str], str | None, tuple[asyncio.Task, ...]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._jobs)
+
+    def start(
+        self,
+        job: Awaitable[Any],
+        plugin_ids: Iterable[str],
+        session_id: str | None = None,
+        calls: Iterable[asyncio.Task] = (),
+    ) -> asyncio.Task:
+        """Run `job`; a later turn calling one of `plugin_ids` waits for `calls` (the job's plugin
+        calls; default: the whole job), not for the bookkeeping the job does after them."""
+        task = asyncio.get_running_loop().create_task(job)
+        self._jobs[task] = (frozenset(plugin_ids), session_id, tuple(calls) or (task,))
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task) -> None:
+        self._jobs.pop(task, None)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("a background plugin call failed", exc_info=task.exception())
+
+    def snapshot(self) -> dict[str, list[asyncio.Task]]:
+        """Plugin id -> the calls to it still running in a job now (empty when none: the common case)."""
+        if not self._jobs:
+            return {}
+        out: dict[str, list[asyncio.Task]] = {}
+        for plugin_ids, _, calls in self._jobs.values():
+            waits = [c for c in calls if not c.done()]
+            for plugin_id in plugin_ids if waits else ():
+                out.setdefault(plugin_id, []).extend(waits)
+        return out
+
+    def pending(self, session_id: str | None = None) -> list[asyncio.Task]:
+        """Jobs still running (of one session when given)."""
+        return [t for t, (_, s, _) in self._jobs.items() if session_id is None or s == session_id]
+
+    @staticmethod
+    async def wait_for(tasks: Iterable[asyncio.Task]) -> None:
+        """Wait until these jobs end; their outcome is theirs (failures are logged by `_done`).
+        Cancelling the waiter does not cancel the jobs."""
+        waiting = [t for t in tasks if not t.done()]
+        if waiting:
+            await asyncio.wait(waiting)
+
+    async def drain(self, session_id: str | None = None) -> None:
+        """Wait for every pending job (of one session when given), including jobs started meanwhile."""
+        while jobs := self.pending(session_id):
+            await self.wait_for(jobs)

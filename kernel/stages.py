@@ -178,6 +178,9 @@ class TurnState:
         self.memo: dict[tuple[str, ...], Attempt] = {}
         self._paths = static.paths.setdefault(kb.id if kb else None, {})
         self._planner_stats: list[PluginStats] | None = None
+        # plugin id -> background calls (earlier turns' recordOutcome) pending when this turn started:
+        # this turn waits for them before calling that plugin, as if they had run in sequence
+        self._earlier = ctx.background.snapshot()
 
     # ------------------------------------------------------------------ units
 
@@ -291,11 +294,14 @@ class TurnState:
         intent_ref: str | None = None,
         input_summary: dict[str, Any] | None = None,
         early: Early | None = None,
+        background: bool = False,
     ) -> Attempt:
         """Call a plugin through the supervisor, within budget, recording a trace node and the attempt.
 
         `early`: a call of this plugin with the same request already started ahead of its turn (see
         `Early`); its outcome is taken instead of calling again, recorded exactly like a call made here.
+        `background`: a call the turn does not wait for (recordOutcome): its node is `pending` until it
+        ends and it sends no progress events.
         """
         info = self._static.plugin(self.ctx, plugin_id)
         plugin_type = info.type
@@ -313,6 +319,8 @@ class TurnState:
             summary,
         )
         attempt = Attempt(plugin_id, plugin_type, op, "error", node)
+        if background:
+            node.status = "pending"
         if memo_key is not None:
             cached = self.memo.get(memo_key)
             known = frame.failures.recall(memo_key)
@@ -342,7 +350,8 @@ class TurnState:
             attempt.status = SKIPPED_BUDGET
             self._record(branch, attempt, frame, intent_ref)
             return attempt
-        if self.on_event is not None:
+        on_event = None if background else self.on_event
+        if on_event is not None:
             self.emit(
                 event="plugin-start",
                 node=node.id,
@@ -357,6 +366,8 @@ class TurnState:
             trace.backdate(node, early.started)
             result, failure = await early.outcome()
         else:
+            if self._earlier and plugin_id in self._earlier:
+                await self.after_earlier(plugin_id)
             llm = self.ctx.llm
             access = None
             if info.max_llm_calls > 0 and llm is not None and llm.available:
@@ -399,7 +410,7 @@ class TurnState:
             attempt.llm_calls = max(doc.result.llmCalls, counted)
             budget.charge(max(0, doc.result.llmCalls - counted))  # only calls the bridge did not see
             trace.complete(node, attempt.status, result.durationMs, summarize_output(doc))
-        if self.on_event is not None:
+        if on_event is not None and self.on_event is not None:
             self.emit(
                 event="plugin-end",
                 node=node.id,
@@ -439,6 +450,12 @@ class TurnState:
             sessionId=self.session.id,
             llm=access,
         )
+
+    async def after_earlier(self, plugin_id: str) -> None:
+        """Wait for the background calls to `plugin_id` that were pending when this turn started."""
+        jobs = self._earlier.pop(plugin_id, None)
+        if jobs:
+            await self.ctx.background.wait_for(jobs)
 
     def _busy(self) -> None:
         if self._in_flight == 0:
@@ -742,6 +759,36 @@ class TurnState:
             best.node.output = {**best.node.output, "keptAsBestInsufficient": True}
         return best
 
+    def solve_payload(self, intent: IntentGroup, view: View, allow_decompose: bool) -> SolvePayload:
+        return SolvePayload(
+            intent=intent,
+            evidence=view.evidence,
+            guidance=self.guidance(("gs-plugin",), view.guidance),
+            resolved=view.resolved,
+            allowDecompose=allow_decompose,
+        )
+
+    def early_solve(self, frame: ExecutionFrame, intent: IntentGroup, retrieve: Early, plugin_id: str):
+        """Start `plugin_id`'s solve on the view an early retrieve just returned (while the planner still
+        plans post-seed): what `solve` would send if the plan starts with that kb- and gs-plugin and the
+        view is sufficient. None when the view is not sufficient, the result is already known in this
+        frame, or the call may use the LLM. Used only if `solve` is about to send exactly this request."""
+        result = retrieve.result
+        if result is None or retrieve.key is None:
+            return None
+        doc = result.document
+        view = view_from(retrieve.plugin_id, doc.result.status, doc, None)
+        if view is None or not view.sufficient:
+            return None
+        key = ("gs", plugin_id, intent_key(intent), view.key)
+        if key in self.memo or frame.failures.recall(key) is not None:
+            return None
+        payload = self.solve_payload(intent, view, frame.can_open_child)
+        early = self.start_early(frame, plugin_id, "solve", intent.intent, view.evidence, payload)
+        if early is not None:
+            early.key = key
+        return early
+
     async def solve(
         self,
         frame: ExecutionFrame,
@@ -753,15 +800,21 @@ class TurnState:
         allow_decompose: bool,
         *,
         ref: str | None = None,
+        early: Early | None = None,
     ) -> Attempt:
-        guidance = self.guidance(("gs-plugin",), view.guidance)
-        payload = SolvePayload(
-            intent=intent,
-            evidence=view.evidence,
-            guidance=guidance,
-            resolved=view.resolved,
-            allowDecompose=allow_decompose,
-        )
+        """`early`: a solve already started (`early_solve`), used if it is exactly the call made here."""
+        payload = self.solve_payload(intent, view, allow_decompose)
+        guidance = payload.guidance
+        memo_key = ("gs", plugin_id, intent_key(intent), view.key)
+        if early is not None and (
+            early.used
+            or early.plugin_id != plugin_id
+            or early.key != memo_key
+            or early.request.payload != payload
+            or memo_key in self.memo
+            or frame.failures.recall(memo_key) is not None
+        ):
+            early = None
         return await self.call(
             frame,
             branch,
@@ -772,12 +825,13 @@ class TurnState:
             payload,
             parent=parent,
             label=f"solve {(ref or intent.ref)}",
-            memo_key=("gs", plugin_id, intent_key(intent), view.key),
+            memo_key=memo_key,
             intent_ref=(ref or intent.ref),
             input_summary={
                 "evidence": len(view.evidence),
                 "guidance": [u.id for u in guidance][:MAX_GUIDANCE],
             },
+            early=early,
         )
 
     async def validate(
@@ -844,8 +898,12 @@ class TurnState:
 
 def view_of(attempt: Attempt) -> View | None:
     """The view a retrieve attempt yields, or None when it failed."""
-    doc = attempt.doc
-    if doc is None or attempt.status not in ("success", "insufficient"):
+    return view_from(attempt.plugin_id, attempt.status, attempt.doc, attempt.node)
+
+
+def view_from(plugin_id: str, status: str, doc: CnlDocument | None, node: TraceNode | None) -> View | None:
+    """The view a retrieve reply (`doc` with `status`) yields, or None when it failed."""
+    if doc is None or status not in ("success", "insufficient"):
         return None
     resolved = doc.resolved[0] if doc.resolved else None
     by_id = {u.id: u for u in doc.units}
@@ -855,16 +913,14 @@ def view_of(attempt: Attempt) -> View | None:
         guidance_ids = set(resolved.guidance) if resolved else set()
         evidence = [u for u in doc.units if u.id not in guidance_ids]
     guidance = [by_id[i] for i in (resolved.guidance if resolved else []) if i in by_id]
-    sufficient = attempt.status == "success" and (
-        resolved.sufficient if resolved is not None else bool(evidence)
-    )
+    sufficient = status == "success" and (resolved.sufficient if resolved is not None else bool(evidence))
     return View(
-        plugin_id=attempt.plugin_id,
+        plugin_id=plugin_id,
         sufficient=sufficient,
         evidence=evidence,
         guidance=guidance,
         resolved=resolved,
-        node=attempt.node,
+        node=node,
         confidence=doc.result.confidence,
     )
 

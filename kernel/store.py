@@ -216,6 +216,7 @@ class Store:
         self._closed = False
         # session id -> (highest pk decoded, the session's units): see session_units
         self._session_cache: OrderedDict[str, tuple[int, list[KnowledgeUnit]]] = OrderedDict()
+        self._cached_units = 0  # sum of the cached sessions' unit counts (kept as they change)
         self._migrate()
 
     @classmethod
@@ -565,37 +566,47 @@ class Store:
             self.get_session(session_id)
             conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
         with self._lock:
-            self._session_cache.pop(session_id, None)
+            dropped = self._session_cache.pop(session_id, None)
+            if dropped is not None:
+                self._cached_units -= len(dropped[1])
 
     def session_units(self, session_id: str) -> list[KnowledgeUnit]:
         """The committed units of a session, in commit order.
 
         Session units are append-only (only deleting the session removes them) and a later commit always
         gets higher pks, so the decoded units of recently read sessions are kept (up to SESSION_CACHE_UNITS
-        in all, least recently read dropped first) and a call decodes only the rows added since (every turn of a continuing session reads its units). The
-        returned units are shared with that cache: treat them as immutable (replace, never assign).
+        in all, least recently read dropped first) and a call decodes only the rows added since (every
+        turn of a continuing session reads its units). The returned units are shared with that cache:
+        treat them as immutable (replace, never assign).
         """
-        self.get_session(session_id)
         with self._lock:
             last_pk, units = self._session_cache.get(session_id, (0, []))
+        # one query: no row = no such session; one row with a NULL pk = no units added since
         rows = (
             self._conn()
             .execute(
-                "SELECT pk, data FROM units WHERE session_id = ? AND pk > ? ORDER BY pk",
-                (session_id, last_pk),
+                "SELECT u.pk, u.data FROM sessions s LEFT JOIN units u ON u.session_id = s.id AND u.pk > ?"
+                " WHERE s.id = ? ORDER BY u.pk",
+                (last_pk, session_id),
             )
             .fetchall()
         )
-        if rows:
+        if not rows:
+            raise SessionNotFound(f"no session '{session_id}'", {"session": session_id})
+        if rows[0][0] is not None:
             units = [*units, *(_unit_decoder.decode(r[1]) for r in rows)]
             last_pk = rows[-1][0]
         with self._lock:
             cache = self._session_cache
+            before = cache.get(session_id)
+            if before is not None and before[1] is units:  # nothing new: no bookkeeping
+                cache.move_to_end(session_id)
+                return list(units)
+            self._cached_units += len(units) - (len(before[1]) if before is not None else 0)
             cache[session_id] = (last_pk, units)
             cache.move_to_end(session_id)
-            total = sum(len(u) for _, u in cache.values())
-            while cache and total > SESSION_CACHE_UNITS:
-                total -= len(cache.popitem(last=False)[1][1])
+            while cache and self._cached_units > SESSION_CACHE_UNITS:
+                self._cached_units -= len(cache.popitem(last=False)[1][1])
         return list(units)
 
     @staticmethod
@@ -761,24 +772,22 @@ class Store:
                     ).rowcount
                     == 1
                 )
-                if not created:
-                    row = conn.execute(
-                        "SELECT turn_count FROM sessions WHERE id = ?", (turn.sessionId,)
-                    ).fetchone()
-                    if row is None:
-                        raise SessionNotFound(f"no session '{turn.sessionId}'", {"session": turn.sessionId})
-                    turn_row[2] = row[0]
+                if not created:  # one statement bumps the count and returns the turn's index
                     if preferences is not None:
-                        conn.execute(
+                        rows = conn.execute(
                             "UPDATE sessions SET preferences = ?, turn_count = turn_count + 1, updated_at = ?"
-                            " WHERE id = ?",
+                            " WHERE id = ? RETURNING turn_count - 1",
                             (_pins_json(preferences), stamp, turn.sessionId),
-                        )
+                        ).fetchall()
                     else:
-                        conn.execute(
-                            "UPDATE sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?",
+                        rows = conn.execute(
+                            "UPDATE sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?"
+                            " RETURNING turn_count - 1",
                             (stamp, turn.sessionId),
-                        )
+                        ).fetchall()  # fetchall: the statement runs to its end before the next one
+                    if not rows:
+                        raise SessionNotFound(f"no session '{turn.sessionId}'", {"session": turn.sessionId})
+                    turn_row[2] = rows[0][0]
                 self._insert_session_units(conn, turn.sessionId, units, empty=created)
                 conn.execute(self._INSERT_TURN, turn_row)
                 for outcome in outcomes:
@@ -790,6 +799,19 @@ class Store:
                 f"turn {turn.requestId} cannot be committed: {err}", {"request": turn.requestId}
             ) from None
         return msgspec.structs.replace(turn, turnIndex=turn_row[2], createdAt=created_at)
+
+    def update_turn_trace(self, request_id: str, trace: dict[str, Any]) -> None:
+        """Replace a committed turn's trace (a call the turn left running has ended: see
+        `overlap.Background`); one transaction. TurnNotFound when no such turn is stored."""
+        updated = (
+            self._conn()  # one statement: its own transaction (autocommit)
+            .execute(
+                "UPDATE turns SET trace = ? WHERE request_id = ?", (_json_encoder.encode(trace), request_id)
+            )
+            .rowcount
+        )
+        if updated == 0:
+            raise TurnNotFound(f"no turn with request id '{request_id}'", {"request": request_id})
 
     def get_turn(self, request_id: str) -> TurnRecord:
         row = (

@@ -223,10 +223,32 @@ def test_openai_stream_failure_is_an_error_chunk_the_client_raises(harness):
         client.close()
 
 
+def test_shutdown_drains_a_record_outcome_the_answer_did_not_wait_for(tmp_path):
+    script = {
+        **SCRIPT,
+        "planner-a": {**SCRIPT["planner-a"], "recordOutcome": {"sleepMs": 800, "result": "ok"}},
+    }
+    harness = Harness(tmp_path, script)
+    with ThreadServer(harness) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+        reply = http.post("/chat/completions", json={"message": "what is alpha?", "stream": False})
+        assert reply.status_code == 200, reply.text
+        done = reply.json()
+        (record,) = [n for n in done["execution_trace"]["nodes"] if n.get("op") == "recordOutcome"]
+        server.stop()  # at once: the outcome call still runs and is drained before the workers stop
+    assert [c["op"] for c in harness.calls("planner-a")][-1] == "recordOutcome"
+    store = Store.open(harness.home)
+    try:
+        stored = {n["id"]: n for n in store.get_turn(done["request_id"]).trace["nodes"]}
+    finally:
+        store.close()
+    assert stored[record["id"]]["status"] == "success"
+    assert stored[record["id"]]["output"]["result"] == "ok"
+
+
 def test_a_turn_past_its_deadline_is_504(tmp_path, monkeypatch):
     from mrpvm.kernel.api import turns
 
-    async def stuck(ctx, request, *, on_event=None):  # an engine that never returns
+    async def stuck(ctx, request, **_):  # an engine that never returns
         await anyio.sleep(30)
 
     monkeypatch.setattr(turns, "run_turn", stuck)

@@ -92,6 +92,13 @@ def test_session_keeps_its_context_across_turns_and_explains_them(http):
         assert turn["plugin_ids"]["gs"] == "gs-symbolic"
         assert turn["response_document"]["requestId"] == turn["request_id"]
         assert turn["trace"]["nodes"] and turn["trace"]["edges"]
+        # recordOutcome runs on after the answer; explainability shows it finished
+        (record,) = [n for n in turn["trace"]["nodes"] if n.get("op") == "recordOutcome"]
+        assert record["status"] == "success" and record["output"]["result"]
+    for answer, turn in zip(answers, turns, strict=True):  # the same nodes as the answers' traces
+        assert [n["id"] for n in turn["trace"]["nodes"]] == [
+            n["id"] for n in answer["execution_trace"]["nodes"]
+        ]
 
 
 def test_history_messages_become_context_of_a_fresh_session(http):

@@ -110,9 +110,12 @@ def test_an_early_retrieve_the_post_seed_plan_overrides_is_unused(tmp_path):
     h = Harness(tmp_path, base_script(pre, post), planners=("planner-a",), enabled=ENABLED)
     result = h.ask("what is alpha?")
     assert result.status == "success" and result.kb_plugin == "kb-b"
-    (event,) = unused(result)
+    # the early retrieve by kb-a, and the solve that started on its view, are both unused
+    event, solve = unused(result)
     assert event["pluginId"] == "kb-a" and event["label"].startswith("early retrieve by kb-a not used")
+    assert solve["pluginId"] == "gs-a" and solve["label"].startswith("early solve by gs-a not used")
     assert plugin_calls(result, "retrieve") == ["kb-b"]
+    assert plugin_calls(result, "solve") == ["gs-a"]  # the one on kb-b's view
     view = [n for n in nodes(result, kind="event") if n["label"].startswith("knowledge view 1")]
     assert view and "kb-b" in view[0]["label"]
 
@@ -161,3 +164,51 @@ def test_record_outcome_and_the_commit_notice_both_finish_before_the_turn_is_sto
     assert stored_nodes[record[0]["id"]]["status"] == "success"
     assert all(stored_nodes[n["id"]]["status"] == "success" for n in notice)
     assert result.response_document["durationMs"] >= 150.0  # the document's time covers the outcome call
+
+
+def test_a_solve_starts_on_the_early_view_while_the_planner_plans_and_is_used_once(tmp_path):
+    plan = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"], "goalSolverOrder": ["gs-a"]}
+    script = base_script(plan)
+    script["planner-a"]["buildPlan"][1] = {
+        "when": {"phase": "post-seed"},
+        "plan": plan,
+        "sleepMs": 300,
+        "track": True,
+    }
+    script["gs-a"]["solve"] |= {"sleepMs": 50, "track": True}
+    h = Harness(tmp_path, script, planners=("planner-a",), enabled=ENABLED)
+    result = h.ask("what is alpha?")
+    assert result.status == "success" and "Alpha is a widget." in result.response_markdown
+    assert unused(result) == []
+    assert [c["plugin"] for c in h.calls(op="solve")] == ["gs-a"]  # called once
+    assert h.counter()["max"] == 2  # the solve ran while the post-seed plan was still being made
+    (solve,) = nodes(result, kind="plugin", op="solve")
+    view = [n for n in nodes(result, kind="event") if n["label"].startswith("knowledge view 1")][0]
+    parents = {(e["src"], e["dst"]) for e in result.execution_trace["edges"] if e["kind"] == "parent"}
+    assert (view["id"], solve["id"]) in parents and solve["status"] == "success"
+
+
+def test_an_early_solve_the_post_seed_plan_overrides_is_unused(tmp_path):
+    pre = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"], "goalSolverOrder": ["gs-a"]}
+    post = {"kbPluginOrder": ["kb-a"], "goalSolverOrder": ["gs-b"]}
+    script = base_script(pre, post)
+    script["gs-b"] = {"solve": {"answer": "Alpha is a gadget.", "sources": "evidence"}}
+    h = Harness(tmp_path, script, planners=("planner-a",), enabled=[*ENABLED, "gs-b"])
+    result = h.ask("what is alpha?")
+    assert result.status == "success" and result.goal_solver_plugin == "gs-b"
+    assert "Alpha is a gadget." in result.response_markdown
+    (event,) = unused(result)
+    assert event["pluginId"] == "gs-a" and event["label"].startswith("early solve by gs-a not used")
+    assert plugin_calls(result, "solve") == ["gs-b"]
+    assert sorted(c["plugin"] for c in h.calls(op="solve")) == ["gs-a", "gs-b"]
+
+
+def test_no_solve_starts_early_on_an_insufficient_view(tmp_path):
+    plan = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"], "goalSolverOrder": ["gs-a"]}
+    script = base_script(plan, plan)
+    script["kb-a"]["retrieve"] = {"select": "all", "sufficient": False}
+    h = Harness(tmp_path, script, planners=("planner-a",), orders={"kb": ["kb-a"]}, enabled=ENABLED)
+    result = h.ask("what is alpha?")
+    assert unused(result) == []
+    assert plugin_calls(result, "solve") == ["gs-a"]
+    assert [c["plugin"] for c in h.calls(op="solve")] == ["gs-a"]

@@ -155,6 +155,11 @@ def test_the_per_turn_queries_use_indexes(store):
         ("SELECT hash FROM units WHERE session_id = ? AND hash IN (?, ?)", ("s", "a", "b")),
         ("SELECT id FROM units WHERE session_id = ? AND id IN (?, ?)", ("s", "a", "b")),
         ("SELECT pk, data FROM units WHERE session_id = ? AND pk > ? ORDER BY pk", ("s", 0)),
+        (
+            "SELECT u.pk, u.data FROM sessions s LEFT JOIN units u ON u.session_id = s.id AND u.pk > ?"
+            " WHERE s.id = ? ORDER BY u.pk",
+            (0, "s"),
+        ),
         ("SELECT user_message FROM turns WHERE session_id = ? ORDER BY turn_index DESC LIMIT ?", ("s", 8)),
         ("SELECT data FROM units WHERE kb_id = ? ORDER BY pk", ("k",)),
         ("SELECT 1 FROM units WHERE source_id = ?", ("x",)),  # the sources -> units cascade
@@ -342,6 +347,37 @@ def test_commit_turn_promotes_units_deduplicated_and_appends_history(store):
     assert store.get_session(session.id).preferences == Pins(gs="gs-symbolic")  # None keeps preferences
 
 
+def test_update_turn_trace_replaces_only_that_turns_trace(store, tmp_path):
+    session = store.create_session()
+    store.commit_turn(turn(session.id, "req-1"), [], None)
+    store.commit_turn(turn(session.id, "req-2"), [], None)
+    finished = {"nodes": [{"id": "n1", "status": "success", "output": {"result": "learned"}}], "edges": []}
+    store.update_turn_trace("req-1", finished)
+    assert store.get_turn("req-1").trace == finished
+    assert store.get_turn("req-2").trace == {"nodes": [{"id": "n1"}], "edges": []}
+    other = Store.open(tmp_path)  # durable: another connection sees it
+    try:
+        assert other.get_turn("req-1").trace == finished
+        assert other.get_turn("req-1").responseMarkdown == "## Answer"
+    finally:
+        other.close()
+    with pytest.raises(TurnNotFound):
+        store.update_turn_trace("req-missing", finished)
+
+
+def test_turn_indexes_follow_the_session_count_with_and_without_preferences(store):
+    session = store.create_session()
+    indexes = [
+        store.commit_turn(
+            turn(session.id, f"req-{i}"), [], Pins(gs="gs-symbolic") if i % 2 else None
+        ).turnIndex
+        for i in range(4)
+    ]
+    assert indexes == [0, 1, 2, 3] and store.get_session(session.id).turnCount == 4
+    with pytest.raises(SessionNotFound):
+        store.commit_turn(turn("ses_missing", "req-x"), [], None)
+
+
 def test_a_failing_commit_changes_nothing(store):
     session = store.create_session()
     store.commit_turn(turn(session.id, "req-1"), [ku("t1::1", "Fact one.")], None)
@@ -448,6 +484,11 @@ def test_session_units_stay_right_when_the_unit_cache_overflows(store, monkeypat
     store.add_session_units(a.id, [ku("a::3", "A three."), ku("a::4", "A four.")])  # larger than the cache
     assert [u.id for u in store.session_units(a.id)] == ["a::1", "a::2", "a::3", "a::4"]
     assert [u.id for u in store.session_units(a.id)] == ["a::1", "a::2", "a::3", "a::4"]
+    # the running count of cached units (kept instead of summing every session per read) stays exact
+    assert store._cached_units == sum(len(u) for _, u in store._session_cache.values())
+    store.session_units(b.id)
+    store.delete_session(a.id)
+    assert store._cached_units == sum(len(u) for _, u in store._session_cache.values()) == 3
 
 
 def test_delete_session_removes_its_units_and_turns(store, tmp_path):

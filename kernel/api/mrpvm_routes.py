@@ -181,6 +181,7 @@ def _preview(turn: Any) -> str:
 async def explainability(request: Request) -> Response:
     ctx = request.app.state.ctx
     session_id = session_param(request)
+    await ctx.background.drain(session_id)  # calls its turns left running (recordOutcome) end first
     stored = await anyio.to_thread.run_sync(ctx.store.list_turns, session_id)
     entries = [
         ExplainEntry(

@@ -157,10 +157,13 @@ async def prepare(
 async def run(
     ctx: KernelContext, request: TurnRequest, on_event: Callable[[dict[str, Any]], None] | None = None
 ) -> TurnResult:
-    """run_turn with the daemon's deadline: the engine's request deadline plus a grace period → 504."""
+    """run_turn with the daemon's deadline: the engine's request deadline plus a grace period → 504.
+
+    recordOutcome is deferred (the answer does not wait for it); explainability and shutdown drain it.
+    """
     limit = ctx.config.engine.budget.requestTimeoutMs / 1000 + DEADLINE_GRACE_S
     with anyio.move_on_after(limit):
-        return await run_turn(ctx, request, on_event=on_event)
+        return await run_turn(ctx, request, on_event=on_event, defer_outcome=True)
     raise DeadlineExceeded(
         f"the turn did not finish within {limit:.0f} s; its staged units were discarded",
         {"deadlineMs": int(limit * 1000), "session": request.session_id},

@@ -1,0 +1,147 @@
+"""recordOutcome left running after the answer (`run_turn(..., defer_outcome=True)`, the daemon's mode).
+
+The turn answers and commits without waiting for it; its trace node is stored `pending` and replaced by
+the finished node when it ends; a later turn waits for it before calling that planner; closing the
+kernel context waits for it, so nothing a turn started is lost.
+"""
+
+from __future__ import annotations
+
+import anyio
+from engine_support import Harness, intent, nodes
+from mrpvm.kernel.engine import TurnRequest, run_turn
+from mrpvm.kernel.store import Store
+
+ENABLED = ["planner-a", "sd-a", "kb-a", "gs-a"]
+PLAN = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"], "goalSolverOrder": ["gs-a"]}
+
+
+def script(record_outcome: dict, *, track_plans: bool = False) -> dict:
+    plan_rule = {"plan": PLAN, "track": True} if track_plans else {"plan": PLAN}
+    return {
+        "planner-a": {"buildPlan": plan_rule, "recordOutcome": record_outcome},
+        "sd-a": {"detectSeeds": {"intents": [intent("what is alpha")]}},
+        "kb-a": {"retrieve": {"select": "all"}, "onSessionEvent": {}},
+        "gs-a": {"solve": {"answer": "Alpha is a widget.", "sources": "evidence"}},
+    }
+
+
+def stored_turn(h: Harness, request_id: str):
+    store = Store.open(h.home)
+    try:
+        return store.get_turn(request_id)
+    finally:
+        store.close()
+
+
+def test_the_answer_does_not_wait_and_shutdown_stores_the_finished_node(tmp_path):
+    h = Harness(
+        tmp_path,
+        script({"sleepMs": 300, "result": "learned"}),
+        planners=("planner-a",),
+        enabled=ENABLED,
+    )
+
+    async def go():
+        ctx = await h.open()
+        try:
+            result = await run_turn(ctx, TurnRequest(message="what is alpha?"), defer_outcome=True)
+            # nothing has yielded to the event loop since: the background job cannot have ended
+            at_answer = ctx.store.get_turn(result.request_id)
+            pending = len(ctx.background)
+        finally:
+            await ctx.aclose()  # drains the background job
+        return result, at_answer, pending
+
+    result, at_answer, pending = anyio.run(go)
+    assert result.status == "success" and "Alpha is a widget." in result.response_markdown
+    (record,) = nodes(result, kind="plugin", op="recordOutcome")
+    assert record["status"] == "pending" and pending == 1
+    assert {n["id"]: n["status"] for n in at_answer.trace["nodes"]}[record["id"]] == "pending"
+    later = stored_turn(h, result.request_id)
+    finished = {n["id"]: n for n in later.trace["nodes"]}
+    assert finished[record["id"]]["status"] == "success"
+    assert finished[record["id"]]["output"]["result"] == "learned"
+    assert finished[record["id"]]["durationMs"] > 0
+    # the same nodes and edges as the answer's trace; only the pending node changed
+    assert [n["id"] for n in later.trace["nodes"]] == [n["id"] for n in result.execution_trace["nodes"]]
+    assert later.trace["edges"] == result.execution_trace["edges"]
+    assert later.responseMarkdown == result.response_markdown
+    assert [c["op"] for c in h.calls("planner-a")] == ["buildPlan", "buildPlan", "recordOutcome"]
+
+
+def test_the_next_turn_plans_only_after_the_pending_outcome_ended(tmp_path):
+    h = Harness(
+        tmp_path,
+        script({"sleepMs": 200, "track": True}, track_plans=True),
+        planners=("planner-a",),
+        enabled=ENABLED,
+    )
+
+    async def go():
+        ctx = await h.open()
+        try:
+            first = await run_turn(ctx, TurnRequest(message="what is alpha?"), defer_outcome=True)
+            second = await run_turn(
+                ctx, TurnRequest(message="what is alpha?", session_id=first.session_id), defer_outcome=True
+            )
+            return first, second
+        finally:
+            await ctx.aclose()
+
+    first, second = anyio.run(go)
+    assert first.status == second.status == "success"
+    # planner-a has 4 workers: only the wait keeps the second turn's plans off the first's outcome
+    assert h.counter() == {"active": 0, "max": 1, "total": 6}
+    ops = [c["op"] for c in h.calls("planner-a")]
+    assert ops == ["buildPlan", "buildPlan", "recordOutcome"] * 2
+
+
+def test_a_deferred_outcome_sends_no_progress_events_and_its_failure_is_stored(tmp_path):
+    h = Harness(
+        tmp_path,
+        script({"sleepMs": 50, "fail": {"code": "OUTCOME_DOWN", "message": "cannot learn"}}),
+        planners=("planner-a",),
+        enabled=ENABLED,
+    )
+    events: list[dict] = []
+
+    async def go():
+        ctx = await h.open()
+        try:
+            return await run_turn(
+                ctx, TurnRequest(message="what is alpha?"), on_event=events.append, defer_outcome=True
+            )
+        finally:
+            await ctx.aclose()
+
+    result = anyio.run(go)
+    assert result.status == "success"
+    (record,) = nodes(result, kind="plugin", op="recordOutcome")
+    started = [e["node"] for e in events if e["event"] == "plugin-start"]
+    ended = [e["node"] for e in events if e["event"] == "plugin-end"]
+    assert record["id"] not in started + ended
+    assert sorted(started) == sorted(ended) and len(started) == 5  # plans, seeds, retrieve, solve
+    stored = {n["id"]: n for n in stored_turn(h, result.request_id).trace["nodes"]}
+    assert stored[record["id"]]["status"] == "error"
+    assert stored[record["id"]]["output"]["code"] == "OUTCOME_DOWN"
+
+
+def test_a_session_deleted_while_its_outcome_runs_is_no_error(tmp_path, caplog):
+    h = Harness(tmp_path, script({"sleepMs": 200}), planners=("planner-a",), enabled=ENABLED)
+
+    async def go():
+        ctx = await h.open()
+        try:
+            result = await run_turn(ctx, TurnRequest(message="what is alpha?"), defer_outcome=True)
+            ctx.store.delete_session(result.session_id)  # its turns go with it
+            await ctx.background.drain()
+            return result, len(ctx.background)
+        finally:
+            await ctx.aclose()
+
+    with caplog.at_level("ERROR", logger="mrpvm.kernel"):
+        result, left = anyio.run(go)
+    assert result.status == "success" and left == 0
+    assert [c["op"] for c in h.calls("planner-a")][-1] == "recordOutcome"
+    assert not [r for r in caplog.records if r.name == "mrpvm.kernel"]
