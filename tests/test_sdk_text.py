@@ -70,3 +70,26 @@ def test_word_pattern_and_words(value, tokens):
 def test_trim_span(value, a, b, expected):
     start, end = trim_span(value, a, b)
     assert a <= start <= end <= b and value[start:end] == expected
+
+
+def test_each_markdown_list_item_is_a_sentence_without_its_marker():
+    from mrpvm.plugins.sdk.text import sentences
+
+    text = (
+        "1. Install it. Then build.\n"
+        "- **One-shot**: stdin is JSON. Exit codes: 0 ok.\n"
+        "* a lowercase item\n"
+        "2) Run it\n"
+        "Dr. Smith came.\n\n"
+        "It fell -5 degrees. In 2020 we won."
+    )
+    assert sentences(text) == [
+        "Install it.",
+        "Then build.",
+        "**One-shot**: stdin is JSON.",
+        "Exit codes: 0 ok.",
+        "a lowercase item",
+        "Run it\nDr. Smith came.",  # no final punctuation: the line runs on
+        "It fell -5 degrees.",
+        "In 2020 we won.",
+    ]

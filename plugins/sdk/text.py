@@ -7,7 +7,12 @@ from functools import lru_cache
 
 # A word: letters/digits, with inner hyphens and apostrophes ("state-of-the-art", "Bob's").
 WORD_PATTERN = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])|\n\s*\n")
+# A Markdown list marker ("- ", "* ", "+ ", "• ", "1. ", "2) ") opening a line: every item is a sentence.
+_LIST_MARKER = r"(?:[-*+•]|\d{1,3}[.)])[ \t]+"
+_SENTENCE_END = re.compile(
+    r"(?P<hard>\n\s*\n|\n[ \t]*" + _LIST_MARKER + r")|(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])"
+)
+_LEADING_MARKER = re.compile(_LIST_MARKER)
 _ABBREVIATIONS = frozenset(
     ["mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "fig", "no", "vol", "approx", "inc", "ltd", "co", "corp", "dept", "est", "cmdr", "gen", "lt", "col", "capt", "sgt"]
 )  # fmt: skip
@@ -84,8 +89,9 @@ def terms(text: str) -> list[str]:
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """(start, end) character offsets of the sentences of text[start:end], whitespace trimmed.
 
-    Splits after . ! ? followed by space and a capital/digit, and at blank lines; does not split after
-    common abbreviations ("Dr.", "e.g.") or single initials.
+    Splits after . ! ? followed by space and a capital/digit, at blank lines and before each Markdown
+    list item (whose marker is left out); does not split after common abbreviations ("Dr.", "e.g.") or
+    single initials.
     """
     end = len(text) if end is None else end
     spans: list[tuple[int, int]] = []
@@ -94,8 +100,12 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         piece_end = match.start()
         before = text[cursor:piece_end].rstrip()
         last_word = before.rsplit(None, 1)[-1].rstrip(".").lower() if before.strip() else ""
-        soft_break = "\n\n" not in match.group(0).replace(" ", "")
-        if soft_break and (last_word in _ABBREVIATIONS or (len(last_word) == 1 and last_word.isalpha())):
+        soft_break = match.group("hard") is None
+        if soft_break and (
+            last_word in _ABBREVIATIONS
+            or (len(last_word) == 1 and last_word.isalpha())
+            or _LEADING_MARKER.fullmatch(before.strip() + " ") is not None  # "1. Install": a list number
+        ):
             continue
         _append_trimmed(text, cursor, piece_end, spans)
         cursor = match.end()
@@ -114,6 +124,9 @@ def trim_span(text: str, a: int, b: int) -> tuple[int, int]:
 
 def _append_trimmed(text: str, a: int, b: int, spans: list[tuple[int, int]]) -> None:
     a, b = trim_span(text, a, b)
+    marker = _LEADING_MARKER.match(text, a, b)  # the first item of a list
+    if marker is not None:
+        a = marker.end()
     if b > a:
         spans.append((a, b))
 
