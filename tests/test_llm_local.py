@@ -143,3 +143,17 @@ def test_missing_packages_or_model_say_how_to_install(tmp_path, monkeypatch):
     with pytest.raises(LocalLLMError, match="MRPVM_LOCAL_LLM_MODEL .*no.gguf is not a file"):
         anyio.run(LocalLLMServer(environ).start)
     assert local.model_path({"MRPVM_HOME": "/x"}) == Path("/x/models/gemma-3-270m-q4_k_m.gguf")
+
+
+def test_a_key_that_starts_with_a_dash_still_reaches_the_server(tmp_path):
+    """Regression: `--api_key -x…` made argparse read the key as a flag (1 start in ~64 failed)."""
+    environ, model = setup(tmp_path, "spawn")
+
+    async def main():
+        llm = server(environ, model)
+        llm.api_key = "-starts-with-a-dash"
+        async with llm, httpx.AsyncClient(trust_env=False) as client:
+            headers = {"Authorization": f"Bearer {llm.api_key}"}
+            return (await client.get(f"{llm.base_url}/models", headers=headers)).status_code
+
+    assert anyio.run(main) == 200

@@ -207,7 +207,8 @@ class LocalLLMServer:
         self.python = python or sys.executable
         self.server_module = server_module  # tests substitute a fake server
         self.log_path = home_dir(self.environ) / "logs" / "local-llm.log"
-        self.api_key = secrets.token_urlsafe(24)
+        # hex: an argparse value must not start with "-" (token_urlsafe can)
+        self.api_key = secrets.token_hex(24)
         self.port: int | None = None
         self.load_s: float | None = None
         self._process: Any = None
@@ -245,7 +246,7 @@ class LocalLLMServer:
             "--model_alias", MODEL_ALIAS if self.model.name == MODEL_FILE else self.model.stem,
             "--host", self.host,
             "--port", str(port),
-            "--api_key", self.api_key,
+            f"--api_key={self.api_key}",
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.n_threads),
             "--chat_format", self.chat_format,
