@@ -10,22 +10,40 @@ from __future__ import annotations
 import time
 
 
-class RequestBudget:
-    """What a request may still spend."""
+class CallBudget:
+    """LLM calls a request may still make. The LLM bridge charges a call before it goes upstream and
+    refunds it when the upstream never got it. Alone, it serves requests without a deadline (ingest,
+    tools, tests)."""
 
-    __slots__ = ("llm_calls_total", "llm_calls_used", "deadline", "started", "max_depth", "_clock")
+    __slots__ = ("llm_calls_total", "llm_calls_used")
 
-    def __init__(self, llm_calls: int, timeout_ms: int, max_depth: int, *, clock=time.monotonic):
-        self._clock = clock
-        self.started = clock()
-        self.deadline = self.started + timeout_ms / 1000.0
+    def __init__(self, llm_calls: int):
         self.llm_calls_total = max(0, llm_calls)
         self.llm_calls_used = 0
-        self.max_depth = max_depth
 
     @property
     def llm_calls_left(self) -> int:
         return max(0, self.llm_calls_total - self.llm_calls_used)
+
+    def charge(self, llm_calls: int) -> None:
+        if llm_calls > 0:
+            self.llm_calls_used += llm_calls
+
+    def refund(self, llm_calls: int) -> None:
+        self.llm_calls_used = max(0, self.llm_calls_used - max(0, llm_calls))
+
+
+class RequestBudget(CallBudget):
+    """What a request may still spend."""
+
+    __slots__ = ("deadline", "started", "max_depth", "_clock")
+
+    def __init__(self, llm_calls: int, timeout_ms: int, max_depth: int, *, clock=time.monotonic):
+        super().__init__(llm_calls)
+        self._clock = clock
+        self.started = clock()
+        self.deadline = self.started + timeout_ms / 1000.0
+        self.max_depth = max_depth
 
     def time_left_s(self) -> float:
         return max(0.0, self.deadline - self._clock())
@@ -42,10 +60,6 @@ class RequestBudget:
     def affords(self, max_llm_calls: int) -> bool:
         """A plugin may run only if its declared upper bound fits in what is left."""
         return max_llm_calls <= self.llm_calls_left
-
-    def charge(self, llm_calls: int) -> None:
-        if llm_calls > 0:
-            self.llm_calls_used += llm_calls
 
     def call_timeout_s(self, plugin_timeout_ms: int) -> float:
         """min(plugin timeout, time left): no call may outlive the request."""

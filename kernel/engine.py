@@ -41,7 +41,7 @@ from mrpvm.protocol.envelope import Pins, RecordOutcomePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 from .budgets import RequestBudget
-from .errors import BadInput, TurnNotFound, UnknownPluginError
+from .errors import BadInput, TurnNotFound
 from .frames import ExecutionFrame
 from .overlap import Early, concurrently, hold_spin, run_all
 from .records import PlannerOutcome, SessionRecord, TurnRecord
@@ -55,11 +55,11 @@ from .response import (
 )
 from .stages import (
     MAX_HISTORY,
-    STAGE_TYPES,
     BranchRun,
     EventHook,
     TurnState,
     View,
+    check_pins,
     empty_view,
     intent_key,
 )
@@ -183,7 +183,7 @@ async def _run_turn(
     if not message:
         raise BadInput("EMPTY_MESSAGE", "the message is empty")
     store, config = ctx.store, ctx.config
-    _check_pins(ctx, request.pins)
+    check_pins(ctx, request.pins)
     max_calls = config.engine.budget.maxLLMCalls if request.max_llm_calls is None else request.max_llm_calls
     if max_calls < 0:
         raise BadInput("BAD_BUDGET", f"max LLM calls must not be negative (got {max_calls})")
@@ -295,21 +295,6 @@ async def _run_turn(
         status=status,
         plugin_ms=round(state.plugin_ms, 3),
     )
-
-
-def _check_pins(ctx: KernelContext, pins: Pins) -> None:
-    wanted = {"planner": "mrp-plan-plugin", **STAGE_TYPES}
-    for stage, plugin_type in wanted.items():
-        plugin_id = getattr(pins, stage)
-        if plugin_id is None:
-            continue
-        entry = ctx.registry.get(plugin_id) if plugin_id in ctx.registry else None
-        if entry is None or entry.type != plugin_type:
-            known = ", ".join(e.id for e in ctx.registry.list(plugin_type)) or "none"
-            raise UnknownPluginError(
-                f"no {plugin_type} '{plugin_id}' to pin for {stage} (known: {known})",
-                {"stage": stage, "plugin": plugin_id},
-            )
 
 
 def _representative(outcomes: list[SeedOutcome]) -> SeedOutcome | None:

@@ -41,7 +41,7 @@ import msgspec
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
-from .errors import BadInput, KernelError, UnknownPluginError
+from .errors import BadInput, KernelError
 
 if TYPE_CHECKING:
     from .context import KernelContext
@@ -50,7 +50,6 @@ EVAL_FILE = "eval.json"
 DEFAULT_STORY = "story.nl"
 DEFAULT_INGEST_SD = "sd-symbolic"
 COMBO_STAGES = ("sd", "kb", "gs")
-COMBO_TYPES = {"sd": "sd-plugin", "kb": "kb-plugin", "gs": "gs-plugin"}
 
 
 class SuiteError(BadInput, code="BAD_SUITE"):
@@ -175,20 +174,6 @@ def parse_combo(text: str | None) -> Pins:
     return Pins(
         **{stage: (p if p and p != "-" else None) for stage, p in zip(COMBO_STAGES, parts, strict=True)}
     )
-
-
-def check_combo(ctx: KernelContext, pins: Pins) -> None:
-    """Every pinned plugin exists with the right type (before any suite runs)."""
-    for stage, plugin_type in COMBO_TYPES.items():
-        plugin_id = getattr(pins, stage)
-        if plugin_id is None:
-            continue
-        entry = ctx.registry.get(plugin_id) if plugin_id in ctx.registry else None
-        if entry is None or entry.type != plugin_type:
-            known = ", ".join(e.id for e in ctx.registry.list(plugin_type)) or "none"
-            raise UnknownPluginError(
-                f"--combo: no {plugin_type} '{plugin_id}' (known: {known})", {"plugin": plugin_id}
-            )
 
 
 # --------------------------------------------------------------------------- matching and scoring
@@ -484,12 +469,13 @@ async def run_eval(
 ) -> EvalReport:
     """Load every suite first (a bad one fails before any work), then evaluate them one by one."""
     from .context import KernelContext
+    from .stages import check_pins
 
     suites = [load_suite(f) for f in folders]
     pins = parse_combo(combo)
     ctx = await KernelContext.open(environ)
     try:
-        check_combo(ctx, pins)
+        check_pins(ctx, pins, prefix="--combo: ")
         for suite in suites:
             sd = suite.spec.ingestSeedDetectorPlugin
             if sd is not None:

@@ -36,6 +36,7 @@ from mrpvm.protocol.envelope import (
 )
 
 from .budgets import RequestBudget
+from .errors import UnknownPluginError
 from .frames import ExecutionFrame
 from .llm.hooks import grant, settle
 from .overlap import Early, run_all
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 SKIPPED_BUDGET = "skipped-budget"
 SKIPPED_KNOWN = "skipped-known-failure"
 STAGE_TYPES = {"sd": "sd-plugin", "kb": "kb-plugin", "gs": "gs-plugin", "val": "val-plugin"}
+PIN_TYPES = {"planner": "mrp-plan-plugin", **STAGE_TYPES}  # what each Pins field must name
 PLAN_FIELDS = {
     "sd": "seedDetectorOrder",
     "kb": "kbPluginOrder",
@@ -63,6 +65,22 @@ TURN_UNIT_PREFIX = (
 MAX_HISTORY = 8
 CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
 EventHook = Callable[[dict[str, Any]], None]
+
+
+def check_pins(ctx: KernelContext, pins: Pins, *, prefix: str = "") -> None:
+    """Every pinned plugin is registered with its stage's type, else UnknownPluginError naming the
+    stage and the plugins that would fit (`prefix` tells the user where the pin came from)."""
+    for stage, plugin_type in PIN_TYPES.items():
+        plugin_id = getattr(pins, stage)
+        if plugin_id is None:
+            continue
+        entry = ctx.registry.get(plugin_id) if plugin_id in ctx.registry else None
+        if entry is None or entry.type != plugin_type:
+            known = ", ".join(e.id for e in ctx.registry.list(plugin_type)) or "none"
+            raise UnknownPluginError(
+                f"{prefix}no {plugin_type} '{plugin_id}' to pin for {stage} (known: {known})",
+                {"stage": stage, "plugin": plugin_id},
+            )
 
 
 def intent_key(intent: IntentGroup) -> str:

@@ -341,7 +341,8 @@ def test_missing_folder_and_bad_eval_json_are_one_line_errors(tmp_path):
     proc = run_eval(home, str(broken))
     assert proc.returncode == 2 and "input" in one_error_line(proc)
     proc = run_eval(home, str(OWN_SUITES / "fact_graph"), "--combo", "sd-symbolic,kb-nope,gs-symbolic")
-    assert proc.returncode == 2 and "kb-nope" in one_error_line(proc)
+    line = one_error_line(proc)
+    assert proc.returncode == 2 and "--combo: no kb-plugin 'kb-nope'" in line and "kb-fast" in line
 
 
 def test_load_suite_and_parse_combo_in_process(tmp_path):

@@ -20,6 +20,7 @@ from mrpvm.protocol.envelope import Pins
 from ..engine import TurnRequest, TurnResult, run_turn
 from ..errors import DeadlineExceeded
 from ..ingest import load_session_context
+from ..stages import PIN_TYPES
 from .errors import ApiError, invalid_field
 from .schemas import ChatMessage, TurnEcho, TurnFields
 
@@ -34,14 +35,7 @@ PIN_FIELDS = {
     "goal_solver_plugin": "gs",
     "validator_plugin": "val",
 }
-STAGE_TYPES = {
-    "planner": "mrp-plan-plugin",
-    "sd": "sd-plugin",
-    "kb": "kb-plugin",
-    "gs": "gs-plugin",
-    "val": "val-plugin",
-}
-STAGE_OF_TYPE = {t: s for s, t in STAGE_TYPES.items()}
+STAGE_OF_TYPE = {t: s for s, t in PIN_TYPES.items()}
 HISTORY_SOURCE = "messages"
 DEFAULT_SD = "sd-symbolic"
 DEADLINE_GRACE_S = 5.0  # past the engine's own request deadline before the daemon gives up on a turn
@@ -59,11 +53,11 @@ def check_plugin(ctx: KernelContext, field: str, plugin_id: str, stage: str | No
             f"{field}: no plugin '{plugin_id}' is registered",
             {"field": field, "plugin": plugin_id},
         )
-    if stage is not None and entry.type != STAGE_TYPES[stage]:
+    if stage is not None and entry.type != PIN_TYPES[stage]:
         raise ApiError(
             400,
             "UNKNOWN_PLUGIN",
-            f"{field}: '{plugin_id}' is a {entry.type}, not a {STAGE_TYPES[stage]}",
+            f"{field}: '{plugin_id}' is a {entry.type}, not a {PIN_TYPES[stage]}",
             {"field": field, "plugin": plugin_id, "type": entry.type},
         )
     return entry.type

@@ -1,10 +1,10 @@
 """The kernel's LLM bridge: upstream client, role settings, cache, per-call tokens and the loopback endpoint."""
 
+from ..budgets import CallBudget
 from .bridge import BridgeOptions, LLMBridge, options_from_environ
 from .errors import LLMError
 from .events import LLMCallEvent
 from .settings import ROLES, RoleSettings, RoleTable, role_for_call
-from .tokens import CallBudget
 
 __all__ = [
     "ROLES",

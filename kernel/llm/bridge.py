@@ -29,6 +29,7 @@ from typing import Any
 import msgspec
 from mrpvm.protocol.envelope import LLMAccess
 
+from ..budgets import CallBudget
 from .cache import FORWARDED_PARAMS, CacheBackend, ResponseCache, cache_key
 from .client import (
     DEFAULT_BACKOFF_S,
@@ -53,7 +54,7 @@ from .errors import (
 )
 from .events import CACHE_HIT, ERROR, OK, REFUSED, LLMCallEvent
 from .settings import RoleTable, SettingsStore, settings_store_for
-from .tokens import Grant, Ledger, LLMBudget, TokenTable
+from .tokens import Grant, Ledger, TokenTable
 
 MODELS_TTL_S = 60.0
 # A dead upstream: after this many consecutive unreachable/timeout/5xx failures the bridge answers
@@ -183,7 +184,7 @@ class LLMBridge:
 
     # ------------------------------------------------------------------ requests and tokens
 
-    def open_request(self, request_id: str, budget: LLMBudget, model: str = "") -> None:
+    def open_request(self, request_id: str, budget: CallBudget, model: str = "") -> None:
         """Register a request's shared LLM budget (and its request/session model) before issuing tokens."""
         self.tokens.open_request(request_id, budget, model)
 
@@ -359,7 +360,7 @@ class LLMBridge:
     @staticmethod
     def _refund(grant: Grant, ledger: Ledger) -> None:
         """Give back a charged call whose request never reached the upstream."""
-        ledger.budget.llm_calls_used -= 1
+        ledger.budget.refund(1)
         grant.calls_used -= 1
 
     async def _upstream(self, model: str, messages: Any, params: dict[str, Any], grant: Grant) -> Completion:

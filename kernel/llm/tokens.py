@@ -13,45 +13,14 @@ import asyncio
 import secrets
 import time
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
+from ..budgets import CallBudget
 from .errors import LLM_TOKEN_INVALID, LLMError
 from .events import LLMCallEvent
 
 # A token outlives its call's deadline by this much: the kernel kills a late plugin anyway.
 DEADLINE_GRACE_S = 1.0
-
-
-class LLMBudget(Protocol):
-    """What a request may still spend. kernel.budgets.RequestBudget satisfies this.
-
-    The bridge charges a call before it goes upstream and lowers `llm_calls_used` again when the
-    upstream never got it (LLMBridge._refund)."""
-
-    llm_calls_used: int
-
-    @property
-    def llm_calls_left(self) -> int: ...
-
-    def charge(self, llm_calls: int) -> None: ...
-
-
-class CallBudget:
-    """A plain LLM-call budget for requests that have no RequestBudget (ingest, tools, tests)."""
-
-    __slots__ = ("llm_calls_total", "llm_calls_used")
-
-    def __init__(self, llm_calls: int):
-        self.llm_calls_total = max(0, llm_calls)
-        self.llm_calls_used = 0
-
-    @property
-    def llm_calls_left(self) -> int:
-        return max(0, self.llm_calls_total - self.llm_calls_used)
-
-    def charge(self, llm_calls: int) -> None:
-        if llm_calls > 0:
-            self.llm_calls_used += llm_calls
 
 
 @dataclass(slots=True)
@@ -76,7 +45,7 @@ class Grant:
 @dataclass(slots=True)
 class Ledger:
     request_id: str
-    budget: LLMBudget
+    budget: CallBudget
     model: str = ""  # the request/session model (third level of role resolution)
     tokens: set[str] = field(default_factory=set)
     events: list[LLMCallEvent] = field(default_factory=list)
@@ -90,7 +59,7 @@ class TokenTable:
         self._grants: dict[str, Grant] = {}
         self._ledgers: dict[str, Ledger] = {}
 
-    def open_request(self, request_id: str, budget: LLMBudget, model: str = "") -> Ledger:
+    def open_request(self, request_id: str, budget: CallBudget, model: str = "") -> Ledger:
         ledger = self._ledgers.get(request_id)
         if ledger is None:
             ledger = self._ledgers[request_id] = Ledger(request_id, budget, model)
