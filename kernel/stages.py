@@ -493,9 +493,13 @@ class TurnState:
         prompt: str,
         units: list[KnowledgeUnit],
         payload: Any,
+        key: tuple[str, ...],
     ) -> Early | None:
         """Start a call ahead of its turn (to overlap another plugin's call), or None when that could
-        change anything: only plugins that declare no LLM calls, while the deadline allows."""
+        change anything: only plugins that declare no LLM calls, while the deadline allows, and only if
+        the result of the call with memo key `key` is not already known in this frame."""
+        if key in self.memo or frame.failures.recall(key) is not None:
+            return None
         info = self._static.plugin(self.ctx, plugin_id)
         if info.max_llm_calls > 0:
             return None
@@ -505,6 +509,29 @@ class TurnState:
         early = Early(
             self, plugin_id, self.request(frame, plugin_id, op, prompt, units, payload, timeout_s), timeout_s
         )
+        early.key = key
+        return early
+
+    def fitting_early(
+        self,
+        early: Early | None,
+        frame: ExecutionFrame,
+        plugin_id: str,
+        key: tuple[str, ...],
+        payload: Any = None,
+    ) -> Early | None:
+        """`early` if it stands for exactly the call about to be made (same plugin and memo key, and
+        `payload` when given), is not used yet, and that call's result is not known in this frame."""
+        if (
+            early is None
+            or early.used
+            or early.plugin_id != plugin_id
+            or early.key != key
+            or (payload is not None and early.request.payload != payload)
+            or key in self.memo
+            or frame.failures.recall(key) is not None
+        ):
+            return None
         return early
 
     def emit(self, **event: Any) -> None:
@@ -615,9 +642,7 @@ class TurnState:
         known in this frame (memo or failure memory) or the call may use the LLM."""
         mode, payload, guidance = self.seed_payload(frame)
         key = ("sd", plugin_id, mode, frame.prompt)
-        if key in self.memo or frame.failures.recall(key) is not None:
-            return None
-        return self.start_early(frame, plugin_id, "detectSeeds", frame.prompt, guidance, payload)
+        return self.start_early(frame, plugin_id, "detectSeeds", frame.prompt, guidance, payload, key)
 
     async def detect_seeds(
         self, frame: ExecutionFrame, branch: BranchRun, order: list[str], early: Early | None = None
@@ -632,15 +657,7 @@ class TurnState:
         found: Attempt | None = None
         for plugin_id in order:
             key = ("sd", plugin_id, mode, frame.prompt)
-            use = None
-            if (
-                early is not None
-                and plugin_id == early.plugin_id
-                and not early.used
-                and key not in self.memo
-                and frame.failures.recall(key) is None
-            ):
-                use = early
+            use = self.fitting_early(early, frame, plugin_id, key)
             attempt = await self.call(
                 frame,
                 branch,
@@ -702,13 +719,10 @@ class TurnState:
         unless its result is already known in this frame or the call may use the LLM."""
         key = ("kb", plugin_id, intent_key(intent), str(len(self.staged)))
         if key in self.memo or frame.failures.recall(key) is not None:
-            return None
+            return None  # before building the payload
         units = self.visible_units()
         payload = RetrievePayload(intents=[intent], units=units, kbId=self.kb_id, purpose="task-evidence")
-        early = self.start_early(frame, plugin_id, "retrieve", intent.intent, units, payload)
-        if early is not None:
-            early.key = key
-        return early
+        return self.start_early(frame, plugin_id, "retrieve", intent.intent, units, payload, key)
 
     async def next_view(
         self,
@@ -738,16 +752,7 @@ class TurnState:
             plugin_id = order[cursor[0]]
             cursor[0] += 1
             key = ("kb", plugin_id, intent_key(intent), str(len(self.staged)))
-            use = None
-            if (
-                early is not None
-                and not early.used
-                and early.plugin_id == plugin_id
-                and early.key == key
-                and key not in self.memo
-                and frame.failures.recall(key) is None
-            ):
-                use = early
+            use = self.fitting_early(early, frame, plugin_id, key)
             attempt = await self.call(
                 frame,
                 branch,
@@ -799,13 +804,8 @@ class TurnState:
         if view is None or not view.sufficient:
             return None
         key = ("gs", plugin_id, intent_key(intent), view.key)
-        if key in self.memo or frame.failures.recall(key) is not None:
-            return None
         payload = self.solve_payload(intent, view, frame.can_open_child)
-        early = self.start_early(frame, plugin_id, "solve", intent.intent, view.evidence, payload)
-        if early is not None:
-            early.key = key
-        return early
+        return self.start_early(frame, plugin_id, "solve", intent.intent, view.evidence, payload, key)
 
     async def solve(
         self,
@@ -824,15 +824,7 @@ class TurnState:
         payload = self.solve_payload(intent, view, allow_decompose)
         guidance = payload.guidance
         memo_key = ("gs", plugin_id, intent_key(intent), view.key)
-        if early is not None and (
-            early.used
-            or early.plugin_id != plugin_id
-            or early.key != memo_key
-            or early.request.payload != payload
-            or memo_key in self.memo
-            or frame.failures.recall(memo_key) is not None
-        ):
-            early = None
+        early = self.fitting_early(early, frame, plugin_id, memo_key, payload)
         return await self.call(
             frame,
             branch,
