@@ -147,7 +147,9 @@ def test_persistent_failures_become_structured_errors_after_retries(
 ) -> None:
     with ScriptedLLM() as llm:
         llm.push(fault(), fault(), fault())
-        env = bridge_env(llm, MRPVM_LLM_MODEL="m", MRPVM_LLM_TIMEOUT_MS="300")
+        # a short timeout only where the timeout is the fault: a loaded machine must not turn a 500 into one
+        timeout_ms = "300" if code == "llm_timeout" else "20000"
+        env = bridge_env(llm, MRPVM_LLM_MODEL="m", MRPVM_LLM_TIMEOUT_MS=timeout_ms)
 
         async def body(s: Session):
             response = await s.chat(s.token())

@@ -66,9 +66,20 @@ def test_garbage_header_is_a_framing_error(pipe):
         WorkerInput(read_fd).next_frame()
 
 
+class StepClock:
+    """A clock that moves only when told: the reply → request gaps are exact, whatever the load."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_busy_poll_only_after_back_to_back_requests(pipe, monkeypatch):
     read_fd, write_fd = pipe
-    reader = WorkerInput(read_fd, spin_s=0.005)
+    clock = StepClock()
+    reader = WorkerInput(read_fd, spin_s=0.005, clock=clock)
     polls: list[float] = []
     real_poll = reader._poll
 
@@ -82,11 +93,13 @@ def test_busy_poll_only_after_back_to_back_requests(pipe, monkeypatch):
     assert polls == []  # nothing known about the gaps yet: block
     for i in range(1, 4):  # replies followed at once by the next request
         reader.replied()
+        clock.now += 0.0001
         os.write(write_fd, encode_frame(b"r%d" % i))
         assert reader.next_frame() == b"r%d" % i
-    assert reader.gap_s < 0.005 and len(polls) == 2
+    assert abs(reader.gap_s - 0.0001) < 1e-9 and len(polls) == 2
 
-    # A request that arrives while the worker polls is read by the polling worker.
+    # A request that arrives while the worker polls (real time here) is read by the polling worker.
+    reader.clock = time.perf_counter
     reader.replied()
     timer = threading.Timer(0.001, os.write, (write_fd, encode_frame(b"late")))
     timer.start()
@@ -95,9 +108,10 @@ def test_busy_poll_only_after_back_to_back_requests(pipe, monkeypatch):
     assert len(polls) == 3
 
     # Idle periods (a worker called once per turn) push the gap above the window: it blocks again.
+    reader.clock = clock
     for _ in range(3):
         reader.replied()
-        time.sleep(0.02)
+        clock.now += 0.02
         os.write(write_fd, encode_frame(b"slow"))
         reader.next_frame()
     assert reader.gap_s >= 0.005

@@ -13,8 +13,12 @@ from __future__ import annotations
 import os
 import select
 import time
+from typing import TYPE_CHECKING
 
 from mrpvm.protocol.framing import read_frame
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 SPIN_S = 300e-6
 READ_SIZE = 1 << 16
@@ -58,14 +62,15 @@ class FdStream:
 class WorkerInput:
     """Frames from stdin for `Plugin._serve`; `replied()` marks the moment a reply went out."""
 
-    def __init__(self, fd: int = 0, spin_s: float = SPIN_S):
+    def __init__(self, fd: int = 0, spin_s: float = SPIN_S, clock: Callable[[], float] = time.perf_counter):
         self.stream = FdStream(fd)
         self.spin_s = spin_s
+        self.clock = clock  # tests pass a fake one to make gaps exact
         self.gap_s = float("inf")  # EWMA of reply → next request
         self.replied_at: float | None = None
 
     def replied(self) -> None:
-        self.replied_at = time.perf_counter()
+        self.replied_at = self.clock()
 
     def next_frame(self) -> bytes | None:
         """The next request body; None at a clean EOF. Raises FramingError on a broken stream."""
@@ -73,15 +78,16 @@ class WorkerInput:
             self._poll(self.spin_s)
         body = read_frame(self.stream)  # type: ignore[arg-type]
         if self.replied_at is not None:
-            gap = min(time.perf_counter() - self.replied_at, _GAP_CAP_S)
+            gap = min(self.clock() - self.replied_at, _GAP_CAP_S)
             self.gap_s = gap if self.gap_s == float("inf") else self.gap_s + _GAP_WEIGHT * (gap - self.gap_s)
             self.replied_at = None
         return body
 
     def _poll(self, window_s: float) -> None:
         fds = [self.stream.fd]
-        end = time.perf_counter() + window_s
+        clock = self.clock
+        end = clock() + window_s
         while not select.select(fds, (), (), 0)[0]:
-            if time.perf_counter() > end:
+            if clock() > end:
                 return
             os.sched_yield()
