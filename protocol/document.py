@@ -92,6 +92,11 @@ class KnowledgeUnit(msgspec.Struct, kw_only=True, omit_defaults=True):
         return self.claim if self.claim is not None else (self.procedure or "")
 
     @property
+    def heading(self) -> str:
+        """The heading the unit stands under: the last part of its SectionTitle ("I/O > Exit Codes")."""
+        return (self.sectionTitle or "").rsplit(" > ", 1)[-1].strip()
+
+    @property
     def acts(self) -> list[str]:
         """UtilityActs, derived from the role when absent."""
         return self.utilityActs or list(ACTS_FOR_ROLE.get(self.role, ()))

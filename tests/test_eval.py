@@ -25,7 +25,7 @@ from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 OWN_SUITES = PROJECT_ROOT / "tests" / "eval_suites"
-OWN = ("procedure_manual", "product_comparison", "fact_graph")
+OWN = ("procedure_manual", "product_comparison", "fact_graph", "markdown_reference")
 SHARED_NAMES = ("suite01", "suite02", "suite03")
 
 
@@ -135,7 +135,14 @@ def check_shape(report: dict, expected_ids: list[str]) -> None:
 
 def test_json_shape_and_totals_on_own_suites(own_report):
     check_shape(
-        own_report, ["local-procedure-manual", "local-product-comparison", "local-fact-graph", "must-fail"]
+        own_report,
+        [
+            "local-procedure-manual",
+            "local-product-comparison",
+            "local-fact-graph",
+            "local-markdown-reference",
+            "must-fail",
+        ],
     )
 
 
@@ -177,6 +184,20 @@ def test_suite01_answers_only_what_the_story_states(shared_report):
 
 
 # --------------------------------------------------------------------------- generality on own suites
+
+
+def test_own_suites_pass_every_question(own_report):
+    for suite in own_report["suites"]:
+        if suite["suiteId"] != "must-fail":
+            assert (suite["answerPass"], suite["contextPass"]) == (suite["total"],) * 2, suite
+
+
+def test_markdown_tables_and_code_are_read_as_statements_not_quoted_raw(own_report):
+    """Table rows come back with their column names, fenced code and pipes never as an answer."""
+    qs = questions(by_id(own_report)["local-markdown-reference"])
+    assert "loom lint — Purpose: Reports templates" in qs["md-q02"]["answer"]
+    for q in qs.values():
+        assert "|" not in q["answer"] and "```" not in q["answer"] and "[paths]" not in q["answer"], q
 
 
 def test_own_fact_graph_is_answered_with_proof_chains(own_report):

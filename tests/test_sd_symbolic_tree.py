@@ -431,3 +431,20 @@ def test_a_command_after_a_leading_phrase_is_a_procedure_step() -> None:
         "2. Empty the till.",
         "3. Set the alarm before leaving.",
     ]
+
+
+def test_tables_whose_rows_leave_out_the_outer_pipes_and_tables_back_to_back():
+    from mrpvm.plugins.sd_symbolic.blocks import parse_blocks
+
+    text = (
+        "| ID | Uses LLM |\n|---|---|\nsd-symbolic | No |\nsd-llm-fast | Yes |\n"
+        "| ID | Backend |\n|---|---|\nkb-fast | BM25 |\n"
+        "After the tables.\n"
+    )
+    blocks = parse_blocks(text)
+    assert [b.kind for b in blocks] == ["table", "table", "paragraph"]
+    rows = [[text[s.start : s.end] for s in b.segments] for b in blocks[:2]]
+    assert rows == [
+        ["| ID | Uses LLM |", "sd-symbolic | No |", "sd-llm-fast | Yes |"],
+        ["| ID | Backend |", "kb-fast | BM25 |"],
+    ]

@@ -6,7 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mrpvm.plugins.sdk import text
-from mrpvm.plugins.sdk.text import STOPWORDS, WORD_PATTERN, content_words, stems, terms, trim_span, words
+from mrpvm.plugins.sdk.text import (
+    STOPWORDS,
+    WORD_PATTERN,
+    content_words,
+    looks_like_code,
+    markdown_pieces,
+    stems,
+    terms,
+    trim_span,
+    words,
+)
 
 
 def reference_terms(value: str) -> list[str]:
@@ -93,3 +103,57 @@ def test_each_markdown_list_item_is_a_sentence_without_its_marker():
         "It fell -5 degrees.",
         "In 2020 we won.",
     ]
+
+
+# --------------------------------------------------------------------------- Markdown pieces
+
+MARKDOWN = """Every frame runs four phases:
+| Phase | Plugin Type | What Happens |
+|---|---|---|
+| Seed Generation | sd-plugin | Extracts intents. |
+Plan | mrp-plan-plugin | Builds a plan. |
+After the table comes prose. It has two sentences.
+
+```json
+{"prompt": "x",
+ "context": []}
+```
+"code": 2,
+- first item
+- second item
+"""
+
+
+def test_markdown_pieces_read_tables_as_statements_and_keep_code_apart():
+    pieces = markdown_pieces(MARKDOWN)
+    assert pieces == [
+        ("Every frame runs four phases:", "sentence"),
+        ("Seed Generation — Plugin Type: sd-plugin; What Happens: Extracts intents", "row"),
+        ("Plan — Plugin Type: mrp-plan-plugin; What Happens: Builds a plan", "row"),
+        ("After the table comes prose.", "sentence"),
+        ("It has two sentences.", "sentence"),
+        ('{"prompt": "x",\n "context": []}', "code"),
+        ('"code": 2,', "code"),
+        ("first item", "sentence"),
+        ("second item", "sentence"),
+    ]
+    assert not any("|" in text or "---" in text for text, _ in pieces)
+
+
+def test_rows_cut_off_from_their_header_use_the_given_columns():
+    rows = markdown_pieces("| 4. Compose | (core) | Assembles. |", header=["Phase", "Type", "What"])
+    assert rows == [("4. Compose — Type: (core); What: Assembles", "row")]
+    # the header row itself, repeated in the text, is not a statement
+    again = markdown_pieces(
+        "| Phase | Type | What |\n| 1. Seed | sd | Detects. |", header=["Phase", "Type", "What"]
+    )
+    assert again == [("1. Seed — Type: sd; What: Detects", "row")]
+    # without any header the cells are joined
+    assert markdown_pieces("| a | b |") == [("a — b", "row")]
+
+
+def test_prose_with_quotes_and_pipes_in_words_is_not_code_or_a_table():
+    text = 'He said "go" and "stop" twice. Use a|b only in code.'
+    assert [kind for _, kind in markdown_pieces(text)] == ["sentence", "sentence"]
+    assert not looks_like_code("The plan (see below) is short.")
+    assert looks_like_code("{ id: 'kb-fast', type: 'kb-plugin' }.") and looks_like_code('"title": "x",')

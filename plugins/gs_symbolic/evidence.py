@@ -6,7 +6,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.text import sentence_spans, terms
+from mrpvm.plugins.sdk.text import markdown_pieces, sentence_spans, table_cells, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 _STEP_PREFIX = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]\s*|[-*•]\s+)", re.I)
@@ -20,6 +20,7 @@ class Sentence:
     order: tuple[int, int, int]  # (source rank, position of the unit in its source, sentence index)
     sources: tuple[str, ...] = ()  # for a proved conclusion: the units of its proof
     carried: frozenset[str] = frozenset()  # terms of the antecedent a leading pronoun refers to
+    under: frozenset[str] = frozenset()  # terms of the heading a list item or table row stands under
 
     @property
     def unit_ids(self) -> tuple[str, ...]:
@@ -52,17 +53,24 @@ _LEVEL = {"atomic": 0, "composite": 1, "aggregate": 2}
 _PRONOUN_START = re.compile(r"^(?:it|its|they|their|them|he|his|she|her|this|these|that|those|such)\b", re.I)
 _QUESTION_END = re.compile(r"\?[\"'\u201d\u2019)\]]*\s*$")
 _QUESTION_LABEL = re.compile(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "Q2: Compare ..." is asked
-MAX_PIECE = 300  # a longer "sentence" (tables, code, lists run together) is split into clauses
+MAX_PIECE = 300  # a longer "sentence" (lists run together) is split into clauses
+_ITEMIZED = frozenset({"list", "table"})
+_COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (ku_tree.py)
 
 
-def _pieces(body: str) -> list[str]:
+def _pieces(unit: KnowledgeUnit) -> list[str]:
+    """The statements of a unit: its sentences, list items and table rows (read with their column
+    names). Code and data lines state nothing a reader would quote as an answer: left out."""
+    title = unit.title or ""
+    header = table_cells(title[len(_COLUMNS) :]) if title.startswith(_COLUMNS) else None
     out: list[str] = []
-    for a, b in sentence_spans(body):
-        piece = body[a:b]
+    for piece, kind in markdown_pieces(unit.claim or "", header):
+        if kind == "code":
+            continue
         if len(piece) <= MAX_PIECE:
             out.append(piece)
             continue
-        parts = [p.strip() for p in re.split(r"\n+|;\s+|\s+\|\s+", piece)]
+        parts = [p.strip() for p in re.split(r"\n+|;\s+", piece)]
         out.extend(p for p in parts if p)
     return out
 
@@ -84,10 +92,12 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     seen: set[str] = set()
     out: list[Sentence] = []
     for idx, unit in ordered:
-        pieces = procedure_steps(unit) if unit.role == "Procedure" else _pieces(unit.claim or "")
+        pieces = procedure_steps(unit) if unit.role == "Procedure" else _pieces(unit)
         position = _unit_position(unit, idx)
         # a unit that opens with a pronoun is about its Subject/Topic (sd-symbolic sets it to the antecedent)
         previous: list[str] = terms(unit.subject or unit.topic or "")
+        # the items of a list or table are about the heading they stand under ("Exit Codes": "2 — invalid input")
+        under = frozenset(terms(unit.heading)) if unit.chunkType in _ITEMIZED else frozenset()
         asked: list[str] = []
         for n, piece in enumerate(pieces):
             found = terms(piece)
@@ -103,7 +113,7 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
                 continue
             seen.add(norm)
             order = (source_rank[unit.sourceId], position, n)
-            out.append(Sentence(piece.strip(), unit, found, order, carried=carried))
+            out.append(Sentence(piece.strip(), unit, found, order, carried=carried, under=under))
     return out
 
 
@@ -150,8 +160,14 @@ class Scorer:
     def _matched(self, have: set[str]) -> float:
         return sum(w for parts, w, _ in self.groups if parts & have)
 
+    UNDER = 0.5  # weight factor of terms only the heading above a list item names
+
     def score(self, sentence: Sentence) -> float:
-        return self._matched(set(sentence.terms) | sentence.carried) / self.present
+        own = set(sentence.terms) | sentence.carried
+        score = self._matched(own)
+        if sentence.under:
+            score += self.UNDER * (self._matched(own | sentence.under) - score)
+        return score / self.present
 
     def coverage(self, chosen: list[Sentence]) -> float:
         have: set[str] = set()

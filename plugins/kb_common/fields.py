@@ -59,9 +59,17 @@ def acts_terms(acts: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(terms(" ".join(acts)))
 
 
+_ITEMIZED = frozenset({"list", "table"})
+
+
 def topic_text(unit: KnowledgeUnit) -> str:
-    """The topic field: Topic, plus Title when it adds words."""
-    return unit.topic if not unit.title or unit.title in unit.topic else f"{unit.topic} {unit.title}"
+    """The topic field: Topic, plus Title when it adds words; for a list or table, also the heading it
+    stands under (a list under "Exit Codes" is found by "exit code" although no item says it)."""
+    parts = [unit.topic]
+    for extra in (unit.title, unit.heading if unit.chunkType in _ITEMIZED else None):
+        if extra and not any(extra in p for p in parts):
+            parts.append(extra)
+    return " ".join(parts)
 
 
 def unit_fields(unit: KnowledgeUnit) -> dict[str, list[str]]:

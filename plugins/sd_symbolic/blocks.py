@@ -142,9 +142,14 @@ def parse_blocks(text: str) -> list[Block]:
         if _TABLE_ROW.match(line):
             blk = Block("table", a, b)
             j = i
-            while j < n and _TABLE_ROW.match(text[lines[j][0] : lines[j][1]]):
+            separated = False
+            while j < n and _in_table(text[lines[j][0] : lines[j][1]], separated):
+                if separated and j + 1 < n and _TABLE_SEP.match(text[lines[j + 1][0] : lines[j + 1][1]]):
+                    break  # a header row over its own separator: the next table starts here
                 ra, rb = lines[j]
-                if not _TABLE_SEP.match(text[ra:rb]):
+                if _TABLE_SEP.match(text[ra:rb]):
+                    separated = True
+                else:
                     s, e = trim_span(text, ra, rb)
                     blk.segments.append(Segment(s, e, "row", len(blocks)))
                 j += 1
@@ -184,6 +189,12 @@ def parse_blocks(text: str) -> list[Block]:
         i = j
     _promote_title_lines(text, blocks)
     return blocks
+
+
+def _in_table(line: str, separated: bool) -> bool:
+    """A row of the table being read: `| a | b |`, or after the separator also `a | b |` (GFM rows may
+    leave out the outer pipes)."""
+    return _TABLE_ROW.match(line) is not None or (separated and line.count("|") >= 2)
 
 
 def _parse_list(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Block]) -> int:

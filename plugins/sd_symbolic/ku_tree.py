@@ -172,12 +172,18 @@ def _procedure_topic(intro: str) -> str:
 _CHUNK_TYPES = {"list": "list", "procedure": "list", "table": "table", "code": "code"}
 
 
+# Code and table rows read wrongly run together in a summary sentence: their own units carry them.
+_UNSUMMED = frozenset({"code", "row"})
+
+
 def _summary(pieces: list[Piece], df: Counter[str] | None = None, k: int | None = None) -> list[Piece]:
     """The central sentences of a span. A sentence that leans on the one before it ("Its firmware …",
     "They …", "But …") reads wrongly out of context, so it is chosen only when no other sentence is left."""
-    usable = [p for p in pieces if p.seg.kind != "code" and p.terms and not p.clean.endswith(("?", ":"))]
+    usable = [
+        p for p in pieces if p.seg.kind not in _UNSUMMED and p.terms and not p.clean.endswith(("?", ":"))
+    ]
     if not usable:
-        usable = [p for p in pieces if p.seg.kind != "code" and p.terms]
+        usable = [p for p in pieces if p.seg.kind not in _UNSUMMED and p.terms]
     if not usable:
         return []
     size = k or summary_size(len(usable))
@@ -293,7 +299,7 @@ def _aggregate_summary(section_pieces: list[list[Piece]]) -> list[Piece]:
         p
         for ps in section_pieces
         for p in ps
-        if p.seg.kind != "code" and p.terms and not p.clean.endswith("?")
+        if p.seg.kind not in _UNSUMMED and p.terms and not p.clean.endswith("?")
     ]
     if not every:
         return []

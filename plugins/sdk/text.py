@@ -133,3 +133,117 @@ def _append_trimmed(text: str, a: int, b: int, spans: list[tuple[int, int]]) -> 
 
 def sentences(text: str) -> list[str]:
     return [text[a:b] for a, b in sentence_spans(text)]
+
+
+# --------------------------------------------------------------------------- Markdown pieces
+
+_FENCE_LINE = re.compile(r"^\s{0,3}(```+|~~~+)")
+_TABLE_SEP_LINE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_JSON_KEY = re.compile(r'^"[^"\n]{1,80}"\s*:')
+
+
+def table_cells(line: str) -> list[str]:
+    body = line.strip()
+    if body.startswith("|"):
+        body = body[1:]
+    if body.endswith("|"):
+        body = body[:-1]
+    return [c.strip() for c in body.split("|")]
+
+
+def _is_table_line(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.count("|") >= 2 or (
+        stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1
+    )
+
+
+def table_row_text(cells: list[str], header: list[str] | None) -> str:
+    """A table row read as a statement: "sd-symbolic — Description: Rule-based …; Uses LLM: No"."""
+    if not any(cells):
+        return ""
+    if not header or len(header) != len(cells):
+        return " — ".join(c for c in cells if c)
+    cells = [c.rstrip(".") for c in cells]  # "…input.; Uses LLM: No" reads as "…input; Uses LLM: No"
+    first, rest = cells[0], [f"{h}: {c}" if h else c for h, c in zip(header[1:], cells[1:], strict=True) if c]
+    return f"{first} — {'; '.join(rest)}" if first and rest else (first or "; ".join(rest))
+
+
+def looks_like_code(text: str) -> bool:
+    """A line of code or data (a JSON key, an object literal, a block opener) rather than prose."""
+    stripped = text.strip().rstrip(".")
+    if not stripped:
+        return False
+    return (
+        stripped[0] in "{[}]<"
+        or stripped.endswith(("{", "[", ";", "},", "],", "(", "=>"))
+        or _JSON_KEY.match(stripped) is not None
+    )
+
+
+def markdown_pieces(text: str, header: list[str] | None = None) -> list[tuple[str, str]]:
+    """(text, kind) pieces of a Markdown text in reading order, kind one of sentence | row | code.
+
+    A fenced code block is one `code` piece (its fences left out) and a line that reads as code or data
+    is a `code` piece; each table row is a `row` read as a statement with its column names (the first
+    row of a table is its header, separator rows are dropped; `header` names the columns of rows that
+    come without one); the rest is split into sentences (`sentence_spans`).
+    """
+    out: list[tuple[str, str]] = []
+    lines = text.split("\n")
+    prose: list[str] = []
+
+    def flush() -> None:
+        if prose:
+            body = "\n".join(prose)
+            for a, b in sentence_spans(body):
+                piece = body[a:b]
+                out.append((piece, "code" if looks_like_code(piece) else "sentence"))
+            prose.clear()
+
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        fence = _FENCE_LINE.match(line)
+        if fence:
+            flush()
+            j = i + 1
+            while j < n and not lines[j].lstrip().startswith(fence.group(1)[:3]):
+                j += 1
+            code = "\n".join(lines[i + 1 : j]).strip()
+            if code:
+                out.append((code, "code"))
+            i = j + 1
+            continue
+        if _is_table_line(line) and (
+            line.strip().startswith("|") or (i + 1 < n and _TABLE_SEP_LINE.match(lines[i + 1]))
+        ):
+            flush()
+            j = i
+            rows: list[list[str]] = []
+            separated = False
+            while (
+                j < n and (_is_table_line(lines[j]) or _TABLE_SEP_LINE.match(lines[j])) and lines[j].strip()
+            ):
+                if _TABLE_SEP_LINE.match(lines[j]):
+                    separated = True
+                else:
+                    rows.append(table_cells(lines[j]))
+                j += 1
+            columns = header
+            if rows and (rows[0] == header or (header is None and (len(rows) > 1 or separated))):
+                columns, rows = rows[0], rows[1:]
+            for cells in rows:
+                row = table_row_text(cells, columns)
+                if row:
+                    out.append((row, "row"))
+            i = j
+            continue
+        if looks_like_code(line):
+            flush()
+            out.append((line.strip(), "code"))
+        else:
+            prose.append(line)
+        i += 1
+    flush()
+    return out
