@@ -351,3 +351,26 @@ def test_invalid_request_is_a_structured_error():
     assert proc.returncode == 2
     err = json.loads(proc.stderr.decode().strip().splitlines()[-1])
     assert err["code"] == "INVALID_JSON"
+
+
+# --------------------------------------------------------------------------- lists under a heading
+
+EXIT_CODES = unit(
+    0,
+    "- 0 — success\n- 1 — processing error\n- 2 — invalid input\n- 3 — internal timeout",
+    topic="success",
+    chunkType="list",
+    sectionTitle="Wrapper Protocol > Exit Codes",
+)
+
+
+def test_list_items_are_found_through_the_heading_they_stand_under():
+    doc = solve("What are the exit codes?", [EXIT_CODES])
+    assert doc.result.status == "success"
+    assert all(code in doc.answer for code in ("0 — success", "1 —", "2 — invalid input", "3 — internal"))
+
+
+def test_only_the_item_that_answers_is_given_when_one_matches_by_itself():
+    doc = solve("Which exit code means an internal timeout?", [EXIT_CODES])
+    assert doc.result.status == "success"
+    assert "3 — internal timeout" in doc.answer and "0 — success" not in doc.answer

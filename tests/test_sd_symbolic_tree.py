@@ -228,8 +228,8 @@ def test_summaries_are_extractive(guide_units: list[KnowledgeUnit]) -> None:
     flat = " ".join(GUIDE.split())
     for unit in by_level(guide_units, "composite") + by_level(guide_units, "aggregate"):
         assert unit.claim
-        for sentence in re.split(r"(?<=[.!?])\s+", unit.claim):
-            assert sentence.lstrip("0123456789. ") in flat, sentence
+        for sentence in re.split(r"(?<=[.!?])\s+|\n", unit.claim):  # list items: one per line
+            assert sentence.removeprefix("- ").lstrip("0123456789. ") in flat, sentence
     aggregate = by_level(guide_units, "aggregate")[0]
     assert aggregate.topic == "Greenhouse Handbook"
 
@@ -448,3 +448,14 @@ def test_tables_whose_rows_leave_out_the_outer_pipes_and_tables_back_to_back():
         ["| ID | Uses LLM |", "sd-symbolic | No |", "sd-llm-fast | Yes |"],
         ["| ID | Backend |", "kb-fast | BM25 |"],
     ]
+
+
+def test_a_short_list_is_its_own_section_summary_one_item_per_line():
+    units = tree(
+        "# Tool\n\nThe tool weaves files.\n\n## Exit Codes\n- 0 — success\n- 1 — processing error\n"
+        "- 2 — invalid input\n\n## Usage\n\nRun it daily. It is fast.\n"
+    )
+    sections = {u.title: u for u in units if u.kuType == "composite"}
+    assert sections["Exit Codes"].claim == "- 0 — success\n- 1 — processing error\n- 2 — invalid input"
+    summary = next(u for u in units if u.kuType == "aggregate").claim
+    assert "\n- " in summary and "success 1 —" not in summary  # items never run together as one sentence

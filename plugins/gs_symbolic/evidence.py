@@ -54,7 +54,7 @@ _PRONOUN_START = re.compile(r"^(?:it|its|they|their|them|he|his|she|her|this|the
 _QUESTION_END = re.compile(r"\?[\"'\u201d\u2019)\]]*\s*$")
 _QUESTION_LABEL = re.compile(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "Q2: Compare ..." is asked
 MAX_PIECE = 300  # a longer "sentence" (lists run together) is split into clauses
-_ITEMIZED = frozenset({"list", "table"})
+_ITEMIZED = frozenset({"list", "table", "section"})  # units whose lines may not name their topic
 _COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (ku_tree.py)
 
 
@@ -162,12 +162,16 @@ class Scorer:
 
     UNDER = 0.5  # weight factor of terms only the heading above a list item names
 
+    def own_score(self, sentence: Sentence) -> float:
+        """The score without the heading's terms: what the sentence itself says about the question."""
+        return self._matched(set(sentence.terms) | sentence.carried) / self.present
+
     def score(self, sentence: Sentence) -> float:
-        own = set(sentence.terms) | sentence.carried
-        score = self._matched(own)
-        if sentence.under:
-            score += self.UNDER * (self._matched(own | sentence.under) - score)
-        return score / self.present
+        own = self.own_score(sentence)
+        if not sentence.under:
+            return own
+        with_heading = self._matched(set(sentence.terms) | sentence.carried | sentence.under) / self.present
+        return own + self.UNDER * (with_heading - own)
 
     def coverage(self, chosen: list[Sentence]) -> float:
         have: set[str] = set()
@@ -184,6 +188,11 @@ def relevant(pool: list[Sentence], scorer: Scorer, limit: int, ratio: float = 0.
         return []
     best = max(sc for sc, _ in scored)
     keep = [(sc, s) for sc, s in scored if sc >= best * ratio]
+    # In a list whose items match the question, an item that matches only through the heading above it
+    # ("0 — success" under "Exit Codes" for "which exit code means invalid input") is not the answer.
+    specific = {s.unit.id for _, s in keep if s.under and scorer.own_score(s) > 0}
+    if specific:
+        keep = [(sc, s) for sc, s in keep if s.unit.id not in specific or scorer.own_score(s) > 0]
     keep.sort(key=lambda p: (-p[0], p[1].order))
     return sorted((s for _, s in keep[:limit]), key=lambda s: s.order)
 

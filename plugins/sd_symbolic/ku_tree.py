@@ -186,6 +186,11 @@ def _summary(pieces: list[Piece], df: Counter[str] | None = None, k: int | None 
         usable = [p for p in pieces if p.seg.kind not in _UNSUMMED and p.terms]
     if not usable:
         return []
+    short_list = all(p.seg.kind == "item" for p in usable) and (
+        sum(len(p.clean) + 3 for p in usable) <= MAX_SUMMARY_CHARS
+    )
+    if k is None and short_list:
+        return usable  # a short list is summarized by itself: every item, in order
     size = k or summary_size(len(usable))
     if df is None:
         df = doc_freq([p.terms for p in usable])
@@ -195,15 +200,22 @@ def _summary(pieces: list[Piece], df: Counter[str] | None = None, k: int | None 
 
 
 def _join_summary(pieces: list[Piece]) -> str:
+    """Sentences run on as prose; list items stay a Markdown list ("0 — success 1 — processing error"
+    would read as one sentence)."""
     out: list[str] = []
     total = 0
+    after_item = False
     for p in pieces:
         text = _strip_marker(p.clean)
         if out and total + len(text) > MAX_SUMMARY_CHARS:
             break
-        out.append(text)
-        total += len(text) + 1
-    return " ".join(out)
+        item = p.seg.kind == "item"
+        if out:
+            out.append("\n" if item or after_item else " ")
+        out.append(f"- {text}" if item else text)
+        after_item = item
+        total += len(text) + 3
+    return "".join(out)
 
 
 def _majority_role(roles: list[str]) -> str:
