@@ -374,3 +374,9 @@ def test_only_the_item_that_answers_is_given_when_one_matches_by_itself():
     doc = solve("Which exit code means an internal timeout?", [EXIT_CODES])
     assert doc.result.status == "success"
     assert "3 — internal timeout" in doc.answer and "0 — success" not in doc.answer
+
+
+def test_a_lead_in_sentence_ends_with_a_period_not_its_colon():
+    lead = unit(0, "The request is sent to the solver as a JSON object with the intent and its units:")
+    doc = solve("How is the request sent to the solver?", [lead])
+    assert doc.answer.rstrip().endswith("its units.") and ":." not in doc.answer

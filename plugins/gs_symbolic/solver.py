@@ -361,5 +361,6 @@ def _scorer(q: Question, pool: list[Sentence]) -> Scorer:
 
 
 def _sentence(text: str) -> str:
-    text = " ".join(text.split())
+    """One line, ending as a sentence ends: a lead-in's colon or semicolon ("… as JSON:") becomes a period."""
+    text = " ".join(text.split()).rstrip(":;, ")
     return text if not text or text[-1] in ".!?\"'”’)" else text + "."
