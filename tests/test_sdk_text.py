@@ -157,3 +157,9 @@ def test_prose_with_quotes_and_pipes_in_words_is_not_code_or_a_table():
     assert [kind for _, kind in markdown_pieces(text)] == ["sentence", "sentence"]
     assert not looks_like_code("The plan (see below) is short.")
     assert looks_like_code("{ id: 'kb-fast', type: 'kb-plugin' }.") and looks_like_code('"title": "x",')
+    assert looks_like_code("const x = f(y);") and looks_like_code("items: [")
+    # prose: a line that opens with a link, a hard-wrapped line that ends with a semicolon
+    assert not looks_like_code("[The guide](docs/guide.md) explains the cache.")
+    assert not looks_like_code("We keep the cache on the local disk;")
+    wrapped = "We keep the cache local;\nit is faster that way."
+    assert markdown_pieces(wrapped) == [("We keep the cache local;\nit is faster that way.", "sentence")]

@@ -140,6 +140,7 @@ def sentences(text: str) -> list[str]:
 _FENCE_LINE = re.compile(r"^\s{0,3}(```+|~~~+)")
 _TABLE_SEP_LINE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _JSON_KEY = re.compile(r'^"[^"\n]{1,80}"\s*:')
+_MD_LINK = re.compile(r"^!?\[[^\]\n]+\]\([^)\n]*\)")
 
 
 def table_cells(line: str) -> list[str]:
@@ -174,9 +175,12 @@ def looks_like_code(text: str) -> bool:
     stripped = text.strip().rstrip(".")
     if not stripped:
         return False
+    if _MD_LINK.match(stripped):
+        return False  # "[The guide](guide.md) explains it": prose that opens with a link
     return (
         stripped[0] in "{[}]<"
-        or stripped.endswith(("{", "[", ";", "},", "],", "(", "=>"))
+        or stripped.endswith(("{", "[", "(", "=>", "};", "},", "],"))
+        or (stripped.endswith(";") and any(ch in stripped for ch in "=(){}"))  # a statement, not prose
         or _JSON_KEY.match(stripped) is not None
     )
 
