@@ -193,11 +193,14 @@ def test_own_suites_pass_every_question(own_report):
 
 
 def test_markdown_tables_and_code_are_read_as_statements_not_quoted_raw(own_report):
-    """Table rows come back with their column names, fenced code and pipes never as an answer."""
+    """Table rows come back with their column names; fenced code only when a command is asked for, as
+    a fenced block; table pipes never."""
     qs = questions(by_id(own_report)["local-markdown-reference"])
     assert "loom lint — Purpose: Reports templates" in qs["md-q02"]["answer"]
-    for q in qs.values():
-        assert "|" not in q["answer"] and "```" not in q["answer"] and "[paths]" not in q["answer"], q
+    assert "```\npip install loom-cli\nloom --version\n```" in qs["md-q06"]["answer"]
+    for qid, q in qs.items():
+        assert "|" not in q["answer"] and "[paths]" not in q["answer"], q
+        assert qid == "md-q06" or "```" not in q["answer"], q
 
 
 def test_own_fact_graph_is_answered_with_proof_chains(own_report):

@@ -380,3 +380,26 @@ def test_a_lead_in_sentence_ends_with_a_period_not_its_colon():
     lead = unit(0, "The request is sent to the solver as a JSON object with the intent and its units:")
     doc = solve("How is the request sent to the solver?", [lead])
     assert doc.answer.rstrip().endswith("its units.") and ":." not in doc.answer
+
+
+# --------------------------------------------------------------------------- code blocks
+
+INSTALL = unit(
+    0,
+    "Restic is installed from the package manager:\n\n```bash\nsudo apt install restic\nrestic version\n```",
+    topic="restic",
+)
+CONFIG_LINE = unit(1, '"repository": "/srv/backup",\nThe repository path is kept in the config file.')
+
+
+def test_code_is_quoted_as_a_fenced_block_only_when_a_command_is_asked_for():
+    doc = solve("Which command installs restic?", [INSTALL])
+    assert doc.result.status == "success"
+    assert "```\nsudo apt install restic\nrestic version\n```" in doc.answer
+    plain = solve("What is restic installed from?", [INSTALL])
+    assert "package manager" in plain.answer and "sudo apt" not in plain.answer and "```" not in plain.answer
+
+
+def test_a_data_line_is_never_an_answer_to_a_plain_question():
+    doc = solve("Where is the repository path kept?", [CONFIG_LINE])
+    assert "config file" in doc.answer and "/srv/backup" not in doc.answer

@@ -21,6 +21,7 @@ class Sentence:
     sources: tuple[str, ...] = ()  # for a proved conclusion: the units of its proof
     carried: frozenset[str] = frozenset()  # terms of the antecedent a leading pronoun refers to
     under: frozenset[str] = frozenset()  # terms of the heading a list item or table row stands under
+    code: bool = False  # a code block or data line: evidence only when the question asks for code
 
     @property
     def unit_ids(self) -> tuple[str, ...]:
@@ -58,20 +59,18 @@ _ITEMIZED = frozenset({"list", "table", "section"})  # units whose lines may not
 _COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (ku_tree.py)
 
 
-def _pieces(unit: KnowledgeUnit) -> list[str]:
-    """The statements of a unit: its sentences, list items and table rows (read with their column
-    names). Code and data lines state nothing a reader would quote as an answer: left out."""
+def _pieces(unit: KnowledgeUnit) -> list[tuple[str, bool]]:
+    """(text, is code) for the statements of a unit: its sentences, list items and table rows (read
+    with their column names), and its code blocks and data lines (quoted only when code is asked for)."""
     title = unit.title or ""
     header = table_cells(title[len(_COLUMNS) :]) if title.startswith(_COLUMNS) else None
-    out: list[str] = []
+    out: list[tuple[str, bool]] = []
     for piece, kind in markdown_pieces(unit.claim or "", header):
-        if kind == "code":
-            continue
-        if len(piece) <= MAX_PIECE:
-            out.append(piece)
+        if kind == "code" or len(piece) <= MAX_PIECE:
+            out.append((piece, kind == "code"))
             continue
         parts = [p.strip() for p in re.split(r"\n+|;\s+", piece)]
-        out.extend(p for p in parts if p)
+        out.extend((p, False) for p in parts if p)
     return out
 
 
@@ -92,14 +91,14 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     seen: set[str] = set()
     out: list[Sentence] = []
     for idx, unit in ordered:
-        pieces = procedure_steps(unit) if unit.role == "Procedure" else _pieces(unit)
+        pieces = [(p, False) for p in procedure_steps(unit)] if unit.role == "Procedure" else _pieces(unit)
         position = _unit_position(unit, idx)
         # a unit that opens with a pronoun is about its Subject/Topic (sd-symbolic sets it to the antecedent)
         previous: list[str] = terms(unit.subject or unit.topic or "")
         # the items of a list or table are about the heading they stand under ("Exit Codes": "2 — invalid input")
         under = frozenset(terms(unit.heading)) if unit.chunkType in _ITEMIZED else frozenset()
         asked: list[str] = []
-        for n, piece in enumerate(pieces):
+        for n, (piece, code) in enumerate(pieces):
             found = terms(piece)
             if _QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece):
                 asked += found
@@ -113,7 +112,7 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
                 continue
             seen.add(norm)
             order = (source_rank[unit.sourceId], position, n)
-            out.append(Sentence(piece.strip(), unit, found, order, carried=carried, under=under))
+            out.append(Sentence(piece.strip(), unit, found, order, carried=carried, under=under, code=code))
     return out
 
 

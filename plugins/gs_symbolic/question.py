@@ -120,6 +120,12 @@ _STEPS = re.compile(
     r"\b(?:steps?|step-by-step|procedure|instructions)\b|\bhow (?:do|can|should|would) (?:i|we|you|one)\b|\bhow to\b",
     re.I,
 )
+# A question answered by a command or a snippet: code blocks of the evidence may be quoted.
+_CODE = re.compile(
+    r"\b(?:commands?|syntax|examples?|snippets?|scripts?|usage|invocation|flags?|cli)\b"
+    r"|\bhow (?:do|can|should|would) (?:i|we|you|one) (?:run|start|install|launch|invoke|call|test|build|deploy|configure)\b",
+    re.I,
+)
 _COMPARE = re.compile(
     r"\b(?:compare|comparing|comparison|contrast|versus|vs\.?|differences? between|differ)\b", re.I
 )
@@ -217,6 +223,7 @@ class Question:
     brief: bool = False
     wants_list: bool = False
     wants_steps: bool = False
+    wants_code: bool = False
     compare: bool = False
     polar: bool = False
     hypothetical: bool = False
@@ -264,6 +271,7 @@ def analyse(
     q.brief = bool(_BRIEF.search(format_text))
     q.wants_list = bool(_LIST.search(format_text))
     q.wants_steps = bool(_STEPS.search(format_text) or _STEPS.search(question_text)) or q.act == "implement"
+    q.wants_code = bool(_CODE.search(question_text))
     q.compare = q.act == "compare" or bool(_COMPARE.search(question_text))
     q.polar = polar
     q.hypothetical = bool(_HYPOTHETICAL.search(focus))

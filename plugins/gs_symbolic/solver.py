@@ -48,8 +48,9 @@ class Material:
     """Everything the solver may use for one intent."""
 
     units: list[KnowledgeUnit]
-    pool: list[Sentence]
+    pool: list[Sentence]  # prose: sentences, list items, table rows
     chains: list[Chain] = field(default_factory=list)
+    code: list[Sentence] = field(default_factory=list)  # code blocks and data lines
 
     @property
     def by_id(self) -> dict[str, KnowledgeUnit]:
@@ -57,7 +58,10 @@ class Material:
 
 
 def prepare(units: list[KnowledgeUnit], notes: str) -> Material:
-    return Material(units, split_units(units), parse_notes(notes) if notes else [])
+    pieces = split_units(units)
+    prose = [s for s in pieces if not s.code]
+    code = [s for s in pieces if s.code]
+    return Material(units, prose, parse_notes(notes) if notes else [], code)
 
 
 def answer(q: Question, m: Material) -> Outcome | None:
@@ -318,16 +322,15 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
             asked = stems([word])[0]
             if not any(asked in s.terms for s in m.pool):
                 return None  # the attribute asked for is never named in the evidence
-    scorer = _scorer(q, m.pool)
+    pool = m.pool + m.code if q.wants_code else m.pool
+    scorer = _scorer(q, pool)
     limit = BRIEF_LIMIT if q.brief else DEFAULT_LIMIT
-    chosen = _same_codes(q, relevant(m.pool, scorer, limit))
+    chosen = _same_codes(q, relevant(pool, scorer, limit))
     if not chosen or max(scorer.score(s) for s in chosen) < MIN_SCORE:
         return None
     coverage = scorer.coverage(chosen)
     conf = "high" if coverage >= 0.75 else ("medium" if coverage >= 0.4 else "low")
-    lines = [_sentence(s.text) for s in chosen]
-    single = len(lines) == 1 and not q.wants_list
-    body = lines[0] if single else "\n".join(f"- {line}" for line in lines)
+    body = _render(chosen, q.wants_list)
     if q.polar:
         body = "The evidence does not state a yes/no answer explicitly. Relevant statements:\n\n" + (
             body if body.startswith("- ") else f"- {body}"
@@ -335,6 +338,23 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         conf = "low"
     ids = list(dict.fromkeys(s.unit.id for s in chosen))
     return Outcome(body, ids, conf, f"{len(chosen)} sentences, term coverage {coverage:.2f}", "sentences")
+
+
+def _render(chosen: list[Sentence], as_list: bool) -> str:
+    """One sentence as it is, several as a bulleted list; code as code: inline when one line, else a
+    fenced block after the list."""
+    lines = [
+        f"`{s.text}`" if s.code and "\n" not in s.text else _sentence(s.text) for s in chosen if not _block(s)
+    ]
+    blocks = [f"```\n{s.text}\n```" for s in chosen if _block(s)]
+    if len(lines) == 1 and not blocks and not as_list:
+        return lines[0]
+    parts = ["\n".join(f"- {line}" for line in lines)] if lines else []
+    return "\n\n".join(parts + blocks)
+
+
+def _block(s: Sentence) -> bool:
+    return s.code and "\n" in s.text
 
 
 def _codes(stems_: set[str] | list[str] | frozenset[str]) -> set[str]:
