@@ -12,15 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.text import sentence_spans, trim_span
+from mrpvm.plugins.sdk.text import FENCE, TABLE_ROW, TABLE_SEP, sentence_spans, trim_span
 
 _LINE = re.compile(r"[^\n]*\n?")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
-_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
-_TABLE_SEP = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")
 _ITEM = re.compile(
     r"^(?P<indent>[ \t]*)(?P<marker>[-*+•‣◦]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)]|(?:Step|STEP|step)\s+\d{1,3}[:.)]?)"
     r"[ \t]+(?=\S)"
@@ -117,7 +114,7 @@ def parse_blocks(text: str) -> list[Block]:
         if not line.strip():
             i += 1
             continue
-        fence = _FENCE.match(line)
+        fence = FENCE.match(line)
         if fence:
             mark = fence.group(1)
             j = i + 1
@@ -139,15 +136,15 @@ def parse_blocks(text: str) -> list[Block]:
         if _RULE.match(line):
             i += 1
             continue
-        if _TABLE_ROW.match(line):
+        if TABLE_ROW.match(line):
             blk = Block("table", a, b)
             j = i
             separated = False
             while j < n and _in_table(text[lines[j][0] : lines[j][1]], separated):
-                if separated and j + 1 < n and _TABLE_SEP.match(text[lines[j + 1][0] : lines[j + 1][1]]):
+                if separated and j + 1 < n and TABLE_SEP.match(text[lines[j + 1][0] : lines[j + 1][1]]):
                     break  # a header row over its own separator: the next table starts here
                 ra, rb = lines[j]
-                if _TABLE_SEP.match(text[ra:rb]):
+                if TABLE_SEP.match(text[ra:rb]):
                     separated = True
                 else:
                     s, e = trim_span(text, ra, rb)
@@ -169,9 +166,9 @@ def parse_blocks(text: str) -> list[Block]:
             if (
                 not nxt.strip()
                 or _ATX.match(nxt)
-                or _FENCE.match(nxt)
+                or FENCE.match(nxt)
                 or _ITEM.match(nxt)
-                or _TABLE_ROW.match(nxt)
+                or TABLE_ROW.match(nxt)
             ):
                 break
             if _SETEXT.match(nxt) or _RULE.match(nxt):
@@ -194,7 +191,7 @@ def parse_blocks(text: str) -> list[Block]:
 def _in_table(line: str, separated: bool) -> bool:
     """A row of the table being read: `| a | b |`, or after the separator also `a | b |` (GFM rows may
     leave out the outer pipes)."""
-    return _TABLE_ROW.match(line) is not None or (separated and line.count("|") >= 2)
+    return TABLE_ROW.match(line) is not None or (separated and line.count("|") >= 2)
 
 
 def _parse_list(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Block]) -> int:
@@ -238,7 +235,7 @@ def _parse_list(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Bl
             continue
         indented = line.startswith("  ") or line.startswith("\t")
         if (indented or blank_run == 0) and not (
-            _ATX.match(line) or _FENCE.match(line) or _TABLE_ROW.match(line) or _RULE.match(line)
+            _ATX.match(line) or FENCE.match(line) or TABLE_ROW.match(line) or _RULE.match(line)
         ):
             if blank_run and not indented:
                 break

@@ -137,8 +137,10 @@ def sentences(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------- Markdown pieces
 
-_FENCE_LINE = re.compile(r"^\s{0,3}(```+|~~~+)")
-_TABLE_SEP_LINE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# Markdown line shapes, shared with sd-symbolic's block parser (plugins/sd_symbolic/blocks.py).
+FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
+TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")  # a row with its outer pipes
+TABLE_SEP = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")  # |---|:--:|
 _JSON_KEY = re.compile(r'^"[^"\n]{1,80}"\s*:')
 _MD_LINK = re.compile(r"^!?\[[^\]\n]+\]\([^)\n]*\)")
 
@@ -150,13 +152,6 @@ def table_cells(line: str) -> list[str]:
     if body.endswith("|"):
         body = body[:-1]
     return [c.strip() for c in body.split("|")]
-
-
-def _is_table_line(line: str) -> bool:
-    stripped = line.strip()
-    return stripped.count("|") >= 2 or (
-        stripped.startswith("|") and stripped.endswith("|") and len(stripped) > 1
-    )
 
 
 def table_row_text(cells: list[str], header: list[str] | None) -> str:
@@ -208,7 +203,7 @@ def markdown_pieces(text: str, header: list[str] | None = None) -> list[tuple[st
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
-        fence = _FENCE_LINE.match(line)
+        fence = FENCE.match(line)
         if fence:
             flush()
             j = i + 1
@@ -219,17 +214,14 @@ def markdown_pieces(text: str, header: list[str] | None = None) -> list[tuple[st
                 out.append((code, "code"))
             i = j + 1
             continue
-        if _is_table_line(line) and (
-            line.strip().startswith("|") or (i + 1 < n and _TABLE_SEP_LINE.match(lines[i + 1]))
-        ):
+        if TABLE_ROW.match(line) or (line.count("|") >= 2 and i + 1 < n and TABLE_SEP.match(lines[i + 1])):
             flush()
             j = i
             rows: list[list[str]] = []
             separated = False
-            while (
-                j < n and (_is_table_line(lines[j]) or _TABLE_SEP_LINE.match(lines[j])) and lines[j].strip()
-            ):
-                if _TABLE_SEP_LINE.match(lines[j]):
+            # rows may leave out the outer pipes (claims carry no separator row to tell)
+            while j < n and lines[j].strip() and (lines[j].count("|") >= 2 or TABLE_SEP.match(lines[j])):
+                if TABLE_SEP.match(lines[j]):
                     separated = True
                 else:
                     rows.append(table_cells(lines[j]))
