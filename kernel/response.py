@@ -48,6 +48,7 @@ class SeedOutcome:
 class SourceRef(msgspec.Struct, kw_only=True, omit_defaults=True):
     id: str
     sourceName: str | None = None
+    section: str = ""  # the heading the unit stands under in its source
     topic: str = ""
     role: str = ""
     excerpt: str = ""
@@ -98,6 +99,7 @@ def _ref(unit: KnowledgeUnit) -> SourceRef:
     return SourceRef(
         id=unit.id,
         sourceName=unit.sourceName or unit.sourceId,
+        section=unit.heading,
         topic=unit.topic,
         role=unit.role,
         excerpt=clip(unit.body, EXCERPT),
@@ -145,8 +147,9 @@ def build_group(
 def _bullets(refs: list[SourceRef]) -> list[str]:
     out = []
     for ref in refs:
-        where = f" ({ref.sourceName})" if ref.sourceName else ""
-        topic = f" — {ref.topic}" if ref.topic else ""
+        place = " › ".join(p for p in (ref.sourceName, ref.section) if p)
+        where = f" ({place})" if place else ""
+        topic = f" — {ref.topic}" if ref.topic and ref.topic != ref.section else ""
         out.append(f"- `{ref.id}`{where}{topic}")
     return out
 

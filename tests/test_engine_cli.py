@@ -122,3 +122,17 @@ def test_chat_keeps_one_session_across_turns(tmp_path):
     assert len(footers) == 2 and len(sessions) == 1
     listed = run(tmp_path, "session", "show", sessions.pop(), "--json")
     assert listed.returncode == 0, listed.stderr
+
+
+def test_sources_name_the_file_and_the_heading_they_come_from(tmp_path):
+    doc = tmp_path / "guide.md"
+    doc.write_text("# Guide\n\n## Cleaning\n\nDelete the cache folder to clean a broken cache.\n")
+    proc = run(tmp_path / "home", "ask", "How do I clean a broken cache?", "--source", str(doc))
+    assert proc.returncode == 0, proc.stderr
+    sources = proc.stdout.split("Sources Used", 1)[1]
+    assert "(guide.md › Cleaning)" in sources
+    data = json.loads(
+        run(tmp_path / "home", "ask", "How do I clean a broken cache?", "--source", str(doc), "--json").stdout
+    )
+    [ref] = data["response_document"]["groups"][0]["sessionSources"]
+    assert ref["section"] == "Cleaning" and ref["sourceName"] == "guide.md"
