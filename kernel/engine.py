@@ -158,16 +158,18 @@ async def run_turn(
     """Run one chat turn end to end and commit it (or discard its staged units).
 
     `on_event(dict)` (optional, synchronous) hears `turn-start` and every plugin call's `plugin-start`/`plugin-end`.
-    When the turn ends, however it ends, every LLM token issued for it dies.
+    When the turn ends, however it ends, every LLM token issued for it dies (with `defer_outcome`, once
+    the recordOutcome left running has ended too).
     `defer_outcome`: answer without waiting for recordOutcome (the daemon): it runs on as a job of
     `ctx.background`, sends no progress events, and its trace node may be `pending` in the result; the
     stored trace is updated when it ends (`ctx.background.drain()` waits for that; `aclose` drains).
     """
     request_id = "req_" + secrets.token_hex(8)
+    deferred: list[asyncio.Task] = []  # the recordOutcome job left running: it expires the tokens
     try:
-        return await _run_turn(ctx, request, request_id, on_event, defer_outcome)
+        return await _run_turn(ctx, request, request_id, on_event, defer_outcome, deferred)
     finally:
-        if ctx.llm is not None:
+        if ctx.llm is not None and not deferred:
             ctx.llm.expire_request(request_id)
 
 
@@ -177,6 +179,7 @@ async def _run_turn(
     request_id: str,
     on_event: EventHook | None,
     defer_outcome: bool = False,
+    deferred: list[asyncio.Task] | None = None,
 ) -> TurnResult:
     started = time.perf_counter()
     message = request.message.strip()
@@ -242,7 +245,7 @@ async def _run_turn(
     recording: list[asyncio.Task] = []
     calls = [] if defer_outcome else _outcome_calls(state, root, outcomes)
     if defer_outcome:
-        committed, recording = _record_outcomes(state, root, outcomes)
+        committed, recording = _record_outcomes(state, root, outcomes, deferred)
     calls += state.kb_notifications(
         root,
         root.node_id or "",
@@ -393,10 +396,14 @@ async def _finish(
 
 
 def _record_outcomes(
-    state: TurnState, root: ExecutionFrame, outcomes: list[PlannerOutcome]
+    state: TurnState,
+    root: ExecutionFrame,
+    outcomes: list[PlannerOutcome],
+    jobs: list[asyncio.Task] | None = None,
 ) -> tuple[asyncio.Future[bool] | None, list[asyncio.Task]]:
     """Start recordOutcome to every planner that led a branch, as a job of `ctx.background` that the
-    turn does not wait for.
+    turn does not wait for (appended to `jobs`: the job, not the turn, expires the request's LLM
+    tokens, since its calls may still use them).
 
     The calls (the returned tasks) start at the caller's next event-loop trip. The caller sets the
     returned future (None when no planner led a branch) once the turn is over: True when the turn was
@@ -416,7 +423,11 @@ def _record_outcomes(
     tasks = [loop.create_task(held(call)) for call in calls]  # list order = trace node order
 
     async def job() -> None:
-        await asyncio.wait(tasks)
+        try:
+            await asyncio.wait(tasks)
+        finally:
+            if ctx.llm is not None:
+                ctx.llm.expire_request(state.request_id)
         failed = [t.exception() for t in tasks if not t.cancelled() and t.exception() is not None]
         if await committed:
             try:
@@ -427,7 +438,9 @@ def _record_outcomes(
             raise failed[0]
 
     planners = [b.planner_id for b in state.branches if b.planner_id is not None]
-    ctx.background.start(job(), planners, state.session.id, tasks)
+    job_task = ctx.background.start(job(), planners, state.session.id, tasks, scope=state.kb_id)
+    if jobs is not None:
+        jobs.append(job_task)
     return committed, tasks
 
 
@@ -631,6 +644,8 @@ async def run_branch(
             item.cancel()
         raise
     for item in early.values():
+        item.follow = None  # every seed is done: a solve started on a late view now could not be used
+    for item in early.values():
         await item.settle()
         item.discard(
             branch.node.id, frame.frame_id, "the plan did not start with it or the seed did not need it"
@@ -766,12 +781,17 @@ async def _plan_and_detect(
         order = state.stage_order("sd", pre)
         if pre is not None and order:
             guesses[branch.planner_id] = order[0]
-        attempt, _ = await state.detect_seeds(frame, branch, order, early)
+        attempt, tried = await state.detect_seeds(frame, branch, order, early)
         await early.settle()
     except BaseException:
         early.cancel()
         raise
-    why = "an earlier candidate answered" if early.plugin_id in order else "the plan did not list it"
+    if early.plugin_id not in order:
+        why = "the plan did not list it"
+    elif any(a.plugin_id == early.plugin_id for a in tried):
+        why = "the call its turn came to differed (or its result was known)"
+    else:
+        why = "an earlier candidate answered"
     early.discard(branch.node.id, frame.frame_id, why)  # no-op when it was used
     return attempt, pre
 

@@ -196,9 +196,9 @@ class TurnState:
         self.memo: dict[tuple[str, ...], Attempt] = {}
         self._paths = static.paths.setdefault(kb.id if kb else None, {})
         self._planner_stats: list[PluginStats] | None = None
-        # plugin id -> background calls (earlier turns' recordOutcome) pending when this turn started:
-        # this turn waits for them before calling that plugin, as if they had run in sequence
-        self._earlier = ctx.background.snapshot()
+        # plugin id -> background calls (earlier turns' recordOutcome on this KB) pending when this turn
+        # started: this turn waits for them before calling that plugin, as if they had run in sequence
+        self._earlier = ctx.background.snapshot(self.kb_id)
 
     # ------------------------------------------------------------------ units
 
@@ -519,15 +519,19 @@ class TurnState:
         plugin_id: str,
         key: tuple[str, ...],
         payload: Any = None,
+        units: list[KnowledgeUnit] | None = None,
     ) -> Early | None:
         """`early` if it stands for exactly the call about to be made (same plugin and memo key, and
-        `payload` when given), is not used yet, and that call's result is not known in this frame."""
+        `payload` and context `units` when given), is not used yet, and that call's result is not
+        known in this frame. (A memo key leaves out what may change while an early call runs: a
+        sibling frame may stage guidance meanwhile.)"""
         if (
             early is None
             or early.used
             or early.plugin_id != plugin_id
             or early.key != key
             or (payload is not None and early.request.payload != payload)
+            or (units is not None and early.request.context != self.context_items(units))
             or key in self.memo
             or frame.failures.recall(key) is not None
         ):
@@ -657,7 +661,7 @@ class TurnState:
         found: Attempt | None = None
         for plugin_id in order:
             key = ("sd", plugin_id, mode, frame.prompt)
-            use = self.fitting_early(early, frame, plugin_id, key)
+            use = self.fitting_early(early, frame, plugin_id, key, units=guidance)
             attempt = await self.call(
                 frame,
                 branch,

@@ -77,6 +77,7 @@ class ScriptedLLM:
         self.bodies: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.model_requests = 0
+        self.models_gate: threading.Event | None = None  # when set: GET /models waits for it
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -150,6 +151,8 @@ class ScriptedLLM:
                     return
                 with server._lock:
                     server.model_requests += 1
+                if server.models_gate is not None:
+                    server.models_gate.wait(30)
                 data = {"object": "list", "data": [{"id": m, "object": "model"} for m in server.models]}
                 self._send(200, json.dumps(data).encode())
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import anyio
 from engine_support import Harness, intent, nodes
+from llm_engine_support import LLM_MARK, QUESTION, FakeModel, LLMHarness, role_model, upstream_models
+from llm_server import ScriptedLLM
 from mrpvm.kernel.engine import TurnRequest, run_turn
 from mrpvm.kernel.store import Store
 
@@ -145,3 +147,42 @@ def test_a_session_deleted_while_its_outcome_runs_is_no_error(tmp_path, caplog):
     assert result.status == "success" and left == 0
     assert [c["op"] for c in h.calls("planner-a")][-1] == "recordOutcome"
     assert not [r for r in caplog.records if r.name == "mrpvm.kernel"]
+
+
+def test_a_deferred_outcome_keeps_its_llm_access_until_it_ends(tmp_path):
+    """The turn's LLM tokens die when the turn is over, but a recordOutcome left running is part of it:
+    a planner that asks the model while recording its outcome still gets its call (and its `llm` node)."""
+    with ScriptedLLM() as llm:
+        llm.responder = FakeModel()
+        h = LLMHarness(
+            tmp_path,
+            enabled=["sd-symbolic", "kb-fast", "gs-symbolic"],
+            orders={"sd": ["sd-symbolic"], "kb": ["kb-fast"], "gs": ["gs-symbolic"], "val": []},
+            planners=["llm-planner"],
+            upstream=llm,
+            wrappers=["llm-planner"],
+        )
+
+        async def go():
+            ctx, kb_id = await h.open()
+            try:
+                result = await run_turn(ctx, TurnRequest(message=QUESTION, kb=kb_id), defer_outcome=True)
+                await ctx.background.drain()
+                ledger = ctx.llm.tokens.ledger(result.request_id)
+                return result, ctx.store.get_turn(result.request_id), ledger, ctx.llm.tokens.live_tokens()
+            finally:
+                await ctx.aclose()
+
+        result, stored, ledger, live = anyio.run(go)
+        models = upstream_models(llm)
+    assert result.status == "success" and result.planner_plugin == "llm-planner"
+    (pending,) = nodes(result, kind="plugin", op="recordOutcome")
+    assert pending["status"] == "pending"
+    by_id = {n["id"]: n for n in stored.trace["nodes"]}
+    record = by_id[pending["id"]]
+    assert record["status"] == "success", record["output"]
+    assert LLM_MARK in record["output"]["result"]
+    parents = {e["dst"]: e["src"] for e in stored.trace["edges"] if e["kind"] == "parent"}
+    assert [n["kind"] for n in stored.trace["nodes"] if parents.get(n["id"]) == record["id"]] == ["llm"]
+    assert models == [role_model("goal-fast")]
+    assert ledger is None and live == 0  # expired once the outcome ended

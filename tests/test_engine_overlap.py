@@ -212,3 +212,67 @@ def test_no_solve_starts_early_on_an_insufficient_view(tmp_path):
     assert unused(result) == []
     assert plugin_calls(result, "solve") == ["gs-a"]
     assert [c["plugin"] for c in h.calls(op="solve")] == ["gs-a"]
+
+
+def test_an_early_seed_call_is_not_used_once_its_guidance_changed(tmp_path):
+    """Two child frames run side by side: while the second one's planner plans, the first one stages a
+    unit scoped to sd-plugins. The second frame's detectSeeds, reached after the plan, carries that
+    guidance; the early call started before it was staged is a different request, so it is unused."""
+    guide = unit("session::t::unit-g", "Answer in one sentence.", scopes=["sd-plugin"])
+    plan = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"], "goalSolverOrder": ["gs-a"]}
+    script = {
+        "planner-a": {
+            "buildPlan": [
+                {"when": {"phase": "pre-seed", "promptContains": "beta part"}, "plan": plan, "sleepMs": 400},
+                {
+                    "when": {"phase": "post-seed", "promptContains": "whole"},
+                    "plan": {**plan, "decompose": True},
+                },
+                {"plan": plan},
+            ],
+            "recordOutcome": {},
+        },
+        "sd-a": {
+            "detectSeeds": [
+                {"when": {"mode": "turn"}, "intents": [intent("alpha part"), intent("beta part")]},
+                {
+                    "when": {"promptContains": "alpha part"},
+                    "intents": [intent("alpha detail")],
+                    "units": [guide],
+                },
+                {"intents": [intent("beta detail")]},
+            ]
+        },
+        "kb-a": {"retrieve": {"select": "all"}, "onSessionEvent": {}},
+        "gs-a": {"solve": {"answer": "answer to {prompt}", "sources": "evidence"}},
+    }
+    h = Harness(tmp_path, script, planners=("planner-a",), enabled=["planner-a", "sd-a", "kb-a", "gs-a"])
+    result = h.ask("the whole question")
+    assert result.status == "success"
+    assert [f["input"]["depth"] for f in nodes(result, kind="frame")] == [0, 1, 1]
+    beta = [c for c in h.calls("sd-a", "detectSeeds") if c["prompt"] == "beta part"]
+    (node,) = [
+        n for n in nodes(result, kind="plugin", op="detectSeeds") if n["input"]["prompt"] == "beta part"
+    ]
+    # the call the trace records carries the guidance staged meanwhile, and that request was sent
+    assert node["input"]["context"] == 1
+    assert beta[-1]["context"] == 1
+    assert len(beta) == 2  # the early one (not used), then the one the stage logic made
+    (early,) = [e for e in unused(result) if e["pluginId"] == "sd-a"]
+    assert "differed" in early["label"]
+
+
+def test_an_early_retrieve_that_answers_after_its_seed_ended_starts_no_solve(tmp_path):
+    """The post-seed plan put kb-b first and the seed is answered before kb-a's early retrieve returns:
+    nothing can use a solve on kb-a's view any more, so none is started (and waited for)."""
+    pre = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"], "goalSolverOrder": ["gs-a"]}
+    post = {"kbPluginOrder": ["kb-b"], "goalSolverOrder": ["gs-b"]}
+    script = base_script(pre, post)
+    script["kb-a"]["retrieve"] = {"select": "all", "sleepMs": 400}
+    script["gs-b"] = {"solve": {"answer": "Alpha is a gadget.", "sources": "evidence"}}
+    h = Harness(tmp_path, script, planners=("planner-a",), enabled=[*ENABLED, "gs-b"])
+    result = h.ask("what is alpha?")
+    assert result.status == "success" and (result.kb_plugin, result.goal_solver_plugin) == ("kb-b", "gs-b")
+    (event,) = unused(result)
+    assert event["label"].startswith("early retrieve by kb-a not used")
+    assert [c["plugin"] for c in h.calls(op="solve")] == ["gs-b"]  # the seed's; no gs-a on kb-a's view

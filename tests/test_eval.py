@@ -25,7 +25,14 @@ from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 OWN_SUITES = PROJECT_ROOT / "tests" / "eval_suites"
-OWN = ("procedure_manual", "product_comparison", "fact_graph", "markdown_reference")
+OWN = (
+    "procedure_manual",
+    "product_comparison",
+    "fact_graph",
+    "markdown_reference",
+    "markdown_sync_guide",
+    "markdown_handbook",
+)
 SHARED_NAMES = ("suite01", "suite02", "suite03")
 
 
@@ -141,6 +148,8 @@ def test_json_shape_and_totals_on_own_suites(own_report):
             "local-product-comparison",
             "local-fact-graph",
             "local-markdown-reference",
+            "local-markdown-sync-guide",
+            "local-markdown-handbook",
             "must-fail",
         ],
     )
@@ -201,6 +210,15 @@ def test_markdown_tables_and_code_are_read_as_statements_not_quoted_raw(own_repo
     for qid, q in qs.items():
         assert "|" not in q["answer"] and "[paths]" not in q["answer"], q
         assert qid == "md-q06" or "```" not in q["answer"], q
+
+
+def test_markdown_handbook_rows_compete_and_negations_match(own_report):
+    """Parallel table rows: only the row that answers ("no network" matches the cell "Needs network: No");
+    a table alone under its heading is found through the heading, every row with its column names."""
+    qs = questions(by_id(own_report)["local-markdown-handbook"])
+    assert qs["hb-q01"]["answer"].startswith("sorter — Job:") and "fetcher" not in qs["hb-q01"]["answer"]
+    assert "shipper" in qs["hb-q02"]["answer"] and "fetcher" not in qs["hb-q02"]["answer"]
+    assert qs["hb-q03"]["answer"].count("— Job:") == 3
 
 
 def test_own_fact_graph_is_answered_with_proof_chains(own_report):

@@ -403,3 +403,50 @@ def test_code_is_quoted_as_a_fenced_block_only_when_a_command_is_asked_for():
 def test_a_data_line_is_never_an_answer_to_a_plain_question():
     doc = solve("Where is the repository path kept?", [CONFIG_LINE])
     assert "config file" in doc.answer and "/srv/backup" not in doc.answer
+
+
+# --------------------------------------------------------------------------- lists led in by a sentence, sections by heading
+
+OUTPUT_FIELDS = unit(
+    1,
+    "Output fields:\n- `Status` — required\n- `Plugin` — required\n- `Result` — required on success",
+    chunkType="list",
+    sectionTitle="Wrapper Protocol > Results",  # the heading does not name them: the lead-in does
+)
+
+
+def test_the_items_of_a_list_answer_through_the_sentence_leading_into_them():
+    doc = solve("What are the output fields?", [OUTPUT_FIELDS])
+    assert doc.result.status == "success"
+    assert all(f in doc.answer for f in ("`Status` — required", "`Plugin` — required", "`Result` — required"))
+
+
+def test_a_list_its_heading_names_is_given_whole_among_many_matching_sentences():
+    # nine sentences that name "exit code" themselves: the list under "Exit Codes" still comes whole
+    noise = [unit(10 + i, f"Step {i} of the runner checks the exit code of job {i}.") for i in range(9)]
+    doc = solve("What are the exit codes?", [*noise, EXIT_CODES])
+    assert all(code in doc.answer for code in ("0 — success", "1 —", "2 — invalid input", "3 — internal"))
+
+
+def section(n: int, claim: str, title: str) -> KnowledgeUnit:
+    return KnowledgeUnit(
+        id=f"ops::section-{n:03d}",
+        sourceId="ops",
+        chunkId=f"ops::chunk-{n:03d}",
+        kuType="composite",
+        role="Description",
+        topic=title,
+        title=title,
+        claim=claim,
+        chunkType="section",
+        sectionTitle=f"Guide > {title}",
+    )
+
+
+def test_a_section_summary_sentence_is_found_through_its_heading_even_when_an_atomic_unit_repeats_it():
+    goal = "Tidepool never overwrites a file that changed on two machines at once."
+    atomic = unit(0, goal, sectionTitle="Guide > Design Goals")
+    other = unit(1, "Tidepool mirrors one folder between laptops.", sectionTitle="Guide > Overview")
+    doc = solve("What are the design goals of Tidepool?", [atomic, other, section(1, goal, "Design Goals")])
+    assert doc.result.status == "success"  # "goals" is named by a heading only: still an answer
+    assert "never overwrites a file" in doc.answer and "mirrors one folder" not in doc.answer

@@ -6,6 +6,7 @@ role resolution and the model list. Every call goes through 127.0.0.1 sockets; n
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import time
 from pathlib import Path
@@ -511,3 +512,92 @@ def test_an_ended_plugin_call_cancels_its_upstream_call(tmp_path: Path, end: str
         assert failures == 0
         if end == "release":
             assert [(e.status, e.code) for e in events] == [("error", "LLM_TOKEN_INVALID")]
+
+
+def test_a_token_released_before_its_call_reaches_the_upstream_never_reaches_it(tmp_path: Path) -> None:
+    """The plugin call ends while the bridge still resolves the model (the upstream's /models is slow):
+    the call must not go upstream afterwards, nor cost the request a call."""
+    import threading
+
+    with ScriptedLLM() as llm:
+        llm.models_gate = threading.Event()
+        llm.responder = lambda body: reply("nobody should ask")
+
+        async def body(s: Session):
+            budget = CallBudget(4)
+            s.bridge.open_request("req-r", budget)
+            token = s.token(request_id="req-r", role=None, calls=2)
+            answer: dict[str, Any] = {}
+
+            async def call() -> None:
+                response = await s.chat(token)
+                answer["status"], answer["body"] = response.status_code, response.json()
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(call)
+                with anyio.fail_after(10):  # a guard against a hang, not a timing target
+                    while llm.model_requests == 0:
+                        await anyio.sleep(0.01)
+                    counted = s.bridge.release(token)
+                    llm.models_gate.set()
+            return answer, counted, budget.llm_calls_used
+
+        answer, counted, used = run_with_bridge(tmp_path, bridge_env(llm), body)
+        assert answer["status"] == 401
+        assert answer["body"]["error"]["code"] == "llm_token_invalid"
+        assert llm.count == 0 and counted == 0 and used == 0
+
+
+def test_a_cancelled_call_is_in_the_events_drained_when_its_token_is_released(tmp_path: Path) -> None:
+    """The engine releases a plugin call's token and drains that call's events at once (one `llm`
+    trace node each): a call cancelled by the release was charged, so it must be among them."""
+    with ScriptedLLM() as llm:
+        llm.responder = lambda body: sleep(60, reply("nobody reads this"))
+
+        async def body(s: Session):
+            budget = CallBudget(4)
+            s.bridge.open_request("req-c", budget)
+            token = s.token(request_id="req-c", calls=2, call_ref="node-7")
+            async with anyio.create_task_group() as group:
+                group.start_soon(s.chat, token)
+                with anyio.fail_after(10):
+                    while llm.count == 0:
+                        await anyio.sleep(0.01)
+                counted = s.bridge.release(token)
+                drained = s.bridge.drain_events("req-c", call_ref="node-7")  # no await in between
+            late = s.bridge.drain_events("req-c")
+            return counted, drained, late, budget.llm_calls_used
+
+        env = bridge_env(llm, MRPVM_LLM_TIMEOUT_MS="120000")
+        counted, drained, late, used = run_with_bridge(tmp_path, env, body)
+        assert counted == used == 1
+        assert [(e.status, e.code, e.callRef) for e in drained] == [("error", "LLM_TOKEN_INVALID", "node-7")]
+        assert late == []  # recorded once
+
+
+def test_an_answer_that_arrived_before_the_release_is_recorded_as_answered() -> None:
+    """The upstream's answer is in, but the bridge's task has not run again when the plugin call ends:
+    the call succeeded (and was charged), so its event says so, with its usage, and is drained once."""
+    from mrpvm.kernel.llm.client import Completion
+    from mrpvm.kernel.llm.events import LLMCallEvent
+    from mrpvm.kernel.llm.tokens import InFlight, TokenTable
+
+    async def main():
+        table = TokenTable()
+        table.open_request("req-a", CallBudget(3))
+        token = table.issue("req-a", "frame-0", "gs-x", None, 2, time.monotonic() + 30, "node-1")
+        grant, _ = table.check(token)
+        grant.calls_used = 1
+        call = asyncio.get_running_loop().create_future()
+        call.set_result(Completion(body={}, content="hi", prompt_tokens=5, completion_tokens=2, attempts=1))
+        event = LLMCallEvent(requestId="req-a", callRef="node-1", pluginId="gs-x")
+        grant.upstream[call] = InFlight(event, time.perf_counter())
+        counted = table.release(token)
+        return counted, table.drain("req-a", call_ref="node-1"), table.drain("req-a"), call.cancelled()
+
+    counted, drained, left, cancelled = anyio.run(main)
+    assert counted == 1 and not cancelled
+    assert [(e.status, e.promptTokens, e.completionTokens, e.attempts) for e in drained] == [
+        ("success", 5, 2, 1)
+    ]
+    assert left == []

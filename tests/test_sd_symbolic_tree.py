@@ -459,3 +459,38 @@ def test_a_short_list_is_its_own_section_summary_one_item_per_line():
     assert sections["Exit Codes"].claim == "- 0 — success\n- 1 — processing error\n- 2 — invalid input"
     summary = next(u for u in units if u.kuType == "aggregate").claim
     assert "\n- " in summary and "success 1 —" not in summary  # items never run together as one sentence
+
+
+DESIGN_DOC = """# Tidepool
+
+## Design Goals
+
+Tidepool never overwrites a file that changed on two machines at once. It keeps both copies.
+
+- resumable after a crash
+- bounded in memory
+
+## Exit Codes
+
+- 0 — success
+- 2 — invalid input
+"""
+
+
+def test_a_list_without_a_lead_in_is_about_its_heading_and_prose_sums_up_a_section() -> None:
+    units = tree(DESIGN_DOC)
+    lists = [u for u in units if u.unitType == "list"]
+    assert {u.topic for u in lists} == {"Design Goals", "Exit Codes"}  # not "success" from an item
+    goals = next(u for u in units if u.kuType == "composite" and u.title == "Design Goals")
+    # a section that opens with prose is summed up by it, not by its list's fragments
+    assert goals.claim.startswith("Tidepool never overwrites") and "bounded in memory" not in goals.claim
+    codes = next(u for u in units if u.kuType == "composite" and u.title == "Exit Codes")
+    assert "- 0 — success" in codes.claim  # a section that is only a short list is summed up by its items
+
+
+def test_a_sentence_group_about_two_things_is_labelled_with_both() -> None:
+    units = tree("The hammer is in the red box. The saw is kept in the garage.\n")
+    group = next(u for u in units if u.kuType == "atomic")
+    assert group.unitType == "sentence-group" and group.topic == "hammer, saw"
+    one_topic = tree("The boiler heats the water. The boiler shuts off at 90 degrees.\n")
+    assert ", " not in next(u for u in one_topic if u.kuType == "atomic").topic  # one subject: one topic

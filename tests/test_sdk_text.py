@@ -163,3 +163,9 @@ def test_prose_with_quotes_and_pipes_in_words_is_not_code_or_a_table():
     assert not looks_like_code("We keep the cache on the local disk;")
     wrapped = "We keep the cache local;\nit is faster that way."
     assert markdown_pieces(wrapped) == [("We keep the cache local;\nit is faster that way.", "sentence")]
+
+
+def test_a_tree_or_box_diagram_is_code_not_a_sentence():
+    assert looks_like_code("Root Frame (request) ├── Seed: 3 intents └── Plan: kb-balanced")
+    assert looks_like_code("wrappers/ ── manifest.json")
+    assert not looks_like_code("The root frame — the first one — holds the seeds.")  # an em dash is prose

@@ -268,7 +268,7 @@ def test_graceful_close_lets_idle_workers_exit_on_eof(registry: Registry) -> Non
         await sup.call("echo-worker", request("x"))
         pid = sup.pids()[0]
         await sup.aclose()
-        return pid, await wait_gone(pid, 1.0)
+        return pid, await wait_gone(pid, 10.0)  # a cap for a loaded machine; returns once gone
 
     pid, gone = run(go)
     assert gone
@@ -345,7 +345,7 @@ def test_no_file_descriptors_leak_across_process_churn(registry: Registry) -> No
                 await anyio.sleep(0.01)
             return before, open_fds()
 
-    before, after = run(go)
+    before, after = run(go, limit_s=120)  # ~40 process starts in a row: slow on a loaded machine
     assert after <= before
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import anyio
 import pytest
 from mrpvm.kernel.registry import Registry
 from mrpvm.kernel.supervisor import (
@@ -94,19 +93,27 @@ def test_crash_by_signal(registry: Registry) -> None:
     assert "signal 9" in err.message
 
 
-def test_hang_past_deadline_is_killed(registry: Registry, tmp_path: Path) -> None:
-    pidfile = tmp_path / "oneshot-hang.pid"
-
+def test_hang_past_deadline_is_killed(registry: Registry) -> None:
     async def go():
         async with new_supervisor(registry) as sup:
-            err = await error_of(sup.call("bad-oneshot", request(f"hang:{pidfile}"), timeout_s=0.5))
-            pid = int(pidfile.read_text())
-            return err, await wait_gone(pid), sup.pids()
+            seen: set[int] = set()
 
-    err, gone, pids = run(go)
+            async def watch() -> None:  # the pid from the supervisor: the process may be killed before
+                while True:  # it got to run any of its own code on a loaded machine
+                    seen.update(sup.pids())
+                    await anyio.sleep(0.005)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(watch)
+                err = await error_of(sup.call("bad-oneshot", request("hang"), timeout_s=0.5))
+                tg.cancel_scope.cancel()
+            return err, seen, [await wait_gone(pid) for pid in seen], sup.pids()
+
+    err, seen, gone, pids = run(go)
     assert err.error.code == TIMEOUT
+    assert len(seen) == 1 and gone == [True]
     assert not err.error.details.get("reportedByPlugin")  # the kernel killed it
-    assert gone and pids == []
+    assert pids == []
 
 
 def test_garbage_output_is_invalid_cnl(registry: Registry) -> None:

@@ -52,9 +52,9 @@ from .errors import (
     LLM_UPSTREAM_REJECTED,
     LLMError,
 )
-from .events import CACHE_HIT, ERROR, OK, REFUSED, LLMCallEvent
+from .events import CACHE_HIT, LLMCallEvent
 from .settings import RoleTable, SettingsStore, settings_store_for
-from .tokens import Grant, Ledger, TokenTable
+from .tokens import CANCELLED_MESSAGE, Grant, InFlight, Ledger, TokenTable
 
 MODELS_TTL_S = 60.0
 # A dead upstream: after this many consecutive unreachable/timeout/5xx failures the bridge answers
@@ -298,10 +298,16 @@ class LLMBridge:
                     event.completionTokens = _usage(cached, "completion_tokens")
                     return cached
             self._check_breaker()
+            if grant.revoked:  # the plugin call ended while the model was resolved or the cache read
+                raise LLMError(
+                    LLM_TOKEN_INVALID,
+                    f"the call of {grant.plugin_id} ended before its LLM call was sent",
+                    {"reachedUpstream": False},
+                )
             self._charge(grant, ledger)
             charged = True
             try:
-                completion = await self._upstream(model, messages, params, grant)
+                completion = await self._upstream(model, messages, params, grant, InFlight(event, started))
             except LLMError as err:
                 self._note_failure(err)
                 if err.details.get("reachedUpstream") is False:  # no model saw it: not a billable call
@@ -309,22 +315,17 @@ class LLMBridge:
                     charged = False
                 raise
             self._failures = 0
-            event.status, event.attempts = OK, completion.attempts
-            event.promptTokens, event.completionTokens = (
-                completion.prompt_tokens,
-                completion.completion_tokens,
-            )
+            event.answered(completion)
             await self.cache.put(key, model, completion.body)
             return completion.body
         except LLMError as err:
             err.details["charged"] = charged
-            event.status = REFUSED if err.code == LLM_BUDGET_EXHAUSTED else ERROR
-            event.code, event.message = err.code, err.message
-            event.attempts = int(err.details.get("attempts", 0) or 0)
+            event.failed(err.code, err.message, int(err.details.get("attempts", 0) or 0))
             raise
         finally:
-            event.latencyMs = (time.perf_counter() - started) * 1000.0
-            ledger.events.append(event)
+            if not any(e is event for e in grant.recorded):  # else `Grant.revoke` recorded it
+                event.latencyMs = (time.perf_counter() - started) * 1000.0
+                ledger.events.append(event)
 
     def _check_breaker(self) -> None:
         if self._failures >= BREAKER_THRESHOLD and self._clock() < self._open_until:
@@ -363,27 +364,26 @@ class LLMBridge:
         ledger.budget.refund(1)
         grant.calls_used -= 1
 
-    async def _upstream(self, model: str, messages: Any, params: dict[str, Any], grant: Grant) -> Completion:
+    async def _upstream(
+        self, model: str, messages: Any, params: dict[str, Any], grant: Grant, flight: InFlight
+    ) -> Completion:
         """The upstream call as its own task, so revoking the grant (its plugin call ended) cancels it."""
         if self._client is None:
             raise LLMError(LLM_UNAVAILABLE, "the LLM bridge is not started", {"reachedUpstream": False})
         body = {"model": model, "messages": messages, **params}
         call = asyncio.ensure_future(self._client.chat(body, deadline=grant.deadline))
-        grant.upstream.add(call)
+        grant.upstream[call] = flight
         try:
             return await call
         except asyncio.CancelledError:
             current = asyncio.current_task()
             if call.cancelled() and (current is None or not current.cancelling()):
                 raise LLMError(
-                    LLM_TOKEN_INVALID,
-                    f"the call of {grant.plugin_id} ended while its LLM call was in flight; "
-                    "the upstream request was cancelled",
-                    {"cancelled": True},
+                    LLM_TOKEN_INVALID, CANCELLED_MESSAGE % grant.plugin_id, {"cancelled": True}
                 ) from None
             raise
         finally:
-            grant.upstream.discard(call)
+            grant.upstream.pop(call, None)
 
 
 def check_messages(messages: Any) -> list[dict[str, Any]]:

@@ -6,6 +6,8 @@ from typing import Any
 
 import msgspec
 
+from .errors import LLM_BUDGET_EXHAUSTED
+
 # Event statuses.
 OK = "success"
 CACHE_HIT = "cache-hit"
@@ -29,6 +31,15 @@ class LLMCallEvent(msgspec.Struct, kw_only=True, omit_defaults=True):
     attempts: int = 0  # upstream HTTP attempts (retries included); 0 for cache hits and refusals
     code: str | None = None
     message: str | None = None
+
+    def answered(self, completion: Any) -> None:
+        """The upstream answered (`completion`: a `client.Completion`)."""
+        self.status, self.attempts = OK, completion.attempts
+        self.promptTokens, self.completionTokens = completion.prompt_tokens, completion.completion_tokens
+
+    def failed(self, code: str, message: str, attempts: int = 0) -> None:
+        self.status = REFUSED if code == LLM_BUDGET_EXHAUSTED else ERROR
+        self.code, self.message, self.attempts = code, message, attempts
 
     def label(self) -> str:
         model = self.model or "(default model)"

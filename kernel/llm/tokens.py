@@ -21,6 +21,17 @@ from .events import LLMCallEvent
 
 # A token outlives its call's deadline by this much: the kernel kills a late plugin anyway.
 DEADLINE_GRACE_S = 1.0
+CANCELLED_MESSAGE = (
+    "the call of %s ended while its LLM call was in flight; the upstream request was cancelled"
+)
+
+
+@dataclass(slots=True)
+class InFlight:
+    """An upstream call of a grant: the event that records it, and when it started (perf_counter)."""
+
+    event: LLMCallEvent
+    started: float
 
 
 @dataclass(slots=True)
@@ -34,12 +45,35 @@ class Grant:
     deadline: float  # time.monotonic() seconds
     call_ref: str | None = None
     calls_used: int = 0
-    upstream: set[asyncio.Future[Any]] = field(default_factory=set)  # upstream calls in flight
+    upstream: dict[asyncio.Future[Any], InFlight] = field(default_factory=dict)  # calls in flight
+    revoked: bool = False
+    recorded: list[LLMCallEvent] = field(default_factory=list)  # events `revoke` recorded
 
-    def revoke(self) -> None:
-        """The plugin call is over: an upstream call still in flight is wasted work, cancel it."""
-        for call in self.upstream:
-            call.cancel()
+    def revoke(self) -> list[LLMCallEvent]:
+        """The plugin call is over: an upstream call still in flight is wasted work, cancel it.
+
+        Returns the events of the calls that were in flight, closed now (cancelled, or the answer that
+        already arrived): the engine reads a plugin call's events as soon as it ends, before a cancelled
+        call's own task runs again, and every charged call must be among them. That task leaves them be.
+        """
+        self.revoked = True
+        closed: list[LLMCallEvent] = []
+        for call, flight in self.upstream.items():
+            event = flight.event
+            if not call.done() or call.cancelled():
+                call.cancel()
+                event.failed(LLM_TOKEN_INVALID, CANCELLED_MESSAGE % self.plugin_id)
+            elif (err := call.exception()) is None:
+                event.answered(call.result())
+            else:
+                details = getattr(err, "details", {})
+                code = getattr(err, "code", type(err).__name__)
+                event.failed(code, str(err), int(details.get("attempts", 0) or 0))
+            event.latencyMs = (time.perf_counter() - flight.started) * 1000.0
+            closed.append(event)
+        self.upstream.clear()
+        self.recorded.extend(closed)
+        return closed
 
 
 @dataclass(slots=True)
@@ -105,7 +139,10 @@ class TokenTable:
         grant = self._drop(token)
         if grant is None:
             return 0
-        grant.revoke()
+        closed = grant.revoke()
+        ledger = self._ledgers.get(grant.request_id)
+        if ledger is not None:
+            ledger.events.extend(closed)
         return grant.calls_used
 
     def expire_request(self, request_id: str) -> list[LLMCallEvent]:
@@ -116,7 +153,7 @@ class TokenTable:
         for token in ledger.tokens:
             grant = self._grants.pop(token, None)
             if grant is not None:
-                grant.revoke()
+                ledger.events.extend(grant.revoke())
         return ledger.events
 
     def drain(self, request_id: str, call_ref: str | None = None) -> list[LLMCallEvent]:

@@ -22,6 +22,7 @@ class Sentence:
     carried: frozenset[str] = frozenset()  # terms of the antecedent a leading pronoun refers to
     under: frozenset[str] = frozenset()  # terms of the heading a list item or table row stands under
     code: bool = False  # a code block or data line: evidence only when the question asks for code
+    lead: bool = False  # the sentence that leads into a list or table's items ("Output fields:")
 
     @property
     def unit_ids(self) -> tuple[str, ...]:
@@ -56,6 +57,7 @@ _QUESTION_END = re.compile(r"\?[\"'\u201d\u2019)\]]*\s*$")
 _QUESTION_LABEL = re.compile(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "Q2: Compare ..." is asked
 MAX_PIECE = 300  # a longer "sentence" (lists run together) is split into clauses
 _ITEMIZED = frozenset({"list", "table", "section"})  # units whose lines may not name their topic
+_LED = frozenset({"list", "table"})  # units whose first sentence may lead into their items ("Rules:")
 _COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (ku_tree.py)
 
 
@@ -88,7 +90,7 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     for unit in units:
         source_rank.setdefault(unit.sourceId, len(source_rank))
     ordered = sorted(enumerate(units), key=lambda p: (_LEVEL.get(p[1].kuType, 0), p[0]))
-    seen: set[str] = set()
+    seen: dict[str, Sentence] = {}
     out: list[Sentence] = []
     for idx, unit in ordered:
         pieces = [(p, False) for p in procedure_steps(unit)] if unit.role == "Procedure" else _pieces(unit)
@@ -96,6 +98,7 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
         # a unit that opens with a pronoun is about its Subject/Topic (sd-symbolic sets it to the antecedent)
         previous: list[str] = terms(unit.subject or unit.topic or "")
         # the items of a list or table are about the heading they stand under ("Exit Codes": "2 — invalid input")
+        # and about the sentence that leads into them ("Output fields:")
         under = frozenset(terms(unit.heading)) if unit.chunkType in _ITEMIZED else frozenset()
         asked: list[str] = []
         for n, (piece, code) in enumerate(pieces):
@@ -103,16 +106,27 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
             if _QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece):
                 asked += found
                 continue
+            lead = n == 0 and unit.chunkType in _LED and piece.rstrip().endswith(":") and len(pieces) > 1
+            if lead:
+                under = under | frozenset(found)
             carried = frozenset(previous) if _PRONOUN_START.match(piece.strip()) else frozenset()
             if asked:
                 carried, asked = carried | frozenset(asked), []
             previous = found
             norm = " ".join(piece.lower().split())
-            if not norm or norm in seen:
+            if not norm:
                 continue
-            seen.add(norm)
+            if norm in seen:
+                # a sentence that sums up its section is about the section's heading too
+                first_seen = seen[norm]
+                if unit.kuType == "composite" and under and not first_seen.under:
+                    first_seen.under = under
+                continue
             order = (source_rank[unit.sourceId], position, n)
-            out.append(Sentence(piece.strip(), unit, found, order, carried=carried, under=under, code=code))
+            seen[norm] = Sentence(
+                piece.strip(), unit, found, order, carried=carried, under=under, code=code, lead=lead
+            )
+            out.append(seen[norm])
     return out
 
 
@@ -141,18 +155,20 @@ class Scorer:
         weight = {t: math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1 for t in question_terms}
         for t in support or []:
             weight.setdefault(t, self.SUPPORT * (math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1))
+        # a term only a heading names is in the evidence too ("design goals" over the list it heads)
+        headed = frozenset().union(*(s.under for s in pool)) if pool else frozenset()
         # a multi-word name is one concept: any of its parts mentions it, weighted as its rarest part
         self.groups: list[tuple[frozenset[str], float, bool]] = []
         grouped: set[str] = set()
         for name in names or []:
             parts = frozenset(t for t in name if t in weight)
             if len(parts) >= 2:
-                present = any(df.get(t) for t in parts)
+                present = any(df.get(t) or t in headed for t in parts)
                 self.groups.append((parts, max(weight[t] for t in parts), present))
                 grouped |= parts
         for t, w in weight.items():
             if t not in grouped:
-                self.groups.append((frozenset([t]), w, bool(df.get(t))))
+                self.groups.append((frozenset([t]), w, bool(df.get(t)) or t in headed))
         self.total = sum(w for _, w, _ in self.groups) or 1.0
         self.present = sum(w for _, w, p in self.groups if p) or 1.0
 
@@ -165,11 +181,18 @@ class Scorer:
         """The score without the heading's terms: what the sentence itself says about the question."""
         return self._matched(set(sentence.terms) | sentence.carried) / self.present
 
+    def headed(self, sentence: Sentence) -> bool:
+        """The heading (and lead-in) above the sentence name all the question asks for ("What are the exit
+        codes?" over the list under "Exit Codes"): the question is about the whole list or section."""
+        return bool(sentence.under) and self._matched(set(sentence.under)) >= self.total
+
     def score(self, sentence: Sentence) -> float:
         own = self.own_score(sentence)
         if not sentence.under:
             return own
         with_heading = self._matched(set(sentence.terms) | sentence.carried | sentence.under) / self.present
+        if self.headed(sentence):
+            return with_heading
         return own + self.UNDER * (with_heading - own)
 
     def coverage(self, chosen: list[Sentence]) -> float:
@@ -189,11 +212,28 @@ def relevant(pool: list[Sentence], scorer: Scorer, limit: int, ratio: float = 0.
     keep = [(sc, s) for sc, s in scored if sc >= best * ratio]
     # In a list whose items match the question, an item that matches only through the heading above it
     # ("0 — success" under "Exit Codes" for "which exit code means invalid input") is not the answer.
-    specific = {s.unit.id for _, s in keep if s.under and scorer.own_score(s) > 0}
+    specific = {
+        s.unit.id
+        for _, s in keep
+        if s.under and not s.lead and not scorer.headed(s) and scorer.own_score(s) > 0
+    }
     if specific:
-        keep = [(sc, s) for sc, s in keep if s.unit.id not in specific or scorer.own_score(s) > 0]
+        keep = [(sc, s) for sc, s in keep if s.unit.id not in specific or s.lead or scorer.own_score(s) > 0]
     keep.sort(key=lambda p: (-p[0], p[1].order))
-    return sorted((s for _, s in keep[:limit]), key=lambda s: s.order)
+    # items that match only through their heading or lead-in answer together: one list takes one place
+    chosen: list[Sentence] = []
+    lists: set[str] = set()
+    places = 0
+    for _, s in keep:
+        whole = s.unit.id if s.under and (s.lead or scorer.own_score(s) == 0) else None
+        if whole is None or whole not in lists:
+            if places >= limit:
+                continue
+            places += 1
+            if whole is not None:
+                lists.add(whole)
+        chosen.append(s)
+    return sorted(chosen, key=lambda s: s.order)
 
 
 def is_subsequence(needle: list[str], hay: list[str]) -> tuple[int, int] | None:

@@ -20,6 +20,13 @@ from mrpvm.protocol.document import KnowledgeUnit
 
 from . import explicit
 from .evidence import Scorer, Sentence, procedure_steps, relevant, split_units
+from .narrowing import (
+    best_alternatives,
+    code_under_named_heading,
+    drop_echoes,
+    negation_terms,
+    with_negations,
+)
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
 from .question import Question, content_terms, name_runs
 
@@ -320,12 +327,18 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         word = (head.group(1) or head.group(2) or "").lower()
         if word and word not in STOPWORDS:
             asked = stems([word])[0]
-            if not any(asked in s.terms for s in m.pool):
-                return None  # the attribute asked for is never named in the evidence
-    pool = m.pool + m.code if q.wants_code else m.pool
-    scorer = _scorer(q, pool)
+            if not any(asked in s.terms or asked in s.under for s in m.pool):
+                return None  # the attribute asked for is never named in the evidence (nor in a heading)
+    pool = m.pool + (m.code if q.wants_code else code_under_named_heading(m.code, q.terms))
+    negated = negation_terms(q.focus or q.text)
+    pool = with_negations(pool, negated)
+    scorer = Scorer(pool, q.terms + negated, q.names, q.support)
     limit = BRIEF_LIMIT if q.brief else DEFAULT_LIMIT
     chosen = _same_codes(q, relevant(pool, scorer, limit))
+    if not q.wants_list:
+        chosen = best_alternatives(chosen, scorer)
+    if not q.polar:
+        chosen = drop_echoes(chosen, q.text)
     if not chosen or max(scorer.score(s) for s in chosen) < MIN_SCORE:
         return None
     coverage = scorer.coverage(chosen)

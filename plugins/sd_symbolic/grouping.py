@@ -33,6 +33,7 @@ class Spec:
     pieces: list[Piece]
     intro: Piece | None = None
     header: str | None = None
+    lead: Piece | None = None  # the sentence that introduces the whole list (also for its later parts)
 
 
 def _is_procedure_list(items: list[Piece], intro: Piece | None) -> bool:
@@ -107,23 +108,41 @@ def make_specs(sec: Section, blocks: list[Block], pieces: dict[int, list[Piece]]
     return _merge_singletons(specs)
 
 
+def _even_parts(items: list[Piece], size: int) -> list[list[Piece]]:
+    """Cut a run into the fewest parts of at most `size`, of even length (5 items: 3 + 2, not 4 + 1: a
+    lone leftover item reads as a unit of its own)."""
+    if not items:
+        return []
+    count = -(-len(items) // size)
+    step = -(-len(items) // count)
+    return [items[i : i + step] for i in range(0, len(items), step)]
+
+
 def _list_specs(items: list[Piece], intro: Piece | None, specs: list[Spec]) -> None:
-    group: list[Piece] = []
+    """Runs of plain items become list units (even parts of at most MAX_LIST_GROUP, every part keeping the
+    list's lead sentence as its `lead`); an item that states a symbolic fact stands alone."""
+    lead = intro
+    run: list[Piece] = []
+
+    def flush() -> None:
+        nonlocal intro
+        for part in _even_parts(run, MAX_LIST_GROUP):
+            specs.append(Spec("list", part, intro=intro, lead=lead))
+            intro = None
+        run.clear()
+
     for p in items:
-        if p.triple is not None:
-            if group:
-                specs.append(Spec("list", group, intro=intro))
-            elif intro is not None:
-                specs.append(Spec("prose", [intro]))
-            intro, group = None, []
-            specs.append(Spec("fact", [p]))
+        if p.triple is None:
+            run.append(p)
             continue
-        group.append(p)
-        if len(group) >= MAX_LIST_GROUP:
-            specs.append(Spec("list", group, intro=intro))
-            intro, group = None, []
-    if group:
-        specs.append(Spec("list", group, intro=intro))
+        if run:
+            flush()
+        elif intro is not None:
+            specs.append(Spec("prose", [intro]))
+        intro = None
+        specs.append(Spec("fact", [p]))
+    if run:
+        flush()
     elif intro is not None:
         specs.append(Spec("prose", [intro]))
 

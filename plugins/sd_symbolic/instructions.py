@@ -148,6 +148,19 @@ _FILLER = word_set(
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
 
 
+_NEGATED = re.compile(r"(?:no|without)\s", _I)
+_ATTACHED = re.compile(r"\w\s+$")
+_QUESTION_TAIL = re.compile(r"^[\s.!?]*\?[\s.!?]*$")
+
+
+def _negated_object(text: str, start: int, end: int) -> bool:
+    """ "Which plugin uses no LLM?": a trailing "no …"/"without …" bound to the word before it (no comma)
+    is what the question asks about, not how to answer it."""
+    return bool(
+        _NEGATED.match(text, start) and _ATTACHED.search(text[:start]) and _QUESTION_TAIL.match(text[end:])
+    )
+
+
 def find_cues(text: str) -> list[Found]:
     """Every instruction cue in a text, in order; cues of one kind never overlap ("detailed, grounded answers"
     is both an output and a validation cue)."""
@@ -155,6 +168,8 @@ def find_cues(text: str) -> list[Found]:
     for cue in CUES:
         for m in cue.pattern.finditer(text):
             overlaps = any(f.cue.kind == cue.kind and f.start < m.end() and m.start() < f.end for f in found)
+            if _negated_object(text, m.start(), m.end()):
+                continue
             if m.end() > m.start() and not overlaps:
                 found.append(Found(cue, m.start(), m.end(), m.group(0).strip()))
     found.sort(key=lambda f: f.start)

@@ -30,6 +30,7 @@ from .topics import content_runs, topic_of
 from .triples import Triple
 
 MAX_SUMMARY_CHARS = 700
+_INLINE_MARKUP = re.compile(r"`|\*\*|__")
 _PERSONAL = re.compile(r"^(?:it|its|they|their|he|his|she|her)\b", re.I)
 
 
@@ -79,7 +80,7 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
     start, end = first.seg.start, spec.pieces[-1].seg.end
     body = text[start:end]
     texts = [p.clean for p in spec.pieces]
-    section_topic = sec.title or ""
+    section_topic = _INLINE_MARKUP.sub("", sec.title or "").strip()  # "`kb-fast`" names kb-fast
     role: str
     claim: str | None = None
     procedure: str | None = None
@@ -120,12 +121,16 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
             ]
             claim = "\n".join(([spec.intro.clean] if spec.intro else []) + items)
             unit_type = "list"
+            # a list is about what introduces it: its lead-in sentence, else the heading it stands under
+            # ("Exit Codes", not "success" from its first item); a long list's later parts keep the lead
+            lead = spec.intro or spec.lead
+            topic = _procedure_topic(lead.clean) if lead else section_topic or topic_of(texts[:3])
         else:
             claim = " ".join(all_texts)
             unit_type = "sentence-group" if len(all_texts) > 1 else "sentence"
             if all(t.endswith("?") for t in all_texts):
                 unit_type = "question"  # a question in a source states nothing
-        topic = topic_of(all_texts[:3], section_topic)
+            topic = _group_topic(([spec.intro] if spec.intro else []) + spec.pieces, section_topic)
     if not topic:
         topic = section_topic or (content_runs(claim or procedure or "")[:1] or ["text"])[0]
     condition = condition_of(first.clean) if spec.kind != "code" else None
@@ -169,6 +174,28 @@ def _procedure_topic(intro: str) -> str:
     return topic_of([intro], intro.rstrip(":. ")[:60])
 
 
+_SUBJECT_REACH = 24  # a sentence's topic found this close to its start is its subject
+
+
+def _group_topic(pieces: list[Piece], fallback: str) -> str:
+    """The topic of a group of sentences. When its sentences do not share one ("The hammer is in the red
+    box. The saw is kept in the garage."), the topics of its sentences joined, so the label names each."""
+    texts = [p.clean for p in pieces[:3]]
+    topic = topic_of(texts, fallback)
+    own = [p.clean for p in pieces if not anaphoric(p)]  # "It is …" is about the sentence before it
+    if len(own) < 2 or all(topic.lower() in t.lower() for t in own):
+        return topic
+    parts: list[str] = []
+    for t in own[:3]:
+        part = topic_of([t], "")
+        if not part or not 0 <= t.lower().find(part.lower()) <= _SUBJECT_REACH:
+            return topic  # a sentence whose topic is not its opening subject: keep the group's topic
+        if any(set(part.lower().split()) & set(p.lower().split()) for p in parts):
+            return topic  # "boiler heats", "boiler shuts": one subject
+        parts.append(part)
+    return ", ".join(parts) if len(parts) > 1 else topic
+
+
 _CHUNK_TYPES = {"list": "list", "procedure": "list", "table": "table", "code": "code"}
 
 
@@ -191,6 +218,10 @@ def _summary(pieces: list[Piece], df: Counter[str] | None = None, k: int | None 
     )
     if k is None and short_list:
         return usable  # a short list is summarized by itself: every item, in order
+    if usable[0].seg.kind == "sentence" and usable[0] is pieces[0]:
+        # a section that opens with prose is summarized by its prose: list items ("able to perform
+        # sufficiency checks") are fragments that read wrongly without the sentence leading into them
+        usable = [p for p in usable if p.seg.kind == "sentence"]
     size = k or summary_size(len(usable))
     if df is None:
         df = doc_freq([p.terms for p in usable])
@@ -216,6 +247,24 @@ def _join_summary(pieces: list[Piece]) -> str:
         after_item = item
         total += len(text) + 3
     return "".join(out)
+
+
+def _verbatim_summary(text: str, sec: Section, blocks: list[Block]) -> str:
+    """A section that holds only a table or code (nothing to summarize in sentences) is summarized by its
+    first table or code block itself, as Markdown, cut at a line boundary: its heading alone ("Workers")
+    would say nothing, and readers of the summary still see rows with their column names."""
+    for k in sec.blocks:
+        blk = blocks[k]
+        if blk.kind not in ("table", "code"):
+            continue
+        body = text[blk.start : blk.end]
+        if len(body) <= MAX_SUMMARY_CHARS:
+            return body
+        if blk.kind == "code":
+            return ""  # a cut code block is not code any more
+        cut = body.rfind("\n", 0, MAX_SUMMARY_CHARS)
+        return body[:cut] if body.count("\n", 0, cut) >= 2 else ""  # the header, its separator, a row
+    return ""
 
 
 def _majority_role(roles: list[str]) -> str:
@@ -257,7 +306,12 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
         end = sec.end
         summary = _summary(own)
         title = sec.title if sec.part == 1 or sec.title is None else f"{sec.title} (part {sec.part})"
-        claim = _join_summary(summary) or sec.title or clean(text[sec.start : end])[:MAX_SUMMARY_CHARS]
+        claim = (
+            _join_summary(summary)
+            or _verbatim_summary(text, sec, blocks)
+            or sec.title
+            or clean(text[sec.start : end])[:MAX_SUMMARY_CHARS]
+        )
         topic = sec.title or topic_of([p.clean for p in summary] or [claim], "section")
         composites.append(
             KnowledgeUnit(

@@ -143,6 +143,7 @@ TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")  # a row with its outer pipes
 TABLE_SEP = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")  # |---|:--:|
 _JSON_KEY = re.compile(r'^"[^"\n]{1,80}"\s*:')
 _MD_LINK = re.compile(r"^!?\[[^\]\n]+\]\([^)\n]*\)")
+_BOX_DRAWING = re.compile(r"[\u2500-\u257f]{2}|[├└┌┐┘│]")  # a tree or box diagram ("├── src/")
 
 
 def table_cells(line: str) -> list[str]:
@@ -166,7 +167,8 @@ def table_row_text(cells: list[str], header: list[str] | None) -> str:
 
 
 def looks_like_code(text: str) -> bool:
-    """A line of code or data (a JSON key, an object literal, a block opener) rather than prose."""
+    """A line of code or data (a JSON key, an object literal, a block opener, a tree or box diagram)
+    rather than prose."""
     stripped = text.strip().rstrip(".")
     if not stripped:
         return False
@@ -177,6 +179,7 @@ def looks_like_code(text: str) -> bool:
         or stripped.endswith(("{", "[", "(", "=>", "};", "},", "],"))
         or (stripped.endswith(";") and any(ch in stripped for ch in "=(){}"))  # a statement, not prose
         or _JSON_KEY.match(stripped) is not None
+        or _BOX_DRAWING.search(stripped) is not None
     )
 
 

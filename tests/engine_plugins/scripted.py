@@ -17,7 +17,8 @@ The first rule whose `when` matches answers (a plugin/op with no rule answers `u
   plan        a Plan object (buildPlan)
   sleepMs     sleep before answering; track: true counts concurrent requests in MRPVM_TEST_COUNTER
   fail        {"code", "message"}: raise a processing error; badCnl: true returns CNL that fails validation
-Every request is appended as one JSON line to MRPVM_TEST_LOG (plugin, op, prompt and payload summary).
+Every request is appended as one JSON line to MRPVM_TEST_LOG (plugin, op, prompt, payload summary and the
+number of context items).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def _log(call: Call) -> None:
         entry["parentIntent"] = p.parentIntent.intent
     if hasattr(p, "intents"):
         entry["intents"] = [i.intent for i in p.intents]
+    entry["context"] = len(call.request.context)
     entry["budget"] = msgspec.to_builtins(call.request.budget)
     entry["artifacts"] = call.request.paths.artifacts
     line = json.dumps(entry) + "\n"

@@ -1,0 +1,123 @@
+"""Narrowing the relevant sentences to the ones that answer.
+
+Lexical relevance keeps every sentence that shares enough weighted terms with the question. Three readings
+sharpen it without any domain knowledge:
+
+- negation: "Which plugin uses no LLM?" matches "no LLM cost" and a table cell "Uses LLM: No", never
+  "Uses LLM: Yes" (negated words become terms of their own, `no-<stem>`);
+- alternatives: the rows of one table and the items of one list are parallel alternatives; when some of
+  them match the question better by themselves, the weaker ones are not the answer ("2 — invalid input",
+  not every exit code, for "which exit code means invalid input");
+- echoes: a sentence that says nothing but the question's own words ("`kb-thinkingdb`.", a heading
+  "Wrapper Structure.") answers nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from mrpvm.plugins.sdk.lexicon import word_set
+from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms, words
+
+from .evidence import Scorer, Sentence
+
+NEGATED_PREFIX = "no-"
+_NEGATOR = re.compile(r"\b(?:no|not|non|never|without|lacks?|lacking)\b[\s-]+", re.I)
+# words that may stand between a negator and what it negates ("does not use an LLM", "without any network")
+_BRIDGE = word_set(
+    """a an the any use uses using used need needs require requires required call calls have has make makes
+    rely relies on be is are"""
+)
+# "Uses LLM: No" (a table cell read with its column name) or "Network — none"
+_NEGATIVE_CELL = re.compile(
+    r"([^\W\d_][\w /+-]{0,40}?)\s*(?::|—|–)\s*(?:no|none|false|never|n/?a)\s*(?=[;.,)]|$)", re.I
+)
+_WORD = re.compile(r"[^\W_][\w'-]*")
+
+
+def negation_terms(text: str) -> list[str]:
+    """`no-<stem>` for each word the text negates: the first content word after a negator (skipping
+    articles and "use"/"need"-like verbs) and every content word of a column whose cell is "No"."""
+    out: list[str] = []
+    for m in _NEGATOR.finditer(text):
+        for w in _WORD.findall(text[m.end() : m.end() + 60])[:4]:
+            if w.lower() in _BRIDGE:
+                continue
+            out.extend(NEGATED_PREFIX + t for t in terms(w))
+            break
+    for m in _NEGATIVE_CELL.finditer(text):
+        out.extend(NEGATED_PREFIX + t for t in terms(m.group(1)))
+    return list(dict.fromkeys(out))
+
+
+def with_negations(pool: list[Sentence], question_negations: list[str]) -> list[Sentence]:
+    """The pool with each sentence's negated words added to its terms (only worth it when the question
+    negates something: the new terms match nothing else)."""
+    if not question_negations:
+        return pool
+    out = []
+    for s in pool:
+        extra = negation_terms(s.text)
+        out.append(dataclasses.replace(s, terms=s.terms + extra) if extra else s)
+    return out
+
+
+_ALTERNATIVE_KINDS = frozenset({"list", "table"})
+
+
+def _alternatives_key(s: Sentence) -> tuple[str, str, str] | None:
+    """Sentences with one key are parallel: the rows of the tables, or the items of the lists, of one
+    section of one source. A lead-in ("Output fields:") is not an item."""
+    unit = s.unit
+    if unit.chunkType not in _ALTERNATIVE_KINDS or s.code or s.text.rstrip().endswith(":"):
+        return None
+    section = unit.sectionTitle if unit.sectionTitle is not None else str(unit.chunkIndex)
+    return (unit.sourceId, section, unit.chunkType)
+
+
+def best_alternatives(chosen: list[Sentence], scorer: Scorer) -> list[Sentence]:
+    """Of each set of parallel rows or items, only the ones that match the question best by themselves
+    (ties all stay: "What are the exit codes?" keeps every code)."""
+    best: dict[tuple[str, str, str], float] = {}
+    count: dict[tuple[str, str, str], int] = {}
+    for s in chosen:
+        key = _alternatives_key(s)
+        if key is not None:
+            best[key] = max(best.get(key, 0.0), scorer.own_score(s))
+            count[key] = count.get(key, 0) + 1
+    out = []
+    for s in chosen:
+        key = _alternatives_key(s)
+        # a list its heading or lead-in names as a whole ("Output fields:") answers whole
+        weaker = key is not None and count[key] > 1 and scorer.own_score(s) < best[key] - 1e-9
+        if weaker and not scorer.headed(s):
+            continue
+        out.append(s)
+    return out
+
+
+def _said(text: str) -> set[str]:
+    """The stems of every non-stopword of a text, numbers and one-letter codes included ("5 — the file is
+    missing" says "5", which the question never does)."""
+    return set(stems([w for w in words(text) if w not in STOPWORDS]))
+
+
+def drop_echoes(chosen: list[Sentence], question: str) -> list[Sentence]:
+    """Without the sentences that say nothing but the question's own words, unless nothing else is left."""
+    asked = _said(question)
+    kept = [s for s in chosen if s.code or not _said(s.text) <= asked]
+    return kept or chosen
+
+
+def code_under_named_heading(code: list[Sentence], question_terms: list[str]) -> list[Sentence]:
+    """Code blocks whose heading the question names ("What is the wrapper structure?" over a section
+    "Wrapper Structure" that holds only a tree diagram): the code is the answer although no command was
+    asked for. They are read with the heading's terms, like list items under it."""
+    asked = {t for t in question_terms if "-" not in t}
+    out = []
+    for s in code:
+        heading = {t for t in terms(s.unit.heading) if "-" not in t}
+        if heading and heading <= asked and len(asked - heading) <= 1:
+            out.append(dataclasses.replace(s, under=frozenset(heading)))
+    return out
