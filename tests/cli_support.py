@@ -17,7 +17,7 @@ NODE_WRAPPER = PROJECT_ROOT / "wrappers" / "gs-keyword-node"
 LEGACY_WRAPPER = PROJECT_ROOT / "wrappers" / "legacy-shout"
 BUILTINS = sorted(p.stem for p in MANIFESTS_DIR.glob("*.json"))
 SCRIPT = Path(sys.executable).with_name("mrpvm")
-CLI = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "mrpvm.kernel.cli"]
+CLI = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "mrpvm.shells.cli.main"]
 
 
 def cli_env(home: Path) -> dict[str, str]:

@@ -198,7 +198,7 @@ def test_serve_reports_a_busy_port_in_one_line(tmp_path):
         port = busy.getsockname()[1]
         env = Daemon(tmp_path / "home").env
         done = subprocess.run(
-            [sys.executable, "-m", "mrpvm.kernel.cli", "serve", "--port", str(port)],
+            [sys.executable, "-m", "mrpvm.shells.cli.main", "serve", "--port", str(port)],
             env=env,
             capture_output=True,
             text=True,

@@ -18,8 +18,8 @@ import pytest
 import uvicorn
 from api_support import alive, sse_events
 from engine_support import Harness, intent, unit
-from mrpvm.kernel.api import ApiSettings, create_app
 from mrpvm.kernel.store import Store
+from mrpvm.shells.api import ApiSettings, create_app
 
 SLOW_MS = 1200
 ALPHA = [unit("session::t::unit-000", "Alpha is a widget")]
@@ -246,7 +246,7 @@ def test_shutdown_drains_a_record_outcome_the_answer_did_not_wait_for(tmp_path):
 
 
 def test_a_turn_past_its_deadline_is_504(tmp_path, monkeypatch):
-    from mrpvm.kernel.api import turns
+    from mrpvm.shells.api import turns
 
     async def stuck(ctx, request, **_):  # an engine that never returns
         await anyio.sleep(30)

@@ -205,7 +205,7 @@ def test_plugins_settings_health_ready(http):
 
 
 def test_openapi_documents_exactly_the_routes(http):
-    from mrpvm.kernel.api import create_app
+    from mrpvm.shells.api import create_app
 
     doc = http.get("/openapi.json").json()
     assert doc["openapi"].startswith("3.")

@@ -1,4 +1,4 @@
-"""kernel/cli_common.py: files named on the command line, and `--local-llm` (mrpvm ask / serve) against
+"""shells/cli/common.py: files named on the command line, and `--local-llm` (mrpvm ask / serve) against
 the fake llama.cpp server of tests/local_llm_fake (real child process, real HTTP on loopback)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import anyio
 import httpx
 import pytest
 import typer
-from mrpvm.kernel.cli_common import CliError, LocalLLMFlag, read_text_file, run_with_local_llm
-from mrpvm.kernel.llm import local
+from mrpvm.shells import local_llm as local
+from mrpvm.shells.cli.common import CliError, LocalLLMFlag, read_text_file, run_with_local_llm
 from typer.testing import CliRunner
 
 FAKE_DIR = Path(__file__).resolve().parent / "local_llm_fake"
@@ -96,7 +96,7 @@ def test_read_text_file_drops_a_bom_and_names_what_is_wrong(tmp_path):
     ],
 )
 def test_commands_with_the_flag_run_against_the_started_server(tmp_path, monkeypatch, args, stdin):
-    from mrpvm.kernel.cli import app
+    from mrpvm.shells.cli.main import app
 
     model = tmp_path / "model.gguf"
     model.write_text("ok")

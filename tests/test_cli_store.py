@@ -26,7 +26,7 @@ Operators inspect the primary pump every week. A worn seal causes coolant leaks.
 def mrpvm(home: Path, *args: str, check: int | None = 0) -> subprocess.CompletedProcess:
     env = dict(os.environ, MRPVM_HOME=str(home), MRPVM_ENABLED_PLUGINS="sd-symbolic,kb-fast")
     out = subprocess.run(
-        [sys.executable, "-m", "mrpvm.kernel.cli", *args],
+        [sys.executable, "-m", "mrpvm.shells.cli.main", *args],
         env=env,
         capture_output=True,
         text=True,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MRPVM = [sys.executable, "-m", "mrpvm.kernel.cli"]
+MRPVM = [sys.executable, "-m", "mrpvm.shells.cli.main"]
 GROUP_KEYS = {
     "intentRef",
     "act",

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from cli_support import cli_env, mrpvm, one_error_line
 from mrpvm.kernel.config import PROJECT_ROOT
-from mrpvm.kernel.evaluation import (
+from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
+from mrpvm.shells.evaluation import (
     Expected,
     ExpectedIntent,
     SuiteError,
@@ -21,8 +23,6 @@ from mrpvm.kernel.evaluation import (
     parse_combo,
     score,
 )
-from mrpvm.protocol.document import KnowledgeUnit
-from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 OWN_SUITES = PROJECT_ROOT / "tests" / "eval_suites"
 OWN = (

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 from mrpvm.kernel import errors
 from mrpvm.kernel.errors import BadInput, KbNotFound, KernelError, NotFound
-from mrpvm.kernel.evaluation import SuiteError
 from mrpvm.kernel.llm import LLMError
-from mrpvm.kernel.llm.local import LocalLLMError
-from mrpvm.kernel.plugin_admin import InvalidManifest
+from mrpvm.shells.evaluation import SuiteError
+from mrpvm.shells.local_llm import LocalLLMError
+from mrpvm.shells.plugin_tools.admin import InvalidManifest
 
 # The contract other modules, the daemon and clients rely on: name -> (code, status).
 CONTRACT = {

@@ -1,4 +1,4 @@
-"""LocalLLMServer's lifecycle (kernel/llm/local.py) against a fake `llama_cpp.server` (same flags, real
+"""LocalLLMServer's lifecycle (shells/local_llm.py) against a fake `llama_cpp.server` (same flags, real
 HTTP on loopback, real child processes): readiness, the api key, the scrubbed environment, clear errors
 with the log tail, and no orphans — after stop, after a failed start, and when the kernel is SIGKILLed.
 The real llama.cpp server is exercised by tests/live (make test-live).
@@ -16,8 +16,8 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
-from mrpvm.kernel.llm import local
-from mrpvm.kernel.llm.local import LocalLLMError, LocalLLMServer
+from mrpvm.shells import local_llm as local
+from mrpvm.shells.local_llm import LocalLLMError, LocalLLMServer
 
 FAKE_DIR = Path(__file__).resolve().parent / "local_llm_fake"
 FAKE = "fake_llama_server"
@@ -113,7 +113,7 @@ def test_the_server_dies_with_a_sigkilled_kernel(tmp_path):
     script = (
         "import anyio, sys\n"
         "from pathlib import Path\n"
-        "from mrpvm.kernel.llm.local import LocalLLMServer\n"
+        "from mrpvm.shells.local_llm import LocalLLMServer\n"
         f"env = {environ!r}\n"
         "async def main():\n"
         f"    async with LocalLLMServer(env, model=Path({str(model)!r}), server_module={FAKE!r}) as llm:\n"

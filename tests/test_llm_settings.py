@@ -99,7 +99,7 @@ def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")}
     env["MRPVM_HOME"] = str(home)
     return subprocess.run(
-        [sys.executable, "-m", "mrpvm.kernel.cli", "settings", "llm-roles", *args],
+        [sys.executable, "-m", "mrpvm.shells.cli.main", "settings", "llm-roles", *args],
         capture_output=True,
         text=True,
         env=env,

@@ -12,7 +12,7 @@ import pytest
 
 
 def _not_installed() -> str | None:
-    from mrpvm.kernel.llm import local
+    from mrpvm.shells import local_llm as local
 
     missing = local.missing_packages()
     if missing:
@@ -27,7 +27,7 @@ def local_llm(tmp_path_factory):
     if reason:
         pytest.skip(reason)
     from anyio.from_thread import start_blocking_portal
-    from mrpvm.kernel.llm import local
+    from mrpvm.shells import local_llm as local
 
     try:
         model = local.assemble_model(os.environ)  # the user's home, where `make local-llm` put it

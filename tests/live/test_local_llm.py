@@ -21,9 +21,9 @@ from mrpvm.kernel.context import KernelContext
 from mrpvm.kernel.engine import TurnRequest, run_turn
 from mrpvm.kernel.ingest import ingest_source
 from mrpvm.kernel.llm import CallBudget, LLMBridge
-from mrpvm.kernel.llm.local import MODEL_ALIAS
 from mrpvm.kernel.store import Store
 from mrpvm.protocol.envelope import Pins
+from mrpvm.shells.local_llm import MODEL_ALIAS
 
 pytestmark = pytest.mark.live
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from mrpvm.kernel.ingest import ingest_source
+from mrpvm.kernel.records import KbRecord, SourceRecord
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..ingest import ingest_source
-from ..records import KbRecord, SourceRecord
 from . import kb_ops, turns
 from .bodies import json_response, read_json
 from .errors import invalid_field

@@ -13,12 +13,12 @@ import time
 from typing import Any
 
 import anyio
+from mrpvm.kernel.ingest import load_session_context
+from mrpvm.kernel.records import SessionRecord
+from mrpvm.kernel.store import now_iso
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..ingest import load_session_context
-from ..records import SessionRecord
-from ..store import now_iso
 from . import sse, turns
 from .bodies import json_response, read_json
 from .errors import ApiError, describe

@@ -24,12 +24,12 @@ app = typer.Typer(
 )
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "mrpvm.kernel.cli_plugins",
-    "mrpvm.kernel.cli_store",
-    "mrpvm.kernel.cli_turns",
-    "mrpvm.kernel.cli_settings",
-    "mrpvm.kernel.cli_eval",
-    "mrpvm.kernel.cli_serve",
+    "mrpvm.shells.cli.plugins",
+    "mrpvm.shells.cli.ingest",
+    "mrpvm.shells.cli.ask",
+    "mrpvm.shells.cli.settings",
+    "mrpvm.shells.cli.eval",
+    "mrpvm.shells.cli.serve",
 )
 
 for _name in COMMAND_MODULES:
@@ -38,8 +38,8 @@ for _name in COMMAND_MODULES:
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: run the app, turning user errors into one line and an exit code."""
-    from mrpvm.kernel.cli_common import CliError, click_exceptions, say_error
     from mrpvm.kernel.errors import KernelError
+    from mrpvm.shells.cli.common import CliError, click_exceptions, say_error
 
     click = click_exceptions()
     try:

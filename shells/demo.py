@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 
-from .config import PROJECT_ROOT
+from mrpvm.kernel.config import PROJECT_ROOT
 
 DEMO_HOME = PROJECT_ROOT / ".mrpvm-demo"
 EXAMPLE = PROJECT_ROOT / "examples" / "tessel-build.md"
@@ -26,16 +26,15 @@ QUESTIONS = (
 
 
 async def run_demo() -> int:
+    from mrpvm.kernel.context import KernelContext
+    from mrpvm.kernel.engine import TurnRequest, run_turn
+    from mrpvm.kernel.errors import KernelError
+    from mrpvm.kernel.ingest import load_session_context
+    from mrpvm.kernel.trace import summary_line
     from rich.console import Console
     from rich.markdown import Markdown
     from rich.markup import escape
     from rich.rule import Rule
-
-    from .context import KernelContext
-    from .engine import TurnRequest, run_turn
-    from .errors import KernelError
-    from .ingest import load_session_context
-    from .trace import summary_line
 
     console = Console()
     ctx = await KernelContext.open(dict(os.environ))

@@ -13,16 +13,15 @@ from typing import TYPE_CHECKING
 
 import anyio
 import msgspec
+from mrpvm.kernel.errors import KbExists, ValidationFailed
+from mrpvm.kernel.ingest import notify_source
+from mrpvm.kernel.ku_tree import finish_tree
+from mrpvm.kernel.records import KbRecord, SourceRecord
+from mrpvm.kernel.store import text_hash
 from mrpvm.protocol.document import KnowledgeUnit
 
-from ..errors import KbExists, ValidationFailed
-from ..ingest import notify_source
-from ..ku_tree import finish_tree
-from ..records import KbRecord, SourceRecord
-from ..store import text_hash
-
 if TYPE_CHECKING:
-    from ..context import KernelContext
+    from mrpvm.kernel.context import KernelContext
 
 
 def rebase_units(

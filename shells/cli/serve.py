@@ -11,7 +11,7 @@ import sys
 from typing import Annotated
 
 import typer
-from mrpvm.kernel.cli_common import LocalLLMFlag
+from mrpvm.shells.cli.common import LocalLLMFlag
 
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
@@ -55,8 +55,8 @@ def serve(
     """Run the HTTP daemon: OpenAI-compatible /v1/chat/completions plus the MRP-VM session/KB/plugin API."""
     import asyncio
 
-    from mrpvm.kernel.api import ApiSettings
-    from mrpvm.kernel.cli_common import CliError, run_with_local_llm
+    from mrpvm.shells.api import ApiSettings
+    from mrpvm.shells.cli.common import CliError, run_with_local_llm
 
     try:
         settings = ApiSettings.from_environ(
@@ -78,7 +78,7 @@ def serve(
 def _bind(host: str, port: int):
     import socket
 
-    from mrpvm.kernel.cli_common import CliError
+    from mrpvm.shells.cli.common import CliError
 
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
@@ -103,8 +103,8 @@ async def _serve(
     import asyncio
 
     import uvicorn
-    from mrpvm.kernel.api import create_app
-    from mrpvm.kernel.cli_turns import open_context
+    from mrpvm.shells.api import create_app
+    from mrpvm.shells.cli.ask import open_context
 
     sock = _bind(host, port)
     ctx = await open_context(environ)

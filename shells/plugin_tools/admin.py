@@ -10,12 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import msgspec
+from mrpvm.kernel.config import MANIFESTS_DIR, Config, ConfigError, load_config, wrapper_dirs
+from mrpvm.kernel.errors import BadInput, UnknownPluginError
+from mrpvm.kernel.errors import ConfigError as KernelConfigError
+from mrpvm.kernel.registry import ManifestError, PluginEntry, Registry, load_manifest
 from mrpvm.protocol.vocab import PLUGIN_TYPES
-
-from .config import MANIFESTS_DIR, Config, ConfigError, load_config, wrapper_dirs
-from .errors import BadInput, UnknownPluginError
-from .errors import ConfigError as KernelConfigError
-from .registry import ManifestError, PluginEntry, Registry, load_manifest
 
 TYPE_ALIASES = {t.split("-")[0]: t for t in PLUGIN_TYPES} | {
     "plan": "mrp-plan-plugin",

@@ -10,11 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-
-from .cli_common import LocalLLMFlag
+from mrpvm.shells.cli.common import LocalLLMFlag
 
 if TYPE_CHECKING:
-    from .store import Store
+    from mrpvm.kernel.store import Store
 
 kb_app = typer.Typer(help="KB repositories: list, create, show, remove.", no_args_is_help=True)
 session_app = typer.Typer(help="Chat sessions: list, show.", no_args_is_help=True)
@@ -30,10 +29,10 @@ def register(app: typer.Typer) -> None:
 
 
 def _open_store() -> Store:
-    from .config import ConfigError as LoaderConfigError
-    from .config import load_config
-    from .errors import ConfigError
-    from .store import Store
+    from mrpvm.kernel.config import ConfigError as LoaderConfigError
+    from mrpvm.kernel.config import load_config
+    from mrpvm.kernel.errors import ConfigError
+    from mrpvm.kernel.store import Store
 
     try:
         config, _ = load_config()
@@ -78,8 +77,7 @@ def ingest(
 ) -> int:
     """Ingest files into a KB: chunk, normalize into a KU tree, store (one transaction per source), index."""
     import anyio
-
-    from .cli_common import CliError, read_text_file, run_with_local_llm
+    from mrpvm.shells.cli.common import CliError, read_text_file, run_with_local_llm
 
     names: dict[str, Path] = {}
     for path in files:
@@ -99,6 +97,11 @@ def ingest(
 async def _ingest(
     texts: dict[Path, str], kb_name: str, sd: str, force: bool, as_json: bool, environ: dict[str, str] | None
 ) -> int:
+    from mrpvm.kernel.config import ConfigError as LoaderConfigError
+    from mrpvm.kernel.context import KernelContext
+    from mrpvm.kernel.errors import ConfigError, KbNotFound, KernelError
+    from mrpvm.kernel.ingest import check_sd_plugin, ingest_source
+    from mrpvm.shells.cli.common import print_json, stdout_console
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -106,12 +109,6 @@ async def _ingest(
         TextColumn,
         TimeElapsedColumn,
     )
-
-    from .cli_common import print_json, stdout_console
-    from .config import ConfigError as LoaderConfigError
-    from .context import KernelContext
-    from .errors import ConfigError, KbNotFound, KernelError
-    from .ingest import check_sd_plugin, ingest_source
 
     try:
         ctx = await KernelContext.open(environ)
@@ -226,7 +223,7 @@ async def _ingest(
 @kb_app.command("list")
 def kb_list(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List KB repositories with their source and unit counts."""
-    from .cli_common import print_json, stdout_console
+    from mrpvm.shells.cli.common import print_json, stdout_console
 
     with _open_store() as store:
         rows = [
@@ -257,7 +254,7 @@ def kb_create(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Create an empty KB repository (a random id is assigned)."""
-    from .cli_common import print_json, stdout_console
+    from mrpvm.shells.cli.common import print_json, stdout_console
 
     with _open_store() as store:
         kb = store.create_kb(name)
@@ -276,8 +273,7 @@ def kb_show(
 ) -> None:
     """Show a KB repository: its id, sources and unit counts."""
     import msgspec
-
-    from .cli_common import print_json, stdout_console
+    from mrpvm.shells.cli.common import print_json, stdout_console
 
     with _open_store() as store:
         kb = store.get_kb(name)
@@ -313,8 +309,8 @@ def kb_show(
 @kb_app.command("rm")
 def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     """Remove a KB repository, its sources, units and plugin artifacts (sessions mounting it keep running without it)."""
-    from .cli_common import stdout_console
-    from .ingest import delete_kb
+    from mrpvm.kernel.ingest import delete_kb
+    from mrpvm.shells.cli.common import stdout_console
 
     with _open_store() as store:
         artifacts = store.path.parent / "artifacts"
@@ -348,7 +344,7 @@ def _session_row(store: Store, record: Any) -> dict[str, Any]:
 @session_app.command("list")
 def session_list(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """List chat sessions."""
-    from .cli_common import print_json, stdout_console
+    from mrpvm.shells.cli.common import print_json, stdout_console
 
     with _open_store() as store:
         rows = [_session_row(store, s) for s in store.list_sessions()]
@@ -379,7 +375,7 @@ def session_show(
     ] = False,
 ) -> None:
     """Show a session: its KB, preferences, committed units and turns."""
-    from .cli_common import print_json, stdout_console
+    from mrpvm.shells.cli.common import print_json, stdout_console
 
     with _open_store() as store:
         record = store.get_session(session_id)

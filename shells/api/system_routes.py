@@ -59,7 +59,7 @@ def role_table(request: Request) -> Any:
     table = getattr(getattr(state.ctx, "llm", None), "roles", None) or getattr(state, "roles", None)
     if table is None:
         try:
-            from ..llm.settings import RoleTable, settings_store_for
+            from mrpvm.kernel.llm.settings import RoleTable, settings_store_for
         except ImportError:
             raise ApiError(
                 503, "NOT_AVAILABLE", "LLM role settings are not available in this kernel"
@@ -71,7 +71,7 @@ def role_table(request: Request) -> Any:
 
 
 def _roles(table: Any) -> LlmRoles:
-    from ..llm.settings import ROLES
+    from mrpvm.kernel.llm.settings import ROLES
 
     eff = table.effective()
     return LlmRoles(

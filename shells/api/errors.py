@@ -12,13 +12,13 @@ import re
 from typing import Any
 
 import msgspec
+from mrpvm.kernel.errors import KernelError
+from mrpvm.kernel.store import now_iso
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Scope
 
-from ..errors import KernelError
-from ..store import now_iso
 from .schemas import ErrorBody, encode
 
 log = logging.getLogger("mrpvm.api")

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from mrpvm.kernel.cli_common import LocalLLMFlag
+from mrpvm.shells.cli.common import LocalLLMFlag
 
 if TYPE_CHECKING:
-    from mrpvm.kernel.evaluation import EvalReport
+    from mrpvm.shells.evaluation import EvalReport
 
 ANSWER_PREVIEW = 90
 
@@ -38,8 +38,8 @@ def eval_suites(
     the score; a missing folder or a bad eval.json exits 2.
     """
     import anyio
-    from mrpvm.kernel.cli_common import run_with_local_llm
-    from mrpvm.kernel.evaluation import report_json, run_eval
+    from mrpvm.shells.cli.common import run_with_local_llm
+    from mrpvm.shells.evaluation import report_json, run_eval
 
     def progress(line: str) -> None:  # only on a terminal: piped stderr stays clean
         sys.stderr.write(f"\r\033[K{line}")
@@ -65,7 +65,7 @@ def _mark(ok: bool) -> str:
 
 
 def _print_table(report: EvalReport) -> None:
-    from mrpvm.kernel.cli_common import stdout_console
+    from mrpvm.shells.cli.common import stdout_console
     from rich import box
     from rich.markup import escape
     from rich.table import Table

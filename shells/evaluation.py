@@ -38,13 +38,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from mrpvm.kernel.errors import BadInput, KernelError
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
-from .errors import BadInput, KernelError
-
 if TYPE_CHECKING:
-    from .context import KernelContext
+    from mrpvm.kernel.context import KernelContext
 
 EVAL_FILE = "eval.json"
 DEFAULT_STORY = "story.nl"
@@ -375,8 +374,8 @@ async def evaluate_suite(
     ctx: KernelContext, suite: Suite, pins: Pins = Pins(), progress: Progress | None = None
 ) -> SuiteResult:
     """One fresh session, the story as session context, every question in order; never raises on a score."""
-    from .engine import TurnRequest, run_turn
-    from .ingest import load_session_context
+    from mrpvm.kernel.engine import TurnRequest, run_turn
+    from mrpvm.kernel.ingest import load_session_context
 
     started = time.perf_counter()
     spec = suite.spec
@@ -468,8 +467,8 @@ async def run_eval(
     progress: Progress | None = None,
 ) -> EvalReport:
     """Load every suite first (a bad one fails before any work), then evaluate them one by one."""
-    from .context import KernelContext
-    from .stages import check_pins
+    from mrpvm.kernel.context import KernelContext
+    from mrpvm.kernel.stages import check_pins
 
     suites = [load_suite(f) for f in folders]
     pins = parse_combo(combo)
@@ -479,7 +478,7 @@ async def run_eval(
         for suite in suites:
             sd = suite.spec.ingestSeedDetectorPlugin
             if sd is not None:
-                from .ingest import check_sd_plugin
+                from mrpvm.kernel.ingest import check_sd_plugin
 
                 check_sd_plugin(ctx, sd)
         return EvalReport(suites=[await evaluate_suite(ctx, s, pins, progress) for s in suites])

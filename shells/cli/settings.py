@@ -47,7 +47,7 @@ def llm_roles(
     finally:
         store.close()
     if as_json:
-        from mrpvm.kernel.cli_common import print_json
+        from mrpvm.shells.cli.common import print_json
 
         print_json(
             {
@@ -57,7 +57,7 @@ def llm_roles(
             }
         )
         return
-    from mrpvm.kernel.cli_common import stdout_console
+    from mrpvm.shells.cli.common import stdout_console
     from rich import box
     from rich.table import Table
 
@@ -97,7 +97,7 @@ def llm_models(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.
     bridge = LLMBridge(options_from_environ())
     names = asyncio.run(bridge.available_models())
     if as_json:
-        from mrpvm.kernel.cli_common import print_json
+        from mrpvm.shells.cli.common import print_json
 
         print_json({"models": names})
         return

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from mrpvm.kernel.cli_common import LocalLLMFlag
+from mrpvm.shells.cli.common import LocalLLMFlag
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
@@ -38,7 +38,7 @@ async def open_context(environ: dict[str, str] | None = None) -> KernelContext:
 
 
 def _read_source(path: Path) -> str:
-    from mrpvm.kernel.cli_common import read_text_file
+    from mrpvm.shells.cli.common import read_text_file
 
     return read_text_file(path, "source file")
 
@@ -56,7 +56,7 @@ async def _load_sources(ctx: KernelContext, session_id: str, sources: list[Path]
 
 
 def _print_answer(result: Any, *, footer: bool = True) -> None:
-    from mrpvm.kernel.cli_common import stdout_console
+    from mrpvm.shells.cli.common import stdout_console
 
     console = stdout_console()
     if console.is_terminal:
@@ -96,9 +96,9 @@ def ask(
 ) -> None:
     """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer."""
     import anyio
-    from mrpvm.kernel.cli_common import CliError, print_json, run_with_local_llm
     from mrpvm.kernel.engine import TurnRequest, run_turn
     from mrpvm.protocol.envelope import Pins
+    from mrpvm.shells.cli.common import CliError, print_json, run_with_local_llm
 
     if not question.strip():
         raise CliError("the question is empty")
@@ -144,9 +144,9 @@ def chat(
 ) -> None:
     """A REPL keeping one session across turns; EOF (Ctrl-D) or `exit` ends it."""
     import anyio
-    from mrpvm.kernel.cli_common import run_with_local_llm
     from mrpvm.kernel.engine import TurnRequest, run_turn
     from mrpvm.kernel.errors import KernelError
+    from mrpvm.shells.cli.common import run_with_local_llm
 
     sources = list(source or [])
     texts = [_read_source(p) for p in sources]
@@ -191,12 +191,12 @@ def trace(
     fmt: Annotated[str, typer.Option("--format", "-f", help="tree | json | mermaid")] = "tree",
 ) -> None:
     """Show a turn's execution trace (the DAG of frames, seeds, plugin calls and backtracking)."""
-    from mrpvm.kernel.cli_common import CliError, stdout_console
     from mrpvm.kernel.config import ConfigError as LoaderConfigError
     from mrpvm.kernel.config import load_config
     from mrpvm.kernel.errors import ConfigError
     from mrpvm.kernel.store import Store
     from mrpvm.kernel.trace import render_json, render_mermaid, render_tree
+    from mrpvm.shells.cli.common import CliError, stdout_console
 
     if fmt not in ("tree", "json", "mermaid"):
         raise CliError(f"unknown format '{fmt}' (tree, json or mermaid)")
@@ -226,10 +226,10 @@ def trace(
 def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """The effective configuration and where each value came from (default, config file, environment)."""
     import msgspec
-    from mrpvm.kernel.cli_common import print_json, stdout_console
     from mrpvm.kernel.config import ConfigError as LoaderConfigError
     from mrpvm.kernel.config import load_config
     from mrpvm.kernel.errors import ConfigError
+    from mrpvm.shells.cli.common import print_json, stdout_console
 
     try:
         config, sources = load_config()

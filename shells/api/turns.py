@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
+from mrpvm.kernel.engine import TurnRequest, TurnResult, run_turn
+from mrpvm.kernel.errors import DeadlineExceeded
+from mrpvm.kernel.ingest import load_session_context
+from mrpvm.kernel.stages import PIN_TYPES
 from mrpvm.protocol.envelope import Pins
 
-from ..engine import TurnRequest, TurnResult, run_turn
-from ..errors import DeadlineExceeded
-from ..ingest import load_session_context
-from ..stages import PIN_TYPES
 from .errors import ApiError, invalid_field
 from .schemas import ChatMessage, TurnEcho, TurnFields
 
 if TYPE_CHECKING:
-    from ..context import KernelContext
+    from mrpvm.kernel.context import KernelContext
 
 MODEL = "mrp-vm"
 PIN_FIELDS = {

@@ -25,17 +25,17 @@ def plugins(
     ] = False,
 ) -> None:
     """List the registry: built-ins and allow-listed wrappers, and every manifest that was rejected."""
-    from mrpvm.kernel.plugin_admin import normalize_type, open_registry, plugin_rows, rejections
+    from mrpvm.shells.plugin_tools.admin import normalize_type, open_registry, plugin_rows, rejections
 
     wanted = normalize_type(plugin_type)
     _, registry = open_registry()
     rows, rejected = plugin_rows(registry, wanted), rejections(registry)
     if as_json:
-        from mrpvm.kernel.cli_common import print_json
+        from mrpvm.shells.cli.common import print_json
 
         print_json({"plugins": rows, "rejected": rejected})
         return
-    from mrpvm.kernel.cli_common import stdout_console
+    from mrpvm.shells.cli.common import stdout_console
     from rich import box
     from rich.table import Table
 
@@ -79,9 +79,9 @@ def plugin_run(
     """Send one request to a plugin exactly as the kernel does; print its CNL; exit with its exit code."""
     import asyncio
 
-    from mrpvm.kernel.cli_common import CliError, read_input
-    from mrpvm.kernel.plugin_admin import open_registry, resolve_target
-    from mrpvm.kernel.plugin_run import run_plugin
+    from mrpvm.shells.cli.common import CliError, read_input
+    from mrpvm.shells.plugin_tools.admin import open_registry, resolve_target
+    from mrpvm.shells.plugin_tools.run import run_plugin
 
     config, registry = open_registry()
     target = resolve_target(plugin, registry, config)
@@ -119,8 +119,8 @@ def plugin_check(
     """Conformance to protocol v1, for a plugin in any language; exits 1 if any check fails."""
     import asyncio
 
-    from mrpvm.kernel.conformance import check_plugin, manifest_failure
-    from mrpvm.kernel.plugin_admin import InvalidManifest, open_registry, resolve_target
+    from mrpvm.shells.plugin_tools.admin import InvalidManifest, open_registry, resolve_target
+    from mrpvm.shells.plugin_tools.check import check_plugin, manifest_failure
 
     config, registry = open_registry()
     try:
@@ -138,7 +138,7 @@ def plugin_check(
             check_plugin(target.entry, limits=config.engine.limits, notes=notes, target=_where(target.entry))
         )
     if as_json:
-        from mrpvm.kernel.cli_common import print_json
+        from mrpvm.shells.cli.common import print_json
 
         print_json(report)
     else:
@@ -147,7 +147,7 @@ def plugin_check(
 
 
 def _print_report(report) -> None:
-    from mrpvm.kernel.cli_common import stdout_console
+    from mrpvm.shells.cli.common import stdout_console
     from rich.markup import escape
     from rich.table import Table
 

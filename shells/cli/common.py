@@ -100,7 +100,7 @@ async def run_with_local_llm(work: Callable[[dict[str, str] | None], Awaitable[T
     kernel environment (MRPVM_LLM_BASE_URL/_API_KEY) `environ` is. The server stops when `work` ends."""
     if not local_llm:
         return await work(None)
-    from mrpvm.kernel.llm.local import LocalLLMServer
+    from mrpvm.shells.local_llm import LocalLLMServer
 
     async with LocalLLMServer() as server:
         sys.stderr.write(f"mrpvm: local LLM ready at {server.base_url} in {server.load_s:.1f} s\n")

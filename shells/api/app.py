@@ -32,7 +32,7 @@ from .openapi import build
 from .routing import RouteSpec
 
 if TYPE_CHECKING:
-    from ..context import KernelContext
+    from mrpvm.kernel.context import KernelContext
 
 TITLE = "MRP-VM kernel daemon"
 DEFAULT_MAX_BODY = 1 << 20
@@ -101,7 +101,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        from ..context import KernelContext
+        from mrpvm.kernel.context import KernelContext
 
         context = ctx if ctx is not None else await KernelContext.open(environ)
         app.state.ctx = context
@@ -134,5 +134,5 @@ def create_app(
 
 
 def app_factory() -> Starlette:
-    """For `uvicorn --factory mrpvm.kernel.api.app:app_factory` (settings and context from the environment)."""
+    """For `uvicorn --factory mrpvm.shells.api.app:app_factory` (settings and context from the environment)."""
     return create_app()

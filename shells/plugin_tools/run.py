@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 import msgspec
+from mrpvm.kernel.registry import PluginEntry, Registry
 from mrpvm.protocol.cnl import CnlError, parse_document, render_document
 from mrpvm.protocol.envelope import Paths, Request, RequestError, decode_request, encode_request
 from mrpvm.protocol.vocab import (
@@ -21,8 +22,6 @@ from mrpvm.protocol.vocab import (
     MAIN_OP,
     OPS,
 )
-
-from .registry import PluginEntry, Registry
 
 # Error codes that mean "the input was refused" (exit 2) and "out of time" (exit 3).
 INVALID_INPUT_CODES = frozenset(
@@ -107,7 +106,7 @@ async def run_plugin(
     limits: object | None = None,
 ) -> RunOutcome:
     """Send one request; worker plugins go through their pool unless `one_shot`."""
-    from .supervisor import PluginCallError, Supervisor
+    from mrpvm.kernel.supervisor import PluginCallError, Supervisor
 
     entry = registry.get(plugin_id)
     try:
