@@ -468,7 +468,7 @@ async def run_eval(
 ) -> EvalReport:
     """Load every suite first (a bad one fails before any work), then evaluate them one by one."""
     from mrpvm.kernel.context import KernelContext
-    from mrpvm.kernel.stages import check_pins
+    from mrpvm.kernel.engine import check_pins
 
     suites = [load_suite(f) for f in folders]
     pins = parse_combo(combo)

@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 import msgspec
-from mrpvm.kernel.engine import TurnRequest, TurnResult, run_turn
+from mrpvm.kernel.engine import PIN_TYPES, TurnRequest, TurnResult, run_turn
 from mrpvm.kernel.errors import DeadlineExceeded
 from mrpvm.kernel.ingest import load_session_context
-from mrpvm.kernel.stages import PIN_TYPES
 from mrpvm.protocol.envelope import Pins
 
 from .errors import ApiError, invalid_field

@@ -35,17 +35,17 @@ from mrpvm.protocol.envelope import (
     unit_to_context_item,
 )
 
-from .budgets import RequestBudget
-from .errors import UnknownPluginError
-from .frames import ExecutionFrame
-from .llm.hooks import grant, settle
-from .overlap import Early, run_all
-from .supervisor import PluginCallError
-from .trace import PROMPT_PREVIEW, TraceNode, TraceRecorder, clip, summarize_output
+from ..budgets import RequestBudget
+from ..errors import UnknownPluginError
+from ..frames import ExecutionFrame
+from ..llm.hooks import grant, settle
+from ..supervisor import PluginCallError
+from ..trace import PROMPT_PREVIEW, TraceNode, TraceRecorder, clip, summarize_output
+from .early import Early, run_all
 
 if TYPE_CHECKING:
-    from .context import KernelContext
-    from .records import KbRecord, SessionRecord
+    from ..context import KernelContext
+    from ..records import KbRecord, SessionRecord
 
 SKIPPED_BUDGET = "skipped-budget"
 SKIPPED_KNOWN = "skipped-known-failure"

@@ -40,11 +40,12 @@ from mrpvm.protocol.document import IntentGroup, Plan
 from mrpvm.protocol.envelope import Pins, RecordOutcomePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
-from .budgets import RequestBudget
-from .errors import BadInput, TurnNotFound
-from .frames import ExecutionFrame
-from .overlap import Early, concurrently, hold_spin, run_all
-from .records import PlannerOutcome, SessionRecord, TurnRecord
+from ..budgets import RequestBudget
+from ..errors import BadInput, TurnNotFound
+from ..frames import ExecutionFrame
+from ..records import PlannerOutcome, SessionRecord, TurnRecord
+from ..trace import PROMPT_PREVIEW, TraceRecorder, clip
+from .early import Early, concurrently, hold_spin, run_all
 from .response import (
     ResponseDocument,
     SeedOutcome,
@@ -63,10 +64,9 @@ from .stages import (
     empty_view,
     intent_key,
 )
-from .trace import PROMPT_PREVIEW, TraceRecorder, clip
 
 if TYPE_CHECKING:
-    from .context import KernelContext
+    from ..context import KernelContext
 
 PLANNER_PRIOR = 0.5
 FALLBACK_ACT = "describe"

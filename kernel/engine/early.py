@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from mrpvm.protocol.envelope import Request
 
-from .supervisor import CallResult, PluginCallError
+from ..supervisor import CallResult, PluginCallError
 
 if TYPE_CHECKING:
     from .stages import TurnState
