@@ -49,7 +49,7 @@ class KernelContext:
         self.environ = dict(os.environ if environ is None else environ)
         self.state: dict[str, Any] = {}  # per-process scratch for shells (e.g. the daemon)
         self.llm = llm
-        from .engine.early import Background
+        from .engine.background import Background
 
         self.background = Background()
 

@@ -230,6 +230,20 @@ PAYLOAD_TYPES: dict[str, type[msgspec.Struct]] = {
     "solve": SolvePayload,
     "validate": ValidatePayload,
 }
+# Any op's payload Struct, for type checking (None is sent as `{}`). Request.payload stays `Any` on the
+# wire type: msgspec decodes a payload only once the op is known (see `decode_request`).
+Payload = (
+    DetectSeedsPayload
+    | NormalizePayload
+    | BuildPlanPayload
+    | RecordOutcomePayload
+    | RetrievePayload
+    | OnSourceTextPayload
+    | OnSessionEventPayload
+    | SolvePayload
+    | ValidatePayload
+    | None
+)
 
 
 # --------------------------------------------------------------------------- the envelope

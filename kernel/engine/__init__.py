@@ -1,6 +1,14 @@
-"""The kernel loop (docs/ARCHITECTURE.md §4): one chat turn through planners, frames, seeds and backtracking."""
+"""The kernel loop (docs/ARCHITECTURE.md §4): one chat turn through planners, frames, seeds and backtracking.
 
-from .stages import PIN_TYPES, check_pins
+Read top-down: turn.py (`run_turn`: open, run the root frame, respond, commit) → frames.py (a planner
+branch per frame: plan, detect seeds, plan again, run the seeds) → seeds.py (knowledge views × goal
+solvers, validation, decomposition) → stages.py (each stage's candidates) → calls.py (one plugin call).
+Beside them: state.py (what a turn's frames share), payloads.py (what each stage sends), views.py,
+early.py (calls started ahead of their turn), concurrency.py and background.py (calls side by side and
+after the answer), outcome.py (recordOutcome and the commit), response.py (the response document).
+"""
+
+from .state import PIN_TYPES, check_pins
 from .turn import TurnRequest, TurnResult, run_turn
 
 __all__ = ["PIN_TYPES", "TurnRequest", "TurnResult", "check_pins", "run_turn"]

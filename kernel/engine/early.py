@@ -1,15 +1,19 @@
-"""Plugin calls that overlap: independent calls run side by side, and calls started ahead of their turn.
+"""Calls started ahead of their turn, to overlap another plugin's call (docs/ARCHITECTURE.md §4, "Overlap").
 
-The supervisor is asyncio-only, so plain asyncio tasks are used (a fraction of an anyio task group's
-cost); a cancelled waiter cancels the task it awaits, so cancel scopes around a turn still reach them.
+Two chains are speculated, both only for plugins that declare no LLM calls, so the outcome is the same
+as calling in sequence:
 
-`Background` holds the calls a turn leaves running once its answer is ready (recordOutcome): a later
-turn waits for the ones pending when it started before it calls the same plugin, so it sees exactly
-what it would have seen had they run in sequence; `KernelContext.aclose` drains them.
+- `seeds`: the sd-plugin the pre-seed plan is expected to put first (what this planner put first last
+  time, else the kernel's default order) starts `detectSeeds` while the planner plans pre-seed;
+- `views`: with nothing staged, each seed's first retrieve (from the kb-plugin the pre-seed plan put
+  first) starts while the planner plans post-seed; once it returns a sufficient view, the solve by the
+  pre-seed plan's first gs-plugin starts on it.
 
-`hold_spin` is the supervisor's `starting_batch()` (one more call counted in flight while a batch of
-calls starts): the supervisor busy-polls a fast plugin's reply when that call is the only one in
-flight, which would keep the next call of the batch from sending its request until the reply came.
+The stage logic asks `fitting_early(...)` at each call it makes: an early call is used only if it
+stands for exactly that call (same plugin, memo key and request), and is then recorded exactly like a
+call made there (`call_plugin(..., early=...)`). One never reached is an `unused` event node.
+The functions below are the one interface frames and stages use (start, fit, settle, cancel); `Early`
+is one such call. Nothing else in the engine knows how a call is started early.
 """
 
 from __future__ import annotations
@@ -17,94 +21,56 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from contextlib import asynccontextmanager, contextmanager
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING
 
-from mrpvm.protocol.envelope import Request
+from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
+from mrpvm.protocol.envelope import Payload, Request
 
+from ..frames import ExecutionFrame
 from ..supervisor import CallResult, PluginCallError
+from .calls import Attempt, BranchRun, MemoKey, build_request
+from .concurrency import hold_spin
+from .payloads import retrieve_key, retrieve_payload, seed_key, seed_request, solve_key, solve_payload
+from .state import intent_key
+from .views import view_from
 
 if TYPE_CHECKING:
-    from .stages import TurnState
+    from .response import SeedOutcome
+    from .state import TurnState
 
 log = logging.getLogger("mrpvm.kernel")
-
-
-async def run_all(calls: list[Callable[[], Awaitable[Any]]], supervisor: Any = None) -> None:
-    """Run independent calls concurrently (see `concurrently`); one call runs inline."""
-    if len(calls) == 1:
-        await calls[0]()
-    elif calls:
-        async with concurrently(calls, supervisor):
-            pass
-
-
-@asynccontextmanager
-async def concurrently(
-    calls: list[Callable[[], Awaitable[Any]]], supervisor: Any = None
-) -> AsyncIterator[None]:
-    """Start independent calls as tasks, in list order (their trace nodes keep that order), let each
-    send its request, run the body, then wait for every call. If the body or a call fails, or the turn
-    is cancelled, the calls still running are cancelled.
-
-    """
-    loop = asyncio.get_running_loop()
-    tasks = [loop.create_task(fn()) for fn in calls]
-    try:
-        with hold_spin(supervisor):
-            await asyncio.sleep(0)  # every task runs up to its first wait: its request is sent
-        yield
-        for task in tasks:
-            await task
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        raise
-
-
-@contextmanager
-def hold_spin(supervisor: Any) -> Iterator[None]:
-    """While calls are being started together, none may busy-poll its reply.
-
-    The supervisor busy-polls a fast plugin's reply when that call is the only one in flight, which
-    would keep the next task from sending its request until the reply came; counting one more call in
-    flight while the batch starts keeps every call of the batch on the event loop.
-    """
-    starting = getattr(supervisor, "starting_batch", None)
-    if starting is None:
-        yield
-        return
-    with starting():
-        yield
+SD_FIRST = "sd_first"  # ctx.state key: planner id -> the sd-plugin its last pre-seed plan put first
 
 
 class Early:
-    """A plugin call started before its turn in the stage logic, to overlap another plugin's call.
+    """A plugin call started before its turn in the stage logic.
 
     Only the supervisor call runs early: the trace node, the attempt, the failure memory and the
-    planner's attempt list are recorded when (and only if) the stage logic reaches that call, exactly as
-    for a call made then (`TurnState.call(..., early=...)`); an early call never reached is recorded as
-    an `event` node by `discard`. Started only for plugins that declare no LLM calls.
+    planner's attempt list are recorded when (and only if) the stage logic reaches that call; an early
+    call never reached is recorded as an `event` node by `discard`.
     """
 
-    def __init__(self, state: TurnState, plugin_id: str, request: Request, timeout_s: float):
+    def __init__(
+        self, state: TurnState, plugin_id: str, request: Request, timeout_s: float, key: MemoKey
+    ) -> None:
         self.state = state
         self.plugin_id = plugin_id
         self.request = request
         self.timeout_s = timeout_s
+        self.key = key  # the memo key of the call it stands for
         self.started = time.perf_counter()
         self.result: CallResult | None = None
         self.failure: PluginCallError | None = None
         self.used = False
-        self.key: tuple[str, ...] | None = None  # the memo key of the call it stands for
         # `follow(self)`, run once this call answered, may start the call that would come next on its
         # result (an early retrieve's solve): kept as `next`, used or discarded like this one
         self.follow: Callable[[Early], Early | None] | None = None
         self.next: Early | None = None
         # Counted as in flight from now on, so the call the caller makes meanwhile does not busy-poll
         # its reply (see `hold_spin`) before this one has sent its request.
-        self._hold: Any = hold_spin(state.ctx.supervisor)
+        self._hold: AbstractContextManager[None] | None = hold_spin(state.ctx.supervisor)
         self._hold.__enter__()
         self.task = asyncio.get_running_loop().create_task(self._run())
         self.task.add_done_callback(lambda _: self._release())
@@ -115,19 +81,19 @@ class Early:
             hold.__exit__(None, None, None)
 
     async def _run(self) -> None:
-        state = self.state
-        if state._earlier and self.plugin_id in state._earlier:
-            await state.after_earlier(self.plugin_id)
+        calls = self.state.calls
+        if calls.earlier_pending(self.plugin_id):
+            await calls.after_earlier(self.plugin_id)
         self._release()
-        state._busy()
+        calls.mark_busy()
         try:
-            self.result = await state.ctx.supervisor.call(
+            self.result = await self.state.ctx.supervisor.call(
                 self.plugin_id, self.request, timeout_s=self.timeout_s
             )
         except PluginCallError as err:
             self.failure = err
         finally:
-            state._idle()
+            calls.mark_idle()
         if self.follow is not None and self.result is not None:
             try:
                 self.next = self.follow(self)
@@ -176,74 +142,182 @@ class Early:
         node.durationMs = 0.0
 
 
-class Background:
-    """Plugin calls left running after a turn answered (one per kernel context: `ctx.background`).
+# --------------------------------------------------------------------------- detectSeeds beside the plan
 
-    A job is tagged with the plugin ids it calls, the session it belongs to and its scope: the KB the
-    turn had mounted (None: none), since a plugin keeps what it learns per KB (its artifact folder).
-    `snapshot(scope)` (taken when a turn starts) and `wait_for(...)` let a later turn wait, before
-    calling a plugin, for exactly the jobs of its scope calling it that were pending when it started;
-    a turn on another KB never waits for them. A job's failure is logged, never raised to a waiter: the
-    turn that started it has already answered.
-    """
 
-    def __init__(self) -> None:
-        # job -> (plugin ids it calls, its session, its scope, the tasks a later call to those plugins
-        # waits for)
-        self._jobs: dict[
-            asyncio.Task, tuple[frozenset[str], str | None, str | None, tuple[asyncio.Task, ...]]
-        ] = {}
+def start_early_seeds(state: TurnState, frame: ExecutionFrame, branch: BranchRun) -> Early | None:
+    """Start the expected first sd-plugin's detectSeeds while the branch's planner plans pre-seed."""
+    if branch.planner_id is None:
+        return None
+    guesses: dict[str | None, str] = state.ctx.state.setdefault(SD_FIRST, {})
+    guess = guesses.get(branch.planner_id) if state.pins.sd is None else None
+    if guess is None or guess not in state.enabled_ids("sd-plugin"):
+        defaults = state.stage_order("sd", None)
+        guess = defaults[0] if defaults else None
+    if guess is None:
+        return None
+    mode, payload, guidance = seed_request(state, frame)
+    key = seed_key(guess, mode, frame)
+    return _start(state, frame, guess, "detectSeeds", frame.prompt, guidance, payload, key)
 
-    def __len__(self) -> int:
-        return len(self._jobs)
 
-    def start(
-        self,
-        job: Awaitable[Any],
-        plugin_ids: Iterable[str],
-        session_id: str | None = None,
-        calls: Iterable[asyncio.Task] = (),
-        scope: str | None = None,
-    ) -> asyncio.Task:
-        """Run `job`; a later turn of `scope` calling one of `plugin_ids` waits for `calls` (the job's
-        plugin calls; default: the whole job), not for the bookkeeping the job does after them."""
-        task = asyncio.get_running_loop().create_task(job)
-        self._jobs[task] = (frozenset(plugin_ids), session_id, scope, tuple(calls) or (task,))
-        task.add_done_callback(self._done)
-        return task
+def remember_sd_first(state: TurnState, planner_id: str | None, plan: Plan | None, order: list[str]) -> None:
+    """Remember what a planner's pre-seed plan put first: the guess for its next turn (per kernel context)."""
+    if plan is not None and order:
+        state.ctx.state.setdefault(SD_FIRST, {})[planner_id] = order[0]
 
-    def _done(self, task: asyncio.Task) -> None:
-        self._jobs.pop(task, None)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("a background plugin call failed", exc_info=task.exception())
 
-    def snapshot(self, scope: str | None) -> dict[str, list[asyncio.Task]]:
-        """Plugin id -> the calls to it still running in a job of `scope` now (empty when none: the
-        common case)."""
-        if not self._jobs:
-            return {}
-        out: dict[str, list[asyncio.Task]] = {}
-        for plugin_ids, _, job_scope, calls in self._jobs.values():
-            if job_scope != scope:
-                continue
-            waits = [c for c in calls if not c.done()]
-            for plugin_id in plugin_ids if waits else ():
-                out.setdefault(plugin_id, []).extend(waits)
-        return out
+async def settle_early_seeds(
+    early: Early | None, branch: BranchRun, frame: ExecutionFrame, order: list[str], tried: list[Attempt]
+) -> None:
+    """Wait for the early detectSeeds to end; record it as unused (with why) if the stages did not use it."""
+    if early is None:
+        return
+    await early.settle()
+    if early.plugin_id not in order:
+        why = "the plan did not list it"
+    elif any(a.plugin_id == early.plugin_id for a in tried):
+        why = "the call its turn came to differed (or its result was known)"
+    else:
+        why = "an earlier candidate answered"
+    early.discard(branch.node.id, frame.frame_id, why)  # no-op when it was used
 
-    def pending(self, session_id: str | None = None) -> list[asyncio.Task]:
-        """Jobs still running (of one session when given)."""
-        return [t for t, (_, s, _, _) in self._jobs.items() if session_id is None or s == session_id]
 
-    @staticmethod
-    async def wait_for(tasks: Iterable[asyncio.Task]) -> None:
-        """Wait until these jobs end; their outcome is theirs (failures are logged by `_done`).
-        Cancelling the waiter does not cancel the jobs."""
-        waiting = [t for t in tasks if not t.done()]
-        if waiting:
-            await asyncio.wait(waiting)
+# --------------------------------------------------------------------------- retrieve (then solve) beside the plan
 
-    async def drain(self, session_id: str | None = None) -> None:
-        """Wait for every pending job (of one session when given), including jobs started meanwhile."""
-        while jobs := self.pending(session_id):
-            await self.wait_for(jobs)
+
+def start_early_views(
+    state: TurnState,
+    frame: ExecutionFrame,
+    branch: BranchRun,
+    intents: list[IntentGroup],
+    pre: Plan | None,
+    best: dict[str, SeedOutcome],
+) -> dict[int, Early]:
+    """Seed index -> its first retrieve, started now (only when a planner will plan post-seed); once
+    it answers with a sufficient view, the solve by the pre-seed plan's first gs-plugin starts on it
+    (`Early.follow`), while the planner may still be planning post-seed."""
+    if branch.planner_id is None or not intents:
+        return {}
+    order = state.stage_order("kb", pre)
+    if not order:
+        return {}
+    solvers = state.stage_order("gs", pre)
+    early: dict[int, Early] = {}
+    for index, intent in enumerate(intents[: state.limiter.total_tokens]):
+        prior = best.get(intent_key(intent))
+        if prior is not None and prior.status == "success":
+            continue  # the seed reuses that answer
+        key = retrieve_key(state, order[0], intent)
+        if state.calls.known(frame, key):
+            continue  # before building the payload
+        units = state.visible_units()
+        payload = retrieve_payload(state, intent, units)
+        item = _start(state, frame, order[0], "retrieve", intent.intent, units, payload, key)
+        if item is not None:
+            if solvers:
+                item.follow = _solve_after(state, frame, intent, solvers[0])
+            early[index] = item
+    return early
+
+
+def _solve_after(
+    state: TurnState, frame: ExecutionFrame, intent: IntentGroup, plugin_id: str
+) -> Callable[[Early], Early | None]:
+    """What an early retrieve starts once it answered: `plugin_id`'s solve on its view, if the view is
+    sufficient (what `stages.solve` would send if the plan starts with that kb- and gs-plugin)."""
+
+    def follow(retrieve: Early) -> Early | None:
+        result = retrieve.result
+        if result is None:
+            return None
+        doc = result.document
+        view = view_from(retrieve.plugin_id, doc.result.status, doc, None)
+        if view is None or not view.sufficient:
+            return None
+        key = solve_key(plugin_id, intent, view)
+        payload = solve_payload(state, intent, view, frame.can_open_child)
+        return _start(state, frame, plugin_id, "solve", intent.intent, view.evidence, payload, key)
+
+    return follow
+
+
+def early_solve_of(retrieve: Early | None) -> Early | None:
+    """The solve an early retrieve started on its view, once the seed used that retrieve."""
+    return retrieve.next if retrieve is not None and retrieve.used else None
+
+
+async def settle_early_views(early: dict[int, Early], branch: BranchRun, frame: ExecutionFrame) -> None:
+    """Every seed is done: wait for the early retrieves and solves, recording the unused ones."""
+    for item in early.values():
+        item.follow = None  # a solve started on a late view now could not be used
+    for item in early.values():
+        await item.settle()
+        item.discard(
+            branch.node.id, frame.frame_id, "the plan did not start with it or the seed did not need it"
+        )
+        if item.next is not None:
+            await item.next.settle()
+            item.next.discard(
+                branch.node.id, frame.frame_id, "the plan did not start with it or the view differed"
+            )
+
+
+# --------------------------------------------------------------------------- at the point of use
+
+
+def fitting_early(
+    state: TurnState,
+    early: Early | None,
+    frame: ExecutionFrame,
+    plugin_id: str,
+    key: MemoKey,
+    payload: Payload = None,
+    units: list[KnowledgeUnit] | None = None,
+) -> Early | None:
+    """`early` if it stands for exactly the call about to be made (same plugin and memo key, and
+    `payload` and context `units` when given), is not used yet, and that call's result is not
+    known in this frame. (A memo key leaves out what may change while an early call runs: a
+    sibling frame may stage guidance meanwhile.)"""
+    if (
+        early is None
+        or early.used
+        or early.plugin_id != plugin_id
+        or early.key != key
+        or (payload is not None and early.request.payload != payload)
+        or (units is not None and early.request.context != state.context_items(units))
+        or state.calls.known(frame, key)
+    ):
+        return None
+    return early
+
+
+def cancel_early(*early: Early | None) -> None:
+    for item in early:
+        if item is not None:
+            item.cancel()
+
+
+def _start(
+    state: TurnState,
+    frame: ExecutionFrame,
+    plugin_id: str,
+    op: str,
+    prompt: str,
+    units: list[KnowledgeUnit],
+    payload: Payload,
+    key: MemoKey,
+) -> Early | None:
+    """Start a call ahead of its turn, or None when that could change anything: only plugins that
+    declare no LLM calls, while the deadline allows, and only if the result of the call with memo
+    key `key` is not already known in this frame."""
+    if state.calls.known(frame, key):
+        return None
+    info = state.static.plugin(state.ctx, plugin_id)
+    if info.max_llm_calls > 0:
+        return None
+    timeout_s = state.budget.call_window_s(info.timeout_ms)
+    if timeout_s is None:
+        return None
+    request = build_request(state, frame, plugin_id, op, prompt, units, payload, timeout_s=timeout_s)
+    return Early(state, plugin_id, request, timeout_s, key)

@@ -14,7 +14,7 @@ from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 from ..trace import clip
-from .stages import confidence_rank
+from .views import confidence_rank
 
 # Group statuses, best first. `partial`: a decomposed seed whose sub-answers are only partly successful.
 STATUS_RANK = {"success": 5, "partial": 4, "no-context": 3, "rejected": 2, "failed": 0}

@@ -1,0 +1,184 @@
+"""After the answer (docs/ARCHITECTURE.md §4, step 9): recordOutcome to the planners, and the commit.
+
+Every planner that led a branch gets `recordOutcome` (its attempts, the branch status); the kernel
+folds the planner-level outcome into its EWMA in the turn's commit. The commit is one store
+transaction: a fresh session, the turn with its response and trace, the staged units (promoted on
+success/weak, discarded on failure) and the EWMA. With `defer_outcome` (the daemon) recordOutcome runs
+on as a job of `ctx.background` that the turn does not wait for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import anyio
+from mrpvm.protocol.envelope import Pins, RecordOutcomePayload
+
+from ..errors import TurnNotFound
+from ..frames import ExecutionFrame
+from ..records import PlannerOutcome, SessionRecord, TurnRecord
+from .calls import BranchRun, call_plugin
+from .concurrency import PendingCall, hold_spin
+from .stages import notify_kb
+from .state import TurnState
+
+
+async def commit(
+    state: TurnState,
+    root: ExecutionFrame,
+    status: str,
+    markdown: str,
+    document: dict[str, Any],
+    plugin_ids: dict[str, str | None],
+    duration_ms: float,
+    *,
+    new_session: SessionRecord | None = None,
+    planner_outcomes: list[PlannerOutcome] | None = None,
+) -> dict[str, Any]:
+    """Commit the turn with its trace: staged units promoted on success/weak, discarded on failure.
+
+    The kb-plugins have been told (committed / discarded) by the caller. A failed turn is still recorded
+    (with no units) so its trace stays explainable. One transaction stores a fresh session, the turn, its
+    units and the planner-level EWMA.
+    """
+    trace, ctx = state.trace, state.ctx
+    parent = root.node_id or ""
+    keep = status != "failed"
+    node = trace.node(
+        "event",
+        f"commit ({'promote' if keep else 'discard'} {len(state.staged)} staged units)",
+        parent=parent,
+        frameId=root.frame_id,
+        status="success",
+    )
+    preferences = None
+    if status == "success":
+        prev = state.preferences
+        preferences = Pins(
+            planner=plugin_ids["planner"] or prev.planner,
+            sd=plugin_ids["sd"] or prev.sd,
+            kb=plugin_ids["kb"] if plugin_ids["kb"] not in (None, "decomposition") else prev.kb,
+            gs=plugin_ids["gs"] if plugin_ids["gs"] not in (None, "decomposition") else prev.gs,
+            val=prev.val,
+        )
+    record = TurnRecord(
+        requestId=state.request_id,
+        sessionId=state.session.id,
+        userMessage=state.message,
+        responseMarkdown=markdown,
+        responseDocument=document,
+        trace=trace.to_builtins(),
+        status=status,
+        pluginIds={k: v for k, v in plugin_ids.items() if v},
+        llmCalls=state.budget.llm_calls_used,
+        durationMs=round(duration_ms, 3),
+    )
+    try:
+        ctx.store.commit_turn(
+            record,
+            state.staged if keep else [],
+            preferences,
+            session=new_session,
+            planner_outcomes=planner_outcomes or (),
+        )
+        return record.trace
+    except BaseException:
+        node.status = "error"
+        if keep:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(2.0):
+                await notify_kb(state, root, parent, "session-kus-discarded", "current-turn", state.staged)
+        raise
+
+
+def record_in_background(
+    state: TurnState,
+    root: ExecutionFrame,
+    outcomes: list[PlannerOutcome],
+    jobs: list[asyncio.Task] | None = None,
+) -> tuple[asyncio.Future[bool] | None, list[asyncio.Task]]:
+    """Start recordOutcome to every planner that led a branch, as a job of `ctx.background` that the
+    turn does not wait for (appended to `jobs`: the job, not the turn, expires the request's LLM
+    tokens, since its calls may still use them).
+
+    The calls (the returned tasks) start at the caller's next event-loop trip. The caller sets the
+    returned future (None when no planner led a branch) once the turn is over: True when the turn was
+    committed while a call still ran, so the job stores the turn's trace again once the calls end.
+    """
+    calls = outcome_calls(state, root, outcomes, deferred=True)
+    if not calls:
+        return None, []
+    ctx = state.ctx
+    loop = asyncio.get_running_loop()
+    committed: asyncio.Future[bool] = loop.create_future()
+
+    async def held(call: PendingCall) -> None:
+        with hold_spin(ctx.supervisor):  # nobody waits for it: it must never busy-poll the loop
+            await call()
+
+    tasks = [loop.create_task(held(call)) for call in calls]  # list order = trace node order
+
+    async def job() -> None:
+        try:
+            await asyncio.wait(tasks)
+        finally:
+            if ctx.llm is not None:
+                ctx.llm.expire_request(state.request_id)
+        failed = [t.exception() for t in tasks if not t.cancelled() and t.exception() is not None]
+        if await committed:
+            try:
+                ctx.store.update_turn_trace(state.request_id, state.trace.to_builtins())
+            except TurnNotFound:
+                pass  # the session (with its turns) was deleted meanwhile
+        if failed:
+            raise failed[0]
+
+    planners = [b.planner_id for b in state.branches if b.planner_id is not None]
+    job_task = ctx.background.start(job(), planners, state.session.id, tasks, scope=state.kb_id)
+    if jobs is not None:
+        jobs.append(job_task)
+    return committed, tasks
+
+
+def outcome_calls(
+    state: TurnState, root: ExecutionFrame, outcomes: list[PlannerOutcome], deferred: bool = False
+) -> list[PendingCall]:
+    """DS027 recordOutcome to every planner that led a branch (calls not started). Each appends the
+    planner-level outcome the kernel folds into its EWMA when the turn commits. `deferred`: nobody
+    waits for them (`call_plugin(..., background=True)`)."""
+    by_planner: dict[str, list[BranchRun]] = {}
+    for branch in state.branches:
+        if branch.planner_id is not None:
+            by_planner.setdefault(branch.planner_id, []).append(branch)
+    order = {"success": 2, "weak": 1, "failed": 0}
+
+    def one(planner_id: str, branches: list[BranchRun]) -> PendingCall:
+        status = max((b.status for b in branches), key=lambda s: order.get(s, 0))
+        attempts = [a for b in branches for a in b.attempts]
+        duration = sum(b.duration_ms for b in branches)
+        payload = RecordOutcomePayload(
+            requestId=state.request_id,
+            plannerId=planner_id,
+            status=status,
+            attempts=attempts,
+            durationMs=round(duration, 3),
+            llmCalls=sum(a.llmCalls for a in attempts),
+            intents=root.intents,
+        )
+        outcomes.append(PlannerOutcome(planner_id, status == "success", duration))
+        return lambda: call_plugin(
+            state,
+            root,
+            None,
+            planner_id,
+            "recordOutcome",
+            state.message,
+            [],
+            payload,
+            parent=root.node_id or "",
+            label=f"record outcome ({status})",
+            input_summary={"status": status, "attempts": len(attempts)},
+            background=deferred,
+        )
+
+    return [one(planner_id, branches) for planner_id, branches in by_planner.items()]

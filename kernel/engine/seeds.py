@@ -1,0 +1,291 @@
+"""One seed (docs/ARCHITECTURE.md §4, steps 5–7): knowledge views × goal solvers, validation, decomposition.
+
+Per seed: the next knowledge view (views.py), then gs candidates on it until an answer survives
+validation; `no-context` tries the next gs-plugin, a rejection is remembered and the next candidate
+tried; `needs-decomposition` (or the plan's `decompose`) opens a child frame whose answers return to
+the seed. When every path is weak, the best weak answer is returned with a `weak recovery` warning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from mrpvm.protocol.document import IntentGroup, Plan
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
+
+from ..frames import ExecutionFrame
+from ..trace import PROMPT_PREVIEW, clip
+from .calls import BranchRun
+from .early import Early, early_solve_of
+from .frames import run_frame
+from .payloads import solve_key
+from .response import SeedOutcome, combine_children
+from .stages import next_view, solve, validate
+from .state import TurnState, intent_key
+from .views import View, empty_view
+
+
+class _Slot:
+    """A seed's hold on the request-wide seed limiter; released while the seed waits for a child frame."""
+
+    __slots__ = ("limiter", "held")
+
+    def __init__(self, limiter: anyio.CapacityLimiter):
+        self.limiter, self.held = limiter, False
+
+    async def acquire(self) -> None:
+        try:
+            self.limiter.acquire_nowait()  # a free slot needs no trip through the event loop
+        except anyio.WouldBlock:
+            await self.limiter.acquire()
+        self.held = True
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.limiter.release()
+
+
+class SeedRun:
+    """Resolve one seed: decomposition branch (if planned), knowledge views × goal solvers, validation."""
+
+    def __init__(
+        self,
+        state: TurnState,
+        frame: ExecutionFrame,
+        branch: BranchRun,
+        intent: IntentGroup,
+        ref: str,
+        plan: Plan,
+        early: Early | None = None,
+    ):
+        self.state = state
+        self.frame = frame
+        self.branch = branch
+        self.intent = intent
+        self.ref = ref
+        self.plan = plan
+        self.early = early  # its first retrieve, started while the planner planned (start_early_views)
+        self.key = intent_key(intent)
+        self.candidates: list[SeedOutcome] = []
+        self.decomposed = False
+        self.slot = _Slot(state.limiter)
+        self.node_id = ""
+        self.last_step: str | None = None  # the last view or decomposition node, for next-view/next-branch
+
+    async def run(self, best: dict[str, SeedOutcome]) -> SeedOutcome:
+        trace, frame = self.state.trace, self.frame
+        node = trace.node(
+            "seed",
+            f"{self.ref} {self.intent.act}: {clip(self.intent.intent, 120)}",
+            parent=self.branch.node.id,
+            frameId=frame.frame_id,
+            input={"act": self.intent.act, "intent": clip(self.intent.intent, PROMPT_PREVIEW)},
+        )
+        self.node_id = node.id
+        frame.seeds.append(node.id)
+        prior = best.get(self.key)
+        if prior is not None and prior.status == "success":
+            node.ref = f"reuses {prior.seed_node}"
+            trace.edge(prior.seed_node, node.id, "reuses")
+            trace.finish(node, "success")
+            return prior
+        await self.slot.acquire()
+        try:
+            outcome = await self._resolve()
+        finally:
+            self.slot.release()
+        outcome.seed_node = node.id
+        trace.finish(node, outcome.status)
+        return outcome
+
+    def _outcome(self, status: str, **fields: Any) -> SeedOutcome:
+        return SeedOutcome(
+            intent=self.intent, ref=self.ref, status=status, frame_id=self.frame.frame_id, **fields
+        )
+
+    async def _resolve(self) -> SeedOutcome:
+        state, frame = self.state, self.frame
+        if self.plan.decompose:
+            done = await self._decompose(self.node_id, "the plan asked for decomposition")
+            if done is not None:
+                return done
+        kb_order, cursor, previous = self.plan.kbPluginOrder, [0], [None]
+        views = 0
+        while True:
+            view = await next_view(
+                state,
+                frame,
+                self.branch,
+                self.intent,
+                kb_order,
+                cursor,
+                self.node_id,
+                previous,
+                ref=self.ref,
+                early=self.early,
+            )
+            if view is None:
+                if views:
+                    break
+                view = empty_view()
+            views += 1
+            done = await self._solve_view(view, views)
+            if done is not None:
+                return done
+            if cursor[0] >= len(kb_order):
+                break
+        if self.candidates:
+            best = max(self.candidates, key=lambda o: o.rank())
+            if len(self.candidates) > 1 or best.status != "success":
+                best.warnings.append(
+                    f"weak recovery: best of {len(self.candidates)} weak answers ({best.status})"
+                )
+            return best
+        return self._outcome(
+            "failed",
+            answer=NO_CONTEXT_ANSWER,
+            warnings=["no goal solver produced an answer for this intent"],
+            node_id=self.node_id,
+        )
+
+    async def _solve_view(self, view: View, number: int) -> SeedOutcome | None:
+        """gs candidates on one view until an answer survives validation (None: backtrack further)."""
+        state, frame, trace = self.state, self.frame, self.state.trace
+        vnode = self._view_node(view, number)
+        warnings = (
+            []
+            if view.sufficient or view.plugin_id is None
+            else [f"evidence judged insufficient by {view.plugin_id}"]
+        )
+        previous = None
+        for plugin_id in self.plan.goalSolverOrder:
+            attempt = await solve(
+                state,
+                frame,
+                self.branch,
+                plugin_id,
+                self.intent,
+                view,
+                vnode,
+                allow_decompose=frame.can_open_child and not self.decomposed,
+                ref=self.ref,
+                early=early_solve_of(self.early),
+            )
+            trace.edge(previous, attempt.node.id, "next-candidate")
+            previous = attempt.node.id
+            if view.node is not None:
+                trace.edge(view.node.id, attempt.node.id, "uses")
+            doc, status = attempt.doc, attempt.status
+            common = {
+                "sources": list(doc.sources or []) if doc else [],
+                "evidence": view.evidence,
+                "confidence": doc.result.confidence if doc else None,
+                "kb_plugin": view.plugin_id,
+                "gs_plugin": plugin_id,
+                "node_id": attempt.node.id,
+            }
+            if status == "success" and doc is not None and doc.answer is not None:
+                verdict, notes, _ = await validate(
+                    state,
+                    frame,
+                    self.branch,
+                    self.plan.validatorOrder,
+                    self.intent,
+                    attempt,
+                    view,
+                    ref=self.ref,
+                )
+                outcome = self._outcome(
+                    verdict if verdict == "rejected" else "success",
+                    answer=doc.answer,
+                    validation=verdict,
+                    warnings=[*warnings, *notes],
+                    **common,
+                )
+                if verdict != "rejected":
+                    return outcome
+                frame.failures.remember(solve_key(plugin_id, self.intent, view), "rejected", attempt.node.id)
+                self.candidates.append(outcome)
+            elif status in ("no-context", "insufficient") and doc is not None:
+                self.candidates.append(
+                    self._outcome(
+                        "no-context",
+                        answer=doc.answer or NO_CONTEXT_ANSWER,
+                        warnings=[*warnings, f"{plugin_id} found no usable evidence ({status})"],
+                        **common,
+                    )
+                )
+            elif status == "needs-decomposition":
+                done = await self._decompose(attempt.node.id, f"{plugin_id} returned needs-decomposition")
+                if done is not None:
+                    return done
+        return None
+
+    def _view_node(self, view: View, number: int) -> str:
+        """The trace node of a knowledge view (next-view / next-branch from the last step); its id."""
+        trace, frame = self.state.trace, self.frame
+        if view.plugin_id is None:
+            label = "knowledge view: none (no kb-plugin produced a view)"
+        else:
+            quality = "sufficient" if view.sufficient else "best insufficient"
+            label = f"knowledge view {number}: {view.plugin_id} ({quality}, {len(view.evidence)} units)"
+        vnode = trace.node(
+            "event",
+            label,
+            parent=self.node_id,
+            frameId=frame.frame_id,
+            status="sufficient" if view.sufficient else "insufficient",
+            output={
+                "evidence": [u.id for u in view.evidence][:24],
+                "guidance": [u.id for u in view.guidance],
+            },
+        )
+        if view.node is not None:
+            trace.edge(view.node.id, vnode.id, "produces")
+        trace.edge(
+            self.last_step, vnode.id, "next-branch" if self.decomposed and number == 1 else "next-view"
+        )
+        self.last_step = vnode.id
+        frame.retrieved[self.ref] = view.evidence
+        return vnode.id
+
+    async def _decompose(self, trigger: str, reason: str) -> SeedOutcome | None:
+        """Open a child frame for this seed (once per seed, within maxDepth); its answers return here."""
+        state, frame, trace = self.state, self.frame, self.state.trace
+        if self.decomposed:
+            return None
+        if not frame.can_open_child:
+            trace.node(
+                "event",
+                f"decomposition refused: depth {frame.depth + 1} exceeds maxDepth {frame.max_depth}",
+                parent=trigger,
+                frameId=frame.frame_id,
+                status="depth-limit",
+            )
+            self.candidates.append(
+                self._outcome(
+                    "failed",
+                    warnings=[f"decomposition stopped at maxDepth {frame.max_depth}"],
+                    node_id=trigger,
+                )
+            )
+            return None
+        self.decomposed = True
+        child = frame.child(prompt=self.intent.intent, parent_intent=self.intent)
+        self.slot.release()  # a waiting parent must not hold a seed slot its children need
+        try:
+            result = await run_frame(state, child, parent=self.node_id, ref_prefix=f"{self.ref}.")
+        finally:
+            await self.slot.acquire()
+        trace.edge(trigger, result.node_id, "decomposes")
+        trace.get(result.node_id).label += f" — {reason}"
+        if self.last_step is None:
+            self.last_step = result.node_id
+        outcome = self._outcome("failed", node_id=result.node_id, gs_plugin="decomposition")
+        combine_children(outcome, result.outcomes or [])
+        if outcome.status == "success":
+            return outcome
+        self.candidates.append(outcome)
+        return None
