@@ -12,6 +12,8 @@ from typing import Annotated, Any
 
 import msgspec
 
+from .errors import ConfigError  # the one configuration error (CONFIG_INVALID): loader, CLI and daemon
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS_DIR = PROJECT_ROOT / "config"
 MANIFESTS_DIR = PROJECT_ROOT / "manifests"
@@ -61,10 +63,6 @@ class Config(msgspec.Struct, kw_only=True):
     engine: EngineConfig
     plugins: PluginsConfig
     home: str
-
-
-class ConfigError(ValueError):
-    """A configuration value that fails validation; names the key and its origin."""
 
 
 # Environment variables and the dotted key each one sets (lists are comma-separated).

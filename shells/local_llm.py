@@ -224,7 +224,8 @@ class LocalLLMServer:
         env = dict(self.environ if environ is None else environ)
         env["MRPVM_LLM_BASE_URL"] = self.base_url
         env["MRPVM_LLM_API_KEY"] = self.api_key
-        from mrpvm.kernel.config import ConfigError, load_config
+        from mrpvm.kernel.config import load_config
+        from mrpvm.kernel.errors import ConfigError
 
         try:
             _, sources = load_config(env)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 import msgspec
+from mrpvm.kernel.errors import ConfigError
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -56,13 +57,16 @@ class ApiSettings(msgspec.Struct, kw_only=True):
             try:
                 values["max_body_bytes"] = int(env["MRPVM_API_MAX_BODY_BYTES"])
             except ValueError:
-                raise ValueError(
+                raise ConfigError(
                     f"MRPVM_API_MAX_BODY_BYTES={env['MRPVM_API_MAX_BODY_BYTES']!r} is not an integer"
                 ) from None
         values.update({k: v for k, v in given.items() if v is not None})
-        settings = cls(**values)  # type: ignore[arg-type]
+        try:
+            settings = msgspec.convert(values, cls)
+        except msgspec.ValidationError as err:
+            raise ConfigError(f"daemon settings: {err}") from None
         if settings.max_body_bytes <= 0:
-            raise ValueError("the body size limit must be positive")
+            raise ConfigError("the body size limit must be positive")
         return settings
 
 

@@ -5,9 +5,12 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+
+if TYPE_CHECKING:
+    from mrpvm.kernel.store import Store
 
 T = TypeVar("T")
 
@@ -105,3 +108,21 @@ async def run_with_local_llm(work: Callable[[dict[str, str] | None], Awaitable[T
     async with LocalLLMServer() as server:
         sys.stderr.write(f"mrpvm: local LLM ready at {server.base_url} in {server.load_s:.1f} s\n")
         return await work(server.kernel_environ())
+
+
+def open_store() -> Store:
+    """The kernel's SQLite store under the configured home, without starting plugins (kb, session, trace)."""
+    from mrpvm.kernel.config import load_config
+    from mrpvm.kernel.store import Store
+
+    config, _ = load_config()
+    return Store.open(Path(config.home))
+
+
+def human_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"

@@ -1,7 +1,7 @@
 """The `mrpvm` command line: a thin typer shell over kernel modules.
 
-Each command group lives in its own module exposing `register(app)`; add the module's name to
-`COMMAND_MODULES` to add a group (ask, chat, ingest, kb, trace, session, eval, serve, config...).
+Each command group lives in its own module, named after it, exposing `register(app)`; add the module's
+name to `COMMAND_MODULES` to add a group.
 Command modules import heavy things inside the commands, so `mrpvm --help` stays fast.
 
 Errors a user can cause (wrong flags, unknown plugin, missing file) print one line on stderr and exit 2;
@@ -23,13 +23,21 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "mrpvm.shells.cli.plugins",
-    "mrpvm.shells.cli.ingest",
-    "mrpvm.shells.cli.ask",
-    "mrpvm.shells.cli.settings",
-    "mrpvm.shells.cli.eval",
-    "mrpvm.shells.cli.serve",
+COMMAND_MODULES: tuple[str, ...] = tuple(
+    f"mrpvm.shells.cli.{name}"
+    for name in (
+        "plugins",
+        "ingest",
+        "kb",
+        "session",
+        "ask",
+        "chat",
+        "trace",
+        "config",
+        "settings",
+        "eval",
+        "serve",
+    )
 )
 
 for _name in COMMAND_MODULES:

@@ -56,14 +56,11 @@ def serve(
     import asyncio
 
     from mrpvm.shells.api import ApiSettings
-    from mrpvm.shells.cli.common import CliError, run_with_local_llm
+    from mrpvm.shells.cli.common import run_with_local_llm
 
-    try:
-        settings = ApiSettings.from_environ(
-            token=token or None, max_body_bytes=max_body_bytes, shutdown_timeout_s=shutdown_timeout
-        )
-    except ValueError as err:
-        raise CliError(str(err)) from None
+    settings = ApiSettings.from_environ(
+        token=token or None, max_body_bytes=max_body_bytes, shutdown_timeout_s=shutdown_timeout
+    )
     if host not in LOOPBACK and not settings.token:
         sys.stderr.write(
             f"mrpvm: warning: serving on {host} without a token; anyone who can reach it can use it\n"
@@ -103,11 +100,11 @@ async def _serve(
     import asyncio
 
     import uvicorn
+    from mrpvm.kernel.context import KernelContext
     from mrpvm.shells.api import create_app
-    from mrpvm.shells.cli.ask import open_context
 
     sock = _bind(host, port)
-    ctx = await open_context(environ)
+    ctx = await KernelContext.open(environ)
     app = create_app(ctx, settings, owns_context=True)  # the lifespan closes it at shutdown
     config = uvicorn.Config(
         app,

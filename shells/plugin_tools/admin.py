@@ -10,9 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import msgspec
-from mrpvm.kernel.config import MANIFESTS_DIR, Config, ConfigError, load_config, wrapper_dirs
+from mrpvm.kernel.config import MANIFESTS_DIR, Config, load_config, wrapper_dirs
 from mrpvm.kernel.errors import BadInput, UnknownPluginError
-from mrpvm.kernel.errors import ConfigError as KernelConfigError
 from mrpvm.kernel.registry import ManifestError, PluginEntry, Registry, load_manifest
 from mrpvm.protocol.vocab import PLUGIN_TYPES
 
@@ -52,10 +51,7 @@ class Target(msgspec.Struct, kw_only=True):
 
 def open_registry(environ: dict[str, str] | None = None) -> tuple[Config, Registry]:
     """The effective config and the registry it describes (built-ins + allow-listed wrappers)."""
-    try:
-        config, _ = load_config(environ)
-    except ConfigError as err:
-        raise KernelConfigError(str(err)) from None
+    config, _ = load_config(environ)
     registry = Registry.load(MANIFESTS_DIR, wrapper_dirs(config), config.engine.pluginAllowlist)
     return config, registry
 

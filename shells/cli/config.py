@@ -1,0 +1,55 @@
+"""`mrpvm config show`: the effective configuration and where each value came from."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+config_app = typer.Typer(help="Show the effective configuration.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(config_app, name="config")
+
+
+@config_app.command("show")
+def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """The effective configuration and where each value came from (default, config file, environment)."""
+    import msgspec
+    from mrpvm.kernel.config import load_config
+    from mrpvm.shells.cli.common import print_json, stdout_console
+
+    config, sources = load_config()
+    flat = _flatten(msgspec.to_builtins(config))
+    import os
+
+    home_source = "env MRPVM_HOME" if os.environ.get("MRPVM_HOME") else "default (~/.mrpvm)"
+    rows = [
+        {"key": k, "value": v, "source": sources.get(k, home_source if k == "home" else "")}
+        for k, v in flat.items()
+    ]
+    if as_json:
+        print_json({"config": msgspec.to_builtins(config), "sources": {r["key"]: r["source"] for r in rows}})
+        return
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title="MRP-VM effective configuration", title_justify="left", box=box.SIMPLE_HEAD)
+    for column in ("key", "value", "source"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        value = row["value"]
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+        table.add_row(row["key"], shown, row["source"])
+    stdout_console().print(table)
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict):
+            out.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out

@@ -1,0 +1,117 @@
+"""`mrpvm kb list|create|show|rm`: KB repositories (opens only the SQLite store)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from mrpvm.shells.cli.common import human_bytes, open_store
+
+kb_app = typer.Typer(help="KB repositories: list, create, show, remove.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(kb_app, name="kb")
+
+
+@kb_app.command("list")
+def kb_list(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List KB repositories with their source and unit counts."""
+    from mrpvm.shells.cli.common import print_json, stdout_console
+
+    with open_store() as store:
+        rows = [
+            {"id": kb.id, "name": kb.name, "createdAt": kb.createdAt, **store.kb_stats(kb.id)}
+            for kb in store.list_kbs()
+        ]
+    if as_json:
+        print_json({"kbs": rows})
+        return
+    from rich import box
+    from rich.table import Table
+
+    console = stdout_console()
+    if not rows:
+        console.print("no KB repositories yet: `mrpvm kb create NAME` or `mrpvm ingest FILE --kb NAME`")
+        return
+    table = Table(title=f"KB repositories ({len(rows)})", title_justify="left", box=box.SIMPLE_HEAD)
+    for column in ("name", "id", "sources", "units", "created"):
+        table.add_column(column, justify="right" if column in ("sources", "units") else "left")
+    for row in rows:
+        table.add_row(row["name"], row["id"], str(row["sources"]), str(row["units"]), row["createdAt"])
+    console.print(table)
+
+
+@kb_app.command("create")
+def kb_create(
+    name: Annotated[str, typer.Argument(help="A unique name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Create an empty KB repository (a random id is assigned)."""
+    from mrpvm.shells.cli.common import print_json, stdout_console
+
+    with open_store() as store:
+        kb = store.create_kb(name)
+    if as_json:
+        print_json({"id": kb.id, "name": kb.name, "createdAt": kb.createdAt})
+    else:
+        stdout_console().print(f"created KB '{kb.name}' ({kb.id})")
+
+
+@kb_app.command("show")
+def kb_show(
+    name: Annotated[str, typer.Argument(help="KB name or id.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON: id, name, sources, units, sourceList.")
+    ] = False,
+) -> None:
+    """Show a KB repository: its id, sources and unit counts."""
+    import msgspec
+    from mrpvm.shells.cli.common import print_json, stdout_console
+
+    with open_store() as store:
+        kb = store.get_kb(name)
+        stats = store.kb_stats(kb.id)
+        sources = store.list_sources(kb.id)
+    if as_json:
+        print_json(
+            {
+                "id": kb.id,
+                "name": kb.name,
+                "createdAt": kb.createdAt,
+                "sources": stats["sources"],
+                "units": stats["units"],
+                "sourceList": [msgspec.to_builtins(s) for s in sources],
+            }
+        )
+        return
+    from rich import box
+    from rich.table import Table
+
+    console = stdout_console()
+    console.print(f"KB '{kb.name}'  id {kb.id}  created {kb.createdAt}")
+    console.print(f"{stats['sources']} source(s), {stats['units']} unit(s)")
+    if sources:
+        table = Table(box=box.SIMPLE_HEAD)
+        for column in ("source", "id", "units", "size", "ingested", "sha256"):
+            table.add_column(column, justify="right" if column in ("units", "size") else "left")
+        for s in sources:
+            table.add_row(s.name, s.id, str(s.unitCount), human_bytes(s.bytes), s.ingestedAt, s.hash[:12])
+        console.print(table)
+
+
+@kb_app.command("rm")
+def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
+    """Remove a KB repository, its sources, units and plugin artifacts (sessions mounting it keep running without it)."""
+    from mrpvm.kernel.ingest import delete_kb
+    from mrpvm.shells.cli.common import stdout_console
+
+    with open_store() as store:
+        artifacts = store.path.parent / "artifacts"
+        had_artifacts = any(artifacts.glob(f"{store.get_kb(name).id}/*"))
+        kb = delete_kb(store, store.path.parent, name)
+    stats_note = " and its plugin artifacts" if had_artifacts else ""
+    stdout_console().print(f"removed KB '{kb.name}' ({kb.id}){stats_note}")
+
+
+# --------------------------------------------------------------------------- sessions

@@ -1,0 +1,118 @@
+"""`mrpvm session list|show`: chat sessions (opens only the SQLite store)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from mrpvm.shells.cli.common import open_store
+
+if TYPE_CHECKING:
+    from mrpvm.kernel.records import SessionRecord
+    from mrpvm.kernel.store import Store
+
+session_app = typer.Typer(help="Chat sessions: list, show.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(session_app, name="session")
+
+
+def _session_row(store: Store, record: SessionRecord) -> dict[str, Any]:
+    import msgspec
+
+    kb_name = None
+    if record.kbId:
+        kb = store.find_kb(record.kbId)
+        kb_name = kb.name if kb else None
+    return {
+        "id": record.id,
+        "kbId": record.kbId,
+        "kbName": kb_name,
+        "turns": record.turnCount,
+        "preferences": msgspec.to_builtins(record.preferences),
+        "createdAt": record.createdAt,
+        "updatedAt": record.updatedAt,
+    }
+
+
+@session_app.command("list")
+def session_list(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """List chat sessions."""
+    from mrpvm.shells.cli.common import print_json, stdout_console
+
+    with open_store() as store:
+        rows = [_session_row(store, s) for s in store.list_sessions()]
+    if as_json:
+        print_json({"sessions": rows})
+        return
+    from rich import box
+    from rich.table import Table
+
+    console = stdout_console()
+    if not rows:
+        console.print("no sessions yet: `mrpvm chat` or `mrpvm ask` starts one")
+        return
+    table = Table(title=f"Sessions ({len(rows)})", title_justify="left", box=box.SIMPLE_HEAD)
+    for column in ("id", "KB", "turns", "preferences", "updated"):
+        table.add_column(column, justify="right" if column == "turns" else "left")
+    for row in rows:
+        prefs = ", ".join(f"{k}={v}" for k, v in row["preferences"].items()) or "-"
+        table.add_row(row["id"], row["kbName"] or "-", str(row["turns"]), prefs, row["updatedAt"])
+    console.print(table)
+
+
+@session_app.command("show")
+def session_show(
+    session_id: Annotated[str, typer.Argument(help="Session id.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON: the session, its turns and unit count.")
+    ] = False,
+) -> None:
+    """Show a session: its KB, preferences, committed units and turns."""
+    from mrpvm.shells.cli.common import print_json, stdout_console
+
+    with open_store() as store:
+        record = store.get_session(session_id)
+        row = _session_row(store, record)
+        units = store.session_units(session_id)
+        turns = store.list_turns(session_id)
+    turn_rows = [
+        {
+            "turnIndex": t.turnIndex,
+            "requestId": t.requestId,
+            "status": t.status,
+            "userMessage": t.userMessage,
+            "pluginIds": t.pluginIds,
+            "llmCalls": t.llmCalls,
+            "durationMs": t.durationMs,
+            "createdAt": t.createdAt,
+        }
+        for t in turns
+    ]
+    if as_json:
+        print_json({**row, "units": len(units), "turnList": turn_rows})
+        return
+    from rich import box
+    from rich.table import Table
+
+    console = stdout_console()
+    prefs = ", ".join(f"{k}={v}" for k, v in row["preferences"].items()) or "none"
+    kb = f"{row['kbName']} ({row['kbId']})" if row["kbId"] else "none"
+    console.print(f"session {record.id}  KB {kb}  created {record.createdAt}")
+    console.print(f"preferences: {prefs}; {len(units)} committed unit(s); {len(turns)} turn(s)")
+    if turn_rows:
+        table = Table(box=box.SIMPLE_HEAD)
+        for column in ("#", "request", "status", "message", "LLM", "ms"):
+            table.add_column(column, justify="right" if column in ("#", "LLM", "ms") else "left")
+        for t in turn_rows:
+            message = " ".join(t["userMessage"].split())
+            table.add_row(
+                str(t["turnIndex"]),
+                t["requestId"],
+                t["status"],
+                message if len(message) <= 70 else message[:69] + "…",
+                str(t["llmCalls"]),
+                f"{t['durationMs']:.0f}",
+            )
+        console.print(table)
