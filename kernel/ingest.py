@@ -38,12 +38,12 @@ from mrpvm.protocol.envelope import (
 )
 
 from .chunking import chunk_spans
-from .errors import IngestError, KernelError, UnknownPluginError
+from .errors import IngestError, KernelError
 from .ku_tree import finish_tree, merge_chunk_trees
 from .llm import CallBudget
 from .llm.hooks import grant
 from .records import KbRecord, SourceRecord
-from .registry import PluginEntry, UnknownPlugin
+from .registry import PluginEntry
 from .store import Store, slug, text_hash
 from .supervisor.errors import PluginCallError
 
@@ -82,10 +82,7 @@ class LoadedUnits(list):  # noqa: FURB189 - a list with the load's warnings atta
 
 
 def _plugin(ctx: KernelContext, plugin_id: str, plugin_type: str, op: str) -> PluginEntry:
-    try:
-        entry = ctx.registry.get(plugin_id, plugin_type)
-    except UnknownPlugin as err:
-        raise UnknownPluginError(str(err), {"plugin": plugin_id, "type": plugin_type}) from None
+    entry = ctx.registry.get(plugin_id, plugin_type)  # UnknownPluginError names the plugin and type
     if op not in entry.manifest.ops:
         raise IngestError(f"{plugin_id} does not implement {op}", {"plugin": plugin_id, "op": op})
     return entry

@@ -18,6 +18,8 @@ from mrpvm.protocol.envelope import PlannerHints
 from mrpvm.protocol.manifest import Manifest
 from mrpvm.protocol.vocab import OPS_BY_TYPE, PLUGIN_TYPES, PROTOCOL_VERSION
 
+from .errors import UnknownPluginError
+
 HINTS_REQUIRED = ("sd-plugin", "kb-plugin", "gs-plugin")
 LEGACY_HINTS = PlannerHints(
     expectedLatencyMs=1000,
@@ -38,16 +40,6 @@ class ManifestError(ValueError):
     def __init__(self, path: Path, message: str):
         self.path = path
         super().__init__(f"{path}: {message}")
-
-
-class UnknownPlugin(KeyError):
-    def __init__(self, plugin_id: str, plugin_type: str | None = None):
-        self.plugin_id, self.plugin_type = plugin_id, plugin_type
-        kind = f" of type {plugin_type}" if plugin_type else ""
-        super().__init__(f"no plugin '{plugin_id}'{kind} is registered")
-
-    def __str__(self) -> str:
-        return str(self.args[0])
 
 
 class PluginEntry(msgspec.Struct, kw_only=True):
@@ -208,7 +200,10 @@ class Registry:
     def get(self, plugin_id: str, plugin_type: str | None = None) -> PluginEntry:
         entry = self._entries.get(plugin_id)
         if entry is None or (plugin_type is not None and entry.type != plugin_type):
-            raise UnknownPlugin(plugin_id, plugin_type)
+            kind = f" of type {plugin_type}" if plugin_type else ""
+            raise UnknownPluginError(
+                f"no plugin '{plugin_id}'{kind} is registered", {"plugin": plugin_id, "type": plugin_type}
+            )
         return entry
 
     def __contains__(self, plugin_id: str) -> bool:

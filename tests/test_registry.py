@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from mrpvm.kernel.config import MANIFESTS_DIR, load_config, wrapper_dirs
-from mrpvm.kernel.registry import Registry, UnknownPlugin
+from mrpvm.kernel.errors import UnknownPluginError
+from mrpvm.kernel.registry import Registry
 from mrpvm.protocol.vocab import OPS_BY_TYPE
 
 HINTS = {
@@ -224,7 +225,7 @@ def test_wrapper_not_on_the_allowlist_is_rejected_with_a_reason(tmp_path):
     write_wrapper(tmp_path, "tool", manifest())
     registry = load(tmp_path, allowlist=["something-else"])
     assert "wrapper 'tool' is not on the plugin allowlist" in only_rejection(registry)
-    with pytest.raises(UnknownPlugin):
+    with pytest.raises(UnknownPluginError):
         registry.get("tool")
 
 
@@ -239,8 +240,10 @@ def test_allowlist_does_not_apply_to_builtins(tmp_path):
 def test_get_checks_the_type(tmp_path):
     write_wrapper(tmp_path, "tool", manifest())
     registry = load(tmp_path)
-    with pytest.raises(UnknownPlugin, match="no plugin 'tool' of type kb-plugin"):
+    with pytest.raises(UnknownPluginError, match="no plugin 'tool' of type kb-plugin") as info:
         registry.get("tool", "kb-plugin")
+    assert (info.value.code, info.value.status) == ("UNKNOWN_PLUGIN", 404)
+    assert info.value.details == {"plugin": "tool", "type": "kb-plugin"}
     assert [e.id for e in registry.list("gs-plugin")] == ["tool"]
     assert registry.list("kb-plugin") == []
 

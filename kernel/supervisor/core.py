@@ -28,7 +28,8 @@ from typing import Any
 
 import msgspec
 from mrpvm.kernel.config import LimitsConfig
-from mrpvm.kernel.registry import Registry, UnknownPlugin
+from mrpvm.kernel.errors import UnknownPluginError
+from mrpvm.kernel.registry import Registry
 from mrpvm.protocol.cnl import CnlError, parse_document
 from mrpvm.protocol.envelope import Request, encode_request
 from mrpvm.protocol.errors import parse_error_line
@@ -182,7 +183,7 @@ class Supervisor:
         if plugin is None:
             try:
                 entry = self.registry.get(plugin_id)
-            except UnknownPlugin as err:
+            except UnknownPluginError as err:
                 raise PluginCallError(
                     CallError(code=UNKNOWN_PLUGIN, message=str(err), plugin=plugin_id, op=op)
                 ) from None
