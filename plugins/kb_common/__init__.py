@@ -4,7 +4,7 @@ Public API (stable; see README.md):
     Retriever, SelectionConfig          the request handlers and their knobs; subclass to add a backend
     Candidate, Entry, Views             candidates and the per-call memory views (inline units + KB)
     GoalProfile, build_profile, bare_intent, guess_act
-    KBStore, open_store, StoredUnit, NewUnit, OldUnit, WriteHook, StoreError
+    KBStore, open_store, StoredUnit, NewUnit, OldUnit, WriteHook, ArtifactError
     MemoryIndex, memory_index
     IntentResult, build_document, intent_ref
     FIELD_WEIGHTS, TEXT_FIELDS, unit_fields, analyse, unit_hash, body_text, is_guidance, is_evidence,
@@ -47,7 +47,7 @@ from .selection import (
     resolve_levels,
     sufficiency,
 )
-from .store import KBStore, NewUnit, OldUnit, StoredUnit, StoreError, WriteHook, open_store
+from .store import ArtifactError, KBStore, NewUnit, OldUnit, StoredUnit, WriteHook, open_store
 
 __all__ = [
     "FIELD_WEIGHTS",
@@ -63,7 +63,7 @@ __all__ = [
     "OldUnit",
     "Retriever",
     "SelectionConfig",
-    "StoreError",
+    "ArtifactError",
     "StoredUnit",
     "Sufficiency",
     "Views",

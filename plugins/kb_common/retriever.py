@@ -34,7 +34,7 @@ from .selection import (
     resolve_levels,
     sufficiency,
 )
-from .store import StoreError, WriteHook, open_store
+from .store import ArtifactError, WriteHook, open_store
 
 STRATEGY_PURPOSES = ("strategy-guidance", "mixed")
 PREFETCH_FLOOR = 0.5  # KB hits under relative_cut x this of the best lexical score are not fetched
@@ -188,7 +188,7 @@ class Retriever:
         raw = call.request.paths.artifacts  # a retrieve never creates the folder (Call.artifacts() would)
         try:
             store = open_store(call.state, Path(raw), create=False) if raw else None
-        except StoreError as err:
+        except ArtifactError as err:
             raise PluginFailure("ARTIFACT_ERROR", str(err)) from None
         return Views(inline, store)
 
@@ -213,7 +213,7 @@ class Retriever:
                 self.store_hook(),
                 summary=source_summary(payload.text, units),
             )
-        except StoreError as err:
+        except ArtifactError as err:
             raise PluginFailure("ARTIFACT_ERROR", str(err)) from None
         replaced = f" (replaced {removed})" if removed else ""
         return call.reply(

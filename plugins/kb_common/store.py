@@ -63,7 +63,7 @@ class OldUnit(NamedTuple):
 WriteHook = Callable[[sqlite3.Connection, list[OldUnit], list[NewUnit]], None]
 
 
-class StoreError(RuntimeError):
+class ArtifactError(RuntimeError):
     """The artifact folder cannot be used (corrupt index, incompatible format, lock never released)."""
 
 
@@ -96,7 +96,7 @@ class KBStore:
                 index_dir.mkdir(exist_ok=True)
                 self.index = tantivy.Index(self.schema, path=str(index_dir))
         except ValueError as err:
-            raise StoreError(f"cannot open the index in {index_dir}: {err}") from None
+            raise ArtifactError(f"cannot open the index in {index_dir}: {err}") from None
         self.generation = -1
         self.searcher: Any = None
         self._tag_idf: dict[tuple[str, str], float] = {}
@@ -123,7 +123,7 @@ class KBStore:
         if row is None:
             self.db.execute("INSERT OR IGNORE INTO meta VALUES('format', ?)", (FORMAT_VERSION,))
         elif row[0] != FORMAT_VERSION:
-            raise StoreError(
+            raise ArtifactError(
                 f"artifact format {row[0]} in {self.root}; this plugin reads format {FORMAT_VERSION}"
             )
 
@@ -267,7 +267,7 @@ class KBStore:
                 return self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
             except ValueError as err:  # LockBusy: another process is writing
                 if time.monotonic() > deadline:
-                    raise StoreError(f"index writer lock not released: {err}") from None
+                    raise ArtifactError(f"index writer lock not released: {err}") from None
                 time.sleep(0.05)
 
     def _update_tags(
