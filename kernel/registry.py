@@ -1,4 +1,4 @@
-"""The plugin registry: loads and validates manifests (DESIGN.md §3.4).
+"""The plugin registry: loads and validates manifests (protocol/SPEC.md §7).
 
 Built-ins come from `manifests/*.json`. External wrappers come from `<folder>/<name>/manifest.json` for
 each configured wrapper folder, and load only when their id is on the allowlist. A manifest that
@@ -16,11 +16,10 @@ from pathlib import Path
 import msgspec
 from mrpvm.protocol.envelope import PlannerHints
 from mrpvm.protocol.manifest import Manifest
-from mrpvm.protocol.vocab import OPS_BY_TYPE, PLUGIN_TYPES, PROTOCOL_VERSION
+from mrpvm.protocol.vocab import PLUGIN_TYPES
 
 from .errors import UnknownPluginError
 
-HINTS_REQUIRED = ("sd-plugin", "kb-plugin", "gs-plugin")
 LEGACY_HINTS = PlannerHints(
     expectedLatencyMs=1000,
     expectedLLMCalls=0,
@@ -32,6 +31,14 @@ LEGACY_HINTS = PlannerHints(
     evidenceStyle=[],
     confidenceWhenMatched=0.5,
 )
+
+
+def _reason(err: msgspec.ValidationError, data: dict) -> str:
+    """msgspec's message, naming the plugin type (or the known types when the type is wrong)."""
+    text = str(err)
+    if text.endswith("`$.type`") or text.endswith("field `type`"):
+        return f"{text}: the type is one of {', '.join(PLUGIN_TYPES)}"
+    return f"{text} (a {data['type']} manifest)"
 
 
 class ManifestError(ValueError):
@@ -123,31 +130,10 @@ def load_manifest(path: Path, *, builtin: bool) -> PluginEntry:
         }
         if "timeout" in data and "timeoutMs" not in data:
             data["timeoutMs"] = data["timeout"]
-    if "type" in data and data["type"] not in PLUGIN_TYPES:
-        raise ManifestError(path, f"unknown type '{data['type']}' (one of {', '.join(PLUGIN_TYPES)})")
-    if "command" not in data or not str(data.get("command") or "").strip():
-        raise ManifestError(path, "missing `command`")
-    if data.get("protocolVersion", PROTOCOL_VERSION) != PROTOCOL_VERSION:
-        raise ManifestError(
-            path, f"protocolVersion {data.get('protocolVersion')!r} is not supported (only 1)"
-        )
-    try:
-        manifest = msgspec.convert(data, Manifest)
+    try:  # every rule of the manifest itself is a constraint of protocol/manifest.py (and its JSON Schema)
+        manifest: Manifest = msgspec.convert(data, Manifest)
     except msgspec.ValidationError as err:
-        raise ManifestError(path, str(err)) from None
-    if manifest.type in HINTS_REQUIRED and manifest.plannerHints is None:
-        raise ManifestError(path, f"plannerHints are required for a {manifest.type}")
-    allowed_ops = OPS_BY_TYPE[manifest.type]
-    bad_ops = [op for op in manifest.ops if op not in allowed_ops]
-    if bad_ops:
-        raise ManifestError(path, f"ops {bad_ops} do not belong to a {manifest.type}")
-    if not manifest.ops:
-        manifest.ops = list(allowed_ops)  # type: ignore[assignment]
-    for name in ("timeoutMs", "maxInputSizeBytes", "maxOutputBytes", "concurrency"):
-        if getattr(manifest, name) <= 0:
-            raise ManifestError(path, f"`{name}` must be positive")
-    if manifest.maxLLMCalls < 0:
-        raise ManifestError(path, "`maxLLMCalls` must not be negative")
+        raise ManifestError(path, _reason(err, data)) from None
     folder = path.parent
     argv = resolve_argv(manifest, folder, path)
     return PluginEntry(

@@ -1,4 +1,4 @@
-"""The request envelope (DESIGN.md §3.2): one JSON object on stdin (one-shot) or per frame (worker).
+"""The request envelope (SPEC.md §5): one JSON object on stdin (one-shot) or per frame (worker).
 
 Only `prompt` and `context` are required. `op` defaults to the plugin type's main op and the payload
 defaults to an empty object, so the bare DS016 example `{"prompt": ..., "context": [...]}` works with
@@ -7,12 +7,13 @@ any plugin. The payload is decoded in a second step, by the Struct of the op.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import Meta
 
 from .document import IntentGroup, KnowledgeUnit, ResolvedIntent
-from .vocab import MAIN_OP, ROLES, Op, Purpose
+from .vocab import MAIN_OP, ROLES, Act, Depth, Op, Purpose
 
 
 class ContextItem(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -80,15 +81,17 @@ class NormalizePayload(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class PlannerHints(msgspec.Struct, kw_only=True, omit_defaults=True):
-    expectedLatencyMs: int
-    expectedLLMCalls: int
-    relativeCost: float
-    supportedActs: list[str]
+    """How a planner should weigh a plugin (required in sd, kb and gs manifests)."""
+
+    expectedLatencyMs: Annotated[int, Meta(ge=0)]
+    expectedLLMCalls: Annotated[int, Meta(ge=0)]
+    relativeCost: Annotated[float, Meta(ge=0, le=1, description="0 (cheapest) .. 1 (most expensive)")]
+    supportedActs: list[Act]
     topicTags: list[str]
-    preferredDepth: Literal["shallow", "medium", "deep"]
+    preferredDepth: Depth
     fallbackRole: str
     evidenceStyle: list[str]
-    confidenceWhenMatched: float
+    confidenceWhenMatched: Annotated[float, Meta(ge=0, le=1)]
 
 
 class Descriptor(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -144,19 +144,13 @@ def _narrow(prop: dict[str, Any], typed: dict[str, Any]) -> None:
 
 
 def _manifest_schema() -> dict[str, Any]:
-    schema = msgspec.json.schema(Manifest)
-    props = schema["$defs"]["Manifest"]["properties"]
-    props["protocolVersion"]["enum"] = [1]
-    props["command"]["description"] = (
-        '"python" means the kernel\'s own interpreter; a path must stay inside the manifest folder; '
-        "otherwise a program on PATH."
-    )
+    """One variant per plugin type, picked by `type` (a discriminated anyOf): each carries its rules."""
     return _with_header(
-        schema,
+        msgspec.json.schema(Manifest),
         "manifest.schema.json",
         "Plugin manifest",
-        "manifests/<id>.json or wrappers/<name>/manifest.json. A legacy wrapper manifest with only `name` "
-        "and no `type`/`id` is read as a helper gs-plugin before this schema applies.",
+        "manifests/<id>.json or wrappers/<name>/manifest.json; `type` selects the variant. A legacy wrapper "
+        "manifest with only `name` and no `type`/`id` is read as a helper gs-plugin before this schema applies.",
     )
 
 

@@ -1,4 +1,4 @@
-"""The closed vocabularies of protocol v1 (DESIGN.md §3.3): one Literal type and one tuple per enum.
+"""The closed vocabularies of protocol v1 (SPEC.md §6.3): one Literal type and one tuple per enum.
 
 The tuples are what validators and schema generators read; the Literals are what msgspec checks.
 """
@@ -70,6 +70,13 @@ PhaseScope = Literal["sd-plugin", "mrp-plan-plugin", "kb-plugin", "gs-plugin", "
 KUType = Literal["atomic", "composite", "aggregate"]
 Purpose = Literal["task-evidence", "strategy-guidance", "mixed"]
 CostClass = Literal["cheap", "moderate", "expensive"]
+Depth = Literal["shallow", "medium", "deep"]
+# The ops each plugin type may declare (a manifest's `ops`).
+SdOp = Literal["detectSeeds", "normalizePersistentContext"]
+PlanOp = Literal["buildPlan", "recordOutcome"]
+KbOp = Literal["retrieve", "onSourceText", "onSessionEvent"]
+GsOp = Literal["solve"]
+ValOp = Literal["validate"]
 ConfidenceWord = Literal["high", "medium", "low"]
 
 PLUGIN_TYPES: tuple[str, ...] = get_args(PluginType)
@@ -93,11 +100,11 @@ MAIN_OP: dict[str, str] = {
     "val-plugin": "validate",
 }
 OPS_BY_TYPE: dict[str, tuple[str, ...]] = {
-    "sd-plugin": ("detectSeeds", "normalizePersistentContext"),
-    "mrp-plan-plugin": ("buildPlan", "recordOutcome"),
-    "kb-plugin": ("retrieve", "onSourceText", "onSessionEvent"),
-    "gs-plugin": ("solve",),
-    "val-plugin": ("validate",),
+    "sd-plugin": get_args(SdOp),
+    "mrp-plan-plugin": get_args(PlanOp),
+    "kb-plugin": get_args(KbOp),
+    "gs-plugin": get_args(GsOp),
+    "val-plugin": get_args(ValOp),
 }
 
 # DS004: which KU roles serve which act; used to derive UtilityActs and to boost retrieval.

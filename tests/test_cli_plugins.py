@@ -252,4 +252,4 @@ def test_check_reports_a_manifest_that_does_not_load(env, tmp_path):
     )
     code, report = check_json(env, str(folder))
     assert code == 1 and report["passed"] is False
-    assert "plannerHints are required for a gs-plugin" in failed(report)["manifest"]
+    assert "missing required field `plannerHints` (a gs-plugin manifest)" in failed(report)["manifest"]

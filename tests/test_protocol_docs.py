@@ -17,8 +17,8 @@ from mrpvm.protocol.document import CnlDocument
 from mrpvm.protocol.envelope import PAYLOAD_TYPES, Descriptor, Request, decode_request
 from mrpvm.protocol.errors import ErrorInfo
 from mrpvm.protocol.examples import EXAMPLE_REQUESTS, EXAMPLE_RESPONSES, INVALID_REQUESTS, RULE_EXAMPLES
-from mrpvm.protocol.manifest import Manifest
-from mrpvm.protocol.vocab import OPS
+from mrpvm.protocol.manifest import MANIFEST_TYPES
+from mrpvm.protocol.vocab import OPS, PLUGIN_TYPES
 
 SPEC = schema_gen.SPEC_PATH.read_text(encoding="utf-8")
 PLUGINS = Path(__file__).parent / "plugins"
@@ -99,7 +99,10 @@ def test_payload_schema_lists_every_payload_field(op):
 
 
 def test_other_schemas_match_their_structs():
-    assert _props(_schema("manifest.schema.json"), "Manifest") == set(Manifest.__struct_fields__)
+    manifest = _schema("manifest.schema.json")
+    assert len(manifest["anyOf"]) == len(MANIFEST_TYPES) == len(PLUGIN_TYPES)
+    for variant in MANIFEST_TYPES:
+        assert _props(manifest, variant.__name__) == {"type", *variant.__struct_fields__}
     assert _props(_schema("descriptor.schema.json"), "Descriptor") == set(Descriptor.__struct_fields__)
     assert _props(_schema("error.schema.json"), "ErrorInfo") == set(ErrorInfo.__struct_fields__)
     doc = _schema("cnl-document.schema.json")

@@ -1,4 +1,4 @@
-"""The registry (DESIGN.md §3.4): every rejection rule, the allowlist, legacy manifests, shipped manifests."""
+"""The registry (protocol/SPEC.md §7): every rejection rule, the allowlist, legacy manifests, shipped manifests."""
 
 from __future__ import annotations
 
@@ -75,22 +75,29 @@ def test_valid_wrapper_on_the_allowlist_loads(tmp_path):
     assert entry.folder == folder
     assert not entry.builtin and not entry.legacy
     assert entry.argv == [sys.executable, "tool.py"]
-    assert entry.manifest.ops == ["solve"]  # an empty ops list means every op of the type
+    assert entry.manifest.ops == ["solve"]  # no ops: every op of the type
 
 
 def test_unknown_type(tmp_path):
     write_wrapper(tmp_path, "tool", manifest(plugin_type="xx-plugin"))
-    assert "unknown type 'xx-plugin'" in only_rejection(load(tmp_path))
+    reason = only_rejection(load(tmp_path))
+    assert "Invalid value 'xx-plugin' - at `$.type`" in reason and "one of sd-plugin" in reason
 
 
 def test_missing_command(tmp_path):
     write_wrapper(tmp_path, "tool", manifest(command=None))
-    assert "missing `command`" in only_rejection(load(tmp_path))
+    assert "missing required field `command`" in only_rejection(load(tmp_path))
 
 
 def test_empty_command(tmp_path):
     write_wrapper(tmp_path, "tool", manifest(command="  "))
-    assert "missing `command`" in only_rejection(load(tmp_path))
+    assert "at `$.command`" in only_rejection(load(tmp_path))
+
+
+@pytest.mark.parametrize("plugin_id", ["../x", "", "a b", "-x", "x" * 65])
+def test_id_must_name_a_folder(tmp_path, plugin_id):
+    write_wrapper(tmp_path, "tool", manifest(plugin_id=plugin_id))
+    assert "at `$.id`" in only_rejection(load(tmp_path))
 
 
 def test_relative_command_escaping_the_folder(tmp_path):
@@ -146,7 +153,8 @@ def test_protocol_version_other_than_1(tmp_path, version):
 @pytest.mark.parametrize("plugin_type", ["sd-plugin", "kb-plugin", "gs-plugin"])
 def test_planner_hints_required(tmp_path, plugin_type):
     write_wrapper(tmp_path, "tool", manifest(plugin_type=plugin_type, plannerHints=None))
-    assert f"plannerHints are required for a {plugin_type}" in only_rejection(load(tmp_path))
+    reason = only_rejection(load(tmp_path))
+    assert f"missing required field `plannerHints` (a {plugin_type} manifest)" in reason
 
 
 @pytest.mark.parametrize("plugin_type", ["val-plugin", "mrp-plan-plugin"])
@@ -159,7 +167,14 @@ def test_planner_hints_optional_for_val_and_planner(tmp_path, plugin_type):
 
 def test_op_not_of_the_type(tmp_path):
     write_wrapper(tmp_path, "tool", manifest(ops=["solve", "retrieve"]))
-    assert "ops ['retrieve'] do not belong to a gs-plugin" in only_rejection(load(tmp_path))
+    assert "Invalid enum value 'retrieve' - at `$.ops[1]` (a gs-plugin manifest)" in only_rejection(
+        load(tmp_path)
+    )
+
+
+def test_ops_may_not_be_empty(tmp_path):
+    write_wrapper(tmp_path, "tool", manifest(ops=[]))
+    assert "at `$.ops`" in only_rejection(load(tmp_path))
 
 
 def test_unknown_op(tmp_path):
@@ -177,10 +192,30 @@ def test_manifest_not_an_object(tmp_path):
     assert "a manifest is a JSON object" in only_rejection(load(tmp_path))
 
 
-@pytest.mark.parametrize("field", ["timeoutMs", "maxInputSizeBytes", "concurrency"])
+@pytest.mark.parametrize("field", ["timeoutMs", "maxInputSizeBytes", "maxOutputBytes", "concurrency"])
 def test_non_positive_limits(tmp_path, field):
     write_wrapper(tmp_path, "tool", manifest(**{field: 0}))
-    assert f"`{field}` must be positive" in only_rejection(load(tmp_path))
+    assert f"Expected `int` >= 1 - at `$.{field}`" in only_rejection(load(tmp_path))
+
+
+def test_negative_llm_calls(tmp_path):
+    write_wrapper(tmp_path, "tool", manifest(maxLLMCalls=-1))
+    assert "Expected `int` >= 0 - at `$.maxLLMCalls`" in only_rejection(load(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("hint", "value"),
+    [
+        ("relativeCost", 1.5),
+        ("confidenceWhenMatched", -0.1),
+        ("expectedLatencyMs", -1),
+        ("preferredDepth", "bottomless"),
+        ("supportedActs", ["dance"]),
+    ],
+)
+def test_planner_hints_ranges_and_enums(tmp_path, hint, value):
+    write_wrapper(tmp_path, "tool", manifest(plannerHints={**HINTS, hint: value}))
+    assert f"at `$.plannerHints.{hint}" in only_rejection(load(tmp_path))
 
 
 def test_duplicate_id_between_wrappers(tmp_path):
