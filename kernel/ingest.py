@@ -44,7 +44,8 @@ from .llm import CallBudget
 from .llm.hooks import grant
 from .records import KbRecord, SourceRecord
 from .registry import PluginEntry
-from .store import Store, slug, text_hash
+from .store import Store
+from .store_rows import slug, text_hash
 from .supervisor.errors import PluginCallError
 
 if TYPE_CHECKING:

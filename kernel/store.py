@@ -25,9 +25,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 import secrets
 import sqlite3
 import threading
@@ -35,7 +33,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,149 +50,26 @@ from .errors import (
     ValidationFailed,
 )
 from .records import KbRecord, PlannerOutcome, PlannerStats, SessionRecord, SourceRecord, TurnRecord
+from .store_rows import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    decode_json,
+    insert_session_units,
+    json_encoder,
+    new_id,
+    now_iso,
+    pins_decoder,
+    pins_json,
+    slug,
+    unit_decoder,
+    unit_row,
+)
 
 DB_NAME = "mrpvm.db"
 BUSY_TIMEOUT_MS = 10_000
 SESSION_CACHE_UNITS = 20_000  # decoded session units kept in memory (see Store.session_units)
-IN_CHUNK = 500  # keys per `IN (...)` lookup (SQLite's bound-parameter limit is far above)
 PAUSE_IN_COMMIT_S = 30.0
 _PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see the module docstring
-
-# --------------------------------------------------------------------------- schema
-
-# Each entry migrates the schema from version i to i+1. Never edit a shipped entry: append a new one.
-MIGRATIONS: list[list[str]] = [
-    [  # 1: the initial schema
-        """CREATE TABLE kbs (
-            id TEXT PRIMARY KEY,
-            name TEXT NOT NULL UNIQUE,
-            created_at TEXT NOT NULL
-        )""",
-        """CREATE TABLE sources (
-            id TEXT PRIMARY KEY,
-            kb_id TEXT NOT NULL REFERENCES kbs(id) ON DELETE CASCADE,
-            name TEXT NOT NULL,
-            source_type TEXT NOT NULL DEFAULT 'text',
-            hash TEXT NOT NULL,
-            bytes INTEGER NOT NULL DEFAULT 0,
-            unit_count INTEGER NOT NULL DEFAULT 0,
-            ingested_at TEXT NOT NULL,
-            UNIQUE (kb_id, name)
-        )""",
-        """CREATE TABLE sessions (
-            id TEXT PRIMARY KEY,
-            kb_id TEXT REFERENCES kbs(id) ON DELETE SET NULL,
-            preferences TEXT NOT NULL DEFAULT '{}',
-            created_at TEXT NOT NULL,
-            updated_at TEXT NOT NULL,
-            turn_count INTEGER NOT NULL DEFAULT 0
-        )""",
-        """CREATE TABLE units (
-            pk INTEGER PRIMARY KEY,
-            id TEXT NOT NULL,
-            kb_id TEXT REFERENCES kbs(id) ON DELETE CASCADE,
-            session_id TEXT REFERENCES sessions(id) ON DELETE CASCADE,
-            source_id TEXT REFERENCES sources(id) ON DELETE CASCADE,
-            ku_type TEXT NOT NULL,
-            hash TEXT,
-            claim_key TEXT NOT NULL,
-            data BLOB NOT NULL,
-            CHECK ((kb_id IS NULL) <> (session_id IS NULL))
-        )""",
-        "CREATE UNIQUE INDEX units_kb_id ON units(kb_id, id) WHERE kb_id IS NOT NULL",
-        "CREATE UNIQUE INDEX units_session_id ON units(session_id, id) WHERE session_id IS NOT NULL",
-        "CREATE INDEX units_source ON units(source_id)",
-        "CREATE INDEX units_kb_type ON units(kb_id, ku_type)",
-        "CREATE INDEX units_hash ON units(hash)",
-        "CREATE INDEX units_session_claim ON units(session_id, claim_key)",
-        """CREATE TABLE turns (
-            request_id TEXT PRIMARY KEY,
-            session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-            turn_index INTEGER NOT NULL,
-            user_message TEXT NOT NULL,
-            response_markdown TEXT NOT NULL,
-            response_document BLOB NOT NULL,
-            trace BLOB NOT NULL,
-            status TEXT NOT NULL,
-            plugin_ids TEXT NOT NULL DEFAULT '{}',
-            llm_calls INTEGER NOT NULL DEFAULT 0,
-            duration_ms REAL NOT NULL DEFAULT 0,
-            created_at TEXT NOT NULL,
-            UNIQUE (session_id, turn_index)
-        )""",
-        """CREATE TABLE planner_stats (
-            planner_id TEXT PRIMARY KEY,
-            success_rate REAL NOT NULL,
-            latency_ms REAL NOT NULL,
-            samples INTEGER NOT NULL,
-            updated_at TEXT NOT NULL
-        )""",
-        """CREATE TABLE llm_cache (
-            key TEXT PRIMARY KEY,
-            model TEXT NOT NULL,
-            response TEXT NOT NULL,
-            created_at TEXT NOT NULL
-        )""",
-    ],
-    [  # 2: only the indexes queries and cascades use (units_kb_type and units_hash had no reader), partial
-        # where the column is NULL for half the rows, and session dedup by indexed lookups
-        "DROP INDEX units_kb_type",
-        "DROP INDEX units_hash",
-        "DROP INDEX units_source",
-        "DROP INDEX units_session_claim",
-        "CREATE INDEX units_source ON units(source_id) WHERE source_id IS NOT NULL",
-        "CREATE INDEX units_session_claim ON units(session_id, claim_key) WHERE session_id IS NOT NULL",
-        "CREATE INDEX units_session_hash ON units(session_id, hash)"
-        " WHERE session_id IS NOT NULL AND hash IS NOT NULL",
-    ],
-]
-SCHEMA_VERSION = len(MIGRATIONS)
-
-# --------------------------------------------------------------------------- helpers
-
-_unit_encoder = msgspec.json.Encoder()
-_unit_decoder = msgspec.json.Decoder(KnowledgeUnit)
-_pins_decoder = msgspec.json.Decoder(Pins)
-_json_encoder = msgspec.json.Encoder()
-_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def new_id(prefix: str) -> str:
-    """`<prefix>_` + 16 hex digits from the OS CSPRNG."""
-    return f"{prefix}_{secrets.token_hex(8)}"
-
-
-def text_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def claim_key(unit: KnowledgeUnit) -> str:
-    """Deduplication key of a unit's statement: role + whitespace/case-normalized claim or procedure."""
-    body = " ".join(unit.body.split()).lower()
-    return hashlib.sha256(
-        f"{unit.kuType}\x1f{unit.role}\x1f{body}".encode("utf-8", "surrogatepass")
-    ).hexdigest()[:32]
-
-
-def slug(name: str, limit: int = 40) -> str:
-    """A KU-id-safe form of a source name (no spaces, no '::')."""
-    base = Path(name).stem or Path(name).name or name
-    out = _SLUG.sub("-", base).strip("-.")[:limit].strip("-.")
-    return out or "source"
-
-
-def _decode_json(raw: bytes | str | None) -> Any:
-    if raw is None or raw in (b"", ""):
-        return {}
-    return msgspec.json.decode(raw)
-
-
-def _pins_json(pins: Pins | None) -> bytes:
-    return _json_encoder.encode(pins or Pins())
 
 
 def _pause_in_commit() -> None:
@@ -411,7 +285,7 @@ class Store:
         stored = msgspec.structs.replace(
             source, kbId=kb_id, unitCount=len(units), ingestedAt=source.ingestedAt or now_iso()
         )
-        rows = [self._unit_row(u, kb_id=kb_id, session_id=None, source_id=stored.id) for u in units]
+        rows = [unit_row(u, kb_id=kb_id, session_id=None, source_id=stored.id) for u in units]
         try:
             with self.transaction() as conn:
                 if conn.execute("SELECT 1 FROM kbs WHERE id = ?", (kb_id,)).fetchone() is None:
@@ -461,28 +335,13 @@ class Store:
             rows = self._conn().execute(
                 "SELECT data FROM units WHERE kb_id = ? AND source_id = ? ORDER BY pk", (kb_id, source_id)
             )
-        return [_unit_decoder.decode(r[0]) for r in rows]
+        return [unit_decoder.decode(r[0]) for r in rows]
 
     def kb_stats(self, kb_id: str) -> dict[str, int]:
         conn = self._conn()
         sources = conn.execute("SELECT COUNT(*) FROM sources WHERE kb_id = ?", (kb_id,)).fetchone()[0]
         units = conn.execute("SELECT COUNT(*) FROM units WHERE kb_id = ?", (kb_id,)).fetchone()[0]
         return {"sources": int(sources), "units": int(units)}
-
-    @staticmethod
-    def _unit_row(
-        unit: KnowledgeUnit, *, kb_id: str | None, session_id: str | None, source_id: str | None
-    ) -> tuple[Any, ...]:
-        return (
-            unit.id,
-            kb_id,
-            session_id,
-            source_id,
-            unit.kuType,
-            unit.hash,
-            claim_key(unit),
-            _unit_encoder.encode(unit),
-        )
 
     # ------------------------------------------------------------------ sessions (DS019)
 
@@ -493,7 +352,7 @@ class Store:
         return SessionRecord(
             id=row[0],
             kbId=row[1],
-            preferences=_pins_decoder.decode(row[2]),
+            preferences=pins_decoder.decode(row[2]),
             createdAt=row[3],
             updatedAt=row[4],
             turnCount=row[5],
@@ -510,7 +369,7 @@ class Store:
                 (
                     record.id,
                     record.kbId,
-                    _pins_json(record.preferences),
+                    pins_json(record.preferences),
                     record.createdAt,
                     record.updatedAt,
                     0,
@@ -547,7 +406,7 @@ class Store:
             self.get_session(session_id)
             conn.execute(
                 "UPDATE sessions SET preferences = ?, updated_at = ? WHERE id = ?",
-                (_pins_json(preferences), now_iso(), session_id),
+                (pins_json(preferences), now_iso(), session_id),
             )
         return self.get_session(session_id)
 
@@ -594,7 +453,7 @@ class Store:
         if not rows:
             raise SessionNotFound(f"no session '{session_id}'", {"session": session_id})
         if rows[0][0] is not None:
-            units = [*units, *(_unit_decoder.decode(r[1]) for r in rows)]
+            units = [*units, *(unit_decoder.decode(r[1]) for r in rows)]
             last_pk = rows[-1][0]
         with self._lock:
             cache = self._session_cache
@@ -609,72 +468,6 @@ class Store:
                 self._cached_units -= len(cache.popitem(last=False)[1][1])
         return list(units)
 
-    @staticmethod
-    def _session_has(conn: sqlite3.Connection, column: str, session_id: str, keys: set[str]) -> set[str]:
-        """Which of `keys` the session already holds in `column` (id, claim_key or hash): indexed lookups,
-        so a commit costs O(staged units · log n), not a scan of the session."""
-        found: set[str] = set()
-        ordered = sorted(keys)
-        for start in range(0, len(ordered), IN_CHUNK):
-            chunk = ordered[start : start + IN_CHUNK]
-            marks = ",".join("?" * len(chunk))
-            found.update(
-                r[0]
-                for r in conn.execute(
-                    f"SELECT {column} FROM units WHERE session_id = ? AND {column} IN ({marks})",
-                    (session_id, *chunk),
-                )
-            )
-        return found
-
-    def _insert_session_units(
-        self,
-        conn: sqlite3.Connection,
-        session_id: str,
-        units: Iterable[KnowledgeUnit],
-        *,
-        empty: bool = False,
-    ) -> list[KnowledgeUnit]:
-        """Insert units not already in the session (same hash or same role+claim); returns those added.
-
-        `empty`: the session was created in this transaction, so there is nothing to look up.
-        """
-        rows_in = [(u, self._unit_row(u, kb_id=None, session_id=session_id, source_id=None)) for u in units]
-        if not rows_in:
-            return []
-        if empty:
-            seen_claims: set[str] = set()
-            seen_hashes: set[str] = set()
-            seen_ids: set[str] = set()
-        else:
-            seen_claims = self._session_has(conn, "claim_key", session_id, {r[6] for _, r in rows_in})
-            hashes = {u.hash for u, _ in rows_in if u.hash}
-            seen_hashes = self._session_has(conn, "hash", session_id, hashes) if hashes else set()
-            seen_ids = self._session_has(conn, "id", session_id, {u.id for u, _ in rows_in})
-        rows = []
-        added: list[KnowledgeUnit] = []
-        for unit, row in rows_in:
-            key = row[6]
-            if key in seen_claims or (unit.hash and unit.hash in seen_hashes):
-                continue
-            if unit.id in seen_ids:
-                raise ValidationFailed(
-                    f"session {session_id} already holds a different unit with id '{unit.id}'",
-                    {"session": session_id, "unit": unit.id},
-                )
-            seen_claims.add(key)
-            seen_ids.add(unit.id)
-            if unit.hash:
-                seen_hashes.add(unit.hash)
-            rows.append(row)
-            added.append(unit)
-        conn.executemany(
-            "INSERT INTO units (id, kb_id, session_id, source_id, ku_type, hash, claim_key, data)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
-        )
-        return added
-
     def add_session_units(self, session_id: str, units: list[KnowledgeUnit]) -> int:
         """Context load: add units to the session (deduplicated) in one transaction; returns #added."""
         return len(self.add_session_units_list(session_id, units))
@@ -683,7 +476,7 @@ class Store:
         """As add_session_units, returning the units actually added (duplicates left out)."""
         with self.transaction() as conn:
             self.get_session(session_id)
-            added = self._insert_session_units(conn, session_id, units)
+            added = insert_session_units(conn, session_id, units)
             conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now_iso(), session_id))
         return added
 
@@ -704,10 +497,10 @@ class Store:
             turnIndex=row[2],
             userMessage=row[3],
             responseMarkdown=row[4],
-            responseDocument=_decode_json(row[5]),
-            trace=_decode_json(row[6]),
+            responseDocument=decode_json(row[5]),
+            trace=decode_json(row[6]),
             status=row[7],
-            pluginIds=_decode_json(row[8]),
+            pluginIds=decode_json(row[8]),
             llmCalls=row[9],
             durationMs=row[10],
             createdAt=row[11],
@@ -746,10 +539,10 @@ class Store:
             0,  # the turn index, set below from the session's turn count
             turn.userMessage,
             turn.responseMarkdown,
-            _json_encoder.encode(turn.responseDocument),
-            _json_encoder.encode(turn.trace),
+            json_encoder.encode(turn.responseDocument),
+            json_encoder.encode(turn.trace),
             turn.status,
-            _json_encoder.encode(turn.pluginIds),
+            json_encoder.encode(turn.pluginIds),
             turn.llmCalls,
             turn.durationMs,
             created_at,
@@ -764,7 +557,7 @@ class Store:
                         (
                             session.id,
                             session.kbId,
-                            _pins_json(session.preferences if preferences is None else preferences),
+                            pins_json(session.preferences if preferences is None else preferences),
                             session.createdAt,
                             stamp,
                             1,
@@ -777,7 +570,7 @@ class Store:
                         rows = conn.execute(
                             "UPDATE sessions SET preferences = ?, turn_count = turn_count + 1, updated_at = ?"
                             " WHERE id = ? RETURNING turn_count - 1",
-                            (_pins_json(preferences), stamp, turn.sessionId),
+                            (pins_json(preferences), stamp, turn.sessionId),
                         ).fetchall()
                     else:
                         rows = conn.execute(
@@ -788,7 +581,7 @@ class Store:
                     if not rows:
                         raise SessionNotFound(f"no session '{turn.sessionId}'", {"session": turn.sessionId})
                     turn_row[2] = rows[0][0]
-                self._insert_session_units(conn, turn.sessionId, units, empty=created)
+                insert_session_units(conn, turn.sessionId, units, empty=created)
                 conn.execute(self._INSERT_TURN, turn_row)
                 for outcome in outcomes:
                     self._apply_planner_outcome(conn, outcome, alpha, stamp)
@@ -806,7 +599,7 @@ class Store:
         updated = (
             self._conn()  # one statement: its own transaction (autocommit)
             .execute(
-                "UPDATE turns SET trace = ? WHERE request_id = ?", (_json_encoder.encode(trace), request_id)
+                "UPDATE turns SET trace = ? WHERE request_id = ?", (json_encoder.encode(trace), request_id)
             )
             .rowcount
         )

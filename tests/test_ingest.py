@@ -16,7 +16,7 @@ import pytest
 from mrpvm.kernel.context import KernelContext
 from mrpvm.kernel.errors import IngestError, SessionNotFound, UnknownPluginError
 from mrpvm.kernel.ingest import ingest_source, load_session_context
-from mrpvm.kernel.store import text_hash
+from mrpvm.kernel.store_rows import text_hash
 
 PLUGINS = Path(__file__).parent / "ingest_plugins"
 ENABLED = "test-sd,test-sd-big,test-kb,test-kb-fail"

@@ -21,6 +21,7 @@ from mrpvm.kernel.errors import (
 )
 from mrpvm.kernel.records import PlannerOutcome, SourceRecord, TurnRecord
 from mrpvm.kernel.store import SCHEMA_VERSION, Store
+from mrpvm.kernel.store_rows import unit_row
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
@@ -112,9 +113,7 @@ def test_a_version_1_database_migrates_to_the_trimmed_indexes_with_its_rows(tmp_
     conn.execute(
         "INSERT INTO sessions (id, created_at, updated_at, turn_count) VALUES ('ses_1', 'now', 'now', 0)"
     )
-    row = Store._unit_row(
-        ku("c::1", "Known fact.", digest="h1"), kb_id=None, session_id="ses_1", source_id=None
-    )
+    row = unit_row(ku("c::1", "Known fact.", digest="h1"), kb_id=None, session_id="ses_1", source_id=None)
     conn.execute(
         "INSERT INTO units (id, kb_id, session_id, source_id, ku_type, hash, claim_key, data)"
         " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

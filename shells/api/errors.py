@@ -13,7 +13,7 @@ from typing import Any
 
 import msgspec
 from mrpvm.kernel.errors import KernelError
-from mrpvm.kernel.store import now_iso
+from mrpvm.kernel.store_rows import now_iso
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response

@@ -17,7 +17,7 @@ from mrpvm.kernel.errors import KbExists, ValidationFailed
 from mrpvm.kernel.ingest import notify_source
 from mrpvm.kernel.ku_tree import finish_tree
 from mrpvm.kernel.records import KbRecord, SourceRecord
-from mrpvm.kernel.store import text_hash
+from mrpvm.kernel.store_rows import text_hash
 from mrpvm.protocol.document import KnowledgeUnit
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import Any
 import anyio
 from mrpvm.kernel.ingest import load_session_context
 from mrpvm.kernel.records import SessionRecord
-from mrpvm.kernel.store import now_iso
+from mrpvm.kernel.store_rows import now_iso
 from starlette.requests import Request
 from starlette.responses import Response
 
