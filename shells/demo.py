@@ -30,7 +30,7 @@ async def run_demo() -> int:
     from mrpvm.kernel.engine import TurnRequest, run_turn
     from mrpvm.kernel.errors import KernelError
     from mrpvm.kernel.ingest import load_session_context
-    from mrpvm.kernel.trace import summary_line
+    from mrpvm.shells.trace_view import summary_line
     from rich.console import Console
     from rich.markdown import Markdown
     from rich.markup import escape

@@ -5,8 +5,8 @@ from __future__ import annotations
 import anyio
 from engine_support import Harness, calls_in_order, edges, intent, nodes, unit
 from mrpvm.kernel.engine import TurnRequest, run_turn
-from mrpvm.kernel.trace import render_json, render_mermaid, render_tree_text, summary_line
 from mrpvm.protocol.envelope import Pins
+from mrpvm.shells.trace_view import render_json, render_mermaid, render_tree_text, summary_line
 
 U1 = unit("session::t::unit-000", "Alpha is a widget")
 U2 = unit("session::t::unit-001", "Beta is a gadget")

@@ -17,8 +17,8 @@ def trace(
     fmt: Annotated[str, typer.Option("--format", "-f", help="tree | json | mermaid")] = "tree",
 ) -> None:
     """Show a turn's execution trace (the DAG of frames, seeds, plugin calls and backtracking)."""
-    from mrpvm.kernel.trace import render_json, render_mermaid, render_tree
     from mrpvm.shells.cli.common import CliError, open_store, stdout_console
+    from mrpvm.shells.trace_view import render_json, render_mermaid, render_tree
 
     if fmt not in ("tree", "json", "mermaid"):
         raise CliError(f"unknown format '{fmt}' (tree, json or mermaid)")
