@@ -46,9 +46,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/llm_calls_per_turn.py
 	$(BIN)/python bench/retrieval.py --kus 20000 --queries 100
 
+# mypy reads the packages (pyproject [tool.mypy]) through the editable install's mrpvm/ tree.
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	MYPYPATH="$$(cat $(VENV)/lib/python3*/site-packages/__editable__.mrp_vm-*.pth)" $(BIN)/mypy
 
 eval: $(STAMP)
 	$(BIN)/mrpvm eval ../shared/eval/suite01 ../shared/eval/suite02 ../shared/eval/suite03
@@ -57,4 +59,4 @@ serve: $(STAMP)
 	$(BIN)/mrpvm serve
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -8,10 +8,13 @@ lives in the engine's turn state, which each frame references.
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING
 
 import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
+
+if TYPE_CHECKING:
+    from .engine.response import SeedOutcome
 
 FRAME_STATUSES = ("running", "success", "weak", "failed")
 
@@ -92,7 +95,7 @@ class ExecutionFrame:
         self.current_turn_units: list[KnowledgeUnit] = []
         self.retrieved: dict[str, list[KnowledgeUnit]] = {}
         self.plan: Plan | None = None
-        self.partial: dict[str, Any] = {}
+        self.partial: dict[str, SeedOutcome] = {}  # seed ref -> the frame's answer for it
         self.node_id: str | None = None
 
     @property

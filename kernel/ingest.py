@@ -21,7 +21,7 @@ import secrets
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 import anyio.to_thread
@@ -51,7 +51,7 @@ from .supervisor.errors import PluginCallError
 if TYPE_CHECKING:
     from .context import KernelContext
 
-NORMALIZE = "normalizePersistentContext"
+NORMALIZE: Literal["normalizePersistentContext"] = "normalizePersistentContext"
 # Bytes kept free in every request besides the measured envelope (ids, numbers that may grow).
 REQUEST_MARGIN = 512
 # What an LLM sd-plugin reads in one model call (the SDK's MRPVM_LLM_CONTEXT_CHARS; same default, floor).

@@ -61,7 +61,7 @@ def finish_tree(
     dropped = 0
     out: list[KnowledgeUnit] = []
     for u in units:
-        fixed = {}
+        fixed: dict[str, object] = {}
         for field in ("parentUnitIds", "childUnitIds", "derivedFromUnitIds"):
             refs = getattr(u, field)
             kept = _dedup([r for r in refs if r in ids and r != u.id])

@@ -99,12 +99,12 @@ def _convert(spec: _FieldSpec, raw: str) -> tuple[Any, str | None, str | None]:
         return value, None, None
     if kind == "float":
         try:
-            value = float(raw)
+            number = float(raw)
         except ValueError:
             return None, "number", f"{spec.name} '{raw}' is not a number"
-        if not math.isfinite(value):
+        if not math.isfinite(number):
             return None, "number", f"{spec.name} must be finite"
-        return value, None, None
+        return number, None, None
     if kind == "bool":
         low = raw.lower()
         if low in _TRUE:

@@ -15,6 +15,14 @@ from msgspec import Meta
 from .document import IntentGroup, KnowledgeUnit, ResolvedIntent
 from .vocab import MAIN_OP, ROLES, Act, Depth, Op, Purpose
 
+SeedMode = Literal["turn", "decompose"]
+PlanPhase = Literal["pre-seed", "post-seed"]
+OutcomeStatus = Literal["success", "weak", "failed"]
+SessionEvent = Literal[
+    "session-kus-added", "session-kus-committed", "session-kus-discarded", "session-deleted"
+]
+SessionScope = Literal["current-turn", "session"]
+
 
 class ContextItem(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A KU flattened for reading: title = KU id, sourceLink = source name, text = Role/Topic/Claim."""
@@ -60,7 +68,7 @@ class Pins(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
 
 class DetectSeedsPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
     turnId: str = ""
-    mode: Literal["turn", "decompose"] = "turn"
+    mode: SeedMode = "turn"
     parentIntent: IntentGroup | None = None
     history: list[str] = []
     maxIntents: int = 8
@@ -134,7 +142,7 @@ class KnowledgeProfile(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=
 
 
 class BuildPlanPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
-    phase: Literal["pre-seed", "post-seed"] = "post-seed"
+    phase: PlanPhase = "post-seed"
     intents: list[IntentGroup] = []
     guidance: list[KnowledgeUnit] = []
     descriptors: list[Descriptor] = []
@@ -165,7 +173,7 @@ class RecordOutcomePayload(msgspec.Struct, kw_only=True, omit_defaults=True):
 
     requestId: str = ""
     plannerId: str = ""
-    status: Literal["success", "weak", "failed"] = "success"
+    status: OutcomeStatus = "success"
     attempts: list[OutcomeAttempt] = []
     durationMs: float = 0.0
     llmCalls: int = 0
@@ -196,10 +204,8 @@ class OnSourceTextPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class OnSessionEventPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
-    event: Literal[
-        "session-kus-added", "session-kus-committed", "session-kus-discarded", "session-deleted"
-    ] = "session-kus-added"
-    scope: Literal["current-turn", "session"] = "current-turn"
+    event: SessionEvent = "session-kus-added"
+    scope: SessionScope = "current-turn"
     turnId: str = ""
     units: list[KnowledgeUnit] = []
 

@@ -9,6 +9,7 @@ on the machine (the command on PATH, paths inside the plugin folder, the allowli
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
 import msgspec
@@ -68,7 +69,7 @@ class ManifestBase(
     args: list[str] = []
     worker: bool = False
     concurrency: Positive = 1
-    ops: list[str] = []
+    ops: Sequence[str] = ()  # narrowed by each variant to its type's ops
     tags: list[str] = []
 
     @property

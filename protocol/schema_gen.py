@@ -287,7 +287,11 @@ def render_spec(text: str) -> str:
         if not pattern.search(text):
             raise ValueError(f"SPEC.md has no region '{name}'")
         body = make()
-        text = pattern.sub(lambda m, body=body: m.group(1) + "\n" + body + "\n" + m.group(3), text)
+
+        def fill(match: re.Match[str], body: str = body) -> str:
+            return match.group(1) + "\n" + body + "\n" + match.group(3)
+
+        text = pattern.sub(fill, text)
     return text
 
 

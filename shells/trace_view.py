@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import msgspec
@@ -68,17 +69,9 @@ def render_tree(trace: Trace | dict[str, Any]):
 def render_tree_text(trace: Trace | dict[str, Any], width: int = 120) -> str:
     from rich.console import Console
 
-    console = Console(width=width, record=True, file=_NullFile(), color_system=None)
+    console = Console(width=width, record=True, file=io.StringIO(), color_system=None)
     console.print(render_tree(trace))
     return console.export_text()
-
-
-class _NullFile:
-    def write(self, _: str) -> int:
-        return 0
-
-    def flush(self) -> None:
-        pass
 
 
 def _mermaid_text(text: str) -> str:

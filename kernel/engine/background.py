@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Iterable
+from collections.abc import Coroutine, Iterable
 from typing import Any
 
 log = logging.getLogger("mrpvm.kernel")
@@ -37,7 +37,7 @@ class Background:
 
     def start(
         self,
-        job: Awaitable[Any],
+        job: Coroutine[Any, Any, Any],
         plugin_ids: Iterable[str],
         session_id: str | None = None,
         calls: Iterable[asyncio.Task] = (),

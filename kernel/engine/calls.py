@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
-from mrpvm.protocol.envelope import Budget, LLMAccess, OutcomeAttempt, Paths, Payload, Request
+from mrpvm.protocol.envelope import Budget, LLMAccess, OutcomeAttempt, OutcomeStatus, Paths, Payload, Request
+from mrpvm.protocol.vocab import Op
 
 from ..frames import ExecutionFrame
 from ..llm.hooks import grant, settle
@@ -56,7 +57,7 @@ class BranchRun:
     node: TraceNode
     frame_id: str
     attempts: list[OutcomeAttempt] = field(default_factory=list)
-    status: str = "failed"
+    status: OutcomeStatus = "failed"
     duration_ms: float = 0.0
 
 
@@ -108,7 +109,7 @@ async def call_plugin(
     frame: ExecutionFrame,
     branch: BranchRun | None,
     plugin_id: str,
-    op: str,
+    op: Op,
     prompt: str,
     units: list[KnowledgeUnit],
     payload: Payload,
@@ -234,7 +235,7 @@ def _prepare(
     frame: ExecutionFrame,
     info: PluginInfo,
     plugin_id: str,
-    op: str,
+    op: Op,
     parts: tuple[str, list[KnowledgeUnit], Payload],
     timeout_s: float,
     node: TraceNode,
@@ -291,7 +292,7 @@ def build_request(
     state: TurnState,
     frame: ExecutionFrame,
     plugin_id: str,
-    op: str,
+    op: Op,
     prompt: str,
     units: list[KnowledgeUnit],
     payload: Payload,

@@ -11,14 +11,14 @@ flight, which would keep the next call of the batch from sending its request unt
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..supervisor import Supervisor
 
-PendingCall = Callable[[], Awaitable[Any]]  # a plugin call not started yet
+PendingCall = Callable[[], Coroutine[Any, Any, Any]]  # a plugin call not started yet
 
 
 async def run_all(calls: list[PendingCall], supervisor: Supervisor | None = None) -> None:

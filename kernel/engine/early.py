@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 from mrpvm.protocol.envelope import Payload, Request
+from mrpvm.protocol.vocab import Op
 
 from ..frames import ExecutionFrame
 from ..supervisor import CallResult, PluginCallError
@@ -204,7 +205,7 @@ def start_early_views(
         return {}
     solvers = state.stage_order("gs", pre)
     early: dict[int, Early] = {}
-    for index, intent in enumerate(intents[: state.limiter.total_tokens]):
+    for index, intent in enumerate(intents[: int(state.limiter.total_tokens)]):
         prior = best.get(intent_key(intent))
         if prior is not None and prior.status == "success":
             continue  # the seed reuses that answer
@@ -302,7 +303,7 @@ def _start(
     state: TurnState,
     frame: ExecutionFrame,
     plugin_id: str,
-    op: str,
+    op: Op,
     prompt: str,
     units: list[KnowledgeUnit],
     payload: Payload,

@@ -124,7 +124,7 @@ def record_in_background(
         finally:
             if ctx.llm is not None:
                 ctx.llm.expire_request(state.request_id)
-        failed = [t.exception() for t in tasks if not t.cancelled() and t.exception() is not None]
+        failed = [e for t in tasks if not t.cancelled() and (e := t.exception()) is not None]
         if await committed:
             try:
                 ctx.store.update_turn_trace(state.request_id, state.trace.to_builtins())

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
-from mrpvm.protocol.envelope import DetectSeedsPayload, RetrievePayload, SolvePayload
+from mrpvm.protocol.envelope import DetectSeedsPayload, RetrievePayload, SeedMode, SolvePayload
 
 from ..frames import ExecutionFrame
 from .calls import MemoKey
@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
 def seed_request(
     state: TurnState, frame: ExecutionFrame
-) -> tuple[str, DetectSeedsPayload, list[KnowledgeUnit]]:
+) -> tuple[SeedMode, DetectSeedsPayload, list[KnowledgeUnit]]:
     """(mode, payload, guidance) of a frame's detectSeeds calls: independent of the plan."""
-    mode = "decompose" if frame.purpose == "decompose" else "turn"
+    mode: SeedMode = "decompose" if frame.purpose == "decompose" else "turn"
     payload = DetectSeedsPayload(
         turnId=state.request_id,
         mode=mode,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
+from mrpvm.protocol.envelope import OutcomeStatus
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 from ..trace import clip
@@ -84,7 +85,7 @@ class ResponseDocument(msgspec.Struct, kw_only=True):
     durationMs: float = 0.0
 
 
-def turn_status(outcomes: list[SeedOutcome] | None) -> str:
+def turn_status(outcomes: list[SeedOutcome] | None) -> OutcomeStatus:
     """success: every seed answered and accepted; failed: nothing answered; weak otherwise."""
     if outcomes is None:
         return "failed"

@@ -111,7 +111,8 @@ class SeedRun:
             done = await self._decompose(self.node_id, "the plan asked for decomposition")
             if done is not None:
                 return done
-        kb_order, cursor, previous = self.plan.kbPluginOrder, [0], [None]
+        kb_order, cursor = self.plan.kbPluginOrder, [0]
+        previous: list[str | None] = [None]
         views = 0
         while True:
             view = await next_view(

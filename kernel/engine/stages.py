@@ -7,7 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
-from mrpvm.protocol.envelope import BuildPlanPayload, OnSessionEventPayload, ValidatePayload
+from mrpvm.protocol.envelope import (
+    BuildPlanPayload,
+    OnSessionEventPayload,
+    PlanPhase,
+    SessionEvent,
+    SessionScope,
+    ValidatePayload,
+)
 
 from ..frames import ExecutionFrame
 from .calls import Attempt, BranchRun, call_plugin
@@ -23,7 +30,7 @@ if TYPE_CHECKING:
 
 
 async def build_plan(
-    state: TurnState, frame: ExecutionFrame, branch: BranchRun, phase: str, intents: list[IntentGroup]
+    state: TurnState, frame: ExecutionFrame, branch: BranchRun, phase: PlanPhase, intents: list[IntentGroup]
 ) -> Plan | None:
     """`buildPlan` by the branch's planner; None (kernel defaults) when it has no usable plan."""
     if branch.planner_id is None:
@@ -96,14 +103,24 @@ async def detect_seeds(
 
 
 async def notify_kb(
-    state: TurnState, frame: ExecutionFrame, parent: str, event: str, scope: str, units: list[KnowledgeUnit]
+    state: TurnState,
+    frame: ExecutionFrame,
+    parent: str,
+    event: SessionEvent,
+    scope: SessionScope,
+    units: list[KnowledgeUnit],
 ) -> None:
     """Tell every enabled kb-plugin about session units (added / committed / discarded), in parallel."""
     await run_all(kb_notifications(state, frame, parent, event, scope, units), state.ctx.supervisor)
 
 
 def kb_notifications(
-    state: TurnState, frame: ExecutionFrame, parent: str, event: str, scope: str, units: list[KnowledgeUnit]
+    state: TurnState,
+    frame: ExecutionFrame,
+    parent: str,
+    event: SessionEvent,
+    scope: SessionScope,
+    units: list[KnowledgeUnit],
 ) -> list[PendingCall]:
     """One `onSessionEvent` call per enabled kb-plugin, not started (for `run_all` with other calls)."""
     targets = state.enabled_ids("kb-plugin")

@@ -288,7 +288,7 @@ class LLMBridge:
                     f"{grant.plugin_id} may make at most {grant.calls_allowed} LLM call(s) in this plugin call",
                     {"callsAllowed": grant.calls_allowed},
                 )
-            key = cache_key(model, messages, params)  # type: ignore[arg-type]
+            key = cache_key(model, messages, params)
             if use_cache:
                 cached = await self.cache.get(key)
                 if cached is not None:

@@ -15,17 +15,21 @@ budget.charge(max(0, doc.result.llmCalls - counted))           # the bridge alre
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mrpvm.protocol.envelope import LLMAccess
 
 from .bridge import LLMBridge
 from .settings import role_for_call
 
+if TYPE_CHECKING:
+    from ..registry import PluginEntry
+    from ..trace import TraceNode, TraceRecorder
+
 
 def grant(
     bridge: LLMBridge | None,
-    entry: Any,
+    entry: PluginEntry,
     op: str,
     request_id: str,
     frame_id: str,
@@ -48,7 +52,9 @@ def grant(
     )
 
 
-def settle(bridge: LLMBridge | None, access: LLMAccess | None, trace: Any, node: Any, request_id: str) -> int:
+def settle(
+    bridge: LLMBridge | None, access: LLMAccess | None, trace: TraceRecorder, node: TraceNode, request_id: str
+) -> int:
     """After a plugin call: revoke its token and add one `llm` trace node per LLM call under the plugin's
     node. Returns the calls the bridge counted for it (already charged to the request budget)."""
     if bridge is None or access is None:

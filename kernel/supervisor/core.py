@@ -24,12 +24,12 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 from mrpvm.kernel.config import LimitsConfig
 from mrpvm.kernel.errors import UnknownPluginError
-from mrpvm.kernel.registry import Registry
+from mrpvm.kernel.registry import PluginEntry, Registry
 from mrpvm.protocol.cnl import CnlError, parse_document
 from mrpvm.protocol.envelope import Request, encode_request
 from mrpvm.protocol.errors import parse_error_line
@@ -121,7 +121,7 @@ class _Plugin:
         "active",
     )
 
-    def __init__(self, entry: Any, limits: LimitsConfig):
+    def __init__(self, entry: PluginEntry, limits: LimitsConfig):
         m = entry.manifest
         self.id: str = m.id
         self.type: str = m.type
@@ -240,7 +240,7 @@ class Supervisor:
 
     async def call(self, plugin_id: str, request: Request, *, timeout_s: float | None = None) -> CallResult:
         """Run one op; a parsed, validated document (any Status) or PluginCallError."""
-        op = request.op or ""
+        op: str = request.op or ""
         plugin = self._plugin(plugin_id, op)
         op = op or MAIN_OP[plugin.type]
         start = time.perf_counter()
@@ -386,7 +386,7 @@ class Supervisor:
                 plugin.breaker.success()  # the process answered: it is not crash-looping
         return error
 
-    def _raise(self, plugin: _Plugin, op: str, failure: ProcessFailure, count: bool = True) -> Any:
+    def _raise(self, plugin: _Plugin, op: str, failure: ProcessFailure, count: bool = True) -> NoReturn:
         raise PluginCallError(self._record(plugin, op, failure, count)) from None
 
     # ------------------------------------------------------------------ worker mode

@@ -83,8 +83,10 @@ class Guard:
         for name, value in scope.get("headers", []):
             if name == b"authorization":
                 scheme, _, given = value.decode("latin-1").partition(" ")
-                return scheme.lower() == "bearer" and hmac.compare_digest(
-                    given.strip().encode(), self.token.encode()
+                return (
+                    self.token is not None
+                    and scheme.lower() == "bearer"
+                    and hmac.compare_digest(given.strip().encode(), self.token.encode())
                 )
         return False
 

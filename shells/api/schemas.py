@@ -37,16 +37,21 @@ class ChatMessage(Struct, kw_only=True):
         return "\n".join(p.text for p in self.content if p.type == "text" and p.text)
 
 
-class TurnFields(Struct, kw_only=True):
-    """MRP-VM fields every chat body accepts (extra body fields for OpenAI clients)."""
+class PinFields(Struct, kw_only=True):
+    """Plugins to pin (a turn) or prefer (a session), one per stage."""
 
-    session_id: str | None = None
-    kb: str | None = None  # a KB name or id to mount for this turn (default: the session's)
     planner_plugin: str | None = None
     seed_detector_plugin: str | None = None
     kb_plugin: str | None = None
     goal_solver_plugin: str | None = None
     validator_plugin: str | None = None
+
+
+class TurnFields(PinFields, kw_only=True):
+    """MRP-VM fields every chat body accepts (extra body fields for OpenAI clients)."""
+
+    session_id: str | None = None
+    kb: str | None = None  # a KB name or id to mount for this turn (default: the session's)
     max_llm_calls: NonNegative | None = None
 
 
@@ -161,15 +166,10 @@ class TurnResponse(TurnEcho, kw_only=True):
     response_markdown: str = ""
 
 
-class SessionCreate(Struct, kw_only=True):
+class SessionCreate(PinFields, kw_only=True):
     """`POST /sessions`: an optional KB to mount and plugin preferences (same names as the pins)."""
 
     kb: str | None = None
-    planner_plugin: str | None = None
-    seed_detector_plugin: str | None = None
-    kb_plugin: str | None = None
-    goal_solver_plugin: str | None = None
-    validator_plugin: str | None = None
 
 
 class SessionInfo(Struct, kw_only=True):

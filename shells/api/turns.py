@@ -21,7 +21,7 @@ from mrpvm.kernel.ingest import load_session_context
 from mrpvm.protocol.envelope import Pins
 
 from .errors import ApiError, invalid_field
-from .schemas import ChatMessage, TurnEcho, TurnFields
+from .schemas import ChatMessage, PinFields, TurnEcho, TurnFields
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
@@ -84,7 +84,7 @@ def model_pins(ctx: KernelContext, model: str) -> dict[str, str]:
     return pins
 
 
-def turn_pins(ctx: KernelContext, fields: TurnFields, model: str | None) -> Pins:
+def turn_pins(ctx: KernelContext, fields: PinFields, model: str | None) -> Pins:
     pins = model_pins(ctx, model) if model else {}
     for field, stage in PIN_FIELDS.items():
         value = getattr(fields, field, None)

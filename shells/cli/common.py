@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
@@ -89,13 +91,12 @@ def stdout_console():
     return Console(highlight=False, width=None if sys.stdout.isatty() else 120)
 
 
-def click_exceptions():
+def click_exceptions() -> ModuleType:
     """The click exceptions module typer raises (recent typer vendors click as typer._click)."""
     try:
-        from typer._click import exceptions
+        return importlib.import_module("typer._click.exceptions")
     except ImportError:  # older typer uses click itself
-        from click import exceptions
-    return exceptions
+        return importlib.import_module("click.exceptions")
 
 
 async def run_with_local_llm(work: Callable[[dict[str, str] | None], Awaitable[T]], local_llm: bool) -> T:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from mrpvm.shells.cli.common import human_bytes, open_store
@@ -20,7 +20,7 @@ def kb_list(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")]
     from mrpvm.shells.cli.common import print_json, stdout_console
 
     with open_store() as store:
-        rows = [
+        rows: list[dict[str, Any]] = [
             {"id": kb.id, "name": kb.name, "createdAt": kb.createdAt, **store.kb_stats(kb.id)}
             for kb in store.list_kbs()
         ]

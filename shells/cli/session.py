@@ -77,7 +77,7 @@ def session_show(
         row = _session_row(store, record)
         units = store.session_units(session_id)
         turns = store.list_turns(session_id)
-    turn_rows = [
+    turn_rows: list[dict[str, Any]] = [
         {
             "turnIndex": t.turnIndex,
             "requestId": t.requestId,

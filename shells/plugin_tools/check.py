@@ -372,7 +372,7 @@ def _framed(session: _WorkerSession, op: str, request_id: str, bare: bool = Fals
 
 def _worker_plan(entry: PluginEntry) -> list[tuple[str, bool]]:
     """(op, bare) per frame: every declared op once, then the main op (bare DS016 every other time)."""
-    ops = list(entry.manifest.ops)
+    ops: list[str] = list(entry.manifest.ops)
     main_op = MAIN_OP[entry.type]
     plan = [(op, False) for op in ops]
     while len(plan) < MIN_WORKER_FRAMES:

@@ -9,8 +9,10 @@ one-shot process's exit code or from a worker's error result.
 from __future__ import annotations
 
 import os
+from typing import cast
 
 import msgspec
+from mrpvm.kernel.config import LimitsConfig
 from mrpvm.kernel.registry import PluginEntry, Registry
 from mrpvm.protocol.cnl import CnlError, parse_document, render_document
 from mrpvm.protocol.envelope import Paths, Request, RequestError, decode_request, encode_request
@@ -21,6 +23,7 @@ from mrpvm.protocol.vocab import (
     EXIT_TIMEOUT,
     MAIN_OP,
     OPS,
+    Op,
 )
 
 # Error codes that mean "the input was refused" (exit 2) and "out of time" (exit 3).
@@ -81,7 +84,7 @@ def prepare_request(entry: PluginEntry, data: bytes, op: str | None) -> Prepared
         raise RequestError("SCHEMA_VIOLATION", f"request: {err}") from None
     except msgspec.DecodeError as err:
         raise RequestError("INVALID_JSON", f"request is not valid JSON: {err}") from None
-    request.op = op or request.op or MAIN_OP[entry.type]
+    request.op = cast(Op, op or request.op or MAIN_OP[entry.type])  # `op` was checked against OPS above
     artifacts = request.paths.artifacts
     if artifacts and not os.path.isabs(artifacts):  # the plugin runs in its own folder: anchor it here
         request.paths = Paths(artifacts=os.path.abspath(artifacts))
@@ -103,7 +106,7 @@ async def run_plugin(
     op: str | None = None,
     one_shot: bool = False,
     timeout_s: float | None = None,
-    limits: object | None = None,
+    limits: LimitsConfig | None = None,
 ) -> RunOutcome:
     """Send one request; worker plugins go through their pool unless `one_shot`."""
     from mrpvm.kernel.supervisor import PluginCallError, Supervisor
