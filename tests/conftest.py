@@ -1,13 +1,25 @@
-"""Suite-wide test settings.
+"""Suite-wide test settings and the fixtures several test modules share.
 
 Hypothesis: no per-example deadline and no too-slow health check, because a loaded CI machine makes
 both fail on speed, not on behaviour. Under CI (the `CI` variable is set) the examples are also
 derandomized, so a run on main is reproducible; locally every run explores new examples.
+
+Fixtures: `daemon` (a real `mrpvm serve` on loopback with its own home, one per module), `http` (an
+httpx client on it), `registry` (the supervisor test plugins of tests/supervisor_support.py, one per
+module).
 """
 
-import os
+from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from api_support import Daemon
 from hypothesis import HealthCheck, settings
+from mrpvm.kernel.registry import Registry
+from supervisor_support import build_registry
 
 settings.register_profile(
     "mrpvm",
@@ -17,3 +29,20 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile("mrpvm")
+
+
+@pytest.fixture(scope="module")
+def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
+    with Daemon(tmp_path_factory.mktemp("home")) as d:
+        yield d
+
+
+@pytest.fixture
+def http(daemon: Daemon) -> Iterator[httpx.Client]:
+    with daemon.client() as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def registry(tmp_path_factory: pytest.TempPathFactory) -> Registry:
+    return build_registry(tmp_path_factory.mktemp("plugins"))

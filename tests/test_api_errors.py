@@ -17,18 +17,6 @@ from api_support import Daemon, alive
 ERROR_KEYS = {"code", "message", "requestId", "sessionId", "timestamp", "details"}
 
 
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory):
-    with Daemon(tmp_path_factory.mktemp("home")) as d:
-        yield d
-
-
-@pytest.fixture
-def http(daemon):
-    with daemon.client() as c:
-        yield c
-
-
 def check(reply: httpx.Response, status: int, code: str) -> dict:
     assert reply.status_code == status, reply.text
     assert reply.headers["content-type"].startswith("application/json")

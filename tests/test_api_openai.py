@@ -5,13 +5,7 @@ from __future__ import annotations
 import httpx
 import openai
 import pytest
-from api_support import FACTS, Daemon
-
-
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory):
-    with Daemon(tmp_path_factory.mktemp("home")) as d:
-        yield d
+from api_support import FACTS
 
 
 @pytest.fixture(scope="module")

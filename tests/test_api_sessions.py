@@ -4,20 +4,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from api_support import FACTS, Daemon, sse_events
-
-
-@pytest.fixture(scope="module")
-def daemon(tmp_path_factory):
-    with Daemon(tmp_path_factory.mktemp("home")) as d:
-        yield d
-
-
-@pytest.fixture
-def http(daemon):
-    with daemon.client() as c:
-        yield c
+from api_support import FACTS, sse_events
 
 
 def new_session(http, **body) -> str:

@@ -21,7 +21,6 @@ from mrpvm.kernel.supervisor import (
 from supervisor_support import (
     MAX_INPUT,
     answer_json,
-    build_registry,
     error_of,
     limits,
     new_supervisor,
@@ -30,12 +29,6 @@ from supervisor_support import (
     run,
     wait_gone,
 )
-
-
-@pytest.fixture(scope="module")
-def registry(tmp_path_factory: pytest.TempPathFactory) -> Registry:
-    return build_registry(tmp_path_factory.mktemp("plugins"))
-
 
 # --------------------------------------------------------------------------- environment and cwd
 

@@ -16,18 +16,12 @@ from mrpvm.kernel.supervisor import (
 from supervisor_support import (
     MAX_OUTPUT,
     answer_json,
-    build_registry,
     error_of,
     new_supervisor,
     request,
     run,
     wait_gone,
 )
-
-
-@pytest.fixture(scope="module")
-def registry(tmp_path_factory: pytest.TempPathFactory) -> Registry:
-    return build_registry(tmp_path_factory.mktemp("plugins"))
 
 
 def test_sdk_plugin_one_shot_answers(registry: Registry) -> None:

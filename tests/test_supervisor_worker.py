@@ -7,7 +7,6 @@ import signal
 from pathlib import Path
 
 import anyio
-import pytest
 from mrpvm.kernel.registry import Registry
 from mrpvm.kernel.supervisor import (
     CRASHED,
@@ -19,7 +18,6 @@ from mrpvm.kernel.supervisor import (
 from supervisor_support import (
     MAX_OUTPUT,
     answer_json,
-    build_registry,
     error_of,
     new_supervisor,
     request,
@@ -27,11 +25,6 @@ from supervisor_support import (
     wait_file,
     wait_gone,
 )
-
-
-@pytest.fixture(scope="module")
-def registry(tmp_path_factory: pytest.TempPathFactory) -> Registry:
-    return build_registry(tmp_path_factory.mktemp("plugins"))
 
 
 async def worker_pid(sup, plugin: str = "bad-worker") -> int:
