@@ -9,11 +9,13 @@ STAMP := $(VENV)/.installed
 setup: $(STAMP)
 
 # Strict editable install (no import hook: a one-shot plugin starts ~15 ms faster), then the
-# per-file link tree is replaced by links to the package folders so new modules are seen at once.
+# per-file link tree is replaced by links to the package folders so new modules are seen at once
+# (setuptools' note that a strict install lives in build/ is expected, so it is not printed).
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PY) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=strict
+	PYTHONWARNINGS="ignore:Editable installation" \
+		$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=strict
 	tree=$$(cat $(VENV)/lib/python3*/site-packages/__editable__.mrp_vm-*.pth); \
 	for d in kernel protocol plugins shells; do rm -rf "$$tree/mrpvm/$$d"; ln -s "$(CURDIR)/$$d" "$$tree/mrpvm/$$d"; done
 	touch $(STAMP)

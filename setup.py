@@ -1,7 +1,11 @@
 """Maps the top-level folders kernel/, protocol/, plugins/, shells/ to mrpvm.kernel, mrpvm.protocol,
-mrpvm.plugins, mrpvm.shells."""
+mrpvm.plugins, mrpvm.shells.
 
-from setuptools import find_packages, setup
+Every folder of those trees is declared as a package, the data folders too (the LLM plugins' prompts/,
+protocol/schema/), so their files ship as package data and setuptools has nothing to warn about.
+"""
+
+from setuptools import find_namespace_packages, setup
 
 ROOTS = {
     "kernel": "mrpvm.kernel",
@@ -15,10 +19,11 @@ package_dir: dict[str, str] = {}
 for folder, name in ROOTS.items():
     package_dir[name] = folder
     packages.append(name)
-    packages.extend(f"{name}.{sub}" for sub in find_packages(folder))
+    subs = find_namespace_packages(folder, exclude=["__pycache__", "*.__pycache__"])
+    packages.extend(f"{name}.{sub}" for sub in subs)
 
 setup(
     packages=packages,
     package_dir=package_dir,
-    package_data={"": ["*.md", "*.json", "*.txt", "prompts/*"]},
+    package_data={"": ["*.md", "*.json", "*.txt"]},
 )
