@@ -1,1 +1,1 @@
-"""MRP-VM kernel."""
+"""The MRP-VM kernel: frames, budgets, the LLM bridge, plugin supervision and the loop (docs/ARCHITECTURE.md)."""

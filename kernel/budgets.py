@@ -1,4 +1,4 @@
-"""Request budgets (DESIGN.md §4.8): LLM calls, a wall-clock deadline, and frame depth.
+"""Request budgets (docs/ARCHITECTURE.md §4, step 8): LLM calls, a wall-clock deadline, and frame depth.
 
 One `RequestBudget` is shared by every frame of a request, so a child frame inherits exactly what its
 parent has left. LLM calls are charged from what each plugin reports (`LLMCalls`) until the LLM bridge

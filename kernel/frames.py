@@ -1,4 +1,4 @@
-"""Execution frames (seed 002): one per task; a child frame is pushed when a seed needs decomposition.
+"""Execution frames (docs/ARCHITECTURE.md §4): one per task; a child frame is pushed when a seed needs decomposition.
 
 A frame holds its local state (intents, current-turn KUs it staged, retrieved KUs, the plan, partial
 results) and its failure memory; what the whole request shares (budget, trace, staged units, session)

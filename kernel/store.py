@@ -1,4 +1,4 @@
-"""The kernel's one SQLite database (DESIGN.md §6): KBs, sources, KUs, sessions, turns, planner stats, LLM cache.
+"""The kernel's one SQLite database (docs/ARCHITECTURE.md §6): KBs, sources, KUs, sessions, turns, planner stats, LLM cache.
 
 - WAL journal, foreign keys on, a busy timeout; the schema is versioned by `PRAGMA user_version` and
   brought up to date by the ordered MIGRATIONS on open (each migration is one transaction, so a crash
@@ -13,7 +13,7 @@
   updates 2 indexes, a session unit 3 (schema 2; check with EXPLAIN QUERY PLAN before adding one).
 - Durability: `synchronous = NORMAL` under WAL. A committed transaction survives the process dying at any
   point (SIGKILL, OOM, a crash): its WAL frames are in the OS, and the next open replays them. An OS crash
-  or power loss may roll back the last few commits (never to a torn state). That is the promise (DESIGN
+  or power loss may roll back the last few commits (never to a torn state). That is the promise (docs/ARCHITECTURE.md
   §6: "a crash mid-ingest or mid-turn leaves the previous committed state intact"); FULL would add an
   fsync to every commit.
 - A turn is ONE transaction: `commit_turn` creates a drafted session (`draft_session`), promotes the staged

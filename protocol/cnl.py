@@ -1,4 +1,4 @@
-"""CNL Markdown: the one parser, validator and renderer both the kernel and plugins use (DESIGN.md §3.3).
+"""CNL Markdown: the one parser, validator and renderer both the kernel and plugins use (SPEC.md §6).
 
 Grammar: a document is a sequence of sections. A section starts with a level-2 heading at column 0
 (`## Name`) and holds `Field: value` lines; a line indented by two or more spaces continues the

@@ -1,4 +1,4 @@
-"""Typed forms of the CNL sections (DESIGN.md §3.3). The same Structs travel inside request payloads.
+"""Typed forms of the CNL sections (SPEC.md §6.3). The same Structs travel inside request payloads.
 
 Field names are camelCase on the wire (JSON) and PascalCase in CNL; `cnl.py` maps between them.
 """

@@ -1,4 +1,4 @@
-"""The local LLM option (issue 5 item 7): a llama.cpp server on loopback as a child process of the kernel.
+"""The local LLM option (docs/ARCHITECTURE.md §7): a llama.cpp server on loopback as a child process of the kernel.
 
     async with LocalLLMServer(os.environ) as server:   # starts `python -m llama_cpp.server`, waits
         ctx = await KernelContext.open(server.kernel_environ())   # MRPVM_LLM_BASE_URL/_API_KEY set

@@ -1,4 +1,4 @@
-"""The kernel's one LLM bridge (DESIGN.md §5): role resolution, upstream calls, cache, budgets, events.
+"""The kernel's one LLM bridge (docs/ARCHITECTURE.md §7): role resolution, upstream calls, cache, budgets, events.
 
     bridge = LLMBridge.from_environ(environ, store=ctx.store)
     await bridge.start()                        # serves the loopback endpoint (only if an upstream is set)

@@ -1,4 +1,4 @@
-"""Plugin supervision: every plugin a subprocess, warm (framed worker pool) or one-shot (DESIGN.md §3.1).
+"""Plugin supervision: every plugin a subprocess, warm (framed worker pool) or one-shot (protocol/SPEC.md §1–3).
 
 async with Supervisor(registry, limits) as sup:
     result = await sup.call("kb-fast", request, timeout_s=2.0)   # CallResult or PluginCallError

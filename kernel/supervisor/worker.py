@@ -1,4 +1,4 @@
-"""A warm worker: one framed request at a time over a long-lived process (DESIGN.md §3.1).
+"""A warm worker: one framed request at a time over a long-lived process (protocol/SPEC.md §3).
 
 The reply must be exactly one frame whose result block carries `Request: <id>` of the request sent.
 Anything else — bytes that are not a frame header, a frame over the output cap, a second frame, bytes

@@ -1,4 +1,4 @@
-"""Code the three kb plugins share (DESIGN.md §2): unit store + lexical index, goal profiles, selection.
+"""Code the three kb plugins share (docs/ARCHITECTURE.md §2): unit store + lexical index, goal profiles, selection.
 
 Public API (stable; see README.md):
     Retriever, SelectionConfig          the request handlers and their knobs; subclass to add a backend

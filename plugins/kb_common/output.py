@@ -1,4 +1,4 @@
-"""The retrieve output (DESIGN.md §3.3): `## Resolved Intent N` blocks, then each selected unit once."""
+"""The retrieve output (protocol/SPEC.md §6.3): `## Resolved Intent N` blocks, then each selected unit once."""
 
 from __future__ import annotations
 

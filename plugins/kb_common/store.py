@@ -1,6 +1,6 @@
 """The persistent KB of one kb plugin: a tantivy index plus a SQLite side store of full KU records.
 
-Layout of the plugin's artifact folder (DESIGN.md §6: `<home>/artifacts/<kbId>/<pluginId>/`):
+Layout of the plugin's artifact folder (docs/ARCHITECTURE.md §6: `<home>/artifacts/<kbId>/<pluginId>/`):
 
     index/          tantivy index: text fields topic/body/note/condition (pre-analysed terms), source, key
     units.sqlite    units(key, id, source, hash, level, role, acts, terms, record) -- record: msgpack KU
