@@ -3,9 +3,9 @@
 Two chains are speculated, both only for plugins that declare no LLM calls, so the outcome is the same
 as calling in sequence:
 
-- `seeds`: the sd-plugin the pre-seed plan is expected to put first (what this planner put first last
+- `start_early_seeds`: the sd-plugin the pre-seed plan is expected to put first (what this planner put first last
   time, else the kernel's default order) starts `detectSeeds` while the planner plans pre-seed;
-- `views`: with nothing staged, each seed's first retrieve (from the kb-plugin the pre-seed plan put
+- `start_early_views`: with nothing staged, each seed's first retrieve (from the kb-plugin the pre-seed plan put
   first) starts while the planner plans post-seed; once it returns a sufficient view, the solve by the
   pre-seed plan's first gs-plugin starts on it.
 
