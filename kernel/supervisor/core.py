@@ -39,6 +39,7 @@ from .breaker import CrashLoopBreaker
 from .errors import (
     CRASHED,
     INPUT_TOO_LARGE,
+    INTERNAL_ERROR,
     INVALID_CNL,
     OUTPUT_TOO_LARGE,
     PLUGIN_ERROR,
@@ -81,7 +82,7 @@ _peek_decoder = msgspec.json.Decoder(_OpPeek)
 def _peek_op(body: bytes) -> str:
     try:
         return _peek_decoder.decode(body).op or ""
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, TypeError):
         return ""
 
 
@@ -238,7 +239,31 @@ class Supervisor:
     # ------------------------------------------------------------------ the two entry points
 
     async def call(self, plugin_id: str, request: Request, *, timeout_s: float | None = None) -> CallResult:
-        """Run one op; a parsed, validated document (any Status) or PluginCallError."""
+        """Run one op; a parsed, validated document (any Status) or PluginCallError, never anything else.
+
+        An unexpected exception while handling the call (a kernel bug, a resource run out) becomes an
+        INTERNAL_ERROR failure of this call, so a turn moves to its next candidate instead of dying.
+        """
+        try:
+            return await self._call(plugin_id, request, timeout_s)
+        except PluginCallError:
+            raise
+        except Exception as err:  # noqa: BLE001 - the promise above; the cause stays chained
+            raise self._unexpected(plugin_id, getattr(request, "op", None) or "", err) from err
+
+    def _unexpected(self, plugin_id: str, op: str, err: Exception) -> PluginCallError:
+        failure = ProcessFailure(
+            INTERNAL_ERROR,
+            f"the kernel failed while handling the call: {type(err).__name__}: {err}"[:500],
+            details={"exception": type(err).__name__},
+            crash=False,
+        )
+        plugin = self._plugins.get(plugin_id)
+        if plugin is None:
+            return PluginCallError(failure.to_error(plugin_id, op))
+        return PluginCallError(self._record(plugin, op or MAIN_OP.get(plugin.type, ""), failure, count=False))
+
+    async def _call(self, plugin_id: str, request: Request, timeout_s: float | None) -> CallResult:
         op = request.op or ""
         plugin = self._plugin(plugin_id, op)
         op = op or MAIN_OP[plugin.type]
@@ -295,9 +320,19 @@ class Supervisor:
     ) -> RawReply:
         """Send `body` as-is and return what the plugin wrote, unparsed (for `mrpvm plugin run/check`).
 
-        Timeouts and deaths come back as a RawReply (timedOut / exitCode); refusals, oversized output
-        and protocol violations raise PluginCallError.
+        Timeouts and deaths come back as a RawReply (timedOut / exitCode); refusals, oversized output,
+        protocol violations and unexpected kernel faults (INTERNAL_ERROR) raise PluginCallError.
         """
+        try:
+            return await self._call_raw(plugin_id, body, timeout_s, one_shot)
+        except PluginCallError:
+            raise
+        except Exception as err:  # noqa: BLE001 - see `call`
+            raise self._unexpected(plugin_id, _peek_op(body), err) from err
+
+    async def _call_raw(
+        self, plugin_id: str, body: bytes, timeout_s: float | None, one_shot: bool
+    ) -> RawReply:
         op = _peek_op(body)
         plugin = self._plugin(plugin_id, op)
         start = time.perf_counter()

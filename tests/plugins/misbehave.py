@@ -75,6 +75,13 @@ def behave(request, worker):
         if rid is not None:
             body += b"Request: %s\n" % str(rid).encode()
         return frame(body) if worker else body
+    if name == "overcap":  # more problems than the parser's issue cap, then a result block missing Status
+        junk = "".join(f"Junk{i}: x\n" for i in range(int(arg or 60)))
+        body = f"## Plugin Result\n{junk}Plugin: misbehave\n".encode()
+        if rid is not None:
+            body += b"Request: %s\n" % str(rid).encode()
+        body += b"\n## Intent Group 1\nAct: explain\n"
+        return frame(body) if worker else body
     if name == "big":
         return ok("x" * int(arg or 100000))
     if name == "wrongid":
