@@ -66,6 +66,7 @@ class KernelContext:
         from .llm import LLMBridge
         from .store import Store
         from .supervisor import Supervisor
+        from .supervisor.sandbox import Sandbox
 
         config, sources = load_config(environ)
         home = Path(config.home)
@@ -73,7 +74,8 @@ class KernelContext:
         registry = Registry.load(
             manifests_dir or MANIFESTS_DIR, wrapper_dirs(config), config.engine.pluginAllowlist
         )
-        supervisor = Supervisor(registry, limits=config.engine.limits, extra_env=extra_env)
+        sandbox = Sandbox(config.engine.sandbox, home)
+        supervisor = Supervisor(registry, limits=config.engine.limits, extra_env=extra_env, sandbox=sandbox)
         try:
             store = Store.open(home)
         except BaseException:

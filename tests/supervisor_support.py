@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-from mrpvm.kernel.config import LimitsConfig
+from mrpvm.kernel.config import LimitsConfig, SandboxConfig
 from mrpvm.kernel.registry import Registry, load_manifest
 from mrpvm.kernel.supervisor import PluginCallError, Supervisor
+from mrpvm.kernel.supervisor.sandbox import Sandbox
 from mrpvm.protocol.envelope import ContextItem, Request
 
 PLUGINS = Path(__file__).resolve().parent / "plugins"
@@ -27,6 +28,7 @@ HINTS = {
     "evidenceStyle": [],
     "confidenceWhenMatched": 0.5,
 }
+UNSANDBOXED = Sandbox(SandboxConfig(mode="off"))
 MAX_OUTPUT = 65536
 MAX_INPUT = 16384
 T = TypeVar("T")
@@ -150,5 +152,14 @@ async def wait_file(path: Path, limit_s: float = 10.0) -> str:
 
 
 def new_supervisor(registry: Registry, **kwargs: Any) -> Supervisor:
+    """A supervisor without the sandbox: these tests watch plugin processes by their host pids and
+    marker files, which a sandboxed plugin cannot see; tests/test_sandbox.py covers the sandbox."""
     kwargs.setdefault("limits", limits())
+    kwargs.setdefault("sandbox", UNSANDBOXED)
+    return Supervisor(registry, **kwargs)
+
+
+def sandboxed_supervisor(registry: Registry, **kwargs: Any) -> Supervisor:
+    kwargs.setdefault("limits", limits())
+    kwargs.setdefault("sandbox", Sandbox(SandboxConfig(mode="require")))
     return Supervisor(registry, **kwargs)

@@ -20,6 +20,7 @@ Choices worth knowing:
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -47,6 +48,7 @@ from .errors import (
     PLUGIN_UNAVAILABLE,
     PROTOCOL_ERROR,
     SHUTDOWN,
+    SPAWN_FAILED,
     TIMEOUT,
     UNKNOWN_PLUGIN,
     CallError,
@@ -58,6 +60,7 @@ from .errors import (
 )
 from .pool import WorkerPool
 from .process import ChildProcess, scrubbed_env
+from .sandbox import Sandbox, announce, protect_kernel
 from .worker import Job, Worker
 
 DEFAULT_LIMITS = LimitsConfig(
@@ -72,18 +75,27 @@ SPIN_US = 200  # busy-poll a worker's reply this long when it is the only call i
 CLOSE_GRACE_S = 1.0
 
 
+class _PathsPeek(msgspec.Struct):
+    artifacts: str | None = None
+
+
 class _OpPeek(msgspec.Struct):
     op: str | None = None
+    paths: _PathsPeek | None = None
 
 
 _peek_decoder = msgspec.json.Decoder(_OpPeek)
 
 
-def _peek_op(body: bytes) -> str:
+def _peek(body: bytes) -> _OpPeek:
     try:
-        return _peek_decoder.decode(body).op or ""
+        return _peek_decoder.decode(body)
     except (msgspec.DecodeError, msgspec.ValidationError, TypeError):
-        return ""
+        return _OpPeek()
+
+
+def _peek_op(body: bytes) -> str:
+    return _peek(body).op or ""
 
 
 class _OneShotOutcome:
@@ -119,6 +131,8 @@ class _Plugin:
         "last_error",
         "spawns",
         "active",
+        "network",
+        "artifacts",
     )
 
     def __init__(self, entry: Any, limits: LimitsConfig):
@@ -127,6 +141,8 @@ class _Plugin:
         self.type: str = m.type
         self.argv: list[str] = list(entry.argv)
         self.cwd = entry.folder
+        self.network: bool = bool(m.usesLLM)  # the LLM endpoint is a loopback port of the kernel
+        self.artifacts: set[str] | None = None  # sandboxed workers: the artifacts folders they bind
         self.worker: bool = bool(m.worker)
         self.concurrency: int = max(1, m.concurrency)
         self.max_in: int = m.maxInputSizeBytes
@@ -156,7 +172,13 @@ class Supervisor:
         extra_env: dict[str, str] | None = None,
         spin_us: int = SPIN_US,
         close_grace_s: float = CLOSE_GRACE_S,
+        sandbox: Sandbox | None = None,
     ):
+        """`sandbox`: how plugin processes are confined; by default what the effective configuration asks
+        for (`engine.sandbox`). Said once on stderr when plugins cannot be sandboxed."""
+        protect_kernel()
+        self.sandbox = sandbox if sandbox is not None else Sandbox.from_environment()
+        announce(self.sandbox.status)
         self.registry = registry
         self.limits = limits or DEFAULT_LIMITS
         self._env = scrubbed_env(extra_env)
@@ -281,6 +303,7 @@ class Supervisor:
             request = msgspec.structs.replace(request, op=op, budget=budget)
         body = encode_request(request)
         self._check_size(plugin, op, body)
+        artifacts = self._artifacts(plugin, op, request.paths.artifacts)
         plugin.calls += 1
         plugin.active += 1
         self._active += 1
@@ -291,7 +314,8 @@ class Supervisor:
                 )
                 mode = "worker"
             else:
-                data = self._one_shot_result(await self._one_shot(plugin, loop, body, deadline))
+                outcome = await self._one_shot(plugin, loop, body, deadline, artifacts)
+                data = self._one_shot_result(outcome)
                 mode = "one-shot"
         except ProcessFailure as failure:
             self._raise(plugin, op, failure)
@@ -333,12 +357,15 @@ class Supervisor:
     async def _call_raw(
         self, plugin_id: str, body: bytes, timeout_s: float | None, one_shot: bool
     ) -> RawReply:
-        op = _peek_op(body)
+        peek = _peek(body)
+        op = peek.op or ""
         plugin = self._plugin(plugin_id, op)
         start = time.perf_counter()
         loop = self._admit(plugin, op)
         deadline = loop.time() + self._deadline_ms(plugin, timeout_s) / 1000.0
         self._check_size(plugin, op, body)
+        wanted = peek.paths.artifacts if peek.paths is not None else None
+        artifacts = self._artifacts(plugin, op, wanted, for_worker=plugin.worker and not one_shot)
         plugin.calls += 1
         plugin.active += 1
         self._active += 1
@@ -369,7 +396,7 @@ class Supervisor:
                     durationMs=(time.perf_counter() - start) * 1000.0,
                     mode="worker",
                 )
-            outcome = await self._one_shot(plugin, loop, body, deadline)
+            outcome = await self._one_shot(plugin, loop, body, deadline, artifacts)
             if outcome.over_cap:
                 raise ProcessFailure(
                     OUTPUT_TOO_LARGE,
@@ -395,6 +422,60 @@ class Supervisor:
         finally:
             plugin.active -= 1
             self._active -= 1
+
+    # ------------------------------------------------------------------ the sandbox's artifacts folders
+
+    def _artifacts(
+        self, plugin: _Plugin, op: str, path: str | None, *, for_worker: bool | None = None
+    ) -> str | None:
+        """The artifacts folder a sandboxed call binds read-write (created here, so it can be bound).
+
+        One-shot: the call's own folder. Workers bind every folder of the plugin known when they start
+        (`<home>/artifacts/*/<id>`); a call naming a new one (a new KB) retires the running workers, and
+        fresh ones start with it bound.
+        """
+        sandbox = self.sandbox
+        if not sandbox.active or not path:
+            return None
+        if not os.path.isabs(path):
+            path = os.path.join(plugin.cwd, path)
+        path = os.path.normpath(path)
+        problem = sandbox.artifacts_problem(path)
+        if problem:
+            self._raise(plugin, op, ProcessFailure(SPAWN_FAILED, problem, crash=False), count=False)
+        worker = plugin.worker if for_worker is None else for_worker
+        if worker:
+            known = self._known_artifacts(plugin)
+            if path in known:
+                return None
+        try:
+            os.makedirs(path, exist_ok=True)
+        except OSError as err:
+            failure = ProcessFailure(SPAWN_FAILED, f"cannot create the artifacts folder {path}: {err}")
+            self._raise(plugin, op, failure, count=False)
+        if worker:
+            known.add(path)
+            if plugin.pool is not None:
+                plugin.pool.retire()
+            return None
+        return path
+
+    def _known_artifacts(self, plugin: _Plugin) -> set[str]:
+        known = plugin.artifacts
+        if known is None:
+            root = os.path.join(self.sandbox.home, "artifacts")
+            try:
+                kbs = os.listdir(root)
+            except OSError:
+                kbs = []
+            candidates = (os.path.join(root, kb, plugin.id) for kb in kbs)
+            known = plugin.artifacts = {p for p in candidates if os.path.isdir(p)}
+        return known
+
+    def _command(self, plugin: _Plugin, writable: list[str]) -> list[str]:
+        return self.sandbox.command(
+            plugin.argv, plugin.cwd, network=plugin.network, writable=writable, memory_bytes=self._memory
+        )
 
     # ------------------------------------------------------------------ errors and accounting
 
@@ -427,14 +508,17 @@ class Supervisor:
 
     def _spawn_worker(self, plugin: _Plugin, pool: WorkerPool) -> Worker:
         plugin.spawns += 1
+        sandboxed = self.sandbox.active
+        writable = sorted(p for p in self._known_artifacts(plugin) if os.path.isdir(p)) if sandboxed else []
         return Worker(
-            plugin.argv,
+            self._command(plugin, writable),
             cwd=plugin.cwd,
             env=self._env,
             loop=pool.loop,
             max_output=plugin.max_out,
             memory_bytes=self._memory,
             pool=pool,
+            sandboxed=sandboxed,
         )
 
     def _pool(self, plugin: _Plugin, loop: asyncio.AbstractEventLoop) -> WorkerPool:
@@ -486,6 +570,7 @@ class Supervisor:
         loop: asyncio.AbstractEventLoop,
         body: bytes,
         deadline: float,
+        artifacts: str | None = None,
     ) -> _OneShotOutcome:
         """Start, write the request, EOF, collect stdout (capped) and the stderr tail, reap."""
         sem = plugin.oneshots
@@ -503,12 +588,17 @@ class Supervisor:
         else:
             await sem.acquire()
         try:
-            return await self._run_one_shot(plugin, loop, body, deadline)
+            return await self._run_one_shot(plugin, loop, body, deadline, artifacts)
         finally:
             sem.release()
 
     async def _run_one_shot(
-        self, plugin: _Plugin, loop: asyncio.AbstractEventLoop, body: bytes, deadline: float
+        self,
+        plugin: _Plugin,
+        loop: asyncio.AbstractEventLoop,
+        body: bytes,
+        deadline: float,
+        artifacts: str | None,
     ) -> _OneShotOutcome:
         out = _OneShotOutcome()
         cap = plugin.max_out
@@ -529,7 +619,7 @@ class Supervisor:
 
         plugin.spawns += 1
         proc = ChildProcess(
-            plugin.argv,
+            self._command(plugin, [artifacts] if artifacts else []),
             cwd=plugin.cwd,
             env=self._env,
             loop=loop,
@@ -537,6 +627,7 @@ class Supervisor:
             on_stdout_eof=lambda: None,
             on_exit=lambda code: self._oneshot_procs.discard(proc),
             memory_bytes=self._memory,
+            sandboxed=self.sandbox.active,
         )
         self._oneshot_procs.add(proc)
         try:

@@ -20,6 +20,7 @@ from mrpvm.protocol.framing import MAX_HEADER_BYTES, FramingError, parse_header_
 
 from .errors import CRASHED, OUTPUT_TOO_LARGE, PROTOCOL_ERROR, ProcessFailure, describe_exit
 from .process import WORKER_FLAG, ChildProcess
+from .sandbox import StraySweeper
 
 if TYPE_CHECKING:
     from .pool import WorkerPool
@@ -119,7 +120,7 @@ def reply_request_id(body: bytes) -> bytes | None:
 class Worker:
     """A worker process plus the one job it may be serving."""
 
-    __slots__ = ("proc", "reader", "job", "served", "got_bytes", "pool")
+    __slots__ = ("proc", "reader", "job", "served", "got_bytes", "pool", "generation", "sweeper")
 
     def __init__(
         self,
@@ -131,12 +132,14 @@ class Worker:
         max_output: int,
         memory_bytes: int | None,
         pool: WorkerPool,
+        sandboxed: bool = False,
     ):
         self.reader = FrameReader(max_output)
         self.job: Job | None = None
         self.served = 0
         self.got_bytes = False
         self.pool = pool
+        self.generation = pool.generation
         self.proc = ChildProcess(
             argv,
             cwd=cwd,
@@ -146,7 +149,9 @@ class Worker:
             on_stdout_eof=self.kill,  # a worker that closed stdout can never answer again
             on_exit=self._on_exit,
             memory_bytes=memory_bytes,
+            sandboxed=sandboxed,
         )
+        self.sweeper = StraySweeper(self.proc.pid) if sandboxed else None
 
     @property
     def usable(self) -> bool:
@@ -205,6 +210,11 @@ class Worker:
         if job.want_stderr:
             job.stderr = self.proc.stderr.value()
         self.pool.done(self, job, body)
+
+    def after_call(self) -> None:
+        """The reply is in: kill what the call left running in the sandbox (outside the caller's wait)."""
+        if self.sweeper is not None:
+            self.proc.loop.call_soon(self.sweeper.sweep)
 
     def fail(self, failure: ProcessFailure) -> None:
         """End the current job with `failure` and kill the process."""
