@@ -148,6 +148,27 @@ MIGRATIONS: list[list[str]] = [
         "CREATE INDEX units_session_hash ON units(session_id, hash)"
         " WHERE session_id IS NOT NULL AND hash IS NOT NULL",
     ],
+    [  # 3: which kb-plugin indexed which source version, and removals not yet acknowledged
+        # (kernel/index_ledger.py). Sources stored before are taken as indexed by every plugin ('*').
+        """CREATE TABLE source_acks (
+            source_id TEXT NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+            plugin_id TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            acked_at TEXT NOT NULL,
+            PRIMARY KEY (source_id, plugin_id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE source_removals (
+            source_id TEXT NOT NULL,
+            plugin_id TEXT NOT NULL,
+            kb_id TEXT NOT NULL REFERENCES kbs(id) ON DELETE CASCADE,
+            source_name TEXT NOT NULL,
+            removed_at TEXT NOT NULL,
+            PRIMARY KEY (source_id, plugin_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX source_removals_kb ON source_removals(kb_id)",
+        "INSERT INTO source_acks (source_id, plugin_id, hash, acked_at)"
+        " SELECT id, '*', hash, ingested_at FROM sources",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -446,11 +467,17 @@ class Store:
             ) from None
         return stored
 
-    def remove_source(self, kb_id: str, source_id: str) -> SourceRecord:
-        """Remove a source (by id or name) and all its units."""
+    def remove_source(self, kb_id: str, source_id: str, pending_for: Iterable[str] = ()) -> SourceRecord:
+        """Remove a source (by id or name) and all its units. In the same transaction, record that each
+        kb-plugin of `pending_for` still has to drop it from its index (kernel/index_ledger.py)."""
         with self.transaction() as conn:
             record = self.get_source(kb_id, source_id)
             conn.execute("DELETE FROM sources WHERE id = ?", (record.id,))
+            conn.executemany(
+                "INSERT OR REPLACE INTO source_removals"
+                " (source_id, plugin_id, kb_id, source_name, removed_at) VALUES (?, ?, ?, ?, ?)",
+                [(record.id, plugin, kb_id, record.name, now_iso()) for plugin in pending_for],
+            )
         return record
 
     def kb_units(self, kb_id: str, source_id: str | None = None) -> list[KnowledgeUnit]:

@@ -23,7 +23,8 @@ import anyio
 import pytest
 from mrpvm.kernel.config import SandboxConfig
 from mrpvm.kernel.registry import Registry
-from mrpvm.kernel.supervisor import CRASHED, TIMEOUT, sandbox as sandbox_module
+from mrpvm.kernel.supervisor import CRASHED, TIMEOUT
+from mrpvm.kernel.supervisor import sandbox as sandbox_module
 from mrpvm.kernel.supervisor.sandbox import Sandbox, SandboxUnavailable, sandbox_status
 from mrpvm.protocol.envelope import Paths
 from supervisor_support import (

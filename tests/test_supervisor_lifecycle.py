@@ -16,7 +16,6 @@ from mrpvm.kernel.supervisor import (
     SPAWN_FAILED,
     TIMEOUT,
     UNKNOWN_PLUGIN,
-    Supervisor,
 )
 from supervisor_support import (
     MAX_INPUT,
