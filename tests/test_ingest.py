@@ -142,7 +142,7 @@ def test_every_chunk_request_carries_the_source_fields(tmp_path):
         return result, session, loaded
 
     result, session, loaded = run_kernel(
-        tmp_path, work, plugin_env={"MRPVM_TEST_SD_LOG": str(log)}, writable=log.parent
+        tmp_path / "home", work, plugin_env={"MRPVM_TEST_SD_LOG": str(log)}, writable=log.parent
     )
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     by_scope = {

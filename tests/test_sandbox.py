@@ -21,7 +21,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mrpvm.kernel.config import SandboxConfig
+from mrpvm.kernel.config import ConfigError, SandboxConfig
 from mrpvm.kernel.registry import Registry
 from mrpvm.kernel.supervisor import CRASHED, TIMEOUT
 from mrpvm.kernel.supervisor import sandbox as sandbox_module
@@ -315,6 +315,17 @@ def test_configured_read_and_write_paths_are_bound_but_never_the_home(
     ok, seen = run(go)
     assert ok["written"] is True and (shared / "note.txt").read_text() == "written by a plugin"
     assert seen["databaseBytes"] == 0 and seen["home"] == []
+
+
+def test_a_configured_path_inside_the_home_is_a_config_error(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    for config in (
+        SandboxConfig(writePaths=[str(home / "artifacts")]),
+        SandboxConfig(readPaths=[str(home)]),
+    ):
+        with pytest.raises(ConfigError, match="lies inside the kernel home"):
+            Sandbox(config, home)
+    assert Sandbox(SandboxConfig(writePaths=[str(tmp_path)]), home).config.writePaths == [str(tmp_path)]
 
 
 # --------------------------------------------------------------------------- where the mechanism is missing

@@ -20,7 +20,6 @@ Choices worth knowing:
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -36,6 +35,7 @@ from mrpvm.protocol.errors import parse_error_line
 from mrpvm.protocol.framing import encode_frame
 from mrpvm.protocol.vocab import EXIT_INVALID_INPUT, EXIT_PROCESSING_ERROR, EXIT_TIMEOUT, MAIN_OP
 
+from .binds import ArtifactBinds
 from .breaker import CrashLoopBreaker
 from .errors import (
     CRASHED,
@@ -48,7 +48,6 @@ from .errors import (
     PLUGIN_UNAVAILABLE,
     PROTOCOL_ERROR,
     SHUTDOWN,
-    SPAWN_FAILED,
     TIMEOUT,
     UNKNOWN_PLUGIN,
     CallError,
@@ -132,17 +131,17 @@ class _Plugin:
         "spawns",
         "active",
         "network",
-        "artifacts",
+        "binds",
     )
 
-    def __init__(self, entry: Any, limits: LimitsConfig):
+    def __init__(self, entry: Any, limits: LimitsConfig, sandbox: Sandbox):
         m = entry.manifest
         self.id: str = m.id
         self.type: str = m.type
         self.argv: list[str] = list(entry.argv)
         self.cwd = entry.folder
         self.network: bool = bool(m.usesLLM)  # the LLM endpoint is a loopback port of the kernel
-        self.artifacts: set[str] | None = None  # sandboxed workers: the artifacts folders they bind
+        self.binds = ArtifactBinds(sandbox, m.id, entry.folder) if sandbox.active else None
         self.worker: bool = bool(m.worker)
         self.concurrency: int = max(1, m.concurrency)
         self.max_in: int = m.maxInputSizeBytes
@@ -209,7 +208,7 @@ class Supervisor:
                 raise PluginCallError(
                     CallError(code=UNKNOWN_PLUGIN, message=str(err), plugin=plugin_id, op=op)
                 ) from None
-            plugin = self._plugins[plugin_id] = _Plugin(entry, self.limits)
+            plugin = self._plugins[plugin_id] = _Plugin(entry, self.limits, self.sandbox)
         return plugin
 
     def _admit(self, plugin: _Plugin, op: str) -> asyncio.AbstractEventLoop:
@@ -428,49 +427,17 @@ class Supervisor:
     def _artifacts(
         self, plugin: _Plugin, op: str, path: str | None, *, for_worker: bool | None = None
     ) -> str | None:
-        """The artifacts folder a sandboxed call binds read-write (created here, so it can be bound).
-
-        One-shot: the call's own folder. Workers bind every folder of the plugin known when they start
-        (`<home>/artifacts/*/<id>`); a call naming a new one (a new KB) retires the running workers, and
-        fresh ones start with it bound.
-        """
-        sandbox = self.sandbox
-        if not sandbox.active or not path:
+        """The artifacts folder a one-shot call binds (see ArtifactBinds); a new folder for a worker
+        plugin retires its running workers, so fresh ones start with it bound."""
+        if plugin.binds is None or not path:
             return None
-        if not os.path.isabs(path):
-            path = os.path.join(plugin.cwd, path)
-        path = os.path.normpath(path)
-        problem = sandbox.artifacts_problem(path)
-        if problem:
-            self._raise(plugin, op, ProcessFailure(SPAWN_FAILED, problem, crash=False), count=False)
-        worker = plugin.worker if for_worker is None else for_worker
-        if worker:
-            known = self._known_artifacts(plugin)
-            if path in known:
-                return None
         try:
-            os.makedirs(path, exist_ok=True)
-        except OSError as err:
-            failure = ProcessFailure(SPAWN_FAILED, f"cannot create the artifacts folder {path}: {err}")
+            bind, retire = plugin.binds.for_call(path, plugin.worker if for_worker is None else for_worker)
+        except ProcessFailure as failure:
             self._raise(plugin, op, failure, count=False)
-        if worker:
-            known.add(path)
-            if plugin.pool is not None:
-                plugin.pool.retire()
-            return None
-        return path
-
-    def _known_artifacts(self, plugin: _Plugin) -> set[str]:
-        known = plugin.artifacts
-        if known is None:
-            root = os.path.join(self.sandbox.home, "artifacts")
-            try:
-                kbs = os.listdir(root)
-            except OSError:
-                kbs = []
-            candidates = (os.path.join(root, kb, plugin.id) for kb in kbs)
-            known = plugin.artifacts = {p for p in candidates if os.path.isdir(p)}
-        return known
+        if retire and plugin.pool is not None:
+            plugin.pool.retire()
+        return bind
 
     def _command(self, plugin: _Plugin, writable: list[str]) -> list[str]:
         return self.sandbox.command(
@@ -508,8 +475,8 @@ class Supervisor:
 
     def _spawn_worker(self, plugin: _Plugin, pool: WorkerPool) -> Worker:
         plugin.spawns += 1
-        sandboxed = self.sandbox.active
-        writable = sorted(p for p in self._known_artifacts(plugin) if os.path.isdir(p)) if sandboxed else []
+        sandboxed = plugin.binds is not None
+        writable = plugin.binds.for_worker() if plugin.binds is not None else []
         return Worker(
             self._command(plugin, writable),
             cwd=plugin.cwd,
@@ -698,7 +665,7 @@ class Supervisor:
         for entry in self.registry.list():
             plugin = self._plugins.get(entry.id)
             if plugin is None:
-                plugin = _Plugin(entry, self.limits)
+                plugin = _Plugin(entry, self.limits, self.sandbox)
                 state = "idle"
             else:
                 wait = plugin.breaker.retry_in(now)

@@ -15,7 +15,7 @@ dropped, no_new_privs, killed with its parent):
 Every process of the sandbox dies with it: bwrap is pid 1 of the plugin's pid namespace, and when the
 plugin exits (or is killed) the kernel kills everything left in that namespace — a child that called
 setsid included. A warm worker outlives its calls, so after each reply the supervisor kills whatever
-the worker left running (`kill_strays`).
+the worker left running (strays.py, within SWEEP_INTERVAL_S).
 
 Where bwrap is missing or cannot create namespaces (user namespaces disabled, a container without the
 privilege), the kernel says so once at start (`announce`) and in `sandbox_status()`, and plugins run with
@@ -33,7 +33,6 @@ import contextlib
 import functools
 import importlib.util
 import os
-import signal
 import site
 import subprocess
 import sys
@@ -259,10 +258,17 @@ class Sandbox:
     """Builds the command line that starts a plugin inside bubblewrap (or the plain one when inactive)."""
 
     def __init__(self, config: SandboxConfig | None = None, home: Path | str | None = None):
-        from mrpvm.kernel.config import home_dir
+        from mrpvm.kernel.config import ConfigError, home_dir
 
         self.config = config or SandboxConfig()
         self.home = os.path.realpath(home) if home is not None else os.path.realpath(home_dir())
+        for key, paths in (("readPaths", self.config.readPaths), ("writePaths", self.config.writePaths)):
+            for path in paths:
+                if _inside(os.path.realpath(path), self.home):
+                    raise ConfigError(
+                        f"engine.sandbox.{key}: {path} lies inside the kernel home {self.home}, "
+                        "which plugins never see (an ancestor of the home is fine: the home stays hidden)"
+                    )
         self.status = sandbox_status(self.config)
         if self.config.mode == "require" and not self.status.active:
             raise SandboxUnavailable(
@@ -336,93 +342,10 @@ class Sandbox:
                 args += ["--ro-bind", path, path]
         for path in writable:
             args += ["--bind", path, path]
-        # Hide the home even when it lies inside a bound folder; then bring back what was asked for
-        # inside it (a plugin folder or configured path under the home), never the home itself.
+        # Hide the home even when it lies inside a bound folder; then bring back a plugin folder that
+        # lies inside it, never the home itself.
         args += ["--tmpfs", self.home]
-        for path in readable:
+        for path in readable:  # a plugin folder under the home (configured paths never are)
             if _inside(path, self.home) and path != self.home:
                 args += ["--ro-bind", path, path]
-        for path in writable:
-            if _inside(path, self.home) and path != self.home:
-                args += ["--bind", path, path]
         return args
-
-
-# --------------------------------------------------------------------------- strays of a warm worker
-
-
-def _children(pid: int) -> list[int]:
-    """Direct children of `pid`, over all its threads (/proc/<pid>/task/<tid>/children)."""
-    out: list[int] = []
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as fh:
-                out.extend(int(p) for p in fh.read().split())
-        except (OSError, ValueError):
-            continue
-    return out
-
-
-def _ns_pid(pid: int) -> int | None:
-    """The pid of `pid` inside its own (innermost) pid namespace."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as fh:
-            for line in fh:
-                if line.startswith(b"NSpid:"):
-                    return int(line.split()[-1])
-    except (OSError, ValueError):
-        return None
-    return None
-
-
-class StraySweeper:
-    """Kills what a sandboxed warm worker left running after a call.
-
-    Layout on the host: the started pid (prlimit exec'd into bwrap, outside the plugin's namespaces) →
-    bwrap's pid 1 of the plugin's pid namespace → the plugin (pid 2 there). A child that called setsid is
-    re-parented to that pid 1; a child still attached stays under the plugin. Both are killed.
-    """
-
-    __slots__ = ("outer", "init", "plugin")
-
-    def __init__(self, outer_pid: int):
-        self.outer = outer_pid
-        self.init: int | None = None
-        self.plugin: int | None = None
-
-    def _locate(self) -> bool:
-        if self.plugin is not None:
-            return True
-        inits = _children(self.outer)
-        if len(inits) != 1:
-            return False
-        candidates = _children(inits[0])
-        plugin = next((p for p in candidates if _ns_pid(p) == 2), None)
-        if plugin is None:
-            return False
-        self.init, self.plugin = inits[0], plugin
-        return True
-
-    def sweep(self) -> int:
-        """SIGKILL every process of the sandbox but pid 1 and the plugin; how many were killed."""
-        if not self._locate():
-            return 0
-        assert self.init is not None and self.plugin is not None
-        killed = 0
-        for _ in range(8):  # a stray may fork while we look: a few rounds catch its children too
-            strays = [p for p in _children(self.init) if p != self.plugin] + _children(self.plugin)
-            if not strays:
-                break
-            victims = list(strays)
-            while strays:  # descendants first gathered, then all killed
-                strays = [c for p in strays for c in _children(p)]
-                victims.extend(strays)
-            for pid in victims:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-                    killed += 1
-        return killed

@@ -20,11 +20,12 @@ from mrpvm.protocol.framing import MAX_HEADER_BYTES, FramingError, parse_header_
 
 from .errors import CRASHED, OUTPUT_TOO_LARGE, PROTOCOL_ERROR, ProcessFailure, describe_exit
 from .process import WORKER_FLAG, ChildProcess
-from .sandbox import StraySweeper
+from .strays import StraySweeper
 
 if TYPE_CHECKING:
     from .pool import WorkerPool
 
+SWEEP_INTERVAL_S = 0.05  # a sandboxed worker's strays are killed within this long after a reply
 # A frame starts with a header name; CNL or prose written without framing fails this at once.
 _HEADER_START = re.compile(rb"[A-Za-z][A-Za-z0-9-]*(?::|$)")
 
@@ -212,9 +213,21 @@ class Worker:
         self.pool.done(self, job, body)
 
     def after_call(self) -> None:
-        """The reply is in: kill what the call left running in the sandbox (outside the caller's wait)."""
-        if self.sweeper is not None:
-            self.proc.loop.call_soon(self.sweeper.sweep)
+        """The reply is in: kill what the call left running in the sandbox (outside the caller's wait;
+        at most one sweep per SWEEP_INTERVAL_S, so back-to-back calls pay it once, not each)."""
+        sweeper = self.sweeper
+        if sweeper is not None and not sweeper.scheduled:
+            sweeper.scheduled = True
+            wait = max(0.0, sweeper.last + SWEEP_INTERVAL_S - time.monotonic())
+            self.proc.loop.call_later(wait, self._sweep)
+
+    def _sweep(self) -> None:
+        sweeper = self.sweeper
+        assert sweeper is not None
+        sweeper.scheduled = False
+        sweeper.last = time.monotonic()
+        if self.proc.returncode is None:
+            sweeper.sweep()
 
     def fail(self, failure: ProcessFailure) -> None:
         """End the current job with `failure` and kill the process."""
