@@ -27,43 +27,30 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
 
-def alive_with(marker: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmdline and state not in ("Z", "X"):
-            found.append(int(entry))
-    return found
-
-
 async def settle(marker: str, within_s: float = 3.0) -> int:
+    from supervisor_support import processes_with
+
     loop = asyncio.get_running_loop()
     end = loop.time() + within_s
-    while alive_with(marker) and loop.time() < end:
+    while processes_with(marker) and loop.time() < end:
         await asyncio.sleep(0.05)
-    return len(alive_with(marker))
+    return len(processes_with(marker))
 
 
 async def run(registry, plugin: str, mode: str, calls: int) -> dict[str, int | str]:
     from mrpvm.kernel.config import SandboxConfig
     from mrpvm.kernel.supervisor import Supervisor
     from mrpvm.kernel.supervisor.sandbox import Sandbox
-    from supervisor_support import limits, request
+    from supervisor_support import limits, processes_with, request
 
     marker = f"3600.{uuid.uuid4().int % 10**9:09d}"  # the sleep duration: the children's fingerprint
     sandbox = Sandbox(SandboxConfig(mode=mode))  # type: ignore[arg-type]
     async with Supervisor(registry, limits=limits(), sandbox=sandbox) as sup:
         for _ in range(calls):
             await sup.call(plugin, request(f"escape:{marker}"))
-        open_count = await settle(marker) if sandbox.active else len(alive_with(marker))
+        open_count = await settle(marker) if sandbox.active else len(processes_with(marker))
     closed_count = await settle(marker, 1.0)
-    for pid in alive_with(marker):
+    for pid in processes_with(marker):
         os.kill(pid, signal.SIGKILL)
     return {
         "plugin": plugin,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Awaitable, Callable
@@ -131,6 +132,21 @@ def process_gone(pid: int) -> bool:
     except (FileNotFoundError, ProcessLookupError):
         return True
     return state in ("Z", "X")
+
+
+def processes_with(text: str) -> list[int]:
+    """Live host processes whose command line contains `text` (e.g. the unique sleep duration an escaped
+    child was given, or a kernel home a sandboxed plugin's bwrap command names)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and not process_gone(int(entry)):
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if text.encode() in cmdline:
+                found.append(int(entry))
+    return found
 
 
 async def wait_gone(pid: int, limit_s: float = 5.0) -> bool:

@@ -27,6 +27,7 @@ from mrpvm.kernel.records import SourceRecord
 from mrpvm.kernel.reindex import check_kb
 from mrpvm.kernel.store import DB_NAME, MIGRATIONS, Store, text_hash
 from mrpvm.protocol.envelope import NormalizePayload
+from supervisor_support import processes_with
 
 DRIVER = Path(__file__).resolve().parent / "ingest_plugins" / "ack_kill_driver.py"
 ENABLED = "sd-symbolic,planner-default,kb-fast,kb-balanced,gs-symbolic"
@@ -57,20 +58,6 @@ async def answer(ctx: KernelContext) -> str:
     return result.response_markdown
 
 
-def processes_naming(text: str) -> list[int]:
-    """Live host processes whose command line contains `text` (a sandboxed plugin's names its home)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            if entry.isdigit() and text.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
-                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-                if state not in ("Z", "X"):
-                    found.append(int(entry))
-        except OSError:
-            continue
-    return found
-
-
 def kill_at(home: Path, point: str) -> None:
     source = home.parent / "relay.md"
     source.write_text(TEXT)
@@ -90,9 +77,9 @@ def kill_at(home: Path, point: str) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
     end = time.monotonic() + 5
-    while processes_naming(str(home)) and time.monotonic() < end:
+    while processes_with(str(home)) and time.monotonic() < end:
         time.sleep(0.05)
-    assert processes_naming(str(home)) == []  # no plugin outlived its kernel
+    assert processes_with(str(home)) == []  # no plugin outlived its kernel
 
 
 @pytest.mark.parametrize(

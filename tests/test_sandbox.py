@@ -33,6 +33,7 @@ from supervisor_support import (
     error_of,
     manifest,
     new_supervisor,
+    processes_with,
     request,
     run,
     sandboxed_supervisor,
@@ -57,22 +58,6 @@ def with_paths(prompt: str, artifacts: str | None) -> object:
     return req
 
 
-def marked_processes(marker: str) -> list[int]:
-    """Host pids whose command line contains `marker` (the sleep duration the plugin's child got)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
-            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in cmdline and state not in ("Z", "X"):
-            found.append(int(entry))
-    return found
-
-
 def unique_sleep() -> str:
     """A sleep duration no other process uses: the orphan's fingerprint in /proc."""
     return f"600.{uuid.uuid4().int % 10**9:09d}"
@@ -80,9 +65,9 @@ def unique_sleep() -> str:
 
 async def settle(marker: str, within_s: float = 3.0) -> list[int]:
     end = time.monotonic() + within_s
-    while time.monotonic() < end and marked_processes(marker):
+    while time.monotonic() < end and processes_with(marker):
         await anyio.sleep(0.02)
-    return marked_processes(marker)
+    return processes_with(marker)
 
 
 def test_the_sandbox_is_active_on_this_machine() -> None:
@@ -159,7 +144,7 @@ def test_without_the_sandbox_a_setsid_child_escapes(registry: Registry) -> None:
     async def go() -> list[int]:
         async with new_supervisor(registry) as sup:
             await sup.call("bad-oneshot", request(f"escape:{marker}"))
-        return marked_processes(marker)
+        return processes_with(marker)
 
     escaped = run(go)
     try:
