@@ -126,7 +126,8 @@ class KernelContext:
         await self.aclose()
 
     def artifacts_dir(self, kb_id: str | None, plugin_id: str) -> Path:
-        """`<home>/artifacts/<kbId or _session>/<pluginId>/` (not created here; the plugin creates it)."""
+        """`<home>/artifacts/<kbId or _session>/<pluginId>/` (not created here: the supervisor creates it
+        when it binds it into a plugin's sandbox, else the plugin does)."""
         cache = self.state.setdefault("artifacts", {})
         key = (kb_id, plugin_id)
         path = cache.get(key)
