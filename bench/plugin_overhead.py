@@ -7,11 +7,14 @@ The request is ~2 KB (a prompt and 10 context items of ~150 chars). Figures:
 - worker       Supervisor.call through a warm worker: encode, frame, pipe, plugin, pipe, parse + validate CNL
 - oneshot      Supervisor.call on the one-shot manifest: start, stdin JSON, EOF, CNL, reap
 - throughput   8 concurrent callers on a pool of 2 workers
-- oneshot_bare the same one-shot process started with subprocess.run, no supervisor (our overhead = the gap)
+- oneshot_bare the same one-shot process started with subprocess.run, no supervisor and no sandbox (our
+               overhead = the gap; with the sandbox it includes starting bubblewrap)
 - pipe_rtt     a bare blocking pipe ping-pong of the same bytes between two Python processes (the floor set
                by this machine's scheduler; it varies with load from other processes)
 
-    .venv/bin/python bench/plugin_overhead.py [--json] [--calls N]
+    .venv/bin/python bench/plugin_overhead.py [--json] [--calls N] [--sandbox auto|off]
+
+`--sandbox off` measures the same without the plugin sandbox: the difference is the sandbox's cost.
 """
 
 from __future__ import annotations
@@ -138,11 +141,13 @@ async def time_worker_calls(sup, request, calls: int) -> list[float]:
 
 
 async def bench_supervisor(
-    calls: int, oneshots: int, throughput_calls: int
+    calls: int, oneshots: int, throughput_calls: int, sandbox_mode: str = "auto"
 ) -> dict[str, list[float] | float]:
     import msgspec
+    from mrpvm.kernel.config import SandboxConfig
     from mrpvm.kernel.registry import Registry
     from mrpvm.kernel.supervisor import Supervisor, scrubbed_env
+    from mrpvm.kernel.supervisor.sandbox import Sandbox
     from mrpvm.protocol.envelope import Budget, encode_request
 
     folder = plugin_folder()
@@ -150,7 +155,9 @@ async def bench_supervisor(
     out: dict[str, list[float] | float] = {}
     try:
         registry = Registry.load(folder)
-        async with Supervisor(registry) as sup:
+        sandbox = Sandbox(SandboxConfig(mode=sandbox_mode))  # type: ignore[arg-type]
+        out["sandboxed"] = float(sandbox.active)
+        async with Supervisor(registry, sandbox=sandbox) as sup:
             clock = time.perf_counter
             out["worker"] = await time_worker_calls(sup, request, calls)
 
@@ -186,7 +193,7 @@ async def bench_supervisor(
                 )
                 times.append(clock() - start)
             out["oneshot_bare"] = times
-        async with Supervisor(registry, spin_us=0) as sup:  # the same without busy-polling the reply
+        async with Supervisor(registry, spin_us=0, sandbox=sandbox) as sup:  # no busy-polling the reply
             out["worker_nospin"] = await time_worker_calls(sup, request, calls)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -201,6 +208,12 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=5000, help="round trips per warm measurement")
     parser.add_argument("--oneshots", type=int, default=40, help="one-shot calls")
     parser.add_argument("--throughput-calls", type=int, default=16000, help="calls in the throughput run")
+    parser.add_argument(
+        "--sandbox",
+        choices=["auto", "off"],
+        default="auto",
+        help="plugin sandbox (kernel/supervisor/sandbox.py): auto = bubblewrap where available",
+    )
     args = parser.parse_args()
 
     from mrpvm.protocol.envelope import encode_request
@@ -209,7 +222,7 @@ def main() -> None:
     body = encode_request(request)
     inprocess = bench_inprocess(body, args.calls)
     pipe = bench_pipe(body, args.calls)
-    sup = asyncio.run(bench_supervisor(args.calls, args.oneshots, args.throughput_calls))
+    sup = asyncio.run(bench_supervisor(args.calls, args.oneshots, args.throughput_calls, args.sandbox))
     worker, nospin, oneshot = sup["worker"], sup["worker_nospin"], sup["oneshot"]
     assert isinstance(worker, list) and isinstance(nospin, list) and isinstance(oneshot, list)
     figures = {
@@ -222,6 +235,7 @@ def main() -> None:
         "oneshot_bare": summary(sup["oneshot_bare"], 1e3),  # type: ignore[arg-type]
         "throughput_calls_s": round(float(sup["throughput"])),  # type: ignore[arg-type]
         "load_avg_1m": round(os.getloadavg()[0], 2),
+        "sandboxed": bool(sup["sandboxed"]),
     }
     if args.json:
         flat = {
@@ -240,10 +254,14 @@ def main() -> None:
             "pipe_rtt_p50_us": figures["pipe_rtt"]["p50"],
             "request_bytes": figures["request_bytes"],
             "load_avg_1m": figures["load_avg_1m"],
+            "sandboxed": figures["sandboxed"],
         }
         print(json.dumps(flat))
         return
-    print(f"request: {len(body)} bytes (10 context items); load average {figures['load_avg_1m']}")
+    mode = "sandboxed (bubblewrap)" if figures["sandboxed"] else "not sandboxed"
+    print(
+        f"request: {len(body)} bytes (10 context items); plugins {mode}; load average {figures['load_avg_1m']}"
+    )
     print(f"{'':28}{'p50':>10}{'p90':>10}{'p99':>10}")
     rows = [
         ("in-process handle (µs)", figures["inprocess"]),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -39,11 +39,22 @@ class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     crashBackoffMaxMs: Positive
 
 
+class SandboxConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """The plugin sandbox (kernel/supervisor/sandbox.py): `auto` sandboxes when the machine can (and says so
+    once when it cannot), `require` refuses to run plugins without it, `off` turns it off (said once too).
+    `readPaths` / `writePaths`: host folders every plugin may also read / write (never the kernel home)."""
+
+    mode: Literal["auto", "require", "off"] = "auto"
+    readPaths: list[str] = []
+    writePaths: list[str] = []
+
+
 class EngineConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     budget: BudgetConfig
     limits: LimitsConfig
     pluginAllowlist: list[str]
     wrapperFolders: list[str]
+    sandbox: SandboxConfig = msgspec.field(default_factory=SandboxConfig)
 
 
 class StageOrders(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -78,7 +89,11 @@ ENV_KEYS: dict[str, str] = {
     "MRPVM_PLUGIN_ALLOWLIST": "engine.pluginAllowlist",
     "MRPVM_WRAPPER_FOLDERS": "engine.wrapperFolders",
     "MRPVM_ENABLED_PLUGINS": "plugins.enabled",
+    "MRPVM_SANDBOX": "engine.sandbox.mode",
+    "MRPVM_SANDBOX_READ_PATHS": "engine.sandbox.readPaths",
+    "MRPVM_SANDBOX_WRITE_PATHS": "engine.sandbox.writePaths",
 }
+PATH_LISTS = ("MRPVM_WRAPPER_FOLDERS", "MRPVM_SANDBOX_READ_PATHS", "MRPVM_SANDBOX_WRITE_PATHS")
 
 
 def home_dir(environ: dict[str, str] | None = None) -> Path:
@@ -121,8 +136,10 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def _env_value(name: str, dotted: str, raw: str, current: Any) -> Any:
     if isinstance(current, list):
-        sep = os.pathsep if name == "MRPVM_WRAPPER_FOLDERS" else ","
+        sep = os.pathsep if name in PATH_LISTS else ","
         return [part.strip() for part in raw.split(sep) if part.strip()]
+    if isinstance(current, str):
+        return raw.strip()
     try:
         return int(raw)
     except ValueError:

@@ -60,12 +60,18 @@ class KernelContext:
         *,
         manifests_dir: Path | None = None,
         extra_env: dict[str, str] | None = None,
+        repair_indexes: bool = True,
     ) -> KernelContext:
         """Load the config, the registry (built-ins from `manifests_dir`), start the supervisor, open the
-        store, start the LLM bridge (its loopback endpoint serves only when an upstream is configured)."""
+        store, start the LLM bridge (its loopback endpoint serves only when an upstream is configured).
+
+        With `repair_indexes`, sources and removals some kb-plugin has not acknowledged (a kernel killed
+        between an ingest's commit and its notification) are offered again before anything else runs;
+        what happened is in `state["reindex"]` (a ReofferReport)."""
         from .llm import LLMBridge
         from .store import Store
         from .supervisor import Supervisor
+        from .supervisor.sandbox import Sandbox
 
         config, sources = load_config(environ)
         home = Path(config.home)
@@ -73,7 +79,8 @@ class KernelContext:
         registry = Registry.load(
             manifests_dir or MANIFESTS_DIR, wrapper_dirs(config), config.engine.pluginAllowlist
         )
-        supervisor = Supervisor(registry, limits=config.engine.limits, extra_env=extra_env)
+        sandbox = Sandbox(config.engine.sandbox, home)
+        supervisor = Supervisor(registry, limits=config.engine.limits, extra_env=extra_env, sandbox=sandbox)
         try:
             store = Store.open(home)
         except BaseException:
@@ -88,7 +95,16 @@ class KernelContext:
             finally:
                 store.close()
             raise
-        return cls(config, sources, registry, supervisor, store, home, env, llm)
+        ctx = cls(config, sources, registry, supervisor, store, home, env, llm)
+        if repair_indexes:
+            from .reindex import reoffer
+
+            try:
+                ctx.state["reindex"] = await reoffer(ctx)
+            except BaseException:
+                await ctx.aclose()
+                raise
+        return ctx
 
     async def aclose(self) -> None:
         try:
@@ -110,7 +126,8 @@ class KernelContext:
         await self.aclose()
 
     def artifacts_dir(self, kb_id: str | None, plugin_id: str) -> Path:
-        """`<home>/artifacts/<kbId or _session>/<pluginId>/` (not created here; the plugin creates it)."""
+        """`<home>/artifacts/<kbId or _session>/<pluginId>/` (not created here: the supervisor creates it
+        when it binds it into a plugin's sandbox, else the plugin does)."""
         cache = self.state.setdefault("artifacts", {})
         key = (kb_id, plugin_id)
         path = cache.get(key)

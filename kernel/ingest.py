@@ -11,7 +11,10 @@
 3. The chunk trees are merged into one tree (kernel/ku_tree.py) and stored with `Store.replace_source`
    in ONE transaction: a changed source replaces its units atomically; the same text (hash) is a no-op.
 4. Every enabled kb-plugin gets `onSourceText` (action upsert, the whole tree, the raw text) with its
-   private artifacts folder. A plugin that fails is reported as a warning; the source stays committed.
+   private artifacts folder. A plugin that fails is reported as a warning; the source stays committed,
+   owed to that plugin in the index ledger (kernel/index_ledger.py), and is offered again on the next
+   ingest, when a kernel opens, and by `check_kb` (kernel/reindex.py). The same text again is "unchanged"
+   only for the store: plugins that have not acknowledged it hear of it again.
 """
 
 from __future__ import annotations
@@ -31,7 +34,6 @@ from mrpvm.protocol.envelope import (
     Budget,
     NormalizePayload,
     OnSessionEventPayload,
-    OnSourceTextPayload,
     Paths,
     Request,
     encode_request,
@@ -39,11 +41,13 @@ from mrpvm.protocol.envelope import (
 
 from .chunking import chunk_spans
 from .errors import IngestError, KernelError
+from .kb_notify import REQUEST_MARGIN, _notify, kb_listeners, notify_source
 from .ku_tree import finish_tree, merge_chunk_trees
 from .llm import CallBudget
 from .llm.hooks import grant
 from .records import KbRecord, SourceRecord
 from .registry import PluginEntry
+from .reindex import reoffer, reoffer_source
 from .store import Store
 from .store_rows import slug, text_hash
 from .supervisor.errors import PluginCallError
@@ -52,8 +56,6 @@ if TYPE_CHECKING:
     from .context import KernelContext
 
 NORMALIZE: Literal["normalizePersistentContext"] = "normalizePersistentContext"
-# Bytes kept free in every request besides the measured envelope (ids, numbers that may grow).
-REQUEST_MARGIN = 512
 # What an LLM sd-plugin reads in one model call (the SDK's MRPVM_LLM_CONTEXT_CHARS; same default, floor).
 LLM_CONTEXT_CHARS = 6000
 MIN_LLM_CONTEXT_CHARS = 500
@@ -253,79 +255,6 @@ async def _call(ctx: KernelContext, plugin_id: str, request: Request, part: str)
     return result.document
 
 
-# --------------------------------------------------------------------------- kb-plugin notification
-
-
-async def _notify(
-    ctx: KernelContext, op: str, make: Callable[[PluginEntry, bool], Request], what: str
-) -> tuple[list[str], list[str]]:
-    """Send `op` to every enabled kb-plugin that implements it: (notified plugin ids, warnings)."""
-    notified: list[str] = []
-    warnings: list[str] = []
-
-    async def one(entry: PluginEntry) -> None:
-        limit = entry.manifest.maxInputSizeBytes - REQUEST_MARGIN
-        request = make(entry, True)
-        size = len(encode_request(request))
-        note = ""
-        if size > limit:  # the raw text is also in the units' bodies: try without it
-            request = make(entry, False)
-            size = len(encode_request(request))
-            note = " (without the raw text, which did not fit)"
-        if size > limit:
-            warnings.append(
-                f"{entry.id} was not sent {op} for {what}: the request ({size} bytes) exceeds its "
-                f"maxInputSizeBytes ({entry.manifest.maxInputSizeBytes}); its index does not cover this source"
-            )
-            return
-        request.budget = Budget(llmCalls=0, deadlineMs=entry.manifest.timeoutMs)
-        try:
-            result = await ctx.supervisor.call(entry.id, request)
-        except PluginCallError as err:
-            warnings.append(f"{entry.id} failed {op} for {what}: {err.error.code}: {err.error.message}")
-            return
-        status = result.document.result.status
-        if status in ("success", "skipped"):
-            notified.append(entry.id + note)
-        else:
-            reason = result.document.result.result
-            warnings.append(
-                f"{entry.id} answered {status} to {op} for {what}" + (f": {reason}" if reason else "")
-            )
-
-    async with anyio.create_task_group() as group:
-        for entry in ctx.enabled("kb-plugin"):
-            if op in entry.manifest.ops:
-                group.start_soon(one, entry)
-    return sorted(notified), sorted(warnings)
-
-
-async def notify_source(
-    ctx: KernelContext, kb: KbRecord, source: SourceRecord, text: str, units: list[KnowledgeUnit], action: str
-) -> tuple[list[str], list[str]]:
-    """onSourceText (upsert with the whole tree, or remove) to every enabled kb-plugin."""
-
-    def make(entry: PluginEntry, with_text: bool) -> Request:
-        payload = OnSourceTextPayload(
-            kbId=kb.id,
-            sourceId=source.id,
-            sourceName=source.name,
-            text=text if with_text else "",
-            units=units,
-            action=action,  # type: ignore[arg-type]
-        )
-        return Request(
-            prompt=f"{'Index' if action == 'upsert' else 'Forget'} source {source.name} of KB {kb.name}",
-            context=[],
-            op="onSourceText",
-            payload=payload,
-            paths=Paths(artifacts=str(ctx.artifacts_dir(kb.id, entry.id))),
-            requestId=f"ingest-{secrets.token_hex(6)}",
-        )
-
-    return await _notify(ctx, "onSourceText", make, f"source '{source.name}'")
-
-
 # --------------------------------------------------------------------------- entry points
 
 
@@ -354,7 +283,16 @@ async def ingest_source(
         if progress:
             size = len(text.encode("utf-8", "surrogatepass"))
             progress(size, size)
-        return IngestResult(**msgspec.structs.asdict(existing), unchanged=True)
+        # The text is stored already; the indexes that have not acknowledged it hear of it now (a kernel
+        # killed between the commit and the notification left it owed), as do other owed sources.
+        notified, warnings = await reoffer_source(ctx, kb, existing, text)
+        others = await reoffer(ctx, kb, skip={existing.id})
+        return IngestResult(
+            **msgspec.structs.asdict(existing),
+            unchanged=True,
+            notified=notified,
+            warnings=warnings + others.warnings,
+        )
     source_id = existing.id if existing is not None else store.source_id_for(kb.id, name)
     source = NormalizePayload(
         sourceId=source_id,
@@ -378,10 +316,11 @@ async def ingest_source(
     )
     stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units)
     notified, notify_warnings = await notify_source(ctx, kb, stored, text, units, "upsert")
+    others = await reoffer(ctx, kb, skip={stored.id})
     return IngestResult(
         **msgspec.structs.asdict(stored),
         chunks=chunks,
-        warnings=warnings + notify_warnings,
+        warnings=warnings + notify_warnings + others.warnings,
         notified=notified,
     )
 
@@ -394,8 +333,10 @@ def delete_kb(store: Store, home: Path, name_or_id: str) -> KbRecord:
 
 
 async def remove_source(ctx: KernelContext, kb: KbRecord, name_or_id: str) -> tuple[SourceRecord, list[str]]:
-    """Remove a source and its units (one transaction), then tell the kb-plugins (action remove)."""
-    record = await anyio.to_thread.run_sync(ctx.store.remove_source, kb.id, name_or_id)
+    """Remove a source and its units (one transaction, which also records the removal as owed to every
+    kb-plugin), then tell the kb-plugins (action remove); each acknowledgement settles its debt."""
+    owed = [entry.id for entry in kb_listeners(ctx)]
+    record = await anyio.to_thread.run_sync(ctx.store.remove_source, kb.id, name_or_id, owed)
     _, warnings = await notify_source(ctx, kb, record, "", [], "remove")
     return record, warnings
 

@@ -1,8 +1,9 @@
 """The plugin registry: loads and validates manifests (protocol/SPEC.md §7).
 
 Built-ins come from `manifests/*.json`. External wrappers come from `<folder>/<name>/manifest.json` for
-each configured wrapper folder, and load only when their id is on the allowlist. A manifest that
-breaks a rule is rejected with a reason (kept in `Registry.rejected`), never half-loaded.
+each configured wrapper folder, and load only when the allowlist names their id for that folder. No
+plugin starts through a shell. A manifest that breaks a rule is rejected with a reason (kept in
+`Registry.rejected`), never half-loaded.
 """
 
 from __future__ import annotations
@@ -80,6 +81,40 @@ def _looks_like_path(arg: str) -> bool:
     return os.path.isabs(arg) or ".." in Path(arg).parts
 
 
+# Programs that run other programs from a command line: a plugin never starts through one (no `sh -c`).
+SHELLS = frozenset(
+    {"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "pdksh", "csh", "tcsh", "fish", "rbash", "yash"}
+    | {"busybox", "toybox", "env", "xargs", "nohup", "setsid", "pwsh", "powershell", "cmd", "cmd.exe"}
+)
+
+
+def _shell_refusal(command: str, shell: str) -> str:
+    return (
+        f"command '{command}' runs through the shell '{shell}': plugins start without a shell; "
+        "name the interpreter (python, node, ...) or a binary instead"
+    )
+
+
+def _shell_name(program: str) -> str | None:
+    """The shell `program` is (by its name or the file it links to), or the shell its `#!` line names."""
+    for name in (Path(program).name, Path(program).resolve().name):
+        if name in SHELLS:
+            return name
+    try:
+        with open(program, "rb") as fh:
+            head = fh.read(256)
+    except OSError:
+        return None
+    if not head.startswith(b"#!"):
+        return None
+    words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+    if words and Path(words[0]).name == "env":  # `#!/usr/bin/env bash`: the program env starts
+        words = [w for w in words[1:] if not w.startswith("-")]
+    if words and Path(words[0]).name in SHELLS:
+        return Path(words[0]).name
+    return None
+
+
 def resolve_argv(
     manifest: Manifest, folder: Path, manifest_path: Path, search_path: str | None = None
 ) -> list[str]:
@@ -87,6 +122,8 @@ def resolve_argv(
     command = manifest.command.strip()
     if not command:
         raise ManifestError(manifest_path, "`command` is empty")
+    if Path(command).name in SHELLS:
+        raise ManifestError(manifest_path, _shell_refusal(command, Path(command).name))
     if command in ("python", "python3"):
         program = sys.executable
     elif "/" in command:
@@ -101,6 +138,9 @@ def resolve_argv(
         if found is None:
             raise ManifestError(manifest_path, f"command '{command}' is not on PATH")
         program = found
+    shell = _shell_name(program)
+    if shell is not None:
+        raise ManifestError(manifest_path, _shell_refusal(command, shell))
     for arg in manifest.args:
         if _looks_like_path(arg) and not _inside(folder / arg, folder):
             raise ManifestError(manifest_path, f"argument '{arg}' escapes the plugin folder {folder}")
@@ -141,6 +181,36 @@ def load_manifest(path: Path, *, builtin: bool) -> PluginEntry:
     )
 
 
+def parse_allowlist(entries: Iterable[str]) -> dict[str, str]:
+    """Allowlist entries by id: `id` (the wrapper folder named `id`) or `id=folder`, where folder is another
+    folder name inside a wrapper folder, or an absolute path."""
+    rules: dict[str, str] = {}
+    for raw in entries:
+        plugin_id, sep, folder = raw.strip().partition("=")
+        plugin_id, folder = plugin_id.strip(), folder.strip()
+        if plugin_id:
+            rules[plugin_id] = folder if sep and folder else plugin_id
+    return rules
+
+
+def allowlist_refusal(plugin_id: str, folder: Path, rules: dict[str, str]) -> str | None:
+    """Why the wrapper `plugin_id` found in `folder` may not load, or None.
+
+    The allowlist binds an id to a folder: a manifest elsewhere that claims an allow-listed id (a copy,
+    an impostor dropped into a wrapper folder) is refused.
+    """
+    bound = rules.get(plugin_id)
+    if bound is None:
+        return f"wrapper '{plugin_id}' is not on the plugin allowlist"
+    absolute = os.path.isabs(bound)
+    if (folder.resolve() != Path(bound).resolve()) if absolute else (folder.name != bound):
+        return (
+            f"wrapper '{plugin_id}' is allow-listed for the folder '{bound}', not {folder}; "
+            f"add '{plugin_id}={folder}' to the allowlist to load it from here"
+        )
+    return None
+
+
 class Registry:
     """Every loadable plugin by id; `rejected` keeps (path, reason) for every manifest refused."""
 
@@ -162,8 +232,9 @@ class Registry:
         wrapper_dirs: Iterable[Path] = (),
         allowlist: Iterable[str] = (),
     ) -> Registry:
+        """Built-ins from `manifests_dir`, then the allow-listed wrappers (see `allowlist_refusal`)."""
         registry = cls()
-        allowed = set(allowlist)
+        allowed = parse_allowlist(allowlist)
         for path in sorted(manifests_dir.glob("*.json")):
             registry._try_add(path, builtin=True, allowed=None)
         for folder in wrapper_dirs:
@@ -174,11 +245,13 @@ class Registry:
                 registry._try_add(path, builtin=False, allowed=allowed)
         return registry
 
-    def _try_add(self, path: Path, *, builtin: bool, allowed: set[str] | None) -> None:
+    def _try_add(self, path: Path, *, builtin: bool, allowed: dict[str, str] | None) -> None:
         try:
             entry = load_manifest(path, builtin=builtin)
-            if allowed is not None and entry.id not in allowed:
-                raise ManifestError(path, f"wrapper '{entry.id}' is not on the plugin allowlist")
+            if allowed is not None:
+                refusal = allowlist_refusal(entry.id, entry.folder, allowed)
+                if refusal:
+                    raise ManifestError(path, refusal)
             self.add(entry)
         except ManifestError as err:
             self.rejected.append((path, str(err)))

@@ -320,11 +320,17 @@ class Store:
             ) from None
         return stored
 
-    def remove_source(self, kb_id: str, source_id: str) -> SourceRecord:
-        """Remove a source (by id or name) and all its units."""
+    def remove_source(self, kb_id: str, source_id: str, pending_for: Iterable[str] = ()) -> SourceRecord:
+        """Remove a source (by id or name) and all its units. In the same transaction, record that each
+        kb-plugin of `pending_for` still has to drop it from its index (kernel/index_ledger.py)."""
         with self.transaction() as conn:
             record = self.get_source(kb_id, source_id)
             conn.execute("DELETE FROM sources WHERE id = ?", (record.id,))
+            conn.executemany(
+                "INSERT OR REPLACE INTO source_removals"
+                " (source_id, plugin_id, kb_id, source_name, removed_at) VALUES (?, ?, ?, ?, ?)",
+                [(record.id, plugin, kb_id, record.name, now_iso()) for plugin in pending_for],
+            )
         return record
 
     def kb_units(self, kb_id: str, source_id: str | None = None) -> list[KnowledgeUnit]:

@@ -110,6 +110,27 @@ MIGRATIONS: list[list[str]] = [
         "CREATE INDEX units_session_hash ON units(session_id, hash)"
         " WHERE session_id IS NOT NULL AND hash IS NOT NULL",
     ],
+    [  # 3: which kb-plugin indexed which source version, and removals not yet acknowledged
+        # (kernel/index_ledger.py). Sources stored before are taken as indexed by every plugin ('*').
+        """CREATE TABLE source_acks (
+            source_id TEXT NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+            plugin_id TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            acked_at TEXT NOT NULL,
+            PRIMARY KEY (source_id, plugin_id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE source_removals (
+            source_id TEXT NOT NULL,
+            plugin_id TEXT NOT NULL,
+            kb_id TEXT NOT NULL REFERENCES kbs(id) ON DELETE CASCADE,
+            source_name TEXT NOT NULL,
+            removed_at TEXT NOT NULL,
+            PRIMARY KEY (source_id, plugin_id)
+        ) WITHOUT ROWID""",
+        "CREATE INDEX source_removals_kb ON source_removals(kb_id)",
+        "INSERT INTO source_acks (source_id, plugin_id, hash, acked_at)"
+        " SELECT id, '*', hash, ingested_at FROM sources",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -34,10 +34,11 @@ class CnlIssue(msgspec.Struct, frozen=True):
 class CnlError(ValueError):
     """A document that breaks the grammar; `issues` lists every problem found (capped)."""
 
-    def __init__(self, issues: list[CnlIssue]):
+    def __init__(self, issues: list[CnlIssue], total: int | None = None):
         self.issues = issues
+        self.total = max(total or 0, len(issues))  # problems found; past MAX_ISSUES only the first are listed
         head = "; ".join(str(i) for i in issues[:3])
-        more = f" (+{len(issues) - 3} more)" if len(issues) > 3 else ""
+        more = f" (+{self.total - 3} more)" if self.total > 3 else ""
         super().__init__(f"invalid CNL: {head}{more}")
 
 
@@ -294,18 +295,30 @@ class _Section:
         self.text: list[str] = []
 
 
-def parse_sections(text: str) -> tuple[list[_Section], list[CnlIssue]]:
+class IssueLog(list[CnlIssue]):
+    """The issues kept (at most MAX_ISSUES) and `found`, how many were reported in all.
+
+    The count, not the list, says whether something went wrong: past the cap the list stops growing,
+    and a check that compared lengths would take a faulty section for a sound one.
+    """
+
+    found = 0
+
+    def report(self, line: int, rule: str, message: str) -> None:
+        self.found += 1
+        if len(self) < MAX_ISSUES:
+            self.append(CnlIssue(line, rule, message))
+
+
+def parse_sections(text: str) -> tuple[list[_Section], IssueLog]:
     """Split a document into raw sections; syntax problems become issues, never exceptions."""
-    issues: list[CnlIssue] = []
+    issues = IssueLog()
+    report = issues.report
     sections: list[_Section] = []
     current: _Section | None = None
     last_field: str | None = None
     in_answer = False
     orphan = False  # inside an unknown or bad section, or stray text already reported: stay quiet
-
-    def report(line: int, rule: str, message: str) -> None:
-        if len(issues) < MAX_ISSUES:
-            issues.append(CnlIssue(line, rule, message))
 
     if "\r" in text:  # a CR before each LF (or at the very end) is part of the line break
         text = text.replace("\r\n", "\n")
@@ -553,15 +566,28 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
 
 
 def parse_document(text: str, op: str | None = None) -> CnlDocument:
-    """Parse and validate a whole plugin output; raises CnlError listing every located problem."""
-    fast = _parse_fast(text, op)
-    if fast is not None:
-        return fast
-    sections, issues = parse_sections(text)
+    """Parse and validate a whole plugin output; raises CnlError listing every located problem.
 
-    def report(line: int, rule: str, message: str) -> None:
-        if len(issues) < MAX_ISSUES:
-            issues.append(CnlIssue(line, rule, message))
+    Whatever the input, nothing but CnlError escapes: a value that is not a string, or a fault of this
+    parser that the property tests (tests/test_cnl_fuzz.py) have not found, becomes an `internal` issue.
+    """
+    try:
+        if not isinstance(text, str):
+            raise CnlError([CnlIssue(1, "not-text", f"a CNL document is text, not {type(text).__name__}")])
+        fast = _parse_fast(text, op)
+        if fast is not None:
+            return fast
+        return _parse_full(text, op)
+    except CnlError:
+        raise
+    except Exception as err:  # noqa: BLE001 - the one promise of this function: CnlError or a document
+        raise CnlError([CnlIssue(1, "internal", f"the parser failed on this input: {err!r:.200}")]) from err
+
+
+def _parse_full(text: str, op: str | None) -> CnlDocument:
+    """The full parser: locates every problem (up to MAX_ISSUES of them)."""
+    sections, issues = parse_sections(text)
+    report = issues.report
 
     if not sections:
         if not issues:
@@ -592,11 +618,11 @@ def parse_document(text: str, op: str | None = None) -> CnlDocument:
         if kind is ANSWER:
             answer = "\n".join(section.text).strip("\n")
             continue
-        before = len(issues)
+        before = issues.found
         fields = _typed_fields(section, report)
         if kind is UNIT:
             _check_unit(section, fields, report)
-        if len(issues) != before:
+        if issues.found != before:
             continue
         if kind is RESULT:
             if fields.get("status") == "success" and "confidence" not in fields:
@@ -613,8 +639,10 @@ def parse_document(text: str, op: str | None = None) -> CnlDocument:
             plan = Plan(**fields)
         elif kind is SOURCES:
             sources = fields.get("used", [])
-    if issues:
-        raise CnlError(sorted(issues, key=lambda issue: issue.line))
+    if result is None and not issues.found:  # defensive: a missing or bad result block is reported above
+        report(1, "result-missing", "output must begin with a valid '## Plugin Result'")
+    if issues.found:
+        raise CnlError(sorted(issues, key=lambda issue: issue.line), issues.found)
     assert result is not None
     return CnlDocument(
         result=result,

@@ -73,6 +73,9 @@ class Harness:
             "MRPVM_ENABLED_PLUGINS": ",".join(enabled or ALL_PLUGINS),
             "MRPVM_PLUGIN_ALLOWLIST": "",
             "MRPVM_WRAPPER_FOLDERS": "",
+            # The scripted plugins read their script and write their logs here (the home inside it
+            # stays hidden from them: the sandbox mounts a tmpfs over it).
+            "MRPVM_SANDBOX_WRITE_PATHS": str(tmp),
         }
         self.extra_env = {
             "MRPVM_TEST_SCRIPT": str(self.script_path),

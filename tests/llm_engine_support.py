@@ -136,6 +136,7 @@ class LLMHarness:
             "MRPVM_LLM_TIMEOUT_MS": "2000",
             "MRPVM_LLM_MAX_ATTEMPTS": "2",
             "MRPVM_LLM_BACKOFF_MS": "10",
+            "MRPVM_SANDBOX_WRITE_PATHS": str(tmp),  # probe plugins report into files here (home hidden)
             **(env or {}),
         }
         url = upstream.base_url if isinstance(upstream, ScriptedLLM) else upstream

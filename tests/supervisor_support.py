@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from collections.abc import Awaitable, Callable
@@ -10,9 +11,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
-from mrpvm.kernel.config import LimitsConfig
+from mrpvm.kernel.config import LimitsConfig, SandboxConfig
 from mrpvm.kernel.registry import Registry, load_manifest
 from mrpvm.kernel.supervisor import PluginCallError, Supervisor
+from mrpvm.kernel.supervisor.sandbox import Sandbox
 from mrpvm.protocol.envelope import ContextItem, Request
 
 PLUGINS = Path(__file__).resolve().parent / "plugins"
@@ -27,6 +29,7 @@ HINTS = {
     "evidenceStyle": [],
     "confidenceWhenMatched": 0.5,
 }
+UNSANDBOXED = Sandbox(SandboxConfig(mode="off"))
 MAX_OUTPUT = 65536
 MAX_INPUT = 16384
 T = TypeVar("T")
@@ -131,6 +134,21 @@ def process_gone(pid: int) -> bool:
     return state in ("Z", "X")
 
 
+def processes_with(text: str) -> list[int]:
+    """Live host processes whose command line contains `text` (e.g. the unique sleep duration an escaped
+    child was given, or a kernel home a sandboxed plugin's bwrap command names)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and not process_gone(int(entry)):
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if text.encode() in cmdline:
+                found.append(int(entry))
+    return found
+
+
 async def wait_gone(pid: int, limit_s: float = 5.0) -> bool:
     end = time.monotonic() + limit_s
     while time.monotonic() < end:
@@ -150,5 +168,14 @@ async def wait_file(path: Path, limit_s: float = 10.0) -> str:
 
 
 def new_supervisor(registry: Registry, **kwargs: Any) -> Supervisor:
+    """A supervisor without the sandbox: these tests watch plugin processes by their host pids and
+    marker files, which a sandboxed plugin cannot see; tests/test_sandbox.py covers the sandbox."""
     kwargs.setdefault("limits", limits())
+    kwargs.setdefault("sandbox", UNSANDBOXED)
+    return Supervisor(registry, **kwargs)
+
+
+def sandboxed_supervisor(registry: Registry, **kwargs: Any) -> Supervisor:
+    kwargs.setdefault("limits", limits())
+    kwargs.setdefault("sandbox", Sandbox(SandboxConfig(mode="require")))
     return Supervisor(registry, **kwargs)

@@ -28,11 +28,16 @@ def run_kernel(
     enabled: str = ENABLED,
     manifests: Path = PLUGINS,
     plugin_env: dict[str, str] | None = None,
+    writable: Path | None = None,
 ):
-    """Open a kernel context on `home` with the test plugins, run `await work(ctx)`, close it."""
+    """Open a kernel context on `home` with the test plugins, run `await work(ctx)`, close it.
+    `writable`: a folder the (sandboxed) plugins may write, e.g. for their logs."""
 
     async def main():
         env = dict(os.environ, MRPVM_HOME=str(home), MRPVM_ENABLED_PLUGINS=enabled)
+        if writable is not None:
+            writable.mkdir(parents=True, exist_ok=True)
+            env["MRPVM_SANDBOX_WRITE_PATHS"] = str(writable)
         ctx = await KernelContext.open(env, manifests_dir=manifests, extra_env=plugin_env)
         try:
             return await work(ctx)
@@ -116,7 +121,7 @@ def test_every_chunk_request_carries_the_source_fields(tmp_path):
     """KB ingest and session loads send the same per-chunk payload: the source's fields, the chunk's own
     text, index and offset, and the scope (test-sd logs every payload it receives)."""
     kb_text, session_text = prose(40, "kbsource"), prose(20, "sessionsource")
-    log = tmp_path / "sd-calls.jsonl"
+    log = tmp_path / "logs" / "sd-calls.jsonl"
 
     async def work(ctx):
         kb = ctx.store.create_kb("docs")
@@ -136,7 +141,9 @@ def test_every_chunk_request_carries_the_source_fields(tmp_path):
         )
         return result, session, loaded
 
-    result, session, loaded = run_kernel(tmp_path, work, plugin_env={"MRPVM_TEST_SD_LOG": str(log)})
+    result, session, loaded = run_kernel(
+        tmp_path / "home", work, plugin_env={"MRPVM_TEST_SD_LOG": str(log)}, writable=log.parent
+    )
     entries = [json.loads(line) for line in log.read_text().splitlines()]
     by_scope = {
         scope: sorted((e for e in entries if e["scope"] == scope), key=lambda e: e["chunkIndex"])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from mrpvm.kernel.config import MANIFESTS_DIR, load_config, wrapper_dirs
 from mrpvm.kernel.errors import UnknownPluginError
-from mrpvm.kernel.registry import Registry
+from mrpvm.kernel.registry import Registry, allowlist_refusal, parse_allowlist
 from mrpvm.protocol.vocab import OPS_BY_TYPE
 
 HINTS = {
@@ -109,8 +109,8 @@ def test_relative_command_escaping_the_folder(tmp_path):
 
 
 def test_absolute_command_outside_the_folder(tmp_path):
-    write_wrapper(tmp_path, "tool", manifest(command="/bin/sh"))
-    assert "command '/bin/sh' escapes the plugin folder" in only_rejection(load(tmp_path))
+    write_wrapper(tmp_path, "tool", manifest(command="/usr/bin/true"))
+    assert "command '/usr/bin/true' escapes the plugin folder" in only_rejection(load(tmp_path))
 
 
 def test_symlinked_command_pointing_outside(tmp_path):
@@ -122,7 +122,7 @@ def test_symlinked_command_pointing_outside(tmp_path):
 def test_command_inside_the_folder_is_resolved(tmp_path):
     folder = write_wrapper(tmp_path, "tool", manifest(command="./bin/run", args=[]))
     (folder / "bin").mkdir()
-    (folder / "bin" / "run").write_text("#!/bin/sh\n")
+    (folder / "bin" / "run").write_text("#!/usr/bin/env python3\n")
     entry = load(tmp_path).get("tool")
     assert entry.argv == [str((folder / "bin" / "run").resolve())]
 
@@ -130,6 +130,37 @@ def test_command_inside_the_folder_is_resolved(tmp_path):
 def test_command_not_on_path(tmp_path):
     write_wrapper(tmp_path, "tool", manifest(command="no-such-interpreter-xyz"))
     assert "is not on PATH" in only_rejection(load(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("sh", ["-c", "python tool.py"]),
+        ("bash", ["tool.sh"]),
+        ("env", ["python", "tool.py"]),
+        ("busybox", []),
+    ],
+)
+def test_a_shell_as_the_command_is_refused(tmp_path, command, args):
+    write_wrapper(tmp_path, "tool", manifest(command=command, args=args))
+    assert f"command '{command}' runs through the shell" in only_rejection(load(tmp_path))
+
+
+@pytest.mark.parametrize(
+    "shebang", ["#!/bin/sh", "#! /bin/bash -e", "#!/usr/bin/env bash", "#!/usr/bin/env -S zsh"]
+)
+def test_a_shell_script_as_the_command_is_refused(tmp_path, shebang):
+    folder = write_wrapper(tmp_path, "tool", manifest(command="./run", args=[]))
+    (folder / "run").write_text(f"{shebang}\nexec python tool.py\n")
+    assert "runs through the shell" in only_rejection(load(tmp_path))
+
+
+def test_a_link_to_a_shell_inside_the_folder_is_refused(tmp_path):
+    folder = write_wrapper(tmp_path, "tool", manifest(command="./run", args=[]))
+    (folder / "run").write_bytes(Path("/bin/sh").resolve().read_bytes()[:64])
+    os.symlink(folder / "run", folder / "dash")
+    write_wrapper(tmp_path, "tool", manifest(command="./dash", args=[]))
+    assert "runs through the shell 'dash'" in only_rejection(load(tmp_path))
 
 
 @pytest.mark.parametrize("arg", ["../evil.py", "sub/../../evil.py", "/etc/passwd"])
@@ -219,14 +250,16 @@ def test_planner_hints_ranges_and_enums(tmp_path, hint, value):
 
 
 def test_duplicate_id_between_wrappers(tmp_path):
-    write_wrapper(tmp_path, "a", manifest())
-    write_wrapper(tmp_path, "b", manifest())
-    registry = load(tmp_path)
+    first = write_wrapper(tmp_path / "one", "tool", manifest())
+    write_wrapper(tmp_path / "two", "tool", manifest())
+    (tmp_path / "manifests").mkdir()
+    wrappers = [tmp_path / "one" / "wrappers", tmp_path / "two" / "wrappers"]
+    registry = Registry.load(tmp_path / "manifests", wrappers, ["tool"])
     assert [e.id for e in registry.list()] == ["tool"]
-    assert registry.get("tool").folder.name == "a"  # folders load in sorted order; the first one wins
+    assert registry.get("tool").folder == first  # wrapper folders load in order; the first one wins
     assert len(registry.rejected) == 1
     path, reason = registry.rejected[0]
-    assert path.parent.name == "b" and "duplicate plugin id 'tool'" in reason
+    assert path.parents[2].name == "two" and "duplicate plugin id 'tool'" in reason
 
 
 def test_wrapper_cannot_shadow_a_builtin(tmp_path):
@@ -262,6 +295,32 @@ def test_wrapper_not_on_the_allowlist_is_rejected_with_a_reason(tmp_path):
     assert "wrapper 'tool' is not on the plugin allowlist" in only_rejection(registry)
     with pytest.raises(UnknownPluginError):
         registry.get("tool")
+
+
+def test_the_allowlist_binds_an_id_to_its_folder(tmp_path):
+    write_wrapper(tmp_path, "zz-impostor", manifest())  # claims the allow-listed id 'tool' from elsewhere
+    reason = only_rejection(load(tmp_path, allowlist=["tool"]))
+    assert "wrapper 'tool' is allow-listed for the folder 'tool', not" in reason and "zz-impostor" in reason
+
+
+def test_the_real_folder_loads_and_the_impostor_is_refused(tmp_path):
+    real = write_wrapper(tmp_path, "tool", manifest())
+    write_wrapper(tmp_path, "a-copy", manifest())  # sorts first: it must not take the id
+    registry = load(tmp_path, allowlist=["tool"])
+    assert registry.get("tool").folder == real
+    assert [p.parent.name for p, _ in registry.rejected] == ["a-copy"]
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+def test_an_allowlist_entry_may_name_another_folder(tmp_path, absolute):
+    folder = write_wrapper(tmp_path, "tool-v2", manifest())
+    bound = str(folder) if absolute else "tool-v2"
+    registry = load(tmp_path, allowlist=[f"tool={bound}"])
+    assert registry.rejected == [] and registry.get("tool").folder == folder
+    other = write_wrapper(tmp_path / "elsewhere", "tool-v2", manifest())
+    if absolute:  # an absolute binding names exactly one folder
+        assert allowlist_refusal("tool", other, parse_allowlist([f"tool={bound}"])) is not None
+    assert parse_allowlist([" a = b ", "c", "", "d="]) == {"a": "b", "c": "c", "d": "d"}
 
 
 def test_allowlist_does_not_apply_to_builtins(tmp_path):

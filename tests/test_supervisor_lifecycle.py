@@ -16,7 +16,6 @@ from mrpvm.kernel.supervisor import (
     SPAWN_FAILED,
     TIMEOUT,
     UNKNOWN_PLUGIN,
-    Supervisor,
 )
 from supervisor_support import (
     MAX_INPUT,
@@ -223,7 +222,7 @@ def test_aclose_leaves_no_processes(registry: Registry, tmp_path: Path) -> None:
     pidfile = tmp_path / "busy.pid"
 
     async def go():
-        sup = Supervisor(registry, limits=limits())
+        sup = new_supervisor(registry)
         pids: set[int] = set()
         outcome: dict = {}
         async with anyio.create_task_group() as tg:
@@ -257,7 +256,7 @@ def test_aclose_leaves_no_processes(registry: Registry, tmp_path: Path) -> None:
 
 def test_graceful_close_lets_idle_workers_exit_on_eof(registry: Registry) -> None:
     async def go():
-        sup = Supervisor(registry, limits=limits())
+        sup = new_supervisor(registry)
         await sup.call("echo-worker", request("x"))
         pid = sup.pids()[0]
         await sup.aclose()

@@ -8,6 +8,7 @@ from .core import DEFAULT_LIMITS, Supervisor
 from .errors import (
     CRASHED,
     INPUT_TOO_LARGE,
+    INTERNAL_ERROR,
     INVALID_CNL,
     OUTPUT_TOO_LARGE,
     PLUGIN_ERROR,
@@ -29,6 +30,7 @@ __all__ = [
     "CRASHED",
     "DEFAULT_LIMITS",
     "INPUT_TOO_LARGE",
+    "INTERNAL_ERROR",
     "INVALID_CNL",
     "OUTPUT_TOO_LARGE",
     "PLUGIN_ERROR",

@@ -36,10 +36,12 @@ from mrpvm.protocol.errors import parse_error_line
 from mrpvm.protocol.framing import encode_frame
 from mrpvm.protocol.vocab import EXIT_INVALID_INPUT, EXIT_PROCESSING_ERROR, EXIT_TIMEOUT, MAIN_OP
 
+from .binds import ArtifactBinds
 from .breaker import CrashLoopBreaker
 from .errors import (
     CRASHED,
     INPUT_TOO_LARGE,
+    INTERNAL_ERROR,
     INVALID_CNL,
     OUTPUT_TOO_LARGE,
     PLUGIN_ERROR,
@@ -58,6 +60,7 @@ from .errors import (
 )
 from .pool import WorkerPool
 from .process import ChildProcess, scrubbed_env
+from .sandbox import Sandbox, announce, protect_kernel
 from .worker import Job, Worker
 
 DEFAULT_LIMITS = LimitsConfig(
@@ -72,18 +75,27 @@ SPIN_US = 200  # busy-poll a worker's reply this long when it is the only call i
 CLOSE_GRACE_S = 1.0
 
 
+class _PathsPeek(msgspec.Struct):
+    artifacts: str | None = None
+
+
 class _OpPeek(msgspec.Struct):
     op: str | None = None
+    paths: _PathsPeek | None = None
 
 
 _peek_decoder = msgspec.json.Decoder(_OpPeek)
 
 
-def _peek_op(body: bytes) -> str:
+def _peek(body: bytes) -> _OpPeek:
     try:
-        return _peek_decoder.decode(body).op or ""
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return ""
+        return _peek_decoder.decode(body)
+    except (msgspec.DecodeError, msgspec.ValidationError, TypeError):
+        return _OpPeek()
+
+
+def _peek_op(body: bytes) -> str:
+    return _peek(body).op or ""
 
 
 class _OneShotOutcome:
@@ -119,14 +131,18 @@ class _Plugin:
         "last_error",
         "spawns",
         "active",
+        "network",
+        "binds",
     )
 
-    def __init__(self, entry: PluginEntry, limits: LimitsConfig):
+    def __init__(self, entry: PluginEntry, limits: LimitsConfig, sandbox: Sandbox):
         m = entry.manifest
         self.id: str = m.id
         self.type: str = m.type
         self.argv: list[str] = list(entry.argv)
         self.cwd = entry.folder
+        self.network: bool = bool(m.usesLLM)  # the LLM endpoint is a loopback port of the kernel
+        self.binds = ArtifactBinds(sandbox, m.id, entry.folder) if sandbox.active else None
         self.worker: bool = bool(m.worker)
         self.concurrency: int = max(1, m.concurrency)
         self.max_in: int = m.maxInputSizeBytes
@@ -156,7 +172,13 @@ class Supervisor:
         extra_env: dict[str, str] | None = None,
         spin_us: int = SPIN_US,
         close_grace_s: float = CLOSE_GRACE_S,
+        sandbox: Sandbox | None = None,
     ):
+        """`sandbox`: how plugin processes are confined; by default what the effective configuration asks
+        for (`engine.sandbox`). Said once on stderr when plugins cannot be sandboxed."""
+        protect_kernel()
+        self.sandbox = sandbox if sandbox is not None else Sandbox.from_environment()
+        announce(self.sandbox.status)
         self.registry = registry
         self.limits = limits or DEFAULT_LIMITS
         self._env = scrubbed_env(extra_env)
@@ -187,7 +209,7 @@ class Supervisor:
                 raise PluginCallError(
                     CallError(code=UNKNOWN_PLUGIN, message=str(err), plugin=plugin_id, op=op)
                 ) from None
-            plugin = self._plugins[plugin_id] = _Plugin(entry, self.limits)
+            plugin = self._plugins[plugin_id] = _Plugin(entry, self.limits, self.sandbox)
         return plugin
 
     def _admit(self, plugin: _Plugin, op: str) -> asyncio.AbstractEventLoop:
@@ -239,7 +261,31 @@ class Supervisor:
     # ------------------------------------------------------------------ the two entry points
 
     async def call(self, plugin_id: str, request: Request, *, timeout_s: float | None = None) -> CallResult:
-        """Run one op; a parsed, validated document (any Status) or PluginCallError."""
+        """Run one op; a parsed, validated document (any Status) or PluginCallError, never anything else.
+
+        An unexpected exception while handling the call (a kernel bug, a resource run out) becomes an
+        INTERNAL_ERROR failure of this call, so a turn moves to its next candidate instead of dying.
+        """
+        try:
+            return await self._call(plugin_id, request, timeout_s)
+        except PluginCallError:
+            raise
+        except Exception as err:  # noqa: BLE001 - the promise above; the cause stays chained
+            raise self._unexpected(plugin_id, getattr(request, "op", None) or "", err) from err
+
+    def _unexpected(self, plugin_id: str, op: str, err: Exception) -> PluginCallError:
+        failure = ProcessFailure(
+            INTERNAL_ERROR,
+            f"the kernel failed while handling the call: {type(err).__name__}: {err}"[:500],
+            details={"exception": type(err).__name__},
+            crash=False,
+        )
+        plugin = self._plugins.get(plugin_id)
+        if plugin is None:
+            return PluginCallError(failure.to_error(plugin_id, op))
+        return PluginCallError(self._record(plugin, op or MAIN_OP.get(plugin.type, ""), failure, count=False))
+
+    async def _call(self, plugin_id: str, request: Request, timeout_s: float | None) -> CallResult:
         op: str = request.op or ""
         plugin = self._plugin(plugin_id, op)
         op = op or MAIN_OP[plugin.type]
@@ -257,6 +303,7 @@ class Supervisor:
             request = msgspec.structs.replace(request, op=op, budget=budget)
         body = encode_request(request)
         self._check_size(plugin, op, body)
+        artifacts = self._artifacts(plugin, op, request.paths.artifacts)
         plugin.calls += 1
         plugin.active += 1
         self._active += 1
@@ -267,7 +314,8 @@ class Supervisor:
                 )
                 mode = "worker"
             else:
-                data = self._one_shot_result(await self._one_shot(plugin, loop, body, deadline))
+                outcome = await self._one_shot(plugin, loop, body, deadline, artifacts)
+                data = self._one_shot_result(outcome)
                 mode = "one-shot"
         except ProcessFailure as failure:
             self._raise(plugin, op, failure)
@@ -296,15 +344,28 @@ class Supervisor:
     ) -> RawReply:
         """Send `body` as-is and return what the plugin wrote, unparsed (for `mrpvm plugin run/check`).
 
-        Timeouts and deaths come back as a RawReply (timedOut / exitCode); refusals, oversized output
-        and protocol violations raise PluginCallError.
+        Timeouts and deaths come back as a RawReply (timedOut / exitCode); refusals, oversized output,
+        protocol violations and unexpected kernel faults (INTERNAL_ERROR) raise PluginCallError.
         """
-        op = _peek_op(body)
+        try:
+            return await self._call_raw(plugin_id, body, timeout_s, one_shot)
+        except PluginCallError:
+            raise
+        except Exception as err:  # noqa: BLE001 - see `call`
+            raise self._unexpected(plugin_id, _peek_op(body), err) from err
+
+    async def _call_raw(
+        self, plugin_id: str, body: bytes, timeout_s: float | None, one_shot: bool
+    ) -> RawReply:
+        peek = _peek(body)
+        op = peek.op or ""
         plugin = self._plugin(plugin_id, op)
         start = time.perf_counter()
         loop = self._admit(plugin, op)
         deadline = loop.time() + self._deadline_ms(plugin, timeout_s) / 1000.0
         self._check_size(plugin, op, body)
+        wanted = peek.paths.artifacts if peek.paths is not None else None
+        artifacts = self._artifacts(plugin, op, wanted, for_worker=plugin.worker and not one_shot)
         plugin.calls += 1
         plugin.active += 1
         self._active += 1
@@ -335,7 +396,7 @@ class Supervisor:
                     durationMs=(time.perf_counter() - start) * 1000.0,
                     mode="worker",
                 )
-            outcome = await self._one_shot(plugin, loop, body, deadline)
+            outcome = await self._one_shot(plugin, loop, body, deadline, artifacts)
             if outcome.over_cap:
                 raise ProcessFailure(
                     OUTPUT_TOO_LARGE,
@@ -361,6 +422,28 @@ class Supervisor:
         finally:
             plugin.active -= 1
             self._active -= 1
+
+    # ------------------------------------------------------------------ the sandbox's artifacts folders
+
+    def _artifacts(
+        self, plugin: _Plugin, op: str, path: str | None, *, for_worker: bool | None = None
+    ) -> str | None:
+        """The artifacts folder a one-shot call binds (see ArtifactBinds); a new folder for a worker
+        plugin retires its running workers, so fresh ones start with it bound."""
+        if plugin.binds is None or not path:
+            return None
+        try:
+            bind, retire = plugin.binds.for_call(path, plugin.worker if for_worker is None else for_worker)
+        except ProcessFailure as failure:
+            self._raise(plugin, op, failure, count=False)
+        if retire and plugin.pool is not None:
+            plugin.pool.retire()
+        return bind
+
+    def _command(self, plugin: _Plugin, writable: list[str]) -> list[str]:
+        return self.sandbox.command(
+            plugin.argv, plugin.cwd, network=plugin.network, writable=writable, memory_bytes=self._memory
+        )
 
     # ------------------------------------------------------------------ errors and accounting
 
@@ -393,14 +476,17 @@ class Supervisor:
 
     def _spawn_worker(self, plugin: _Plugin, pool: WorkerPool) -> Worker:
         plugin.spawns += 1
+        sandboxed = plugin.binds is not None
+        writable = plugin.binds.for_worker() if plugin.binds is not None else []
         return Worker(
-            plugin.argv,
+            self._command(plugin, writable),
             cwd=plugin.cwd,
             env=self._env,
             loop=pool.loop,
             max_output=plugin.max_out,
             memory_bytes=self._memory,
             pool=pool,
+            sandboxed=sandboxed,
         )
 
     def _pool(self, plugin: _Plugin, loop: asyncio.AbstractEventLoop) -> WorkerPool:
@@ -452,6 +538,7 @@ class Supervisor:
         loop: asyncio.AbstractEventLoop,
         body: bytes,
         deadline: float,
+        artifacts: str | None = None,
     ) -> _OneShotOutcome:
         """Start, write the request, EOF, collect stdout (capped) and the stderr tail, reap."""
         sem = plugin.oneshots
@@ -469,12 +556,17 @@ class Supervisor:
         else:
             await sem.acquire()
         try:
-            return await self._run_one_shot(plugin, loop, body, deadline)
+            return await self._run_one_shot(plugin, loop, body, deadline, artifacts)
         finally:
             sem.release()
 
     async def _run_one_shot(
-        self, plugin: _Plugin, loop: asyncio.AbstractEventLoop, body: bytes, deadline: float
+        self,
+        plugin: _Plugin,
+        loop: asyncio.AbstractEventLoop,
+        body: bytes,
+        deadline: float,
+        artifacts: str | None,
     ) -> _OneShotOutcome:
         out = _OneShotOutcome()
         cap = plugin.max_out
@@ -495,7 +587,7 @@ class Supervisor:
 
         plugin.spawns += 1
         proc = ChildProcess(
-            plugin.argv,
+            self._command(plugin, [artifacts] if artifacts else []),
             cwd=plugin.cwd,
             env=self._env,
             loop=loop,
@@ -503,6 +595,7 @@ class Supervisor:
             on_stdout_eof=lambda: None,
             on_exit=lambda code: self._oneshot_procs.discard(proc),
             memory_bytes=self._memory,
+            sandboxed=self.sandbox.active,
         )
         self._oneshot_procs.add(proc)
         try:
@@ -573,7 +666,7 @@ class Supervisor:
         for entry in self.registry.list():
             plugin = self._plugins.get(entry.id)
             if plugin is None:
-                plugin = _Plugin(entry, self.limits)
+                plugin = _Plugin(entry, self.limits, self.sandbox)
                 state = "idle"
             else:
                 wait = plugin.breaker.retry_in(now)

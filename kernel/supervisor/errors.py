@@ -20,6 +20,9 @@ PROTOCOL_ERROR = "PROTOCOL_ERROR"  # garbage, broken framing, wrong `Request:` i
 SPAWN_FAILED = "SPAWN_FAILED"
 PLUGIN_UNAVAILABLE = "PLUGIN_UNAVAILABLE"  # crash-loop backoff
 SHUTDOWN = "SHUTDOWN"
+# The kernel failed while handling the call (an unexpected exception: a bug, or a resource the kernel ran
+# out of). The call counts as a failure of this plugin, so the stage moves to its next candidate.
+INTERNAL_ERROR = "INTERNAL_ERROR"
 
 # Failures that cost a process: they count towards the crash-loop threshold.
 PROCESS_FAILURES = frozenset({CRASHED, SPAWN_FAILED, TIMEOUT, PROTOCOL_ERROR, OUTPUT_TOO_LARGE})

@@ -33,6 +33,7 @@ class WorkerPool:
         self.queue: deque[Job] = deque()
         self.closed = False
         self.ewma_s = 0.0  # send → reply time
+        self.generation = 0  # workers of an older generation finish their job and leave (`retire`)
 
     # ------------------------------------------------------------------ submitting
 
@@ -103,7 +104,8 @@ class WorkerPool:
     def done(self, worker: Worker, job: Job, body: bytes) -> None:
         self.ewma_s += EWMA_ALPHA * (time.perf_counter() - job.sent_at - self.ewma_s)
         self._finish(job, body)
-        if not self.closed and worker.usable:
+        worker.after_call()
+        if not self.closed and worker.usable and worker.generation == self.generation:
             following = self._next_job()
             if following is not None:
                 worker.start(following)
@@ -112,8 +114,22 @@ class WorkerPool:
             self.idle.append(worker)
         else:
             self.busy -= 1
-            worker.kill()
+            if worker.generation != self.generation and worker.usable:
+                worker.close()  # retired: done with its job, it leaves on EOF
+            else:
+                worker.kill()
             self._free_slot()
+
+    def retire(self) -> None:
+        """Workers started until now serve no new job: idle ones get EOF now, busy ones after their job.
+
+        Used when a worker must be started differently (the sandbox binds a new artifacts folder).
+        """
+        self.generation += 1
+        for worker in self.idle:
+            worker.close()
+        self.slots -= len(self.idle)  # nothing is queued while a worker is idle: no job waits for these
+        self.idle.clear()
 
     def failed(self, worker: Worker, job: Job, failure: ProcessFailure) -> None:
         """The job failed and the worker was killed."""

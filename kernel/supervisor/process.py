@@ -93,8 +93,10 @@ class ChildProcess:
         on_exit: Callable[[int], None],
         memory_bytes: int | None = None,
         stderr_limit: int = STDERR_TAIL_BYTES,
+        sandboxed: bool = False,
     ):
         self.loop = loop
+        self.sandboxed = sandboxed  # started through bwrap: a death by signal N comes back as exit 128+N
         self.on_stdout, self.on_stdout_eof, self.on_exit = on_stdout, on_stdout_eof, on_exit
         self.stderr = StderrTail(stderr_limit)
         self.returncode: int | None = None
@@ -117,9 +119,10 @@ class ChildProcess:
         except (OSError, ValueError, subprocess.SubprocessError) as err:
             raise ProcessFailure(SPAWN_FAILED, f"cannot start {argv[0]!r}: {err}") from None
         self.pid = self.popen.pid
-        if memory_bytes:
+        if memory_bytes and not sandboxed:
             # After exec (no preexec_fn, so Popen keeps using vfork); the window before it applies is a
-            # freshly exec'd interpreter, far below any sensible limit.
+            # freshly exec'd interpreter, far below any sensible limit. (A sandboxed plugin gets the limit
+            # from prlimit(1) before bwrap forks: see sandbox.py.)
             try:
                 import resource
 
@@ -283,6 +286,8 @@ class ChildProcess:
             code = os.waitstatus_to_exitcode(status)
         except ChildProcessError:
             code = -signal.SIGKILL
+        if self.sandboxed and 128 < code <= 128 + 64:
+            code = 128 - code  # bwrap reports the plugin's death by signal N as 128+N: say it as Popen does
         if self._pidfd is not None:
             _quiet(os.close, self._pidfd)
             self._pidfd = None

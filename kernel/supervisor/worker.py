@@ -20,10 +20,12 @@ from mrpvm.protocol.framing import MAX_HEADER_BYTES, FramingError, parse_header_
 
 from .errors import CRASHED, OUTPUT_TOO_LARGE, PROTOCOL_ERROR, ProcessFailure, describe_exit
 from .process import WORKER_FLAG, ChildProcess
+from .strays import StraySweeper
 
 if TYPE_CHECKING:
     from .pool import WorkerPool
 
+SWEEP_INTERVAL_S = 0.05  # a sandboxed worker's strays are killed within this long after a reply
 # A frame starts with a header name; CNL or prose written without framing fails this at once.
 _HEADER_START = re.compile(rb"[A-Za-z][A-Za-z0-9-]*(?::|$)")
 
@@ -119,7 +121,7 @@ def reply_request_id(body: bytes) -> bytes | None:
 class Worker:
     """A worker process plus the one job it may be serving."""
 
-    __slots__ = ("proc", "reader", "job", "served", "got_bytes", "pool")
+    __slots__ = ("proc", "reader", "job", "served", "got_bytes", "pool", "generation", "sweeper")
 
     def __init__(
         self,
@@ -131,12 +133,14 @@ class Worker:
         max_output: int,
         memory_bytes: int | None,
         pool: WorkerPool,
+        sandboxed: bool = False,
     ):
         self.reader = FrameReader(max_output)
         self.job: Job | None = None
         self.served = 0
         self.got_bytes = False
         self.pool = pool
+        self.generation = pool.generation
         self.proc = ChildProcess(
             argv,
             cwd=cwd,
@@ -146,7 +150,9 @@ class Worker:
             on_stdout_eof=self.kill,  # a worker that closed stdout can never answer again
             on_exit=self._on_exit,
             memory_bytes=memory_bytes,
+            sandboxed=sandboxed,
         )
+        self.sweeper = StraySweeper(self.proc.pid) if sandboxed else None
 
     @property
     def usable(self) -> bool:
@@ -205,6 +211,23 @@ class Worker:
         if job.want_stderr:
             job.stderr = self.proc.stderr.value()
         self.pool.done(self, job, body)
+
+    def after_call(self) -> None:
+        """The reply is in: kill what the call left running in the sandbox (outside the caller's wait;
+        at most one sweep per SWEEP_INTERVAL_S, so back-to-back calls pay it once, not each)."""
+        sweeper = self.sweeper
+        if sweeper is not None and not sweeper.scheduled:
+            sweeper.scheduled = True
+            wait = max(0.0, sweeper.last + SWEEP_INTERVAL_S - time.monotonic())
+            self.proc.loop.call_later(wait, self._sweep)
+
+    def _sweep(self) -> None:
+        sweeper = self.sweeper
+        assert sweeper is not None
+        sweeper.scheduled = False
+        sweeper.last = time.monotonic()
+        if self.proc.returncode is None:
+            sweeper.sweep()
 
     def fail(self, failure: ProcessFailure) -> None:
         """End the current job with `failure` and kill the process."""

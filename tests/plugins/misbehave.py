@@ -41,6 +41,45 @@ def read_frame(stdin):
     return stdin.read(length)
 
 
+def _read(path, limit=1 << 16):
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit)
+    except OSError:
+        return None
+
+
+def snoop(kernel_pid, home):
+    """What this process can read of the kernel: its environ (by pid, by parent, by scanning /proc),
+    its database and home folder."""
+    found = {"kernelEnviron": None, "parentEnviron": None, "scanned": [], "database": None, "home": None}
+    raw = _read(f"/proc/{kernel_pid}/environ")
+    found["kernelEnviron"] = raw.decode("utf-8", "replace") if raw is not None else None
+    raw = _read(f"/proc/{os.getppid()}/environ")
+    found["parentEnviron"] = raw.decode("utf-8", "replace") if raw is not None else None
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            raw = _read(f"/proc/{entry}/environ")
+            if raw:
+                found["scanned"].append(raw.decode("utf-8", "replace"))
+    database = os.path.join(home, "mrpvm.db")
+    try:
+        import sqlite3
+
+        conn = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        found["database"] = [row[0] for row in conn.execute("select name from sqlite_master")]
+        conn.close()
+    except Exception as err:  # noqa: BLE001 - a test plugin reports whatever happened
+        found["database"] = None
+        found["databaseError"] = repr(err)
+    found["databaseBytes"] = len(_read(database) or b"")
+    try:
+        found["home"] = sorted(os.listdir(home))
+    except OSError:
+        found["home"] = None
+    return found
+
+
 def behave(request, worker):
     """The reply bytes (already framed in worker mode), or None after acting out a fault."""
     rid = request.get("id")
@@ -75,6 +114,33 @@ def behave(request, worker):
         if rid is not None:
             body += b"Request: %s\n" % str(rid).encode()
         return frame(body) if worker else body
+    if name == "overcap":  # more problems than the parser's issue cap, then a result block missing Status
+        junk = "".join(f"Junk{i}: x\n" for i in range(int(arg or 60)))
+        body = f"## Plugin Result\n{junk}Plugin: misbehave\n".encode()
+        if rid is not None:
+            body += b"Request: %s\n" % str(rid).encode()
+        body += b"\n## Intent Group 1\nAct: explain\n"
+        return frame(body) if worker else body
+    if name == "escape":  # a child that calls setsid (leaves our session) and sleeps `arg` seconds
+        child = subprocess.Popen(["sleep", arg or "600"], start_new_session=True)
+        return ok(json.dumps({"pid": os.getpid(), "child": child.pid}))
+    if name == "snoop":  # arg = "<kernel pid>|<kernel home>": read what a plugin must never see
+        return ok(json.dumps(snoop(*arg.split("|", 1))))
+    if name == "write":  # arg = a path to create
+        try:
+            with open(arg, "w") as f:
+                f.write("written by a plugin")
+            return ok(json.dumps({"written": True}))
+        except OSError as err:
+            return ok(json.dumps({"written": False, "error": str(err)}))
+    if name == "connect":  # arg = a loopback port
+        import socket
+
+        try:
+            socket.create_connection(("127.0.0.1", int(arg)), timeout=2).close()
+            return ok(json.dumps({"connected": True}))
+        except OSError as err:
+            return ok(json.dumps({"connected": False, "error": str(err)}))
     if name == "big":
         return ok("x" * int(arg or 100000))
     if name == "wrongid":

@@ -1,0 +1,351 @@
+"""The plugin sandbox: every plugin process runs inside bubblewrap (Debian package `bubblewrap`).
+
+What a sandboxed plugin sees (bwrap: new user, pid, mount, ipc and uts namespaces, all capabilities
+dropped, no_new_privs, killed with its parent):
+- read-only: /usr (and the /bin, /lib... links into it), a few files of /etc (loader cache, time zone,
+  CA certificates, passwd/group, resolver), the interpreter it needs (for `python`: the kernel's own
+  prefixes, site-packages and the mrpvm protocol/plugins folders; for another program: its folder),
+  its own plugin folder, and `readPaths` from the config;
+- read-write: its artifacts folder(s), a private /tmp (tmpfs), and `writePaths` from the config;
+- its own /proc (its processes only) and a minimal /dev;
+- nothing of the kernel home: a tmpfs is mounted over it (the database, the config, other plugins'
+  artifacts stay out of sight even when the home lies inside a folder that is bound);
+- no network at all unless the manifest says `usesLLM` (the LLM endpoint is the kernel's loopback
+  port, so those plugins keep the host's network namespace).
+Every process of the sandbox dies with it: bwrap is pid 1 of the plugin's pid namespace, and when the
+plugin exits (or is killed) the kernel kills everything left in that namespace — a child that called
+setsid included. A warm worker outlives its calls, so after each reply the supervisor kills whatever
+the worker left running (strays.py, within SWEEP_INTERVAL_S).
+
+Where bwrap is missing or cannot create namespaces (user namespaces disabled, a container without the
+privilege), the kernel says so once at start (`announce`) and in `sandbox_status()`, and plugins run with
+the basic isolation: own session, scrubbed environment, limits. `engine.sandbox.mode`: `auto` (the
+default: sandbox when possible), `require` (refuse to start plugins without it), `off`.
+
+The kernel process also makes itself non-dumpable (`protect_kernel`), so a process of the same user
+cannot read its memory or /proc/<pid>/environ (effective where plugins are not root; the sandbox is what
+protects a root kernel).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.util
+import os
+import site
+import subprocess
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+import msgspec
+from mrpvm.kernel.config import SandboxConfig
+
+MECHANISM = "bubblewrap"
+TMP_BYTES = 256 << 20  # the private /tmp of a plugin
+NAMESPACES = ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
+ETC_FILES = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/ssl/certs",
+    "/etc/ca-certificates",
+    "/etc/alternatives",
+    "/etc/passwd",
+    "/etc/group",
+    "/etc/nsswitch.conf",
+    "/etc/host.conf",
+    "/etc/hosts",
+    "/etc/resolv.conf",
+    "/etc/gai.conf",
+    "/etc/mime.types",
+    "/etc/os-release",
+)
+_BASIC = ["own session (process group killed with the call)", "scrubbed environment", "rlimit memory"]
+_SANDBOXED = [
+    "bubblewrap: user, pid, mount, ipc, uts namespaces; no capabilities; no_new_privs",
+    "filesystem: /usr, the interpreter, the plugin folder (read-only), its artifacts (read-write)",
+    "the kernel home (database, config, other plugins' artifacts) hidden",
+    "no network unless the manifest declares usesLLM",
+    "every process of the sandbox dies with the call",
+]
+
+
+class SandboxUnavailable(RuntimeError):
+    """`engine.sandbox.mode` is `require` and this machine cannot sandbox plugins."""
+
+
+class SandboxStatus(msgspec.Struct, kw_only=True):
+    """What `mrpvm config show` and the start-up notice report."""
+
+    mode: str  # configured: auto | require | off
+    active: bool
+    mechanism: str  # "bubblewrap 0.8.0", or "none"
+    reason: str = ""  # why the sandbox is not active
+    isolation: list[str] = []
+
+    def notice(self) -> str:
+        """One line for stderr: empty when the sandbox is active."""
+        if self.active:
+            return ""
+        return (
+            f"mrpvm: plugin sandbox not active ({self.reason}); plugins run with basic isolation only "
+            f"({', '.join(_BASIC)}) and can read what the kernel's user can read"
+        )
+
+
+# --------------------------------------------------------------------------- the kernel process
+
+
+@functools.cache
+def protect_kernel() -> bool:
+    """Make this process non-dumpable (PR_SET_DUMPABLE 0): no ptrace, no /proc/<pid>/environ or mem for
+    other processes of the same user. Children are not affected (exec resets the flag)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE = 4
+    except (OSError, AttributeError):
+        return False
+
+
+_announced = False
+
+
+def announce(status: SandboxStatus) -> None:
+    """Say once per process, on stderr, that plugins run without the sandbox (never silently)."""
+    global _announced
+    if status.active or _announced:
+        return
+    _announced = True
+    with contextlib.suppress(OSError, ValueError):
+        print(status.notice(), file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- probing
+
+
+@functools.cache
+def _which(name: str) -> str | None:
+    import shutil
+
+    return shutil.which(name, path=os.environ.get("PATH") or os.defpath)
+
+
+@functools.cache
+def _probe(bwrap: str) -> tuple[str, str]:
+    """(version, problem): start a real sandbox around /bin/true once per process."""
+    try:
+        version = subprocess.run([bwrap, "--version"], capture_output=True, timeout=10, check=False)
+        label = version.stdout.decode(errors="replace").strip() or MECHANISM
+        argv = [bwrap, *NAMESPACES, "--unshare-net", "--die-with-parent", *_system_binds(), "--", "true"]
+        run = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError) as err:
+        return "", f"{bwrap} cannot run: {err}"
+    if run.returncode != 0:
+        said = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {run.returncode}"]
+        return label, f"bubblewrap cannot create the namespaces here: {said[0]}"
+    return label, ""
+
+
+def sandbox_status(config: SandboxConfig | None = None) -> SandboxStatus:
+    """Whether plugins run sandboxed with this config on this machine, and why not (for `config show`)."""
+    config = config or SandboxConfig()
+    if config.mode == "off":
+        return SandboxStatus(
+            mode="off",
+            active=False,
+            mechanism="none",
+            reason="turned off by configuration (engine.sandbox.mode = off)",
+            isolation=list(_BASIC),
+        )
+    bwrap = _which("bwrap")
+    if bwrap is None:
+        return SandboxStatus(
+            mode=config.mode,
+            active=False,
+            mechanism="none",
+            reason="bubblewrap is not installed (Debian: apt-get install bubblewrap)",
+            isolation=list(_BASIC),
+        )
+    label, problem = _probe(bwrap)
+    if problem:
+        return SandboxStatus(
+            mode=config.mode, active=False, mechanism="none", reason=problem, isolation=list(_BASIC)
+        )
+    return SandboxStatus(mode=config.mode, active=True, mechanism=label, isolation=list(_SANDBOXED))
+
+
+# --------------------------------------------------------------------------- what to bind
+
+
+def _system_binds() -> list[str]:
+    args = ["--proc", "/proc", "--dev", "/dev", "--ro-bind", "/usr", "/usr"]
+    for link in SYSTEM_LINKS:
+        if os.path.islink(link):
+            args += ["--symlink", os.readlink(link), link]
+        elif os.path.isdir(link):
+            args += ["--ro-bind", link, link]
+    for path in ETC_FILES:
+        args += ["--ro-bind-try", path, path]
+    return args
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _covered(path: str, roots: Iterable[str]) -> bool:
+    return any(_inside(path, root) for root in roots)
+
+
+def _minimal(paths: Iterable[str]) -> list[str]:
+    """Existing real paths, without those inside another one of the list, and never `/` itself."""
+    real = sorted({os.path.realpath(p) for p in paths if p and os.path.exists(p)}, key=len)
+    out: list[str] = []
+    for path in real:
+        if path != "/" and not _covered(path, out):
+            out.append(path)
+    return out
+
+
+@functools.cache
+def python_roots() -> tuple[str, ...]:
+    """What the kernel's own interpreter needs to run a plugin: its prefixes, site-packages and the
+    folders `.pth` files add, and the mrpvm protocol and plugins packages (wherever they live)."""
+    paths = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
+    sites = [*site.getsitepackages(), site.getusersitepackages()]
+    for folder in sites:
+        if not os.path.isdir(folder):
+            continue
+        paths.append(folder)
+        for pth in sorted(Path(folder).glob("*.pth")):
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                for line in pth.read_text().splitlines():
+                    line = line.strip()
+                    if line and not line.startswith(("#", "import ", "import\t")):
+                        paths.append(os.path.join(folder, line))
+    for package in ("mrpvm.protocol", "mrpvm.plugins"):  # located, not imported
+        with contextlib.suppress(ImportError, ValueError):
+            spec = importlib.util.find_spec(package)
+            if spec is not None and spec.submodule_search_locations:
+                paths.extend(spec.submodule_search_locations)
+    return tuple(_minimal(paths))
+
+
+def _program_roots(program: str) -> list[str]:
+    """What a program other than the kernel's interpreter needs: its folder (its prefix if in a bin/)."""
+    if os.path.realpath(program) == os.path.realpath(sys.executable):
+        return list(python_roots())
+    real = os.path.realpath(program)
+    folder = os.path.dirname(real)
+    if os.path.basename(folder) == "bin":
+        folder = os.path.dirname(folder)
+    return [folder]
+
+
+# --------------------------------------------------------------------------- the sandbox
+
+
+class Sandbox:
+    """Builds the command line that starts a plugin inside bubblewrap (or the plain one when inactive)."""
+
+    def __init__(self, config: SandboxConfig | None = None, home: Path | str | None = None):
+        from mrpvm.kernel.config import ConfigError, home_dir
+
+        self.config = config or SandboxConfig()
+        self.home = os.path.realpath(home) if home is not None else os.path.realpath(home_dir())
+        for key, paths in (("readPaths", self.config.readPaths), ("writePaths", self.config.writePaths)):
+            for path in paths:
+                if _inside(os.path.realpath(path), self.home):
+                    raise ConfigError(
+                        f"engine.sandbox.{key}: {path} lies inside the kernel home {self.home}, "
+                        "which plugins never see (an ancestor of the home is fine: the home stays hidden)"
+                    )
+        self.status = sandbox_status(self.config)
+        if self.config.mode == "require" and not self.status.active:
+            raise SandboxUnavailable(
+                f"engine.sandbox.mode is 'require' but plugins cannot be sandboxed: {self.status.reason}"
+            )
+        self.active = self.status.active
+        self._bwrap = _which("bwrap") if self.active else None
+        self._prlimit = _which("prlimit")
+        self._prefixes: dict[tuple[str, str, bool], list[str]] = {}
+
+    @classmethod
+    def from_environment(cls) -> Sandbox:
+        """The sandbox the effective configuration asks for (for entry points given no Sandbox)."""
+        from mrpvm.kernel.config import ConfigError, home_dir, load_config
+
+        try:
+            config, _ = load_config()
+        except ConfigError:
+            return cls(SandboxConfig(), home_dir())
+        return cls(config.engine.sandbox, config.home)
+
+    def artifacts_problem(self, path: str) -> str | None:
+        """Why an artifacts folder may not be bound read-write: it must not hold the kernel home."""
+        real = os.path.realpath(path)
+        inside_artifacts = _inside(real, os.path.join(self.home, "artifacts")) and real != os.path.join(
+            self.home, "artifacts"
+        )
+        if _inside(self.home, real) or (_inside(real, self.home) and not inside_artifacts):
+            return f"artifacts folder {path} would expose the kernel home {self.home}"
+        return None
+
+    def command(
+        self,
+        argv: list[str],
+        cwd: Path | str,
+        *,
+        network: bool,
+        writable: Iterable[str] = (),
+        memory_bytes: int | None = None,
+    ) -> list[str]:
+        """The argv to start: `argv` itself when inactive, else bwrap (under prlimit for the memory cap,
+        applied before bwrap forks so every process of the sandbox inherits it)."""
+        if not self.active:
+            return argv
+        cwd = os.path.realpath(cwd)
+        key = (argv[0], cwd, network)
+        prefix = self._prefixes.get(key)
+        if prefix is None:
+            prefix = self._prefixes[key] = self._prefix(argv[0], cwd, network)
+        out = list(prefix)
+        for path in writable:
+            out += ["--bind", path, path]
+        out += ["--remount-ro", self.home]  # the tmpfs over the home: only the binds in it are writable
+        out += ["--chdir", cwd, "--", *argv]  # bwrap adds PWD (the plugin folder) to the environment
+        if memory_bytes and self._prlimit:
+            out = [self._prlimit, f"--as={memory_bytes}", "--", *out]
+        return out
+
+    def _prefix(self, program: str, cwd: str, network: bool) -> list[str]:
+        assert self._bwrap is not None
+        args = [self._bwrap, *NAMESPACES, "--die-with-parent", "--new-session"]
+        if not network:
+            args.append("--unshare-net")
+        args += _system_binds()
+        args += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
+        bound = ["/usr"]
+        readable = [p for p in _minimal([*_program_roots(program), cwd, *self.config.readPaths])]
+        writable = _minimal(self.config.writePaths)
+        for path in readable:
+            if not _covered(path, bound):
+                args += ["--ro-bind", path, path]
+        for path in writable:
+            args += ["--bind", path, path]
+        # Hide the home even when it lies inside a bound folder; then bring back a plugin folder that
+        # lies inside it, never the home itself.
+        args += ["--tmpfs", self.home]
+        for path in readable:  # a plugin folder under the home (configured paths never are)
+            if _inside(path, self.home) and path != self.home:
+                args += ["--ro-bind", path, path]
+        return args
