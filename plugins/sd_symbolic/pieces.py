@@ -57,7 +57,10 @@ def make_piece(text: str, seg: Segment) -> Piece:
     raw = text[seg.body_start if seg.body_start >= 0 else seg.start : seg.end]
     if seg.kind == "code":
         return Piece(seg, raw, frozenset())
-    body = clean(raw)
+    body = clean(raw) if seg.cells is None else "| " + " | ".join(seg.cells) + " |"
+    if seg.kind == "term":
+        wordset = set(_TOKEN.findall(body.lower().replace("’", "'")))
+        return Piece(seg, body, _keys(wordset))
     wordset = set(_TOKEN.findall(body.lower().replace("’", "'")))
     piece = Piece(seg, body, _keys(wordset))
     piece.cue = sentence_role(body, wordset)

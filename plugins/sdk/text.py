@@ -42,16 +42,28 @@ def stems(tokens: list[str]) -> list[str]:
     return _stemmer().stemWords(tokens)
 
 
-def _content_word(word: str) -> str | None:
-    """A lower-cased word as a content word (possessive dropped), or None for stopwords and single characters."""
-    if word in STOPWORDS or len(word) < 2:
+# A short command-line option ("-f", "-R", "-3"): kept whole, case and dash included, as one term (its
+# letter alone would be dropped as a single character, and "-r" and "-R" are different options).
+_SHORT_OPTION = r"(?<![\w-])-[^\W_](?![\w-])"
+TERM_TOKEN = re.compile(_SHORT_OPTION + "|" + WORD_PATTERN.pattern, re.UNICODE)
+_KEPT_LETTERS = frozenset("BCDEFGHJKLMNOPQRSTUVWXYZ")  # "an M suffix", "the C API"; not "I" or "A"
+
+
+def _content_word(token: str) -> str | None:
+    """A raw token as a lower-cased content word (possessive dropped), or None for stopwords and single
+    characters other than a digit ("exit status 2") or a capital letter that names something ("M")."""
+    word = token.lower().replace("’", "'")
+    if word in STOPWORDS:
+        return None
+    if len(word) < 2 and not (word.isdigit() or token in _KEPT_LETTERS):
         return None
     return word[:-2] if word.endswith("'s") else word
 
 
 def content_words(text: str) -> list[str]:
-    """Words that carry meaning: lower-cased, stopwords and single characters dropped."""
-    return [c for c in map(_content_word, words(text)) if c is not None]
+    """Words that carry meaning: lower-cased, stopwords and single characters (but digits and capital
+    letters other than I and A) dropped."""
+    return [c for c in map(_content_word, WORD_PATTERN.findall(text)) if c is not None]
 
 
 _TERMS_CACHE: dict[str, tuple[str, ...]] = {}
@@ -59,8 +71,11 @@ _TERMS_CACHE_MAX = 500_000  # distinct raw tokens; cleared when full
 
 
 def _token_terms(token: str) -> tuple[str, ...]:
-    """The terms of one raw token: its content word without apostrophes, plus its hyphen parts, stemmed."""
-    word = _content_word(token.lower().replace("’", "'"))
+    """The terms of one raw token: a short option as it is; else its content word without apostrophes,
+    plus its hyphen parts, stemmed."""
+    if token[0] == "-":
+        return (token,)
+    word = _content_word(token)
     if word is None:
         return ()
     expanded = [word.replace("'", "")]
@@ -70,13 +85,14 @@ def _token_terms(token: str) -> tuple[str, ...]:
 
 
 def terms(text: str) -> list[str]:
-    """Stemmed content words: the unit of lexical matching. Hyphenated words also yield their parts.
+    """Stemmed content words: the unit of lexical matching. Hyphenated words also yield their parts; a
+    short option ("-f") is one term.
 
     Every token is analysed on its own, so token -> terms is cached (kb ingest analyses millions of units).
     """
     cache = _TERMS_CACHE
     out: list[str] = []
-    for token in WORD_PATTERN.findall(text):
+    for token in TERM_TOKEN.findall(text):
         found = cache.get(token)
         if found is None:
             if len(cache) >= _TERMS_CACHE_MAX:
@@ -101,6 +117,10 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         before = text[cursor:piece_end].rstrip()
         last_word = before.rsplit(None, 1)[-1].rstrip(".").lower() if before.strip() else ""
         soft_break = match.group("hard") is None
+        hard = match.group("hard") or ""
+        number = hard.strip()[:-1]
+        if len(number) >= 3 and number.isdigit() and before and before[-1] not in ".:!?;":
+            continue  # "… a multiple of\n512. It can …": a wrapped number, not a numbered item
         if soft_break and (
             last_word in _ABBREVIATIONS
             or (len(last_word) == 1 and last_word.isalpha())
