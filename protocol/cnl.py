@@ -17,7 +17,17 @@ from typing import Any
 import msgspec
 
 from .document import CnlDocument, IntentGroup, KnowledgeUnit, Plan, PluginResult, ResolvedIntent
-from .vocab import ACTS, CONFIDENCE_WORDS, KU_TYPES, PHASE_SCOPES, PURPOSES, RELATIONS, ROLES, STATUSES
+from .vocab import (
+    ACTS,
+    ANSWER_TYPES,
+    CONFIDENCE_WORDS,
+    KU_TYPES,
+    PHASE_SCOPES,
+    PURPOSES,
+    RELATIONS,
+    ROLES,
+    STATUSES,
+)
 
 
 class CnlIssue(msgspec.Struct, frozen=True):
@@ -158,6 +168,7 @@ INTENT_FIELDS = (
     _f("Criterion"),
     _f("Evidence"),
     _f("Output", required=True),
+    _f("AnswerType", "enum", ANSWER_TYPES),
 )
 
 UNIT_FIELDS = (

@@ -39,6 +39,7 @@ class IntentGroup(msgspec.Struct, kw_only=True, omit_defaults=True):
     context: str = ""
     criterion: str = ""
     evidence: str = ""
+    answerType: str = ""  # one of vocab.ANSWER_TYPES, or "" when not set
 
     @property
     def ref(self) -> str:

@@ -46,7 +46,8 @@ def solve(call: Call) -> CnlDocument:
     guidance = [g.body for g in payload.guidance if g.body] + inline_guidance
     output = intent.output if intent else ""
     act = intent.act if intent else None
-    question = analyse(text, act, output, guidance, intent.context if intent else "")
+    answer_type = intent.answerType if intent else ""
+    question = analyse(text, act, output, guidance, intent.context if intent else "", answer_type)
     notes = payload.resolved.notes if payload.resolved else ""
     material = prepare(evidence, notes)
 

@@ -41,6 +41,15 @@ def procedure_steps(unit: KnowledgeUnit) -> list[str]:
     return [s for s in steps if s]
 
 
+_FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]{1,20}\]$")
+
+
+def about(unit: KnowledgeUnit) -> str:
+    """What a definition unit is about: its term, or for a footnote what cites it (its Topic)."""
+    label = unit.title or ""
+    return unit.topic if not label or _FOOTNOTE_LABEL.match(label) else label
+
+
 def _unit_position(unit: KnowledgeUnit, fallback: int) -> int:
     if unit.charStart is not None:
         return unit.charStart
@@ -100,6 +109,8 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
         # the items of a list or table are about the heading they stand under ("Exit Codes": "2 — invalid input")
         # and about the sentence that leads into them ("Output fields:")
         under = frozenset(terms(unit.heading)) if unit.chunkType in _ITEMIZED else frozenset()
+        if unit.chunkType == "definition":  # every sentence of a definition is about its term
+            under = frozenset(terms(about(unit))) | frozenset(terms(unit.heading))
         asked: list[str] = []
         for n, (piece, code) in enumerate(pieces):
             found = terms(piece)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.answer_types import expected_type
 from mrpvm.plugins.sdk.text import STOPWORDS, sentences, stems, terms, words
 
 _FORMAT_WORDS = frozenset(
@@ -234,6 +235,8 @@ class Question:
     names: list[list[str]] = field(default_factory=list)  # the terms of each multi-word name ("Kaelen Voss")
     context: str = ""  # the intent group's Context line
     support: list[str] = field(default_factory=list)  # content stems of the context, not already in terms
+    answer_type: str = ""  # what kind of answer is expected (protocol.vocab.ANSWER_TYPES), "" unknown
+    name_terms: set[str] = field(default_factory=set)  # terms of the names the question uses ("Ubuntu")
 
     @property
     def constrained(self) -> bool:
@@ -247,7 +250,12 @@ def is_instruction(sentence: str) -> bool:
 
 
 def analyse(
-    text: str, act: str | None, output: str = "", guidance: list[str] | None = None, context: str = ""
+    text: str,
+    act: str | None,
+    output: str = "",
+    guidance: list[str] | None = None,
+    context: str = "",
+    answer_type: str = "",
 ) -> Question:
     """Read the question, its act and its output constraints.
 
@@ -281,6 +289,8 @@ def analyse(
     q.context = context
     q.support = [t for t in content_terms(context) if t not in q.terms]
     q.names = name_groups(question_text) + name_groups(context.replace(";", ","))
+    q.answer_type = answer_type or expected_type(focus)
+    q.name_terms = {t for run in name_runs(question_text) for t in content_terms(run)}
     return q
 
 

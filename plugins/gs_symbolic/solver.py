@@ -1,13 +1,16 @@
 """gs-symbolic's answer assembly: one path per kind of question, each purely extractive.
 
 Order of decision for one question:
-1. constrained output (Yes/No, one word): only an explicit statement answers (explicit.py), else no-context;
-2. procedures, when steps are asked for and a Procedure unit matches;
-3. comparisons, grouped by the compared entities;
-4. proof chains (kb-thinkingdb notes, or triple-bearing units that link the question's entities);
-5. an unconstrained yes/no question stated explicitly;
-6. otherwise the relevant sentences, deduplicated, in reading order, as bullet points.
-A question with no relevant sentence, or asking for an attribute the evidence never names, has no answer.
+1. a yes/no question (constrained or not): an explicit statement of the proposition (explicit.py), else
+   the one sentence that states it or its negation (polarity.py); otherwise no answer;
+2. a single-word answer: only from an explicit statement (explicit.py);
+3. procedures, when steps are asked for and a Procedure unit matches;
+4. comparisons: the best passage about each compared side;
+5. proof chains (kb-thinkingdb notes, or triple-bearing units that link the question's entities), for open
+   questions ("explain why …");
+6. otherwise the passage (1-3 consecutive sentences of one unit) that answers (passages.py), with the label
+   it needs (a definition's term); lists when a list is asked for.
+No passage answers, or the attribute asked for is never named: no answer (the kernel's no-context).
 """
 
 from __future__ import annotations
@@ -15,20 +18,24 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 from . import explicit
 from .evidence import Scorer, Sentence, procedure_steps, relevant, split_units
 from .narrowing import (
-    best_alternatives,
     code_under_named_heading,
     drop_echoes,
     negation_terms,
     with_negations,
 )
+from .passages import Judge, Passage, key_terms, windows
+from .polarity import term_weights
+from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
 from .question import Question, content_terms, name_runs
+from .render import definition_label, join_quotes, labelled, render_list
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
 DEFAULT_LIMIT = 8
@@ -38,6 +45,9 @@ _ATTRIBUTE = re.compile(
     r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+(?:the|a|an)\s+(?:[^\W_]+\s+){0,2}?([^\W_]+)\s+(?:of|for|in|at)\b"
     r"|^\s*how\s+(?:many|much)\s+([^\W_]+)",
     re.I,
+)
+_FUTURE = re.compile(
+    r"\b(?:will|intends?|intended|plans?|planned|going to|in (?:the )?future|eventually)\b", re.I
 )
 
 
@@ -75,10 +85,17 @@ def answer(q: Question, m: Material) -> Outcome | None:
     """The answer to one question, or None when the evidence does not answer it."""
     if not m.pool and not m.chains:
         return None
-    if q.constrained:
-        return _constrained(q, m)
-    # an explicit request for steps or a comparison shapes the answer before any proof chain does
-    for path in (_steps, _compare, _chain, _polar, _sentences):
+    if q.yes_no or q.polar:
+        return _yes_no(q, m)
+    if q.single_word:
+        return _single_word(q, m)
+    # an explicit request for steps or a comparison shapes the answer before any proof chain does;
+    # a proof chain answers open questions ("explain why …"), a passage answers typed ones
+    open_question = q.answer_type in ("", "reason", "definition")
+    paths = (
+        (_steps, _compare, _chain, _sentences) if open_question else (_steps, _compare, _sentences, _chain)
+    )
+    for path in paths:
         out = path(q, m)
         if out is not None:
             return out
@@ -104,20 +121,39 @@ def _conclusions(m: Material) -> list[Sentence]:
     return out
 
 
-def _constrained(q: Question, m: Material) -> Outcome | None:
-    verdict = None
-    if q.yes_no:
-        verdict = explicit.yes_no(q, m.pool, _conclusions(m))
-    elif q.single_word:
-        verdict = explicit.which(q, m.pool)
+def _single_word(q: Question, m: Material) -> Outcome | None:
+    verdict = explicit.which(q, m.pool)
     if verdict is None:
         return None
     ids = list(dict.fromkeys(uid for s in verdict.sentences for uid in s.unit_ids))
-    text = verdict.answer if q.single_word else _verdict_text(verdict, m)
-    how = "proved from stated facts" if verdict.derived else "stated explicitly"
-    return Outcome(
-        text, ids, "medium" if verdict.derived else "high", f"{how} in {', '.join(ids)}", "explicit"
-    )
+    return Outcome(verdict.answer, ids, "high", f"stated explicitly in {', '.join(ids)}", "explicit")
+
+
+def _yes_no(q: Question, m: Material) -> Outcome | None:
+    """Yes/No from an explicit statement of the proposition (or a proof of it), else from the sentence
+    that states the proposition or its negation; else no answer."""
+    if q.polar or q.yes_no:
+        found = explicit.yes_no(q, m.pool, _conclusions(m))
+        if found is not None:
+            ids = list(dict.fromkeys(uid for s in found.sentences for uid in s.unit_ids))
+            text = found.answer if q.single_word else _verdict_text(found, m)
+            how = "proved from stated facts" if found.derived else "stated explicitly"
+            conf = "medium" if found.derived else "high"
+            return Outcome(text, ids, conf, f"{how} in {', '.join(ids)}", "explicit")
+    if not q.polar or q.hypothetical:
+        return None
+    scorer = _scorer(q, m.pool)
+    keys = key_terms(q.terms, q.name_terms, m.pool)
+    stated = polar_verdict(q.focus or q.text, m.pool, term_weights(scorer), keys)
+    if stated is None:
+        return None
+    if q.single_word:
+        return Outcome(stated.answer, [stated.sentence.unit.id], "medium", "stated", "explicit")
+    quote = join_quotes([stated.sentence])
+    label = definition_label(stated.sentence.unit)
+    text = f"{stated.answer}. " + (labelled(label, quote) if label else quote)
+    evidence = f"the proposition stated ({stated.stated:.2f} of its terms) in {stated.sentence.unit.id}"
+    return Outcome(text, [stated.sentence.unit.id], "medium", evidence, "explicit")
 
 
 def _verdict_text(verdict: explicit.Verdict, m: Material) -> str:
@@ -129,7 +165,7 @@ def _verdict_text(verdict: explicit.Verdict, m: Material) -> str:
             end = chain.conclusion
             if end is not None and statement(end) in wanted:
                 return f"{verdict.answer}. " + render_chain(chain, by_id)[0]
-    return f"{verdict.answer}. " + " ".join(_sentence(s.text) for s in verdict.sentences[:2])
+    return f"{verdict.answer}. " + " ".join(join_quotes([s]) for s in verdict.sentences[:2])
 
 
 # --------------------------------------------------------------------------- paths
@@ -153,35 +189,17 @@ def _chain(q: Question, m: Material) -> Outcome | None:
         ids.extend(u for u in used if u not in ids)
     if not paragraphs:
         return None
-    # relevant statements the proofs do not cover
-    scorer = _scorer(q, m.pool)
-    in_chain = [s for s in m.pool if s.unit.id in ids]
-    missing = set(q.terms) - {t for s in in_chain for t in s.terms}
-    extra = [
-        s
-        for s in relevant([s for s in m.pool if s.unit.id not in ids], scorer, BRIEF_LIMIT)
-        if missing & set(s.terms)
-    ]
-    body = "\n\n".join(paragraphs)
-    if extra:
-        body += "\n\nRelated evidence:\n" + "\n".join(f"- {_sentence(s.text)}" for s in extra)
-        ids.extend(u for s in extra for u in s.unit_ids if u not in ids)
-    return Outcome(body, ids, "high", f"{len(paragraphs)} proof chain(s) over {len(ids)} units", "proof")
-
-
-def _polar(q: Question, m: Material) -> Outcome | None:
-    """An unconstrained yes/no question: state the answer when explicit; otherwise fall through."""
-    if not q.polar:
-        return None
-    verdict = explicit.yes_no(q, m.pool, _conclusions(m))
-    if verdict is None:
-        return None
-    ids = list(dict.fromkeys(uid for s in verdict.sentences for uid in s.unit_ids))
-    text = _verdict_text(verdict, m)
-    return Outcome(text, ids, "medium" if verdict.derived else "high", "explicit statement", "explicit")
+    return Outcome(
+        "\n\n".join(paragraphs),
+        ids,
+        "high",
+        f"{len(paragraphs)} proof chain(s) over {len(ids)} units",
+        "proof",
+    )
 
 
 def _steps(q: Question, m: Material) -> Outcome | None:
+    """The steps of the Procedure units that match the question best (every step, with its command)."""
     if not q.wants_steps:
         return None
     procs = [u for u in m.units if u.role == "Procedure" and procedure_steps(u)]
@@ -190,36 +208,33 @@ def _steps(q: Question, m: Material) -> Outcome | None:
     qset = set(q.terms)
     scored = []
     for u in procs:
-        have = set(terms(" ".join([u.topic, u.title or "", u.procedure or u.claim or ""])))
+        have = set(
+            terms(" ".join([u.topic, u.title or "", u.sectionTitle or "", u.procedure or u.claim or ""]))
+        )
         overlap = len(qset & have) / max(1, len(qset))
-        if overlap > 0:
+        if overlap >= 0.5:
             scored.append((overlap, u))
     if not scored:
         return None
-    best = max(s for s, _ in scored)
-    chosen = [u for s, u in scored if s >= best * 0.6]
+    best = max(sc for sc, _ in scored)
+    chosen = [u for sc, u in scored if sc >= best * 0.9][:2]
     chosen.sort(
         key=lambda u: (u.charStart if u.charStart is not None else 0, u.chunkIndex or 0, u.unitIndex or 0)
     )
     parts: list[str] = []
-    seen: set[str] = set()
     for u in chosen:
-        steps = [st for st in procedure_steps(u) if st.lower() not in seen]
-        seen.update(st.lower() for st in steps)
-        if not steps:
-            continue
+        steps = procedure_steps(u)
         lines = [f"{i}. {st}" for i, st in enumerate(steps, 1)]
         head = f"**{u.title or u.topic}**\n\n" if len(chosen) > 1 else ""
         parts.append(head + "\n".join(lines))
-    ids = [u.id for u in chosen]
-    scorer = _scorer(q, m.pool)
-    notes = [s for s in relevant([s for s in m.pool if s.unit.role != "Procedure"], scorer, BRIEF_LIMIT, 0.6)]
-    body = "\n\n".join(parts)
-    if notes:
-        body += "\n\nNotes:\n" + "\n".join(f"- {_sentence(s.text)}" for s in notes)
-        ids.extend(s.unit.id for s in notes if s.unit.id not in ids)
-    conf = "high" if best >= 0.5 else "medium"
-    return Outcome(body, ids, conf, f"steps of {len(chosen)} procedure unit(s)", "procedure")
+    conf = "high" if best >= 0.75 else "medium"
+    return Outcome(
+        "\n\n".join(parts),
+        [u.id for u in chosen],
+        conf,
+        f"steps of {len(chosen)} procedure unit(s)",
+        "procedure",
+    )
 
 
 _SIDES = re.compile(
@@ -247,22 +262,21 @@ _FRAME_STEMS = frozenset(
 
 
 def compared_sides(text: str, pool: list[Sentence]) -> list[str]:
-    """The entities a comparison question names: proper names found in the evidence, else 'A and B' phrases."""
-    vocab = {t for s in pool for t in s.terms}
-    names: list[str] = []
-    for phrase in name_runs(text):
-        toks = [t for t in content_terms(phrase) if t not in _FRAME_STEMS]
-        if toks and any(t in vocab for t in toks) and phrase not in names:
-            names.append(phrase)
-    if len(names) >= 2:
-        return names[:4]
+    """The entities a comparison question names: 'between A and B' phrases, else proper names found in the
+    evidence."""
     m = _SIDES.search(text)
     if m:
         a, b = (m["a"], m["b"]) if m["a"] else (m["c"], m["d"])
         sides = [_strip_det(a), _strip_det(b)]
         if all(content_terms(s) for s in sides):
             return sides
-    return names
+    vocab = {t for s in pool for t in s.terms}
+    names: list[str] = []
+    for phrase in name_runs(text):
+        toks = [t for t in content_terms(phrase) if t not in _FRAME_STEMS]
+        if toks and any(t in vocab for t in toks) and phrase not in names:
+            names.append(phrase)
+    return names[:4]
 
 
 def _strip_det(phrase: str) -> str:
@@ -273,6 +287,7 @@ def _strip_det(phrase: str) -> str:
 
 
 def _compare(q: Question, m: Material) -> Outcome | None:
+    """The best passage about each compared side, each labelled with its side."""
     if not q.compare:
         return None
     sides = compared_sides(q.text, m.pool)
@@ -282,41 +297,42 @@ def _compare(q: Question, m: Material) -> Outcome | None:
         return None
     side_terms = [set(content_terms(s)) for s in sides]
     shared = set.intersection(*side_terms)
-    side_terms = [t - shared for t in side_terms]
-    scorer = _scorer(q, m.pool)
-    groups: dict[int, list[Sentence]] = {i: [] for i in range(len(sides))}
-    both: list[Sentence] = []
-    for s in m.pool:
-        have = set(s.terms)
-        hits = [i for i, ts in enumerate(side_terms) if ts & have]
-        if len(hits) >= 2:
-            both.append(s)
-        elif hits:
-            groups[hits[0]].append(s)
-    limit = BRIEF_LIMIT if q.brief else 5
-    if sum(1 for g in groups.values() if g) + (1 if both else 0) < 2 and not both:
-        return None
-
-    def top(items: list[Sentence]) -> list[Sentence]:
-        ranked = sorted(items, key=lambda s: (-scorer.score(s), s.order))[:limit]
-        return sorted(ranked, key=lambda s: s.order)
-
+    pool = m.pool + m.code if q.wants_code else m.pool
     blocks: list[str] = []
     ids: list[str] = []
-    for i, side in enumerate(sides):
-        chosen = top(groups[i])
-        if chosen:
-            blocks.append(f"**{side}**\n" + "\n".join(f"- {_sentence(s.text)}" for s in chosen))
-        else:
-            blocks.append(f"**{side}**\n- The evidence says nothing specific about {side}.")
-        ids.extend(s.unit.id for s in chosen if s.unit.id not in ids)
-    if both:
-        chosen = top(both)
-        blocks.append("**Both**\n" + "\n".join(f"- {_sentence(s.text)}" for s in chosen))
-        ids.extend(s.unit.id for s in chosen if s.unit.id not in ids)
-    covered = sum(1 for g in groups.values() if g)
-    conf = "high" if covered == len(sides) else ("medium" if covered or both else "low")
+    found = 0
+    for side, own_terms in zip(sides, side_terms, strict=True):
+        distinct = own_terms - shared or own_terms
+        about = [s for s in pool if distinct & (set(s.terms) | s.under | s.carried)]
+        passage = _best_about(q, about, list(own_terms) + [t for t in q.terms if t not in shared])
+        if passage is None:
+            blocks.append(f"**{side}**: the evidence says nothing specific about it.")
+            continue
+        found += 1
+        blocks.append(f"**{side}**: {_passage_text(passage)}")
+        ids.extend(u for u in [passage.unit_id] if u not in ids)
+    if found == 0:
+        return None
+    conf = "high" if found == len(sides) else "low"
     return Outcome("\n\n".join(blocks), ids, conf, f"comparison of {', '.join(sides)}", "comparison")
+
+
+def _best_about(q: Question, pool: list[Sentence], side_terms: list[str]) -> Passage | None:
+    """The best short passage of `pool` about one side (scored on the side's and the question's terms)."""
+    if not pool:
+        return None
+    scorer = Scorer(pool, side_terms, q.names, q.support)
+    judge = Judge(scorer, "", set())
+    scored = sorted(
+        (judge.score(w) for w in windows(pool) if len(w) <= 2), key=lambda p: (-p.score, p.sentences[0].order)
+    )
+    return scored[0] if scored and scored[0].score > 0 else None
+
+
+def _passage_text(p: Passage) -> str:
+    text = join_quotes(p.sentences)
+    label = definition_label(p.sentences[0].unit)
+    return labelled(label, text) if label else text
 
 
 def _sentences(q: Question, m: Material) -> Outcome | None:
@@ -329,71 +345,76 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
             asked = stems([word])[0]
             if not any(asked in s.terms or asked in s.under for s in m.pool):
                 return None  # the attribute asked for is never named in the evidence (nor in a heading)
-    pool = m.pool + (m.code if q.wants_code else code_under_named_heading(m.code, q.terms))
+    with_code = q.wants_code or q.wants_steps
+    pool = m.pool + (m.code if with_code else code_under_named_heading(m.code, q.terms))
     negated = negation_terms(q.focus or q.text)
     pool = with_negations(pool, negated)
     scorer = Scorer(pool, q.terms + negated, q.names, q.support)
+    if q.wants_list:
+        return _listed(q, pool, scorer)
+    judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool))
+    passage = judge.best(pool)
+    if passage is None:
+        return None
+    passage = _completed(passage, pool)
+    text = _passage_text(passage)
+    heading = _dating_heading(q, passage)
+    if heading:
+        text = f"{heading}: {text}"
+    conf = "high" if passage.coverage >= 0.75 else ("medium" if passage.coverage >= 0.55 else "low")
+    ids = list(dict.fromkeys(s.unit.id for s in passage.sentences))
+    evidence = f"{len(passage.sentences)} sentence(s), term coverage {passage.coverage:.2f}"
+    return Outcome(text, ids, conf, evidence, "sentences")
+
+
+def _completed(p: Passage, pool: list[Sentence]) -> Passage:
+    """A passage that ends with a lead-in ("… the following stanza:") goes on with what it leads into (the
+    code or list after it in its unit)."""
+    last = p.sentences[-1]
+    if not last.text.rstrip().endswith(":"):
+        return p
+    rest = sorted(
+        (s for s in pool if s.unit.id == last.unit.id and s.order > last.order), key=lambda s: s.order
+    )
+    follow: list[Sentence] = []
+    for s in rest:
+        follow.append(s)
+        if s.code or len(follow) >= 4:
+            break
+    return Passage(p.sentences + follow, p.score, p.coverage, p.typed) if follow else p
+
+
+def _dating_heading(q: Question, p: Passage) -> str | None:
+    """A changelog's entry heading names the version (or date) a passage states nothing of itself: the
+    heading answers "which release …?" when the passage reports what happened then, not what is intended."""
+    if q.answer_type not in SHAPED_TYPES or any(mentions_type(s.text, q.answer_type) for s in p.sentences):
+        return None
+    heading = p.sentences[0].unit.heading
+    if not heading or not mentions_type(heading, q.answer_type):
+        return None
+    if any(_FUTURE.search(s.text) for s in p.sentences):
+        return None
+    return heading
+
+
+def _listed(q: Question, pool: list[Sentence], scorer: Scorer) -> Outcome | None:
+    """A question that asks for a list: the relevant items (a whole list when its heading names the question)."""
     limit = BRIEF_LIMIT if q.brief else DEFAULT_LIMIT
-    chosen = _same_codes(q, relevant(pool, scorer, limit))
-    if not q.wants_list:
-        chosen = best_alternatives(chosen, scorer)
-    if not q.polar:
-        chosen = drop_echoes(chosen, q.text)
+    chosen = relevant(pool, scorer, limit)
+    chosen = drop_echoes(chosen, q.text)
     if not chosen or max(scorer.score(s) for s in chosen) < MIN_SCORE:
         return None
     coverage = scorer.coverage(chosen)
     conf = "high" if coverage >= 0.75 else ("medium" if coverage >= 0.4 else "low")
-    body = _render(chosen, q.wants_list)
-    if q.polar:
-        body = "The evidence does not state a yes/no answer explicitly. Relevant statements:\n\n" + (
-            body if body.startswith("- ") else f"- {body}"
-        )
-        conf = "low"
     ids = list(dict.fromkeys(s.unit.id for s in chosen))
-    return Outcome(body, ids, conf, f"{len(chosen)} sentences, term coverage {coverage:.2f}", "sentences")
-
-
-def _render(chosen: list[Sentence], as_list: bool) -> str:
-    """One sentence as it is, several as a bulleted list; code as code: inline when one line, else a
-    fenced block after the list."""
-    lines = [
-        f"`{s.text}`" if s.code and "\n" not in s.text else _sentence(s.text) for s in chosen if not _block(s)
-    ]
-    blocks = [f"```\n{s.text}\n```" for s in chosen if _block(s)]
-    if len(lines) == 1 and not blocks and not as_list:
-        return lines[0]
-    parts = ["\n".join(f"- {line}" for line in lines)] if lines else []
-    return "\n\n".join(parts + blocks)
-
-
-def _block(s: Sentence) -> bool:
-    return s.code and "\n" in s.text
-
-
-def _codes(stems_: set[str] | list[str] | frozenset[str]) -> set[str]:
-    """Model or code names ("e4", "x9", "k2"): letters and digits in one word."""
-    return {t for t in stems_ if any(c.isdigit() for c in t) and any(c.isalpha() for c in t)}
-
-
-def _same_codes(q: Question, chosen: list[Sentence]) -> list[Sentence]:
-    """When the question names codes ("error E4", "the R5"), a sentence about other codes only ("Error E7
-    means …", "Its firmware …" after a sentence about the X9) is about something else."""
-    asked = _codes(q.terms) | _codes(q.support)
-    if not asked:
-        return chosen
-    out = []
-    for s in chosen:
-        named = _codes(set(s.terms) | s.carried)
-        if not named or named & asked:
-            out.append(s)
-    return out
+    return Outcome(
+        render_list(chosen, True),
+        ids,
+        conf,
+        f"{len(chosen)} items, term coverage {coverage:.2f}",
+        "sentences",
+    )
 
 
 def _scorer(q: Question, pool: list[Sentence]) -> Scorer:
     return Scorer(pool, q.terms, q.names, q.support)
-
-
-def _sentence(text: str) -> str:
-    """One line, ending as a sentence ends: a lead-in's colon or semicolon ("… as JSON:") becomes a period."""
-    text = " ".join(text.split()).rstrip(":;, ")
-    return text if not text or text[-1] in ".!?\"'”’)" else text + "."

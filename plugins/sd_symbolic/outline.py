@@ -186,14 +186,19 @@ def _nodes(text: str, lines: list[_Line | None]) -> list[_Node]:
             blank = ended = True
             continue
         body = _content(text, line)
-        if _UNDERLINE.match(body) and current is not None and len(current.lines) == 1 and current.kind != "item":
+        if (
+            _UNDERLINE.match(body)
+            and current is not None
+            and len(current.lines) == 1
+            and current.kind != "item"
+        ):
             current.kind, current.level = "heading", 1 if body.lstrip()[0] == "=" else 2
             current.cont = -1  # the underline closes the title
             continue
         marker = _MARKER.match(body)
-        if marker and marker.group(0)[0] not in "-*+•·" and not ended and current is not None:
-            if line.indent == current.cont:
-                marker = None  # "… multiple of\n512. It can …": a wrapped number, not an item
+        numbered = marker is not None and marker.group(0)[0] not in "-*+•·"
+        if numbered and not ended and current is not None and line.indent == current.cont:
+            marker = None  # "… multiple of\n512. It can …": a wrapped number, not an item
         ended = bool(_TERMINAL.search(body)) or marker is not None
         caps = _is_caps_heading(body, line.indent)
         previous = nodes[-1] if nodes else None
@@ -273,7 +278,9 @@ def _start_node(
 
 
 def _unpunctuated(text: str, node: _Node) -> bool:
-    return all(not _TERMINAL.search(_content(text, ln)) or _content(text, ln).endswith(":") for ln in node.lines)
+    return all(
+        not _TERMINAL.search(_content(text, ln)) or _content(text, ln).endswith(":") for ln in node.lines
+    )
 
 
 def _mark_code(text: str, nodes: list[_Node]) -> None:
@@ -283,9 +290,11 @@ def _mark_code(text: str, nodes: list[_Node]) -> None:
     while i < len(nodes):
         node = nodes[i]
         prev = nodes[i - 1] if i else None
-        lead_in = prev is not None and prev.kind in ("text", "label", "item", "inline") and text[
-            prev.start : prev.end
-        ].rstrip().endswith(":")
+        lead_in = (
+            prev is not None
+            and prev.kind in ("text", "label", "item", "inline")
+            and text[prev.start : prev.end].rstrip().endswith(":")
+        )
         lines = [_content(text, ln) for ln in node.lines]
         if lines[0].startswith("-- "):
             i += 1  # a signature ("-- Name <mail>  date") closes an entry: prose, not code
@@ -300,7 +309,10 @@ def _mark_code(text: str, nodes: list[_Node]) -> None:
             node.kind in ("text", "label", "inline")
             and _unpunctuated(text, node)
             and not lines[-1].endswith(":")
-            and ((lead_in and shaped and not over_prose) or (synopsis and node.kind != "inline" and not over_nested))
+            and (
+                (lead_in and shaped and not over_prose)
+                or (synopsis and node.kind != "inline" and not over_nested)
+            )
         ):
             node.kind = "code"
             j = i + 1
@@ -360,7 +372,8 @@ def _classify_labels(text: str, nodes: list[_Node]) -> None:
         if nested:
             size = sum(n.end - n.start for n in nested)
             structured = any(
-                n.kind in ("item", "heading", "inline", "table") or (n.kind == "label" and has_nested[i + 1 + k])
+                n.kind in ("item", "heading", "inline", "table")
+                or (n.kind == "label" and has_nested[i + 1 + k])
                 for k, n in enumerate(nested)
             )
             if not _term_like(body) or structured or size > MAX_DEFINITION_CHARS:
@@ -387,7 +400,7 @@ def _classify_labels(text: str, nodes: list[_Node]) -> None:
 
 
 def _numbered_titles(text: str, nodes: list[_Node]) -> None:
-    """"2. Completing the move to Python 3¶" alone on its line, at the margin, over body text that is not
+    """ "2. Completing the move to Python 3¶" alone on its line, at the margin, over body text that is not
     another item: a numbered heading, not a list of one."""
     for i, node in enumerate(nodes):
         if node.kind != "item" or len(node.lines) != 1 or node.indent > 1 or not node.marker[:1].isdigit():

@@ -1,0 +1,151 @@
+"""Answer passages: the one to three consecutive sentences of one unit that answer a question, or none.
+
+Passage retrieval over the evidence, then an answerability test:
+- candidates are windows of 1-3 consecutive sentences of one unit (a sentence and the one that finishes
+  it: "If this option is not given, tar examines TAPE. If it is set, its value is the archive name.");
+- a window scores the idf-weighted share of the question's terms it states (terms only its heading,
+  definition term or lead-in states count at a reduced weight), plus a bonus when it holds an answer of
+  the expected type (a number for "how many", a version for "which release"), minus a small cost per
+  extra sentence, so the shortest passage that says it wins;
+- the best window answers only when it (with its unit's context: term, title, heading path) names every
+  key term of the question (numbers, options, codes, names that are not common to the whole evidence),
+  covers enough of the question's weighted terms, and, for a question whose answer has a shape, holds an
+  answer of that shape. Otherwise the evidence does not answer: no passage.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
+from mrpvm.plugins.sdk.text import terms
+
+from .evidence import Scorer, Sentence
+
+MAX_WINDOW = 3
+EXTRA_SENTENCE_COST = 0.06
+TYPE_BONUS = 0.15
+UNTYPED_FACTOR = 0.5  # a window without an answer of the expected shape is worth this much
+CONTEXT_FACTOR = 0.6  # a question term only the heading/term/lead-in states
+MIN_COVERAGE = 0.45  # weighted share of all question terms the passage and its context state
+COMMON_SHARE = 0.3  # a name in this share of the evidence sentences is the subject of all of it
+
+
+@dataclass(slots=True)
+class Passage:
+    sentences: list[Sentence]
+    score: float
+    coverage: float
+    typed: bool
+
+    @property
+    def unit_id(self) -> str:
+        return self.sentences[0].unit.id
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text for s in self.sentences)
+
+
+def unit_context(sentence: Sentence) -> frozenset[str]:
+    """Terms the unit states about all its sentences: its term or title, topic, subject, heading path."""
+    unit = sentence.unit
+    parts = [unit.title or "", unit.topic or "", unit.subject or "", unit.sectionTitle or ""]
+    return frozenset(terms(" ".join(parts)))
+
+
+def windows(pool: list[Sentence]) -> list[list[Sentence]]:
+    """Runs of 1..MAX_WINDOW consecutive sentences of one unit, in reading order."""
+    by_unit: dict[str, list[Sentence]] = {}
+    for s in pool:
+        by_unit.setdefault(s.unit.id, []).append(s)
+    out: list[list[Sentence]] = []
+    for sents in by_unit.values():
+        sents.sort(key=lambda s: s.order)
+        for i in range(len(sents)):
+            for size in range(1, MAX_WINDOW + 1):
+                if i + size <= len(sents):
+                    out.append(sents[i : i + size])
+    return out
+
+
+_KEY_SHAPE = re.compile(r"\d|^-")
+
+
+def key_terms(question_terms: list[str], name_terms: set[str], pool: list[Sentence]) -> set[str]:
+    """The terms that make a question specific: numbers, options, codes and names, unless most of the
+    evidence names them (the document's own subject: "tar" in tar's manual)."""
+    n = max(1, len(pool))
+    out = set()
+    for t in question_terms:
+        if not (_KEY_SHAPE.search(t) or t in name_terms):
+            continue
+        share = sum(1 for s in pool if t in s.terms or t in s.under) / n
+        if share < COMMON_SHARE:
+            out.add(t)
+    return out
+
+
+class Judge:
+    """Scores windows for one question and tells whether the best one answers it."""
+
+    def __init__(self, scorer: Scorer, answer_type: str, keys: set[str]):
+        self.scorer = scorer
+        self.answer_type = answer_type
+        self.keys = keys
+
+    def _stated(self, window: list[Sentence]) -> tuple[set[str], set[str]]:
+        own: set[str] = set()
+        ctx: set[str] = set()
+        for s in window:
+            own.update(s.terms)
+            own.update(s.carried)
+            ctx.update(s.under)
+        return own, ctx - own
+
+    def typed(self, window: list[Sentence]) -> bool:
+        if self.answer_type not in SHAPED_TYPES:
+            return True
+        return any(mentions_type(s.text, self.answer_type) for s in window)
+
+    def score(self, window: list[Sentence]) -> Passage:
+        sc = self.scorer
+        own, ctx = self._stated(window)
+        matched_own = sc._matched(own)
+        matched_all = sc._matched(own | ctx)
+        value = (matched_own + CONTEXT_FACTOR * (matched_all - matched_own)) / sc.present
+        typed = self.typed(window)
+        if self.answer_type in SHAPED_TYPES:
+            value = value + TYPE_BONUS if typed else value * UNTYPED_FACTOR
+        value -= EXTRA_SENTENCE_COST * (len(window) - 1)
+        context = unit_context(window[0])
+        coverage = sc._matched(own | ctx | context) / sc.total
+        return Passage(window, value, coverage, typed)
+
+    def answers(self, passage: Passage) -> bool:
+        """The passage states the question's key terms, enough of its words, and an answer of its shape."""
+        if passage.coverage < MIN_COVERAGE:
+            return False
+        said = set(unit_context(passage.sentences[0]))
+        for s in passage.sentences:
+            said.update(s.terms)
+            said.update(s.carried)
+            said.update(s.under)
+        return self.keys <= said
+
+    def best(self, pool: list[Sentence]) -> Passage | None:
+        """The best-scoring window that answers, if the best-scoring windows answer at all."""
+        scored = sorted(
+            (self.score(w) for w in windows(pool)),
+            key=lambda p: (-p.score, p.sentences[0].order, len(p.sentences)),
+        )
+        if not scored or scored[0].score <= 0:
+            return None
+        top = scored[0].score
+        for passage in scored[:12]:
+            if passage.score < top * 0.75:
+                break
+            if self.answers(passage) and (passage.typed or self.answer_type not in SHAPED_TYPES):
+                return passage
+        return None
