@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 import msgspec
-from mrpvm.plugins.sdk.text import sentences, terms
+from mrpvm.plugins.sdk.text import plain_text, sentences, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 # DS009 field weights. `body` is the claim or the procedure steps.
@@ -63,10 +63,11 @@ _ITEMIZED = frozenset({"list", "table"})
 
 
 def topic_text(unit: KnowledgeUnit) -> str:
-    """The topic field: Topic, plus Title when it adds words; for a list or table, also the heading it
-    stands under (a list under "Exit Codes" is found by "exit code" although no item says it)."""
+    """The topic field: Topic, plus Title when it adds words, plus the heading the unit stands under (a
+    list under "Exit Codes" is found by "exit code" although no item says it; a heading is part of the
+    text under it)."""
     parts = [unit.topic]
-    for extra in (unit.title, unit.heading if unit.chunkType in _ITEMIZED else None):
+    for extra in (unit.title, unit.heading):
         if extra and not any(extra in p for p in parts):
             parts.append(extra)
     return " ".join(parts)
@@ -75,8 +76,8 @@ def topic_text(unit: KnowledgeUnit) -> str:
 def unit_fields(unit: KnowledgeUnit) -> dict[str, list[str]]:
     """Analysed terms of each weighted field (stemmed content words, as sdk `terms`)."""
     return {
-        "topic": analyse(topic_text(unit)),
-        "body": analyse(body_text(unit)),
+        "topic": analyse(plain_text(topic_text(unit))),
+        "body": analyse(plain_text(body_text(unit))),
         "role": list(role_terms(unit.role)),
         "acts": list(acts_terms(tuple(unit.acts))),
         "note": analyse(unit.utilityNote) if unit.utilityNote else [],

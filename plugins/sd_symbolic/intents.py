@@ -12,6 +12,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.answer_types import expected_type
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.text import STOPWORDS
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
@@ -305,6 +306,7 @@ def _intent(index: int, q: _Question) -> IntentGroup:
         criterion=criterion_for(q.act, focus),
         evidence=evidence_for(q.act, focus),
         output=_output_for(q),
+        answerType=expected_type(q.text.split("? ")[-1]),
     )
 
 
@@ -407,6 +409,7 @@ def _sub_intent(index: int, text: str) -> IntentGroup:
         criterion=criterion_for(act, focus),
         evidence=evidence_for(act, focus),
         output="brief" if act == "identify" else "paragraph",
+        answerType=expected_type(text),
     )
 
 

@@ -45,7 +45,9 @@ def stems(tokens: list[str]) -> list[str]:
 # A short command-line option ("-f", "-R", "-3"): kept whole, case and dash included, as one term (its
 # letter alone would be dropped as a single character, and "-r" and "-R" are different options).
 _SHORT_OPTION = r"(?<![\w-])-[^\W_](?![\w-])"
-TERM_TOKEN = re.compile(_SHORT_OPTION + "|" + WORD_PATTERN.pattern, re.UNICODE)
+# A dotted version or number ("10.1", "6.0.28"): one term, plus its major number ("GCC 10" finds "10.1").
+_VERSION = r"(?<![\w.])\d+(?:\.\d+)+(?![\d])"
+TERM_TOKEN = re.compile(_SHORT_OPTION + "|" + _VERSION + "|" + WORD_PATTERN.pattern, re.UNICODE)
 _KEPT_LETTERS = frozenset("BCDEFGHJKLMNOPQRSTUVWXYZ")  # "an M suffix", "the C API"; not "I" or "A"
 
 
@@ -75,6 +77,8 @@ def _token_terms(token: str) -> tuple[str, ...]:
     plus its hyphen parts, stemmed."""
     if token[0] == "-":
         return (token,)
+    if token[0].isdigit() and "." in token:
+        return (token, token.split(".", 1)[0])
     word = _content_word(token)
     if word is None:
         return ()
@@ -100,6 +104,20 @@ def terms(text: str) -> list[str]:
             found = cache[token] = _token_terms(token)
         out.extend(found)
     return out
+
+
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*\)")  # [text](url), ![alt](src)
+_URL = re.compile(r"<?\b(?:https?|ftp)://[^\s<>]+>?|<[^\s<>@]+@[^\s<>]+>")
+
+
+def plain_text(text: str) -> str:
+    """Text as words to match: a Markdown link reads as its text, a bare URL or mail address as nothing
+    (the path of a link, "nodejs/node/blob/v19.x", would repeat words the reader never sees)."""
+    if "](" in text:
+        text = _LINK.sub(r"\1", text)
+    if "://" in text or "@" in text:
+        text = _URL.sub(" ", text)
+    return text
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
