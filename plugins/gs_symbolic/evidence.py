@@ -6,7 +6,14 @@ import math
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.text import markdown_pieces, plain_text, sentence_spans, table_cells, terms
+from mrpvm.plugins.sdk.text import (
+    markdown_pieces,
+    notation_terms,
+    plain_text,
+    sentence_spans,
+    table_cells,
+    terms,
+)
 from mrpvm.protocol.document import KnowledgeUnit
 
 _STEP_PREFIX = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]\s*|[-*•]\s+)", re.I)
@@ -113,7 +120,7 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
             under = frozenset(terms(about(unit))) | frozenset(terms(unit.heading))
         asked: list[str] = []
         for n, (piece, code) in enumerate(pieces):
-            found = terms(plain_text(piece))
+            found = terms(plain_text(piece)) + notation_terms(piece)
             if _QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece):
                 asked += found
                 continue

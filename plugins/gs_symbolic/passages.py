@@ -11,6 +11,10 @@ Passage retrieval over the evidence, then an answerability test:
   key term of the question (numbers, options, codes, names that are not common to the whole evidence),
   covers enough of the question's weighted terms, and, for a question whose answer has a shape, holds an
   answer of that shape. Otherwise the evidence does not answer: no passage.
+
+A dated heading (a changelog entry's version, a log's date) holds the answer of a passage that reports
+what happened then; not of one that states an intention ("upstream intends to …"). A question about the
+future ("in which release will …") is answered only by a passage that speaks of the future.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
+from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import terms
 
 from .evidence import Scorer, Sentence
@@ -32,12 +37,19 @@ MIN_COVERAGE = 0.45  # weighted share of all question terms the passage and its 
 COMMON_SHARE = 0.3  # a name in this share of the evidence sentences is the subject of all of it
 
 
+FUTURE = re.compile(
+    r"\b(?:will|shall|intends?|intended|plans?|planned|going to|in (?:the )?future|eventually|later on)\b",
+    re.I,
+)
+
+
 @dataclass(slots=True)
 class Passage:
     sentences: list[Sentence]
     score: float
     coverage: float
     typed: bool
+    dated_by: str | None = None  # the heading that holds the answer's version or date
 
     @property
     def unit_id(self) -> str:
@@ -71,6 +83,13 @@ def windows(pool: list[Sentence]) -> list[list[Sentence]]:
 
 
 _KEY_SHAPE = re.compile(r"\d|^-")
+_CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b", re.I)
+
+
+def is_instruction(text: str) -> bool:
+    """A sentence that tells the reader what to do: a clause opening with a command verb ("Run …", "To
+    create X, create a copy …", "…, and use it as FILE")."""
+    return any(m.group(1).lower() in IMPERATIVE_VERBS for m in _CLAUSE_START.finditer(text.strip()))
 
 
 def key_terms(question_terms: list[str], name_terms: set[str], pool: list[Sentence]) -> set[str]:
@@ -90,10 +109,11 @@ def key_terms(question_terms: list[str], name_terms: set[str], pool: list[Senten
 class Judge:
     """Scores windows for one question and tells whether the best one answers it."""
 
-    def __init__(self, scorer: Scorer, answer_type: str, keys: set[str]):
+    def __init__(self, scorer: Scorer, answer_type: str, keys: set[str], future: bool = False):
         self.scorer = scorer
         self.answer_type = answer_type
         self.keys = keys
+        self.future = future  # the question asks about the future ("when will …")
 
     def _stated(self, window: list[Sentence]) -> tuple[set[str], set[str]]:
         own: set[str] = set()
@@ -104,10 +124,21 @@ class Judge:
             ctx.update(s.under)
         return own, ctx - own
 
-    def typed(self, window: list[Sentence]) -> bool:
+    def typed(self, window: list[Sentence]) -> tuple[bool, str | None]:
+        """(holds an answer of the expected shape, the heading that holds it instead of the passage)."""
         if self.answer_type not in SHAPED_TYPES:
-            return True
-        return any(mentions_type(s.text, self.answer_type) for s in window)
+            return True, None
+        if any(mentions_type(s.text, self.answer_type) for s in window):
+            return True, None
+        heading = window[0].unit.heading
+        if (
+            self.answer_type in ("version", "date")
+            and heading
+            and mentions_type(heading, self.answer_type)
+            and not any(FUTURE.search(s.text) for s in window)
+        ):
+            return True, heading
+        return False, None
 
     def score(self, window: list[Sentence]) -> Passage:
         sc = self.scorer
@@ -115,18 +146,26 @@ class Judge:
         matched_own = sc._matched(own)
         matched_all = sc._matched(own | ctx)
         value = (matched_own + CONTEXT_FACTOR * (matched_all - matched_own)) / sc.present
-        typed = self.typed(window)
+        typed, dated_by = self.typed(window)
         if self.answer_type in SHAPED_TYPES:
             value = value + TYPE_BONUS if typed else value * UNTYPED_FACTOR
+        elif self.answer_type == "procedure" and any(s.code or is_instruction(s.text) for s in window):
+            value += TYPE_BONUS  # "how do I …": the passage that tells what to do
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
         context = unit_context(window[0])
         coverage = sc._matched(own | ctx | context) / sc.total
-        return Passage(window, value, coverage, typed)
+        return Passage(window, value, coverage, typed, dated_by)
 
     def answers(self, passage: Passage) -> bool:
         """The passage states the question's key terms, enough of its words, and an answer of its shape."""
         if passage.coverage < MIN_COVERAGE:
             return False
+        if self.future and self.answer_type in ("version", "date"):
+            # what happened in a release does not say what a later one will do: one sentence must state
+            # the future event and its time
+            when = [s for s in passage.sentences if FUTURE.search(s.text)]
+            if not any(mentions_type(s.text, self.answer_type) for s in when):
+                return False
         said = set(unit_context(passage.sentences[0]))
         for s in passage.sentences:
             said.update(s.terms)

@@ -46,8 +46,13 @@ def proposition(focus: str) -> str:
     return main if terms(main) else text
 
 
+_PARENTHETICAL = re.compile(r"\s*\([^()]{0,80}\)")
+
+
 def _negated(text: str, stems: set[str]) -> bool | None:
-    """Whether the clause of `text` that carries most of `stems` is negated (None: no clause carries any)."""
+    """Whether the clause of `text` that carries most of `stems` is negated (None: no clause carries any).
+    A parenthetical ("Linux (WSL) is not …") does not cut the clause."""
+    text = _PARENTHETICAL.sub("", text)
     toks = tokenize(text)
     best: tuple[int, bool] | None = None
     for clause in split_clauses(text, toks):
@@ -66,15 +71,17 @@ def _negated(text: str, stems: set[str]) -> bool | None:
 
 
 def verdict(
-    focus: str, pool: list[Sentence], scorer_terms: dict[str, float], keys: set[str]
+    focus: str, pool: list[Sentence], scorer_terms: dict[str, float], keys: set[str], names: set[str]
 ) -> PolarVerdict | None:
-    """Yes/No from the sentence that best states the proposition, or None."""
+    """Yes/No from the sentence that best states the proposition, or None. The predicate (the
+    proposition's terms that are not names) locates the clause whose negation decides."""
     main = proposition(focus)
     prop = [t for t in dict.fromkeys(terms(main)) if t in scorer_terms]
     if not prop:
         return None
     total = sum(scorer_terms[t] for t in prop)
-    question_negated = _negated(main, set(prop)) or False
+    predicate = {t for t in prop if t not in names} or set(prop)
+    question_negated = _negated(main, predicate) or False
     best: PolarVerdict | None = None
     for s in pool:
         if s.code or s.text.rstrip().endswith("?"):
@@ -87,7 +94,7 @@ def verdict(
         said = sum(scorer_terms[t] for t in prop if t in own) / total
         if stated < MIN_STATED or said < MIN_OWN:
             continue
-        negated = _negated(s.text, set(prop))
+        negated = _negated(s.text, predicate)
         if negated is None:
             continue
         answer = "Yes" if negated == question_negated else "No"

@@ -43,8 +43,8 @@ def join_quotes(sentences: list[Sentence]) -> str:
 def definition_label(unit: KnowledgeUnit) -> str | None:
     """What a definition unit's sentences are about: its term ("-f, --file=ARCHIVE"), or for a footnote
     what cites it ("linux-armv7l"); None for other units, for a question (a FAQ entry) or a long term."""
-    if unit.chunkType != "definition":
-        return None
+    if unit.chunkType != "definition" or not unit.title:
+        return None  # an entry (a bullet with paragraphs) has a topic, not a term
     label = about(unit)
     if not label or len(label) > MAX_LABEL or label.rstrip().endswith("?"):
         return None

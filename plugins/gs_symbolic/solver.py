@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
+from mrpvm.plugins.sdk.answer_types import find_type
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
@@ -30,7 +30,7 @@ from .narrowing import (
     negation_terms,
     with_negations,
 )
-from .passages import Judge, Passage, key_terms, windows
+from .passages import FUTURE, Judge, Passage, key_terms, windows
 from .polarity import term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
@@ -45,9 +45,6 @@ _ATTRIBUTE = re.compile(
     r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+(?:the|a|an)\s+(?:[^\W_]+\s+){0,2}?([^\W_]+)\s+(?:of|for|in|at)\b"
     r"|^\s*how\s+(?:many|much)\s+([^\W_]+)",
     re.I,
-)
-_FUTURE = re.compile(
-    r"\b(?:will|intends?|intended|plans?|planned|going to|in (?:the )?future|eventually)\b", re.I
 )
 
 
@@ -81,8 +78,17 @@ def prepare(units: list[KnowledgeUnit], notes: str) -> Material:
     return Material(units, prose, parse_notes(notes) if notes else [], code)
 
 
+def _without_echoes(q: Question, m: Material) -> Material:
+    """The evidence without the question's own sentences (a premise the turn stated is staged as a unit of
+    the turn: it is what the user said, not an answer to it)."""
+    asked = " ".join(q.text.lower().split())
+    keep = [s for s in m.pool if " ".join(s.text.lower().split()).rstrip(".!?") not in asked]
+    return m if len(keep) == len(m.pool) else Material(m.units, keep, m.chains, m.code)
+
+
 def answer(q: Question, m: Material) -> Outcome | None:
     """The answer to one question, or None when the evidence does not answer it."""
+    m = _without_echoes(q, m)
     if not m.pool and not m.chains:
         return None
     if q.yes_no or q.polar:
@@ -144,7 +150,7 @@ def _yes_no(q: Question, m: Material) -> Outcome | None:
         return None
     scorer = _scorer(q, m.pool)
     keys = key_terms(q.terms, q.name_terms, m.pool)
-    stated = polar_verdict(q.focus or q.text, m.pool, term_weights(scorer), keys)
+    stated = polar_verdict(q.focus or q.text, m.pool, term_weights(scorer), keys, q.name_terms)
     if stated is None:
         return None
     if q.single_word:
@@ -286,8 +292,12 @@ def _strip_det(phrase: str) -> str:
     return " ".join(toks)
 
 
+_SIDE_KEY = re.compile(r"\d|^-|\w-\w")
+
+
 def _compare(q: Question, m: Material) -> Outcome | None:
-    """The best passage about each compared side, each labelled with its side."""
+    """The best passage about each compared side, each labelled with its side. A side named by an option,
+    a code or a compound name ("-R flags", "X-Python-Version field") is about what names that."""
     if not q.compare:
         return None
     sides = compared_sides(q.text, m.pool)
@@ -295,7 +305,7 @@ def _compare(q: Question, m: Material) -> Outcome | None:
         sides = compared_sides(q.context.replace(";", ","), m.pool)
     if len(sides) < 2:
         return None
-    side_terms = [set(content_terms(s)) for s in sides]
+    side_terms = [set(terms(s)) for s in sides]
     shared = set.intersection(*side_terms)
     pool = m.pool + m.code if q.wants_code else m.pool
     blocks: list[str] = []
@@ -303,12 +313,14 @@ def _compare(q: Question, m: Material) -> Outcome | None:
     found = 0
     for side, own_terms in zip(sides, side_terms, strict=True):
         distinct = own_terms - shared or own_terms
-        about = [s for s in pool if distinct & (set(s.terms) | s.under | s.carried)]
+        keys = {t for t in distinct if _SIDE_KEY.search(t)} or distinct
+        about = [s for s in pool if keys & (set(s.terms) | s.under | s.carried)]
         passage = _best_about(q, about, list(own_terms) + [t for t in q.terms if t not in shared])
         if passage is None:
             blocks.append(f"**{side}**: the evidence says nothing specific about it.")
             continue
         found += 1
+        passage = _completed(passage, about)
         blocks.append(f"**{side}**: {_passage_text(passage)}")
         ids.extend(u for u in [passage.unit_id] if u not in ids)
     if found == 0:
@@ -352,49 +364,45 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     scorer = Scorer(pool, q.terms + negated, q.names, q.support)
     if q.wants_list:
         return _listed(q, pool, scorer)
-    judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool))
+    future = bool(FUTURE.search(q.focus or q.text))
+    judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool), future)
     passage = judge.best(pool)
     if passage is None:
         return None
     passage = _completed(passage, pool)
     text = _passage_text(passage)
-    heading = _dating_heading(q, passage)
-    if heading:
-        text = f"{heading}: {text}"
+    if passage.dated_by:
+        when = find_type(passage.dated_by, q.answer_type)
+        shown = f"{when} ({passage.dated_by})" if when and when != passage.dated_by else passage.dated_by
+        text = f"{shown}: {text}"
     conf = "high" if passage.coverage >= 0.75 else ("medium" if passage.coverage >= 0.55 else "low")
     ids = list(dict.fromkeys(s.unit.id for s in passage.sentences))
     evidence = f"{len(passage.sentences)} sentence(s), term coverage {passage.coverage:.2f}"
     return Outcome(text, ids, conf, evidence, "sentences")
 
 
+_ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
+
+
 def _completed(p: Passage, pool: list[Sentence]) -> Passage:
-    """A passage that ends with a lead-in ("… the following stanza:") goes on with what it leads into (the
-    code or list after it in its unit)."""
-    last = p.sentences[-1]
-    if not last.text.rstrip().endswith(":"):
+    """A passage readable on its own: one that opens with an anaphor ("This was previously available via
+    the -3 flag.") takes the sentence before it in its unit; one that ends with a lead-in ("… the
+    following stanza:") goes on with what it leads into (the code or list after it)."""
+    unit = [s for s in pool if s.unit.id == p.sentences[0].unit.id]
+    unit.sort(key=lambda s: s.order)
+    sentences = list(p.sentences)
+    first = unit.index(sentences[0]) if sentences[0] in unit else -1
+    if first > 0 and _ANAPHOR.match(sentences[0].text.strip()) and not sentences[0].code:
+        sentences.insert(0, unit[first - 1])
+    last = sentences[-1]
+    if last.text.rstrip().endswith(":") and last in unit:
+        for s in unit[unit.index(last) + 1 :]:
+            sentences.append(s)
+            if s.code or len(sentences) >= len(p.sentences) + 4:
+                break
+    if len(sentences) == len(p.sentences):
         return p
-    rest = sorted(
-        (s for s in pool if s.unit.id == last.unit.id and s.order > last.order), key=lambda s: s.order
-    )
-    follow: list[Sentence] = []
-    for s in rest:
-        follow.append(s)
-        if s.code or len(follow) >= 4:
-            break
-    return Passage(p.sentences + follow, p.score, p.coverage, p.typed) if follow else p
-
-
-def _dating_heading(q: Question, p: Passage) -> str | None:
-    """A changelog's entry heading names the version (or date) a passage states nothing of itself: the
-    heading answers "which release …?" when the passage reports what happened then, not what is intended."""
-    if q.answer_type not in SHAPED_TYPES or any(mentions_type(s.text, q.answer_type) for s in p.sentences):
-        return None
-    heading = p.sentences[0].unit.heading
-    if not heading or not mentions_type(heading, q.answer_type):
-        return None
-    if any(_FUTURE.search(s.text) for s in p.sentences):
-        return None
-    return heading
+    return Passage(sentences, p.score, p.coverage, p.typed, p.dated_by)
 
 
 def _listed(q: Question, pool: list[Sentence], scorer: Scorer) -> Outcome | None:

@@ -11,7 +11,7 @@ import re
 from functools import lru_cache
 
 import msgspec
-from mrpvm.plugins.sdk.text import plain_text, sentences, terms
+from mrpvm.plugins.sdk.text import notation_terms, plain_text, sentences, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 # DS009 field weights. `body` is the claim or the procedure steps.
@@ -77,7 +77,7 @@ def unit_fields(unit: KnowledgeUnit) -> dict[str, list[str]]:
     """Analysed terms of each weighted field (stemmed content words, as sdk `terms`)."""
     return {
         "topic": analyse(plain_text(topic_text(unit))),
-        "body": analyse(plain_text(body_text(unit))),
+        "body": analyse(plain_text(body_text(unit))) + notation_terms(body_text(unit)),
         "role": list(role_terms(unit.role)),
         "acts": list(acts_terms(tuple(unit.acts))),
         "note": analyse(unit.utilityNote) if unit.utilityNote else [],

@@ -95,7 +95,19 @@ BREADTH_LEVEL: dict[str, str] = {"broad": "aggregate", "moderate": "composite", 
 _SPECIFIC_ACTS = frozenset({"define", "identify", "evaluate", "verify", "implement"})
 # Answer types of a question answered by one fact: the passage that states it, not a section summary.
 _SPECIFIC_TYPES = frozenset(
-    {"person", "number", "version", "date", "duration", "location", "option", "command", "yes-no", "entity", "definition"}
+    {
+        "person",
+        "number",
+        "version",
+        "date",
+        "duration",
+        "location",
+        "option",
+        "command",
+        "yes-no",
+        "entity",
+        "definition",
+    }
 )
 
 

@@ -36,7 +36,9 @@ class SelectionConfig(msgspec.Struct, kw_only=True):
     duplicate_jaccard: float = 0.8  # term-set overlap at which two units are near-duplicates
     role_boost: tuple[float, ...] = (1.3, 1.2, 1.12, 1.08)  # by position of the role in ROLES_FOR_ACT[act]
     act_boost: float = 1.08  # the unit lists the intent's act in UtilityActs explicitly
-    type_boost: float = 1.15  # the unit holds an answer of the shape the question expects (a number, a version)
+    type_boost: float = (
+        1.15  # the unit holds an answer of the shape the question expects (a number, a version)
+    )
     level_prior: tuple[float, ...] = (1.0, 0.85, 0.7)  # by distance from the preferred level
     min_evidence: int = 1
     min_coverage: float = 0.5  # idf-weighted share of the intent's content terms the evidence contains

@@ -66,6 +66,7 @@ class _Question:
     phrases: list[str] = field(default_factory=list)
     effects: list[str] = field(default_factory=list)
     extra_context: list[str] = field(default_factory=list)
+    premise: str = ""  # the statements just before it in the turn ("The build passes but the cache …")
 
 
 @dataclass(slots=True)
@@ -200,7 +201,23 @@ def _classify(prompt: str) -> _Turn:
     if not turn.questions:  # only instructions: the whole turn is the request
         text = _sentence_case(clean_lead(prompt.strip())) or " ".join(prompt.split())
         turn.questions.append(_Question(text, 0, len(prompt), 0))
+    _attach_premises(prompt, turn)
     return turn
+
+
+def _attach_premises(prompt: str, turn: _Turn) -> None:
+    """The statements right before a question (after the question before it) are its premise: "The build
+    passes but the cache stays empty. What should I check?" asks about the build and the cache."""
+    for n, q in enumerate(turn.questions):
+        after = turn.questions[n - 1].end if n else -1
+        told = [
+            _ensure_end(_sentence_case(clean_lead(raw)), False)
+            for raw, start, end in turn.statements
+            if after <= start and end <= q.start
+        ]
+        q.premise = " ".join(t for t in told if t)
+        if not q.premise and n and _has_pronoun(q.text) and not told:
+            q.premise = turn.questions[n - 1].premise  # "…, and what was the size before that?"
 
 
 def _detect(prompt: str, payload: DetectSeedsPayload, turn_id: str, created_at: str) -> SeedOutcome:
@@ -296,12 +313,13 @@ def _scope_instructions(questions: list[_Question], instructions: list[_Instruct
 
 
 def _intent(index: int, q: _Question) -> IntentGroup:
-    focus = q.phrases + q.extra_context
+    premise = key_phrases(strip_polite(q.premise)) if q.premise else []
+    focus = list(dict.fromkeys(q.phrases + premise + q.extra_context))
     context = "; ".join(focus) if focus else q.text.rstrip("?.!")
     return IntentGroup(
         index=index,
         act=q.act,
-        intent=q.text,
+        intent=f"{q.premise} {q.text}" if q.premise else q.text,
         context=context,
         criterion=criterion_for(q.act, focus),
         evidence=evidence_for(q.act, focus),

@@ -277,10 +277,14 @@ def _start_node(
 # --------------------------------------------------------------------------- classification
 
 
+_ELLIPSIS = re.compile(r"\.\.\.[\])}]*$")  # "[FILE...]": an argument list, not a sentence's end
+
+
 def _unpunctuated(text: str, node: _Node) -> bool:
-    return all(
-        not _TERMINAL.search(_content(text, ln)) or _content(text, ln).endswith(":") for ln in node.lines
-    )
+    def open_line(line: str) -> bool:
+        return not _TERMINAL.search(line) or line.endswith(":") or _ELLIPSIS.search(line) is not None
+
+    return all(open_line(_content(text, ln)) for ln in node.lines)
 
 
 def _mark_code(text: str, nodes: list[_Node]) -> None:

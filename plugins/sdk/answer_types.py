@@ -158,6 +158,22 @@ _COMMAND = re.compile(r"`[^`]+`|^\s*\$ |(?<![\w-])--?[A-Za-z]|\b\w+\(\d\)")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+|<[^<>@\s]+@[^<>\s]+>")
 
 
+_FINDERS = {"version": _VERSION, "date": _DATE}
+
+
+def find_type(text: str, answer_type: str) -> str | None:
+    """The first span of `text` of a version or date shape ("9.0" in "openssh (1:9.0p1-1)"), else None."""
+    finder = _FINDERS.get(answer_type)
+    if finder is None:
+        return None
+    if answer_type == "version":
+        plain = re.search(r"\d+(?:\.\d+)+", text)
+        if plain:
+            return plain.group(0)
+    m = finder.search(text)
+    return m.group(0).strip() if m else None
+
+
 def mentions_type(text: str, answer_type: str) -> bool:
     """Whether `text` contains something of `answer_type` (always True for the types no shape tells:
     reason, procedure, comparison, definition, entity, yes-no, "")."""

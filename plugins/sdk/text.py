@@ -120,6 +120,39 @@ def plain_text(text: str) -> str:
     return text
 
 
+# Comparison notation and the words that name it: "GCC >= 10.1" states a minimum, "up to 4" a maximum.
+_NOTATION: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(
+            r">=|≥|=>|\bat least\b|\bor (?:newer|later|higher|above|greater|more)\b|\bno (?:less|fewer) than\b",
+            re.I,
+        ),
+        "minimum",
+    ),
+    (
+        re.compile(
+            r"<=|≤|=<|\bat most\b|\bup to\b|\bor (?:older|earlier|lower|below|less|fewer)\b|\bno more than\b",
+            re.I,
+        ),
+        "maximum",
+    ),
+)
+_NOTATION_TERMS: dict[str, str] = {}
+
+
+def notation_terms(text: str) -> list[str]:
+    """The terms of the comparisons a text states in notation or set phrases ("GCC >= 10.1" → minimum),
+    so a question in words ("the minimum GCC version") matches it."""
+    out = []
+    for pattern, word in _NOTATION:
+        if pattern.search(text):
+            found = _NOTATION_TERMS.get(word)
+            if found is None:
+                found = _NOTATION_TERMS[word] = stem(word)
+            out.append(found)
+    return out
+
+
 def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
     """(start, end) character offsets of the sentences of text[start:end], whitespace trimmed.
 
