@@ -219,6 +219,7 @@ RESOLVED_FIELDS = (
     _f("Selected", "csv"),
     _f("Guidance", "csv"),
     _f("Notes"),
+    _f("TermWeights"),
 )
 RESOLVED_FIELDS[2].attr = "kuLevelsUsed"
 RESOLVED_FIELDS[3].attr = "totalKUsConsidered"

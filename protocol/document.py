@@ -108,6 +108,24 @@ class KnowledgeUnit(msgspec.Struct, kw_only=True, omit_defaults=True):
         return self.phaseScopes or ["kb-plugin"]
 
 
+def format_term_weights(weights: dict[str, float]) -> str:
+    """`TermWeights` text: "term=weight" pairs joined by "; " (terms as the analyser spells them)."""
+    return "; ".join(f"{t}={w:.3f}" for t, w in weights.items() if t and "=" not in t and ";" not in t)
+
+
+def parse_term_weights(text: str) -> dict[str, float]:
+    """The pairs of a `TermWeights` text; malformed pairs are skipped."""
+    out: dict[str, float] = {}
+    for pair in text.split(";"):
+        term, sep, value = pair.strip().rpartition("=")
+        if sep and term:
+            try:
+                out[term] = float(value)
+            except ValueError:
+                continue
+    return out
+
+
 class ResolvedIntent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """What a kb-plugin found for one intent."""
 
@@ -119,6 +137,13 @@ class ResolvedIntent(msgspec.Struct, kw_only=True, omit_defaults=True):
     selected: list[str] = []
     guidance: list[str] = []
     notes: str = ""
+    # the query terms' weight in the whole collection the plugin searched ("tar=0.31; abbrevi=4.2"): a
+    # solver that sees only the selected units can still tell a common word from a rare one
+    termWeights: str = ""
+
+    @property
+    def term_weights(self) -> dict[str, float]:
+        return parse_term_weights(self.termWeights)
 
     @property
     def ref(self) -> str:

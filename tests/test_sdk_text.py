@@ -74,7 +74,15 @@ def test_terms_keep_short_options_digits_and_naming_capitals():
     ]
     assert terms("a-b x -vkp 1-2") == ["a-b", "vkp", "1-2"]  # a cluster and a range are words
     # a dotted version is one term (and its major number): "3.12" is not "3" and "12"
-    assert terms("GCC >= 10.1 and libstdc++ 6.0.28, v2.") == ["gcc", "10.1", "10", "libstdc", "6.0.28", "6", "v2"]
+    assert terms("GCC >= 10.1 and libstdc++ 6.0.28, v2.") == [
+        "gcc",
+        "10.1",
+        "10",
+        "libstdc",
+        "6.0.28",
+        "6",
+        "v2",
+    ]
 
 
 def test_the_cache_is_bounded_and_clearing_it_changes_nothing(monkeypatch):

@@ -164,15 +164,24 @@ class Scorer:
         question_terms: list[str],
         names: list[list[str]] | None = None,
         support: list[str] | None = None,
+        collection: dict[str, float] | None = None,
     ):
         n = max(1, len(pool))
         df: dict[str, int] = {}
         for s in pool:
             for t in set(s.terms):
                 df[t] = df.get(t, 0) + 1
-        weight = {t: math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1 for t in question_terms}
+
+        def idf(t: str) -> float:
+            """The collection's weight when the retriever gave it (a few selected units make every word
+            look rare), else the weight within the evidence."""
+            if collection and t in collection:
+                return collection[t] + 0.1
+            return math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1
+
+        weight = {t: idf(t) for t in question_terms}
         for t in support or []:
-            weight.setdefault(t, self.SUPPORT * (math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1))
+            weight.setdefault(t, self.SUPPORT * idf(t))
         # a term only a heading names is in the evidence too ("design goals" over the list it heads)
         headed = frozenset().union(*(s.under for s in pool)) if pool else frozenset()
         # a multi-word name is one concept: any of its parts mentions it, weighted as its rarest part
@@ -189,6 +198,10 @@ class Scorer:
                 self.groups.append((frozenset([t]), w, bool(df.get(t)) or t in headed))
         self.total = sum(w for _, w, _ in self.groups) or 1.0
         self.present = sum(w for _, w, p in self.groups if p) or 1.0
+        # the question's own terms (not the Context line's): what answering it is measured on
+        own = set(question_terms)
+        self.asked = [(parts, w) for parts, w, _ in self.groups if parts & own]
+        self.asked_total = sum(w for _, w in self.asked) or 1.0
 
     def _matched(self, have: set[str]) -> float:
         return sum(w for parts, w, _ in self.groups if parts & have)
@@ -212,6 +225,10 @@ class Scorer:
         if self.headed(sentence):
             return with_heading
         return own + self.UNDER * (with_heading - own)
+
+    def asked_coverage(self, have: set[str]) -> float:
+        """Weighted share of the question's own terms (Context-line terms left out) that `have` holds."""
+        return sum(w for parts, w in self.asked if parts & have) / self.asked_total
 
     def coverage(self, chosen: list[Sentence]) -> float:
         have: set[str] = set()

@@ -151,9 +151,13 @@ class Judge:
             value = value + TYPE_BONUS if typed else value * UNTYPED_FACTOR
         elif self.answer_type == "procedure" and any(s.code or is_instruction(s.text) for s in window):
             value += TYPE_BONUS  # "how do I …": the passage that tells what to do
+        elif self.answer_type == "command" and any(
+            s.code or mentions_type(s.text, "command") for s in window
+        ):
+            value += TYPE_BONUS  # "which command …": code, or a command written as one
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
         context = unit_context(window[0])
-        coverage = sc._matched(own | ctx | context) / sc.total
+        coverage = sc.asked_coverage(own | ctx | context)
         return Passage(window, value, coverage, typed, dated_by)
 
     def answers(self, passage: Passage) -> bool:
@@ -173,12 +177,15 @@ class Judge:
             said.update(s.under)
         return self.keys <= said
 
-    def best(self, pool: list[Sentence]) -> Passage | None:
-        """The best-scoring window that answers, if the best-scoring windows answer at all."""
-        scored = sorted(
+    def ranked(self, pool: list[Sentence]) -> list[Passage]:
+        """Every window, best first."""
+        return sorted(
             (self.score(w) for w in windows(pool)),
             key=lambda p: (-p.score, p.sentences[0].order, len(p.sentences)),
         )
+
+    def best_of(self, scored: list[Passage]) -> Passage | None:
+        """The best-scoring window that answers, if the best-scoring windows answer at all."""
         if not scored or scored[0].score <= 0:
             return None
         top = scored[0].score
@@ -188,3 +195,6 @@ class Judge:
             if self.answers(passage) and (passage.typed or self.answer_type not in SHAPED_TYPES):
                 return passage
         return None
+
+    def best(self, pool: list[Sentence]) -> Passage | None:
+        return self.best_of(self.ranked(pool))

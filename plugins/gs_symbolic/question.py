@@ -237,6 +237,7 @@ class Question:
     support: list[str] = field(default_factory=list)  # content stems of the context, not already in terms
     answer_type: str = ""  # what kind of answer is expected (protocol.vocab.ANSWER_TYPES), "" unknown
     name_terms: set[str] = field(default_factory=set)  # terms of the names the question uses ("Ubuntu")
+    collection: dict[str, float] = field(default_factory=dict)  # the retriever's term weights (idf)
 
     @property
     def constrained(self) -> bool:
@@ -285,13 +286,21 @@ def analyse(
     q.hypothetical = bool(_HYPOTHETICAL.search(focus))
     q.wh = bool(_WH.match(focus))
     q.sub_questions = questions
-    q.terms = content_terms(question_text)
+    q.terms = [t for t in content_terms(question_text) if t not in _how_words(focus)]
     q.context = context
     q.support = [t for t in content_terms(context) if t not in q.terms]
     q.names = name_groups(question_text) + name_groups(context.replace(";", ","))
     q.answer_type = answer_type or expected_type(focus)
     q.name_terms = {t for run in name_runs(question_text) for t in content_terms(run)}
     return q
+
+
+_HOW = re.compile(r"\bhow\s+(long|much|many|often|far|big|large|old|soon|fast|high|tall|wide|deep)\b", re.I)
+
+
+def _how_words(focus: str) -> set[str]:
+    """The adverb of "how long/much/many/often …": the kind of answer asked for, not what it is about."""
+    return set(stems([m.group(1).lower() for m in _HOW.finditer(focus)]))
 
 
 def content_terms(text: str) -> list[str]:

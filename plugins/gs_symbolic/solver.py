@@ -27,10 +27,11 @@ from .evidence import Scorer, Sentence, procedure_steps, relevant, split_units
 from .narrowing import (
     code_under_named_heading,
     drop_echoes,
+    echoes,
     negation_terms,
     with_negations,
 )
-from .passages import FUTURE, Judge, Passage, key_terms, windows
+from .passages import EXTRA_SENTENCE_COST, FUTURE, Judge, Passage, key_terms, windows
 from .polarity import term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
@@ -38,6 +39,8 @@ from .question import Question, content_terms, name_runs
 from .render import definition_label, join_quotes, labelled, render_list
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
+OPEN_PASSAGES = 3  # an open question ("describe X") may be answered by this many passages
+OPEN_SHARE = 0.5  # ... each scoring at least this share of the best one
 DEFAULT_LIMIT = 8
 BRIEF_LIMIT = 3
 # "What is the <attribute> of X?" / "How many <things> ...?": the attribute's head noun must be named.
@@ -82,7 +85,11 @@ def _without_echoes(q: Question, m: Material) -> Material:
     """The evidence without the question's own sentences (a premise the turn stated is staged as a unit of
     the turn: it is what the user said, not an answer to it)."""
     asked = " ".join(q.text.lower().split())
-    keep = [s for s in m.pool if " ".join(s.text.lower().split()).rstrip(".!?") not in asked]
+    keep = [
+        s
+        for s in m.pool
+        if s.unit.sourceType != "turn" or " ".join(s.text.lower().split()).rstrip(".!?") not in asked
+    ]
     return m if len(keep) == len(m.pool) else Material(m.units, keep, m.chains, m.code)
 
 
@@ -150,7 +157,10 @@ def _yes_no(q: Question, m: Material) -> Outcome | None:
         return None
     scorer = _scorer(q, m.pool)
     keys = key_terms(q.terms, q.name_terms, m.pool)
-    stated = polar_verdict(q.focus or q.text, m.pool, term_weights(scorer), keys, q.name_terms)
+    named = name_runs(q.context.replace(";", ","))
+    stated = polar_verdict(
+        q.focus or q.text, m.pool, term_weights(scorer), keys, q.name_terms, named[0] if named else ""
+    )
     if stated is None:
         return None
     if q.single_word:
@@ -296,8 +306,9 @@ _SIDE_KEY = re.compile(r"\d|^-|\w-\w")
 
 
 def _compare(q: Question, m: Material) -> Outcome | None:
-    """The best passage about each compared side, each labelled with its side. A side named by an option,
-    a code or a compound name ("-R flags", "X-Python-Version field") is about what names that."""
+    """The best passage about each compared side, each labelled with its side, then what is said of both.
+    A side named by an option, a code or a compound name ("-R flags", "X-Python-Version field") is about
+    what names that."""
     if not q.compare:
         return None
     sides = compared_sides(q.text, m.pool)
@@ -308,13 +319,16 @@ def _compare(q: Question, m: Material) -> Outcome | None:
     side_terms = [set(terms(s)) for s in sides]
     shared = set.intersection(*side_terms)
     pool = m.pool + m.code if q.wants_code else m.pool
+    keys = []
+    for own_terms in side_terms:
+        distinct = own_terms - shared or own_terms
+        keys.append({t for t in distinct if _SIDE_KEY.search(t)} or distinct)
+    named = [[k for k, ks in enumerate(keys) if ks & (set(s.terms) | s.under | s.carried)] for s in pool]
     blocks: list[str] = []
     ids: list[str] = []
     found = 0
-    for side, own_terms in zip(sides, side_terms, strict=True):
-        distinct = own_terms - shared or own_terms
-        keys = {t for t in distinct if _SIDE_KEY.search(t)} or distinct
-        about = [s for s in pool if keys & (set(s.terms) | s.under | s.carried)]
+    for k, (side, own_terms) in enumerate(zip(sides, side_terms, strict=True)):
+        about = [s for s, hits in zip(pool, named, strict=True) if hits == [k]]
         passage = _best_about(q, about, list(own_terms) + [t for t in q.terms if t not in shared])
         if passage is None:
             blocks.append(f"**{side}**: the evidence says nothing specific about it.")
@@ -323,21 +337,28 @@ def _compare(q: Question, m: Material) -> Outcome | None:
         passage = _completed(passage, about)
         blocks.append(f"**{side}**: {_passage_text(passage)}")
         ids.extend(u for u in [passage.unit_id] if u not in ids)
-    if found == 0:
+    both = [s for s, hits in zip(pool, named, strict=True) if len(hits) >= 2]
+    passage = _best_about(q, both, [t for t in q.terms]) if both else None
+    if passage is not None:
+        blocks.append(f"**Both**: {_passage_text(_completed(passage, both))}")
+        ids.extend(u for u in [passage.unit_id] if u not in ids)
+    if found == 0 and passage is None:
         return None
     conf = "high" if found == len(sides) else "low"
     return Outcome("\n\n".join(blocks), ids, conf, f"comparison of {', '.join(sides)}", "comparison")
 
 
 def _best_about(q: Question, pool: list[Sentence], side_terms: list[str]) -> Passage | None:
-    """The best short passage of `pool` about one side (scored on the side's and the question's terms)."""
+    """The best short passage of `pool` about one side (scored on the side's and the question's terms):
+    of equally good ones the earliest, two sentences rather than one (a side is described, not named)."""
     if not pool:
         return None
-    scorer = Scorer(pool, side_terms, q.names, q.support)
+    scorer = Scorer(pool, side_terms, q.names, q.support, q.collection)
     judge = Judge(scorer, "", set())
-    scored = sorted(
-        (judge.score(w) for w in windows(pool) if len(w) <= 2), key=lambda p: (-p.score, p.sentences[0].order)
-    )
+    scored = [judge.score(w) for w in windows(pool) if len(w) <= 2]
+    for p in scored:
+        p.score += EXTRA_SENTENCE_COST * (len(p.sentences) - 1)
+    scored.sort(key=lambda p: (-round(p.score, 6), p.sentences[0].order, -len(p.sentences)))
     return scored[0] if scored and scored[0].score > 0 else None
 
 
@@ -361,24 +382,36 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     pool = m.pool + (m.code if with_code else code_under_named_heading(m.code, q.terms))
     negated = negation_terms(q.focus or q.text)
     pool = with_negations(pool, negated)
-    scorer = Scorer(pool, q.terms + negated, q.names, q.support)
-    if q.wants_list:
+    scorer = Scorer(pool, q.terms + negated, q.names, q.support, q.collection)
+    if q.wants_list or any(s.under and scorer.headed(s) for s in pool):
         return _listed(q, pool, scorer)
     future = bool(FUTURE.search(q.focus or q.text))
     judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool), future)
-    passage = judge.best(pool)
+    ranked = [p for p in judge.ranked(pool) if not echoes(p.sentences, q.text)]
+    passage = judge.best_of(ranked)
     if passage is None:
         return None
-    passage = _completed(passage, pool)
-    text = _passage_text(passage)
-    if passage.dated_by:
-        when = find_type(passage.dated_by, q.answer_type)
-        shown = f"{when} ({passage.dated_by})" if when and when != passage.dated_by else passage.dated_by
-        text = f"{shown}: {text}"
-    conf = "high" if passage.coverage >= 0.75 else ("medium" if passage.coverage >= 0.55 else "low")
-    ids = list(dict.fromkeys(s.unit.id for s in passage.sentences))
-    evidence = f"{len(passage.sentences)} sentence(s), term coverage {passage.coverage:.2f}"
-    return Outcome(text, ids, conf, evidence, "sentences")
+    chosen = [_completed(passage, pool)]
+    if q.answer_type == "":  # "describe X": what else the evidence says of it, from other units
+        for other in ranked:
+            if len(chosen) >= OPEN_PASSAGES or other.score < passage.score * OPEN_SHARE:
+                break
+            if other.unit_id not in {c.unit_id for c in chosen} and judge.answers(other):
+                chosen.append(_completed(other, pool))
+        chosen.sort(key=lambda p: p.sentences[0].order)
+    parts = []
+    for p in chosen:
+        text = _passage_text(p)
+        if p.dated_by:
+            when = find_type(p.dated_by, q.answer_type)
+            shown = f"{when} ({p.dated_by})" if when and when != p.dated_by else p.dated_by
+            text = f"{shown}: {text}"
+        parts.append(text)
+    coverage = max(p.coverage for p in chosen)
+    conf = "high" if coverage >= 0.75 else ("medium" if coverage >= 0.55 else "low")
+    ids = list(dict.fromkeys(s.unit.id for p in chosen for s in p.sentences))
+    evidence = f"{sum(len(p.sentences) for p in chosen)} sentence(s), term coverage {coverage:.2f}"
+    return Outcome("\n\n".join(parts), ids, conf, evidence, "sentences")
 
 
 _ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
@@ -406,10 +439,14 @@ def _completed(p: Passage, pool: list[Sentence]) -> Passage:
 
 
 def _listed(q: Question, pool: list[Sentence], scorer: Scorer) -> Outcome | None:
-    """A question that asks for a list: the relevant items (a whole list when its heading names the question)."""
+    """A question that asks for a list, or about a list as a whole (its heading or lead-in names all the
+    question asks: "What are the exit codes?"): the relevant items, a headed list whole."""
     limit = BRIEF_LIMIT if q.brief else DEFAULT_LIMIT
-    chosen = relevant(pool, scorer, limit)
-    chosen = drop_echoes(chosen, q.text)
+    headed = {s.unit.id for s in pool if s.under and scorer.headed(s)}
+    chosen = (
+        [s for s in pool if s.unit.id in headed and not s.lead] if headed else relevant(pool, scorer, limit)
+    )
+    chosen = drop_echoes(sorted(chosen, key=lambda s: s.order), q.text)
     if not chosen or max(scorer.score(s) for s in chosen) < MIN_SCORE:
         return None
     coverage = scorer.coverage(chosen)
@@ -425,4 +462,4 @@ def _listed(q: Question, pool: list[Sentence], scorer: Scorer) -> Outcome | None
 
 
 def _scorer(q: Question, pool: list[Sentence]) -> Scorer:
-    return Scorer(pool, q.terms, q.names, q.support)
+    return Scorer(pool, q.terms, q.names, q.support, q.collection)

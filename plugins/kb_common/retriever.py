@@ -131,6 +131,7 @@ class Retriever:
             considered=len(pool),
             sufficiency=suff,
             top_lexical=top,
+            term_weights={t: round(views.idf(t), 3) for t in profile.weights},
         )
         trace = [f"skipped {len(asking)} question units"] if asking else []
         if whole:

@@ -140,7 +140,12 @@ def resolve_levels(
         concentrated = (c.terms & wanted) <= told
         # a summary that dropped what the question asks about: its children say more than it does
         richer = len(set().union(*(k.matched for k in relevant))) > len(c.matched) if relevant else False
-        if relevant and (too_big or (concentrated and (spread < config.relevant_fraction or richer))):
+        # a specific question about a small section its heading names ("What are the design goals?"):
+        # the section's own units say it; its summary is a lossy digest of them
+        whole_small = profile.level_rank == 0 and len(kids) <= config.max_children and spread >= 1.0
+        if relevant and (
+            too_big or whole_small or (concentrated and (spread < config.relevant_fraction or richer))
+        ):
             best = max(k.match for k in relevant)
             # extract the best children, including weaker ones that still share the question's terms
             chosen = sorted(_relevant(kids, 0.25), key=lambda k: -k.match)

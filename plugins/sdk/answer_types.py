@@ -131,9 +131,11 @@ def expected_type(question: str) -> str:
 
 # --------------------------------------------------------------------------- recognisers
 
+_UNITS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+NUMBER_WORD = rf"(?:(?:{_TENS})(?:[- ](?:{_UNITS}))?|{_UNITS}|hundred|thousand|million|billion|dozen|a few|several|a couple of)"
 _NUMBER = re.compile(
-    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|"
-    r"hundred|thousand|million|billion|dozen|twice|double|half|once)\b",
+    rf"(?<![A-Za-z])\d|\b(?:{NUMBER_WORD}|twice|double|triple|half|once)\b",
     re.I,
 )
 _VERSION = re.compile(r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release)\s+\d", re.I)
@@ -147,7 +149,7 @@ _DATE = re.compile(
     re.I,
 )
 _DURATION = re.compile(
-    r"\b(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|several|few)\s*-?\s*"
+    rf"(?:\b\d+(?:\.\d+)?|\b(?:an?|{NUMBER_WORD}))\s*-?\s*"
     r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\b",
     re.I,
 )
@@ -155,7 +157,12 @@ _PATH = re.compile(r"(?:^|[\s(`'\"])(?:~|\.{1,2})?/[\w.@+-]+|\b[a-z][\w+.-]*://\
 _PLACE_WORDS = re.compile(r"\b(?:directory|folder|path|file|location|in the)\b", re.I)
 _OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 _COMMAND = re.compile(r"`[^`]+`|^\s*\$ |(?<![\w-])--?[A-Za-z]|\b\w+\(\d\)")
-_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+|<[^<>@\s]+@[^<>\s]+>")
+# Two or more capitalised words ("Priya Natarajan", "Dr. A. Vance") not opened by a function word ("The
+# Aurora"), or a mail address.
+_NAME = re.compile(
+    r"\b(?!(?:The|A|An|This|That|These|Those|In|On|At|For|If|When|It|Its|Our|Your|Their)\b)"
+    r"[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+|<[^<>@\s]+@[^<>\s]+>"
+)
 
 
 _FINDERS = {"version": _VERSION, "date": _DATE}
