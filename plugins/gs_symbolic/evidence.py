@@ -182,6 +182,7 @@ class Scorer:
         weight = {t: idf(t) for t in question_terms}
         for t in support or []:
             weight.setdefault(t, self.SUPPORT * idf(t))
+        self.weights = weight
         # a term only a heading names is in the evidence too ("design goals" over the list it heads)
         headed = frozenset().union(*(s.under for s in pool)) if pool else frozenset()
         # a multi-word name is one concept: any of its parts mentions it, weighted as its rarest part

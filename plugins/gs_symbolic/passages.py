@@ -33,6 +33,8 @@ EXTRA_SENTENCE_COST = 0.06
 TYPE_BONUS = 0.15
 UNTYPED_FACTOR = 0.5  # a window without an answer of the expected shape is worth this much
 CONTEXT_FACTOR = 0.6  # a question term only the heading/term/lead-in states
+UNFOCUSED_COST = 0.004  # per word of the passage that the question does not ask about
+CONDITION_BONUS = 0.1  # the passage states a condition as the question does (same polarity)
 MIN_COVERAGE = 0.45  # weighted share of all question terms the passage and its context state
 COMMON_SHARE = 0.3  # a name in this share of the evidence sentences is the subject of all of it
 
@@ -106,14 +108,35 @@ def key_terms(question_terms: list[str], name_terms: set[str], pool: list[Senten
     return out
 
 
+_CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|without|none)\b|n't\b", re.I)
+
+
+def stated_condition(text: str) -> bool | None:
+    """Whether the first condition a text states ("if …", "unless …") is negated; None without one."""
+    m = _CONDITION.search(text)
+    if m is None:
+        return None
+    negations = len(_NEGATION.findall(m.group(2))) + (m.group(1).lower() == "unless")
+    return negations % 2 == 1
+
+
 class Judge:
     """Scores windows for one question and tells whether the best one answers it."""
 
-    def __init__(self, scorer: Scorer, answer_type: str, keys: set[str], future: bool = False):
+    def __init__(
+        self,
+        scorer: Scorer,
+        answer_type: str,
+        keys: set[str],
+        future: bool = False,
+        condition: bool | None = None,
+    ):
         self.scorer = scorer
         self.answer_type = answer_type
         self.keys = keys
         self.future = future  # the question asks about the future ("when will …")
+        self.condition = condition  # the question sets a condition ("If I don't pass -f, …"): is it negated?
 
     def _stated(self, window: list[Sentence]) -> tuple[set[str], set[str]]:
         own: set[str] = set()
@@ -156,6 +179,11 @@ class Judge:
         ):
             value += TYPE_BONUS  # "which command …": code, or a command written as one
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
+        # of passages that say as much, the one that says less besides is the focused one
+        said = {t for s in window for t in s.terms}
+        value -= UNFOCUSED_COST * len(said - set(sc.weights))
+        if self.condition is not None and any(stated_condition(s.text) == self.condition for s in window):
+            value += CONDITION_BONUS  # "If I don't pass -f" answered by "If this option is not given"
         context = unit_context(window[0])
         coverage = sc.asked_coverage(own | ctx | context)
         return Passage(window, value, coverage, typed, dated_by)

@@ -295,6 +295,7 @@ def analyse(
     return q
 
 
+_NAME_STEMS = frozenset(stems(["name"]))
 _HOW = re.compile(r"\bhow\s+(long|much|many|often|far|big|large|old|soon|fast|high|tall|wide|deep)\b", re.I)
 
 
@@ -303,10 +304,16 @@ def _how_words(focus: str) -> set[str]:
     return set(stems([m.group(1).lower() for m in _HOW.finditer(focus)]))
 
 
+_IMPERATIVE_NAME = re.compile(r"^\s*(?:please\s+)?(?:name|identify|list)\b", re.I)
+
+
 def content_terms(text: str) -> list[str]:
-    """Stemmed content words of a question, without question-framing words, in first-seen order."""
-    # a hyphenated word counts through its parts ("aura-city" → aura, citi), not three times
-    return list(dict.fromkeys(t for t in terms(text) if t not in _FRAMING and "-" not in t))
+    """Stemmed content words of a question, without question-framing words, in first-seen order. "name"
+    is framing only as the request "Name the …" ("the archive name" is content)."""
+    framing = _FRAMING if _IMPERATIVE_NAME.match(text) else _FRAMING - _NAME_STEMS
+    # a hyphenated word counts through its parts ("aura-city" → aura, citi), not three times; a short
+    # option ("-f") is a term of its own
+    return list(dict.fromkeys(t for t in terms(text) if t not in framing and ("-" not in t or t[0] == "-")))
 
 
 def name_groups(text: str) -> list[list[str]]:

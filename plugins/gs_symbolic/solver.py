@@ -31,7 +31,7 @@ from .narrowing import (
     negation_terms,
     with_negations,
 )
-from .passages import EXTRA_SENTENCE_COST, FUTURE, Judge, Passage, key_terms, windows
+from .passages import EXTRA_SENTENCE_COST, FUTURE, Judge, Passage, key_terms, stated_condition, windows
 from .polarity import term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
@@ -334,8 +334,8 @@ def _compare(q: Question, m: Material) -> Outcome | None:
             blocks.append(f"**{side}**: the evidence says nothing specific about it.")
             continue
         found += 1
-        passage = _completed(passage, about)
-        blocks.append(f"**{side}**: {_passage_text(passage)}")
+        passage = _completed(passage, pool)
+        blocks.append(f"**{side}**: {_passage_text(passage, side)}")
         ids.extend(u for u in [passage.unit_id] if u not in ids)
     both = [s for s, hits in zip(pool, named, strict=True) if len(hits) >= 2]
     passage = _best_about(q, both, [t for t in q.terms]) if both else None
@@ -362,10 +362,14 @@ def _best_about(q: Question, pool: list[Sentence], side_terms: list[str]) -> Pas
     return scored[0] if scored and scored[0].score > 0 else None
 
 
-def _passage_text(p: Passage) -> str:
+def _passage_text(p: Passage, shown: str = "") -> str:
+    """The passage as quoted text with its definition term, unless `shown` (a label already written
+    before it) names the term."""
     text = join_quotes(p.sentences)
     label = definition_label(p.sentences[0].unit)
-    return labelled(label, text) if label else text
+    if not label or (shown and set(terms(shown)) <= set(terms(label))):
+        return text
+    return labelled(label, text)
 
 
 def _sentences(q: Question, m: Material) -> Outcome | None:
@@ -386,8 +390,12 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     if q.wants_list or any(s.under and scorer.headed(s) for s in pool):
         return _listed(q, pool, scorer)
     future = bool(FUTURE.search(q.focus or q.text))
-    judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool), future)
-    ranked = [p for p in judge.ranked(pool) if not echoes(p.sentences, q.text)]
+    condition = (
+        stated_condition(q.focus) if re.match(r"\s*(?:if|unless|when)\b", q.focus or "", re.I) else None
+    )
+    judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool), future, condition)
+    # a passage with a sentence that says nothing but the question's words is no answer
+    ranked = [p for p in judge.ranked(pool) if not any(echoes([s], q.text) for s in p.sentences)]
     passage = judge.best_of(ranked)
     if passage is None:
         return None

@@ -85,6 +85,7 @@ _CONSTRAINED = re.compile(
 WEIGHT_INTENT = 1.0
 WEIGHT_SUPPORT = 0.5  # the Context line
 WEIGHT_META = 0.25
+WEIGHT_CRITERION = 0.05
 
 # Words that name the source itself ("summarize the document"): a question about the whole source.
 SOURCE_TERMS: frozenset[str] = frozenset(
@@ -197,8 +198,8 @@ def build_profile(intent: IntentGroup, purpose: str = "task-evidence") -> GoalPr
         weights[term] = max(weights.get(term, 0.0), w)
         if w == WEIGHT_SUPPORT and term not in subject:
             subject.append(term)
-    for term in terms(intent.criterion or ""):  # how the answer is judged: mostly not its subject
-        weights[term] = max(weights.get(term, 0.0), WEIGHT_META)
+    for term in terms(intent.criterion or ""):  # how the answer is judged, not its subject: a faint weight
+        weights[term] = max(weights.get(term, 0.0), WEIGHT_CRITERION)
     if not content:  # a question made only of meta words still has to be matched on something
         content = [t for t in weights if weights[t] >= WEIGHT_SUPPORT] or list(weights)
     subject += [t for t in content if t not in subject]

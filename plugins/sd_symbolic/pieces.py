@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.lexicon import word_set
-from mrpvm.plugins.sdk.text import STOPWORDS
+from mrpvm.plugins.sdk.text import STOPWORDS, collapse
 
 from .blocks import Segment
 from .roles import is_imperative, is_past, sentence_role
@@ -34,8 +34,8 @@ class Piece:
 
 
 def clean(text: str) -> str:
-    """Whitespace collapsed to single spaces."""
-    return " ".join(text.split())
+    """Whitespace collapsed to single spaces (a path wrapped after a slash joined back)."""
+    return collapse(text)
 
 
 _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")

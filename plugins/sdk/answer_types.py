@@ -154,7 +154,13 @@ _DURATION = re.compile(
     re.I,
 )
 _PATH = re.compile(r"(?:^|[\s(`'\"])(?:~|\.{1,2})?/[\w.@+-]+|\b[a-z][\w+.-]*://\S+|\b[A-Z]:\\", re.I)
-_PLACE_WORDS = re.compile(r"\b(?:directory|folder|path|file|location|in the)\b", re.I)
+# a place: a locative phrase ("in hollow logs", "at the harbour", "under /srv") or a word naming a place
+_PLACE_WORDS = re.compile(
+    r"\b(?:in|at|on|near|inside|under|into|within|beside|behind|across|along|from|above|below)\s+"
+    r"(?:the\s+|a\s+|an\s+)?[\w/~]"
+    r"|\b(?:directory|folder|path|file|location)\b",
+    re.I,
+)
 _OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
 _COMMAND = re.compile(r"`[^`]+`|^\s*\$ |(?<![\w-])--?[A-Za-z]|\b\w+\(\d\)")
 # Two or more capitalised words ("Priya Natarajan", "Dr. A. Vance") not opened by a function word ("The

@@ -22,6 +22,17 @@ STOPWORDS = frozenset(
 )  # fmt: skip
 
 
+_WRAPPED_PATH = re.compile(r"(?<=[\w.-]/)[ \t]*\n[ \t]*(?=[\w.~-])")
+
+
+def collapse(text: str) -> str:
+    """Whitespace collapsed to single spaces; a path hard-wrapped after a slash ("/usr/lib/" at a line's
+    end, "python3/dist-packages" on the next) is joined back without a space."""
+    if "/\n" in text or "/ \n" in text:
+        text = _WRAPPED_PATH.sub("", text)
+    return " ".join(text.split())
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (letters and digits; inner hyphens and apostrophes kept)."""
     return [w.lower().replace("’", "'") for w in WORD_PATTERN.findall(text)]
@@ -166,7 +177,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     for match in _SENTENCE_END.finditer(text, start, end):
         piece_end = match.start()
         before = text[cursor:piece_end].rstrip()
-        last_word = before.rsplit(None, 1)[-1].rstrip(".").lower() if before.strip() else ""
+        last_word = before.rsplit(None, 1)[-1].rstrip(".").lstrip("([\"'“‘").lower() if before.strip() else ""
         soft_break = match.group("hard") is None
         hard = match.group("hard") or ""
         number = hard.strip()[:-1]
