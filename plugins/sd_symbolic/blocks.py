@@ -116,6 +116,13 @@ def parse_blocks(text: str) -> list[Block]:
             i += 1
             continue
         fence = FENCE.match(line)
+        if (
+            fence
+            and not line.strip().strip(fence.group(1)[0])
+            and i > 0
+            and text[slice(*lines[i - 1])].strip()
+        ):
+            fence = None  # "~~~~" right under a line of text underlines it: not a code fence
         if fence:
             mark = fence.group(1)
             j = i + 1

@@ -80,7 +80,8 @@ def read_blocks(text: str) -> list[Block]:
 
 
 _MARKDOWN = re.compile(
-    r"^ {0,3}(?:#{1,6}[ \t]|```|~~~)"  # ATX headings, fences
+    r"^ {0,3}#{1,6}[ \t]"  # ATX headings
+    r"|(?:\A|\n[ \t]*\n) {0,3}(?:```|~~~)"  # fences opening after a blank line (one under a title underlines it)
     r"|^\s*\|.*\|\s*$"  # pipe tables
     r"|\[[^\]\n]+\]\([^)\n]+\)"  # inline links
     r"|^\[\^?[^\]\n]+\]:\s",  # link or footnote definitions
@@ -186,14 +187,19 @@ def _nodes(text: str, lines: list[_Line | None]) -> list[_Node]:
             blank = ended = True
             continue
         body = _content(text, line)
-        if (
-            _UNDERLINE.match(body)
-            and current is not None
-            and len(current.lines) == 1
-            and current.kind != "item"
-        ):
-            current.kind, current.level = "heading", 1 if body.lstrip()[0] == "=" else 2
-            current.cont = -1  # the underline closes the title
+        if _UNDERLINE.match(body):
+            titled = current is not None and all(_title_like(_content(text, ln)) for ln in current.lines)
+            if (
+                titled
+                and current is not None
+                and len(current.lines) <= 2
+                and current.kind != "item"
+                and not blank
+            ):
+                current.kind, current.level = "heading", 1 if body.lstrip()[0] in "=~" else 2
+                current.cont = -1  # the underline closes the title
+            current = None  # a rule between entries separates them
+            blank = ended = True
             continue
         marker = _MARKER.match(body)
         numbered = marker is not None and marker.group(0)[0] not in "-*+•·"
@@ -203,7 +209,15 @@ def _nodes(text: str, lines: list[_Line | None]) -> list[_Node]:
         caps = _is_caps_heading(body, line.indent)
         previous = nodes[-1] if nodes else None
         short = _short_term(body, line, columns.get(line.indent), previous)
-        if current is not None and not marker and not caps and short is None and line.indent == current.cont:
+        asked = current is not None and _asks_line(_content(text, current.lines[-1])) and body[:1].isupper()
+        if (
+            current is not None
+            and not marker
+            and not caps
+            and short is None
+            and not asked
+            and line.indent == current.cont
+        ):
             current.lines.append(line)
             if current.kind == "label":
                 current.kind = "text"  # a second line at the same indent: a paragraph after all
@@ -229,6 +243,11 @@ def _short_term(body: str, line: _Line, column: int | None, previous: _Node | No
         return None
     sibling = previous is not None and previous.kind == "inline" and previous.indent == line.indent
     return at if term[0] in "-+" or sibling else None
+
+
+def _asks_line(line: str) -> bool:
+    """A line that ends a question ("1.2. Where does the name come from?"): what follows answers it."""
+    return line.rstrip().endswith("?") and len(line) <= 200
 
 
 def _start_node(
@@ -627,9 +646,18 @@ def _footnotes(text: str, blocks: list[Block]) -> list[Block]:
     return blocks
 
 
+_ENTRY_NUMBER = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
+
+
 def _asks(text: str, blk: Block) -> str | None:
-    if blk.kind != "paragraph" or len(blk.segments) != 1:
+    """What an entry's header paragraph states when that is all it does: a question ("1.2. Where does the
+    name come from?"), or a numbered entry's lead ("2.1. When building Valgrind, 'make' dies …")."""
+    if blk.kind != "paragraph" or not blk.segments:
         return None
     body = " ".join(text[blk.start : blk.end].split())
+    if len(body) > 300:
+        return None
+    if _ENTRY_NUMBER.match(body):
+        return body
     m = _QUESTION.match(body)
-    return m["q"] if m and len(body) <= 300 else None
+    return m["q"] if m and len(blk.segments) <= 2 else None
