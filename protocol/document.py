@@ -137,8 +137,9 @@ class ResolvedIntent(msgspec.Struct, kw_only=True, omit_defaults=True):
     selected: list[str] = []
     guidance: list[str] = []
     notes: str = ""
-    # the query terms' weight in the whole collection the plugin searched ("tar=0.31; abbrevi=4.2"): a
-    # solver that sees only the selected units can still tell a common word from a rare one
+    # the query terms' weight in the whole collection the plugin searched ("tar=0.31; abbrevi=4.2"; 0: no
+    # unit holds the term): a solver that sees only the selected units can still tell a common word from
+    # a rare one, and a word the collection never uses from one the selected units lack
     termWeights: str = ""
 
     @property

@@ -148,6 +148,9 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     return out
 
 
+UNKNOWN_FACTOR = 0.5
+
+
 class Scorer:
     """Weighted term overlap: rarer terms (within this evidence) weigh more.
 
@@ -175,9 +178,13 @@ class Scorer:
         def idf(t: str) -> float:
             """The collection's weight when the retriever gave it (a few selected units make every word
             look rare), else the weight within the evidence."""
-            if collection and t in collection:
+            if collection and collection.get(t):
                 return collection[t] + 0.1
             return math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1
+
+        # a question word the whole collection never uses: no passage can state it, so it counts at half
+        # weight towards what a passage must cover (a paraphrase, or what the source does not say)
+        self.unknown = {t for t, w in (collection or {}).items() if w == 0}
 
         weight = {t: idf(t) for t in question_terms}
         for t in support or []:
@@ -201,7 +208,11 @@ class Scorer:
         self.present = sum(w for _, w, p in self.groups if p) or 1.0
         # the question's own terms (not the Context line's): what answering it is measured on
         own = set(question_terms)
-        self.asked = [(parts, w) for parts, w, _ in self.groups if parts & own]
+        self.asked = [
+            (parts, w * (UNKNOWN_FACTOR if parts <= self.unknown else 1.0))
+            for parts, w, _ in self.groups
+            if parts & own
+        ]
         self.asked_total = sum(w for _, w in self.asked) or 1.0
 
     def _matched(self, have: set[str]) -> float:

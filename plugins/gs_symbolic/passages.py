@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
-from mrpvm.plugins.sdk.text import terms
+from mrpvm.plugins.sdk.text import EXTREMES, terms
 
 from .evidence import Scorer, Sentence
 
@@ -35,8 +35,8 @@ UNTYPED_FACTOR = 0.5  # a window without an answer of the expected shape is wort
 CONTEXT_FACTOR = 0.6  # a question term only the heading/term/lead-in states
 UNFOCUSED_COST = 0.004  # per word of the passage that the question does not ask about
 CONDITION_BONUS = 0.1  # the passage states a condition as the question does (same polarity)
-MIN_COVERAGE = 0.45  # weighted share of all question terms the passage and its context state
-COMMON_SHARE = 0.3  # a name in this share of the evidence sentences is the subject of all of it
+MIN_COVERAGE = 0.3  # weighted share of all question terms the passage and its context state
+COMMON_SHARE = 0.5  # a name in this share of the evidence units is the subject of all of it
 
 
 FUTURE = re.compile(
@@ -85,6 +85,7 @@ def windows(pool: list[Sentence]) -> list[list[Sentence]]:
 
 
 _KEY_SHAPE = re.compile(r"\d|^-")
+_YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
 _CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b", re.I)
 
 
@@ -95,17 +96,22 @@ def is_instruction(text: str) -> bool:
 
 
 def key_terms(question_terms: list[str], name_terms: set[str], pool: list[Sentence]) -> set[str]:
-    """The terms that make a question specific: numbers, options, codes and names, unless most of the
-    evidence names them (the document's own subject: "tar" in tar's manual)."""
-    n = max(1, len(pool))
-    out = set()
-    for t in question_terms:
-        if not (_KEY_SHAPE.search(t) or t in name_terms):
-            continue
-        share = sum(1 for s in pool if t in s.terms or t in s.under) / n
-        if share < COMMON_SHARE:
-            out.add(t)
-    return out
+    """The terms that make a question specific: numbers, options, codes and an extreme asked for
+    ("the highest level") always; names unless most units of the evidence name them (the document's own
+    subject: "tar" in tar's manual)."""
+    units: dict[str, set[str]] = {}
+    for s in pool:
+        units.setdefault(s.unit.id, set()).update(s.terms, s.under)
+    n = len(units)
+
+    def common(t: str) -> bool:
+        return n >= 3 and sum(1 for ts in units.values() if t in ts) / n >= COMMON_SHARE
+
+    return {
+        t
+        for t in question_terms
+        if _KEY_SHAPE.search(t) or t in EXTREMES or (t in name_terms and not common(t))
+    }
 
 
 _CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
@@ -131,12 +137,14 @@ class Judge:
         keys: set[str],
         future: bool = False,
         condition: bool | None = None,
+        year: bool = False,
     ):
         self.scorer = scorer
         self.answer_type = answer_type
         self.keys = keys
         self.future = future  # the question asks about the future ("when will …")
         self.condition = condition  # the question sets a condition ("If I don't pass -f, …"): is it negated?
+        self.year = year
 
     def _stated(self, window: list[Sentence]) -> tuple[set[str], set[str]]:
         own: set[str] = set()
@@ -151,6 +159,8 @@ class Judge:
         """(holds an answer of the expected shape, the heading that holds it instead of the passage)."""
         if self.answer_type not in SHAPED_TYPES:
             return True, None
+        if self.year:  # "in which year …": a year, not any date-like number
+            return any(_YEAR.search(s.text) for s in window), None
         if any(mentions_type(s.text, self.answer_type) for s in window):
             return True, None
         heading = window[0].unit.heading

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.answer_types import expected_type
-from mrpvm.plugins.sdk.text import STOPWORDS, sentences, stems, terms, words
+from mrpvm.plugins.sdk.text import STOPWORDS, notation_terms, sentences, stems, terms, words
 
 _FORMAT_WORDS = frozenset(
     [
@@ -238,6 +238,7 @@ class Question:
     answer_type: str = ""  # what kind of answer is expected (protocol.vocab.ANSWER_TYPES), "" unknown
     name_terms: set[str] = field(default_factory=set)  # terms of the names the question uses ("Ubuntu")
     collection: dict[str, float] = field(default_factory=dict)  # the retriever's term weights (idf)
+    year: bool = False  # "in which year …": a date answer must name a year
 
     @property
     def constrained(self) -> bool:
@@ -287,6 +288,9 @@ def analyse(
     q.wh = bool(_WH.match(focus))
     q.sub_questions = questions
     q.terms = [t for t in content_terms(question_text) if t not in _how_words(focus)]
+    # "the highest level", "the minimum version": the extreme asked for, however the source writes it
+    q.terms += [t for t in notation_terms(focus) if t not in q.terms]
+    q.year = bool(_YEAR_ASKED.search(focus))
     q.context = context
     q.support = [t for t in content_terms(context) if t not in q.terms]
     q.names = name_groups(question_text) + name_groups(context.replace(";", ","))
@@ -296,6 +300,7 @@ def analyse(
 
 
 _NAME_STEMS = frozenset(stems(["name"]))
+_YEAR_ASKED = re.compile(r"\b(?:which|what)\s+years?\b", re.I)
 _HOW = re.compile(r"\bhow\s+(long|much|many|often|far|big|large|old|soon|fast|high|tall|wide|deep)\b", re.I)
 
 

@@ -393,7 +393,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     condition = (
         stated_condition(q.focus) if re.match(r"\s*(?:if|unless|when)\b", q.focus or "", re.I) else None
     )
-    judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool), future, condition)
+    judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool), future, condition, q.year)
     # a passage with a sentence that says nothing but the question's words is no answer
     ranked = [p for p in judge.ranked(pool) if not any(echoes([s], q.text) for s in p.sentences)]
     passage = judge.best_of(ranked)

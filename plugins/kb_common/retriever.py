@@ -131,7 +131,8 @@ class Retriever:
             considered=len(pool),
             sufficiency=suff,
             top_lexical=top,
-            term_weights={t: round(views.idf(t), 3) for t in profile.weights},
+            # 0 marks a term no unit of the collection holds (a solver cannot find it in any passage)
+            term_weights={t: round(views.idf(t), 3) if views.known(t) else 0.0 for t in profile.weights},
         )
         trace = [f"skipped {len(asking)} question units"] if asking else []
         if whole:

@@ -134,8 +134,9 @@ def expected_type(question: str) -> str:
 _UNITS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 NUMBER_WORD = rf"(?:(?:{_TENS})(?:[- ](?:{_UNITS}))?|{_UNITS}|hundred|thousand|million|billion|dozen|a few|several|a couple of)"
+# "one" and "once" are left out: "one of: gnu, posix, …" names no quantity
 _NUMBER = re.compile(
-    rf"(?<![A-Za-z])\d|\b(?:{NUMBER_WORD}|twice|double|triple|half|once)\b",
+    rf"(?<![A-Za-z])\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b",
     re.I,
 )
 _VERSION = re.compile(r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release)\s+\d", re.I)

@@ -132,22 +132,19 @@ def plain_text(text: str) -> str:
 
 
 # Comparison notation and the words that name it: "GCC >= 10.1" states a minimum, "up to 4" a maximum.
-_NOTATION: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(
-            r">=|≥|=>|\bat least\b|\bor (?:newer|later|higher|above|greater|more)\b|\bno (?:less|fewer) than\b",
-            re.I,
-        ),
-        "minimum",
-    ),
-    (
-        re.compile(
-            r"<=|≤|=<|\bat most\b|\bup to\b|\bor (?:older|earlier|lower|below|less|fewer)\b|\bno more than\b",
-            re.I,
-        ),
-        "maximum",
-    ),
+_MINIMUM = (
+    r">=|≥|=>|\bat least\b|\bor (?:newer|later|higher|above|greater|more)\b|\bno (?:less|fewer) than\b"
+    r"|\b(?:lowest|smallest|least|fewest|minimal|min)\b"
 )
+_MAXIMUM = (
+    r"<=|≤|=<|\bat most\b|\bup to\b|\bor (?:older|earlier|lower|below|less|fewer)\b|\bno more than\b"
+    r"|\b(?:highest|largest|biggest|greatest|maximal|max|upper limit)\b"
+)
+_NOTATION: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(_MINIMUM, re.I), "minimum"),
+    (re.compile(_MAXIMUM, re.I), "maximum"),
+)
+EXTREMES = frozenset({"minimum", "maximum"})  # the terms notation_terms gives (stems of themselves)
 _NOTATION_TERMS: dict[str, str] = {}
 
 
