@@ -173,18 +173,61 @@ def _description_columns(lines: list[_Line | None]) -> dict[int, int]:
     return {indent: max(counts, key=lambda c: counts[c]) for indent, counts in seen.items()}
 
 
+MIN_TABLE_ROWS = 3
+
+
+def _aligned_tables(text: str, lines: list[_Line | None]) -> dict[int, int]:
+    """Line index -> table number, for runs of at least MIN_TABLE_ROWS consecutive lines at one indent
+    whose every line has three or more cells two spaces apart ("Suffix  Units  Byte Equivalent")."""
+    out: dict[int, int] = {}
+    run: list[int] = []
+    count = 0
+
+    def close() -> None:
+        nonlocal count
+        if len(run) >= MIN_TABLE_ROWS:
+            count += 1
+            out.update((i, count) for i in run)
+        run.clear()
+
+    indent = -1
+    for n, line in enumerate(lines):
+        wide = line is not None and len(_columns(text, line)) >= 3
+        if wide and line is not None and (not run or line.indent == indent):
+            run.append(n)
+            indent = line.indent
+            continue
+        close()
+        if wide and line is not None:
+            run.append(n)
+            indent = line.indent
+    close()
+    return out
+
+
 def _nodes(text: str, lines: list[_Line | None]) -> list[_Node]:
     """Runs of non-blank lines cut where the layout changes: a new bullet, an indent that is not the
     current node's continuation indent, an ALL-CAPS heading line, a term with its description."""
     columns = _description_columns(lines)
+    tables = _aligned_tables(text, lines)
     nodes: list[_Node] = []
     current: _Node | None = None
     blank = True
     ended = True  # the previous line ended a sentence (a number opening the next line may be an item)
-    for line in lines:
+    for n, line in enumerate(lines):
         if line is None:
             current = None
             blank = ended = True
+            continue
+        if n in tables:  # a row of an aligned table: the table's node holds it
+            if current is None or current.kind != "table":
+                current = _Node([line], line.indent, line.indent, kind="table", blank_before=blank)
+                nodes.append(current)
+            else:
+                current.lines.append(line)
+            blank = False
+            if n + 1 not in tables or tables[n + 1] != tables[n]:
+                current = None
             continue
         body = _content(text, line)
         if _UNDERLINE.match(body):

@@ -42,6 +42,9 @@ _AUX = word_set(
     haven't hadn't"""
 )
 _WORD = re.compile(r"[A-Za-z][\w'-]*")
+_NP_END = word_set(
+    "of for in on at to with by from about that which who whose where when than as can could will"
+)
 _STEPS = re.compile(r"^(?:how (?:do|can|should|would|could) (?:i|we|you|one)\b|how to\b)|\bsteps?\b", re.I)
 _COMPARE = re.compile(
     r"\bdifferences? between\b|\bdiffers? from\b|\bcompare\b|\bcomparison (?:of|between)\b|\bversus\b|\bvs\.?\s",
@@ -63,8 +66,12 @@ def _words(text: str) -> list[str]:
 
 
 def _noun_type(words: list[str]) -> str | None:
-    """The type named by the first head noun among `words` (determiners and modifiers skipped)."""
-    for w in words[:5]:
+    """The type named by a head noun of the noun phrase `words` opens ("the minimum GCC version" →
+    version), up to the first preposition, relative word or verb: "the default order of members" asks
+    for an order, not for members."""
+    for w in words[:6]:
+        if w in _NP_END or w in _AUX:
+            return None
         if w in _DETERMINERS or w in _MODIFIERS:
             continue
         kind = _NOUN_TYPE.get(w) or _NOUN_TYPE.get(w.rstrip("s"))
