@@ -115,7 +115,7 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
         previous: list[str] = terms(unit.subject or unit.topic or "")
         # the items of a list or table are about the heading they stand under ("Exit Codes": "2 — invalid input")
         # and about the sentence that leads into them ("Output fields:")
-        under = frozenset(terms(unit.heading)) if unit.chunkType in _ITEMIZED else frozenset()
+        under = frozenset(terms(unit.heading))
         if unit.chunkType == "definition":  # every sentence of a definition is about its term
             under = frozenset(terms(about(unit))) | frozenset(terms(unit.heading))
         asked: list[str] = []

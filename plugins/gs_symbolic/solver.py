@@ -302,6 +302,21 @@ def _strip_det(phrase: str) -> str:
     return " ".join(toks)
 
 
+def _names_side(keys: set[str], s: Sentence) -> bool:
+    """The sentence names the side: one of its key terms, a hyphenated one also as its words side by side
+    ("full-icu" named by "full ICU support" in the heading)."""
+    have = set(s.terms) | s.under | s.carried
+    if keys & have:
+        return True
+    said = f"{s.text} {s.unit.heading}".lower()
+    for k in keys:
+        if "-" in k and k[0] != "-":
+            parts = [re.escape(p) for p in k.split("-") if p]
+            if len(parts) > 1 and re.search(r"\b" + r"[\s_-]*".join(parts), said):
+                return True
+    return False
+
+
 _SIDE_KEY = re.compile(r"\d|^-|\w-\w")
 
 
@@ -323,19 +338,24 @@ def _compare(q: Question, m: Material) -> Outcome | None:
     for own_terms in side_terms:
         distinct = own_terms - shared or own_terms
         keys.append({t for t in distinct if _SIDE_KEY.search(t)} or distinct)
-    named = [[k for k, ks in enumerate(keys) if ks & (set(s.terms) | s.under | s.carried)] for s in pool]
+    named = [[k for k, ks in enumerate(keys) if _names_side(ks, s)] for s in pool]
     blocks: list[str] = []
     ids: list[str] = []
     found = 0
     for k, (side, own_terms) in enumerate(zip(sides, side_terms, strict=True)):
         about = [s for s, hits in zip(pool, named, strict=True) if hits == [k]]
-        passage = _best_about(q, about, list(own_terms) + [t for t in q.terms if t not in shared])
+        others = set().union(*side_terms) - own_terms  # what names the other sides is no help here
+        passage = _best_about(q, about, list(own_terms) + [t for t in q.terms if t not in shared | others])
         if passage is None:
             blocks.append(f"**{side}**: the evidence says nothing specific about it.")
             continue
         found += 1
         passage = _completed(passage, pool)
-        blocks.append(f"**{side}**: {_passage_text(passage, side)}")
+        text = _passage_text(passage, side)
+        unit = passage.sentences[0].unit
+        if unit.kuType == "composite" and unit.title and not set(terms(unit.title)) <= set(terms(side)):
+            text = f"{unit.title}: {text}"  # a section digest is read under its heading
+        blocks.append(f"**{side}**: {text}")
         ids.extend(u for u in [passage.unit_id] if u not in ids)
     both = [s for s, hits in zip(pool, named, strict=True) if len(hits) >= 2]
     passage = _best_about(q, both, [t for t in q.terms]) if both else None
@@ -359,7 +379,7 @@ def _best_about(q: Question, pool: list[Sentence], side_terms: list[str]) -> Pas
     for p in scored:
         p.score += EXTRA_SENTENCE_COST * (len(p.sentences) - 1)
     scored.sort(key=lambda p: (-round(p.score, 6), p.sentences[0].order, -len(p.sentences)))
-    return scored[0] if scored and scored[0].score > 0 else None
+    return scored[0] if scored else None  # every sentence of the pool names the side
 
 
 def _passage_text(p: Passage, shown: str = "") -> str:

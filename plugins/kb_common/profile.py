@@ -108,6 +108,7 @@ _SPECIFIC_TYPES = frozenset(
         "yes-no",
         "entity",
         "definition",
+        "comparison",  # what each side's own passage says, not a section digest
     }
 )
 
