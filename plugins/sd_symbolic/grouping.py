@@ -38,6 +38,19 @@ class Spec:
     lead: Piece | None = None  # the sentence that introduces the whole list (also for its later parts)
 
 
+_LABEL = re.compile(r"^(?:\*\*|__|`)?(?P<label>[^:*_`.!?]{1,40}?)(?:\*\*|__|`)?\s*(?::|—|–)\s+\S")
+
+
+def item_label(text: str) -> str | None:
+    """The label of a list item that defines it ("Python support: the project supports …" → "Python
+    support"): a short phrase of at most five words before a colon or a dash."""
+    m = _LABEL.match(text)
+    if m is None:
+        return None
+    label = m["label"].strip()
+    return label if label and len(label.split()) <= 5 else None
+
+
 def _is_procedure_list(items: list[Piece], intro: Piece | None) -> bool:
     n = len(items)
     imperative = sum(1 for p in items if p.imperative)
@@ -102,7 +115,14 @@ def make_specs(sec: Section, blocks: list[Block], pieces: dict[int, list[Piece]]
                 specs.append(Spec("table", chunk, intro=None if i else intro, header=header if i else None))
         elif blk.kind == "list":
             intro = _take_intro([], specs, k)
-            if _is_procedure_list(items, intro):
+            labels = [item_label(p.clean) for p in items]
+            if len(items) >= 2 and sum(1 for lb in labels if lb) * 3 >= len(items) * 2:
+                # "- **Python support**: …", "- Memory: …": a definition list, one unit per labelled item
+                if intro is not None:
+                    specs.append(Spec("prose", [intro]))
+                for p, label in zip(items, labels, strict=True):
+                    specs.append(Spec("definition", [p], header=label) if label else Spec("list", [p]))
+            elif _is_procedure_list(items, intro):
                 for i in range(0, len(items), MAX_STEPS):
                     specs.append(Spec("procedure", items[i : i + MAX_STEPS], intro=intro if i == 0 else None))
             else:
