@@ -38,14 +38,15 @@ class Spec:
     lead: Piece | None = None  # the sentence that introduces the whole list (also for its later parts)
 
 
-_LABEL = re.compile(r"^(?:\*\*|__|`)?(?P<label>[^:*_`.!?]{1,40}?)(?:\*\*|__|`)?\s*(?::|—|–)\s+\S")
+_LABEL = re.compile(r"^(?:\*\*|__|`)?(?P<label>[^:*_`.!?]{1,40}?)(?:\*\*|__|`)?\s*:\s+\S")
+MIN_DEFINED_ITEM = 40  # a labelled item this long defines its label ("Memory: at least 8GB of RAM is …")
 
 
 def item_label(text: str) -> str | None:
     """The label of a list item that defines it ("Python support: the project supports …" → "Python
     support"): a short phrase of at most five words before a colon or a dash."""
     m = _LABEL.match(text)
-    if m is None:
+    if m is None or len(text) < MIN_DEFINED_ITEM:
         return None
     label = m["label"].strip()
     return label if label and len(label.split()) <= 5 else None
