@@ -420,6 +420,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     if passage is None:
         return None
     chosen = [_completed(passage, pool)]
+    if q.answer_type == "reason":
+        chosen = [_with_lead(chosen[0], pool)]
     if q.answer_type == "":  # "describe X": what else the evidence says of it, from other units
         for other in ranked:
             if len(chosen) >= OPEN_PASSAGES or other.score < passage.score * OPEN_SHARE:
@@ -443,6 +445,20 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
 
 
 _ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
+
+
+REASON_MAX_CHARS = 400
+
+
+def _with_lead(p: Passage, pool: list[Sentence]) -> Passage:
+    """A "why" answered in the middle of a unit: the unit's lead sentence (what changed, what it is) comes
+    first, when the answer stays short: the cause is told where the topic is."""
+    unit = sorted((s for s in pool if s.unit.id == p.sentences[0].unit.id), key=lambda s: s.order)
+    if not unit or unit[0] in p.sentences or unit[0].code:
+        return p
+    if len(unit[0].text) + sum(len(s.text) for s in p.sentences) > REASON_MAX_CHARS:
+        return p
+    return Passage([unit[0], *p.sentences], p.score, p.coverage, p.typed, p.dated_by)
 
 
 def _completed(p: Passage, pool: list[Sentence]) -> Passage:
