@@ -35,7 +35,9 @@ UNTYPED_FACTOR = 0.5  # a window without an answer of the expected shape is wort
 CONTEXT_FACTOR = 0.6  # a question term only the heading/term/lead-in states
 UNFOCUSED_COST = 0.004  # per word of the passage that the question does not ask about
 CONDITION_BONUS = 0.1  # the passage states a condition as the question does (same polarity)
-MIN_COVERAGE = 0.3  # weighted share of all question terms the passage and its context state
+MIN_COVERAGE = 0.38  # weighted share of the question terms the passage and its context state
+# "I did X and Y happened. Why?": the user's own account of the situation is worded unlike the source
+MIN_REASON_COVERAGE = 0.25
 COMMON_SHARE = 0.5  # a name in this share of the evidence units is the subject of all of it
 
 
@@ -200,7 +202,8 @@ class Judge:
 
     def answers(self, passage: Passage) -> bool:
         """The passage states the question's key terms, enough of its words, and an answer of its shape."""
-        if passage.coverage < MIN_COVERAGE:
+        needed = MIN_REASON_COVERAGE if self.answer_type == "reason" else MIN_COVERAGE
+        if passage.coverage < needed:
             return False
         if self.future and self.answer_type in ("version", "date"):
             # what happened in a release does not say what a later one will do: one sentence must state
