@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mrpvm.plugins.sdk import text
+from mrpvm.plugins.sdk.lexicon import IRREGULAR
 from mrpvm.plugins.sdk.text import (
     STOPWORDS,
     TERM_TOKEN,
@@ -33,6 +34,7 @@ def reference_terms(value: str) -> list[str]:
             continue
         expanded: list[str] = []
         for word in content_words(token):
+            word = IRREGULAR.get(word, word)
             expanded.append(word.replace("'", ""))
             if "-" in word:
                 expanded.extend(p for p in word.split("-") if len(p) > 1 and p not in STOPWORDS)

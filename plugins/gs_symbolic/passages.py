@@ -165,6 +165,9 @@ class Judge:
             return any(_YEAR.search(s.text) for s in window), None
         if any(mentions_type(s.text, self.answer_type) for s in window):
             return True, None
+        unit = window[0].unit
+        if unit.chunkType == "definition" and unit.title and mentions_type(unit.title, self.answer_type):
+            return True, None  # "which option …" answered by the term the passage defines
         heading = window[0].unit.heading
         if (
             self.answer_type in ("version", "date")

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import re
+import textwrap
 from collections import Counter
 from dataclasses import dataclass
 
+from mrpvm.plugins.sdk.text import FENCE
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .blocks import Block
@@ -106,7 +108,8 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
         topic = triple.subject
         unit_type = "fact"
     elif spec.kind == "code":
-        role, claim, unit_type = "Description", body, "code"  # with its introducing sentence, if any
+        # with its introducing sentence, if any; code from a plain-text source is fenced in the claim
+        role, claim, unit_type = "Description", body if FENCE.search(body) else _fenced(spec), "code"
         topic = (spec.intro and _procedure_topic(spec.intro.clean)) or section_topic or "code"
     elif spec.kind == "table":
         role, unit_type = "Description", "table"
@@ -191,6 +194,13 @@ def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
 
 
 _PURPOSE = re.compile(r"^(?:in order\s+)?to\s+(.+?)(?:,\s*(?:follow|do|use|run|perform)\b.*)?[:.]?$", re.I)
+
+
+def _fenced(spec: Spec) -> str:
+    """A plain-text example as Markdown: its lead-in, then its lines dedented inside a fence."""
+    lead = [spec.intro.clean] if spec.intro else []
+    code = [textwrap.dedent(p.clean).strip("\n") for p in spec.pieces if p.seg.kind == "code"]
+    return "\n".join([*lead, "```", *code, "```"])
 
 
 def _procedure_topic(intro: str) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .lexicon import IRREGULAR
+
 # A word: letters/digits, with inner hyphens and apostrophes ("state-of-the-art", "Bob's").
 WORD_PATTERN = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*", re.UNICODE)
 # A Markdown list marker ("- ", "* ", "+ ", "• ", "1. ", "2) ") opening a line: every item is a sentence.
@@ -93,6 +95,7 @@ def _token_terms(token: str) -> tuple[str, ...]:
     word = _content_word(token)
     if word is None:
         return ()
+    word = IRREGULAR.get(word, word)  # "sent" is "send": a stemmer cannot tell
     expanded = [word.replace("'", "")]
     if "-" in word:
         expanded.extend(p for p in word.split("-") if len(p) > 1 and p not in STOPWORDS)
