@@ -17,7 +17,17 @@ from typing import Any
 import msgspec
 
 from .document import CnlDocument, IntentGroup, KnowledgeUnit, Plan, PluginResult, ResolvedIntent
-from .vocab import ACTS, CONFIDENCE_WORDS, KU_TYPES, PHASE_SCOPES, PURPOSES, RELATIONS, ROLES, STATUSES
+from .vocab import (
+    ACTS,
+    ANSWER_TYPES,
+    CONFIDENCE_WORDS,
+    KU_TYPES,
+    PHASE_SCOPES,
+    PURPOSES,
+    RELATIONS,
+    ROLES,
+    STATUSES,
+)
 
 
 class CnlIssue(msgspec.Struct, frozen=True):
@@ -159,6 +169,7 @@ INTENT_FIELDS = (
     _f("Criterion"),
     _f("Evidence"),
     _f("Output", required=True),
+    _f("AnswerType", "enum", ANSWER_TYPES),
 )
 
 UNIT_FIELDS = (
@@ -209,6 +220,7 @@ RESOLVED_FIELDS = (
     _f("Selected", "csv"),
     _f("Guidance", "csv"),
     _f("Notes"),
+    _f("TermWeights"),
 )
 RESOLVED_FIELDS[2].attr = "kuLevelsUsed"
 RESOLVED_FIELDS[3].attr = "totalKUsConsidered"

@@ -39,6 +39,7 @@ class IntentGroup(msgspec.Struct, kw_only=True, omit_defaults=True):
     context: str = ""
     criterion: str = ""
     evidence: str = ""
+    answerType: str = ""  # one of vocab.ANSWER_TYPES, or "" when not set
 
     @property
     def ref(self) -> str:
@@ -107,6 +108,24 @@ class KnowledgeUnit(msgspec.Struct, kw_only=True, omit_defaults=True):
         return self.phaseScopes or ["kb-plugin"]
 
 
+def format_term_weights(weights: dict[str, float]) -> str:
+    """`TermWeights` text: "term=weight" pairs joined by "; " (terms as the analyser spells them)."""
+    return "; ".join(f"{t}={w:.3f}" for t, w in weights.items() if t and "=" not in t and ";" not in t)
+
+
+def parse_term_weights(text: str) -> dict[str, float]:
+    """The pairs of a `TermWeights` text; malformed pairs are skipped."""
+    out: dict[str, float] = {}
+    for pair in text.split(";"):
+        term, sep, value = pair.strip().rpartition("=")
+        if sep and term:
+            try:
+                out[term] = float(value)
+            except ValueError:
+                continue
+    return out
+
+
 class ResolvedIntent(msgspec.Struct, kw_only=True, omit_defaults=True):
     """What a kb-plugin found for one intent."""
 
@@ -118,6 +137,14 @@ class ResolvedIntent(msgspec.Struct, kw_only=True, omit_defaults=True):
     selected: list[str] = []
     guidance: list[str] = []
     notes: str = ""
+    # the query terms' weight in the whole collection the plugin searched ("tar=0.31; abbrevi=4.2"; 0: no
+    # unit holds the term): a solver that sees only the selected units can still tell a common word from
+    # a rare one, and a word the collection never uses from one the selected units lack
+    termWeights: str = ""
+
+    @property
+    def term_weights(self) -> dict[str, float]:
+        return parse_term_weights(self.termWeights)
 
     @property
     def ref(self) -> str:

@@ -66,6 +66,23 @@ Relation = Literal[
     "about",
     "causes",
 ]
+# What kind of answer an intent expects (sd-plugins may set it; kb and gs plugins may score with it).
+AnswerType = Literal[
+    "person",
+    "number",
+    "version",
+    "date",
+    "duration",
+    "location",
+    "option",
+    "command",
+    "yes-no",
+    "reason",
+    "procedure",
+    "comparison",
+    "definition",
+    "entity",
+]
 PhaseScope = Literal["sd-plugin", "mrp-plan-plugin", "kb-plugin", "gs-plugin", "frame", "val-plugin"]
 KUType = Literal["atomic", "composite", "aggregate"]
 Purpose = Literal["task-evidence", "strategy-guidance", "mixed"]
@@ -83,6 +100,7 @@ PLUGIN_TYPES: tuple[str, ...] = get_args(PluginType)
 OPS: tuple[str, ...] = get_args(Op)
 STATUSES: tuple[str, ...] = get_args(Status)
 ACTS: tuple[str, ...] = get_args(Act)
+ANSWER_TYPES: tuple[str, ...] = get_args(AnswerType)
 ROLES: tuple[str, ...] = get_args(Role)
 RELATIONS: tuple[str, ...] = get_args(Relation)
 PHASE_SCOPES: tuple[str, ...] = get_args(PhaseScope)

@@ -15,6 +15,7 @@ BROKEN = TESTS / "broken_plugins"
 TEST_WRAPPERS = TESTS / "wrappers"
 NODE_WRAPPER = PROJECT_ROOT / "wrappers" / "gs-keyword-node"
 LEGACY_WRAPPER = PROJECT_ROOT / "wrappers" / "legacy-shout"
+EXAMPLES = "gs-keyword-node,legacy-shout"  # the shipped example wrappers: enabled only when allowlisted
 BUILTINS = sorted(p.stem for p in MANIFESTS_DIR.glob("*.json"))
 SCRIPT = Path(sys.executable).with_name("mrpvm")
 CLI = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "mrpvm.shells.cli.main"]

@@ -127,9 +127,7 @@ def test_unknown_route_and_method_are_structured(http):
 
 def test_deadline_exhaustion_is_reported_in_the_response_document(tmp_path):
     with Daemon(tmp_path / "home", env={"MRPVM_REQUEST_TIMEOUT_MS": "1"}) as daemon, daemon.client() as http:
-        reply = http.post(
-            "/chat/completions", json={"message": "What color is the zorblax?", "stream": False}
-        )
+        reply = http.post("/chat/completions", json={"message": "What is the zorblax?", "stream": False})
         assert reply.status_code == 200
         done = reply.json()
         assert done["status"] == "failed" and done["response_document"]["status"] == "failed"

@@ -14,7 +14,7 @@ from mrpvm.kernel.store import Store
 
 SESSIONS = 20
 TURNS = 10
-QUESTIONS = ["What color is the zorblax?", "Where does the zorblax live?"]
+QUESTIONS = ["What does the zorblax eat?", "Where does the zorblax live?"]
 
 
 @pytest.mark.slow

@@ -40,7 +40,7 @@ def test_non_stream_answers_from_the_message_history(client):
 
 def test_stream_chunks_join_to_the_answer_and_end_with_done(client, daemon):
     stream = client.chat.completions.create(
-        model="mrp-vm", messages=history("What color is the zorblax?"), stream=True
+        model="mrp-vm", messages=history("What is the zorblax?"), stream=True
     )
     chunks = list(stream)
     assert all(c.object == "chat.completion.chunk" for c in chunks)
@@ -58,7 +58,7 @@ def test_stream_chunks_join_to_the_answer_and_end_with_done(client, daemon):
     assert len(turns) == 1 and turns[0]["request_id"] == extra["request_id"]
     raw = httpx.post(
         daemon.url + "/v1/chat/completions",
-        json={"model": "mrp-vm", "stream": True, "messages": history("What color is the zorblax?")},
+        json={"model": "mrp-vm", "stream": True, "messages": history("What is the zorblax?")},
         timeout=30,
     )
     assert raw.headers["content-type"].startswith("text/event-stream")
@@ -71,7 +71,7 @@ def test_session_id_continues_a_session_and_echoes_pins(client, daemon):
         assert http.post(f"/sessions/{session}/context", json={"text": FACTS}).status_code == 200
     first = client.chat.completions.create(
         model="mrp-vm:kb-fast,gs-symbolic",
-        messages=[{"role": "user", "content": "What color is the zorblax?"}],
+        messages=[{"role": "user", "content": "What is the zorblax?"}],
         extra_body={"session_id": session},
     )
     second = client.chat.completions.create(
@@ -114,5 +114,5 @@ def test_errors_reach_the_client_as_structured_errors(client):
     assert no_user.value.body["param"] == "messages"
     assert no_user.value.response.json()["details"]["field"] == "messages"
     # still serving
-    ok = client.chat.completions.create(model="mrp-vm", messages=history("What color is the zorblax?"))
+    ok = client.chat.completions.create(model="mrp-vm", messages=history("What is the zorblax?"))
     assert "teal" in ok.choices[0].message.content

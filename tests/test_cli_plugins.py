@@ -9,6 +9,7 @@ import pytest
 from cli_support import (
     BROKEN,
     BUILTINS,
+    EXAMPLES,
     LEGACY_WRAPPER,
     NODE_WRAPPER,
     TEST_WRAPPERS,
@@ -26,7 +27,19 @@ from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 @pytest.fixture
 def env(tmp_path):
-    return cli_env(tmp_path / "home")
+    """A private home with the example wrappers enabled, as the README shows."""
+    clean = cli_env(tmp_path / "home")
+    clean["MRPVM_PLUGIN_ALLOWLIST"] = EXAMPLES
+    return clean
+
+
+def test_the_example_wrappers_are_off_by_default(tmp_path):
+    proc = mrpvm(cli_env(tmp_path / "home"), "plugins", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert {row["id"] for row in data["plugins"]} == set(BUILTINS)
+    reasons = " ".join(str(r) for r in data["rejected"])
+    assert "gs-keyword-node" in reasons and "legacy-shout" in reasons and "allowlist" in reasons
 
 
 # --------------------------------------------------------------------------- mrpvm, mrpvm plugins

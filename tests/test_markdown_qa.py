@@ -14,6 +14,7 @@ from mrpvm.plugins.sd_symbolic.ku_tree import SourceMeta, build_tree
 from mrpvm.protocol.cnl import parse_document
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import DetectSeedsPayload
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 HANDBOOK = """# Relay Worker Handbook
 
@@ -157,7 +158,7 @@ def test_a_sentence_that_only_repeats_the_question_is_no_answer():
     text = answer("How does kb-thinkingdb retrieve?", doc, act="explain")
     assert "bounded symbolic closure" in text and "`kb-thinkingdb`" not in text
     alone = answer("How does kb-thinkingdb retrieve?", [u for u in doc if "closure" not in (u.claim or "")])
-    assert "kb-thinkingdb" in alone  # the last resort: better an echo than nothing
+    assert alone == NO_CONTEXT_ANSWER  # an echo of the question answers nothing: refused
 
 
 def test_code_under_the_heading_the_question_names_is_quoted_as_code(units):

@@ -144,12 +144,14 @@ def test_cheap_first_versus_heavy_first_with_and_without_llm_budget():
     assert one_call.goalSolverOrder[:2] == ["gs-llm-fast", "gs-symbolic"]
 
 
-def test_pins_collapse_preferences_lead_failures_demote():
+def test_pins_collapse_preferences_break_ties_failures_demote():
     pinned = plan_of(default_planner, DEFINE, pins=P(kb="kb-balanced", gs="gs-llm-fast"))
     assert pinned.kbPluginOrder == ["kb-balanced"] and pinned.goalSolverOrder == ["gs-llm-fast"]
     assert len(pinned.seedDetectorOrder) == 3  # other stages untouched
-    preferred = plan_of(default_planner, DEFINE, preferences=P(kb="kb-thinkingdb"))
-    assert preferred.kbPluginOrder[0] == "kb-thinkingdb" and len(preferred.kbPluginOrder) == 3
+    ranked = plan_of(default_planner, DEFINE)
+    # a session preference does not replace the question's own ranking: the leader stays first
+    preferred = plan_of(default_planner, DEFINE, preferences=P(kb=ranked.kbPluginOrder[-1]))
+    assert preferred.kbPluginOrder[0] == ranked.kbPluginOrder[0] and len(preferred.kbPluginOrder) == 3
     both = plan_of(default_planner, DEFINE, pins=P(kb="kb-fast"), preferences=P(kb="kb-thinkingdb"))
     assert both.kbPluginOrder == ["kb-fast"]
     failed = plan_of(
@@ -547,3 +549,41 @@ def test_planners_run_as_real_one_shot_processes(module, tmp_path):
     assert (
         bare.returncode == 0 and parse_document(bare.stdout.decode(), "buildPlan").result.status == "success"
     )
+
+
+def test_a_session_preference_breaks_a_tie_only():
+    from mrpvm.plugins.planner_common.ranking import Ranked, apply_pins
+
+    def r(pid: str, score: float) -> Ranked:
+        return Ranked(id=pid, score=score, affordable=True, failed=False, why="")
+
+    tied = [r("a", 1.0), r("b", 0.98), r("c", 0.5)]
+    assert apply_pins(tied, None, "b") == ["b", "a", "c"]  # within the tie margin
+    assert apply_pins(tied, None, "c") == ["a", "b", "c"]  # clearly worse: keeps its place
+    assert apply_pins(tied, "c", "b") == ["c"]  # a pin wins over any preference
+
+
+def test_a_helper_never_leads_a_stage_and_confidence_when_matched_counts():
+    base = next(d for d in DESCRIPTORS if d.id == "gs-symbolic")
+    hints = base.plannerHints
+    assert hints is not None
+    helper = msgspec.structs.replace(
+        base,
+        id="gs-helper",
+        costClass="cheap",
+        plannerHints=msgspec.structs.replace(
+            hints, fallbackRole="helper", relativeCost=0.0, expectedLatencyMs=1
+        ),
+    )
+    for planner in (default_planner, depth_planner):
+        plan = plan_of(planner, DEFINE, descriptors=[helper, *DESCRIPTORS])
+        assert plan.goalSolverOrder[0] != "gs-helper" and "gs-helper" in plan.goalSolverOrder
+        assert plan.goalSolverOrder.index("gs-helper") > plan.goalSolverOrder.index("gs-symbolic")
+    sure = msgspec.structs.replace(
+        base, id="gs-sure", plannerHints=msgspec.structs.replace(hints, confidenceWhenMatched=1.0)
+    )
+    unsure = msgspec.structs.replace(
+        base, id="gs-unsure", plannerHints=msgspec.structs.replace(hints, confidenceWhenMatched=0.0)
+    )
+    plan = plan_of(default_planner, DEFINE, descriptors=[unsure, sure])
+    assert plan.goalSolverOrder == ["gs-sure", "gs-unsure"]

@@ -385,8 +385,19 @@ def test_legacy_manifest_still_validates_paths(tmp_path):
 # --------------------------------------------------------------------------- what ships
 
 
-def test_shipped_manifests_and_wrappers_all_load():
+def test_the_default_allowlist_is_empty_so_examples_stay_off():
     config, _ = load_config({"MRPVM_HOME": "/nonexistent-mrpvm-home"})
+    assert config.engine.pluginAllowlist == []
+    registry = Registry.load(MANIFESTS_DIR, wrapper_dirs(config), config.engine.pluginAllowlist)
+    assert all(e.builtin for e in registry.list())
+    assert sorted(Path(p).parent.name for p, _ in registry.rejected) == ["gs-keyword-node", "legacy-shout"]
+    assert all("allowlist" in reason for _, reason in registry.rejected)
+
+
+def test_shipped_manifests_and_wrappers_all_load():
+    config, _ = load_config(
+        {"MRPVM_HOME": "/nonexistent-mrpvm-home", "MRPVM_PLUGIN_ALLOWLIST": "gs-keyword-node,legacy-shout"}
+    )
     registry = Registry.load(MANIFESTS_DIR, wrapper_dirs(config), config.engine.pluginAllowlist)
     assert registry.rejected == []
     builtin_files = sorted(p.stem for p in MANIFESTS_DIR.glob("*.json"))

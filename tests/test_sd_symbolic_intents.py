@@ -385,3 +385,29 @@ def test_decompose_splits_conjunctions_alternatives_and_chains_into_whole_questi
     texts = [i.intent for i in outcome.intents]
     assert texts[:-1] == subs
     assert texts[-1] == prompt  # the original intent closes the list
+
+
+def test_a_question_framing_an_analytic_task_stays_with_it() -> None:
+    # "Compare … . How do their …?" frames the comparison: one intent, asked as the comparison
+    outcome = seeds("Compare the Aurora T3 and the Boreal K2. How do their heating times differ?")
+    assert len(outcome.intents) == 1
+    assert outcome.intents[0].act == "compare" and "heating times" in outcome.intents[0].intent
+    # a question with a subject of its own, or opened by "Also", is a question of its own
+    assert len(seeds("Compare the T3 and the K2. Also, how long is the warranty?").intents) == 2
+
+
+def test_a_statement_before_a_question_is_its_premise() -> None:
+    outcome = seeds("The build passes but the cache stays empty. What should I check?")
+    assert len(outcome.intents) == 1
+    intent = outcome.intents[0]
+    assert intent.intent.startswith("The build passes but the cache stays empty.")
+    assert "cache" in intent.context  # the premise's words are searched for too
+    assert intent.answerType == "entity"  # "what should I check": a thing, no particular shape
+
+
+def test_each_intent_carries_the_answer_type_it_expects() -> None:
+    types = [
+        i.answerType
+        for i in seeds("Who approved the budget? How many nodes are there? Which version added it?").intents
+    ]
+    assert types == ["person", "number", "version"]

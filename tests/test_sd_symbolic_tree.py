@@ -334,7 +334,7 @@ FRAGMENTS = [
 
 def test_random_documents_keep_the_invariants() -> None:
     """Odd Markdown, CRLF, huge lines: atomic units never overlap and every segment is in exactly one."""
-    from mrpvm.plugins.sd_symbolic.blocks import parse_blocks
+    from mrpvm.plugins.sd_symbolic.outline import read_blocks
     from mrpvm.protocol.cnl import parse_document, render_document
     from mrpvm.protocol.document import CnlDocument, PluginResult
 
@@ -352,7 +352,7 @@ def test_random_documents_keep_the_invariants() -> None:
         assert len(parse_document(render_document(doc), "normalizePersistentContext").units) == len(units)
         atoms = sorted((u.charStart, u.charEnd) for u in by_level(units, "atomic"))
         assert all(b1 <= a2 for (_, b1), (a2, _) in zip(atoms, atoms[1:], strict=False)), text
-        for block in parse_blocks(text):
+        for block in read_blocks(text):
             for seg in block.segments:
                 assert sum(1 for a, b in atoms if a <= seg.start and seg.end <= b) == 1, text
         ids = {u.id for u in units}
@@ -434,14 +434,14 @@ def test_a_command_after_a_leading_phrase_is_a_procedure_step() -> None:
 
 
 def test_tables_whose_rows_leave_out_the_outer_pipes_and_tables_back_to_back():
-    from mrpvm.plugins.sd_symbolic.blocks import parse_blocks
+    from mrpvm.plugins.sd_symbolic.outline import read_blocks
 
     text = (
         "| ID | Uses LLM |\n|---|---|\nsd-symbolic | No |\nsd-llm-fast | Yes |\n"
         "| ID | Backend |\n|---|---|\nkb-fast | BM25 |\n"
         "After the tables.\n"
     )
-    blocks = parse_blocks(text)
+    blocks = read_blocks(text)
     assert [b.kind for b in blocks] == ["table", "table", "paragraph"]
     rows = [[text[s.start : s.end] for s in b.segments] for b in blocks[:2]]
     assert rows == [

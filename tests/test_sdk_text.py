@@ -6,8 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from mrpvm.plugins.sdk import text
+from mrpvm.plugins.sdk.lexicon import IRREGULAR
 from mrpvm.plugins.sdk.text import (
     STOPWORDS,
+    TERM_TOKEN,
     WORD_PATTERN,
     content_words,
     looks_like_code,
@@ -20,14 +22,24 @@ from mrpvm.plugins.sdk.text import (
 
 
 def reference_terms(value: str) -> list[str]:
-    """The documented pipeline, uncached and all at once: content words, apostrophes dropped, hyphen
-    parts added, stemmed as one batch."""
-    expanded: list[str] = []
-    for word in content_words(value):
-        expanded.append(word.replace("'", ""))
-        if "-" in word:
-            expanded.extend(p for p in word.split("-") if len(p) > 1 and p not in STOPWORDS)
-    return stems(expanded)
+    """The documented pipeline, uncached: short options as they are; content words, apostrophes dropped,
+    hyphen parts added, stemmed."""
+    out: list[str] = []
+    for token in TERM_TOKEN.findall(value):
+        if token.startswith("-"):
+            out.append(token)
+            continue
+        if token[0].isdigit() and "." in token:
+            out += [token, token.split(".", 1)[0]]
+            continue
+        expanded: list[str] = []
+        for word in content_words(token):
+            word = IRREGULAR.get(word, word)
+            expanded.append(word.replace("'", ""))
+            if "-" in word:
+                expanded.extend(p for p in word.split("-") if len(p) > 1 and p not in STOPWORDS)
+        out.extend(stems(expanded))
+    return out
 
 
 @given(st.text(alphabet=st.sampled_from(list("abcdeXYZ '’-s.é0_\n")), max_size=80))
@@ -48,6 +60,31 @@ def test_terms_examples():
     ]
     assert terms("Bob’s ship and Bob's ship") == ["bob", "ship", "bob", "ship"]
     assert terms("a I of to") == []
+
+
+def test_terms_keep_short_options_digits_and_naming_capitals():
+    # "-f" and "-R" are options (case kept: "-r" is another one); "2" and "M" name things; "a", "I" do not
+    assert terms("tar -f or -R, exit status 2, an M suffix") == [
+        "tar",
+        "-f",
+        "-R",
+        "exit",
+        "status",
+        "2",
+        "m",
+        "suffix",
+    ]
+    assert terms("a-b x -vkp 1-2") == ["a-b", "vkp", "1-2"]  # a cluster and a range are words
+    # a dotted version is one term (and its major number): "3.12" is not "3" and "12"
+    assert terms("GCC >= 10.1 and libstdc++ 6.0.28, v2.") == [
+        "gcc",
+        "10.1",
+        "10",
+        "libstdc",
+        "6.0.28",
+        "6",
+        "v2",
+    ]
 
 
 def test_the_cache_is_bounded_and_clearing_it_changes_nothing(monkeypatch):

@@ -46,8 +46,10 @@ def solve(call: Call) -> CnlDocument:
     guidance = [g.body for g in payload.guidance if g.body] + inline_guidance
     output = intent.output if intent else ""
     act = intent.act if intent else None
-    question = analyse(text, act, output, guidance, intent.context if intent else "")
+    answer_type = intent.answerType if intent else ""
+    question = analyse(text, act, output, guidance, intent.context if intent else "", answer_type)
     notes = payload.resolved.notes if payload.resolved else ""
+    question.collection = payload.resolved.term_weights if payload.resolved else {}
     material = prepare(evidence, notes)
 
     subs = question.sub_questions
@@ -55,6 +57,7 @@ def solve(call: Call) -> CnlDocument:
         parts: list[tuple[str, Outcome | None]] = []
         for sub in subs:
             sub_q = analyse(sub, None, output, guidance, intent.context if intent else "")
+            sub_q.collection = question.collection
             parts.append((sub, answer(sub_q, material)))
         answered = [(s, o) for s, o in parts if o is not None]
         if not answered:

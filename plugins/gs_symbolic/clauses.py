@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.lexicon import IRREGULAR
 from mrpvm.plugins.sdk.text import STOPWORDS, stems
 
 from .lexicon import (
@@ -22,7 +23,6 @@ from .lexicon import (
     COORDINATORS,
     DETERMINERS,
     IMPERATIVE_VERBS,
-    IRREGULAR,
     NEGATORS,
     POSSESSIVES,
     PREPOSITIONS,

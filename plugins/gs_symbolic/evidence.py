@@ -6,7 +6,14 @@ import math
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.text import markdown_pieces, sentence_spans, table_cells, terms
+from mrpvm.plugins.sdk.text import (
+    markdown_pieces,
+    notation_terms,
+    plain_text,
+    sentence_spans,
+    table_cells,
+    terms,
+)
 from mrpvm.protocol.document import KnowledgeUnit
 
 _STEP_PREFIX = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]\s*|[-*•]\s+)", re.I)
@@ -39,6 +46,15 @@ def procedure_steps(unit: KnowledgeUnit) -> list[str]:
         lines = inline if len(inline) > 1 else [lines[0][a:b] for a, b in sentence_spans(lines[0])]
     steps = [_STEP_PREFIX.sub("", ln).strip() for ln in lines]
     return [s for s in steps if s]
+
+
+_FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]{1,20}\]$")
+
+
+def about(unit: KnowledgeUnit) -> str:
+    """What a definition unit is about: its term, or for a footnote what cites it (its Topic)."""
+    label = unit.title or ""
+    return unit.topic if not label or _FOOTNOTE_LABEL.match(label) else label
 
 
 def _unit_position(unit: KnowledgeUnit, fallback: int) -> int:
@@ -99,10 +115,12 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
         previous: list[str] = terms(unit.subject or unit.topic or "")
         # the items of a list or table are about the heading they stand under ("Exit Codes": "2 — invalid input")
         # and about the sentence that leads into them ("Output fields:")
-        under = frozenset(terms(unit.heading)) if unit.chunkType in _ITEMIZED else frozenset()
+        under = frozenset(terms(unit.heading))
+        if unit.chunkType == "definition":  # every sentence of a definition is about its term
+            under = frozenset(terms(about(unit))) | frozenset(terms(unit.heading))
         asked: list[str] = []
         for n, (piece, code) in enumerate(pieces):
-            found = terms(piece)
+            found = terms(plain_text(piece)) + notation_terms(piece)
             if _QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece):
                 asked += found
                 continue
@@ -130,6 +148,9 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     return out
 
 
+UNKNOWN_FACTOR = 0.5
+
+
 class Scorer:
     """Weighted term overlap: rarer terms (within this evidence) weigh more.
 
@@ -146,15 +167,29 @@ class Scorer:
         question_terms: list[str],
         names: list[list[str]] | None = None,
         support: list[str] | None = None,
+        collection: dict[str, float] | None = None,
     ):
         n = max(1, len(pool))
         df: dict[str, int] = {}
         for s in pool:
             for t in set(s.terms):
                 df[t] = df.get(t, 0) + 1
-        weight = {t: math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1 for t in question_terms}
+
+        def idf(t: str) -> float:
+            """The collection's weight when the retriever gave it (a few selected units make every word
+            look rare), else the weight within the evidence."""
+            if collection and collection.get(t):
+                return collection[t] + 0.1
+            return math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1
+
+        # a question word the whole collection never uses: no passage can state it, so it counts at half
+        # weight towards what a passage must cover (a paraphrase, or what the source does not say)
+        self.unknown = {t for t, w in (collection or {}).items() if w == 0}
+
+        weight = {t: idf(t) for t in question_terms}
         for t in support or []:
-            weight.setdefault(t, self.SUPPORT * (math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1))
+            weight.setdefault(t, self.SUPPORT * idf(t))
+        self.weights = weight
         # a term only a heading names is in the evidence too ("design goals" over the list it heads)
         headed = frozenset().union(*(s.under for s in pool)) if pool else frozenset()
         # a multi-word name is one concept: any of its parts mentions it, weighted as its rarest part
@@ -171,6 +206,14 @@ class Scorer:
                 self.groups.append((frozenset([t]), w, bool(df.get(t)) or t in headed))
         self.total = sum(w for _, w, _ in self.groups) or 1.0
         self.present = sum(w for _, w, p in self.groups if p) or 1.0
+        # the question's own terms (not the Context line's): what answering it is measured on
+        own = set(question_terms)
+        self.asked = [
+            (parts, w * (UNKNOWN_FACTOR if parts <= self.unknown else 1.0))
+            for parts, w, _ in self.groups
+            if parts & own
+        ]
+        self.asked_total = sum(w for _, w in self.asked) or 1.0
 
     def _matched(self, have: set[str]) -> float:
         return sum(w for parts, w, _ in self.groups if parts & have)
@@ -194,6 +237,10 @@ class Scorer:
         if self.headed(sentence):
             return with_heading
         return own + self.UNDER * (with_heading - own)
+
+    def asked_coverage(self, have: set[str]) -> float:
+        """Weighted share of the question's own terms (Context-line terms left out) that `have` holds."""
+        return sum(w for parts, w in self.asked if parts & have) / self.asked_total
 
     def coverage(self, chosen: list[Sentence]) -> float:
         have: set[str] = set()

@@ -103,6 +103,12 @@ def _said(text: str) -> set[str]:
     return set(stems([w for w in words(text) if w not in STOPWORDS]))
 
 
+def echoes(sentences: list[Sentence], question: str) -> bool:
+    """The sentences say nothing but the question's own words ("`kb-thinkingdb`.", "Wrapper Structure.")."""
+    asked = _said(question)
+    return all(not s.code and _said(s.text) <= asked for s in sentences)
+
+
 def drop_echoes(chosen: list[Sentence], question: str) -> list[Sentence]:
     """Without the sentences that say nothing but the question's own words, unless nothing else is left."""
     asked = _said(question)

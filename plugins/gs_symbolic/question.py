@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.text import STOPWORDS, sentences, stems, terms, words
+from mrpvm.plugins.sdk.answer_types import expected_type
+from mrpvm.plugins.sdk.text import STOPWORDS, notation_terms, sentences, stems, terms, words
 
 _FORMAT_WORDS = frozenset(
     [
@@ -234,6 +235,10 @@ class Question:
     names: list[list[str]] = field(default_factory=list)  # the terms of each multi-word name ("Kaelen Voss")
     context: str = ""  # the intent group's Context line
     support: list[str] = field(default_factory=list)  # content stems of the context, not already in terms
+    answer_type: str = ""  # what kind of answer is expected (protocol.vocab.ANSWER_TYPES), "" unknown
+    name_terms: set[str] = field(default_factory=set)  # terms of the names the question uses ("Ubuntu")
+    collection: dict[str, float] = field(default_factory=dict)  # the retriever's term weights (idf)
+    year: bool = False  # "in which year …": a date answer must name a year
 
     @property
     def constrained(self) -> bool:
@@ -247,7 +252,12 @@ def is_instruction(sentence: str) -> bool:
 
 
 def analyse(
-    text: str, act: str | None, output: str = "", guidance: list[str] | None = None, context: str = ""
+    text: str,
+    act: str | None,
+    output: str = "",
+    guidance: list[str] | None = None,
+    context: str = "",
+    answer_type: str = "",
 ) -> Question:
     """Read the question, its act and its output constraints.
 
@@ -277,17 +287,45 @@ def analyse(
     q.hypothetical = bool(_HYPOTHETICAL.search(focus))
     q.wh = bool(_WH.match(focus))
     q.sub_questions = questions
-    q.terms = content_terms(question_text)
+    q.terms = [t for t in content_terms(question_text) if t not in _how_words(focus)]
+    # "the highest level", "the minimum version": the extreme asked for, however the source writes it
+    q.terms += [t for t in notation_terms(focus) if t not in q.terms]
+    q.year = bool(_YEAR_ASKED.search(focus))
     q.context = context
     q.support = [t for t in content_terms(context) if t not in q.terms]
     q.names = name_groups(question_text) + name_groups(context.replace(";", ","))
+    # a task followed by the question that elaborates it ("Analyze why X … What made him …?") is asked
+    # as the task
+    task_led = bool(body) and body[0] not in questions and _TASK.match(body[0]) is not None
+    q.answer_type = answer_type or expected_type(body[0] if task_led else focus)
+    q.name_terms = {t for run in name_runs(question_text) for t in content_terms(run)}
     return q
 
 
+_NAME_STEMS = frozenset(stems(["name"]))
+_TASK = re.compile(
+    r"^\s*(?:explain|analy[sz]e|compare|contrast|describe|discuss|trace|evaluate|assess|summari[sz]e|outline)\b",
+    re.I,
+)
+_YEAR_ASKED = re.compile(r"\b(?:which|what)\s+years?\b", re.I)
+_HOW = re.compile(r"\bhow\s+(long|much|many|often|far|big|large|old|soon|fast|high|tall|wide|deep)\b", re.I)
+
+
+def _how_words(focus: str) -> set[str]:
+    """The adverb of "how long/much/many/often …": the kind of answer asked for, not what it is about."""
+    return set(stems([m.group(1).lower() for m in _HOW.finditer(focus)]))
+
+
+_IMPERATIVE_NAME = re.compile(r"^\s*(?:please\s+)?(?:name|identify|list)\b", re.I)
+
+
 def content_terms(text: str) -> list[str]:
-    """Stemmed content words of a question, without question-framing words, in first-seen order."""
-    # a hyphenated word counts through its parts ("aura-city" → aura, citi), not three times
-    return list(dict.fromkeys(t for t in terms(text) if t not in _FRAMING and "-" not in t))
+    """Stemmed content words of a question, without question-framing words, in first-seen order. "name"
+    is framing only as the request "Name the …" ("the archive name" is content)."""
+    framing = _FRAMING if _IMPERATIVE_NAME.match(text) else _FRAMING - _NAME_STEMS
+    # a hyphenated word counts through its parts ("aura-city" → aura, citi), not three times; a short
+    # option ("-f") is a term of its own
+    return list(dict.fromkeys(t for t in terms(text) if t not in framing and ("-" not in t or t[0] == "-")))
 
 
 def name_groups(text: str) -> list[list[str]]:

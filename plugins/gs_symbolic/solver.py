@@ -1,13 +1,16 @@
 """gs-symbolic's answer assembly: one path per kind of question, each purely extractive.
 
 Order of decision for one question:
-1. constrained output (Yes/No, one word): only an explicit statement answers (explicit.py), else no-context;
-2. procedures, when steps are asked for and a Procedure unit matches;
-3. comparisons, grouped by the compared entities;
-4. proof chains (kb-thinkingdb notes, or triple-bearing units that link the question's entities);
-5. an unconstrained yes/no question stated explicitly;
-6. otherwise the relevant sentences, deduplicated, in reading order, as bullet points.
-A question with no relevant sentence, or asking for an attribute the evidence never names, has no answer.
+1. a yes/no question (constrained or not): an explicit statement of the proposition (explicit.py), else
+   the one sentence that states it or its negation (polarity.py); otherwise no answer;
+2. a single-word answer: only from an explicit statement (explicit.py);
+3. procedures, when steps are asked for and a Procedure unit matches;
+4. comparisons: the best passage about each compared side;
+5. proof chains (kb-thinkingdb notes, or triple-bearing units that link the question's entities), for open
+   questions ("explain why …");
+6. otherwise the passage (1-3 consecutive sentences of one unit) that answers (passages.py), with the label
+   it needs (a definition's term); lists when a list is asked for.
+No passage answers, or the attribute asked for is never named: no answer (the kernel's no-context).
 """
 
 from __future__ import annotations
@@ -15,22 +18,30 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.answer_types import find_type
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 from . import explicit
 from .evidence import Scorer, Sentence, procedure_steps, relevant, split_units
 from .narrowing import (
-    best_alternatives,
     code_under_named_heading,
     drop_echoes,
+    echoes,
     negation_terms,
     with_negations,
 )
+from .passages import EXTRA_SENTENCE_COST, FUTURE, Judge, Passage, key_terms, stated_condition, windows
+from .polarity import term_weights
+from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
 from .question import Question, content_terms, name_runs
+from .render import definition_label, join_quotes, labelled, render_list
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
+OPEN_PASSAGES = 3  # an open question ("describe X") may be answered by this many passages
+OPEN_SHARE = 0.5
+OPEN_TERMS = 6  # an untyped request with more content words than this asks for a synthesis  # ... each scoring at least this share of the best one
 DEFAULT_LIMIT = 8
 BRIEF_LIMIT = 3
 # "What is the <attribute> of X?" / "How many <things> ...?": the attribute's head noun must be named.
@@ -71,14 +82,34 @@ def prepare(units: list[KnowledgeUnit], notes: str) -> Material:
     return Material(units, prose, parse_notes(notes) if notes else [], code)
 
 
+def _without_echoes(q: Question, m: Material) -> Material:
+    """The evidence without the question's own sentences (a premise the turn stated is staged as a unit of
+    the turn: it is what the user said, not an answer to it)."""
+    asked = " ".join(q.text.lower().split())
+    keep = [
+        s
+        for s in m.pool
+        if s.unit.sourceType != "turn" or " ".join(s.text.lower().split()).rstrip(".!?") not in asked
+    ]
+    return m if len(keep) == len(m.pool) else Material(m.units, keep, m.chains, m.code)
+
+
 def answer(q: Question, m: Material) -> Outcome | None:
     """The answer to one question, or None when the evidence does not answer it."""
+    m = _without_echoes(q, m)
     if not m.pool and not m.chains:
         return None
-    if q.constrained:
-        return _constrained(q, m)
-    # an explicit request for steps or a comparison shapes the answer before any proof chain does
-    for path in (_steps, _compare, _chain, _polar, _sentences):
+    if q.yes_no or q.polar:
+        return _yes_no(q, m)
+    if q.single_word:
+        return _single_word(q, m)
+    # an explicit request for steps or a comparison shapes the answer before any proof chain does;
+    # a proof chain answers open questions ("explain why …"), a passage answers typed ones
+    open_question = q.answer_type in ("", "reason", "definition")
+    paths = (
+        (_steps, _compare, _chain, _sentences) if open_question else (_steps, _compare, _sentences, _chain)
+    )
+    for path in paths:
         out = path(q, m)
         if out is not None:
             return out
@@ -104,20 +135,42 @@ def _conclusions(m: Material) -> list[Sentence]:
     return out
 
 
-def _constrained(q: Question, m: Material) -> Outcome | None:
-    verdict = None
-    if q.yes_no:
-        verdict = explicit.yes_no(q, m.pool, _conclusions(m))
-    elif q.single_word:
-        verdict = explicit.which(q, m.pool)
+def _single_word(q: Question, m: Material) -> Outcome | None:
+    verdict = explicit.which(q, m.pool)
     if verdict is None:
         return None
     ids = list(dict.fromkeys(uid for s in verdict.sentences for uid in s.unit_ids))
-    text = verdict.answer if q.single_word else _verdict_text(verdict, m)
-    how = "proved from stated facts" if verdict.derived else "stated explicitly"
-    return Outcome(
-        text, ids, "medium" if verdict.derived else "high", f"{how} in {', '.join(ids)}", "explicit"
+    return Outcome(verdict.answer, ids, "high", f"stated explicitly in {', '.join(ids)}", "explicit")
+
+
+def _yes_no(q: Question, m: Material) -> Outcome | None:
+    """Yes/No from an explicit statement of the proposition (or a proof of it), else from the sentence
+    that states the proposition or its negation; else no answer."""
+    if q.polar or q.yes_no:
+        found = explicit.yes_no(q, m.pool, _conclusions(m))
+        if found is not None:
+            ids = list(dict.fromkeys(uid for s in found.sentences for uid in s.unit_ids))
+            text = found.answer if q.single_word else _verdict_text(found, m)
+            how = "proved from stated facts" if found.derived else "stated explicitly"
+            conf = "medium" if found.derived else "high"
+            return Outcome(text, ids, conf, f"{how} in {', '.join(ids)}", "explicit")
+    if not q.polar or q.hypothetical:
+        return None
+    scorer = _scorer(q, m.pool)
+    keys = key_terms(q.terms, q.name_terms, m.pool)
+    named = name_runs(q.context.replace(";", ","))
+    stated = polar_verdict(
+        q.focus or q.text, m.pool, term_weights(scorer), keys, q.name_terms, named[0] if named else ""
     )
+    if stated is None:
+        return None
+    if q.single_word:
+        return Outcome(stated.answer, [stated.sentence.unit.id], "medium", "stated", "explicit")
+    quote = join_quotes([stated.sentence])
+    label = definition_label(stated.sentence.unit)
+    text = f"{stated.answer}. " + (labelled(label, quote) if label else quote)
+    evidence = f"the proposition stated ({stated.stated:.2f} of its terms) in {stated.sentence.unit.id}"
+    return Outcome(text, [stated.sentence.unit.id], "medium", evidence, "explicit")
 
 
 def _verdict_text(verdict: explicit.Verdict, m: Material) -> str:
@@ -129,7 +182,7 @@ def _verdict_text(verdict: explicit.Verdict, m: Material) -> str:
             end = chain.conclusion
             if end is not None and statement(end) in wanted:
                 return f"{verdict.answer}. " + render_chain(chain, by_id)[0]
-    return f"{verdict.answer}. " + " ".join(_sentence(s.text) for s in verdict.sentences[:2])
+    return f"{verdict.answer}. " + " ".join(join_quotes([s]) for s in verdict.sentences[:2])
 
 
 # --------------------------------------------------------------------------- paths
@@ -153,35 +206,17 @@ def _chain(q: Question, m: Material) -> Outcome | None:
         ids.extend(u for u in used if u not in ids)
     if not paragraphs:
         return None
-    # relevant statements the proofs do not cover
-    scorer = _scorer(q, m.pool)
-    in_chain = [s for s in m.pool if s.unit.id in ids]
-    missing = set(q.terms) - {t for s in in_chain for t in s.terms}
-    extra = [
-        s
-        for s in relevant([s for s in m.pool if s.unit.id not in ids], scorer, BRIEF_LIMIT)
-        if missing & set(s.terms)
-    ]
-    body = "\n\n".join(paragraphs)
-    if extra:
-        body += "\n\nRelated evidence:\n" + "\n".join(f"- {_sentence(s.text)}" for s in extra)
-        ids.extend(u for s in extra for u in s.unit_ids if u not in ids)
-    return Outcome(body, ids, "high", f"{len(paragraphs)} proof chain(s) over {len(ids)} units", "proof")
-
-
-def _polar(q: Question, m: Material) -> Outcome | None:
-    """An unconstrained yes/no question: state the answer when explicit; otherwise fall through."""
-    if not q.polar:
-        return None
-    verdict = explicit.yes_no(q, m.pool, _conclusions(m))
-    if verdict is None:
-        return None
-    ids = list(dict.fromkeys(uid for s in verdict.sentences for uid in s.unit_ids))
-    text = _verdict_text(verdict, m)
-    return Outcome(text, ids, "medium" if verdict.derived else "high", "explicit statement", "explicit")
+    return Outcome(
+        "\n\n".join(paragraphs),
+        ids,
+        "high",
+        f"{len(paragraphs)} proof chain(s) over {len(ids)} units",
+        "proof",
+    )
 
 
 def _steps(q: Question, m: Material) -> Outcome | None:
+    """The steps of the Procedure units that match the question best (every step, with its command)."""
     if not q.wants_steps:
         return None
     procs = [u for u in m.units if u.role == "Procedure" and procedure_steps(u)]
@@ -190,36 +225,33 @@ def _steps(q: Question, m: Material) -> Outcome | None:
     qset = set(q.terms)
     scored = []
     for u in procs:
-        have = set(terms(" ".join([u.topic, u.title or "", u.procedure or u.claim or ""])))
+        have = set(
+            terms(" ".join([u.topic, u.title or "", u.sectionTitle or "", u.procedure or u.claim or ""]))
+        )
         overlap = len(qset & have) / max(1, len(qset))
-        if overlap > 0:
+        if overlap >= 0.5:
             scored.append((overlap, u))
     if not scored:
         return None
-    best = max(s for s, _ in scored)
-    chosen = [u for s, u in scored if s >= best * 0.6]
+    best = max(sc for sc, _ in scored)
+    chosen = [u for sc, u in scored if sc >= best * 0.9][:2]
     chosen.sort(
         key=lambda u: (u.charStart if u.charStart is not None else 0, u.chunkIndex or 0, u.unitIndex or 0)
     )
     parts: list[str] = []
-    seen: set[str] = set()
     for u in chosen:
-        steps = [st for st in procedure_steps(u) if st.lower() not in seen]
-        seen.update(st.lower() for st in steps)
-        if not steps:
-            continue
+        steps = procedure_steps(u)
         lines = [f"{i}. {st}" for i, st in enumerate(steps, 1)]
         head = f"**{u.title or u.topic}**\n\n" if len(chosen) > 1 else ""
         parts.append(head + "\n".join(lines))
-    ids = [u.id for u in chosen]
-    scorer = _scorer(q, m.pool)
-    notes = [s for s in relevant([s for s in m.pool if s.unit.role != "Procedure"], scorer, BRIEF_LIMIT, 0.6)]
-    body = "\n\n".join(parts)
-    if notes:
-        body += "\n\nNotes:\n" + "\n".join(f"- {_sentence(s.text)}" for s in notes)
-        ids.extend(s.unit.id for s in notes if s.unit.id not in ids)
-    conf = "high" if best >= 0.5 else "medium"
-    return Outcome(body, ids, conf, f"steps of {len(chosen)} procedure unit(s)", "procedure")
+    conf = "high" if best >= 0.75 else "medium"
+    return Outcome(
+        "\n\n".join(parts),
+        [u.id for u in chosen],
+        conf,
+        f"steps of {len(chosen)} procedure unit(s)",
+        "procedure",
+    )
 
 
 _SIDES = re.compile(
@@ -247,22 +279,23 @@ _FRAME_STEMS = frozenset(
 
 
 def compared_sides(text: str, pool: list[Sentence]) -> list[str]:
-    """The entities a comparison question names: proper names found in the evidence, else 'A and B' phrases."""
+    """The entities a comparison question names: two multi-word proper names found in the evidence, else
+    the 'between A and B' phrases, else the names."""
     vocab = {t for s in pool for t in s.terms}
     names: list[str] = []
     for phrase in name_runs(text):
         toks = [t for t in content_terms(phrase) if t not in _FRAME_STEMS]
         if toks and any(t in vocab for t in toks) and phrase not in names:
             names.append(phrase)
-    if len(names) >= 2:
-        return names[:4]
+    if len(names) >= 2 and all(len(content_terms(n)) >= 2 for n in names[:2]):
+        return names[:4]  # "Dr. Elara Vance and Commander Vex": the people compared
     m = _SIDES.search(text)
     if m:
         a, b = (m["a"], m["b"]) if m["a"] else (m["c"], m["d"])
         sides = [_strip_det(a), _strip_det(b)]
         if all(content_terms(s) for s in sides):
             return sides
-    return names
+    return names[:4]
 
 
 def _strip_det(phrase: str) -> str:
@@ -272,7 +305,28 @@ def _strip_det(phrase: str) -> str:
     return " ".join(toks)
 
 
+def _names_side(keys: set[str], s: Sentence) -> bool:
+    """The sentence names the side: one of its key terms, a hyphenated one also as its words side by side
+    ("full-icu" named by "full ICU support" in the heading)."""
+    have = set(s.terms) | s.under | s.carried
+    if keys & have:
+        return True
+    said = f"{s.text} {s.unit.heading}".lower()
+    for k in keys:
+        if "-" in k and k[0] != "-":
+            parts = [re.escape(p) for p in k.split("-") if p]
+            if len(parts) > 1 and re.search(r"\b" + r"[\s_-]*".join(parts), said):
+                return True
+    return False
+
+
+_SIDE_KEY = re.compile(r"\d|^-|\w-\w")
+
+
 def _compare(q: Question, m: Material) -> Outcome | None:
+    """The best passage about each compared side, each labelled with its side, then what is said of both.
+    A side named by an option, a code or a compound name ("-R flags", "X-Python-Version field") is about
+    what names that."""
     if not q.compare:
         return None
     sides = compared_sides(q.text, m.pool)
@@ -280,43 +334,65 @@ def _compare(q: Question, m: Material) -> Outcome | None:
         sides = compared_sides(q.context.replace(";", ","), m.pool)
     if len(sides) < 2:
         return None
-    side_terms = [set(content_terms(s)) for s in sides]
+    side_terms = [set(terms(s)) for s in sides]
     shared = set.intersection(*side_terms)
-    side_terms = [t - shared for t in side_terms]
-    scorer = _scorer(q, m.pool)
-    groups: dict[int, list[Sentence]] = {i: [] for i in range(len(sides))}
-    both: list[Sentence] = []
-    for s in m.pool:
-        have = set(s.terms)
-        hits = [i for i, ts in enumerate(side_terms) if ts & have]
-        if len(hits) >= 2:
-            both.append(s)
-        elif hits:
-            groups[hits[0]].append(s)
-    limit = BRIEF_LIMIT if q.brief else 5
-    if sum(1 for g in groups.values() if g) + (1 if both else 0) < 2 and not both:
-        return None
-
-    def top(items: list[Sentence]) -> list[Sentence]:
-        ranked = sorted(items, key=lambda s: (-scorer.score(s), s.order))[:limit]
-        return sorted(ranked, key=lambda s: s.order)
-
+    pool = m.pool + m.code if q.wants_code else m.pool
+    keys = []
+    for own_terms in side_terms:
+        distinct = own_terms - shared or own_terms
+        keys.append({t for t in distinct if _SIDE_KEY.search(t)} or distinct)
+    named = [[k for k, ks in enumerate(keys) if _names_side(ks, s)] for s in pool]
     blocks: list[str] = []
     ids: list[str] = []
-    for i, side in enumerate(sides):
-        chosen = top(groups[i])
-        if chosen:
-            blocks.append(f"**{side}**\n" + "\n".join(f"- {_sentence(s.text)}" for s in chosen))
-        else:
-            blocks.append(f"**{side}**\n- The evidence says nothing specific about {side}.")
-        ids.extend(s.unit.id for s in chosen if s.unit.id not in ids)
-    if both:
-        chosen = top(both)
-        blocks.append("**Both**\n" + "\n".join(f"- {_sentence(s.text)}" for s in chosen))
-        ids.extend(s.unit.id for s in chosen if s.unit.id not in ids)
-    covered = sum(1 for g in groups.values() if g)
-    conf = "high" if covered == len(sides) else ("medium" if covered or both else "low")
+    found = 0
+    for k, (side, own_terms) in enumerate(zip(sides, side_terms, strict=True)):
+        about = [s for s, hits in zip(pool, named, strict=True) if hits == [k]]
+        others = set().union(*side_terms) - own_terms  # what names the other sides is no help here
+        passage = _best_about(q, about, list(own_terms) + [t for t in q.terms if t not in shared | others])
+        if passage is None:
+            blocks.append(f"**{side}**: the evidence says nothing specific about it.")
+            continue
+        found += 1
+        passage = _completed(passage, pool)
+        text = _passage_text(passage, side)
+        unit = passage.sentences[0].unit
+        if unit.kuType == "composite" and unit.title and not set(terms(unit.title)) <= set(terms(side)):
+            text = f"{unit.title}: {text}"  # a section digest is read under its heading
+        blocks.append(f"**{side}**: {text}")
+        ids.extend(u for u in [passage.unit_id] if u not in ids)
+    both = [s for s, hits in zip(pool, named, strict=True) if len(hits) >= 2]
+    passage = _best_about(q, both, [t for t in q.terms]) if both else None
+    if passage is not None:
+        blocks.append(f"**Both**: {_passage_text(_completed(passage, both))}")
+        ids.extend(u for u in [passage.unit_id] if u not in ids)
+    if found == 0 and passage is None:
+        return None
+    conf = "high" if found == len(sides) else "low"
     return Outcome("\n\n".join(blocks), ids, conf, f"comparison of {', '.join(sides)}", "comparison")
+
+
+def _best_about(q: Question, pool: list[Sentence], side_terms: list[str]) -> Passage | None:
+    """The best short passage of `pool` about one side (scored on the side's and the question's terms):
+    of equally good ones the earliest, two sentences rather than one (a side is described, not named)."""
+    if not pool:
+        return None
+    scorer = Scorer(pool, side_terms, q.names, q.support, q.collection)
+    judge = Judge(scorer, "", set())
+    scored = [judge.score(w) for w in windows(pool) if len(w) <= 2]
+    for p in scored:
+        p.score += EXTRA_SENTENCE_COST * (len(p.sentences) - 1)
+    scored.sort(key=lambda p: (-round(p.score, 6), p.sentences[0].order, -len(p.sentences)))
+    return scored[0] if scored else None  # every sentence of the pool names the side
+
+
+def _passage_text(p: Passage, shown: str = "") -> str:
+    """The passage as quoted text with its definition term, unless `shown` (a label already written
+    before it) names the term."""
+    text = join_quotes(p.sentences)
+    label = definition_label(p.sentences[0].unit)
+    if not label or (shown and set(terms(shown)) <= set(terms(label))):
+        return text
+    return labelled(label, text)
 
 
 def _sentences(q: Question, m: Material) -> Outcome | None:
@@ -329,71 +405,111 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
             asked = stems([word])[0]
             if not any(asked in s.terms or asked in s.under for s in m.pool):
                 return None  # the attribute asked for is never named in the evidence (nor in a heading)
-    pool = m.pool + (m.code if q.wants_code else code_under_named_heading(m.code, q.terms))
+    with_code = q.wants_code or q.wants_steps
+    pool = m.pool + (m.code if with_code else code_under_named_heading(m.code, q.terms))
     negated = negation_terms(q.focus or q.text)
     pool = with_negations(pool, negated)
-    scorer = Scorer(pool, q.terms + negated, q.names, q.support)
+    scorer = Scorer(pool, q.terms + negated, q.names, q.support, q.collection)
+    if q.wants_list or any(s.under and scorer.headed(s) for s in pool):
+        return _listed(q, pool, scorer)
+    if q.answer_type == "" and len(q.terms) > OPEN_TERMS:
+        # "Explain the chain of events that …", "Analyze why …": a synthesis of what the evidence says
+        return _listed(q, pool, scorer, as_list=False)
+    future = bool(FUTURE.search(q.focus or q.text))
+    condition = (
+        stated_condition(q.focus) if re.match(r"\s*(?:if|unless|when)\b", q.focus or "", re.I) else None
+    )
+    judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool), future, condition, q.year)
+    # a passage with a sentence that says nothing but the question's words is no answer
+    ranked = [p for p in judge.ranked(pool) if not any(echoes([s], q.text) for s in p.sentences)]
+    passage = judge.best_of(ranked)
+    if passage is None:
+        return None
+    chosen = [_completed(passage, pool)]
+    if q.answer_type == "reason":
+        chosen = [_with_lead(chosen[0], pool)]
+    if q.answer_type == "":  # "describe X": what else the evidence says of it, from other units
+        for other in ranked:
+            if len(chosen) >= OPEN_PASSAGES or other.score < passage.score * OPEN_SHARE:
+                break
+            if other.unit_id not in {c.unit_id for c in chosen} and judge.answers(other):
+                chosen.append(_completed(other, pool))
+        chosen.sort(key=lambda p: p.sentences[0].order)
+    parts = []
+    for p in chosen:
+        text = _passage_text(p)
+        if p.dated_by:
+            when = find_type(p.dated_by, q.answer_type)
+            shown = f"{when} ({p.dated_by})" if when and when != p.dated_by else p.dated_by
+            text = f"{shown}: {text}"
+        parts.append(text)
+    coverage = max(p.coverage for p in chosen)
+    conf = "high" if coverage >= 0.75 else ("medium" if coverage >= 0.55 else "low")
+    ids = list(dict.fromkeys(s.unit.id for p in chosen for s in p.sentences))
+    evidence = f"{sum(len(p.sentences) for p in chosen)} sentence(s), term coverage {coverage:.2f}"
+    return Outcome("\n\n".join(parts), ids, conf, evidence, "sentences")
+
+
+_ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
+
+
+REASON_MAX_CHARS = 400
+
+
+def _with_lead(p: Passage, pool: list[Sentence]) -> Passage:
+    """A "why" answered in the middle of a unit: the unit's lead sentence (what changed, what it is) comes
+    first, when the answer stays short: the cause is told where the topic is."""
+    unit = sorted((s for s in pool if s.unit.id == p.sentences[0].unit.id), key=lambda s: s.order)
+    if not unit or unit[0] in p.sentences or unit[0].code:
+        return p
+    if len(unit[0].text) + sum(len(s.text) for s in p.sentences) > REASON_MAX_CHARS:
+        return p
+    return Passage([unit[0], *p.sentences], p.score, p.coverage, p.typed, p.dated_by)
+
+
+def _completed(p: Passage, pool: list[Sentence]) -> Passage:
+    """A passage readable on its own: one that opens with an anaphor ("This was previously available via
+    the -3 flag.") takes the sentence before it in its unit; one that ends with a lead-in ("… the
+    following stanza:") goes on with what it leads into (the code or list after it)."""
+    unit = [s for s in pool if s.unit.id == p.sentences[0].unit.id]
+    unit.sort(key=lambda s: s.order)
+    sentences = list(p.sentences)
+    first = unit.index(sentences[0]) if sentences[0] in unit else -1
+    if first > 0 and _ANAPHOR.match(sentences[0].text.strip()) and not sentences[0].code:
+        sentences.insert(0, unit[first - 1])
+    last = sentences[-1]
+    if last.text.rstrip().endswith(":") and last in unit:
+        for s in unit[unit.index(last) + 1 :]:
+            sentences.append(s)
+            if s.code or len(sentences) >= len(p.sentences) + 4:
+                break
+    if len(sentences) == len(p.sentences):
+        return p
+    return Passage(sentences, p.score, p.coverage, p.typed, p.dated_by)
+
+
+def _listed(q: Question, pool: list[Sentence], scorer: Scorer, as_list: bool = True) -> Outcome | None:
+    """A question that asks for a list, or about a list as a whole (its heading or lead-in names all the
+    question asks: "What are the exit codes?"): the relevant items, a headed list whole."""
     limit = BRIEF_LIMIT if q.brief else DEFAULT_LIMIT
-    chosen = _same_codes(q, relevant(pool, scorer, limit))
-    if not q.wants_list:
-        chosen = best_alternatives(chosen, scorer)
-    if not q.polar:
-        chosen = drop_echoes(chosen, q.text)
+    headed = {s.unit.id for s in pool if s.under and scorer.headed(s)}
+    chosen = (
+        [s for s in pool if s.unit.id in headed and not s.lead] if headed else relevant(pool, scorer, limit)
+    )
+    chosen = drop_echoes(sorted(chosen, key=lambda s: s.order), q.text)
     if not chosen or max(scorer.score(s) for s in chosen) < MIN_SCORE:
         return None
     coverage = scorer.coverage(chosen)
     conf = "high" if coverage >= 0.75 else ("medium" if coverage >= 0.4 else "low")
-    body = _render(chosen, q.wants_list)
-    if q.polar:
-        body = "The evidence does not state a yes/no answer explicitly. Relevant statements:\n\n" + (
-            body if body.startswith("- ") else f"- {body}"
-        )
-        conf = "low"
     ids = list(dict.fromkeys(s.unit.id for s in chosen))
-    return Outcome(body, ids, conf, f"{len(chosen)} sentences, term coverage {coverage:.2f}", "sentences")
-
-
-def _render(chosen: list[Sentence], as_list: bool) -> str:
-    """One sentence as it is, several as a bulleted list; code as code: inline when one line, else a
-    fenced block after the list."""
-    lines = [
-        f"`{s.text}`" if s.code and "\n" not in s.text else _sentence(s.text) for s in chosen if not _block(s)
-    ]
-    blocks = [f"```\n{s.text}\n```" for s in chosen if _block(s)]
-    if len(lines) == 1 and not blocks and not as_list:
-        return lines[0]
-    parts = ["\n".join(f"- {line}" for line in lines)] if lines else []
-    return "\n\n".join(parts + blocks)
-
-
-def _block(s: Sentence) -> bool:
-    return s.code and "\n" in s.text
-
-
-def _codes(stems_: set[str] | list[str] | frozenset[str]) -> set[str]:
-    """Model or code names ("e4", "x9", "k2"): letters and digits in one word."""
-    return {t for t in stems_ if any(c.isdigit() for c in t) and any(c.isalpha() for c in t)}
-
-
-def _same_codes(q: Question, chosen: list[Sentence]) -> list[Sentence]:
-    """When the question names codes ("error E4", "the R5"), a sentence about other codes only ("Error E7
-    means …", "Its firmware …" after a sentence about the X9) is about something else."""
-    asked = _codes(q.terms) | _codes(q.support)
-    if not asked:
-        return chosen
-    out = []
-    for s in chosen:
-        named = _codes(set(s.terms) | s.carried)
-        if not named or named & asked:
-            out.append(s)
-    return out
+    return Outcome(
+        render_list(chosen, as_list),
+        ids,
+        conf,
+        f"{len(chosen)} items, term coverage {coverage:.2f}",
+        "sentences",
+    )
 
 
 def _scorer(q: Question, pool: list[Sentence]) -> Scorer:
-    return Scorer(pool, q.terms, q.names, q.support)
-
-
-def _sentence(text: str) -> str:
-    """One line, ending as a sentence ends: a lead-in's colon or semicolon ("… as JSON:") becomes a period."""
-    text = " ".join(text.split()).rstrip(":;, ")
-    return text if not text or text[-1] in ".!?\"'”’)" else text + "."
+    return Scorer(pool, q.terms, q.names, q.support, q.collection)

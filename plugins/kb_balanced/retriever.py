@@ -56,6 +56,7 @@ ASSOC_FLOOR = 0.3  # a candidate with no query term must reach this association 
 MMR_LAMBDA = 0.6
 MMR_POOL = 3  # MMR looks at the best MMR_POOL x budget candidates
 DUPLICATE_SIM = 0.8
+TITLED_FACTOR = 0.6  # the similarity of two units whose titles (definition terms) differ counts this much
 INLINE_CACHE = 200_000  # encoded inline units kept per worker (by unit hash)
 
 
@@ -291,6 +292,9 @@ class BalancedRetriever(Retriever):
                 jac = jaccard(ranked[i].terms, ranked[j].terms)
                 if jac > sims[i, j]:
                     sims[i, j] = sims[j, i] = jac
+                a, b = ranked[i].unit.title, ranked[j].unit.title
+                if a and b and a != b:  # two definitions of different terms say different things
+                    sims[i, j] = sims[j, i] = min(sims[i, j] * TITLED_FACTOR, DUPLICATE_SIM - 0.01)
         top = ranked[0].score or 1.0
         chosen: list[int] = []
         left = list(range(m))

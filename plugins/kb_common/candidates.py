@@ -165,6 +165,14 @@ class Views:
             self._idf[term] = value
         return value
 
+    def known(self, term: str) -> bool:
+        """Whether any view holds a unit with this term (in its topic, heading or body)."""
+        if self.inline is not None and self.inline.size and self.inline.df(term) > 0:
+            return True
+        if self.store is not None and self.store.size:
+            return any(self.store.doc_freq(f, term) > 0 for f in ("topic", "heading", "body"))
+        return False
+
     def tag_idf(self, origin: str, field: str, term: str) -> float:
         if origin == "kb" and self.store is not None:
             return self.store.tag_idf(field, term)

@@ -11,12 +11,13 @@ import re
 from functools import lru_cache
 
 import msgspec
-from mrpvm.plugins.sdk.text import sentences, terms
+from mrpvm.plugins.sdk.text import notation_terms, plain_text, sentences, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 # DS009 field weights. `body` is the claim or the procedure steps.
 FIELD_WEIGHTS: dict[str, float] = {
     "topic": 1.5,
+    "heading": 1.0,  # the heading the unit stands under: shared by its whole section, so it weighs less
     "body": 1.0,
     "role": 0.5,
     "acts": 0.8,
@@ -24,7 +25,7 @@ FIELD_WEIGHTS: dict[str, float] = {
     "condition": 0.6,
 }
 # Free-text fields, scored by the lexical backends (BM25 per field, weighted sum).
-TEXT_FIELDS: tuple[str, ...] = ("topic", "body", "note", "condition")
+TEXT_FIELDS: tuple[str, ...] = ("topic", "heading", "body", "note", "condition")
 # Tag fields drawn from tiny closed vocabularies (9 roles, 10 acts): scored in Python over the candidate
 # pool, because their posting lists cover most of the corpus and would dominate index query time.
 TAG_FIELDS: tuple[str, ...] = ("role", "acts")
@@ -75,8 +76,11 @@ def topic_text(unit: KnowledgeUnit) -> str:
 def unit_fields(unit: KnowledgeUnit) -> dict[str, list[str]]:
     """Analysed terms of each weighted field (stemmed content words, as sdk `terms`)."""
     return {
-        "topic": analyse(topic_text(unit)),
-        "body": analyse(body_text(unit)),
+        "topic": analyse(plain_text(topic_text(unit))),
+        # every atomic unit is also found by the heading it stands under (a section's own heading is its
+        # topic already)
+        "heading": analyse(unit.heading) if unit.kuType == "atomic" else [],
+        "body": analyse(plain_text(body_text(unit))) + notation_terms(body_text(unit)),
         "role": list(role_terms(unit.role)),
         "acts": list(acts_terms(tuple(unit.acts))),
         "note": analyse(unit.utilityNote) if unit.utilityNote else [],

@@ -96,6 +96,10 @@ class MemoryIndex:
         order = found[np.argsort(-scores[found], kind="stable")]
         return [(int(i), float(scores[i])) for i in order]
 
+    def df(self, term: str) -> int:
+        """How many units hold the term in a text field."""
+        return self._df_any.get(term, 0)
+
     def idf(self, term: str) -> float:
         """Inverse document frequency over the units' content terms (for coverage weighting)."""
         return idf(self.size, self._df_any.get(term, 0))

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import msgspec
-from mrpvm.protocol.document import CnlDocument, KnowledgeUnit, PluginResult, ResolvedIntent, intent_ref
+from mrpvm.protocol.document import (
+    CnlDocument,
+    KnowledgeUnit,
+    PluginResult,
+    ResolvedIntent,
+    format_term_weights,
+    intent_ref,
+)
 
 from .candidates import Candidate
 from .profile import GoalProfile
@@ -22,6 +29,7 @@ class IntentResult:
         "sufficiency",
         "top_lexical",
         "notes",
+        "term_weights",
     )
 
     def __init__(
@@ -34,6 +42,7 @@ class IntentResult:
         sufficiency: Sufficiency,
         top_lexical: float,
         notes: list[str] | None = None,
+        term_weights: dict[str, float] | None = None,
     ):
         self.profile = profile
         self.evidence = evidence
@@ -43,6 +52,7 @@ class IntentResult:
         self.sufficiency = sufficiency
         self.top_lexical = top_lexical
         self.notes = notes or []
+        self.term_weights = term_weights or {}  # query term -> its idf over the views searched
 
     def resolved(self) -> ResolvedIntent:
         p, s = self.profile, self.sufficiency
@@ -68,6 +78,7 @@ class IntentResult:
             selected=[c.id for c in self.evidence],
             guidance=list(dict.fromkeys(self.guidance_ids)),
             notes="; ".join(trace),
+            termWeights=format_term_weights(self.term_weights),
         )
 
 

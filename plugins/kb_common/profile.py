@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import msgspec
+from mrpvm.plugins.sdk.answer_types import expected_type
 from mrpvm.plugins.sdk.text import terms, words
 from mrpvm.protocol.document import IntentGroup
 from mrpvm.protocol.vocab import ACTS, ROLES_FOR_ACT
@@ -84,6 +85,7 @@ _CONSTRAINED = re.compile(
 WEIGHT_INTENT = 1.0
 WEIGHT_SUPPORT = 0.5  # the Context line
 WEIGHT_META = 0.25
+WEIGHT_CRITERION = 0.05
 
 # Words that name the source itself ("summarize the document"): a question about the whole source.
 SOURCE_TERMS: frozenset[str] = frozenset(
@@ -92,6 +94,23 @@ SOURCE_TERMS: frozenset[str] = frozenset(
 
 BREADTH_LEVEL: dict[str, str] = {"broad": "aggregate", "moderate": "composite", "specific": "atomic"}
 _SPECIFIC_ACTS = frozenset({"define", "identify", "evaluate", "verify", "implement"})
+# Answer types of a question answered by one fact: the passage that states it, not a section summary.
+_SPECIFIC_TYPES = frozenset(
+    {
+        "person",
+        "number",
+        "version",
+        "date",
+        "duration",
+        "location",
+        "option",
+        "command",
+        "yes-no",
+        "entity",
+        "definition",
+        "comparison",  # what each side's own passage says, not a section digest
+    }
+)
 
 
 class GoalProfile(msgspec.Struct, kw_only=True):
@@ -108,6 +127,7 @@ class GoalProfile(msgspec.Struct, kw_only=True):
     level: str  # preferred KU level: aggregate | composite | atomic
     purpose: str = "task-evidence"
     whole: bool = False  # a broad question about the source as a whole: answered by source summaries
+    answer_type: str = ""  # the intent's AnswerType (or the one its question asks for)
 
     @property
     def level_rank(self) -> int:
@@ -150,13 +170,13 @@ def guess_act(text: str) -> str:
     return "describe"
 
 
-def _breadth(intent: IntentGroup, content: list[str]) -> str:
+def _breadth(intent: IntentGroup, content: list[str], answer_type: str) -> str:
     raw = set(words(intent.intent))
     lowered = intent.intent.strip().lower().rstrip("?. ")
     if raw & _BROAD_WORDS or (lowered.startswith("what") and lowered.endswith(" about")):
         return "broad"
     constrained = bool(_CONSTRAINED.search(intent.output or ""))
-    if constrained or intent.act in _SPECIFIC_ACTS:
+    if constrained or intent.act in _SPECIFIC_ACTS or answer_type in _SPECIFIC_TYPES:
         return "specific"
     if intent.act == "describe" and len(set(content)) <= 2:
         return "broad"
@@ -179,12 +199,13 @@ def build_profile(intent: IntentGroup, purpose: str = "task-evidence") -> GoalPr
         weights[term] = max(weights.get(term, 0.0), w)
         if w == WEIGHT_SUPPORT and term not in subject:
             subject.append(term)
-    for term in terms(intent.criterion or ""):  # how the answer is judged: mostly not its subject
-        weights[term] = max(weights.get(term, 0.0), WEIGHT_META)
+    for term in terms(intent.criterion or ""):  # how the answer is judged, not its subject: a faint weight
+        weights[term] = max(weights.get(term, 0.0), WEIGHT_CRITERION)
     if not content:  # a question made only of meta words still has to be matched on something
         content = [t for t in weights if weights[t] >= WEIGHT_SUPPORT] or list(weights)
     subject += [t for t in content if t not in subject]
-    breadth = _breadth(msgspec.structs.replace(intent, act=act), content)
+    answer_type = intent.answerType or expected_type(intent.intent.split("? ")[-1])
+    breadth = _breadth(msgspec.structs.replace(intent, act=act), content, answer_type)
     whole = breadth == "broad" and all(t in SOURCE_TERMS or t in META_TERMS for t in content)
     return GoalProfile(
         index=intent.index,
@@ -198,6 +219,7 @@ def build_profile(intent: IntentGroup, purpose: str = "task-evidence") -> GoalPr
         level=BREADTH_LEVEL[breadth],
         purpose=purpose,
         whole=whole,
+        answer_type=answer_type,
     )
 
 

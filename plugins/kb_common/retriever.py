@@ -40,6 +40,14 @@ STRATEGY_PURPOSES = ("strategy-guidance", "mixed")
 PREFETCH_FLOOR = 0.5  # KB hits under relative_cut x this of the best lexical score are not fetched
 
 
+def _restates(unit: KnowledgeUnit, intent: str) -> bool:
+    """A unit of the current turn that the intent itself states (its premise, "I ran tar -u …"): what the
+    user said, not evidence for the answer (a later turn may use it)."""
+    if unit.sourceType != "turn" or not unit.claim:
+        return False
+    return " ".join(unit.claim.lower().split()).rstrip(".!?") in intent
+
+
 class Retriever:
     """Shared retrieve / onSourceText / onSessionEvent for a kb plugin. Override the hooks, not `resolve`."""
 
@@ -100,7 +108,12 @@ class Retriever:
             goal_boost(c, profile, views, cfg)
         guidance_only = [c for c in pool.values() if is_guidance(c.unit, phase) and not is_evidence(c.unit)]
         asking = {c.id for c in pool.values() if is_evidence(c.unit) and is_question_like(c.unit)}
-        evidence = [c for c in pool.values() if is_evidence(c.unit) and c.id not in asking and self.admit(c)]
+        said = " ".join(profile.text.lower().split())
+        evidence = [
+            c
+            for c in pool.values()
+            if is_evidence(c.unit) and c.id not in asking and self.admit(c) and not _restates(c.unit, said)
+        ]
         evidence.sort(key=lambda c: -c.score)
         budget = max(1, min(cfg.budget.get(profile.breadth, 4), max_units))
         whole = profile.whole and not evidence  # "summarize the document": the source summaries answer it
@@ -131,6 +144,8 @@ class Retriever:
             considered=len(pool),
             sufficiency=suff,
             top_lexical=top,
+            # 0 marks a term no unit of the collection holds (a solver cannot find it in any passage)
+            term_weights={t: round(views.idf(t), 3) if views.known(t) else 0.0 for t in profile.weights},
         )
         trace = [f"skipped {len(asking)} question units"] if asking else []
         if whole:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import msgspec
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
 
 from .candidates import Candidate, Entry, Views
 from .fields import LEVELS, body_text, is_evidence, is_question_like
@@ -35,6 +36,9 @@ class SelectionConfig(msgspec.Struct, kw_only=True):
     duplicate_jaccard: float = 0.8  # term-set overlap at which two units are near-duplicates
     role_boost: tuple[float, ...] = (1.3, 1.2, 1.12, 1.08)  # by position of the role in ROLES_FOR_ACT[act]
     act_boost: float = 1.08  # the unit lists the intent's act in UtilityActs explicitly
+    type_boost: float = (
+        1.15  # the unit holds an answer of the shape the question expects (a number, a version)
+    )
     level_prior: tuple[float, ...] = (1.0, 0.85, 0.7)  # by distance from the preferred level
     min_evidence: int = 1
     min_coverage: float = 0.5  # idf-weighted share of the intent's content terms the evidence contains
@@ -65,6 +69,8 @@ def goal_boost(c: Candidate, profile: GoalProfile, views: Views, config: Selecti
         c.score *= config.role_boost[min(pos, len(config.role_boost) - 1)]
     if profile.act in c.unit.utilityActs:
         c.score *= config.act_boost
+    if profile.answer_type in SHAPED_TYPES and mentions_type(body_text(c.unit), profile.answer_type):
+        c.score *= config.type_boost
     distance = abs(c.level - profile.level_rank)
     c.score *= config.level_prior[min(distance, len(config.level_prior) - 1)]
 
@@ -134,7 +140,12 @@ def resolve_levels(
         concentrated = (c.terms & wanted) <= told
         # a summary that dropped what the question asks about: its children say more than it does
         richer = len(set().union(*(k.matched for k in relevant))) > len(c.matched) if relevant else False
-        if relevant and (too_big or (concentrated and (spread < config.relevant_fraction or richer))):
+        # a specific question about a small section its heading names ("What are the design goals?"):
+        # the section's own units say it; its summary is a lossy digest of them
+        whole_small = profile.level_rank == 0 and len(kids) <= config.max_children and spread >= 1.0
+        if relevant and (
+            too_big or whole_small or (concentrated and (spread < config.relevant_fraction or richer))
+        ):
             best = max(k.match for k in relevant)
             # extract the best children, including weaker ones that still share the question's terms
             chosen = sorted(_relevant(kids, 0.25), key=lambda k: -k.match)

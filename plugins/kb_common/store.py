@@ -28,7 +28,7 @@ from mrpvm.protocol.document import KnowledgeUnit
 from .fields import FIELD_WEIGHTS, TEXT_FIELDS, content_terms, unit_fields, unit_hash
 from .scoring import idf, tag_terms, tag_terms_of
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # 2: the heading field; versions and short options as terms
 _STATE_KEY = "kb_common.stores"
 WRITER_HEAP = 64_000_000
 
@@ -124,7 +124,8 @@ class KBStore:
             self.db.execute("INSERT OR IGNORE INTO meta VALUES('format', ?)", (FORMAT_VERSION,))
         elif row[0] != FORMAT_VERSION:
             raise ArtifactError(
-                f"artifact format {row[0]} in {self.root}; this plugin reads format {FORMAT_VERSION}"
+                f"artifact format {row[0]} in {self.root}; this plugin reads format {FORMAT_VERSION}: "
+                "ingest the KB's sources again (mrpvm ingest --force)"
             )
 
     def read_generation(self) -> int:

@@ -8,7 +8,7 @@ from mrpvm.plugins.kb_common import Retriever, SelectionConfig
 from mrpvm.plugins.sdk import Plugin
 
 CONFIG = SelectionConfig(
-    budget={"specific": 3, "moderate": 4, "broad": 5},
+    budget={"specific": 4, "moderate": 4, "broad": 5},
     relative_cut=0.45,
     pool=20,
     max_chars=1000,

@@ -135,9 +135,7 @@ def build_plan(call: Call, strategy: Strategy) -> CnlDocument:
                     r.score = round(r.score + GUIDANCE_WEIGHT * bias[r.id], 9)
                     r.why += f", guidance {bias[r.id]:+.0f}"
             ranked.sort(key=order_key)
-        order = apply_pins(
-            [r.id for r in ranked], getattr(payload.pins, key), getattr(payload.preferences, key)
-        )
+        order = apply_pins(ranked, getattr(payload.pins, key), getattr(payload.preferences, key))
         setattr(plan, field, order)
         notes.append(_stage_note(key, ranked, order))
         if dropped:

@@ -7,7 +7,11 @@ score = w_cost   * cost term   (cheap-first: 1 - cost; heavy-first: cost)
                    facts -> deep/relational plugins, comparison or explanation ->
                    balanced/hybrid plugins, short factual -> shallow plugins, multi-part -> complex plugins)
       + w_util   * learned EWMA utility relative to the stage prior, weighted by the evidence behind it
+      + w_conf   * (confidenceWhenMatched - 0.5) x act fit: how sure a plugin says it is when it fits the task
       - FAILED   when the plugin already failed in this frame (failure memory: demoted, still listed)
+
+A plugin whose plannerHints.fallbackRole is "helper" never leads a stage: it comes after every plugin that
+is not a helper (a legacy wrapper or an example helps when the others have failed, it does not serve first).
 
 The learned term is centred on the stage prior: the utility an untried plugin is assumed to have (the
 sample-weighted mean of the tried candidates on this task, never below neutral). An untried plugin is
@@ -51,6 +55,7 @@ class Weights(msgspec.Struct, kw_only=True, frozen=True):
     relevance: float = 0.3
     cue: float = 0.9
     utility: float = 2.0
+    confidence: float = 0.4
     heavy_first: bool = False
 
 
@@ -60,6 +65,10 @@ class Ranked(msgspec.Struct, kw_only=True):
     affordable: bool
     failed: bool
     why: str
+    helper: bool = False  # plannerHints.fallbackRole == "helper": never first
+
+
+HELPER_ROLE = "helper"
 
 
 class _Facts:
@@ -257,12 +266,15 @@ def rank(
         cue, cue_why = cue_fit(d, signals)
         util, samples, on_task = learned[d.id]
         confidence = samples / (samples + 1.0) * (1.0 if on_task else TRANSFER)
+        hints = d.plannerHints
+        matched = (hints.confidenceWhenMatched - 0.5) * acts if hints else 0.0
         score = (
             weights.cost * cost_term
             + weights.acts * acts
             + weights.relevance * rel
             + weights.cue * cue
             + weights.utility * (util - prior) * confidence
+            + weights.confidence * matched
         )
         is_failed = d.id in failed
         if is_failed:
@@ -278,9 +290,17 @@ def rank(
             parts.append("failed here")
         if not affordable:
             parts.append("over LLM budget")
+        helper = bool(hints and hints.fallbackRole == HELPER_ROLE)
+        if helper:
+            parts.append("helper")
         out.append(
             Ranked(
-                id=d.id, score=round(score, 9), affordable=affordable, failed=is_failed, why=", ".join(parts)
+                id=d.id,
+                score=round(score, 9),
+                affordable=affordable,
+                failed=is_failed,
+                why=", ".join(parts),
+                helper=helper,
             )
         )
     out.sort(key=order_key)
@@ -298,15 +318,31 @@ def stage_prior(learned: list[tuple[float, int, bool]]) -> float:
     return max(0.0, mean)
 
 
-def order_key(r: Ranked) -> tuple[bool, bool, float, str]:
-    """Affordable before over-budget, not-failed before failed, then by score, ties by id."""
-    return (not r.affordable, r.failed, -r.score, r.id)
+def order_key(r: Ranked) -> tuple[bool, bool, bool, float, str]:
+    """Affordable before over-budget, not-failed before failed, helpers after the rest, then by score, ties
+    by id."""
+    return (not r.affordable, r.failed, r.helper, -r.score, r.id)
 
 
-def apply_pins(order: list[str], pin: str | None, preference: str | None) -> list[str]:
-    """An explicit pin collapses the stage to that plugin; a session preference goes first, keeping the rest."""
+PREFERENCE_TIE = 0.05  # a session preference wins only over candidates scoring this close to it
+
+
+def apply_pins(ranked: list[Ranked], pin: str | None, preference: str | None) -> list[str]:
+    """An explicit pin collapses the stage to that plugin. A session preference is a tie-breaker: it moves
+    ahead of the candidates it (nearly) ties with, never ahead of a better-ranked one."""
+    order = [r.id for r in ranked]
     if pin:
         return [pin]
-    if preference and preference in order:
-        return [preference, *[p for p in order if p != preference]]
+    chosen = next((r for r in ranked if r.id == preference), None)
+    if chosen is None:
+        return order
+    at = order.index(chosen.id)
+    target = at
+    while target > 0:
+        ahead = ranked[target - 1]
+        if order_key(ahead)[:3] != order_key(chosen)[:3] or ahead.score - chosen.score > PREFERENCE_TIE:
+            break
+        target -= 1
+    order.pop(at)
+    order.insert(target, chosen.id)
     return order

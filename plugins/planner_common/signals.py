@@ -137,6 +137,24 @@ EXPLAIN_ACTS = frozenset({"explain", "diagnose", "recommend"})
 _WH = r"(?:what|why|how|when|where|which|who|whom|whose|is|are|does|do|can|should)"
 _JOINED_QUESTION = re.compile(rf"(?:\band\b|;|,)\s+(?:also\s+)?{_WH}\b", re.IGNORECASE)
 SHORT_FACTUAL_WORDS = 10
+_SUBORDINATORS = frozenset(
+    [
+        "if",
+        "when",
+        "whenever",
+        "after",
+        "before",
+        "once",
+        "since",
+        "because",
+        "while",
+        "although",
+        "though",
+        "unless",
+        "given",
+        "with",
+    ]
+)
 
 
 class TaskSignals(msgspec.Struct, kw_only=True):
@@ -189,7 +207,15 @@ def count_questions(text: str) -> int:
     first = words(text[:40])[:1]
     if marks == 0 and not (first and re.fullmatch(_WH, first[0])):
         return 1  # a statement or an instruction, not a question
-    return 1 + len(_JOINED_QUESTION.findall(text))
+    count = 1
+    start = 0
+    for m in _JOINED_QUESTION.finditer(text):
+        before = words(text[start : m.start()])
+        # "If I don't pass -f, where …": a clause that sets a condition before the question is not one
+        if before and before[0] not in _SUBORDINATORS:
+            count += 1
+        start = m.start()
+    return count
 
 
 def symbolic(knowledge: KnowledgeProfile | None) -> bool:

@@ -32,16 +32,17 @@ MAX_SEGMENT_CHARS = 1200
 class Segment:
     start: int
     end: int
-    kind: str  # sentence | item | row | code
+    kind: str  # sentence | item | row | code | term (a definition's term, or a FAQ's question)
     block: int  # index of the block it belongs to
     marker: str = ""  # list marker ("1.", "-", "Step 2:") for items
     ordered: bool = False  # numbered item
     body_start: int = -1  # where an item's text starts after its marker (-1: at start)
+    cells: list[str] | None = None  # a plain-text table row's cells (Markdown rows keep their pipes)
 
 
 @dataclass(slots=True)
 class Block:
-    kind: str  # heading | paragraph | list | table | code
+    kind: str  # heading | paragraph | list | table | code | definition (a term or lead and its text)
     start: int
     end: int
     level: int = 0  # heading level (1-6)
@@ -115,6 +116,13 @@ def parse_blocks(text: str) -> list[Block]:
             i += 1
             continue
         fence = FENCE.match(line)
+        if (
+            fence
+            and not line.strip().strip(fence.group(1)[0])
+            and i > 0
+            and text[slice(*lines[i - 1])].strip()
+        ):
+            fence = None  # "~~~~" right under a line of text underlines it: not a code fence
         if fence:
             mark = fence.group(1)
             j = i + 1

@@ -18,8 +18,10 @@ from .sections import Section
 MAX_GROUP_SENTENCES = 4
 MAX_GROUP_CHARS = 600
 MAX_LIST_GROUP = 4
+LONG_ITEM_CHARS = 200  # an item this long (a changelog entry, a rule with its reasons) is a unit of its own
 MAX_TABLE_ROWS = 4
 MAX_STEPS = 20
+MAX_DEFINITION_UNIT_CHARS = 900  # a longer definition is cut at sentences; every part keeps the term
 
 _STEP_HINT = re.compile(r"\b(?:steps?|how to|follow(?:ing)?|procedure|instructions|as follows)\b|^to\s", re.I)
 _INTRO_HINT = re.compile(r":$|^to\s+\w+|\bfollow(?:ing)? (?:these|the) steps\b|\bas follows\b", re.I)
@@ -34,6 +36,20 @@ class Spec:
     intro: Piece | None = None
     header: str | None = None
     lead: Piece | None = None  # the sentence that introduces the whole list (also for its later parts)
+
+
+_LABEL = re.compile(r"^(?:\*\*|__|`)?(?P<label>[^:*_`.!?]{1,40}?)(?:\*\*|__|`)?\s*:\s+\S")
+MIN_DEFINED_ITEM = 40  # a labelled item this long defines its label ("Memory: at least 8GB of RAM is …")
+
+
+def item_label(text: str) -> str | None:
+    """The label of a list item that defines it ("Python support: the project supports …" → "Python
+    support"): a short phrase of at most five words before a colon or a dash."""
+    m = _LABEL.match(text)
+    if m is None or len(text) < MIN_DEFINED_ITEM:
+        return None
+    label = m["label"].strip()
+    return label if label and len(label.split()) <= 5 else None
 
 
 def _is_procedure_list(items: list[Piece], intro: Piece | None) -> bool:
@@ -88,7 +104,9 @@ def make_specs(sec: Section, blocks: list[Block], pieces: dict[int, list[Piece]]
         items = pieces.get(k, [])
         if not items:
             continue
-        if blk.kind == "code":
+        if blk.kind == "definition":
+            _definition_specs(items, blk.title or None, specs)
+        elif blk.kind == "code":
             specs.append(Spec("code", items, intro=_take_intro([], specs, k)))
         elif blk.kind == "table":
             intro = _take_intro([], specs, k)
@@ -98,7 +116,14 @@ def make_specs(sec: Section, blocks: list[Block], pieces: dict[int, list[Piece]]
                 specs.append(Spec("table", chunk, intro=None if i else intro, header=header if i else None))
         elif blk.kind == "list":
             intro = _take_intro([], specs, k)
-            if _is_procedure_list(items, intro):
+            labels = [item_label(p.clean) for p in items]
+            if len(items) >= 2 and sum(1 for lb in labels if lb) * 3 >= len(items) * 2:
+                # "- **Python support**: …", "- Memory: …": a definition list, one unit per labelled item
+                if intro is not None:
+                    specs.append(Spec("prose", [intro]))
+                for p, label in zip(items, labels, strict=True):
+                    specs.append(Spec("definition", [p], header=label) if label else Spec("list", [p]))
+            elif _is_procedure_list(items, intro):
                 for i in range(0, len(items), MAX_STEPS):
                     specs.append(Spec("procedure", items[i : i + MAX_STEPS], intro=intro if i == 0 else None))
             else:
@@ -106,6 +131,22 @@ def make_specs(sec: Section, blocks: list[Block], pieces: dict[int, list[Piece]]
         else:
             _paragraph_specs(items, k, specs)
     return _merge_singletons(specs)
+
+
+def _definition_specs(items: list[Piece], term: str | None, specs: list[Spec]) -> None:
+    """A term (or an entry's lead) and its description: one unit, or parts of at most
+    MAX_DEFINITION_UNIT_CHARS cut at sentences, each led by the term (an entry's later parts by its lead)."""
+    part: list[Piece] = []
+    lead = items[0] if items else None
+    size = 0
+    for p in items:
+        if part and size + len(p.clean) > MAX_DEFINITION_UNIT_CHARS:
+            specs.append(Spec("definition", part, header=term, lead=lead if part[0] is not lead else None))
+            part, size = [], 0
+        part.append(p)
+        size += len(p.clean) + 1
+    if part:
+        specs.append(Spec("definition", part, header=term, lead=lead if part[0] is not lead else None))
 
 
 def _even_parts(items: list[Piece], size: int) -> list[list[Piece]]:
@@ -132,8 +173,14 @@ def _list_specs(items: list[Piece], intro: Piece | None, specs: list[Spec]) -> N
         run.clear()
 
     for p in items:
-        if p.triple is None:
+        if p.triple is None and len(p.clean) < LONG_ITEM_CHARS:
             run.append(p)
+            continue
+        if p.triple is None:  # a long item: its own list unit, led by the list's lead-in
+            if run:
+                flush()
+            specs.append(Spec("list", [p], intro=intro, lead=lead))
+            intro = None
             continue
         if run:
             flush()

@@ -12,6 +12,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.answer_types import expected_type
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.text import STOPWORDS
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
@@ -65,6 +66,7 @@ class _Question:
     phrases: list[str] = field(default_factory=list)
     effects: list[str] = field(default_factory=list)
     extra_context: list[str] = field(default_factory=list)
+    premise: str = ""  # the statements just before it in the turn ("The build passes but the cache …")
 
 
 @dataclass(slots=True)
@@ -199,13 +201,58 @@ def _classify(prompt: str) -> _Turn:
     if not turn.questions:  # only instructions: the whole turn is the request
         text = _sentence_case(clean_lead(prompt.strip())) or " ".join(prompt.split())
         turn.questions.append(_Question(text, 0, len(prompt), 0))
+    _attach_premises(prompt, turn)
     return turn
+
+
+# Analytic tasks: the question after one frames the analysis ("Compare X and Y. How do their goals
+# converge?"); after a plain request ("Describe X. How did it decline?") a question asks something more.
+_TASK = re.compile(r"^(?:analy[sz]e|compare|contrast|evaluate|assess)\b", re.IGNORECASE)
+_ALSO = re.compile(r"^\s*(?:and\s+)?(?:also|additionally|separately|next|second(?:ly)?)\b", re.IGNORECASE)
+
+
+def _merge_elaborations(questions: list[_Question]) -> list[_Question]:
+    """A question that only points back at the task before it ("Compare X and Y. How do their goals
+    converge?") elaborates that task: one intent, asked as the task. A question with a subject of its own,
+    or opened by "Also", is a question of its own."""
+    out: list[_Question] = []
+    for q in questions:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and _TASK.match(prev.text)
+            and not prev.text.rstrip().endswith("?")
+            and _has_pronoun(q.text)
+            and not entities(q.text)
+            and not _ALSO.match(q.text)
+        ):
+            prev.text = f"{prev.text} {q.text}"
+            prev.end = q.end
+            prev.effects.extend(q.effects)
+            continue
+        out.append(q)
+    return out
+
+
+def _attach_premises(prompt: str, turn: _Turn) -> None:
+    """The statements right before a question (after the question before it) are its premise: "The build
+    passes but the cache stays empty. What should I check?" asks about the build and the cache."""
+    for n, q in enumerate(turn.questions):
+        after = turn.questions[n - 1].end if n else -1
+        told = [
+            _ensure_end(_sentence_case(clean_lead(raw)), False)
+            for raw, start, end in turn.statements
+            if after <= start and end <= q.start
+        ]
+        q.premise = " ".join(t for t in told if t)
+        if not q.premise and n and _has_pronoun(q.text) and not told:
+            q.premise = turn.questions[n - 1].premise  # "…, and what was the size before that?"
 
 
 def _detect(prompt: str, payload: DetectSeedsPayload, turn_id: str, created_at: str) -> SeedOutcome:
     turn = _classify(prompt)
     notes: list[str] = []
-    questions = turn.questions
+    questions = _merge_elaborations(turn.questions)
     if len(questions) > payload.maxIntents > 0:
         notes.append(f"{len(questions) - payload.maxIntents} intents beyond maxIntents dropped")
         questions = questions[: payload.maxIntents]
@@ -295,16 +342,18 @@ def _scope_instructions(questions: list[_Question], instructions: list[_Instruct
 
 
 def _intent(index: int, q: _Question) -> IntentGroup:
-    focus = q.phrases + q.extra_context
+    premise = key_phrases(strip_polite(q.premise)) if q.premise else []
+    focus = list(dict.fromkeys(q.phrases + premise + q.extra_context))
     context = "; ".join(focus) if focus else q.text.rstrip("?.!")
     return IntentGroup(
         index=index,
         act=q.act,
-        intent=q.text,
+        intent=f"{q.premise} {q.text}" if q.premise else q.text,
         context=context,
         criterion=criterion_for(q.act, focus),
         evidence=evidence_for(q.act, focus),
         output=_output_for(q),
+        answerType=expected_type(q.text.split("? ")[-1]),
     )
 
 
@@ -407,6 +456,7 @@ def _sub_intent(index: int, text: str) -> IntentGroup:
         criterion=criterion_for(act, focus),
         evidence=evidence_for(act, focus),
         output="brief" if act == "identify" else "paragraph",
+        answerType=expected_type(text),
     )
 
 

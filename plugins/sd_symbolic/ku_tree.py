@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+import textwrap
 from collections import Counter
 from dataclasses import dataclass
 
 from mrpvm.protocol.document import KnowledgeUnit
 
-from .blocks import Block, parse_blocks
+from .blocks import Block
 from .grouping import Spec, make_specs
+from .outline import read_blocks
 from .pieces import Piece, anaphoric, clean, make_piece
 from .roles import condition_of, group_role
 from .sections import Section, make_sections
@@ -30,6 +32,7 @@ from .topics import content_runs, topic_of
 from .triples import Triple
 
 MAX_SUMMARY_CHARS = 700
+_FENCED = re.compile(r"^ {0,3}(?:```|~~~)", re.M)  # a Markdown fence on any line
 _INLINE_MARKUP = re.compile(r"`|\*\*|__")
 _PERSONAL = re.compile(r"^(?:it|its|they|their|he|his|she|her)\b", re.I)
 
@@ -95,6 +98,8 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
             _procedure_topic(spec.intro.clean) if spec.intro else section_topic or topic_of(texts, "steps")
         )
         unit_type = "procedure"
+    elif spec.kind == "definition":
+        claim, title, topic, role, unit_type = _definition(spec)
     elif spec.kind == "fact":
         triple = spec.pieces[0].triple
         assert triple is not None
@@ -103,7 +108,8 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
         topic = triple.subject
         unit_type = "fact"
     elif spec.kind == "code":
-        role, claim, unit_type = "Description", body, "code"  # with its introducing sentence, if any
+        # with its introducing sentence, if any; code from a plain-text source is fenced in the claim
+        role, claim, unit_type = "Description", body if _FENCED.search(body) else _fenced(spec), "code"
         topic = (spec.intro and _procedure_topic(spec.intro.clean)) or section_topic or "code"
     elif spec.kind == "table":
         role, unit_type = "Description", "table"
@@ -154,8 +160,11 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
         chunkIndex=chunk,
         unitIndex=index,
         unitType=unit_type,
-        # TextBody only when it says more than the claim modulo whitespace (kb plugins index both)
-        textBody=body if clean(body) != clean(claim if claim is not None else procedure or "") else None,
+        # TextBody only when it says more than the claim modulo whitespace (kb plugins index both); a
+        # definition's claim and title say all of it
+        textBody=None
+        if spec.kind == "definition" or clean(body) == clean(claim if claim is not None else procedure or "")
+        else body,
         chunkType=_CHUNK_TYPES.get(spec.kind, "paragraph"),
         sectionTitle=sec.path,
         charStart=start + off,
@@ -163,7 +172,35 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
     )
 
 
+def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
+    """(claim, title, topic, role, unit type) of a term and its description, or of an entry (a bullet
+    with paragraphs of its own, led by its first paragraph). Code stays fenced inside the claim."""
+    parts: list[str] = []
+    for p in spec.pieces:
+        if p.seg.kind == "term":
+            continue
+        if p.seg.kind == "code":
+            parts.append(f"\n```\n{p.clean.strip()}\n```\n")
+        else:
+            parts.append(p.clean)
+    claim = re.sub(r" *\n *", "\n", " ".join(parts)).strip() or (spec.header or "")
+    texts = [p.clean for p in spec.pieces if p.seg.kind not in ("term", "code")]
+    role = group_role(texts or [claim], [p.cue for p in spec.pieces], [p.past for p in spec.pieces])
+    if spec.header is not None:
+        term = _INLINE_MARKUP.sub("", spec.header).strip()
+        return claim, spec.header, term, "Definition" if role == "Description" else role, "definition"
+    lead = spec.lead or spec.pieces[0]
+    return claim, None, topic_of([lead.clean], lead.clean[:60]), role, "entry"
+
+
 _PURPOSE = re.compile(r"^(?:in order\s+)?to\s+(.+?)(?:,\s*(?:follow|do|use|run|perform)\b.*)?[:.]?$", re.I)
+
+
+def _fenced(spec: Spec) -> str:
+    """A plain-text example as Markdown: its lead-in, then its lines dedented inside a fence."""
+    lead = [spec.intro.clean] if spec.intro else []
+    code = [textwrap.dedent(p.clean).strip("\n") for p in spec.pieces if p.seg.kind == "code"]
+    return "\n".join([*lead, "```", *code, "```"])
 
 
 def _procedure_topic(intro: str) -> str:
@@ -196,7 +233,13 @@ def _group_topic(pieces: list[Piece], fallback: str) -> str:
     return ", ".join(parts) if len(parts) > 1 else topic
 
 
-_CHUNK_TYPES = {"list": "list", "procedure": "list", "table": "table", "code": "code"}
+_CHUNK_TYPES = {
+    "list": "list",
+    "procedure": "list",
+    "table": "table",
+    "code": "code",
+    "definition": "definition",
+}
 
 
 # Code and table rows read wrongly run together in a summary sentence: their own units carry them.
@@ -274,7 +317,7 @@ def _majority_role(roles: list[str]) -> str:
 
 def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
     """All units of the source: atomic units in text order, then section composites, then the aggregate."""
-    blocks = parse_blocks(text)
+    blocks = read_blocks(text)
     pieces: dict[int, list[Piece]] = {
         k: [make_piece(text, s) for s in blk.segments] for k, blk in enumerate(blocks)
     }
@@ -335,6 +378,7 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
                 sectionTitle=sec.path,
             )
         )
+    _name_footnotes(atomics)
     composites_summary = _aggregate_summary(section_pieces)
     doc_title = _document_title(blocks, meta)
     start = blocks[0].start if blocks else 0
@@ -357,6 +401,36 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
         chunkType="source",
     )
     return [*atomics, *composites, aggregate]
+
+
+_FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]{1,20}\]$")
+_MAX_CITERS = 4
+
+
+def _name_footnotes(atomics: list[KnowledgeUnit]) -> None:
+    """A footnote is about what cites it ("Binaries produced on these systems …" under [^7], cited by the
+    table row of linux-armv7l): its Topic and Subject become the citing rows' first cells, or the citing
+    units' topics, so a question naming the row finds the footnote and reads "these systems" as them."""
+    notes = {u.title: u for u in atomics if u.title and _FOOTNOTE_LABEL.match(u.title)}
+    if not notes:
+        return
+    citers: dict[str, list[str]] = {label: [] for label in notes}
+    for unit in atomics:
+        body = unit.claim or unit.procedure or ""
+        if "[^" not in body or unit.title in notes:
+            continue
+        for line in body.split("\n"):
+            for label in notes:
+                if label in line:
+                    cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else []
+                    name = _INLINE_MARKUP.sub("", cells[0]).strip() if cells and cells[0] else unit.topic
+                    if name and name not in citers[label]:
+                        citers[label].append(name)
+    for label, names in citers.items():
+        if names:
+            note = notes[label]
+            note.topic = ", ".join(names[:_MAX_CITERS])
+            note.subject = None
 
 
 def _aggregate_summary(section_pieces: list[list[Piece]]) -> list[Piece]:

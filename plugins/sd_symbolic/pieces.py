@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.lexicon import word_set
-from mrpvm.plugins.sdk.text import STOPWORDS
+from mrpvm.plugins.sdk.text import STOPWORDS, collapse
 
 from .blocks import Segment
 from .roles import is_imperative, is_past, sentence_role
@@ -34,8 +34,8 @@ class Piece:
 
 
 def clean(text: str) -> str:
-    """Whitespace collapsed to single spaces."""
-    return " ".join(text.split())
+    """Whitespace collapsed to single spaces (a path wrapped after a slash joined back)."""
+    return collapse(text)
 
 
 _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
@@ -57,7 +57,10 @@ def make_piece(text: str, seg: Segment) -> Piece:
     raw = text[seg.body_start if seg.body_start >= 0 else seg.start : seg.end]
     if seg.kind == "code":
         return Piece(seg, raw, frozenset())
-    body = clean(raw)
+    body = clean(raw) if seg.cells is None else "| " + " | ".join(seg.cells) + " |"
+    if seg.kind == "term":
+        wordset = set(_TOKEN.findall(body.lower().replace("’", "'")))
+        return Piece(seg, body, _keys(wordset))
     wordset = set(_TOKEN.findall(body.lower().replace("’", "'")))
     piece = Piece(seg, body, _keys(wordset))
     piece.cue = sentence_role(body, wordset)

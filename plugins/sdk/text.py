@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .lexicon import IRREGULAR
+
 # A word: letters/digits, with inner hyphens and apostrophes ("state-of-the-art", "Bob's").
 WORD_PATTERN = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*", re.UNICODE)
 # A Markdown list marker ("- ", "* ", "+ ", "• ", "1. ", "2) ") opening a line: every item is a sentence.
@@ -20,6 +22,17 @@ _ABBREVIATIONS = frozenset(
 STOPWORDS = frozenset(
     ["a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren't", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "can't", "cannot", "could", "couldn't", "did", "didn't", "do", "does", "doesn't", "doing", "don't", "down", "during", "each", "few", "for", "from", "further", "had", "hadn't", "has", "hasn't", "have", "haven't", "having", "he", "he'd", "he'll", "he's", "her", "here", "here's", "hers", "herself", "him", "himself", "his", "how", "how's", "i", "i'd", "i'll", "i'm", "i've", "if", "in", "into", "is", "isn't", "it", "it's", "its", "itself", "let's", "me", "more", "most", "mustn't", "my", "myself", "no", "nor", "not", "of", "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own", "same", "shan't", "she", "she'd", "she'll", "she's", "should", "shouldn't", "so", "some", "such", "than", "that", "that's", "the", "their", "theirs", "them", "themselves", "then", "there", "there's", "these", "they", "they'd", "they'll", "they're", "they've", "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "wasn't", "we", "we'd", "we'll", "we're", "we've", "were", "weren't", "what", "what's", "when", "when's", "where", "where's", "which", "while", "who", "who's", "whom", "why", "why's", "with", "won't", "would", "wouldn't", "you", "you'd", "you'll", "you're", "you've", "your", "yours", "yourself", "yourselves", "also", "just", "may", "might", "must", "shall", "will", "would", "could", "should", "does", "did", "one", "ones", "thing", "things", "get", "got", "us"]
 )  # fmt: skip
+
+
+_WRAPPED_PATH = re.compile(r"(?<=[\w.-]/)[ \t]*\n[ \t]*(?=[\w.~-])")
+
+
+def collapse(text: str) -> str:
+    """Whitespace collapsed to single spaces; a path hard-wrapped after a slash ("/usr/lib/" at a line's
+    end, "python3/dist-packages" on the next) is joined back without a space."""
+    if "/\n" in text or "/ \n" in text:
+        text = _WRAPPED_PATH.sub("", text)
+    return " ".join(text.split())
 
 
 def words(text: str) -> list[str]:
@@ -42,16 +55,30 @@ def stems(tokens: list[str]) -> list[str]:
     return _stemmer().stemWords(tokens)
 
 
-def _content_word(word: str) -> str | None:
-    """A lower-cased word as a content word (possessive dropped), or None for stopwords and single characters."""
-    if word in STOPWORDS or len(word) < 2:
+# A short command-line option ("-f", "-R", "-3"): kept whole, case and dash included, as one term (its
+# letter alone would be dropped as a single character, and "-r" and "-R" are different options).
+_SHORT_OPTION = r"(?<![\w-])-[^\W_](?![\w-])"
+# A dotted version or number ("10.1", "6.0.28"): one term, plus its major number ("GCC 10" finds "10.1").
+_VERSION = r"(?<![\w.])\d+(?:\.\d+)+(?![\d])"
+TERM_TOKEN = re.compile(_SHORT_OPTION + "|" + _VERSION + "|" + WORD_PATTERN.pattern, re.UNICODE)
+_KEPT_LETTERS = frozenset("BCDEFGHJKLMNOPQRSTUVWXYZ")  # "an M suffix", "the C API"; not "I" or "A"
+
+
+def _content_word(token: str) -> str | None:
+    """A raw token as a lower-cased content word (possessive dropped), or None for stopwords and single
+    characters other than a digit ("exit status 2") or a capital letter that names something ("M")."""
+    word = token.lower().replace("’", "'")
+    if word in STOPWORDS:
+        return None
+    if len(word) < 2 and not (word.isdigit() or token in _KEPT_LETTERS):
         return None
     return word[:-2] if word.endswith("'s") else word
 
 
 def content_words(text: str) -> list[str]:
-    """Words that carry meaning: lower-cased, stopwords and single characters dropped."""
-    return [c for c in map(_content_word, words(text)) if c is not None]
+    """Words that carry meaning: lower-cased, stopwords and single characters (but digits and capital
+    letters other than I and A) dropped."""
+    return [c for c in map(_content_word, WORD_PATTERN.findall(text)) if c is not None]
 
 
 _TERMS_CACHE: dict[str, tuple[str, ...]] = {}
@@ -59,10 +86,16 @@ _TERMS_CACHE_MAX = 500_000  # distinct raw tokens; cleared when full
 
 
 def _token_terms(token: str) -> tuple[str, ...]:
-    """The terms of one raw token: its content word without apostrophes, plus its hyphen parts, stemmed."""
-    word = _content_word(token.lower().replace("’", "'"))
+    """The terms of one raw token: a short option as it is; else its content word without apostrophes,
+    plus its hyphen parts, stemmed."""
+    if token[0] == "-":
+        return (token,)
+    if token[0].isdigit() and "." in token:
+        return (token, token.split(".", 1)[0])
+    word = _content_word(token)
     if word is None:
         return ()
+    word = IRREGULAR.get(word, word)  # "sent" is "send": a stemmer cannot tell
     expanded = [word.replace("'", "")]
     if "-" in word:
         expanded.extend(p for p in word.split("-") if len(p) > 1 and p not in STOPWORDS)
@@ -70,19 +103,64 @@ def _token_terms(token: str) -> tuple[str, ...]:
 
 
 def terms(text: str) -> list[str]:
-    """Stemmed content words: the unit of lexical matching. Hyphenated words also yield their parts.
+    """Stemmed content words: the unit of lexical matching. Hyphenated words also yield their parts; a
+    short option ("-f") is one term.
 
     Every token is analysed on its own, so token -> terms is cached (kb ingest analyses millions of units).
     """
     cache = _TERMS_CACHE
     out: list[str] = []
-    for token in WORD_PATTERN.findall(text):
+    for token in TERM_TOKEN.findall(text):
         found = cache.get(token)
         if found is None:
             if len(cache) >= _TERMS_CACHE_MAX:
                 cache.clear()
             found = cache[token] = _token_terms(token)
         out.extend(found)
+    return out
+
+
+_LINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*\)")  # [text](url), ![alt](src)
+_URL = re.compile(r"<?\b(?:https?|ftp)://[^\s<>]+>?|<[^\s<>@]+@[^\s<>]+>")
+
+
+def plain_text(text: str) -> str:
+    """Text as words to match: a Markdown link reads as its text, a bare URL or mail address as nothing
+    (the path of a link, "nodejs/node/blob/v19.x", would repeat words the reader never sees)."""
+    if "](" in text:
+        text = _LINK.sub(r"\1", text)
+    if "://" in text or "@" in text:
+        text = _URL.sub(" ", text)
+    return text
+
+
+# Comparison notation and the words that name it: "GCC >= 10.1" states a minimum, "up to 4" a maximum.
+_MINIMUM = (
+    r">=|≥|=>|\bat least\b|\bor (?:newer|later|higher|above|greater|more)\b|\bno (?:less|fewer) than\b"
+    r"|\b(?:lowest|smallest|least|fewest|minimal|min)\b"
+)
+_MAXIMUM = (
+    r"<=|≤|=<|\bat most\b|\bup to\b|\bor (?:older|earlier|lower|below|less|fewer)\b|\bno more than\b"
+    r"|\b(?:highest|largest|biggest|greatest|maximal|max|upper limit)\b"
+)
+_NOTATION: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(_MINIMUM, re.I), "minimum"),
+    (re.compile(_MAXIMUM, re.I), "maximum"),
+)
+EXTREMES = frozenset({"minimum", "maximum"})  # the terms notation_terms gives (stems of themselves)
+_NOTATION_TERMS: dict[str, str] = {}
+
+
+def notation_terms(text: str) -> list[str]:
+    """The terms of the comparisons a text states in notation or set phrases ("GCC >= 10.1" → minimum),
+    so a question in words ("the minimum GCC version") matches it."""
+    out = []
+    for pattern, word in _NOTATION:
+        if pattern.search(text):
+            found = _NOTATION_TERMS.get(word)
+            if found is None:
+                found = _NOTATION_TERMS[word] = stem(word)
+            out.append(found)
     return out
 
 
@@ -99,8 +177,12 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     for match in _SENTENCE_END.finditer(text, start, end):
         piece_end = match.start()
         before = text[cursor:piece_end].rstrip()
-        last_word = before.rsplit(None, 1)[-1].rstrip(".").lower() if before.strip() else ""
+        last_word = before.rsplit(None, 1)[-1].rstrip(".").lstrip("([\"'“‘").lower() if before.strip() else ""
         soft_break = match.group("hard") is None
+        hard = match.group("hard") or ""
+        number = hard.strip()[:-1]
+        if len(number) >= 3 and number.isdigit() and before and before[-1] not in ".:!?;":
+            continue  # "… a multiple of\n512. It can …": a wrapped number, not a numbered item
         if soft_break and (
             last_word in _ABBREVIATIONS
             or (len(last_word) == 1 and last_word.isalpha())

@@ -1,0 +1,244 @@
+"""Answer passages: the one to three consecutive sentences of one unit that answer a question, or none.
+
+Passage retrieval over the evidence, then an answerability test:
+- candidates are windows of 1-3 consecutive sentences of one unit (a sentence and the one that finishes
+  it: "If this option is not given, tar examines TAPE. If it is set, its value is the archive name.");
+- a window scores the idf-weighted share of the question's terms it states (terms only its heading,
+  definition term or lead-in states count at a reduced weight), plus a bonus when it holds an answer of
+  the expected type (a number for "how many", a version for "which release"), minus a small cost per
+  extra sentence, so the shortest passage that says it wins;
+- the best window answers only when it (with its unit's context: term, title, heading path) names every
+  key term of the question (numbers, options, codes, names that are not common to the whole evidence),
+  covers enough of the question's weighted terms, and, for a question whose answer has a shape, holds an
+  answer of that shape. Otherwise the evidence does not answer: no passage.
+
+A dated heading (a changelog entry's version, a log's date) holds the answer of a passage that reports
+what happened then; not of one that states an intention ("upstream intends to …"). A question about the
+future ("in which release will …") is answered only by a passage that speaks of the future.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
+from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
+from mrpvm.plugins.sdk.text import EXTREMES, terms
+
+from .evidence import Scorer, Sentence
+
+MAX_WINDOW = 3
+EXTRA_SENTENCE_COST = 0.06
+TYPE_BONUS = 0.15
+UNTYPED_FACTOR = 0.5  # a window without an answer of the expected shape is worth this much
+CONTEXT_FACTOR = 0.6  # a question term only the heading/term/lead-in states
+UNFOCUSED_COST = 0.004  # per word of the passage that the question does not ask about
+CONDITION_BONUS = 0.1  # the passage states a condition as the question does (same polarity)
+MIN_COVERAGE = 0.38  # weighted share of the question terms the passage and its context state
+# "I did X and Y happened. Why?": the user's own account of the situation is worded unlike the source
+MIN_REASON_COVERAGE = 0.25
+COMMON_SHARE = 0.5  # a name in this share of the evidence units is the subject of all of it
+
+
+FUTURE = re.compile(
+    r"\b(?:will|shall|intends?|intended|plans?|planned|going to|in (?:the )?future|eventually|later on)\b",
+    re.I,
+)
+
+
+@dataclass(slots=True)
+class Passage:
+    sentences: list[Sentence]
+    score: float
+    coverage: float
+    typed: bool
+    dated_by: str | None = None  # the heading that holds the answer's version or date
+
+    @property
+    def unit_id(self) -> str:
+        return self.sentences[0].unit.id
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text for s in self.sentences)
+
+
+def unit_context(sentence: Sentence) -> frozenset[str]:
+    """Terms the unit states about all its sentences: its term or title, topic, subject, heading path."""
+    unit = sentence.unit
+    parts = [unit.title or "", unit.topic or "", unit.subject or "", unit.sectionTitle or ""]
+    return frozenset(terms(" ".join(parts)))
+
+
+def windows(pool: list[Sentence]) -> list[list[Sentence]]:
+    """Runs of 1..MAX_WINDOW consecutive sentences of one unit, in reading order."""
+    by_unit: dict[str, list[Sentence]] = {}
+    for s in pool:
+        by_unit.setdefault(s.unit.id, []).append(s)
+    out: list[list[Sentence]] = []
+    for sents in by_unit.values():
+        sents.sort(key=lambda s: s.order)
+        for i in range(len(sents)):
+            for size in range(1, MAX_WINDOW + 1):
+                if i + size <= len(sents):
+                    out.append(sents[i : i + size])
+    return out
+
+
+_KEY_SHAPE = re.compile(r"\d|^-")
+_YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
+_CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b", re.I)
+
+
+def is_instruction(text: str) -> bool:
+    """A sentence that tells the reader what to do: a clause opening with a command verb ("Run …", "To
+    create X, create a copy …", "…, and use it as FILE")."""
+    return any(m.group(1).lower() in IMPERATIVE_VERBS for m in _CLAUSE_START.finditer(text.strip()))
+
+
+def key_terms(question_terms: list[str], name_terms: set[str], pool: list[Sentence]) -> set[str]:
+    """The terms that make a question specific: numbers, options, codes and an extreme asked for
+    ("the highest level") always; names unless most units of the evidence name them (the document's own
+    subject: "tar" in tar's manual)."""
+    units: dict[str, set[str]] = {}
+    for s in pool:
+        units.setdefault(s.unit.id, set()).update(s.terms, s.under)
+    n = len(units)
+
+    def common(t: str) -> bool:
+        return n >= 3 and sum(1 for ts in units.values() if t in ts) / n >= COMMON_SHARE
+
+    return {
+        t
+        for t in question_terms
+        if _KEY_SHAPE.search(t) or t in EXTREMES or (t in name_terms and not common(t))
+    }
+
+
+_CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|without|none)\b|n't\b", re.I)
+
+
+def stated_condition(text: str) -> bool | None:
+    """Whether the first condition a text states ("if …", "unless …") is negated; None without one."""
+    m = _CONDITION.search(text)
+    if m is None:
+        return None
+    negations = len(_NEGATION.findall(m.group(2))) + (m.group(1).lower() == "unless")
+    return negations % 2 == 1
+
+
+class Judge:
+    """Scores windows for one question and tells whether the best one answers it."""
+
+    def __init__(
+        self,
+        scorer: Scorer,
+        answer_type: str,
+        keys: set[str],
+        future: bool = False,
+        condition: bool | None = None,
+        year: bool = False,
+    ):
+        self.scorer = scorer
+        self.answer_type = answer_type
+        self.keys = keys
+        self.future = future  # the question asks about the future ("when will …")
+        self.condition = condition  # the question sets a condition ("If I don't pass -f, …"): is it negated?
+        self.year = year
+
+    def _stated(self, window: list[Sentence]) -> tuple[set[str], set[str]]:
+        own: set[str] = set()
+        ctx: set[str] = set()
+        for s in window:
+            own.update(s.terms)
+            own.update(s.carried)
+            ctx.update(s.under)
+        return own, ctx - own
+
+    def typed(self, window: list[Sentence]) -> tuple[bool, str | None]:
+        """(holds an answer of the expected shape, the heading that holds it instead of the passage)."""
+        if self.answer_type not in SHAPED_TYPES:
+            return True, None
+        if self.year:  # "in which year …": a year, not any date-like number
+            return any(_YEAR.search(s.text) for s in window), None
+        if any(mentions_type(s.text, self.answer_type) for s in window):
+            return True, None
+        unit = window[0].unit
+        if unit.chunkType == "definition" and unit.title and mentions_type(unit.title, self.answer_type):
+            return True, None  # "which option …" answered by the term the passage defines
+        heading = window[0].unit.heading
+        if (
+            self.answer_type in ("version", "date")
+            and heading
+            and mentions_type(heading, self.answer_type)
+            and not any(FUTURE.search(s.text) for s in window)
+        ):
+            return True, heading
+        return False, None
+
+    def score(self, window: list[Sentence]) -> Passage:
+        sc = self.scorer
+        own, ctx = self._stated(window)
+        matched_own = sc._matched(own)
+        matched_all = sc._matched(own | ctx)
+        value = (matched_own + CONTEXT_FACTOR * (matched_all - matched_own)) / sc.present
+        typed, dated_by = self.typed(window)
+        if self.answer_type in SHAPED_TYPES:
+            value = value + TYPE_BONUS if typed else value * UNTYPED_FACTOR
+        elif self.answer_type == "procedure" and any(s.code or is_instruction(s.text) for s in window):
+            value += TYPE_BONUS  # "how do I …": the passage that tells what to do
+        elif self.answer_type == "command" and any(
+            s.code or mentions_type(s.text, "command") for s in window
+        ):
+            value += TYPE_BONUS  # "which command …": code, or a command written as one
+        value -= EXTRA_SENTENCE_COST * (len(window) - 1)
+        # of passages that say as much, the one that says less besides is the focused one
+        said = {t for s in window for t in s.terms}
+        value -= UNFOCUSED_COST * len(said - set(sc.weights))
+        if self.condition is not None and any(stated_condition(s.text) == self.condition for s in window):
+            value += CONDITION_BONUS  # "If I don't pass -f" answered by "If this option is not given"
+        context = unit_context(window[0])
+        coverage = sc.asked_coverage(own | ctx | context)
+        return Passage(window, value, coverage, typed, dated_by)
+
+    def answers(self, passage: Passage) -> bool:
+        """The passage states the question's key terms, enough of its words, and an answer of its shape."""
+        needed = MIN_REASON_COVERAGE if self.answer_type == "reason" else MIN_COVERAGE
+        if passage.coverage < needed:
+            return False
+        if self.future and self.answer_type in ("version", "date"):
+            # what happened in a release does not say what a later one will do: one sentence must state
+            # the future event and its time
+            when = [s for s in passage.sentences if FUTURE.search(s.text)]
+            if not any(mentions_type(s.text, self.answer_type) for s in when):
+                return False
+        said = set(unit_context(passage.sentences[0]))
+        for s in passage.sentences:
+            said.update(s.terms)
+            said.update(s.carried)
+            said.update(s.under)
+        return self.keys <= said
+
+    def ranked(self, pool: list[Sentence]) -> list[Passage]:
+        """Every window, best first."""
+        return sorted(
+            (self.score(w) for w in windows(pool)),
+            key=lambda p: (-p.score, p.sentences[0].order, len(p.sentences)),
+        )
+
+    def best_of(self, scored: list[Passage]) -> Passage | None:
+        """The best-scoring window that answers, if the best-scoring windows answer at all."""
+        if not scored or scored[0].score <= 0:
+            return None
+        top = scored[0].score
+        for passage in scored[:12]:
+            if passage.score < top * 0.75:
+                break
+            if self.answers(passage) and (passage.typed or self.answer_type not in SHAPED_TYPES):
+                return passage
+        return None
+
+    def best(self, pool: list[Sentence]) -> Passage | None:
+        return self.best_of(self.ranked(pool))

@@ -1,0 +1,191 @@
+"""Yes/No from the one sentence that states the question's proposition or its negation.
+
+explicit.py answers when a clause states the proposition word for word in its grammatical shape; real
+documents say it in other shapes ("the long option can be abbreviated" for "Can I abbreviate long
+options?"). This reading is looser about the wording and strict about what a statement is:
+
+- the proposition is the question's main clause ("Can I keep using my existing ssh-rsa keys"), without a
+  clause that only sets the scene ("after OpenSSH 8.8 disabled RSA signatures");
+- a sentence states it when it carries nearly all of the proposition's weighted terms itself (its heading
+  or term may supply the subject), every key term among them;
+- the clause that carries the predicate (the proposition's terms that are not names) must be about the
+  question's subject: its own resolved subject names it ("Its jug holds 1.5 litres" is about the jug, not
+  the T3; "The billing service depends on the ledger" is not about the ledger), unless the question asks
+  about a generic person ("Can I …") or the clause has no subject of its own (a definition's description);
+- a hedged clause ("may compress") states nothing; a sentence whose statement holds only under a condition
+  ("If the disk fills up, …") states it only for a question about what is possible ("Can I …");
+- the answer's polarity is the parity of negations in that clause against the question's own ("Isn't X
+  …?"); statements of both polarities: no answer.
+No sentence states it: no answer, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mrpvm.plugins.sdk.text import terms
+
+from .clauses import Subject, clause_subjects, content_stems, is_negator, split_clauses, tokenize
+from .evidence import Scorer, Sentence
+from .lexicon import CONDITIONALS, NEGATIVE_VERBS, PRONOUNS
+from .passages import unit_context
+from .propositions import Claim, read_question
+
+MIN_STATED = 0.75  # weighted share of the proposition the sentence (with its context) states
+MIN_OWN = 0.5  # ... and the sentence itself
+_SCENE = re.compile(
+    r"[,]?\s+\b(?:after|before|since|when|whenever|while|once|because|although|though|even though|now that|"
+    r"given that|until)\b.*$",
+    re.I,
+)
+_FRAME = re.compile(r"^\s*(?:is it (?:possible|safe|ok|okay|true) (?:to|that)\s+)", re.I)
+_PARENTHETICAL = re.compile(r"\s*\([^()]{0,80}\)")
+_HEDGES = frozenset(
+    ["may", "might", "could", "would", "possibly", "perhaps", "probably", "likely", "unlikely"]
+)
+_POSSIBILITY = frozenset(["can", "could", "may", "might"])
+
+
+@dataclass(slots=True)
+class PolarVerdict:
+    answer: str  # "Yes" | "No"
+    sentence: Sentence
+    stated: float
+
+
+def proposition(focus: str) -> str:
+    """The main clause of a yes/no question, without a scene-setting subordinate clause."""
+    text = focus.strip().rstrip("?").strip()
+    text = _FRAME.sub("", text)
+    main = _SCENE.sub("", text)
+    return main if terms(main) else text
+
+
+@dataclass(slots=True)
+class _Clause:
+    negated: bool
+    hedged: bool
+    conditional: bool  # another clause of the sentence is a condition on it
+    subject: set[str] | None  # stems of the clause's own (resolved) subject; None: it has none
+
+
+def _stating_clause(text: str, predicate: set[str], antecedent: Subject | None) -> _Clause | None:
+    """The clause of `text` that carries most of the predicate stems, read for negation, hedging,
+    conditions and its subject. A parenthetical ("Linux (WSL) is not …") does not cut the clause."""
+    text = _PARENTHETICAL.sub("", text)
+    toks = tokenize(text)
+    clauses = split_clauses(text, toks)
+    subjects = clause_subjects(text, toks, clauses, antecedent, frozenset(predicate))
+    best: tuple[int, int] | None = None
+    for n, clause in enumerate(clauses):
+        carried = sum(1 for t in clause.toks if t.stems & predicate)
+        if carried and (best is None or carried > best[0]):
+            best = (carried, n)
+    if best is None:
+        return None
+    clause = clauses[best[1]]
+    ct = clause.toks
+    negations = sum(
+        1
+        for k, t in enumerate(ct)
+        if is_negator(t, ct[k + 1] if k + 1 < len(ct) else None) or t.low in NEGATIVE_VERBS
+    )
+    hedged = any(t.low in _HEDGES for t in ct)
+    conditional = any(c.lead in CONDITIONALS for c in clauses) or clause.lead in CONDITIONALS
+    sub = subjects[best[1]]
+    if sub.imperative:
+        stems: set[str] | None = {"you"}
+    elif not sub.toks or (sub.toks[0].low in PRONOUNS and not sub.resolved):
+        stems = None
+    else:
+        stems = content_stems(sub.toks[sub.owner :]) or None
+    return _Clause(negations % 2 == 1, hedged, conditional, stems)
+
+
+def _antecedent(s: Sentence) -> Subject | None:
+    name = s.unit.subject or s.unit.topic or ""
+    toks = tokenize(name)
+    return Subject(toks, text=name) if toks else None
+
+
+def _about_subject(claim: Claim | None, clause: _Clause, context: set[str]) -> bool:
+    """The stating clause is about the question's subject."""
+    if claim is None or claim.generic:
+        return True
+    keys = claim.keys
+    if not keys:
+        return True
+    if clause.subject is None:  # no subject of its own: a definition's description, about its term
+        return keys <= context
+    if "you" in clause.subject:  # a command states what the reader does, not what a thing does
+        return False
+    return bool(keys & clause.subject)
+
+
+def verdict(
+    focus: str,
+    pool: list[Sentence],
+    scorer_terms: dict[str, float],
+    keys: set[str],
+    names: set[str],
+    context_name: str = "",
+) -> PolarVerdict | None:
+    """Yes/No from the sentence that best states the proposition, or None (see the module docstring).
+    `context_name`: what the intent's Context says a pronoun subject ("Does it …") refers to."""
+    main = proposition(focus)
+    prop = [t for t in dict.fromkeys(terms(main)) if t in scorer_terms]
+    if not prop:
+        return None
+    readings = read_question(main + "?") or []
+    claim = readings[0] if readings else None
+    if claim is not None and claim.pronoun:
+        if not context_name:
+            return None  # "Does it …?" with nothing to say what "it" is
+        claim = Claim(tokenize(context_name), predicate=claim.predicate)
+    words = {w.lower() for w in re.findall(r"[A-Za-z']+", main)}
+    possibility = bool(words & _POSSIBILITY)
+    question_hedged = bool(words & (_HEDGES - _POSSIBILITY))
+    total = sum(scorer_terms[t] for t in prop)
+    predicate = {t for t in prop if t not in names} or set(prop)
+    question = _stating_clause(main, predicate, None)
+    question_negated = question.negated if question else False
+    found: dict[str, PolarVerdict] = {}
+    for s in pool:
+        if s.code or s.text.rstrip().endswith("?"):
+            continue
+        own = set(s.terms) | s.carried
+        context = own | s.under | unit_context(s)
+        if not keys <= context:
+            continue
+        stated = sum(scorer_terms[t] for t in prop if t in context) / total
+        said = sum(scorer_terms[t] for t in prop if t in own) / total
+        if stated < MIN_STATED or said < MIN_OWN:
+            continue
+        clause = _stating_clause(s.text, predicate, _antecedent(s))
+        if clause is None or (clause.hedged and not question_hedged and not possibility):
+            continue
+        if clause.conditional and not possibility:
+            continue  # true only under a condition the question does not ask about
+        if not _about_subject(claim, clause, set(s.under) | set(unit_context(s))):
+            continue
+        answer = "Yes" if clause.negated == question_negated else "No"
+        best = found.get(answer)
+        if (
+            best is None
+            or stated > best.stated
+            or (stated == best.stated and len(s.text) < len(best.sentence.text))
+        ):
+            found[answer] = PolarVerdict(answer, s, stated)
+    if len(found) != 1:
+        return None  # nothing states it, or statements of both polarities: no side is taken
+    return next(iter(found.values()))
+
+
+def term_weights(scorer: Scorer) -> dict[str, float]:
+    """term -> weight of the scorer's question terms (a multi-word name's parts each carry its weight)."""
+    out: dict[str, float] = {}
+    for parts, weight, _present in scorer.groups:
+        for t in parts:
+            out[t] = weight
+    return out

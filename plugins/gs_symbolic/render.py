@@ -1,0 +1,70 @@
+"""How gs-symbolic writes what it quotes: sentences as sentences, code as code, and the label a passage
+needs to be understood on its own (a definition's term, a footnote's subject, a dated entry's heading)."""
+
+from __future__ import annotations
+
+import re
+
+from mrpvm.protocol.document import KnowledgeUnit
+
+from .evidence import Sentence, about
+
+_CODE_LIKE = re.compile(r"^[-+./\w\[\]=:<>|{}@,~ ]+$")
+MAX_LABEL = 80
+
+
+def as_sentence(text: str) -> str:
+    """One line, ending as a sentence ends: a lead-in's colon or semicolon ("… as JSON:") becomes a period."""
+    text = " ".join(text.split()).rstrip(":;, ")
+    return text if not text or text[-1] in ".!?\"'”’)`" else text + "."
+
+
+def as_quote(s: Sentence) -> str:
+    """A prose sentence as a sentence; code inline when it is one line, else as a fenced block."""
+    if s.code:
+        return f"\n```\n{s.text}\n```\n" if "\n" in s.text else f"`{s.text.strip()}`"
+    return as_sentence(s.text)
+
+
+def join_quotes(sentences: list[Sentence]) -> str:
+    """Consecutive sentences as one paragraph; a code block on lines of its own. A lead-in before code
+    keeps its colon."""
+    out: list[str] = []
+    for n, s in enumerate(sentences):
+        nxt = sentences[n + 1] if n + 1 < len(sentences) else None
+        if not s.code and nxt is not None and nxt.code and s.text.rstrip().endswith(":"):
+            out.append(" ".join(s.text.split()))
+        else:
+            out.append(as_quote(s))
+    text = " ".join(out)
+    return re.sub(r" *\n *", "\n", text).strip()
+
+
+def definition_label(unit: KnowledgeUnit) -> str | None:
+    """What a definition unit's sentences are about: its term ("-f, --file=ARCHIVE"), or for a footnote
+    what cites it ("linux-armv7l"); None for other units, for a question (a FAQ entry) or a long term."""
+    if unit.chunkType != "definition" or not unit.title:
+        return None  # an entry (a bullet with paragraphs) has a topic, not a term
+    label = about(unit)
+    if not label or len(label) > MAX_LABEL or label.rstrip().endswith("?"):
+        return None
+    return label
+
+
+def labelled(label: str, text: str) -> str:
+    """'`-k, --keep-old-files`: Don't replace …' (code-like labels in backticks)."""
+    if text.lower().startswith(label.lower()):
+        return text
+    shown = f"`{label}`" if _CODE_LIKE.match(label) and (label[0] in "-+" or " " not in label) else label
+    return f"{shown}: {text}"
+
+
+def render_list(chosen: list[Sentence], as_list: bool) -> str:
+    """One sentence as it is, several as a bulleted list; code as code: inline when one line, else a
+    fenced block after the list."""
+    lines = [as_quote(s) for s in chosen if not (s.code and "\n" in s.text)]
+    blocks = [f"```\n{s.text}\n```" for s in chosen if s.code and "\n" in s.text]
+    if len(lines) == 1 and not blocks and not as_list:
+        return lines[0]
+    parts = ["\n".join(f"- {line}" for line in lines)] if lines else []
+    return "\n\n".join(parts + blocks)

@@ -1,0 +1,221 @@
+"""Expected answer types: what kind of thing a question asks for, and whether a text names one.
+
+Classic question classification by the question word and the head noun it asks about ("who" → a
+person, "how many" → a number, "which version" → a version, "what is the minimum size" → a number),
+and shallow recognisers of each type in text (a digit, a dotted version, a path, an option, a date, a
+capitalised name). Generic English only: no domain vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import word_set
+
+# Head nouns by the type of answer they ask for ("which <noun>", "what is the <noun> of ...").
+_NOUN_TYPES: dict[str, frozenset[str]] = {
+    "version": word_set("version versions release releases revision edition"),
+    "number": word_set(
+        """number numbers size sizes amount count total limit limits maximum minimum max min length
+        width height depth weight speed rate ratio percentage percent price cost port level factor
+        frequency capacity threshold value values temperature score memory ram space"""
+    ),
+    "date": word_set("date dates year years day days month months time deadline"),
+    "duration": word_set("duration period"),
+    "location": word_set("directory directories folder folders path paths location locations place url"),
+    "option": word_set("option options flag flags switch switches argument arguments parameter parameters"),
+    "command": word_set("command commands invocation"),
+    "person": word_set(
+        """person people author authors maintainer maintainers owner owners developer developers creator
+        founder leader manager member members user who"""
+    ),
+}
+_NOUN_TYPE = {noun: kind for kind, nouns in _NOUN_TYPES.items() for noun in nouns}
+_DETERMINERS = word_set("the a an this that these those its their his her my our your")
+_MODIFIERS = word_set(
+    """minimum maximum largest smallest biggest highest lowest default exact current latest oldest newest
+    first last total supported required recommended same main new old other"""
+)
+_AUX = word_set(
+    """is are was were am be been do does did can could will would should shall has have had may might must
+    isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't wouldn't shouldn't hasn't
+    haven't hadn't"""
+)
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+_NP_END = word_set(
+    "of for in on at to with by from about that which who whose where when than as can could will"
+)
+_STEPS = re.compile(r"^(?:how (?:do|can|should|would|could) (?:i|we|you|one)\b|how to\b)|\bsteps?\b", re.I)
+_COMPARE = re.compile(
+    r"\bdifferences? between\b|\bdiffers? from\b|\bcompare\b|\bcomparison (?:of|between)\b|\bversus\b|\bvs\.?\s",
+    re.I,
+)
+_DEFINE = re.compile(
+    r"^what (?:is|are) (?:an? )?[\w.+-]+\??$|^what (?:does|do) .+ (?:mean|do|stand for)\b|^define\b", re.I
+)
+_SUBORDINATOR = word_set(
+    "if when whenever after before once since because while although though unless given with"
+)
+_WH = word_set("who whom whose what which when where why how")
+_ALTERNATIVE = re.compile(r"\bor\b(?!\s+(?:not|newer|later|higher|more|above|so)\b)", re.I)
+_REASON = re.compile(r"^(?:why\b|how come\b|what (?:causes|caused|is the reason|was the reason))", re.I)
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _noun_type(words: list[str]) -> str | None:
+    """The type named by a head noun of the noun phrase `words` opens ("the minimum GCC version" →
+    version), up to the first preposition, relative word or verb: "the default order of members" asks
+    for an order, not for members."""
+    for w in words[:6]:
+        if w in _NP_END or w in _AUX:
+            return None
+        if w in _DETERMINERS or w in _MODIFIERS:
+            continue
+        kind = _NOUN_TYPE.get(w) or _NOUN_TYPE.get(w.rstrip("s"))
+        if kind is not None:
+            return kind
+    return None
+
+
+def _main_clause(q: str) -> str:
+    """The question without a leading subordinate or prepositional clause ("If I don't pass -f, where
+    does …" → "where does …"; "With GCC 3.4 or newer, which variable …" → "which variable …")."""
+    words = _words(q)
+    if words and words[0] in _SUBORDINATOR and "," in q:
+        rest = q.split(",", 1)[1].strip()
+        if _words(rest):
+            return rest
+    return q
+
+
+def expected_type(question: str) -> str:
+    """The answer type of one question ("" when it cannot be told); see protocol.vocab.ANSWER_TYPES."""
+    q = _main_clause(" ".join(question.strip().split()))
+    words = _words(q)
+    if not words:
+        return ""
+    first = words[0]
+    if _REASON.match(q):
+        return "reason"
+    if _COMPARE.search(q):
+        return "comparison"
+    if first in ("who", "whom", "whose"):
+        return "person"
+    if first == "how" and len(words) > 1:
+        second = words[1]
+        if second in ("many", "much"):
+            return "number"
+        if second == "long":
+            return "duration"
+        if second in ("often", "big", "large", "small", "fast", "old", "far", "high", "tall"):
+            return "number"
+    if _STEPS.search(q):
+        return "procedure"
+    if first == "when":
+        return "date"
+    if first == "where":
+        return "location"
+    if first in _AUX:
+        return "entity" if _ALTERNATIVE.search(q) else "yes-no"  # "counted from 0 or from 1?": a choice
+    wh = next((i for i, w in enumerate(words[:4]) if w in ("which", "what")), None)
+    if wh is not None:
+        rest = words[wh + 1 :]
+        if rest and rest[0] in _AUX:  # "what is the minimum GCC version": the noun after the verb
+            rest = rest[1:]
+        kind = _noun_type(rest)
+        if kind is not None:
+            return kind
+        if _DEFINE.match(q):
+            return "definition"
+        return "entity"
+    if first in ("define", "explain", "describe"):
+        return "definition" if first == "define" else ""
+    return ""
+
+
+# --------------------------------------------------------------------------- recognisers
+
+_UNITS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+NUMBER_WORD = rf"(?:(?:{_TENS})(?:[- ](?:{_UNITS}))?|{_UNITS}|hundred|thousand|million|billion|dozen|a few|several|a couple of)"
+# "one" and "once" are left out: "one of: gnu, posix, …" names no quantity
+_NUMBER = re.compile(
+    rf"(?<![A-Za-z])\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b",
+    re.I,
+)
+_VERSION = re.compile(r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release)\s+\d", re.I)
+_MONTHS = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+_DATE = re.compile(
+    rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:{_MONTHS})\b\.?\s+\d|\b\d{{1,2}}\s+(?:{_MONTHS})\b|\d{{4}}-\d\d-\d\d|"
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow)\b",
+    re.I,
+)
+_DURATION = re.compile(
+    rf"(?:\b\d+(?:\.\d+)?|\b(?:an?|{NUMBER_WORD}))\s*-?\s*"
+    r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\b",
+    re.I,
+)
+_PATH = re.compile(r"(?:^|[\s(`'\"])(?:~|\.{1,2})?/[\w.@+-]+|\b[a-z][\w+.-]*://\S+|\b[A-Z]:\\", re.I)
+# a place: a locative phrase ("in hollow logs", "at the harbour", "under /srv") or a word naming a place
+_PLACE_WORDS = re.compile(
+    r"\b(?:in|at|on|near|inside|under|into|within|beside|behind|across|along|from|above|below)\s+"
+    r"(?:the\s+|a\s+|an\s+)?[\w/~]"
+    r"|\b(?:directory|folder|path|file|location)\b",
+    re.I,
+)
+_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+_COMMAND = re.compile(r"`[^`]+`|^\s*\$ |(?<![\w-])--?[A-Za-z]|\b\w+\(\d\)")
+# Two or more capitalised words ("Priya Natarajan", "Dr. A. Vance") not opened by a function word ("The
+# Aurora"), or a mail address.
+_NAME = re.compile(
+    r"\b(?!(?:The|A|An|This|That|These|Those|In|On|At|For|If|When|It|Its|Our|Your|Their)\b)"
+    r"[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+|<[^<>@\s]+@[^<>\s]+>"
+)
+
+
+_FINDERS = {"version": _VERSION, "date": _DATE}
+
+
+def find_type(text: str, answer_type: str) -> str | None:
+    """The first span of `text` of a version or date shape ("9.0" in "openssh (1:9.0p1-1)"), else None."""
+    finder = _FINDERS.get(answer_type)
+    if finder is None:
+        return None
+    if answer_type == "version":
+        plain = re.search(r"\d+(?:\.\d+)+", text)
+        if plain:
+            return plain.group(0)
+    m = finder.search(text)
+    return m.group(0).strip() if m else None
+
+
+def mentions_type(text: str, answer_type: str) -> bool:
+    """Whether `text` contains something of `answer_type` (always True for the types no shape tells:
+    reason, procedure, comparison, definition, entity, yes-no, "")."""
+    if answer_type == "number":
+        return _NUMBER.search(text) is not None
+    if answer_type == "version":
+        return _VERSION.search(text) is not None
+    if answer_type == "date":
+        return _DATE.search(text) is not None or _VERSION.search(text) is not None
+    if answer_type == "duration":
+        return _DURATION.search(text) is not None
+    if answer_type == "location":
+        return _PATH.search(text) is not None or _PLACE_WORDS.search(text) is not None
+    if answer_type == "option":
+        return _OPTION.search(text) is not None
+    if answer_type == "command":
+        return _COMMAND.search(text) is not None
+    if answer_type == "person":
+        return _NAME.search(text) is not None
+    return True
+
+
+# The types whose answer has a recognisable shape: an answer without one does not answer.
+SHAPED_TYPES = frozenset({"number", "version", "date", "duration", "location", "option", "person"})
