@@ -22,6 +22,7 @@ from mrpvm.shells.evaluation import (
     mentions,
     parse_combo,
     score,
+    totals,
 )
 
 OWN_SUITES = PROJECT_ROOT / "tests" / "eval_suites"
@@ -417,3 +418,104 @@ def test_combo_pins_every_question_and_the_table_is_printed(tmp_path):
     text = table.stdout.decode()
     assert "local-fact-graph" in text and "fg-q01" in text
     assert re.search(r"answers \d/4 · context \d/4", text)
+
+
+# --------------------------------------------------------------------------- strict passes, refusals, matrix
+
+REFUSAL = ["not contain enough evidence"]
+
+
+def test_strict_pass_needs_the_answer_to_fit_and_refusals_are_classified():
+    fits = Expected(answerMustMention=["blue"], answerMaxChars=20)
+    assert score(fits, [], [], "The pump is blue.").answerStrictPass
+    long = score(fits, [], [], "The pump, which the crew repainted last spring, is blue.")
+    assert long.answerPass and not long.answerStrictPass and long.answerChars == 56
+    assert score(Expected(answerMustMention=["blue"]), [], [], "blue " * 200).answerStrictPass  # no limit
+    wants_refusal = Expected(answerMustMention=REFUSAL)
+    refused = score(wants_refusal, [], [], NO_CONTEXT_ANSWER)
+    assert refused.expectsRefusal and refused.refused and not refused.falseAnswer
+    invented = score(wants_refusal, [], [], "The pump is green.")
+    assert invented.falseAnswer and not invented.refused and not invented.falseRefusal
+    withheld = score(fits, [], [], NO_CONTEXT_ANSWER)
+    assert withheld.falseRefusal and not withheld.expectsRefusal and not withheld.answerStrictPass
+    # a short phrase that happens to occur in the sentence does not make a question unanswerable
+    assert not score(Expected(answerMustMention=["evidence"]), [], [], "x").expectsRefusal
+    figures = totals([refused, invented, withheld, long, score(fits, [], [], "It is blue.")])
+    assert (figures.unanswerable, figures.refusedUnanswerable) == (2, 1)
+    assert (figures.falseRefusals, figures.falseAnswers, figures.answerStrictPass) == (1, 1, 2)
+    assert figures.medianAnswerChars == 18.0  # refusals are not answers: median of 18, 56, 11
+
+
+STRICT_STORY = """The intake pump is painted blue. It moves cooling water from the river to the plant.
+The night shift inspects the intake pump every Tuesday.
+"""
+STRICT_SPEC = {
+    "suiteId": "strict-check",
+    "pluginCombos": [
+        {
+            "label": "fast",
+            "seedDetectorPlugin": "sd-symbolic",
+            "kbPlugin": "kb-fast",
+            "goalSolverPlugin": "gs-symbolic",
+        },
+        {"kbPlugin": "kb-balanced"},
+    ],
+    "questions": [
+        {
+            "id": "sc-q01",
+            "input": "What colour is the intake pump?",
+            "expected": {"answerMustMention": ["blue"], "answerMaxChars": 200},
+        },
+        {
+            "id": "sc-q02",
+            "input": "What colour is the intake pump?",
+            "expected": {"answerMustMention": ["blue"], "answerMaxChars": 5},
+        },
+        {
+            "id": "sc-q03",
+            "input": "Who designed the turbine hall of the plant?",
+            "expected": {"answerMustMention": REFUSAL},
+        },
+    ],
+}
+
+
+def test_matrix_runs_every_combo_in_its_own_session_and_reports_strict_figures(tmp_path):
+    folder = write_suite(tmp_path / "strict", STRICT_STORY, STRICT_SPEC)
+    proc = run_eval(tmp_path / "home", str(folder), "--matrix", "--json")
+    assert proc.returncode == 0, proc.stderr.decode()
+    report = json.loads(proc.stdout)
+    engine, runs = report["suites"][0], report["matrix"]
+    assert engine["combo"] == "engine" and engine["pins"] == {}
+    assert [r["combo"] for r in runs] == ["fast", "kb-balanced"]
+    assert runs[0]["pins"] == {"sd": "sd-symbolic", "kb": "kb-fast", "gs": "gs-symbolic"}
+    assert {q["plugins"]["kb"] for q in runs[1]["questions"]} == {"kb-balanced"}
+    assert len({engine["sessionId"], *(r["sessionId"] for r in runs)}) == 3
+    for run in (engine, *runs):
+        q = questions(run)
+        assert q["sc-q01"]["answerStrictPass"] and q["sc-q02"]["answerPass"]
+        assert not q["sc-q02"]["answerStrictPass"]  # right, but longer than 5 characters
+        assert q["sc-q03"]["refused"] and q["sc-q03"]["expectsRefusal"]
+        assert run["answerStrictPass"] == 2 and (run["unanswerable"], run["refusedUnanswerable"]) == (1, 1)
+        assert run["falseRefusals"] == 0 and run["falseAnswers"] == 0
+        assert run["medianAnswerChars"] == q["sc-q01"]["answerChars"] > 0
+    table = run_eval(tmp_path / "home", str(folder), "--matrix")
+    text = table.stdout.decode()
+    assert table.returncode == 0 and "plugin combos side by side" in text and "LONG" in text
+    assert re.search(r"fast: strict 2/3", text) and "refused unanswerable 1/1" in text
+
+
+def test_matrix_rejects_combo_and_bad_plugin_combos_are_one_line_errors(tmp_path):
+    home = tmp_path / "home"
+    proc = run_eval(home, str(OWN_SUITES / "fact_graph"), "--matrix", "--combo", "sd-symbolic,-,-")
+    assert proc.returncode == 2 and "--matrix" in one_error_line(proc)
+    spec = dict(STRICT_SPEC, pluginCombos=[{"label": "x", "kbPlugin": "kb-nope"}])
+    folder = write_suite(tmp_path / "nope", STRICT_STORY, spec)
+    proc = run_eval(home, str(folder), "--matrix")
+    assert proc.returncode == 2 and "pluginCombos 'x': no kb-plugin 'kb-nope'" in one_error_line(proc)
+    twice = dict(STRICT_SPEC, pluginCombos=[{"kbPlugin": "kb-fast"}, {"kbPlugin": "kb-fast"}])
+    proc = run_eval(home, str(write_suite(tmp_path / "twice", STRICT_STORY, twice)))
+    assert proc.returncode == 2 and "distinct" in one_error_line(proc)
+    zero = dict(STRICT_SPEC, questions=[{"id": "a", "input": "Why?", "expected": {"answerMaxChars": 0}}])
+    proc = run_eval(home, str(write_suite(tmp_path / "zero", STRICT_STORY, zero)))
+    assert proc.returncode == 2 and "answerMaxChars" in one_error_line(proc)

@@ -1,4 +1,4 @@
-"""`mrpvm eval DIR... [--combo SD,KB,GS] [--json]`: run evaluation suites (DS021) through the engine."""
+"""`mrpvm eval DIR... [--combo SD,KB,GS | --matrix] [--json]`: run evaluation suites (DS021) through the engine."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 from mrpvm.shells.cli.common import LocalLLMFlag
 
 if TYPE_CHECKING:
-    from mrpvm.shells.evaluation import EvalReport
+    from mrpvm.shells.evaluation import EvalReport, QuestionResult, SuiteResult
 
 ANSWER_PREVIEW = 90
 
@@ -29,13 +29,22 @@ def eval_suites(
             "Without it the engine's planners choose.",
         ),
     ] = None,
+    matrix: Annotated[
+        bool,
+        typer.Option(
+            "--matrix",
+            help="Also run each suite under every plugin combo its eval.json lists (pluginCombos) and "
+            "print the runs side by side.",
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     local_llm: LocalLLMFlag = False,
 ) -> None:
     """Evaluate suites: one session per suite, the story as session context, every question asked in it.
 
-    Scores intents, the evidence used (context recall/precision/F1) and the answers. Exits 0 whatever
-    the score; a missing folder or a bad eval.json exits 2.
+    Scores intents, the evidence used (context recall/precision/F1) and the answers: strict passes
+    (right and within answerMaxChars), median answer length, refused unanswerable questions, false
+    refusals and false answers. Exits 0 whatever the score; a missing folder or a bad eval.json exits 2.
     """
     import anyio
     from mrpvm.shells.cli.common import run_with_local_llm
@@ -48,7 +57,9 @@ def eval_suites(
     live = sys.stderr is not None and sys.stderr.isatty()
 
     async def work(environ: dict[str, str] | None):
-        return await run_eval(list(folders), combo, environ=environ, progress=progress if live else None)
+        return await run_eval(
+            list(folders), combo, matrix=matrix, environ=environ, progress=progress if live else None
+        )
 
     report = anyio.run(run_with_local_llm, work, local_llm)
     if live:
@@ -57,14 +68,32 @@ def eval_suites(
         sys.stdout.write(report_json(report) + "\n")
         sys.stdout.flush()
     else:
-        _print_table(report)
+        _print_tables(report)
 
 
 def _mark(ok: bool) -> str:
     return "[green]pass[/]" if ok else "[red]FAIL[/]"
 
 
-def _print_table(report: EvalReport) -> None:
+def _answer_mark(q: QuestionResult) -> str:
+    """pass / LONG (right but over answerMaxChars) / FAIL, with the error kind when there is one."""
+    if q.answerStrictPass:
+        return "[green]pass[/]"
+    kind = " (false refusal)" if q.falseRefusal else " (false answer)" if q.falseAnswer else ""
+    return "[yellow]LONG[/]" if q.answerPass else f"[red]FAIL{kind}[/]"
+
+
+def _summary(suite: SuiteResult) -> str:
+    return (
+        f"strict {suite.answerStrictPass}/{suite.total} · answers {suite.answerPass}/{suite.total} · "
+        f"context {suite.contextPass}/{suite.total} · intents {suite.intentPass}/{suite.total} · "
+        f"avg context F1 {suite.avgContextF1:.2f} · median answer {suite.medianAnswerChars:.0f} chars · "
+        f"refused unanswerable {suite.refusedUnanswerable}/{suite.unanswerable} · "
+        f"false refusals {suite.falseRefusals} · false answers {suite.falseAnswers}"
+    )
+
+
+def _print_tables(report: EvalReport) -> None:
     from mrpvm.shells.cli.common import stdout_console
     from rich import box
     from rich.markup import escape
@@ -75,16 +104,13 @@ def _print_table(report: EvalReport) -> None:
         pinned = ", ".join(f"{k}={v}" for k, v in suite.pins.items()) or "engine-chosen plugins"
         table = Table(
             title=f"{suite.suiteId} — {suite.title}" if suite.title else suite.suiteId,
-            caption=(
-                f"answers {suite.answerPass}/{suite.total} · context {suite.contextPass}/{suite.total} · "
-                f"intents {suite.intentPass}/{suite.total} · avg context F1 {suite.avgContextF1:.2f} · "
-                f"{suite.storyUnits} story units · {pinned} · {suite.durationMs / 1000:.2f} s"
-            ),
+            caption=f"{_summary(suite)} · {suite.storyUnits} story units · {pinned} · "
+            f"{suite.durationMs / 1000:.2f} s",
             title_justify="left",
             caption_justify="left",
             box=box.SIMPLE_HEAD,
         )
-        for column in ("question", "intent", "context", "F1", "answer", "kb → gs", "answer text"):
+        for column in ("question", "intent", "context", "F1", "answer", "chars", "kb → gs", "answer text"):
             table.add_column(column, overflow="fold")
         for q in suite.questions:
             plugins = f"{q.plugins.get('kb', '-')} → {q.plugins.get('gs', '-')}"
@@ -96,10 +122,42 @@ def _print_table(report: EvalReport) -> None:
                 _mark(q.intentPass),
                 _mark(q.contextPass),
                 f"{q.f1:.2f}",
-                _mark(q.answerPass),
+                _answer_mark(q),
+                str(q.answerChars),
                 escape(plugins),
                 escape(text),
             )
         console.print(table)
         for warning in suite.warnings:
             console.print(f"[yellow]warning:[/] {escape(warning)}")
+    if report.matrix:
+        _print_matrix(report)
+
+
+def _print_matrix(report: EvalReport) -> None:
+    """One table per suite: a column per run (the engine's choice first), a row per question."""
+    from mrpvm.shells.cli.common import stdout_console
+    from rich import box
+    from rich.markup import escape
+    from rich.table import Table
+
+    console = stdout_console()
+    for suite in report.suites:
+        runs = [suite] + [r for r in report.matrix if r.suiteId == suite.suiteId and r.folder == suite.folder]
+        if len(runs) == 1:
+            continue
+        table = Table(
+            title=f"{suite.suiteId} — plugin combos side by side",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+        )
+        table.add_column("question")
+        for run in runs:
+            table.add_column(escape(run.combo), overflow="fold")
+        for n, q in enumerate(suite.questions):
+            table.add_row(
+                q.id, *(_answer_mark(r.questions[n]) + f" {r.questions[n].answerChars}" for r in runs)
+            )
+        console.print(table)
+        for run in runs:
+            console.print(f"  [bold]{escape(run.combo)}[/]: {_summary(run)}")
