@@ -181,7 +181,7 @@ def test_staged_units_are_committed_on_success(tmp_path):
     assert turn.status == "success" and turn.trace["requestId"] == result.request_id
     assert len(turn.trace["nodes"]) == len(result.execution_trace["nodes"])
     assert turn.responseDocument["groups"][0]["answerMarkdown"] == "Alpha is a widget."
-    assert session.preferences.gs == "gs-a" and session.preferences.kb == "kb-a"
+    assert session.preferences == Pins()  # serving a turn does not make its plugins sticky
     assert session.turnCount == 1
 
 
@@ -259,6 +259,41 @@ def test_planner_ranking_pins_orders_and_ewma(tmp_path):
     assert calls_in_order(pinned, "retrieve") == [("kb-b", "success")]  # the plan's order
     assert calls_in_order(pinned, "solve") == [("gs-b", "success")]  # the pin collapses the stage
     assert nodes(learned, kind="branch")[0]["pluginId"] == "planner-b"  # EWMA: planner-a keeps failing
+
+
+def test_session_preferences_only_break_ties_never_beat_pins_and_are_not_rewritten(tmp_path):
+    script = {
+        "sd-a": {"detectSeeds": {"intents": [intent("what is alpha")], "units": [U1]}},
+        "kb-a": {"retrieve": {"select": "all"}},
+        "gs-a": {"solve": {"answer": "from gs-a", "sources": "evidence"}},
+        "gs-b": {"solve": {"answer": "from gs-b", "sources": "evidence"}},
+    }
+    h = Harness(tmp_path, script)
+    chosen = Pins(planner="planner-b", gs="gs-a")
+
+    async def go():
+        ctx = await h.open()
+        try:
+            session = ctx.store.create_session(preferences=chosen)
+            tie = await run_turn(ctx, TurnRequest(message="q", session_id=session.id))
+            pinned = await run_turn(
+                ctx, TurnRequest(message="q", session_id=session.id, pins=Pins(gs="gs-b"))
+            )
+            for _ in range(3):
+                ctx.store.record_planner_outcome("planner-b", False, 5.0)
+            ranked = await run_turn(ctx, TurnRequest(message="q", session_id=session.id))
+            return tie, pinned, ranked, ctx.store.get_session(session.id)
+        finally:
+            await ctx.aclose()
+
+    tie, pinned, ranked, session = anyio.run(go)
+    # equal planner records: the session's preferred planner leads
+    assert nodes(tie, kind="branch")[0]["pluginId"] == "planner-b"
+    assert calls_in_order(tie, "solve")[0] == ("gs-a", "success")
+    assert calls_in_order(pinned, "solve") == [("gs-b", "success")]  # the pin wins over the preference
+    # once the preferred planner keeps failing, the ranking decides, not the preference
+    assert nodes(ranked, kind="branch")[0]["pluginId"] == "planner-a"
+    assert session.preferences == chosen and session.turnCount == 3  # turns never rewrite preferences
 
 
 def test_unknown_pin_is_a_structured_error(tmp_path):

@@ -1,6 +1,6 @@
 """Frames and planner branches (docs/ARCHITECTURE.md §4, steps 1–5 and 7).
 
-A frame runs one branch per planner (ranked: pin > session preference > planner-level EWMA) until every
+A frame runs one branch per planner (ranked: pin > planner-level EWMA, session preference breaks ties) until every
 seed is answered, keeping the best answer per seed across branches. A branch plans pre-seed, detects
 seeds, stages the turn's units (the kb-plugins are told while the planner plans post-seed), then runs
 every seed in parallel (seeds.py). A seed that needs decomposition opens a child frame through
@@ -45,7 +45,7 @@ class FrameOutcome(msgspec.Struct, kw_only=True):
 
 
 def rank_planners(state: TurnState) -> list[str | None]:
-    """Explicit pin > session preference > planner-level EWMA (config order breaks ties)."""
+    """Explicit pin > planner-level EWMA; the session's preferred planner breaks ties, then config order."""
     if state.pins.planner:
         return [state.pins.planner]
     enabled = state.enabled_ids("mrp-plan-plugin")
@@ -58,12 +58,8 @@ def rank_planners(state: TurnState) -> list[str | None]:
         s = stats.get(planner_id)
         return s.successRate if s is not None and s.samples > 0 else PLANNER_PRIOR
 
-    ranked = sorted(base, key=lambda p: (-score(p), base.index(p)))
     preferred = state.preferences.planner
-    if preferred in ranked:
-        ranked.remove(preferred)
-        ranked.insert(0, preferred)
-    return list(ranked)
+    return sorted(base, key=lambda p: (-score(p), p != preferred, base.index(p)))
 
 
 BranchResult = tuple[BranchRun, list[SeedOutcome], str | None]

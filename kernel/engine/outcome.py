@@ -13,7 +13,7 @@ import asyncio
 from typing import Any
 
 import anyio
-from mrpvm.protocol.envelope import Pins, RecordOutcomePayload
+from mrpvm.protocol.envelope import RecordOutcomePayload
 
 from ..errors import TurnNotFound
 from ..frames import ExecutionFrame
@@ -52,16 +52,6 @@ async def commit(
         frameId=root.frame_id,
         status="success",
     )
-    preferences = None
-    if status == "success":
-        prev = state.preferences
-        preferences = Pins(
-            planner=plugin_ids["planner"] or prev.planner,
-            sd=plugin_ids["sd"] or prev.sd,
-            kb=plugin_ids["kb"] if plugin_ids["kb"] not in (None, "decomposition") else prev.kb,
-            gs=plugin_ids["gs"] if plugin_ids["gs"] not in (None, "decomposition") else prev.gs,
-            val=prev.val,
-        )
     record = TurnRecord(
         requestId=state.request_id,
         sessionId=state.session.id,
@@ -78,7 +68,7 @@ async def commit(
         ctx.store.commit_turn(
             record,
             state.staged if keep else [],
-            preferences,
+            None,  # a session's preferences are the user's choice; serving a turn never changes them
             session=new_session,
             planner_outcomes=planner_outcomes or (),
         )
