@@ -69,7 +69,8 @@ def test_needs_decomposition_opens_a_child_frame_whose_answers_return(tmp_path):
 
 def test_max_depth_stops_runaway_recursion(tmp_path):
     script = {
-        "sd-a": {"detectSeeds": {"intents": [intent("BIG again")]}},  # decomposing yields the same intent
+        # every decomposition yields one new, deeper intent that again needs decomposing
+        "sd-a": {"detectSeeds": {"intents": [intent("BIG again: {prompt}")]}},
         "kb-a": {"retrieve": {"select": "all"}},
         "gs-a": {"solve": {"status": "needs-decomposition"}},
     }
@@ -81,6 +82,25 @@ def test_max_depth_stops_runaway_recursion(tmp_path):
     assert limit and "exceeds maxDepth 2" in limit[0]["label"]
     assert result.status == "failed"
     assert any("maxDepth 2" in w for w in result.response_document["groups"][0]["warnings"])
+
+
+def test_a_child_frame_that_would_re_ask_the_parent_question_stops_and_the_parent_answers(tmp_path):
+    script = {
+        "sd-a": {"detectSeeds": {"intents": [intent("BIG question")]}},  # no split in decompose mode
+        "kb-a": {"retrieve": {"select": "all"}},
+        "gs-a": {"solve": {"status": "needs-decomposition"}},
+        "gs-b": {"solve": {"answer": "answered directly", "sources": "evidence"}},
+    }
+    h = Harness(tmp_path, script)
+    result = h.ask("a BIG question")
+    assert [c["mode"] for c in h.calls("sd-a", "detectSeeds")] == ["turn", "decompose"]
+    child = nodes(result, kind="frame")[1]
+    # the child frame retrieved and solved nothing: it would only have asked the same question again
+    assert all(c["frameId"] != child["frameId"] for c in h.calls("kb-a", "retrieve") if "frameId" in c)
+    stop = [n for n in nodes(result, kind="event") if "did not split the intent" in n["label"]]
+    assert stop and stop[0]["frameId"] == child["frameId"]
+    assert calls_in_order(result, "solve") == [("gs-a", "needs-decomposition"), ("gs-b", "success")]
+    assert result.response_document["groups"][0]["answerMarkdown"] == "answered directly"
 
 
 def test_plan_decompose_opens_the_child_frame_first(tmp_path):

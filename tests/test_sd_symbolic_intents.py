@@ -396,6 +396,18 @@ def test_a_question_framing_an_analytic_task_stays_with_it() -> None:
     assert len(seeds("Compare the T3 and the K2. Also, how long is the warranty?").intents) == 2
 
 
+def test_decompose_splits_a_task_and_the_question_that_frames_it() -> None:
+    # turn mode keeps them as one intent; a child frame asked to decompose it gets its requests
+    parent = seeds("Analyze why the Orin pump failed. What made it stop?").intents[0]
+    outcome = seeds(parent.intent, mode="decompose", parentIntent=parent)
+    texts = [i.intent for i in outcome.intents]
+    assert texts == ["Analyze why the Orin pump failed.", "What made it stop?", parent.intent]
+    assert "Orin" in outcome.intents[1].context  # the pronoun's antecedent travels with it
+    # a comparison followed by its framing question splits by side, read from the task sentence only
+    framed = seeds("Compare the R5 and the X9. How do their prices differ?", mode="decompose")
+    assert [i.intent for i in framed.intents][:2] == ["Describe the R5.", "Describe the X9."]
+
+
 def test_a_statement_before_a_question_is_its_premise() -> None:
     outcome = seeds("The build passes but the cache stays empty. What should I check?")
     assert len(outcome.intents) == 1

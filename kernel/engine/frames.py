@@ -59,7 +59,14 @@ def rank_planners(state: TurnState) -> list[str | None]:
         return s.successRate if s is not None and s.samples > 0 else PLANNER_PRIOR
 
     preferred = state.preferences.planner
-    return sorted(base, key=lambda p: (-score(p), p != preferred, base.index(p)))
+    ranked: list[str] = sorted(base, key=lambda p: (-score(p), p != preferred, base.index(p)))
+    return [*ranked]
+
+
+def splits(parent: str, intents: list[IntentGroup]) -> bool:
+    """Did decomposition produce a sub-question other than the parent's own question?"""
+    own = " ".join(parent.lower().rstrip(" ?.!").split())
+    return any(" ".join(i.intent.lower().rstrip(" ?.!").split()) != own for i in intents)
 
 
 BranchResult = tuple[BranchRun, list[SeedOutcome], str | None]
@@ -185,6 +192,16 @@ async def run_branch(
         trace.node(
             "event",
             "no seed detector could decompose the intent",
+            parent=branch.node.id,
+            frameId=frame.frame_id,
+            status="failed",
+        )
+        return None, None
+    if frame.depth > 0 and not splits(frame.prompt, intents):
+        # a child frame that would re-ask its parent's question: the parent answers it directly
+        trace.node(
+            "event",
+            f"{sd_plugin} did not split the intent; the parent seed answers it directly",
             parent=branch.node.id,
             frameId=frame.frame_id,
             status="failed",

@@ -466,7 +466,8 @@ def _split_subjects(text: str, act: str) -> list[str]:
     tools that …") or coordinated entity ("… of the R5 and the X9"). Nothing sound to split: no sub-questions.
     """
     body = text.rstrip(" .?!")
-    m = _COMPARE_SIDES.search(body)
+    requests = _requests(text)
+    m = _COMPARE_SIDES.search(requests[0].rstrip(" .?!") if requests else body)
     if act == "compare" and m:
         sides_text = m.group("sides") or m.group("sides2")
         sides = (
@@ -574,6 +575,17 @@ def _coordinated(text: str) -> list[str]:
     return []
 
 
+def _requests(text: str) -> list[str]:
+    """The separate requests (questions and tasks) one intent text holds, each as a whole sentence."""
+    out = []
+    for span in split_turn(text):
+        raw = text[span.start : span.end]
+        lead = clean_lead(raw)
+        if any(c.isalnum() for c in lead) and looks_like_request(raw):
+            out.append(_ensure_end(_sentence_case(lead), bool(WH.match(lead) or is_yes_no(lead))))
+    return out
+
+
 def _decompose(prompt: str, payload: DetectSeedsPayload, turn_id: str, created_at: str) -> SeedOutcome:
     first = _detect(prompt, DetectSeedsPayload(turnId=turn_id, history=payload.history), turn_id, created_at)
     if len(first.intents) >= 2:
@@ -586,11 +598,10 @@ def _decompose(prompt: str, payload: DetectSeedsPayload, turn_id: str, created_a
         parent.context = "; ".join(
             dict.fromkeys(p for p in (given.context + "; " + parent.context).split("; ") if p)
         )
-    subs = [
-        t
-        for t in _split_subjects(parent.intent, parent.act)
-        if t.rstrip("?.").lower() != parent.intent.rstrip("?.").lower()
-    ]
+    subs = _split_subjects(parent.intent, parent.act)
+    if len(subs) < 2:  # an intent that holds several requests ("Analyze X. What made him …?") splits there
+        subs = _requests(parent.intent)
+    subs = [t for t in subs if t.rstrip("?.").lower() != parent.intent.rstrip("?.").lower()]
     if len(subs) < 2:  # nothing sound to split: the intent unchanged
         parent.index = 1
         return SeedOutcome([parent], first.units, first.confidence, "nothing to split: the intent unchanged")

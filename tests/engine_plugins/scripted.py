@@ -10,7 +10,7 @@ The first rule whose `when` matches answers (a plugin/op with no rule answers `u
   status      result status (default success); confidence (default high); result; llmCalls
   answer      answer text; "{prompt}" is replaced by the prompt
   sources     list of ids, or "evidence" (the ids of the evidence it received)
-  intents     [{"act", "intent", "output"}]   (detectSeeds)
+  intents     [{"act", "intent", "output"}]   (detectSeeds; "{prompt}" in an intent is replaced too)
   units       [unit objects]                   (detectSeeds: current-turn KUs)
   select      "all" | n: which received units a retrieve selects; sufficient: bool (default true)
   guidanceIds ids a retrieve marks as guidance (they must be among the selected units' ids)
@@ -127,7 +127,10 @@ def handle(call: Call):
     if rule.get("badCnl"):
         sections["intents"] = [IntentGroup(act="dance", intent="not an act", output="x")]
     if "intents" in rule:
-        sections["intents"] = [IntentGroup(index=n, **i) for n, i in enumerate(rule["intents"], 1)]
+        sections["intents"] = [
+            IntentGroup(index=n, **{**i, "intent": i["intent"].replace("{prompt}", call.prompt)})
+            for n, i in enumerate(rule["intents"], 1)
+        ]
     if "units" in rule:
         sections["units"] = [msgspec.convert(u, KnowledgeUnit) for u in rule["units"]]
     if call.op == "retrieve" and status in ("success", "insufficient"):
