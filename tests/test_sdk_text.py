@@ -206,3 +206,32 @@ def test_a_tree_or_box_diagram_is_code_not_a_sentence():
     assert looks_like_code("Root Frame (request) ├── Seed: 3 intents └── Plan: kb-balanced")
     assert looks_like_code("wrappers/ ── manifest.json")
     assert not looks_like_code("The root frame — the first one — holds the seeds.")  # an em dash is prose
+
+
+def test_a_bare_yes_or_no_is_a_sentence_but_no_before_a_number_abbreviates():
+    assert text.sentences("No. The user name is fixed. See No. 5 for details. Yes. It is.") == [
+        "No.",
+        "The user name is fixed.",
+        "See No. 5 for details.",
+        "Yes.",
+        "It is.",
+    ]
+
+
+def test_graded_adjectives_meet_their_base_form():
+    assert text.terms("the largest message") == text.terms("a large message")
+    assert text.terms("bigger, easier, hotter") == text.terms("big, easy, hot")
+    assert IRREGULAR["newest"] == "new" and "interest" not in IRREGULAR  # only listed adjectives
+
+
+def test_answer_types_read_the_question_and_the_answer_shape():
+    from mrpvm.plugins.sdk.answer_types import asked_noun, expected_type, mentions_type, names_in
+
+    assert expected_type("Who approved the budget?") == "person"
+    assert expected_type("Who is Mara Holt?") == "definition"  # asks what the named person is
+    assert asked_noun("Which storage engine does the server use?") == "engine"
+    assert asked_noun("Which exit code means that the file is missing?") is None  # verb unknown
+    assert asked_noun("What is the default port?") is None
+    assert names_in("Does Tideway scan mail? It was approved by Mara Holt.") == ["Mara Holt"]
+    assert mentions_type("Default: number of CPUs", "number")
+    assert not mentions_type("Default: off", "number")

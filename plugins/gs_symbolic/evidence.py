@@ -168,6 +168,7 @@ class Scorer:
         names: list[list[str]] | None = None,
         support: list[str] | None = None,
         collection: dict[str, float] | None = None,
+        essential: frozenset[str] = frozenset(),
     ):
         n = max(1, len(pool))
         df: dict[str, int] = {}
@@ -183,8 +184,9 @@ class Scorer:
             return math.log(1.0 + n / (1 + df.get(t, 0))) + 0.1
 
         # a question word the whole collection never uses: no passage can state it, so it counts at half
-        # weight towards what a passage must cover (a paraphrase, or what the source does not say)
-        self.unknown = {t for t, w in (collection or {}).items() if w == 0}
+        # weight towards what a passage must cover (a paraphrase, or what the source does not say) — unless
+        # it is `essential`: the kind of thing asked for ("which database …")
+        self.unknown = {t for t, w in (collection or {}).items() if w == 0} - essential
 
         weight = {t: idf(t) for t in question_terms}
         for t in support or []:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, names_in
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
@@ -163,10 +163,18 @@ class Judge:
             return True, None
         if self.year:  # "in which year …": a year, not any date-like number
             return any(_YEAR.search(s.text) for s in window), None
-        if any(mentions_type(s.text, self.answer_type) for s in window):
-            return True, None
         unit = window[0].unit
-        if unit.chunkType == "definition" and unit.title and mentions_type(unit.title, self.answer_type):
+        term = unit.title if unit.chunkType == "definition" and unit.title else ""
+        if self.answer_type == "person":
+            # the person asked for is someone the question does not name: "Tideway Drive" does not
+            # answer "Who founded Tideway?"
+            asked = set(self.scorer.weights)
+            texts = [s.text for s in window] + [term]
+            if any(not set(terms(n)) & asked for text in texts for n in names_in(text)):
+                return True, None
+        elif any(mentions_type(s.text, self.answer_type) for s in window):
+            return True, None
+        elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
         heading = window[0].unit.heading
         if (

@@ -14,9 +14,15 @@ options?"). This reading is looser about the wording and strict about what a sta
   about a generic person ("Can I …") or the clause has no subject of its own (a definition's description);
 - a hedged clause ("may compress") states nothing; a sentence whose statement holds only under a condition
   ("If the disk fills up, …") states it only for a question about what is possible ("Can I …");
+- a question about what a generic person does ("Can I change …") is stated only by a sentence that carries
+  its verb: "The user name is fixed" shares the question's nouns but does not say whether it changes;
 - the answer's polarity is the parity of negations in that clause against the question's own ("Isn't X
   …?"); statements of both polarities: no answer.
 No sentence states it: no answer, never a guess.
+
+A FAQ entry answers for itself (`entry_verdict`): when an entry's question asks the same proposition
+and its answer opens with a bare "Yes." or "No.", that word is the answer and the sentence after it the
+quote.
 """
 
 from __future__ import annotations
@@ -70,13 +76,17 @@ class _Clause:
     subject: set[str] | None  # stems of the clause's own (resolved) subject; None: it has none
 
 
-def _stating_clause(text: str, predicate: set[str], antecedent: Subject | None) -> _Clause | None:
+def _stating_clause(
+    text: str, predicate: set[str], antecedent: Subject | None, subject: set[str] = frozenset()
+) -> _Clause | None:
     """The clause of `text` that carries most of the predicate stems, read for negation, hedging,
-    conditions and its subject. A parenthetical ("Linux (WSL) is not …") does not cut the clause."""
+    conditions and its subject (which stops at the predicate's words, not at `subject`'s: "The preview
+    server should not be exposed" keeps "preview server"). A parenthetical ("Linux (WSL) is not …") does
+    not cut the clause."""
     text = _PARENTHETICAL.sub("", text)
     toks = tokenize(text)
     clauses = split_clauses(text, toks)
-    subjects = clause_subjects(text, toks, clauses, antecedent, frozenset(predicate))
+    subjects = clause_subjects(text, toks, clauses, antecedent, frozenset(predicate - subject))
     best: tuple[int, int] | None = None
     for n, clause in enumerate(clauses):
         carried = sum(1 for t in clause.toks if t.stems & predicate)
@@ -143,10 +153,15 @@ def verdict(
         if not context_name:
             return None  # "Does it …?" with nothing to say what "it" is
         claim = Claim(tokenize(context_name), predicate=claim.predicate)
+        readings = [claim]
+    # readings run from the longest subject ("themes made") to the shortest ("themes"): the shortest
+    # subject is the one the predicate surely does not hold
+    subject = readings[-1].subject_stems if readings else set()
     words = {w.lower() for w in re.findall(r"[A-Za-z']+", main)}
     possibility = bool(words & _POSSIBILITY)
     question_hedged = bool(words & (_HEDGES - _POSSIBILITY))
     total = sum(scorer_terms[t] for t in prop)
+    verb = _generic_verb(main) if claim is not None and claim.generic else None
     predicate = {t for t in prop if t not in names} or set(prop)
     question = _stating_clause(main, predicate, None)
     question_negated = question.negated if question else False
@@ -156,18 +171,19 @@ def verdict(
             continue
         own = set(s.terms) | s.carried
         context = own | s.under | unit_context(s)
-        if not keys <= context:
+        if not keys <= context or (verb is not None and verb not in own):
             continue
         stated = sum(scorer_terms[t] for t in prop if t in context) / total
         said = sum(scorer_terms[t] for t in prop if t in own) / total
         if stated < MIN_STATED or said < MIN_OWN:
             continue
-        clause = _stating_clause(s.text, predicate, _antecedent(s))
+        clause = _stating_clause(s.text, predicate, _antecedent(s), subject)
         if clause is None or (clause.hedged and not question_hedged and not possibility):
             continue
         if clause.conditional and not possibility:
             continue  # true only under a condition the question does not ask about
-        if not _about_subject(claim, clause, set(s.under) | set(unit_context(s))):
+        around = set(s.under) | set(unit_context(s))
+        if readings and not any(_about_subject(r, clause, around) for r in readings):
             continue
         answer = "Yes" if clause.negated == question_negated else "No"
         best = found.get(answer)
@@ -180,6 +196,64 @@ def verdict(
     if len(found) != 1:
         return None  # nothing states it, or statements of both polarities: no side is taken
     return next(iter(found.values()))
+
+
+_GENERIC_SUBJECT = re.compile(
+    r"^\s*\w+(?:\s+not)?\s+(?:i|we|you|one|someone|anyone|users?)\s+(?P<verb>[a-z]\w*)", re.I
+)
+
+
+def _generic_verb(main: str) -> str | None:
+    """The verb stem of "Can I change …", "Should we keep …"; None when it is not there to read."""
+    m = _GENERIC_SUBJECT.match(main)
+    found = terms(m["verb"]) if m else []
+    return found[0] if found else None
+
+
+_BARE = re.compile(r"^\s*(?P<word>yes|no)\s*[.!,]?\s*$", re.I)
+MIN_SAME_QUESTION = 0.5  # share of the entry's own question the asked one repeats
+
+
+def entry_verdict(
+    focus: str, pool: list[Sentence], scorer_terms: dict[str, float], keys: set[str]
+) -> PolarVerdict | None:
+    """Yes/No from a FAQ entry that asks the same proposition and answers it with a bare "Yes."/"No."; the
+    sentence after that word is the quote. Entries of both answers: no verdict."""
+    main = proposition(focus)
+    prop = [t for t in dict.fromkeys(terms(main)) if t in scorer_terms]
+    total = sum(scorer_terms[t] for t in prop)
+    if not prop or total <= 0:
+        return None
+    negated = _negated(main)
+    following = {(x.unit.id, x.order): x for x in pool}
+    found: dict[str, PolarVerdict] = {}
+    for s in pool:
+        bare = _BARE.match(s.text)
+        title = (s.unit.title or "").strip()
+        if bare is None or not title.endswith("?"):
+            continue
+        asked = proposition(title)
+        own = set(terms(asked))
+        share = sum(scorer_terms[t] for t in prop if t in own) / total
+        repeated = len(own & set(prop)) / len(own) if own else 0.0
+        if not keys <= own or share < MIN_STATED or repeated < MIN_SAME_QUESTION:
+            continue
+        quote = following.get((s.unit.id, (s.order[0], s.order[1], s.order[2] + 1)))
+        if quote is None:
+            continue
+        word = bare["word"].capitalize()
+        if _negated(asked) != negated:  # "Can't I …?" answered "No." means the opposite of "Can I …?"
+            word = "No" if word == "Yes" else "Yes"
+        found.setdefault(word, PolarVerdict(word, quote, share))
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _negated(question: str) -> bool:
+    toks = tokenize(question)
+    return (
+        sum(1 for k, t in enumerate(toks) if is_negator(t, toks[k + 1] if k + 1 < len(toks) else None)) % 2
+        == 1
+    )
 
 
 def term_weights(scorer: Scorer) -> dict[str, float]:

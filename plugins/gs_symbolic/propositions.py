@@ -384,6 +384,9 @@ def polarity(claim: Claim, sentence: Parsed) -> str | None:
     return None
 
 
+_INNER_NEGATORS = frozenset(["no", "never", "not", "none", "nothing"])
+
+
 def _negation_count(ext: list[Tok], sub: Subject, first: int, pos: dict[str, int], claim: Claim) -> int:
     """Negations whose scope reaches the predicate: before its first word and not cut off by a
     coordinator ("does not need X and supports Y": the "not" is about X), plus "without" before one of
@@ -396,6 +399,14 @@ def _negation_count(ext: list[Tok], sub: Subject, first: int, pos: dict[str, int
         if not (is_negator(tok, nxt) or tok.low in NEGATIVE_VERBS):
             continue
         if k > cut or sub.start <= k < sub.end:
+            count += 1
+    # inside the predicate: "found no new cracks", "has never failed" (unless a coordinator cuts it off)
+    targets = sorted(set(pos.values()))
+    for k in range(first + 1, targets[-1]):
+        if ext[k].low not in _INNER_NEGATORS:
+            continue
+        nxt = next((j for j in targets if j > k), None)
+        if nxt is not None and not any(ext[j].low in COORDINATORS for j in range(k + 1, nxt)):
             count += 1
     if not claim.without:
         targets = set(pos.values())

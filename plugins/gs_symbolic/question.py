@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.answer_types import expected_type
+from mrpvm.plugins.sdk.answer_types import asked_noun, expected_type
 from mrpvm.plugins.sdk.text import STOPWORDS, notation_terms, sentences, stems, terms, words
 
 _FORMAT_WORDS = frozenset(
@@ -239,6 +239,7 @@ class Question:
     name_terms: set[str] = field(default_factory=set)  # terms of the names the question uses ("Ubuntu")
     collection: dict[str, float] = field(default_factory=dict)  # the retriever's term weights (idf)
     year: bool = False  # "in which year …": a date answer must name a year
+    kind: str = ""  # stem of the noun a "which <noun> …" question asks for ("database"), "" if none
 
     @property
     def constrained(self) -> bool:
@@ -291,6 +292,8 @@ def analyse(
     # "the highest level", "the minimum version": the extreme asked for, however the source writes it
     q.terms += [t for t in notation_terms(focus) if t not in q.terms]
     q.year = bool(_YEAR_ASKED.search(focus))
+    noun = asked_noun(focus)
+    q.kind = next(iter(stems([noun])), "") if noun else ""
     q.context = context
     q.support = [t for t in content_terms(context) if t not in q.terms]
     q.names = name_groups(question_text) + name_groups(context.replace(";", ","))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.answer_types import find_type
+from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, find_type
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
@@ -32,7 +32,7 @@ from .narrowing import (
     with_negations,
 )
 from .passages import EXTRA_SENTENCE_COST, FUTURE, Judge, Passage, key_terms, stated_condition, windows
-from .polarity import term_weights
+from .polarity import entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
 from .question import Question, content_terms, name_runs
@@ -159,8 +159,9 @@ def _yes_no(q: Question, m: Material) -> Outcome | None:
     scorer = _scorer(q, m.pool)
     keys = key_terms(q.terms, q.name_terms, m.pool)
     named = name_runs(q.context.replace(";", ","))
-    stated = polar_verdict(
-        q.focus or q.text, m.pool, term_weights(scorer), keys, q.name_terms, named[0] if named else ""
+    weights = term_weights(scorer)
+    stated = entry_verdict(q.focus or q.text, m.pool, weights, keys) or polar_verdict(
+        q.focus or q.text, m.pool, weights, keys, q.name_terms, named[0] if named else ""
     )
     if stated is None:
         return None
@@ -401,7 +402,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     head = _ATTRIBUTE.match(q.focus or q.text)
     if head:
         word = (head.group(1) or head.group(2) or "").lower()
-        if word and word not in STOPWORDS:
+        if word and word not in STOPWORDS and word not in TYPE_ONLY_NOUNS:
             asked = stems([word])[0]
             if not any(asked in s.terms or asked in s.under for s in m.pool):
                 return None  # the attribute asked for is never named in the evidence (nor in a heading)
@@ -409,7 +410,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     pool = m.pool + (m.code if with_code else code_under_named_heading(m.code, q.terms))
     negated = negation_terms(q.focus or q.text)
     pool = with_negations(pool, negated)
-    scorer = Scorer(pool, q.terms + negated, q.names, q.support, q.collection)
+    # "which database …": the kind asked for counts in full even where the documents never name it
+    essential = frozenset([q.kind]) if q.answer_type == "entity" and q.kind else frozenset()
+    scorer = Scorer(pool, q.terms + negated, q.names, q.support, q.collection, essential)
     if q.wants_list or any(s.under and scorer.headed(s) for s in pool):
         return _listed(q, pool, scorer)
     if q.answer_type == "" and len(q.terms) > OPEN_TERMS:

@@ -28,7 +28,7 @@ from mrpvm.protocol.document import KnowledgeUnit
 from .fields import FIELD_WEIGHTS, TEXT_FIELDS, content_terms, unit_fields, unit_hash
 from .scoring import idf, tag_terms, tag_terms_of
 
-FORMAT_VERSION = "2"  # 2: the heading field; versions and short options as terms
+FORMAT_VERSION = "3"  # 2: the heading field; versions and short options as terms; 3: graded adjectives
 _STATE_KEY = "kb_common.stores"
 WRITER_HEAP = 64_000_000
 

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from .blocks import Block, Segment, parse_blocks, sentences_in, split_long
+from .entries import footnotes, questions_with_answers
 
 TAB = 8
 _MARKER = re.compile(r"(?:[-*+•·]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)])[ \t]+(?=\S)")
@@ -34,7 +35,6 @@ _PILCROW = "¶"
 _UNDERLINE = re.compile(r"^(?:={3,}|-{3,}|~{3,}|\*{3,})\s*$")  # "Title" over "=====": a heading
 _SYNOPSIS_CHARS = re.compile(r"[\[\]{}|<>]")
 _CODE_CHARS = re.compile(r"[\[\]{}|<>=$/\\]|(?:^|\s)--?\w|\w\(\d\)")
-_QUESTION = re.compile(r"^(?:(?:q|question)\s*\d*\s*[:.)]\s*|\d{1,3}[.)]\s+)?(?P<q>.*\?)['\"”’)]*$", re.I)
 MAX_TITLE_WORDS = 12
 MAX_TERM_CHARS = 60
 MAX_DEFINITION_CHARS = 1500  # a label over more text than this (or over labels/items) is a heading
@@ -76,7 +76,7 @@ def read_blocks(text: str) -> list[Block]:
     question paragraph and the paragraphs answering it are one definition (a FAQ entry)."""
     if looks_like_plain_text(text):
         return parse_outline(text)
-    return _questions_with_answers(text, _footnotes(text, parse_blocks(text)))
+    return questions_with_answers(text, footnotes(text, parse_blocks(text)))
 
 
 _MARKDOWN = re.compile(
@@ -530,7 +530,7 @@ def parse_outline(text: str) -> list[Block]:
     i = 0
     while i < len(nodes):
         i = _emit(out, nodes, i)
-    return _questions_with_answers(text, out.blocks)
+    return questions_with_answers(text, out.blocks)
 
 
 def _emit(out: _Builder, nodes: list[_Node], i: int) -> int:
@@ -638,73 +638,3 @@ def _body_segments(out: _Builder, nested: list[_Node]) -> list[Segment]:
         segs += found
         k += 1
     return segs
-
-
-def _questions_with_answers(text: str, blocks: list[Block]) -> list[Block]:
-    """A paragraph that only asks a question ("Why does X happen?", "Q: …?") followed by paragraphs that
-    do not, up to the next question or heading, is one definition: the question and its answer."""
-    out: list[Block] = []
-    k = 0
-    while k < len(blocks):
-        blk = blocks[k]
-        question = _asks(text, blk)
-        if question is None or k + 1 >= len(blocks) or blocks[k + 1].kind == "heading":
-            out.append(blk)
-            k += 1
-            continue
-        j = k + 1
-        while j < len(blocks) and blocks[j].kind not in ("heading",) and _asks(text, blocks[j]) is None:
-            j += 1
-        answer = blocks[k + 1 : j]
-        if not answer:  # a question right after a question ("Q1: …? Q2: …?"): asked, not answered
-            out.append(blk)
-            k += 1
-            continue
-        segs = [Segment(blk.start, blk.end, "term", 0)]
-        for b in answer:
-            segs += b.segments
-        out.append(Block("definition", blk.start, answer[-1].end, title=question, segments=segs))
-        k = j
-    for n, blk in enumerate(out):
-        for seg in blk.segments:
-            seg.block = n
-    return out
-
-
-_FOOTNOTE = re.compile(r"\[\^[^\]\s]{1,20}\]:[ \t]*")
-
-
-def _footnotes(text: str, blocks: list[Block]) -> list[Block]:
-    """A Markdown footnote definition ("[^7]: Binaries produced on these systems …") is a definition whose
-    term is its label; the KU tree names it after what cites it."""
-    for blk in blocks:
-        if blk.kind != "paragraph" or not blk.segments:
-            continue
-        m = _FOOTNOTE.match(text, blk.start)
-        if m is None:
-            continue
-        label = text[m.start() : m.end()].strip().rstrip(":")
-        first = blk.segments[0]
-        if first.end <= m.end():
-            continue
-        rest = sentences_in(text, m.end(), first.end, first.block)
-        blk.segments = [Segment(m.start(), m.end(), "term", first.block), *rest, *blk.segments[1:]]
-        blk.kind, blk.title = "definition", label
-    return blocks
-
-
-_ENTRY_NUMBER = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
-
-
-def _asks(text: str, blk: Block) -> str | None:
-    """What an entry's header paragraph states when that is all it does: a question ("1.2. Where does the
-    name come from?"), or a numbered entry's lead ("2.1. When building Valgrind, 'make' dies …")."""
-    if blk.kind != "paragraph" or not blk.segments:
-        return None
-    body = " ".join(text[blk.start : blk.end].split())
-    if len(body) > 300:
-        return None
-    if _ENTRY_NUMBER.match(body):
-        return body
-    m = _QUESTION.match(body)
-    return m["q"] if m and len(blk.segments) <= 2 else None

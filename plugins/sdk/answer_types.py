@@ -31,6 +31,11 @@ _NOUN_TYPES: dict[str, frozenset[str]] = {
     ),
 }
 _NOUN_TYPE = {noun: kind for kind, nouns in _NOUN_TYPES.items() for noun in nouns}
+# Nouns that name nothing but the kind of answer ("the number of …", "the amount of …"): a text answers
+# them with a figure, seldom with the noun itself, unlike attributes such as size or price.
+TYPE_ONLY_NOUNS = word_set(
+    "number numbers amount amounts count counts quantity quantities total value values"
+)
 _DETERMINERS = word_set("the a an this that these those its their his her my our your")
 _MODIFIERS = word_set(
     """minimum maximum largest smallest biggest highest lowest default exact current latest oldest newest
@@ -52,6 +57,9 @@ _COMPARE = re.compile(
 )
 _DEFINE = re.compile(
     r"^what (?:is|are) (?:an? )?[\w.+-]+\??$|^what (?:does|do) .+ (?:mean|do|stand for)\b|^define\b", re.I
+)
+_WHO_IS_NAME = re.compile(
+    r"^(?i:who) (?i:is|was|are|were) (?:(?i:the|a|an) )?(?:[A-Z][\w.'-]*)(?: (?:of |de |van |von )?[A-Z][\w.'-]*){0,3}\??$"
 )
 _SUBORDINATOR = word_set(
     "if when whenever after before once since because while although though unless given with"
@@ -80,6 +88,22 @@ def _noun_type(words: list[str]) -> str | None:
     return None
 
 
+def asked_noun(question: str) -> str | None:
+    """The head noun of what a "which/what <noun> …" question asks for ("Which storage engine does X use?"
+    → engine); None for other questions and for "what is X" (which asks about X, not for a kind)."""
+    words = _words(_main_clause(" ".join(question.strip().split())))
+    if len(words) < 2 or words[0] not in ("which", "what") or words[1] in _AUX:
+        return None
+    rest = words[1:5]
+    # "which storage engine does …": the phrase before the auxiliary; without one ("which exit code
+    # means …") the verb cannot be told from the nouns, so nothing is read
+    aux = next((i for i, w in enumerate(rest) if w in _AUX), None)
+    if not aux or any(w in _NP_END for w in rest[:aux]):
+        return None
+    nouns = [w for w in rest[:aux] if w not in _DETERMINERS and w not in _MODIFIERS]
+    return nouns[-1] if nouns else None
+
+
 def _main_clause(q: str) -> str:
     """The question without a leading subordinate or prepositional clause ("If I don't pass -f, where
     does …" → "where does …"; "With GCC 3.4 or newer, which variable …" → "which variable …")."""
@@ -103,7 +127,8 @@ def expected_type(question: str) -> str:
     if _COMPARE.search(q):
         return "comparison"
     if first in ("who", "whom", "whose"):
-        return "person"
+        # "Who is Mara Holt?" asks what the named person is; "Who approved X?" asks for a person
+        return "definition" if _WHO_IS_NAME.match(q) else "person"
     if first == "how" and len(words) > 1:
         second = words[1]
         if second in ("many", "much"):
@@ -143,7 +168,8 @@ _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 NUMBER_WORD = rf"(?:(?:{_TENS})(?:[- ](?:{_UNITS}))?|{_UNITS}|hundred|thousand|million|billion|dozen|a few|several|a couple of)"
 # "one" and "once" are left out: "one of: gnu, posix, …" names no quantity
 _NUMBER = re.compile(
-    rf"(?<![A-Za-z])\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b",
+    rf"(?<![A-Za-z])\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b"
+    r"|\bnumber of \w+",  # "Default: number of CPUs": a quantity named by what it counts
     re.I,
 )
 _VERSION = re.compile(r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release)\s+\d", re.I)
@@ -174,9 +200,15 @@ _COMMAND = re.compile(r"`[^`]+`|^\s*\$ |(?<![\w-])--?[A-Za-z]|\b\w+\(\d\)")
 # Two or more capitalised words ("Priya Natarajan", "Dr. A. Vance") not opened by a function word ("The
 # Aurora"), or a mail address.
 _NAME = re.compile(
-    r"\b(?!(?:The|A|An|This|That|These|Those|In|On|At|For|If|When|It|Its|Our|Your|Their)\b)"
+    r"\b(?!(?:The|A|An|This|That|These|Those|In|On|At|For|If|When|It|Its|Our|Your|Their|Does|Do|Did|Is|Are"
+    r"|Was|Were|Can|Could|Will|Would|Should|May|How|What|Why|Where|Which|Who)\b)"
     r"[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+|<[^<>@\s]+@[^<>\s]+>"
 )
+
+
+def names_in(text: str) -> list[str]:
+    """The capitalised multi-word names (and e-mail addresses) a text mentions, in order."""
+    return [m.group() for m in _NAME.finditer(text)]
 
 
 _FINDERS = {"version": _VERSION, "date": _DATE}

@@ -183,8 +183,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         number = hard.strip()[:-1]
         if len(number) >= 3 and number.isdigit() and before and before[-1] not in ".:!?;":
             continue  # "… a multiple of\n512. It can …": a wrapped number, not a numbered item
+        numero = last_word == "no" and not text[match.end() : match.end() + 1].isdigit()
         if soft_break and (
-            last_word in _ABBREVIATIONS
+            (last_word in _ABBREVIATIONS and not numero)  # "No. 5" abbreviates; "No. The …" answers
             or (len(last_word) == 1 and last_word.isalpha())
             or _LEADING_MARKER.fullmatch(before.strip() + " ") is not None  # "1. Install": a list number
         ):

@@ -1,0 +1,117 @@
+"""Entries of a FAQ or a numbered list of questions, and Markdown footnotes, as definition blocks.
+
+A paragraph that only asks a question ("Why does X happen?", "Q: …?", "1.2. Where does …?") over the
+paragraphs that answer it, or one paragraph that holds both ("Q: …?" / "A: …"), is one definition: the
+question is its term, the answer its text (the "A:" marker dropped). A Markdown footnote definition
+("[^7]: …") is a definition named by its label.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .blocks import Block, Segment, sentences_in
+
+_QUESTION = re.compile(r"^(?:(?:q|question)\s*\d*\s*[:.)]\s*|\d{1,3}[.)]\s+)?(?P<q>.*\?)['\"”’)]*$", re.I)
+_ENTRY_NUMBER = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
+# "Q: …?" then, on a later line of the same paragraph, "A: …"
+_ASKED_MARK = re.compile(r"(?:q|question)\s*\d*\s*[:.)]\s*", re.I)
+_ANSWER_MARK = re.compile(r"\n[ \t]*(?:a|answer)\s*\d*\s*[:.)][ \t]*(?=\S)", re.I)
+MAX_QUESTION_CHARS = 300
+
+
+def questions_with_answers(text: str, blocks: list[Block]) -> list[Block]:
+    """A paragraph that only asks a question ("Why does X happen?", "Q: …?") followed by paragraphs that
+    do not, up to the next question or heading, is one definition: the question and its answer."""
+    blocks = [_inline_entry(text, b) or b for b in blocks]
+    out: list[Block] = []
+    k = 0
+    while k < len(blocks):
+        blk = blocks[k]
+        question = _asks(text, blk)
+        if question is None or k + 1 >= len(blocks) or blocks[k + 1].kind == "heading":
+            out.append(blk)
+            k += 1
+            continue
+        j = k + 1
+        while j < len(blocks) and blocks[j].kind not in ("heading",) and _asks(text, blocks[j]) is None:
+            j += 1
+        answer = blocks[k + 1 : j]
+        if not answer:  # a question right after a question ("Q1: …? Q2: …?"): asked, not answered
+            out.append(blk)
+            k += 1
+            continue
+        segs = [Segment(blk.start, blk.end, "term", 0)]
+        for b in answer:
+            segs += b.segments
+        _drop_answer_mark(text, segs[1])
+        out.append(Block("definition", blk.start, answer[-1].end, title=question, segments=segs))
+        k = j
+    for n, blk in enumerate(out):
+        for seg in blk.segments:
+            seg.block = n
+    return out
+
+
+_FOOTNOTE = re.compile(r"\[\^[^\]\s]{1,20}\]:[ \t]*")
+
+
+def footnotes(text: str, blocks: list[Block]) -> list[Block]:
+    """A Markdown footnote definition ("[^7]: Binaries produced on these systems …") is a definition whose
+    term is its label; the KU tree names it after what cites it."""
+    for blk in blocks:
+        if blk.kind != "paragraph" or not blk.segments:
+            continue
+        m = _FOOTNOTE.match(text, blk.start)
+        if m is None:
+            continue
+        label = text[m.start() : m.end()].strip().rstrip(":")
+        first = blk.segments[0]
+        if first.end <= m.end():
+            continue
+        rest = sentences_in(text, m.end(), first.end, first.block)
+        blk.segments = [Segment(m.start(), m.end(), "term", first.block), *rest, *blk.segments[1:]]
+        blk.kind, blk.title = "definition", label
+    return blocks
+
+
+_ENTRY_NUMBER = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
+
+
+def _asks(text: str, blk: Block) -> str | None:
+    """What an entry's header paragraph states when that is all it does: a question ("1.2. Where does the
+    name come from?"), or a numbered entry's lead ("2.1. When building Valgrind, 'make' dies …")."""
+    if blk.kind != "paragraph" or not blk.segments:
+        return None
+    body = " ".join(text[blk.start : blk.end].split())
+    if len(body) > 300:
+        return None
+    if _ENTRY_NUMBER.match(body):
+        return body
+    m = _QUESTION.match(body)
+    return m["q"] if m and len(blk.segments) <= 2 else None
+
+
+def _inline_entry(text: str, blk: Block) -> Block | None:
+    """ "Q: How …?" and "A: Open …" in one paragraph: a definition of the question and its answer."""
+    if blk.kind != "paragraph" or not blk.segments:
+        return None
+    mark = _ANSWER_MARK.search(text, blk.start, blk.end)
+    if mark is None:
+        return None
+    asked = " ".join(text[blk.start : mark.start()].split())
+    question = _QUESTION.match(asked)
+    if question is None or len(asked) > MAX_QUESTION_CHARS:
+        return None
+    answer = sentences_in(text, mark.end(), blk.end, 0)
+    if not answer:
+        return None
+    term = Segment(blk.start, mark.start(), "term", 0)
+    return Block("definition", blk.start, blk.end, title=question["q"], segments=[term, *answer])
+
+
+def _drop_answer_mark(text: str, seg: Segment) -> None:
+    """An answer paragraph opened by "A:" starts after the marker."""
+    mark = _ANSWER_MARK.match("\n" + text[seg.start : seg.end])
+    if mark is not None and seg.kind == "sentence":
+        seg.start += mark.end() - 1
