@@ -656,6 +656,17 @@ class Store:
             for r in rows
         }
 
+    def restore_planner_stats(self, stats: dict[str, PlannerStats]) -> None:
+        """Put the planner-level records back as `planner_stats()` returned them (an evaluation measures
+        each suite from the same records and leaves the home's records as it found them)."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM planner_stats")
+            conn.executemany(
+                "INSERT INTO planner_stats (planner_id, success_rate, latency_ms, samples, updated_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(s.plannerId, s.successRate, s.latencyMs, s.samples, s.updatedAt) for s in stats.values()],
+            )
+
     def record_planner_outcome(
         self, planner_id: str, success: bool, latency_ms: float, alpha: float = 0.3
     ) -> PlannerStats:

@@ -4,7 +4,8 @@ Per suite and plugin combo: ONE fresh session, the story loaded as session conte
 (`load_session_context` with the suite's `ingestSeedDetectorPlugin`, else sd-symbolic), then every
 question asked in that session through `run_turn`, in order. Plugins are pinned only when a combo is
 given (`--combo SD,KB,GS`, or each of a suite's `pluginCombos` under `--matrix`); otherwise the engine's
-planners choose.
+planners choose. Every run starts from what the planners had learned before the evaluation (isolation.py),
+so a suite scores the same alone or after others.
 
 Context is checked against the evidence actually used — the title and statement of every unit of the
 knowledge view the answer was produced from (`evidenceIds` of the response groups, sub-answers
@@ -30,6 +31,7 @@ import msgspec
 from mrpvm.kernel.errors import BadInput, KernelError
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
+from mrpvm.shells.evaluation.isolation import Learned
 from mrpvm.shells.evaluation.scoring import Score, Totals, score, totals
 from mrpvm.shells.evaluation.suites import (
     DEFAULT_INGEST_SD,
@@ -258,13 +260,21 @@ async def run_eval(
                 check_pins(
                     ctx, plugin_combo.pins(), prefix=f"{suite.folder}: pluginCombos {plugin_combo.name()!r}: "
                 )
-        results = [await evaluate_suite(ctx, s, pins, progress) for s in suites]
-        runs = [
-            await evaluate_suite(ctx, s, c.pins(), progress, combo=c.name())
-            for s in suites
-            if matrix
-            for c in s.spec.pluginCombos
-        ]
+        learned = Learned(ctx)
+
+        async def measured(suite: Suite, pins: Pins, combo: str = ENGINE_COMBO) -> SuiteResult:
+            try:
+                return await evaluate_suite(ctx, suite, pins, progress, combo=combo)
+            finally:
+                learned.restore()  # the next run starts from what the home held (isolation.py)
+
+        try:
+            results = [await measured(s, pins) for s in suites]
+            runs = [
+                await measured(s, c.pins(), c.name()) for s in suites if matrix for c in s.spec.pluginCombos
+            ]
+        finally:
+            learned.discard()
         return EvalReport(suites=results, matrix=runs)
     finally:
         await ctx.aclose()
