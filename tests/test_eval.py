@@ -519,3 +519,31 @@ def test_matrix_rejects_combo_and_bad_plugin_combos_are_one_line_errors(tmp_path
     zero = dict(STRICT_SPEC, questions=[{"id": "a", "input": "Why?", "expected": {"answerMaxChars": 0}}])
     proc = run_eval(home, str(write_suite(tmp_path / "zero", STRICT_STORY, zero)))
     assert proc.returncode == 2 and "answerMaxChars" in one_error_line(proc)
+
+
+def test_a_suite_scores_the_same_alone_or_after_others_and_the_home_keeps_what_it_learned(tmp_path):
+    from mrpvm.kernel.store import Store
+
+    home = tmp_path / "home"
+    home.mkdir()
+    store = Store.open(home)
+    store.record_planner_outcome("planner-default", True, 12.0)
+    before = store.planner_stats()
+    store.close()
+    utility = home / "artifacts" / "_session" / "planner-default" / "utility.json"
+    utility.parent.mkdir(parents=True)
+    utility.write_text('{"plugins": {}, "outcomes": 0}')
+    alone = run_eval(tmp_path / "alone", str(OWN_SUITES / "markdown_reference"), "--json")
+    after = run_eval(
+        home, str(OWN_SUITES / "procedure_manual"), str(OWN_SUITES / "markdown_reference"), "--json"
+    )
+    assert alone.returncode == 0 and after.returncode == 0, after.stderr.decode()
+    answers = [
+        [(q["id"], q["answer"], q["plugins"]) for q in questions(s).values()]
+        for s in (json.loads(alone.stdout)["suites"][0], json.loads(after.stdout)["suites"][1])
+    ]
+    assert answers[0] == answers[1]
+    store = Store.open(home)
+    assert store.planner_stats() == before  # the evaluation's turns did not change what the home learned
+    store.close()
+    assert utility.read_text() == '{"plugins": {}, "outcomes": 0}'
