@@ -450,3 +450,13 @@ def test_a_section_summary_sentence_is_found_through_its_heading_even_when_an_at
     doc = solve("What are the design goals of Tidepool?", [atomic, other, section(1, goal, "Design Goals")])
     assert doc.result.status == "success"  # "goals" is named by a heading only: still an answer
     assert "never overwrites a file" in doc.answer and "mirrors one folder" not in doc.answer
+
+
+def test_compared_sides_keep_quotes_whole_and_split_at_the_coordinating_and():
+    from mrpvm.plugins.gs_symbolic.solver import compared_sides
+
+    quoted = "What is the difference between diff's 'Files A and B differ' and 'Binary files A and B differ'?"
+    assert compared_sides(quoted, []) == ["Files A and B differ", "Binary files A and B differ"]
+    built = "What is the difference between building zstd with make and building it with cmake?"
+    assert compared_sides(built, []) == ["building zstd with make", "building it with cmake"]
+    assert compared_sides("Compare the R5 with the X9.", []) == ["R5", "X9"]

@@ -86,10 +86,11 @@ def _stating_clause(
     text = _PARENTHETICAL.sub("", text)
     toks = tokenize(text)
     clauses = split_clauses(text, toks)
-    subjects = clause_subjects(text, toks, clauses, antecedent, frozenset(predicate - subject))
+    said = predicate - subject or predicate  # what is said of the subject picks the clause
+    subjects = clause_subjects(text, toks, clauses, antecedent, frozenset(said))
     best: tuple[int, int] | None = None
     for n, clause in enumerate(clauses):
-        carried = sum(1 for t in clause.toks if t.stems & predicate)
+        carried = sum(1 for t in clause.toks if t.stems & said)
         if carried and (best is None or carried > best[0]):
             best = (carried, n)
     if best is None:

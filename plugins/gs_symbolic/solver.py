@@ -290,13 +290,33 @@ def compared_sides(text: str, pool: list[Sentence]) -> list[str]:
             names.append(phrase)
     if len(names) >= 2 and all(len(content_terms(n)) >= 2 for n in names[:2]):
         return names[:4]  # "Dr. Elara Vance and Commander Vex": the people compared
+    quoted = [q for q in (m.group(2) for m in _QUOTED.finditer(text)) if content_terms(q)]
+    if len(quoted) >= 2:
+        return quoted[:4]  # "'Files A and B differ' and 'Binary files A and B differ'": quotes hold
     m = _SIDES.search(text)
     if m:
         a, b = (m["a"], m["b"]) if m["a"] else (m["c"], m["d"])
+        if m["a"]:
+            a, b = _coordinated_sides(text[m.start("a") : m.end("b")]) or (a, b)
         sides = [_strip_det(a), _strip_det(b)]
         if all(content_terms(s) for s in sides):
             return sides
     return names[:4]
+
+
+_QUOTED = re.compile(r"""(?<!\w)(['"‘“`])(.+?)(?:['"’”`])(?!\w)""")
+
+
+def _coordinated_sides(phrase: str) -> tuple[str, str] | None:
+    """ "building zstd with make and building it with cmake" → the two sides joined by "and" (not the
+    "with" inside one): of several "and"s, the one after which the phrase starts as it started."""
+    cuts = [m for m in re.finditer(r"\s+and\s+", phrase)]
+    if not cuts:
+        return None
+    first = phrase.split(None, 1)[0].lower()
+    parallel = [c for c in cuts if phrase[c.end() :].split(None, 1)[0].lower() == first]
+    cut = (parallel or cuts)[0]
+    return phrase[: cut.start()], phrase[cut.end() :]
 
 
 def _strip_det(phrase: str) -> str:
@@ -410,8 +430,15 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     pool = m.pool + (m.code if with_code else code_under_named_heading(m.code, q.terms))
     negated = negation_terms(q.focus or q.text)
     pool = with_negations(pool, negated)
-    # "which database …": the kind asked for counts in full even where the documents never name it
-    essential = frozenset([q.kind]) if q.answer_type == "entity" and q.kind else frozenset()
+    # "which database does it store pages in": when the kind asked for and another of the question's words
+    # are both foreign to the documents, the question is about something they do not cover, and the kind
+    # counts in full ("what colour is the pump", answered by "painted blue", keeps the usual discount)
+    unknown = {t for t in q.terms if q.collection.get(t) == 0}
+    essential = (
+        frozenset([q.kind])
+        if q.answer_type == "entity" and q.kind in unknown and len(unknown) >= 2
+        else frozenset()
+    )
     scorer = Scorer(pool, q.terms + negated, q.names, q.support, q.collection, essential)
     if q.wants_list or any(s.under and scorer.headed(s) for s in pool):
         return _listed(q, pool, scorer)
