@@ -371,7 +371,11 @@ Progress = Callable[[str], None]
 
 
 async def evaluate_suite(
-    ctx: KernelContext, suite: Suite, pins: Pins = Pins(), progress: Progress | None = None
+    ctx: KernelContext,
+    suite: Suite,
+    pins: Pins = Pins(),
+    progress: Progress | None = None,
+    deliberation_level: int | None = None,
 ) -> SuiteResult:
     """One fresh session, the story as session context, every question in order; never raises on a score."""
     from mrpvm.kernel.engine import TurnRequest, run_turn
@@ -397,7 +401,13 @@ async def evaluate_suite(
         t0 = time.perf_counter()
         try:
             result = await run_turn(
-                ctx, TurnRequest(message=question.input, session_id=session.id, pins=pins)
+                ctx,
+                TurnRequest(
+                    message=question.input,
+                    session_id=session.id,
+                    pins=pins,
+                    deliberation_level=deliberation_level,
+                ),
             )
         except KernelError as err:  # a turn the engine refuses is a failed question, not a failed eval
             questions.append(
@@ -465,6 +475,7 @@ async def run_eval(
     *,
     environ: dict[str, str] | None = None,
     progress: Progress | None = None,
+    deliberation_level: int | None = None,
 ) -> EvalReport:
     """Load every suite first (a bad one fails before any work), then evaluate them one by one."""
     from mrpvm.kernel.context import KernelContext
@@ -481,7 +492,9 @@ async def run_eval(
                 from mrpvm.kernel.ingest import check_sd_plugin
 
                 check_sd_plugin(ctx, sd)
-        return EvalReport(suites=[await evaluate_suite(ctx, s, pins, progress) for s in suites])
+        return EvalReport(
+            suites=[await evaluate_suite(ctx, s, pins, progress, deliberation_level) for s in suites]
+        )
     finally:
         await ctx.aclose()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mrpvm.protocol.document import KnowledgeUnit
-from mrpvm.shells.api.kb_ops import rebase_units
+from mrpvm.kernel.kb_ops import rebase_units
 
 
 def ku(uid: str, source: str, parents=(), children=(), derived=()) -> KnowledgeUnit:

@@ -7,7 +7,9 @@ from mrpvm.kernel.records import KbRecord, SourceRecord
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import kb_ops, turns
+from mrpvm.kernel import kb_ops
+
+from . import turns
 from .bodies import json_response, read_json
 from .errors import invalid_field
 from .mrpvm_routes import session_info, session_param
