@@ -1,4 +1,4 @@
-"""`mrpvm eval DIR... [--combo SD,KB,GS] [--json]`: run evaluation suites (DS021) through the engine."""
+"""`mrpvm eval DIR... [--combo SD,KB,GS] [--deliberation-level N] [--json]`: run evaluation suites (DS021) through the engine."""
 
 from __future__ import annotations
 
@@ -29,6 +29,12 @@ def eval_suites(
             "Without it the engine's planners choose.",
         ),
     ] = None,
+    deliberation_level: Annotated[
+        int | None,
+        typer.Option(
+            "--deliberation-level", min=0, max=3, help="Deliberation level of every question (0-3)."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     local_llm: LocalLLMFlag = False,
 ) -> None:
@@ -48,7 +54,13 @@ def eval_suites(
     live = sys.stderr is not None and sys.stderr.isatty()
 
     async def work(environ: dict[str, str] | None):
-        return await run_eval(list(folders), combo, environ=environ, progress=progress if live else None)
+        return await run_eval(
+            list(folders),
+            combo,
+            environ=environ,
+            progress=progress if live else None,
+            deliberation_level=deliberation_level,
+        )
 
     report = anyio.run(run_with_local_llm, work, local_llm)
     if live:
