@@ -24,8 +24,8 @@ from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
 from .errors import BadInput, KbExists, ValidationFailed
+from .ingest import IngestResult, remove_source
 from .ingest import delete_kb as delete_kb_files
-from .ingest import remove_source
 from .kb_notify import notify_session_event, notify_source
 from .ku_tree import finish_tree
 from .records import KbRecord, SessionRecord, SourceRecord
@@ -105,8 +105,9 @@ async def store_units(
         bytes=source.bytes if source else sum(len(u.body.encode()) for u in rebased),
     )
     stored = await anyio.to_thread.run_sync(ctx.store.replace_source, kb.id, record, rebased, text)
-    _, warnings = await notify_source(ctx, kb, stored, text or "", rebased, "upsert")
-    return stored, warnings
+    notified, warnings = await notify_source(ctx, kb, stored, text or "", rebased, "upsert")
+    result = IngestResult(**msgspec.structs.asdict(stored), notified=notified, warnings=warnings)
+    return result, warnings
 
 
 # --------------------------------------------------------------------------- sessions
