@@ -41,7 +41,7 @@ from .store_rows import now_iso, text_hash
 if TYPE_CHECKING:
     from .context import KernelContext
 
-FORMAT = "mrpvm-kb"
+FORMAT: Literal["mrpvm-kb"] = "mrpvm-kb"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 MAX_MEMBERS = 20_000

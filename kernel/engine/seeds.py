@@ -179,11 +179,12 @@ class SeedRun:
                 if done is not None:
                     pool.append(Candidate(done, view))
                 continue
-            view = await next_view(
+            following = await next_view(
                 state, frame, self.branch, self.intent, kb_order, cursor, self.node_id, previous, ref=self.ref
             )
-            if view is None:
+            if following is None:
                 break
+            view = following
             views, gs_next = views + 1, 0
             if view.key in seen:  # the same evidence as an explored view: the same answers
                 gs_next = len(self.plan.goalSolverOrder)
