@@ -81,7 +81,7 @@ class TurnResult(msgspec.Struct, kw_only=True):
     plugin_ms: float = 0.0  # wall time with a plugin call in flight (overlaps once), for benchmarks
 
     def as_json(self) -> dict[str, Any]:
-        """Exactly the keys `mrpvm ask --json` prints."""
+        """The turn keys `mrpvm ask --json` prints (the CLI adds the derived legacy names and the level)."""
         return {key: getattr(self, key) for key in JSON_KEYS}
 
 
