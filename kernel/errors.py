@@ -79,6 +79,10 @@ class ConfigError(BadInput, code="CONFIG_INVALID"):
     """Invalid configuration (the loader's own error is re-raised as this for the CLI/daemon)."""
 
 
+class ArchiveError(BadInput, code="BAD_ARCHIVE"):
+    """A KB archive that cannot be imported (not a zip, wrong format or version, inconsistent content)."""
+
+
 class KbExists(_Fixed, code="KB_EXISTS", status=409): ...
 
 
@@ -102,6 +106,7 @@ class StoreError(_Fixed, code="STORE_ERROR", status=500):
 
 
 __all__ = [
+    "ArchiveError",
     "BadInput",
     "BudgetExhausted",
     "ConfigError",

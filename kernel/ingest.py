@@ -314,7 +314,7 @@ async def ingest_source(
         hash=digest,
         bytes=len(text.encode("utf-8", "surrogatepass")),
     )
-    stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units)
+    stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units, text)
     notified, notify_warnings = await notify_source(ctx, kb, stored, text, units, "upsert")
     others = await reoffer(ctx, kb, skip={stored.id})
     return IngestResult(

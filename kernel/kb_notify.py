@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 from mrpvm.protocol.document import KnowledgeUnit
-from mrpvm.protocol.envelope import Budget, OnSourceTextPayload, Paths, Request, encode_request
+from mrpvm.protocol.envelope import (
+    Budget,
+    OnSessionEventPayload,
+    OnSourceTextPayload,
+    Paths,
+    Request,
+    SessionEvent,
+    encode_request,
+)
 
 from . import index_ledger as ledger
 from .records import KbRecord, SourceRecord
@@ -123,3 +131,38 @@ async def notify_source(
         )
 
     return await _notify(ctx, "onSourceText", make, f"source '{source.name}'", entries, acknowledged)
+
+
+async def notify_session_event(
+    ctx: KernelContext,
+    event: SessionEvent,
+    session_id: str,
+    kb: KbRecord | None = None,
+    *,
+    origin: KbRecord | None = None,
+    source_ids: list[str] | None = None,
+) -> tuple[list[str], list[str]]:
+    """A DS026 lifecycle event (session-created, session-deleted, kb-loaded, kb-saved, kb-forked) as
+    `onSessionEvent` to every enabled kb-plugin that implements it: (acknowledging plugins, warnings).
+    A plugin's failure is a warning: the event already happened in the store."""
+
+    def make(entry: PluginEntry, with_text: bool) -> Request:
+        payload = OnSessionEventPayload(
+            event=event,
+            scope="session",
+            kbId=kb.id if kb else "",
+            kbName=kb.name if kb else "",
+            originKbId=origin.id if origin else "",
+            sourceIds=list(source_ids or []),
+        )
+        return Request(
+            prompt=f"Session {session_id}: {event}" + (f" (KB {kb.name})" if kb else ""),
+            context=[],
+            op="onSessionEvent",
+            payload=payload,
+            paths=Paths(artifacts=str(ctx.artifacts_dir(kb.id if kb else None, entry.id))),
+            requestId=f"session-{secrets.token_hex(6)}",
+            sessionId=session_id,
+        )
+
+    return await _notify(ctx, "onSessionEvent", make, f"{event} of session {session_id}")

@@ -38,6 +38,7 @@ class SessionRecord(msgspec.Struct, kw_only=True):
     createdAt: str = ""
     updatedAt: str = ""
     turnCount: int = 0
+    deliberationLevel: int = 0  # comparative deliberation preference (0-3); 0: the first accepted answer
 
 
 class TurnRecord(msgspec.Struct, kw_only=True):

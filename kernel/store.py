@@ -276,8 +276,11 @@ class Store:
         )
         return [self._source(r) for r in rows]
 
-    def replace_source(self, kb_id: str, source: SourceRecord, units: list[KnowledgeUnit]) -> SourceRecord:
-        """Store a source and its whole KU tree, replacing every unit it had, in ONE transaction.
+    def replace_source(
+        self, kb_id: str, source: SourceRecord, units: list[KnowledgeUnit], text: str | None = None
+    ) -> SourceRecord:
+        """Store a source and its whole KU tree (and its raw `text`, when given), replacing every unit it
+        had, in ONE transaction.
 
         A source of the same name under another id is replaced too. Returns the stored record
         (unitCount = len(units)).
@@ -313,6 +316,10 @@ class Store:
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     rows,
                 )
+                if text is not None:
+                    conn.execute(
+                        "INSERT INTO source_texts (source_id, text) VALUES (?, ?)", (stored.id, text)
+                    )
         except sqlite3.IntegrityError as err:
             raise ValidationFailed(
                 f"source '{stored.name}' cannot be stored: {err} (duplicate unit id or a source id used by another KB)",
@@ -333,6 +340,17 @@ class Store:
             )
         return record
 
+    def source_exists(self, source_id: str) -> bool:
+        """Is a source with this id stored in any KB (source ids are unique across the store)?"""
+        return self._conn().execute("SELECT 1 FROM sources WHERE id = ?", (source_id,)).fetchone() is not None
+
+    def source_text(self, source_id: str) -> str | None:
+        """The raw text a source was ingested from (None: stored without it, e.g. before schema 4)."""
+        row = (
+            self._conn().execute("SELECT text FROM source_texts WHERE source_id = ?", (source_id,)).fetchone()
+        )
+        return row[0] if row else None
+
     def kb_units(self, kb_id: str, source_id: str | None = None) -> list[KnowledgeUnit]:
         """Every KU of the KB (or of one source), in stored order."""
         if source_id is None:
@@ -351,7 +369,7 @@ class Store:
 
     # ------------------------------------------------------------------ sessions (DS019)
 
-    _SESSION_COLS = "id, kb_id, preferences, created_at, updated_at, turn_count"
+    _SESSION_COLS = "id, kb_id, preferences, created_at, updated_at, turn_count, deliberation"
 
     @staticmethod
     def _session(row: tuple) -> SessionRecord:
@@ -362,14 +380,17 @@ class Store:
             createdAt=row[3],
             updatedAt=row[4],
             turnCount=row[5],
+            deliberationLevel=row[6],
         )
 
-    _INSERT_SESSION = f"INSERT INTO sessions ({_SESSION_COLS}) VALUES (?, ?, ?, ?, ?, ?)"
+    _INSERT_SESSION = f"INSERT INTO sessions ({_SESSION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
 
-    def create_session(self, kb_id: str | None = None, preferences: Pins | None = None) -> SessionRecord:
-        """A new session, optionally mounting a KB (name or id)."""
+    def create_session(
+        self, kb_id: str | None = None, preferences: Pins | None = None, deliberation_level: int = 0
+    ) -> SessionRecord:
+        """A new session, optionally mounting a KB (name or id), with plugin and deliberation preferences."""
         with self.transaction() as conn:
-            record = self.draft_session(kb_id, preferences)
+            record = self.draft_session(kb_id, preferences, deliberation_level)
             conn.execute(
                 self._INSERT_SESSION,
                 (
@@ -379,18 +400,26 @@ class Store:
                     record.createdAt,
                     record.updatedAt,
                     0,
+                    record.deliberationLevel,
                 ),
             )
         return record
 
-    def draft_session(self, kb_id: str | None = None, preferences: Pins | None = None) -> SessionRecord:
+    def draft_session(
+        self, kb_id: str | None = None, preferences: Pins | None = None, deliberation_level: int = 0
+    ) -> SessionRecord:
         """A new session record NOT stored yet: `commit_turn(..., session=record)` stores it in the turn's
         own transaction, so a turn in a fresh session is one transaction and a turn that never commits
         leaves no empty session behind."""
         stamp = now_iso()
         kb = self.get_kb(kb_id).id if kb_id else None
         return SessionRecord(
-            id=new_id("ses"), kbId=kb, preferences=preferences or Pins(), createdAt=stamp, updatedAt=stamp
+            id=new_id("ses"),
+            kbId=kb,
+            preferences=preferences or Pins(),
+            createdAt=stamp,
+            updatedAt=stamp,
+            deliberationLevel=deliberation_level,
         )
 
     def get_session(self, session_id: str) -> SessionRecord:
@@ -413,6 +442,15 @@ class Store:
             conn.execute(
                 "UPDATE sessions SET preferences = ?, updated_at = ? WHERE id = ?",
                 (pins_json(preferences), now_iso(), session_id),
+            )
+        return self.get_session(session_id)
+
+    def set_session_deliberation(self, session_id: str, level: int) -> SessionRecord:
+        with self.transaction() as conn:
+            self.get_session(session_id)
+            conn.execute(
+                "UPDATE sessions SET deliberation = ?, updated_at = ? WHERE id = ?",
+                (int(level), now_iso(), session_id),
             )
         return self.get_session(session_id)
 
@@ -567,6 +605,7 @@ class Store:
                             session.createdAt,
                             stamp,
                             1,
+                            session.deliberationLevel,
                         ),
                     ).rowcount
                     == 1

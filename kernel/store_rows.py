@@ -131,6 +131,14 @@ MIGRATIONS: list[list[str]] = [
         "INSERT INTO source_acks (source_id, plugin_id, hash, acked_at)"
         " SELECT id, '*', hash, ingested_at FROM sources",
     ],
+    [  # 4: a session's deliberation level (its preference; 0 = answer with the first accepted answer) and
+        # the raw text of each source (KB export carries it; a source stored before has none)
+        "ALTER TABLE sessions ADD COLUMN deliberation INTEGER NOT NULL DEFAULT 0",
+        """CREATE TABLE source_texts (
+            source_id TEXT PRIMARY KEY REFERENCES sources(id) ON DELETE CASCADE,
+            text TEXT NOT NULL
+        )""",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

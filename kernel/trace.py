@@ -4,7 +4,8 @@ Nodes carry what happened (plugin, op, status, duration, an input summary and an
 say how nodes relate: `parent` (containment), attempt order and backtracking (`next-candidate`,
 `next-view`, `next-branch`, `next-planner`), `uses` (an input came from that node), `produces`
 (that node made this result), `validates`, `decomposes` (a child frame was opened), `reuses` (an
-earlier call's result or known failure). Stored with the turn as plain JSON; shown by `mrpvm trace` as a
+earlier call's result or known failure), `chooses` (a deliberation picked that candidate; the edge
+carries its reason). Stored with the turn as plain JSON; shown by `mrpvm trace` as a
 tree, JSON or Mermaid (shells/trace_view.py).
 """
 
@@ -16,7 +17,7 @@ from typing import Any
 import msgspec
 from mrpvm.protocol.document import CnlDocument
 
-NODE_KINDS = ("frame", "branch", "seed", "plugin", "llm", "event", "result")
+NODE_KINDS = ("frame", "branch", "seed", "plugin", "llm", "event", "result", "candidate")
 EDGE_KINDS = (
     "parent",
     "next-candidate",
@@ -28,6 +29,7 @@ EDGE_KINDS = (
     "validates",
     "decomposes",
     "reuses",
+    "chooses",
 )
 ANSWER_PREVIEW = 600
 PROMPT_PREVIEW = 240
@@ -50,10 +52,11 @@ class TraceNode(msgspec.Struct, kw_only=True, omit_defaults=True):
     ref: str | None = None
 
 
-class TraceEdge(msgspec.Struct, kw_only=True, frozen=True):
+class TraceEdge(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     src: str
     dst: str
     kind: str
+    reason: str = ""  # why (a deliberation's `chooses` edge says why that candidate won)
 
 
 class Trace(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -140,9 +143,9 @@ class TraceRecorder:
         elif self.trace.root is None:
             self.trace.root = node.id
 
-    def edge(self, src: str | None, dst: str | None, kind: str) -> None:
+    def edge(self, src: str | None, dst: str | None, kind: str, reason: str = "") -> None:
         if src and dst and src != dst:
-            self._edges.append(TraceEdge(src=src, dst=dst, kind=kind))
+            self._edges.append(TraceEdge(src=src, dst=dst, kind=kind, reason=reason))
 
     def finish(self, node: TraceNode, status: str | None = None, **output: Any) -> None:
         node.durationMs = round(self.now_ms() - node.startMs, 3)

@@ -19,7 +19,14 @@ SeedMode = Literal["turn", "decompose"]
 PlanPhase = Literal["pre-seed", "post-seed"]
 OutcomeStatus = Literal["success", "weak", "failed"]
 SessionEvent = Literal[
-    "session-kus-added", "session-kus-committed", "session-kus-discarded", "session-deleted"
+    "session-kus-added",
+    "session-kus-committed",
+    "session-kus-discarded",
+    "session-created",
+    "session-deleted",
+    "kb-loaded",
+    "kb-saved",
+    "kb-forked",
 ]
 SessionScope = Literal["current-turn", "session"]
 
@@ -204,10 +211,18 @@ class OnSourceTextPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
 
 
 class OnSessionEventPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """Session units added/committed/discarded by a turn, or a DS026 lifecycle event: session-created,
+    session-deleted, kb-loaded (a KB mounted), kb-saved (session units saved as `sourceIds` of `kbId`),
+    kb-forked (`kbId` copied from `originKbId`). Lifecycle events carry no units."""
+
     event: SessionEvent = "session-kus-added"
     scope: SessionScope = "current-turn"
     turnId: str = ""
     units: list[KnowledgeUnit] = []
+    kbId: str = ""
+    kbName: str = ""
+    originKbId: str = ""
+    sourceIds: list[str] = []
 
 
 class SolvePayload(msgspec.Struct, kw_only=True, omit_defaults=True):

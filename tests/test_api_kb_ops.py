@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from mrpvm.kernel.kb_ops import rebase_units
 from mrpvm.protocol.document import KnowledgeUnit
-from mrpvm.shells.api.kb_ops import rebase_units
 
 
 def ku(uid: str, source: str, parents=(), children=(), derived=()) -> KnowledgeUnit:

@@ -55,6 +55,9 @@ def test_ask_json_prints_exactly_the_documented_keys(asked):
         "execution_trace",
         "llm_calls",
         "duration_ms",
+        "processing_mode",
+        "retrieval_profile",
+        "deliberation_level",
     ]
     assert data["request_id"].startswith("req_") and data["session_id"]
     groups = data["response_document"]["groups"]

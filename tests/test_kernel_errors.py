@@ -22,6 +22,7 @@ CONTRACT = {
     "SourceNotFound": ("SOURCE_NOT_FOUND", 404),
     "UnknownPluginError": ("UNKNOWN_PLUGIN", 404),
     "BadInput": ("BAD_INPUT", 400),
+    "ArchiveError": ("BAD_ARCHIVE", 400),
     "ConfigError": ("CONFIG_INVALID", 400),
     "KbExists": ("KB_EXISTS", 409),
     "ValidationFailed": ("VALIDATION_FAILED", 422),

@@ -202,6 +202,60 @@ def document_markdown(doc: ResponseDocument) -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
+# --------------------------------------------------------------------------- answer-only Markdown
+
+WEAK_NOTES = {
+    "partial": "Only part of this question could be answered from the available knowledge.",
+    "rejected": "This answer did not pass validation; treat it with caution.",
+    "no-context": "This answer rests on weak evidence.",
+    "failed": "This answer rests on weak evidence.",
+}
+
+
+def weak_note(group: ResponseGroup) -> str | None:
+    """What a reader should know about a weak answer; None for a good one (or the no-context sentence,
+    which says it itself)."""
+    if group.status == "success" and group.validation != "rejected":
+        return None
+    if group.answerMarkdown.strip() in ("", NO_CONTEXT_ANSWER):
+        return None
+    return WEAK_NOTES.get(group.status, WEAK_NOTES["no-context"])
+
+
+def _places(group: ResponseGroup) -> list[str]:
+    """ "file › heading" of every KB or session source the answer cites (sub-answers included)."""
+    out = [
+        " › ".join(p for p in (ref.sourceName, ref.section) if p) or ref.id
+        for ref in (*group.kbSources, *group.sessionSources)
+    ]
+    for sub in group.subgroups:
+        out += _places(sub)
+    return out
+
+
+def answer_markdown(doc: ResponseDocument) -> str:
+    """What a person reads (the OpenAI-compatible `content`): each intent's answer (a short heading per
+    intent only when there are several), a note only when an answer is weak, then one compact "Sources"
+    list (file › heading). The full document stays in `document_markdown` and the response document."""
+    if not doc.groups:
+        return f"Noted: {doc.currentTurnUnits} knowledge units from this message; no question found.\n"
+    several = len(doc.groups) > 1
+    parts: list[str] = []
+    for group in doc.groups:
+        if several:
+            parts.append(f"### {group.intent.strip().rstrip('?.!')}")
+        parts.append(group.answerMarkdown.strip() or NO_CONTEXT_ANSWER)
+        note = weak_note(group)
+        if note:
+            parts.append(f"*{note}*")
+    if doc.status == "failed":
+        parts += [f"*{w}*" for w in doc.warnings[:2]]
+    places = list(dict.fromkeys(p for g in doc.groups for p in _places(g)))
+    if places:
+        parts.append("**Sources**\n\n" + "\n".join(f"- {p}" for p in places))
+    return "\n\n".join(parts).rstrip() + "\n"
+
+
 def combine_children(parent: SeedOutcome, children: list[SeedOutcome]) -> None:
     """Fold a child frame's answers into the parent seed's outcome (answers as #### sub-sections)."""
     parent.children = children

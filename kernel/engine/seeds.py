@@ -17,6 +17,7 @@ from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 from ..frames import ExecutionFrame
 from ..trace import PROMPT_PREVIEW, clip
 from .calls import BranchRun
+from .deliberation import Candidate, choose
 from .early import Early, early_solve_of
 from .frames import run_frame
 from .payloads import solve_key
@@ -132,8 +133,12 @@ class SeedRun:
                     break
                 view = empty_view()
             views += 1
-            done = await self._solve_view(view, views)
+            done, gs_next = await self._solve_view(view, views)
             if done is not None:
+                if state.deliberation > 0 and done.status == "success" and done.gs_plugin != "decomposition":
+                    return await self._deliberate(
+                        Candidate(done, view), views, gs_next, kb_order, cursor, previous
+                    )
                 return done
             if cursor[0] >= len(kb_order):
                 break
@@ -151,17 +156,62 @@ class SeedRun:
             node_id=self.node_id,
         )
 
-    async def _solve_view(self, view: View, number: int) -> SeedOutcome | None:
-        """gs candidates on one view until an answer survives validation (None: backtrack further)."""
+    async def _deliberate(
+        self,
+        first: Candidate,
+        views: int,
+        gs_next: int,
+        kb_order: list[str],
+        cursor: list[int],
+        previous: list[str | None],
+    ) -> SeedOutcome:
+        """Comparative deliberation (deliberation.py): up to `state.deliberation` more accepted answers,
+        in backtracking order (the view's remaining gs candidates, then the next views), then the best."""
+        state, frame = self.state, self.frame
+        pool, view = [first], first.view
+        seen = {view.key}
+        vnode = self.last_step
+        while len(pool) <= state.deliberation and not state.budget.expired():
+            if gs_next < len(self.plan.goalSolverOrder):
+                done, gs_next = await self._solve_view(
+                    view, views, gs_from=gs_next, vnode=vnode, explore=True
+                )
+                if done is not None:
+                    pool.append(Candidate(done, view))
+                continue
+            following = await next_view(
+                state, frame, self.branch, self.intent, kb_order, cursor, self.node_id, previous, ref=self.ref
+            )
+            if following is None:
+                break
+            view = following
+            views, gs_next = views + 1, 0
+            if view.key in seen:  # the same evidence as an explored view: the same answers
+                gs_next = len(self.plan.goalSolverOrder)
+                self._view_node(view, views, note="same evidence as an explored view; not solved again")
+            else:
+                vnode = self._view_node(view, views)
+            seen.add(view.key)
+        return choose(state, self.node_id, frame.frame_id, pool)
+
+    async def _solve_view(
+        self, view: View, number: int, *, gs_from: int = 0, vnode: str | None = None, explore: bool = False
+    ) -> tuple[SeedOutcome | None, int]:
+        """gs candidates on one view (from `gs_from` on) until an answer survives validation: (that answer
+        or None to backtrack further, the index of the next gs candidate). `vnode`: the view's trace node
+        when the view was already explored; `explore`: deliberation's extra answers (no child frame)."""
         state, frame, trace = self.state, self.frame, self.state.trace
-        vnode = self._view_node(view, number)
+        resumed = explore
+        vnode = vnode or self._view_node(view, number)
         warnings = (
             []
             if view.sufficient or view.plugin_id is None
             else [f"evidence judged insufficient by {view.plugin_id}"]
         )
         previous = None
-        for plugin_id in self.plan.goalSolverOrder:
+        order = self.plan.goalSolverOrder
+        for index in range(gs_from, len(order)):
+            plugin_id = order[index]
             attempt = await solve(
                 state,
                 frame,
@@ -170,7 +220,7 @@ class SeedRun:
                 self.intent,
                 view,
                 vnode,
-                allow_decompose=frame.can_open_child and not self.decomposed,
+                allow_decompose=frame.can_open_child and not self.decomposed and not resumed,
                 ref=self.ref,
                 early=early_solve_of(self.early),
             )
@@ -206,7 +256,7 @@ class SeedRun:
                     **common,
                 )
                 if verdict != "rejected":
-                    return outcome
+                    return outcome, index + 1
                 frame.failures.remember(solve_key(plugin_id, self.intent, view), "rejected", attempt.node.id)
                 self.candidates.append(outcome)
             elif status in ("no-context", "insufficient") and doc is not None:
@@ -218,13 +268,13 @@ class SeedRun:
                         **common,
                     )
                 )
-            elif status == "needs-decomposition":
+            elif status == "needs-decomposition" and not resumed:
                 done = await self._decompose(attempt.node.id, f"{plugin_id} returned needs-decomposition")
                 if done is not None:
-                    return done
-        return None
+                    return done, index + 1
+        return None, len(order)
 
-    def _view_node(self, view: View, number: int) -> str:
+    def _view_node(self, view: View, number: int, note: str = "") -> str:
         """The trace node of a knowledge view (next-view / next-branch from the last step); its id."""
         trace, frame = self.state.trace, self.frame
         if view.plugin_id is None:
@@ -232,6 +282,8 @@ class SeedRun:
         else:
             quality = "sufficient" if view.sufficient else "best insufficient"
             label = f"knowledge view {number}: {view.plugin_id} ({quality}, {len(view.evidence)} units)"
+        if note:
+            label += f" — {note}"
         vnode = trace.node(
             "event",
             label,

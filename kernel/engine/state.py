@@ -94,8 +94,10 @@ class TurnState:
         trace: TraceRecorder,
         session_units: list[KnowledgeUnit],
         history: list[str],
+        deliberation: int = 0,
     ):
         self.ctx = ctx
+        self.deliberation = deliberation  # comparative deliberation level (deliberation.py)
         self.request_id = request_id
         self.message = message
         self.session = session

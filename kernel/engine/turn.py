@@ -27,9 +27,10 @@ from ..frames import ExecutionFrame
 from ..records import PlannerOutcome
 from ..trace import TraceRecorder
 from .concurrency import concurrently, let_requests_out
+from .deliberation import MAX_LEVEL
 from .frames import FrameOutcome, run_frame
 from .outcome import commit, outcome_calls, record_in_background
-from .response import ResponseDocument, SeedOutcome, build_group, document_markdown
+from .response import ResponseDocument, SeedOutcome, answer_markdown, build_group, document_markdown
 from .stages import kb_notifications, notify_kb
 from .state import MAX_HISTORY, EventHook, TurnState, check_pins
 
@@ -59,6 +60,7 @@ class TurnRequest(msgspec.Struct):
     kb: str | None = None
     pins: Pins = Pins()
     max_llm_calls: int | None = None
+    deliberation_level: int | None = None  # 0-3 (deliberation.py); None: the session's preference
 
 
 class TurnResult(msgspec.Struct, kw_only=True):
@@ -74,10 +76,12 @@ class TurnResult(msgspec.Struct, kw_only=True):
     llm_calls: int
     duration_ms: float
     status: str
+    answer_markdown: str = ""  # what a person reads: answers, weak notes, sources (response.answer_markdown)
+    deliberation_level: int = 0
     plugin_ms: float = 0.0  # wall time with a plugin call in flight (overlaps once), for benchmarks
 
     def as_json(self) -> dict[str, Any]:
-        """Exactly the keys `mrpvm ask --json` prints."""
+        """The turn keys `mrpvm ask --json` prints (the CLI adds the derived legacy names and the level)."""
         return {key: getattr(self, key) for key in JSON_KEYS}
 
 
@@ -143,6 +147,9 @@ def _open_turn(
     max_calls = config.engine.budget.maxLLMCalls if request.max_llm_calls is None else request.max_llm_calls
     if max_calls < 0:
         raise BadInput("BAD_BUDGET", f"max LLM calls must not be negative (got {max_calls})")
+    level = request.deliberation_level
+    if level is not None and not 0 <= level <= MAX_LEVEL:
+        raise BadInput("BAD_DELIBERATION", f"the deliberation level must be 0..{MAX_LEVEL} (got {level})")
     fresh = not request.session_id
     # A fresh session is stored by the turn's own commit (one transaction per turn).
     session = store.draft_session(kb_id=request.kb) if fresh else store.get_session(request.session_id or "")
@@ -165,6 +172,7 @@ def _open_turn(
         trace=TraceRecorder(request_id, session.id),
         session_units=[] if fresh else store.session_units(session.id),
         history=history,
+        deliberation=session.deliberationLevel if level is None else level,
     )
     if on_event is not None:
         state.on_event = on_event
@@ -214,6 +222,7 @@ async def _close_turn(
             if recording:
                 await let_requests_out(supervisor)  # the recordOutcome requests go out, their nodes recorded
             markdown, document = _response(state, frame, status, plugin_ids)
+        answer = answer_markdown(document)
         duration_ms = (time.perf_counter() - started) * 1000.0
         document.durationMs = round(duration_ms, 3)
         document.llmCalls = state.budget.llm_calls_used
@@ -248,6 +257,8 @@ async def _close_turn(
         llm_calls=state.budget.llm_calls_used,
         duration_ms=round(duration_ms, 3),
         status=status,
+        answer_markdown=answer,
+        deliberation_level=state.deliberation,
         plugin_ms=round(state.calls.plugin_ms, 3),
     )
 

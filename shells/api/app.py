@@ -26,7 +26,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import kb_routes, mrpvm_routes, openai_routes, system_routes
+from . import kb_routes, lifecycle_routes, mrpvm_routes, openai_routes, system_routes
 from .errors import EXCEPTION_HANDLERS
 from .middleware import Guard
 from .openapi import build
@@ -87,6 +87,7 @@ def route_specs() -> list[RouteSpec]:
         *openai_routes.ROUTES,
         *mrpvm_routes.ROUTES,
         *kb_routes.ROUTES,
+        *lifecycle_routes.ROUTES,
         *system_routes.ROUTES,
         OPENAPI_ROUTE,
     ]

@@ -36,3 +36,31 @@ async def read_json(request: Request, kind: type[T], *, optional: bool = False) 
 
 def json_response(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(encode(value), status_code=status, media_type="application/json", headers=headers)
+
+
+def pick(body: Any, *names: str, default: str | None = None) -> str:
+    """The value of the one field of `names` (aliases: ours first, then upstream's) the body gives.
+
+    Two different values, or none without a `default`, or an empty value: 422 VALIDATION_ERROR naming
+    the field."""
+    given = [(n, getattr(body, n)) for n in names if getattr(body, n) is not None]
+    if len({v for _, v in given}) > 1:
+        raise ApiError(
+            422,
+            "VALIDATION_ERROR",
+            f"{' and '.join(n for n, _ in given)} are aliases: give one of them",
+            {"field": given[1][0]},
+        )
+    if not given:
+        if default is not None:
+            return default
+        raise ApiError(
+            422,
+            "VALIDATION_ERROR",
+            f"Object missing required field `{names[0]}` (or its alias {', '.join(names[1:])})",
+            {"field": names[0]},
+        )
+    name, value = given[0]
+    if not value.strip():
+        raise ApiError(422, "VALIDATION_ERROR", f"{name}: must not be empty", {"field": name})
+    return value

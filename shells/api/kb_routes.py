@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from mrpvm.kernel import kb_ops
 from mrpvm.kernel.ingest import ingest_source
 from mrpvm.kernel.records import KbRecord, SourceRecord
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import kb_ops, turns
-from .bodies import json_response, read_json
+from . import turns
+from .bodies import json_response, pick, read_json
 from .errors import invalid_field
 from .mrpvm_routes import session_info, session_param
 from .routing import RouteSpec
@@ -75,8 +76,13 @@ async def kb_load(request: Request) -> Response:
     session_id = session_param(request)
     ctx.store.get_session(session_id)
     body = await read_json(request, KbLoad)
-    record = ctx.store.set_session_kb(session_id, body.kb)
-    return _result(ctx, session_id, ctx.store.get_kb(record.kbId), [], [])
+    record, warnings = await kb_ops.mount_kb(ctx, session_id, pick(body, "kb", "kb_id", "kbId", "name"))
+    return _result(ctx, session_id, ctx.store.get_kb(record.kbId), [], warnings)
+
+
+async def kb_mount(request: Request) -> Response:
+    """Upstream's name for kb/load."""
+    return await kb_load(request)
 
 
 async def kb_save(request: Request) -> Response:
@@ -96,8 +102,9 @@ async def kb_fork(request: Request) -> Response:
     original = body.kb or session.kbId
     if original is None:
         raise invalid_field("kb", "the session has no mounted KB; name the KB to fork")
-    kb, sources, warnings = await kb_ops.fork_kb(ctx, original, body.name)
-    ctx.store.set_session_kb(session_id, kb.id)
+    kb, sources, warnings = await kb_ops.fork_kb(ctx, original, body.name, session_id)
+    _, notes = await kb_ops.mount_kb(ctx, session_id, kb.id)
+    warnings += notes
     return _result(ctx, session_id, kb, sources, warnings)
 
 
@@ -107,15 +114,14 @@ async def workspace_source(request: Request) -> Response:
     session_id = session_param(request)
     session = ctx.store.get_session(session_id)
     body = await read_json(request, WorkspaceSource)
+    text, name = pick(body, "text", "content"), pick(body, "source_name", "name")
     turns.check_plugin(ctx, "seed_detector_plugin", body.seed_detector_plugin, "sd")
     if session.kbId is None:
         kb = kb_ops.ensure_kb(ctx, WORKSPACE_PREFIX + session_id)
-        ctx.store.set_session_kb(session_id, kb.id)
+        await kb_ops.mount_kb(ctx, session_id, kb.id)
     else:
         kb = ctx.store.get_kb(session.kbId)
-    result = await ingest_source(
-        ctx, kb, body.source_name, body.text, sd_plugin=body.seed_detector_plugin, force=body.force
-    )
+    result = await ingest_source(ctx, kb, name, text, sd_plugin=body.seed_detector_plugin, force=body.force)
     return _result(ctx, session_id, kb, [result], list(result.warnings))
 
 
@@ -128,7 +134,15 @@ ROUTES = [
         "/sessions/{session_id}/kb/load",
         "POST",
         kb_load,
-        "Mount a KB (name or id) into the session",
+        "Mount a KB (name or id) into the session (kb-plugins hear kb-loaded)",
+        body=KbLoad,
+        response=KbOperation,
+    ),
+    RouteSpec(
+        "/sessions/{session_id}/kb/mount",
+        "POST",
+        kb_mount,
+        "Mount a KB into the session (upstream's name for kb/load)",
         body=KbLoad,
         response=KbOperation,
     ),

@@ -13,14 +13,16 @@ import time
 from typing import Any
 
 import anyio
+from mrpvm.kernel import kb_ops
 from mrpvm.kernel.ingest import load_session_context
 from mrpvm.kernel.records import SessionRecord
 from mrpvm.kernel.store_rows import now_iso
+from mrpvm.shells.legacy import derived_legacy
 from starlette.requests import Request
 from starlette.responses import Response
 
 from . import sse, turns
-from .bodies import json_response, read_json
+from .bodies import json_response, pick, read_json
 from .errors import ApiError, describe
 from .routing import RouteSpec
 from .schemas import (
@@ -42,11 +44,14 @@ PREVIEW_CHARS = 280
 
 def session_info(ctx: Any, record: SessionRecord) -> SessionInfo:
     kb = ctx.store.find_kb(record.kbId) if record.kbId else None
+    prefs = record.preferences
     return SessionInfo(
         session_id=record.id,
         kb_id=record.kbId,
         kb_name=kb.name if kb else None,
-        preferences=turns.pins_echo(record.preferences),
+        preferences=turns.pins_echo(prefs),
+        deliberation_level=record.deliberationLevel,
+        **derived_legacy(prefs.sd, prefs.kb, prefs.gs),
         created_at=record.createdAt,
         updated_at=record.updatedAt,
         turn_count=record.turnCount,
@@ -82,7 +87,11 @@ async def chat(request: Request) -> Response:
     if not body.stream:
         started = time.perf_counter()
         result = await turns.run(ctx, turn)
-        done = TurnResponse(response_markdown=result.response_markdown, **turns.echo(result))
+        done = TurnResponse(
+            response_markdown=result.response_markdown,
+            answer_markdown=result.answer_markdown,
+            **turns.echo(result),
+        )
         return json_response(done, headers=turns.timing(started))
 
     async def produce(emit: sse.Emit) -> None:
@@ -117,7 +126,11 @@ async def chat(request: Request) -> Response:
             return
         for piece in sse.pieces(result.response_markdown):
             emit(sse.event({"request_id": result.request_id, "delta": piece}, "response.delta"))
-        done = TurnResponse(response_markdown=result.response_markdown, **turns.echo(result))
+        done = TurnResponse(
+            response_markdown=result.response_markdown,
+            answer_markdown=result.answer_markdown,
+            **turns.echo(result),
+        )
         emit(sse.event(done, "response.completed"))
 
     return sse.EventStream(produce)
@@ -127,10 +140,12 @@ async def chat(request: Request) -> Response:
 
 
 async def create_session(request: Request) -> Response:
+    """A session with preferences (the pins' names; legacy names map to them); kb-plugins hear
+    session-created."""
     ctx = request.app.state.ctx
     body = await read_json(request, SessionCreate, optional=True)
     prefs = turns.turn_pins(ctx, body, None)  # the same names and checks as the pins
-    record = ctx.store.create_session(kb_id=body.kb, preferences=prefs)
+    record, _ = await kb_ops.create_session(ctx, body.kb, prefs, body.deliberation_level)
     return json_response(session_info(ctx, record), 201)
 
 
@@ -147,7 +162,8 @@ async def get_session(request: Request) -> Response:
 async def delete_session(request: Request) -> Response:
     ctx = request.app.state.ctx
     session_id = session_param(request)
-    ctx.store.delete_session(session_id)
+    await ctx.background.drain(session_id)  # its turns' recordOutcome calls end first
+    await kb_ops.delete_session(ctx, session_id)  # kb-plugins hear session-deleted
     return json_response(Deleted(deleted=session_id))
 
 
@@ -156,10 +172,10 @@ async def load_context(request: Request) -> Response:
     session_id = session_param(request)
     ctx.store.get_session(session_id)
     body = await read_json(request, ContextLoad)
+    text = pick(body, "text", "content")
+    name = pick(body, "source_name", "name", default="context")
     turns.check_plugin(ctx, "seed_detector_plugin", body.seed_detector_plugin, "sd")
-    loaded = await load_session_context(
-        ctx, session_id, body.text, body.source_name, body.seed_detector_plugin
-    )
+    loaded = await load_session_context(ctx, session_id, text, name, body.seed_detector_plugin)
     return json_response(
         ContextLoaded(
             session_id=session_id,

@@ -1,9 +1,11 @@
 """OpenAI-compatible surface: `POST /v1/chat/completions` (stream and non-stream) and `GET /v1/models`.
 
-Non-stream: `choices[0].message.content` is the response Markdown, `finish_reason` "stop", usage zeros
-(the kernel counts LLM calls, not tokens: see `llm_calls`). Stream: `chat.completion.chunk` events (the
-role first, then the Markdown in line-aligned pieces, then an empty delta with finish_reason "stop"
-carrying the MRP-VM fields), then `data: [DONE]`. A failure after the stream started is one
+Non-stream: `choices[0].message.content` is what a person reads — the answer of each intent (a short
+heading per intent only when there are several), a note only when an answer is weak, then a compact
+"Sources" list (file › heading); the full response document, trace and ids are in the extra fields.
+`finish_reason` "stop", usage zeros (the kernel counts LLM calls, not tokens: see `llm_calls`). Stream:
+`chat.completion.chunk` events (the role first, then that answer in line-aligned pieces, then an empty
+delta with finish_reason "stop" carrying the MRP-VM fields), then `data: [DONE]`. A failure after the stream started is one
 `data: {"error": {...}}` event (what OpenAI clients raise as an APIError). Both echo `request_id`,
 `session_id`, the plugins that served the turn, `response_document` and `execution_trace`.
 """
@@ -51,7 +53,7 @@ async def chat_completions(request: Request) -> Response:
             id=f"chatcmpl-{result.request_id}",
             created=created,
             model=body.model,
-            choices=[Choice(message=AssistantMessage(content=result.response_markdown))],
+            choices=[Choice(message=AssistantMessage(content=result.answer_markdown))],
             **turns.echo(result),
         )
         return json_response(completion, headers=turns.timing(started))
@@ -95,8 +97,9 @@ async def chat_completions(request: Request) -> Response:
             )
             return
         ids["request"] = result.request_id
-        for piece in sse.pieces(result.response_markdown):
+        for piece in sse.pieces(result.answer_markdown):
             emit(chunk(Delta(content=piece)))
+        echo = turns.echo(result)
         emit(
             chunk(
                 Delta(),
@@ -104,6 +107,8 @@ async def chat_completions(request: Request) -> Response:
                 request_id=result.request_id,
                 session_id=result.session_id,
                 status=result.status,
+                processing_mode=echo["processing_mode"],
+                retrieval_profile=echo["retrieval_profile"],
                 response_document=result.response_document,
                 execution_trace=result.execution_trace,
             )

@@ -13,6 +13,7 @@ from msgspec import Meta, Struct
 
 NonEmpty = Annotated[str, Meta(min_length=1)]
 NonNegative = Annotated[int, Meta(ge=0)]
+DeliberationLevel = Annotated[int, Meta(ge=0, le=3)]
 
 # --------------------------------------------------------------------------- shared turn fields
 
@@ -38,8 +39,11 @@ class ChatMessage(Struct, kw_only=True):
 
 
 class PinFields(Struct, kw_only=True):
-    """Plugins to pin (a turn) or prefer (a session), one per stage."""
+    """Plugins to pin (a turn) or prefer (a session), one per stage. The legacy names
+    (shells/legacy.py) map to pins and are never stored; an unknown value is a 400."""
 
+    processing_mode: str | None = None  # symbolic-only | llm-assisted
+    retrieval_profile: str | None = None  # fast | balanced | thinkingdb
     planner_plugin: str | None = None
     seed_detector_plugin: str | None = None
     kb_plugin: str | None = None
@@ -53,6 +57,7 @@ class TurnFields(PinFields, kw_only=True):
     session_id: str | None = None
     kb: str | None = None  # a KB name or id to mount for this turn (default: the session's)
     max_llm_calls: NonNegative | None = None
+    deliberation_level: DeliberationLevel | None = None  # 0-3; default: the session's preference (0)
 
 
 class ChatCompletionRequest(TurnFields, kw_only=True):
@@ -102,6 +107,9 @@ class TurnEcho(Struct, kw_only=True):
     seed_detector_plugin: str | None = None
     kb_plugin: str | None = None
     goal_solver_plugin: str | None = None
+    processing_mode: str | None = None  # derived from the plugins that served (legacy name)
+    retrieval_profile: str | None = None  # derived from the kb-plugin that served (legacy name)
+    deliberation_level: int = 0
     status: str = ""
     llm_calls: int = 0
     duration_ms: float = 0.0
@@ -141,6 +149,8 @@ class ChatCompletionChunk(Struct, kw_only=True, omit_defaults=True):
     request_id: str | None = None
     session_id: str | None = None
     status: str | None = None
+    processing_mode: str | None = None
+    retrieval_profile: str | None = None
     response_document: dict[str, Any] | None = None
     execution_trace: dict[str, Any] | None = None
 
@@ -161,15 +171,26 @@ class ModelList(Struct, kw_only=True):
 
 
 class TurnResponse(TurnEcho, kw_only=True):
-    """`POST /chat/completions` with stream=false, and the data of the `response.completed` event."""
+    """`POST /chat/completions` with stream=false, and the data of the `response.completed` event:
+    `response_markdown` is the full response document as Markdown, `answer_markdown` what a person reads
+    (the answers, a note when one is weak, the sources; the OpenAI route's `content`)."""
 
     response_markdown: str = ""
+    answer_markdown: str = ""
 
 
 class SessionCreate(PinFields, kw_only=True):
-    """`POST /sessions`: an optional KB to mount and plugin preferences (same names as the pins)."""
+    """`POST /sessions`: an optional KB to mount, plugin preferences (same names as the pins; the legacy
+    names map to them) and the deliberation level its turns use unless a turn says otherwise."""
 
     kb: str | None = None
+    deliberation_level: DeliberationLevel = 0
+
+
+class SessionUpdate(PinFields, kw_only=True, forbid_unknown_fields=True):
+    """`PATCH /sessions/{id}`: change the preferences given (an empty string clears a plugin preference)."""
+
+    deliberation_level: DeliberationLevel | None = None
 
 
 class SessionInfo(Struct, kw_only=True):
@@ -177,6 +198,9 @@ class SessionInfo(Struct, kw_only=True):
     kb_id: str | None = None
     kb_name: str | None = None
     preferences: dict[str, str] = {}
+    deliberation_level: int = 0
+    processing_mode: str | None = None  # derived from the preferences (legacy name), never stored
+    retrieval_profile: str | None = None
     created_at: str = ""
     updated_at: str = ""
     turn_count: int = 0
@@ -188,10 +212,13 @@ class SessionList(Struct, kw_only=True):
 
 
 class ContextLoad(Struct, kw_only=True):
-    """`POST /sessions/{id}/context`: text loaded as session KUs through the sd-plugin."""
+    """`POST /sessions/{id}/context`: text loaded as session KUs through the sd-plugin. Upstream's names
+    are aliases: `content` for `text`, `name` for `source_name` (give one of each pair)."""
 
-    text: NonEmpty
-    source_name: NonEmpty = "context"
+    text: str | None = None
+    content: str | None = None
+    source_name: str | None = None
+    name: str | None = None
     seed_detector_plugin: NonEmpty = "sd-symbolic"
 
 
@@ -239,9 +266,12 @@ class KbList(Struct, kw_only=True):
 
 
 class KbLoad(Struct, kw_only=True):
-    """Mount a KB (name or id) into the session."""
+    """Mount a KB (name or id) into the session; `kb_id`, `kbId` and `name` are aliases of `kb`."""
 
-    kb: NonEmpty
+    kb: str | None = None
+    kb_id: str | None = None
+    kbId: str | None = None
+    name: str | None = None
 
 
 class KbSave(Struct, kw_only=True):
@@ -280,10 +310,13 @@ class KbOperation(Struct, kw_only=True):
 
 
 class WorkspaceSource(Struct, kw_only=True):
-    """A source text ingested into the session's mounted KB (a workspace KB is created if none is mounted)."""
+    """A source text ingested into the session's mounted KB (a workspace KB is created if none is mounted).
+    Upstream's names are aliases: `content` for `text`, `name` for `source_name`."""
 
-    text: NonEmpty
-    source_name: NonEmpty
+    text: str | None = None
+    content: str | None = None
+    source_name: str | None = None
+    name: str | None = None
     seed_detector_plugin: NonEmpty = "sd-symbolic"
     force: bool = False
 

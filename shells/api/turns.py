@@ -19,6 +19,7 @@ from mrpvm.kernel.engine import PIN_TYPES, TurnRequest, TurnResult, run_turn
 from mrpvm.kernel.errors import DeadlineExceeded
 from mrpvm.kernel.ingest import load_session_context
 from mrpvm.protocol.envelope import Pins
+from mrpvm.shells.legacy import derived_legacy, legacy_pins
 
 from .errors import ApiError, invalid_field
 from .schemas import ChatMessage, PinFields, TurnEcho, TurnFields
@@ -85,7 +86,13 @@ def model_pins(ctx: KernelContext, model: str) -> dict[str, str]:
 
 
 def turn_pins(ctx: KernelContext, fields: PinFields, model: str | None) -> Pins:
+    """Pins from the model string, then the legacy fields (processing_mode, retrieval_profile), then the
+    explicit `*_plugin` fields: a later source wins for its stage."""
     pins = model_pins(ctx, model) if model else {}
+    legacy = legacy_pins(getattr(fields, "processing_mode", None), getattr(fields, "retrieval_profile", None))
+    for stage, plugin_id in legacy.items():
+        check_plugin(ctx, "retrieval_profile" if stage == "kb" else "processing_mode", plugin_id, stage)
+        pins[stage] = plugin_id
     for field, stage in PIN_FIELDS.items():
         value = getattr(fields, field, None)
         if value:
@@ -140,7 +147,12 @@ async def prepare(
             raise
         session_id = session.id
     return TurnRequest(
-        message=message, session_id=session_id, kb=fields.kb, pins=pins, max_llm_calls=fields.max_llm_calls
+        message=message,
+        session_id=session_id,
+        kb=fields.kb,
+        pins=pins,
+        max_llm_calls=fields.max_llm_calls,
+        deliberation_level=fields.deliberation_level,
     )
 
 
@@ -169,5 +181,7 @@ def timing(started: float) -> dict[str, str]:
 
 
 def echo(result: TurnResult) -> dict[str, Any]:
-    """The TurnEcho fields of a result (what MRP-VM adds to a completion)."""
-    return {f: getattr(result, f) for f in TurnEcho.__struct_fields__}
+    """The TurnEcho fields of a result (what MRP-VM adds to a completion); the legacy names are derived
+    from the plugins that served."""
+    derived = derived_legacy(result.seed_detector_plugin, result.kb_plugin, result.goal_solver_plugin)
+    return {f: derived[f] if f in derived else getattr(result, f) for f in TurnEcho.__struct_fields__}

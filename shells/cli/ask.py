@@ -33,6 +33,25 @@ def ask(
     max_llm_calls: Annotated[
         int | None, typer.Option("--max-llm-calls", min=0, help="LLM-call budget for this turn.")
     ] = None,
+    processing_mode: Annotated[
+        str | None,
+        typer.Option("--processing-mode", help="Legacy: symbolic-only or llm-assisted (pins sd + gs)."),
+    ] = None,
+    retrieval_profile: Annotated[
+        str | None,
+        typer.Option(
+            "--retrieval-profile", help="Legacy: fast, balanced or thinkingdb (pins the kb-plugin)."
+        ),
+    ] = None,
+    deliberation_level: Annotated[
+        int | None,
+        typer.Option(
+            "--deliberation-level",
+            min=0,
+            max=3,
+            help="Compare up to N more candidate answers per question and keep the best (0-3).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the turn as one JSON object.")] = False,
     local_llm: LocalLLMFlag = False,
 ) -> None:
@@ -47,7 +66,15 @@ def ask(
         raise CliError("the question is empty")
     sources = list(source or [])
     texts = [read_source(p) for p in sources]
-    pins = Pins(planner=planner, sd=sd, kb=kb_plugin, gs=gs)
+    from mrpvm.shells.legacy import legacy_pins
+
+    legacy = legacy_pins(processing_mode, retrieval_profile)  # explicit --sd/--kb-plugin/--gs win
+    pins = Pins(
+        planner=planner,
+        sd=sd or legacy.get("sd"),
+        kb=kb_plugin or legacy.get("kb"),
+        gs=gs or legacy.get("gs"),
+    )
 
     async def turn(environ: dict[str, str] | None) -> TurnResult:
         ctx = await KernelContext.open(environ)
@@ -58,7 +85,12 @@ def ask(
                     session_id = ctx.store.create_session(kb_id=kb).id
                 await load_sources(ctx, session_id, sources, texts)
             request = TurnRequest(
-                message=question, session_id=session_id, kb=kb, pins=pins, max_llm_calls=max_llm_calls
+                message=question,
+                session_id=session_id,
+                kb=kb,
+                pins=pins,
+                max_llm_calls=max_llm_calls,
+                deliberation_level=deliberation_level,
             )
             return await run_turn(ctx, request)
         finally:
@@ -66,7 +98,10 @@ def ask(
 
     result = anyio.run(run_with_local_llm, turn, local_llm)
     if as_json:
-        print_json(result.as_json())
+        from mrpvm.shells.legacy import derived_legacy
+
+        legacy_echo = derived_legacy(result.seed_detector_plugin, result.kb_plugin, result.goal_solver_plugin)
+        print_json({**result.as_json(), **legacy_echo, "deliberation_level": result.deliberation_level})
     else:
         print_answer(result)
 

@@ -127,3 +127,24 @@ def human_bytes(n: int) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{n} B"
+
+
+def with_kernel(work: Callable[[Any], Awaitable[T]]) -> T:
+    """Open a KernelContext (plugins, store), `await work(ctx)`, close it; for commands that tell plugins."""
+    import anyio
+
+    async def run() -> T:
+        from mrpvm.kernel.context import KernelContext
+
+        ctx = await KernelContext.open()
+        try:
+            return await work(ctx)
+        finally:
+            await ctx.aclose()
+
+    return anyio.run(run)
+
+
+def print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        sys.stderr.write(f"mrpvm: warning: {warning}\n")

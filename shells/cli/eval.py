@@ -1,4 +1,4 @@
-"""`mrpvm eval DIR... [--combo SD,KB,GS | --matrix] [--json]`: run evaluation suites (DS021) through the engine."""
+"""`mrpvm eval DIR... [--combo SD,KB,GS | --matrix] [--deliberation-level N] [--json]`: run evaluation suites (DS021)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,12 @@ def eval_suites(
             "print the runs side by side.",
         ),
     ] = False,
+    deliberation_level: Annotated[
+        int | None,
+        typer.Option(
+            "--deliberation-level", min=0, max=3, help="Deliberation level of every question (0-3)."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     local_llm: LocalLLMFlag = False,
 ) -> None:
@@ -58,7 +64,12 @@ def eval_suites(
 
     async def work(environ: dict[str, str] | None):
         return await run_eval(
-            list(folders), combo, matrix=matrix, environ=environ, progress=progress if live else None
+            list(folders),
+            combo,
+            matrix=matrix,
+            environ=environ,
+            progress=progress if live else None,
+            deliberation_level=deliberation_level,
         )
 
     report = anyio.run(run_with_local_llm, work, local_llm)

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from mrpvm.shells.cli.common import human_bytes, open_store
 
-kb_app = typer.Typer(help="KB repositories: list, create, show, remove.", no_args_is_help=True)
+kb_app = typer.Typer(
+    help="KB repositories: list, create, show, remove, remove a source, export, import, fork.",
+    no_args_is_help=True,
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -114,4 +119,115 @@ def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     stdout_console().print(f"removed KB '{kb.name}' ({kb.id}){stats_note}")
 
 
-# --------------------------------------------------------------------------- sessions
+# --------------------------------------------------------------------------- lifecycle (kernel/kb_ops.py)
+
+
+@kb_app.command("rm-source")
+def kb_rm_source(
+    name: Annotated[str, typer.Argument(help="KB name or id.")],
+    source: Annotated[str, typer.Argument(help="Source name or id.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Remove one source from a KB: its units go, and the kb-plugins drop it from their indexes."""
+    import msgspec
+    from mrpvm.kernel import kb_ops
+    from mrpvm.shells.cli.common import print_json, print_warnings, stdout_console, with_kernel
+
+    async def work(ctx):
+        kb = ctx.store.get_kb(name)
+        record, warnings = await kb_ops.remove_source(ctx, kb, source)
+        return kb, record, warnings
+
+    kb, record, warnings = with_kernel(work)
+    print_warnings(warnings)
+    if as_json:
+        print_json(
+            {"kb": msgspec.to_builtins(kb), "removed": msgspec.to_builtins(record), "warnings": warnings}
+        )
+    else:
+        stdout_console().print(
+            f"removed source '{record.name}' ({record.unitCount} units) from KB '{kb.name}'"
+        )
+
+
+@kb_app.command("export")
+def kb_export(
+    name: Annotated[str, typer.Argument(help="KB name or id.")],
+    file: Annotated[Path, typer.Argument(help="The archive to write (a zip; '-' for stdout).")],
+) -> None:
+    """Export a KB as one portable archive: its sources' units and texts (plugin indexes are rebuilt on import)."""
+    from mrpvm.kernel import kb_archive
+    from mrpvm.shells.cli.common import CliError, with_kernel
+
+    async def work(ctx):
+        return kb_archive.export_kb(ctx, name)
+
+    kb, data = with_kernel(work)
+    if str(file) == "-":
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        file.write_bytes(data)
+    except OSError as err:
+        raise CliError(f"cannot write {file}: {err.strerror}") from None
+    sys.stderr.write(f"exported KB '{kb.name}' to {file} ({len(data)} bytes)\n")
+
+
+@kb_app.command("import")
+def kb_import(
+    file: Annotated[Path, typer.Argument(help="An archive written by `mrpvm kb export`.")],
+    kb: Annotated[
+        str | None, typer.Option("--kb", help="The new KB's name (default: the archived name).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Import a KB archive as a new KB; every kb-plugin indexes its sources."""
+    import msgspec
+    from mrpvm.kernel import kb_archive
+    from mrpvm.shells.cli.common import (
+        print_json,
+        print_warnings,
+        read_file_bytes,
+        stdout_console,
+        with_kernel,
+    )
+
+    data = read_file_bytes(file, "archive")
+
+    async def work(ctx):
+        return await kb_archive.import_kb(ctx, data, kb)
+
+    result = with_kernel(work)
+    print_warnings(result.warnings)
+    if as_json:
+        print_json(msgspec.to_builtins(result))
+    else:
+        units = sum(s.unitCount for s in result.sources)
+        stdout_console().print(
+            f"imported KB '{result.kb.name}' ({result.kb.id}): {len(result.sources)} source(s), {units} unit(s)"
+        )
+
+
+@kb_app.command("fork")
+def kb_fork(
+    name: Annotated[str, typer.Argument(help="KB name or id to copy.")],
+    new_name: Annotated[str, typer.Argument(help="The copy's name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Copy a KB (every source's units and text) under a new name; the kb-plugins index the copy."""
+    import msgspec
+    from mrpvm.kernel import kb_ops
+    from mrpvm.shells.cli.common import print_json, print_warnings, stdout_console, with_kernel
+
+    async def work(ctx):
+        return await kb_ops.fork_kb(ctx, name, new_name)
+
+    copy, sources, warnings = with_kernel(work)
+    print_warnings(warnings)
+    if as_json:
+        print_json(
+            {"kb": msgspec.to_builtins(copy), "sources": msgspec.to_builtins(sources), "warnings": warnings}
+        )
+    else:
+        stdout_console().print(f"forked KB '{name}' as '{copy.name}' ({copy.id}): {len(sources)} source(s)")

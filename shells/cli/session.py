@@ -11,7 +11,9 @@ if TYPE_CHECKING:
     from mrpvm.kernel.records import SessionRecord
     from mrpvm.kernel.store import Store
 
-session_app = typer.Typer(help="Chat sessions: list, show.", no_args_is_help=True)
+session_app = typer.Typer(
+    help="Chat sessions: list, show, save into a KB, set preferences.", no_args_is_help=True
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -31,6 +33,7 @@ def _session_row(store: Store, record: SessionRecord) -> dict[str, Any]:
         "kbName": kb_name,
         "turns": record.turnCount,
         "preferences": msgspec.to_builtins(record.preferences),
+        "deliberationLevel": record.deliberationLevel,
         "createdAt": record.createdAt,
         "updatedAt": record.updatedAt,
     }
@@ -116,3 +119,55 @@ def session_show(
                 f"{t['durationMs']:.0f}",
             )
         console.print(table)
+
+
+@session_app.command("save")
+def session_save(
+    session_id: Annotated[str, typer.Argument(help="Session id.")],
+    kb: Annotated[str, typer.Option("--kb", help="The KB to save into (name or id; created if absent).")],
+    source_name: Annotated[
+        str | None, typer.Option("--source-name", help="The source's name (default: session-<id>).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Save a session's committed units as one source of a KB (re-saving replaces it); kb-plugins index it."""
+    import msgspec
+    from mrpvm.kernel import kb_ops
+    from mrpvm.shells.cli.common import print_json, print_warnings, stdout_console, with_kernel
+
+    async def work(ctx):
+        return await kb_ops.save_session(ctx, session_id, kb, source_name)
+
+    record, source, warnings = with_kernel(work)
+    print_warnings(warnings)
+    if as_json:
+        print_json(
+            {"kb": msgspec.to_builtins(record), "source": msgspec.to_builtins(source), "warnings": warnings}
+        )
+    else:
+        stdout_console().print(
+            f"saved {source.unitCount} unit(s) of session {session_id} as source '{source.name}' of KB '{record.name}'"
+        )
+
+
+@session_app.command("set")
+def session_set(
+    session_id: Annotated[str, typer.Argument(help="Session id.")],
+    deliberation_level: Annotated[
+        int | None,
+        typer.Option(
+            "--deliberation-level",
+            min=0,
+            max=3,
+            help="Candidates compared per question in this session (0-3).",
+        ),
+    ] = None,
+) -> None:
+    """Change a session's preferences (today: its deliberation level)."""
+    from mrpvm.shells.cli.common import CliError, stdout_console
+
+    if deliberation_level is None:
+        raise CliError("nothing to set: give --deliberation-level")
+    with open_store() as store:
+        record = store.set_session_deliberation(session_id, deliberation_level)
+    stdout_console().print(f"session {record.id}: deliberation level {record.deliberationLevel}")

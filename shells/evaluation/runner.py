@@ -143,6 +143,7 @@ async def evaluate_suite(
     pins: Pins = Pins(),
     progress: Progress | None = None,
     combo: str = ENGINE_COMBO,
+    deliberation_level: int | None = None,
 ) -> SuiteResult:
     """One fresh session, the story as session context, every question in order; never raises on a score."""
     from mrpvm.kernel.engine import TurnRequest, run_turn
@@ -168,7 +169,13 @@ async def evaluate_suite(
         t0 = time.perf_counter()
         try:
             result = await run_turn(
-                ctx, TurnRequest(message=question.input, session_id=session.id, pins=pins)
+                ctx,
+                TurnRequest(
+                    message=question.input,
+                    session_id=session.id,
+                    pins=pins,
+                    deliberation_level=deliberation_level,
+                ),
             )
         except KernelError as err:  # a turn the engine refuses is a failed question, not a failed eval
             questions.append(
@@ -239,6 +246,7 @@ async def run_eval(
     matrix: bool = False,
     environ: dict[str, str] | None = None,
     progress: Progress | None = None,
+    deliberation_level: int | None = None,
 ) -> EvalReport:
     """Load every suite first (a bad one fails before any work), then evaluate them one by one; with
     `matrix`, each suite again under each of its `pluginCombos`."""
@@ -264,7 +272,9 @@ async def run_eval(
 
         async def measured(suite: Suite, pins: Pins, combo: str = ENGINE_COMBO) -> SuiteResult:
             try:
-                return await evaluate_suite(ctx, suite, pins, progress, combo=combo)
+                return await evaluate_suite(
+                    ctx, suite, pins, progress, combo=combo, deliberation_level=deliberation_level
+                )
             finally:
                 learned.restore()  # the next run starts from what the home held (isolation.py)
 
