@@ -131,6 +131,9 @@ MIGRATIONS: list[list[str]] = [
         "INSERT INTO source_acks (source_id, plugin_id, hash, acked_at)"
         " SELECT id, '*', hash, ingested_at FROM sources",
     ],
+    [  # 4: a turn whose answer was stored cut to the stored-answer cap (kernel/engine/stored_answer.py)
+        "ALTER TABLE turns ADD COLUMN answer_truncated INTEGER NOT NULL DEFAULT 0",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
