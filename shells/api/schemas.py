@@ -338,6 +338,7 @@ class Ready(Struct, kw_only=True):
     registry: dict[str, int] = {}
     store: dict[str, Any] = {}
     supervisor: dict[str, Any] = {}
+    sandbox: dict[str, Any] = {}  # the plugin sandbox: mode, active, mechanism, reason, isolation
 
 
 class Deleted(Struct, kw_only=True):
