@@ -141,6 +141,20 @@ def behave(request, worker):
             return ok(json.dumps({"connected": True}))
         except OSError as err:
             return ok(json.dumps({"connected": False, "error": str(err)}))
+    if name == "get":  # arg = "<loopback port>/<path>": one HTTP GET, the status line and the body's start
+        import socket
+
+        port, _, path = arg.partition("/")
+        try:
+            with socket.create_connection(("127.0.0.1", int(port)), timeout=5) as conn:
+                conn.sendall(f"GET /{path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                data = b""
+                while chunk := conn.recv(65536):
+                    data += chunk
+            head, _, body = data.decode("latin-1").partition("\r\n\r\n")
+            return ok(json.dumps({"connected": True, "status": head.split("\r\n")[0], "body": body[:500]}))
+        except OSError as err:
+            return ok(json.dumps({"connected": False, "error": str(err)}))
     if name == "big":
         return ok("x" * int(arg or 100000))
     if name == "wrongid":
