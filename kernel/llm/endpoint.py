@@ -154,15 +154,25 @@ class LoopbackEndpoint:
         return f"http://{self.host}:{self.port}/v1"
 
     def _unix_socket(self) -> socket.socket:
-        """A listening Unix socket in a fresh private folder (only this user can reach it)."""
-        folder = tempfile.mkdtemp(prefix="mrpvm-llm-")
-        self._unix_dir = folder
-        path = os.path.join(folder, "llm.sock")
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.bind(path)
-        sock.set_inheritable(False)
-        self.unix_path = path
-        return sock
+        """A listening Unix socket in a fresh private folder (0700: only this user can reach it); under
+        /tmp when $TMPDIR makes the path too long for a socket."""
+        problem: OSError | None = None
+        for base in (None, "/tmp"):
+            folder = tempfile.mkdtemp(prefix="mrpvm-llm-", dir=base)
+            path = os.path.join(folder, "llm.sock")
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.bind(path)
+            except OSError as err:
+                sock.close()
+                shutil.rmtree(folder, ignore_errors=True)
+                problem = err
+                continue
+            sock.set_inheritable(False)
+            self._unix_dir, self.unix_path = folder, path
+            return sock
+        assert problem is not None
+        raise problem
 
     async def start(self) -> None:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
