@@ -12,6 +12,8 @@ import os
 import socket
 import time
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -62,6 +64,22 @@ async def ask(sup, plugin: str, prompt: str) -> dict:
     return answer_json(await sup.call(plugin, request(prompt)))
 
 
+@asynccontextmanager
+async def routed(
+    registry: Registry, folder: Path, upstream: ScriptedLLM
+) -> AsyncIterator[tuple[object, int]]:
+    """A sandboxed supervisor whose LLM plugins are routed to a real bridge (as KernelContext does):
+    (the supervisor, the port of the bridge's loopback endpoint)."""
+    env = {"MRPVM_LLM_BASE_URL": upstream.base_url, "MRPVM_LLM_MODEL": "m"}
+    store = Store(folder / "mrpvm.db")
+    try:
+        async with LLMBridge.from_environ(env, store=store) as bridge, sandboxed_supervisor(registry) as sup:
+            sup.route_llm(llm_route(bridge))
+            yield sup, port_of(bridge.base_url or "")
+    finally:
+        store.close()
+
+
 def test_without_a_route_no_plugin_has_any_network(registry: Registry) -> None:
     server = socket.create_server(("127.0.0.1", 0))
     port = server.getsockname()[1]
@@ -84,36 +102,22 @@ def test_llm_plugins_reach_the_llm_endpoint_and_nothing_else(
 ) -> None:
     assert httpx.get(daemon.url + "/sessions").status_code == 200  # the host reaches the daemon, no token
     with ScriptedLLM() as upstream:
-        env = {"MRPVM_LLM_BASE_URL": upstream.base_url, "MRPVM_LLM_MODEL": "m"}
 
         async def go():
-            store = Store(tmp_path / "mrpvm.db")
-            try:
-                async with (
-                    LLMBridge.from_environ(env, store=store) as bridge,
-                    sandboxed_supervisor(registry) as sup,
-                ):
-                    sup.route_llm(llm_route(bridge))
-                    endpoint = port_of(bridge.base_url or "")
-                    out: dict[str, dict] = {}
-                    for plugin in ("llm-oneshot", "llm-worker", "bad-oneshot"):
-                        out[f"{plugin} endpoint"] = await ask(sup, plugin, f"get:{endpoint}/v1/models")
-                        out[f"{plugin} daemon"] = await ask(
-                            sup, plugin, f"get:{port_of(daemon.url)}/sessions"
-                        )
-                        out[f"{plugin} upstream"] = await ask(
-                            sup, plugin, f"connect:{port_of(upstream.base_url)}"
-                        )
-                    return out
-            finally:
-                store.close()
+            async with routed(registry, tmp_path, upstream) as (sup, endpoint):
+                out: dict[str, dict] = {}
+                for plugin in ("llm-oneshot", "llm-worker", "bad-oneshot"):
+                    out[f"{plugin} endpoint"] = await ask(sup, plugin, f"get:{endpoint}/v1/models")
+                    out[f"{plugin} daemon"] = await ask(sup, plugin, f"get:{port_of(daemon.url)}/sessions")
+                    out[f"{plugin} upstream"] = await ask(
+                        sup, plugin, f"connect:{port_of(upstream.base_url)}"
+                    )
+                return out
 
         seen = run(go, limit_s=60)
     for plugin in ("llm-oneshot", "llm-worker"):
         reached = seen[f"{plugin} endpoint"]
-        assert reached["connected"] and " 401 " in reached["status"] + " ", (
-            reached
-        )  # the endpoint, asking a token
+        assert reached["connected"] and " 401 " in reached["status"] + " ", reached  # the endpoint
         assert "LLM_TOKEN_INVALID" in reached["body"] or "token" in reached["body"].lower()
         assert seen[f"{plugin} daemon"]["connected"] is False, seen[f"{plugin} daemon"]
         assert seen[f"{plugin} upstream"]["connected"] is False
@@ -124,28 +128,18 @@ def test_llm_plugins_reach_the_llm_endpoint_and_nothing_else(
 def test_the_relay_outlives_the_stray_sweeps_of_a_warm_worker(registry: Registry, tmp_path: Path) -> None:
     marker = f"600.{uuid.uuid4().int % 10**9:09d}"
     with ScriptedLLM() as upstream:
-        env = {"MRPVM_LLM_BASE_URL": upstream.base_url, "MRPVM_LLM_MODEL": "m"}
 
         async def go():
-            store = Store(tmp_path / "mrpvm.db")
-            try:
-                async with (
-                    LLMBridge.from_environ(env, store=store) as bridge,
-                    sandboxed_supervisor(registry) as sup,
-                ):
-                    sup.route_llm(llm_route(bridge))
-                    endpoint = port_of(bridge.base_url or "")
-                    statuses, pids = [], set()
-                    for _ in range(6):
-                        pids.add((await ask(sup, "llm-worker", f"escape:{marker}"))["pid"])
-                        await anyio.sleep(0.3)  # past the sweep interval: the stray is killed
-                        statuses.append((await ask(sup, "llm-worker", f"get:{endpoint}/v1/models"))["status"])
-                    end = time.monotonic() + 3
-                    while processes_with(marker) and time.monotonic() < end:
-                        await anyio.sleep(0.05)
-                    return statuses, pids, processes_with(marker), sup.health()["llm-worker"]["spawns"]
-            finally:
-                store.close()
+            async with routed(registry, tmp_path, upstream) as (sup, endpoint):
+                statuses, pids = [], set()
+                for _ in range(6):
+                    pids.add((await ask(sup, "llm-worker", f"escape:{marker}"))["pid"])
+                    await anyio.sleep(0.3)  # past the sweep interval: the stray is killed
+                    statuses.append((await ask(sup, "llm-worker", f"get:{endpoint}/v1/models"))["status"])
+                end = time.monotonic() + 3
+                while processes_with(marker) and time.monotonic() < end:
+                    await anyio.sleep(0.05)
+                return statuses, pids, processes_with(marker), sup.health()["llm-worker"]["spawns"]
 
         statuses, pids, left, spawns = run(go, limit_s=60)
     assert all(" 401 " in s + " " for s in statuses), statuses  # the relay still forwards after every sweep
