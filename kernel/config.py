@@ -37,6 +37,7 @@ class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     crashLoopThreshold: Positive
     crashBackoffMs: Positive
     crashBackoffMaxMs: Positive
+    maxStoredAnswerBytes: Positive = 262144  # a turn's answer texts are stored cut to this (stored_answer.py)
 
 
 class SandboxConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -86,6 +87,7 @@ ENV_KEYS: dict[str, str] = {
     "MRPVM_PLUGIN_TIMEOUT_MS": "engine.limits.pluginTimeoutMs",
     "MRPVM_PLUGIN_MEMORY_MB": "engine.limits.pluginMemoryMB",
     "MRPVM_MAX_OUTPUT_BYTES": "engine.limits.maxOutputBytes",
+    "MRPVM_MAX_STORED_ANSWER_BYTES": "engine.limits.maxStoredAnswerBytes",
     "MRPVM_PLUGIN_ALLOWLIST": "engine.pluginAllowlist",
     "MRPVM_WRAPPER_FOLDERS": "engine.wrapperFolders",
     "MRPVM_ENABLED_PLUGINS": "plugins.enabled",

@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the store and supervisor import nothing from here; keep imp
     from .llm import LLMBridge
     from .store import Store
     from .supervisor import Supervisor
+    from .supervisor.sandbox import LlmRoute
 
 SESSION_ARTIFACTS = "_session"
 
@@ -96,6 +97,7 @@ class KernelContext:
                 store.close()
             raise
         ctx = cls(config, sources, registry, supervisor, store, home, env, llm)
+        supervisor.route_llm(llm_route(llm))
         if repair_indexes:
             from .reindex import reoffer
 
@@ -161,3 +163,15 @@ class KernelContext:
     def is_enabled(self, plugin_id: str) -> bool:
         entry = self.registry.get(plugin_id) if plugin_id in self.registry else None
         return entry is not None and any(e.id == plugin_id for e in self.enabled(entry.type))
+
+
+def llm_route(llm: LLMBridge | None) -> LlmRoute | None:
+    """The route sandboxed LLM plugins take to the bridge's loopback endpoint (None: none serves), for
+    `Supervisor.route_llm`."""
+    from .supervisor.sandbox import LlmRoute
+
+    address = llm.endpoint_address if llm is not None else None
+    socket_path = llm.unix_socket if llm is not None else None
+    if address is None or socket_path is None:
+        return None
+    return LlmRoute(host=address[0], port=address[1], socket=socket_path)

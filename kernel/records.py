@@ -56,6 +56,7 @@ class TurnRecord(msgspec.Struct, kw_only=True):
     llmCalls: int = 0
     durationMs: float = 0.0
     createdAt: str = ""
+    answerTruncated: bool = False  # the stored answer was cut to engine.limits.maxStoredAnswerBytes
 
 
 class PlannerStats(msgspec.Struct, kw_only=True):

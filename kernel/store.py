@@ -528,10 +528,10 @@ class Store:
 
     _TURN_COLS = (
         "request_id, session_id, turn_index, user_message, response_markdown, response_document, trace,"
-        " status, plugin_ids, llm_calls, duration_ms, created_at"
+        " status, plugin_ids, llm_calls, duration_ms, created_at, answer_truncated"
     )
 
-    _INSERT_TURN = f"INSERT INTO turns ({_TURN_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    _INSERT_TURN = f"INSERT INTO turns ({_TURN_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
     @staticmethod
     def _turn(row: tuple) -> TurnRecord:
@@ -548,6 +548,7 @@ class Store:
             llmCalls=row[9],
             durationMs=row[10],
             createdAt=row[11],
+            answerTruncated=bool(row[12]),
         )
 
     def commit_turn(
@@ -590,6 +591,7 @@ class Store:
             turn.llmCalls,
             turn.durationMs,
             created_at,
+            int(turn.answerTruncated),
         ]
         try:
             with self.transaction() as conn:
@@ -661,12 +663,20 @@ class Store:
             raise TurnNotFound(f"no turn with request id '{request_id}'", {"request": request_id})
         return self._turn(row)
 
-    def list_turns(self, session_id: str) -> list[TurnRecord]:
-        """Every turn of the session with its decoded document and trace (for display; see
-        `recent_user_messages` for the history a turn needs)."""
+    def list_turns(
+        self, session_id: str, *, start: int | None = None, limit: int | None = None, descending: bool = False
+    ) -> list[TurnRecord]:
+        """The session's turns with their decoded document and trace (for display; see
+        `recent_user_messages` for the history a turn needs), in turn order (`descending`: newest first),
+        from turn index `start` on (down, when descending), at most `limit`."""
         self.get_session(session_id)
+        order, bound = ("DESC", "<=") if descending else ("ASC", ">=")
+        where = f" AND turn_index {bound} ?" if start is not None else ""
+        params: tuple[Any, ...] = (session_id,) + ((start,) if start is not None else ())
         rows = self._conn().execute(
-            f"SELECT {self._TURN_COLS} FROM turns WHERE session_id = ? ORDER BY turn_index", (session_id,)
+            f"SELECT {self._TURN_COLS} FROM turns WHERE session_id = ?{where} ORDER BY turn_index {order}"
+            f" LIMIT {-1 if limit is None else max(0, int(limit))}",
+            params,
         )
         return [self._turn(r) for r in rows]
 

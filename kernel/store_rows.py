@@ -139,6 +139,9 @@ MIGRATIONS: list[list[str]] = [
             text TEXT NOT NULL
         )""",
     ],
+    [  # 5: a turn whose answer was stored cut to the stored-answer cap (kernel/engine/stored_answer.py)
+        "ALTER TABLE turns ADD COLUMN answer_truncated INTEGER NOT NULL DEFAULT 0",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

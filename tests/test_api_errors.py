@@ -15,6 +15,7 @@ import pytest
 from api_support import Daemon, alive
 
 ERROR_KEYS = {"code", "message", "requestId", "sessionId", "timestamp", "details"}
+JSON = {"Content-Type": "application/json"}
 
 
 def check(reply: httpx.Response, status: int, code: str) -> dict:
@@ -34,9 +35,17 @@ def still_serving(http) -> None:
 
 def test_malformed_json_is_400(http):
     for path in ("/chat/completions", "/v1/chat/completions", "/sessions", "/kbs"):
-        body = check(http.post(path, content=b'{"message": "hi",'), 400, "MALFORMED_JSON")
+        body = check(http.post(path, content=b'{"message": "hi",', headers=JSON), 400, "MALFORMED_JSON")
         assert "JSON" in body["message"]
     check(http.post("/kbs", content=b""), 400, "EMPTY_BODY")
+    still_serving(http)
+
+
+def test_invalid_utf8_inside_json_is_400(http):
+    for path in ("/chat/completions", "/v1/chat/completions", "/sessions", "/kbs"):
+        for raw in (b'{"name": "a\xff\xfeb"}', b'{"message": "\xc3"}', b'{"kb": "\xed\xa0\x80"}'):
+            body = check(http.post(path, content=raw, headers=JSON), 400, "MALFORMED_JSON")
+            assert "UTF-8" in body["message"] or "JSON" in body["message"]
     still_serving(http)
 
 
@@ -78,7 +87,7 @@ def test_body_over_the_limit_is_413(http, daemon):
         yield b'"}'
 
     with daemon.client() as fresh:
-        check(fresh.post("/chat/completions", content=chunked()), 413, "BODY_TOO_LARGE")
+        check(fresh.post("/chat/completions", content=chunked(), headers=JSON), 413, "BODY_TOO_LARGE")
     still_serving(http)
 
 

@@ -24,6 +24,7 @@ SOURCES = {
     "fish.md": "# Fish\n\nThe quibble fish swims in Lake Garda.\n\nThe quibble fish eats green algae.\n",
     "relay.md": "# Relay\n\nThe relay listens on port 8443.\n\nThe relay restarts every night at 03:00.\n",
 }
+ZIP = {"Content-Type": "application/zip"}
 QUESTIONS = {
     "Where does the zorblax live?": "Norway",
     "What does the quibble fish eat?": "algae",
@@ -108,8 +109,8 @@ def test_export_then_import_into_a_fresh_home_answers_the_same(daemon, tmp_path)
             again = ask(c, "zoo", question)
             assert again["answer_markdown"] == answers[question]["answer_markdown"], question
             assert expected in again["answer_markdown"]
-        taken = c.post("/kbs/import", content=exported.content)
-        renamed = c.post("/kbs/import?name=zoo-2", content=exported.content)
+        taken = c.post("/kbs/import", content=exported.content, headers=ZIP)
+        renamed = c.post("/kbs/import?name=zoo-2", content=exported.content, headers=ZIP)
         assert (
             ask(c, "zoo-2", "Where does the zorblax live?")["answer_markdown"]
             == answers["Where does the zorblax live?"]["answer_markdown"]
@@ -161,8 +162,9 @@ def test_a_bad_archive_is_refused_whole_with_a_structured_400(daemon):
                 _edit_manifest(good, lambda m: m["sources"].append(dict(m["sources"][0])))
             ),
         }
-        answers = {why: c.post("/kbs/import?name=x", content=data) for why, data in bad.items()}
-        empty = c.post("/kbs/import", content=b"")
+        answers = {why: c.post("/kbs/import?name=x", content=data, headers=ZIP) for why, data in bad.items()}
+        empty = c.post("/kbs/import", content=b"", headers=ZIP)
+        untyped = c.post("/kbs/import?name=y", content=_archive(good))
         kbs = [k["name"] for k in c.get("/kbs").json()["kbs"]]
     for why, r in answers.items():
         assert r.status_code == 400, why
@@ -170,6 +172,7 @@ def test_a_bad_archive_is_refused_whole_with_a_structured_400(daemon):
     assert "version 2 is not supported" in answers["future version"].json()["message"]
     assert answers["tampered units"].json()["details"]["member"] == units_member
     assert empty.status_code == 400
+    assert untyped.status_code == 415  # an archive is sent as application/zip (shells/api/origin.py)
     assert "x" not in kbs  # nothing was stored for any of them
 
 

@@ -15,6 +15,7 @@ import anyio
 import pytest
 from llm_server import ScriptedLLM, reply, status
 from mrpvm.kernel.config import MANIFESTS_DIR
+from mrpvm.kernel.context import llm_route
 from mrpvm.kernel.llm import CallBudget, LLMBridge, role_for_call
 from mrpvm.kernel.registry import Registry
 from mrpvm.kernel.store import Store
@@ -131,6 +132,7 @@ def run(
                 LLMBridge.from_environ(env, store=store) as bridge,
                 Supervisor(registry, extra_env=plugin_env) as supervisor,
             ):
+                supervisor.route_llm(llm_route(bridge))  # as KernelContext does: the sandbox's relay
                 bridge.open_request("req-1", request_budget or CallBudget(budget))
                 access = None
                 if with_llm:
@@ -596,6 +598,7 @@ def test_engine_hooks_trace_llm_calls_and_charge_the_request_budget(tmp_path: Pa
             root = trace.node("frame", "root")
             try:
                 async with LLMBridge.from_environ(env, store=store) as bridge, Supervisor(registry) as sup:
+                    sup.route_llm(llm_route(bridge))
                     bridge.open_request("req-9", budget)
                     out = []
                     for plugin_id, op, payload in [

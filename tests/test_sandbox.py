@@ -2,7 +2,7 @@
 
 A plugin cannot read the kernel's secrets (its /proc environ, by pid, by parent or by scanning /proc),
 cannot open the database or list the kernel home, writes only to its artifacts folder, has no network
-unless it declares usesLLM, and nothing it starts outlives the call — a child that called setsid
+(test_sandbox_network.py), and nothing it starts outlives the call — a child that called setsid
 included. Where the machine lacks the mechanism the kernel says so, once.
 
 These tests need bubblewrap (.ci/run installs it); they fail, not skip, without it.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -31,7 +30,6 @@ from supervisor_support import (
     answer_json,
     build_registry,
     error_of,
-    manifest,
     new_supervisor,
     processes_with,
     request,
@@ -258,27 +256,7 @@ def test_an_artifacts_folder_holding_the_home_is_refused(registry: Registry, tmp
         assert "would expose the kernel home" in err.error.message
 
 
-def test_no_network_unless_the_plugin_uses_the_llm(tmp_path: Path) -> None:
-    folder = tmp_path / "plugins"
-    registry = build_registry(folder)
-    (folder / "llm-oneshot.json").write_text(
-        json.dumps(manifest("llm-oneshot", "misbehave.py", worker=False, usesLLM=True, maxLLMCalls=1))
-    )
-    registry = Registry.load(folder)
-    server = socket.create_server(("127.0.0.1", 0))
-    port = server.getsockname()[1]
-
-    async def go():
-        async with sandboxed_supervisor(registry) as sup:
-            plain = answer_json(await sup.call("bad-oneshot", request(f"connect:{port}")))
-            llm = answer_json(await sup.call("llm-oneshot", request(f"connect:{port}")))
-            return plain, llm
-
-    try:
-        plain, llm = run(go)
-    finally:
-        server.close()
-    assert plain["connected"] is False and llm["connected"] is True
+# No network for any plugin, and LLM plugins reaching only the LLM endpoint: test_sandbox_network.py
 
 
 def test_configured_read_and_write_paths_are_bound_but_never_the_home(
@@ -326,7 +304,7 @@ def test_a_missing_mechanism_is_announced_once(monkeypatch: pytest.MonkeyPatch, 
     with pytest.raises(SandboxUnavailable, match="require"):
         Sandbox(SandboxConfig(mode="require"))
     fallback = Sandbox(SandboxConfig(mode="auto"))
-    assert not fallback.active and fallback.command(["python", "x.py"], "/", network=False) == [
+    assert not fallback.active and fallback.command(["python", "x.py"], "/", llm=False) == [
         "python",
         "x.py",
     ]

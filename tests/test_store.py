@@ -346,6 +346,23 @@ def test_commit_turn_promotes_units_deduplicated_and_appends_history(store):
     assert store.get_session(session.id).preferences == Pins(gs="gs-symbolic")  # None keeps preferences
 
 
+def test_list_turns_pages_in_either_order_and_keeps_the_truncation_flag(store):
+    session = store.create_session()
+    for n in range(7):
+        store.commit_turn(turn(session.id, f"req-{n}", answerTruncated=n == 3), [], None)
+    ids = lambda turns: [t.requestId for t in turns]  # noqa: E731
+    assert ids(store.list_turns(session.id, limit=3)) == ["req-0", "req-1", "req-2"]
+    assert ids(store.list_turns(session.id, start=5)) == ["req-5", "req-6"]
+    assert ids(store.list_turns(session.id, start=5, limit=1)) == ["req-5"]
+    assert ids(store.list_turns(session.id, descending=True, limit=2)) == ["req-6", "req-5"]
+    assert ids(store.list_turns(session.id, start=1, descending=True)) == ["req-1", "req-0"]
+    assert store.list_turns(session.id, start=99) == [] and store.list_turns(session.id, limit=0) == []
+    assert [t.answerTruncated for t in store.list_turns(session.id)] == [n == 3 for n in range(7)]
+    assert store.get_turn("req-3").answerTruncated and not store.get_turn("req-2").answerTruncated
+    with pytest.raises(SessionNotFound):
+        store.list_turns("ses_missing", limit=1)
+
+
 def test_update_turn_trace_replaces_only_that_turns_trace(store, tmp_path):
     session = store.create_session()
     store.commit_turn(turn(session.id, "req-1"), [], None)

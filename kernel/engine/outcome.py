@@ -22,6 +22,7 @@ from .calls import BranchRun, call_plugin
 from .concurrency import PendingCall, hold_spin
 from .stages import notify_kb
 from .state import TurnState
+from .stored_answer import cap_answer
 
 
 async def commit(
@@ -52,12 +53,15 @@ async def commit(
         frameId=root.frame_id,
         status="success",
     )
+    limit = ctx.config.engine.limits.maxStoredAnswerBytes
+    stored_markdown, stored_document, truncated = cap_answer(markdown, document, limit)
     record = TurnRecord(
         requestId=state.request_id,
         sessionId=state.session.id,
         userMessage=state.message,
-        responseMarkdown=markdown,
-        responseDocument=document,
+        responseMarkdown=stored_markdown,
+        responseDocument=stored_document,
+        answerTruncated=truncated,
         trace=trace.to_builtins(),
         status=status,
         pluginIds={k: v for k, v in plugin_ids.items() if v},

@@ -150,6 +150,17 @@ class LLMBridge:
         """The loopback endpoint plugins use (`http://127.0.0.1:PORT/v1`), or None."""
         return self._endpoint.base_url if self._endpoint is not None else None
 
+    @property
+    def unix_socket(self) -> str | None:
+        """The same endpoint's Unix socket (a sandboxed LLM plugin's relay forwards to it), or None."""
+        return self._endpoint.unix_path if self._endpoint is not None else None
+
+    @property
+    def endpoint_address(self) -> tuple[str, int] | None:
+        """(host, port) of the loopback endpoint, or None."""
+        endpoint = self._endpoint
+        return (endpoint.host, endpoint.port) if endpoint is not None else None
+
     async def start(self) -> LLMBridge:
         if self.options.upstream is None or self._endpoint is not None:
             return self

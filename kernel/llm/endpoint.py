@@ -1,7 +1,8 @@
 """The loopback OpenAI-compatible endpoint plugins call: `POST /v1/chat/completions`, `GET /v1/models`.
 
 Served by uvicorn on 127.0.0.1 at an ephemeral port, inside the kernel's event loop, for as long as the
-bridge runs. Every request must carry `Authorization: Bearer <per-call token>`; unknown or expired tokens
+bridge runs — and on a Unix socket in a private folder (0700), the one a sandboxed LLM plugin's relay
+forwards to (kernel/supervisor/llm_relay.py): such a plugin has no network of its own. Every request must carry `Authorization: Bearer <per-call token>`; unknown or expired tokens
 get 401, calls past the budget 429 (`code: llm_budget_exhausted`), upstream failures 502/504, all with
 an OpenAI-style error body. `stream: true` is answered as server-sent events (one content chunk, then
 `[DONE]`) built from a non-stream upstream call, so budgets and the cache see whole calls only.
@@ -12,7 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import shutil
 import socket
+import tempfile
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -141,10 +145,34 @@ class LoopbackEndpoint:
         self._server: _QuietServer | None = None
         self._task: asyncio.Task | None = None
         self._socket: socket.socket | None = None
+        self._unix: socket.socket | None = None
+        self._unix_dir: str | None = None
+        self.unix_path: str | None = None
 
     @property
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}/v1"
+
+    def _unix_socket(self) -> socket.socket:
+        """A listening Unix socket in a fresh private folder (0700: only this user can reach it); under
+        /tmp when $TMPDIR makes the path too long for a socket."""
+        problem: OSError | None = None
+        for base in (None, "/tmp"):
+            folder = tempfile.mkdtemp(prefix="mrpvm-llm-", dir=base)
+            path = os.path.join(folder, "llm.sock")
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.bind(path)
+            except OSError as err:
+                sock.close()
+                shutil.rmtree(folder, ignore_errors=True)
+                problem = err
+                continue
+            sock.set_inheritable(False)
+            self._unix_dir, self.unix_path = folder, path
+            return sock
+        assert problem is not None
+        raise problem
 
     async def start(self) -> None:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -153,6 +181,7 @@ class LoopbackEndpoint:
         sock.set_inheritable(False)  # plugin subprocesses must not hold the listening socket
         self._socket = sock
         self.port = sock.getsockname()[1]
+        self._unix = self._unix_socket()
         config = uvicorn.Config(
             build_app(self.bridge),
             lifespan="off",
@@ -162,7 +191,8 @@ class LoopbackEndpoint:
             timeout_graceful_shutdown=2,
         )
         self._server = _QuietServer(config)
-        self._task = asyncio.get_running_loop().create_task(self._server.serve(sockets=[sock]))
+        sockets = [sock, self._unix]
+        self._task = asyncio.get_running_loop().create_task(self._server.serve(sockets=sockets))
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while not self._server.started:
             if self._task.done():
@@ -185,7 +215,11 @@ class LoopbackEndpoint:
                 task.cancel()
                 with contextlib.suppress(BaseException):
                     await task
-        if self._socket is not None:
-            with contextlib.suppress(OSError):
-                self._socket.close()
-            self._socket = None
+        for listener in (self._socket, self._unix):
+            if listener is not None:
+                with contextlib.suppress(OSError):
+                    listener.close()
+        self._socket = self._unix = None
+        if self._unix_dir is not None:
+            shutil.rmtree(self._unix_dir, ignore_errors=True)
+            self._unix_dir = self.unix_path = None

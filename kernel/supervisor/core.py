@@ -60,7 +60,7 @@ from .errors import (
 )
 from .pool import WorkerPool
 from .process import ChildProcess, scrubbed_env
-from .sandbox import Sandbox, announce, protect_kernel
+from .sandbox import LlmRoute, Sandbox, announce, protect_kernel
 from .worker import Job, Worker
 
 DEFAULT_LIMITS = LimitsConfig(
@@ -131,7 +131,7 @@ class _Plugin:
         "last_error",
         "spawns",
         "active",
-        "network",
+        "uses_llm",
         "binds",
     )
 
@@ -141,7 +141,7 @@ class _Plugin:
         self.type: str = m.type
         self.argv: list[str] = list(entry.argv)
         self.cwd = entry.folder
-        self.network: bool = bool(m.usesLLM)  # the LLM endpoint is a loopback port of the kernel
+        self.uses_llm: bool = bool(m.usesLLM)  # sandboxed: reaches the LLM endpoint through the relay
         self.binds = ArtifactBinds(sandbox, m.id, entry.folder) if sandbox.active else None
         self.worker: bool = bool(m.worker)
         self.concurrency: int = max(1, m.concurrency)
@@ -442,7 +442,7 @@ class Supervisor:
 
     def _command(self, plugin: _Plugin, writable: list[str]) -> list[str]:
         return self.sandbox.command(
-            plugin.argv, plugin.cwd, network=plugin.network, writable=writable, memory_bytes=self._memory
+            plugin.argv, plugin.cwd, llm=plugin.uses_llm, writable=writable, memory_bytes=self._memory
         )
 
     # ------------------------------------------------------------------ errors and accounting
@@ -487,6 +487,7 @@ class Supervisor:
             memory_bytes=self._memory,
             pool=pool,
             sandboxed=sandboxed,
+            relayed=self.sandbox.relays(plugin.uses_llm),
         )
 
     def _pool(self, plugin: _Plugin, loop: asyncio.AbstractEventLoop) -> WorkerPool:
@@ -654,6 +655,14 @@ class Supervisor:
         raise ProcessFailure(kind, message, stderr=out.stderr, exit_code=code, details=details, crash=False)
 
     # ------------------------------------------------------------------ observability and shutdown
+
+    def route_llm(self, route: LlmRoute | None) -> None:
+        """Where sandboxed LLM plugins' calls go (the kernel's LLM endpoint; see sandbox.py): running
+        workers of LLM plugins make way for fresh ones started with the new route."""
+        self.sandbox.route_llm(route)
+        for plugin in self._plugins.values():
+            if plugin.uses_llm and plugin.pool is not None:
+                plugin.pool.retire()
 
     def health(self) -> dict[str, dict[str, Any]]:
         """Per registered plugin: mode, workers alive/busy, calls, failures by code, crash-loop state.

@@ -10,8 +10,13 @@ dropped, no_new_privs, killed with its parent):
 - its own /proc (its processes only) and a minimal /dev;
 - nothing of the kernel home: a tmpfs is mounted over it (the database, the config, other plugins'
   artifacts stay out of sight even when the home lies inside a folder that is bound);
-- no network at all unless the manifest says `usesLLM` (the LLM endpoint is the kernel's loopback
-  port, so those plugins keep the host's network namespace).
+- no network: its own network namespace holding only its own loopback. A plugin whose manifest says
+  `usesLLM` reaches the kernel's LLM endpoint and nothing else: once the kernel routes the endpoint
+  (`route_llm`, done by KernelContext when an upstream is configured), the sandbox runs llm_relay.py
+  first, which listens on the endpoint's loopback address inside the namespace and forwards to the
+  endpoint's Unix socket (bound in at RELAY_SOCKET). So no plugin can reach the daemon, other local
+  services or the internet, token or not. With no route, an LLM plugin has no network either (with no
+  upstream it answers `unsupported` anyway).
 Every process of the sandbox dies with it: bwrap is pid 1 of the plugin's pid namespace, and when the
 plugin exits (or is killed) the kernel kills everything left in that namespace — a child that called
 setsid included. A warm worker outlives its calls, so after each reply the supervisor kills whatever
@@ -37,6 +42,7 @@ import site
 import subprocess
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -44,6 +50,9 @@ from mrpvm.kernel.config import SandboxConfig
 
 MECHANISM = "bubblewrap"
 TMP_BYTES = 256 << 20  # the private /tmp of a plugin
+RELAY_SCRIPT = Path(__file__).with_name("llm_relay.py")
+RELAY_PATH = "/run/mrpvm/llm_relay.py"  # where the relay script and the endpoint's socket appear inside
+RELAY_SOCKET = "/run/mrpvm/llm.sock"
 NAMESPACES = ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
 ETC_FILES = (
@@ -70,9 +79,19 @@ _SANDBOXED = [
     "bubblewrap: user, pid, mount, ipc, uts namespaces; no capabilities; no_new_privs",
     "filesystem: /usr, the interpreter, the plugin folder (read-only), its artifacts (read-write)",
     "the kernel home (database, config, other plugins' artifacts) hidden",
-    "no network unless the manifest declares usesLLM",
+    "no network: a private network namespace; an LLM plugin's reaches only the kernel's LLM endpoint",
     "every process of the sandbox dies with the call",
 ]
+
+
+@dataclass(frozen=True, slots=True)
+class LlmRoute:
+    """Where LLM plugins' calls go: the endpoint's loopback address (their `llm.baseUrl`) and the Unix
+    socket the same endpoint serves (kernel/llm/endpoint.py), which the relay forwards to."""
+
+    host: str
+    port: int
+    socket: str
 
 
 class SandboxUnavailable(RuntimeError):
@@ -278,6 +297,16 @@ class Sandbox:
         self._bwrap = _which("bwrap") if self.active else None
         self._prlimit = _which("prlimit")
         self._prefixes: dict[tuple[str, str, bool], list[str]] = {}
+        self.llm_route: LlmRoute | None = None
+
+    def route_llm(self, route: LlmRoute | None) -> None:
+        """Let LLM plugins reach this endpoint (through the relay), or nothing (None)."""
+        self.llm_route = route
+        self._prefixes.clear()
+
+    def relays(self, llm: bool) -> bool:
+        """Whether a plugin (`llm`: its manifest declares usesLLM) starts behind the LLM relay."""
+        return self.active and llm and self.llm_route is not None
 
     @classmethod
     def from_environment(cls) -> Sandbox:
@@ -305,37 +334,45 @@ class Sandbox:
         argv: list[str],
         cwd: Path | str,
         *,
-        network: bool,
+        llm: bool,
         writable: Iterable[str] = (),
         memory_bytes: int | None = None,
     ) -> list[str]:
         """The argv to start: `argv` itself when inactive, else bwrap (under prlimit for the memory cap,
-        applied before bwrap forks so every process of the sandbox inherits it)."""
+        applied before bwrap forks so every process of the sandbox inherits it); `llm`: the plugin
+        declares usesLLM (it starts behind the relay when an endpoint is routed)."""
         if not self.active:
             return argv
         cwd = os.path.realpath(cwd)
-        key = (argv[0], cwd, network)
+        relay = self.relays(llm)
+        key = (argv[0], cwd, relay)
         prefix = self._prefixes.get(key)
         if prefix is None:
-            prefix = self._prefixes[key] = self._prefix(argv[0], cwd, network)
+            prefix = self._prefixes[key] = self._prefix(argv[0], cwd, relay)
         out = list(prefix)
         for path in writable:
             out += ["--bind", path, path]
         out += ["--remount-ro", self.home]  # the tmpfs over the home: only the binds in it are writable
-        out += ["--chdir", cwd, "--", *argv]  # bwrap adds PWD (the plugin folder) to the environment
+        out += ["--chdir", cwd, "--"]  # bwrap adds PWD (the plugin folder) to the environment
+        if relay:
+            route = self.llm_route
+            assert route is not None
+            out += [sys.executable, "-I", "-S", RELAY_PATH, route.host, str(route.port), RELAY_SOCKET, "--"]
+        out += argv
         if memory_bytes and self._prlimit:
             out = [self._prlimit, f"--as={memory_bytes}", "--", *out]
         return out
 
-    def _prefix(self, program: str, cwd: str, network: bool) -> list[str]:
+    def _prefix(self, program: str, cwd: str, relay: bool) -> list[str]:
         assert self._bwrap is not None
-        args = [self._bwrap, *NAMESPACES, "--die-with-parent", "--new-session"]
-        if not network:
-            args.append("--unshare-net")
+        args = [self._bwrap, *NAMESPACES, "--unshare-net", "--die-with-parent", "--new-session"]
         args += _system_binds()
         args += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
         bound = ["/usr"]
-        readable = [p for p in _minimal([*_program_roots(program), cwd, *self.config.readPaths])]
+        interpreter = list(python_roots()) if relay else []  # the relay runs on the kernel's python
+        readable = [
+            p for p in _minimal([*_program_roots(program), *interpreter, cwd, *self.config.readPaths])
+        ]
         writable = _minimal(self.config.writePaths)
         for path in readable:
             if not _covered(path, bound):
@@ -348,4 +385,14 @@ class Sandbox:
         for path in readable:  # a plugin folder under the home (configured paths never are)
             if _inside(path, self.home) and path != self.home:
                 args += ["--ro-bind", path, path]
+        if relay:
+            assert self.llm_route is not None
+            args += [
+                "--ro-bind",
+                str(RELAY_SCRIPT),
+                RELAY_PATH,
+                "--ro-bind",
+                self.llm_route.socket,
+                RELAY_SOCKET,
+            ]
         return args

@@ -6,6 +6,8 @@ import contextlib
 import os
 import signal
 
+from .llm_relay import RELAY_NS_PID
+
 
 def _children(pid: int) -> list[int]:
     """Direct children of `pid`, over all its threads (/proc/<pid>/task/<tid>/children)."""
@@ -49,15 +51,18 @@ class StraySweeper:
 
     Layout on the host: the started pid (prlimit exec'd into bwrap, outside the plugin's namespaces) →
     bwrap's pid 1 of the plugin's pid namespace → the plugin (pid 2 there). A child that called setsid is
-    re-parented to that pid 1; a child still attached stays under the plugin. Both are killed.
+    re-parented to that pid 1; a child still attached stays under the plugin. Both are killed. An LLM
+    plugin's relay (`relayed`: llm_relay.py, pid RELAY_NS_PID under that pid 1) is spared.
     """
 
-    __slots__ = ("outer", "init", "plugin", "scheduled", "last")
+    __slots__ = ("outer", "init", "plugin", "relay", "relayed", "scheduled", "last")
 
-    def __init__(self, outer_pid: int):
+    def __init__(self, outer_pid: int, *, relayed: bool = False):
         self.outer = outer_pid
         self.init: int | None = None
         self.plugin: int | None = None
+        self.relay: int | None = None
+        self.relayed = relayed
         self.scheduled = False  # the worker's pending sweep (see Worker.after_call)
         self.last = 0.0
 
@@ -72,6 +77,8 @@ class StraySweeper:
         if plugin is None:
             return False
         self.init, self.plugin = inits[0], plugin
+        if self.relayed:  # the relay forked before the plugin ran: nothing else can hold its pid
+            self.relay = next((p for p in candidates if _ns_pid(p) == RELAY_NS_PID), None)
         return True
 
     def sweep(self) -> int:
@@ -84,7 +91,8 @@ class StraySweeper:
             # Two reads per call: bwrap's pid 1 is single-threaded (escaped children are re-parented to
             # it); the plugin's children are those of its main thread (a child started from another
             # thread dies with the worker, or here once it escapes).
-            strays = [p for p in _main_children(self.init) if p != self.plugin] + _main_children(self.plugin)
+            spared = (self.plugin, self.relay)
+            strays = [p for p in _main_children(self.init) if p not in spared] + _main_children(self.plugin)
             if not strays:
                 break
             victims = list(strays)

@@ -134,6 +134,7 @@ class Worker:
         memory_bytes: int | None,
         pool: WorkerPool,
         sandboxed: bool = False,
+        relayed: bool = False,
     ):
         self.reader = FrameReader(max_output)
         self.job: Job | None = None
@@ -152,7 +153,7 @@ class Worker:
             memory_bytes=memory_bytes,
             sandboxed=sandboxed,
         )
-        self.sweeper = StraySweeper(self.proc.pid) if sandboxed else None
+        self.sweeper = StraySweeper(self.proc.pid, relayed=relayed) if sandboxed else None
 
     @property
     def usable(self) -> bool:

@@ -28,8 +28,9 @@ from starlette.responses import Response
 
 from . import kb_routes, lifecycle_routes, mrpvm_routes, openai_routes, system_routes
 from .errors import EXCEPTION_HANDLERS
-from .middleware import Guard
+from .middleware import BODY_TIMEOUT_S, Guard
 from .openapi import build
+from .origin import OriginPolicy
 from .routing import RouteSpec
 
 if TYPE_CHECKING:
@@ -40,19 +41,32 @@ DEFAULT_MAX_BODY = 1 << 20
 
 
 class ApiSettings(msgspec.Struct, kw_only=True):
-    """Daemon options: bearer token (None: no auth), body size limit, graceful-shutdown wait."""
+    """Daemon options: bearer token (None: no auth), body size limit, graceful-shutdown wait, the names and
+    origins accepted besides the served address (origin.py), and the connection timeouts (server.py)."""
 
     token: str | None = None
     max_body_bytes: int = DEFAULT_MAX_BODY
     shutdown_timeout_s: float = 30.0
+    allowed_hosts: list[str] = []
+    allowed_origins: list[str] = []
+    header_timeout_s: float = 10.0
+    keep_alive_s: float = 5.0
+    body_timeout_s: float = BODY_TIMEOUT_S
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None, **given: object) -> ApiSettings:
-        """`MRPVM_API_TOKEN` and `MRPVM_API_MAX_BODY_BYTES`, overridden by the non-None `given` values."""
+        """`MRPVM_API_TOKEN`, `MRPVM_API_MAX_BODY_BYTES`, `MRPVM_API_ALLOWED_HOSTS` and
+        `MRPVM_API_ALLOWED_ORIGINS` (comma-separated), overridden by the non-None `given` values."""
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
         if env.get("MRPVM_API_TOKEN"):
             values["token"] = env["MRPVM_API_TOKEN"]
+        for name, key in (
+            ("MRPVM_API_ALLOWED_HOSTS", "allowed_hosts"),
+            ("MRPVM_API_ALLOWED_ORIGINS", "allowed_origins"),
+        ):
+            if env.get(name):
+                values[key] = [part.strip() for part in env[name].split(",") if part.strip()]
         if env.get("MRPVM_API_MAX_BODY_BYTES"):
             try:
                 values["max_body_bytes"] = int(env["MRPVM_API_MAX_BODY_BYTES"])
@@ -67,7 +81,14 @@ class ApiSettings(msgspec.Struct, kw_only=True):
             raise ConfigError(f"daemon settings: {err}") from None
         if settings.max_body_bytes <= 0:
             raise ConfigError("the body size limit must be positive")
+        for key in ("header_timeout_s", "keep_alive_s", "body_timeout_s"):
+            if getattr(settings, key) <= 0:
+                raise ConfigError(f"daemon settings: {key} must be positive")
+        settings.policy()  # a bad allowed host or origin is a ConfigError now, not at the first request
         return settings
+
+    def policy(self) -> OriginPolicy:
+        return OriginPolicy(self.allowed_hosts, self.allowed_origins)
 
 
 async def openapi_json(request: Request) -> Response:
@@ -125,6 +146,8 @@ def create_app(
                 token=settings.token,
                 max_body_bytes=settings.max_body_bytes,
                 open_paths=frozenset(s.path for s in specs if s.open),
+                policy=settings.policy(),
+                body_timeout_s=settings.body_timeout_s,
             )
         ],
         exception_handlers=EXCEPTION_HANDLERS,

@@ -16,7 +16,8 @@ _decoders: dict[type, msgspec.json.Decoder] = {}
 
 
 async def read_json(request: Request, kind: type[T], *, optional: bool = False) -> T:
-    """Decode the body as `kind`: 400 MALFORMED_JSON / EMPTY_BODY, 422 VALIDATION_ERROR naming the field.
+    """Decode the body as `kind`: 400 MALFORMED_JSON (not JSON, or not UTF-8) / EMPTY_BODY, 422
+    VALIDATION_ERROR naming the field.
 
     `optional`: an empty body means `kind()` (every field defaulted).
     """
@@ -28,6 +29,15 @@ async def read_json(request: Request, kind: type[T], *, optional: bool = False) 
     decoder = _decoders.get(kind)
     if decoder is None:
         decoder = _decoders[kind] = msgspec.json.Decoder(kind)
+    try:
+        body.decode("utf-8")  # every byte, not only those of the fields msgspec decodes
+    except UnicodeDecodeError as err:
+        raise ApiError(
+            400,
+            "MALFORMED_JSON",
+            f"the request body is not valid UTF-8 (byte {err.start}: {err.reason})",
+            {"position": err.start},
+        ) from None
     try:
         return decoder.decode(body)
     except msgspec.DecodeError as err:

@@ -24,6 +24,7 @@ from starlette.responses import Response
 from . import sse, turns
 from .bodies import json_response, pick, read_json
 from .errors import ApiError, describe
+from .paging import page_params, page_query
 from .routing import RouteSpec
 from .schemas import (
     ContextLoad,
@@ -40,6 +41,7 @@ from .schemas import (
 )
 
 PREVIEW_CHARS = 280
+EXPLAIN_LIMIT, EXPLAIN_MAX_LIMIT = 20, 200  # turns per explainability page: default, most
 
 
 def session_info(ctx: Any, record: SessionRecord) -> SessionInfo:
@@ -197,8 +199,15 @@ def _preview(turn: Any) -> str:
 async def explainability(request: Request) -> Response:
     ctx = request.app.state.ctx
     session_id = session_param(request)
+    page = page_params(request, default_limit=EXPLAIN_LIMIT, max_limit=EXPLAIN_MAX_LIMIT)
     await ctx.background.drain(session_id)  # calls its turns left running (recordOutcome) end first
-    stored = await anyio.to_thread.run_sync(ctx.store.list_turns, session_id)
+    stored = await anyio.to_thread.run_sync(
+        lambda: ctx.store.list_turns(
+            session_id, start=page.cursor, limit=page.limit + 1, descending=page.descending
+        )
+    )
+    next_cursor = page.next_cursor([t.turnIndex for t in stored])
+    stored = stored[: page.limit]
     entries = [
         ExplainEntry(
             request_id=t.requestId,
@@ -212,10 +221,11 @@ async def explainability(request: Request) -> Response:
             created_at=t.createdAt,
             response_document=t.responseDocument,
             trace=t.trace,
+            answer_truncated=t.answerTruncated,
         )
         for t in stored
     ]
-    return json_response(Explainability(session_id=session_id, turns=entries))
+    return json_response(Explainability(session_id=session_id, turns=entries, next_cursor=next_cursor))
 
 
 ROUTES = [
@@ -259,7 +269,9 @@ ROUTES = [
         "/sessions/{session_id}/explainability",
         "GET",
         explainability,
-        "Every committed turn: ids, message, answer preview, plugins, response document, trace DAG",
+        "Committed turns, a page at a time: ids, message, answer preview, plugins, response document,"
+        " trace DAG",
         response=Explainability,
+        query=page_query(EXPLAIN_LIMIT, EXPLAIN_MAX_LIMIT),
     ),
 ]

@@ -242,11 +242,15 @@ class ExplainEntry(Struct, kw_only=True):
     created_at: str = ""
     response_document: dict[str, Any] = {}
     trace: dict[str, Any] = {}
+    answer_truncated: bool = False  # the stored answer was cut to the stored-answer cap (marker in the text)
 
 
 class Explainability(Struct, kw_only=True):
+    """One page of a session's committed turns; `next_cursor` fetches the next page (None: the last)."""
+
     session_id: str
     turns: list[ExplainEntry] = []
+    next_cursor: str | None = None
 
 
 class KbCreate(Struct, kw_only=True):
@@ -367,6 +371,7 @@ class Ready(Struct, kw_only=True):
     registry: dict[str, int] = {}
     store: dict[str, Any] = {}
     supervisor: dict[str, Any] = {}
+    sandbox: dict[str, Any] = {}  # the plugin sandbox: mode, active, mechanism, reason, isolation
 
 
 class Deleted(Struct, kw_only=True):

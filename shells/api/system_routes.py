@@ -2,7 +2,10 @@
 
 `/health` is liveness only (the process serves HTTP) and is the one path open without the token;
 `/ready` answers 200 when the registry has plugins, the store answers, and no enabled plugin is in
-crash-loop backoff, else 503 with the same body saying what is wrong.
+crash-loop backoff, else 503 with the same body saying what is wrong. It also reports the plugin
+sandbox (mode, active, mechanism, reason, isolation): information for the operator, so behind the token,
+not on the open `/health`; an inactive sandbox (mode `auto` on a machine without it) does not make the
+daemon unready.
 """
 
 from __future__ import annotations
@@ -137,7 +140,10 @@ async def ready(request: Request) -> Response:
         "backoff": backoff,
         "problems": problems,
     }
-    body = Ready(ready=not problems, registry=by_type, store=store, supervisor=supervisor)
+    import msgspec
+
+    sandbox = msgspec.to_builtins(ctx.supervisor.sandbox.status)
+    body = Ready(ready=not problems, registry=by_type, store=store, supervisor=supervisor, sandbox=sandbox)
     return json_response(body, 200 if not problems else 503)
 
 

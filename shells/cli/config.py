@@ -1,4 +1,5 @@
-"""`mrpvm config show`: the effective configuration and where each value came from."""
+"""`mrpvm config show`: the effective configuration, where each value came from, and whether plugins run
+sandboxed on this machine (`sandbox_status`: mode, active, mechanism, reason)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,15 @@ def register(app: typer.Typer) -> None:
 
 @config_app.command("show")
 def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
-    """The effective configuration and where each value came from (default, config file, environment)."""
+    """The effective configuration and where each value came from (default, config file, environment), and
+    the plugin sandbox's state on this machine."""
     import msgspec
     from mrpvm.kernel.config import load_config
+    from mrpvm.kernel.supervisor.sandbox import sandbox_status
     from mrpvm.shells.cli.common import print_json, stdout_console
 
     config, sources = load_config()
+    sandbox = sandbox_status(config.engine.sandbox)
     flat = _flatten(msgspec.to_builtins(config))
     import os
 
@@ -30,7 +34,13 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
         for k, v in flat.items()
     ]
     if as_json:
-        print_json({"config": msgspec.to_builtins(config), "sources": {r["key"]: r["source"] for r in rows}})
+        print_json(
+            {
+                "config": msgspec.to_builtins(config),
+                "sources": {r["key"]: r["source"] for r in rows},
+                "sandbox": msgspec.to_builtins(sandbox),
+            }
+        )
         return
     from rich import box
     from rich.table import Table
@@ -42,7 +52,12 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
         value = row["value"]
         shown = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
         table.add_row(row["key"], shown, row["source"])
-    stdout_console().print(table)
+    console = stdout_console()
+    console.print(table)
+    state = f"active ({sandbox.mechanism})" if sandbox.active else f"NOT active: {sandbox.reason}"
+    console.print(f"plugin sandbox (mode {sandbox.mode}): {state}")
+    for item in sandbox.isolation:
+        console.print(f"  - {item}")
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""`mrpvm kb list|create|show|rm`: KB repositories (opens only the SQLite store)."""
+"""`mrpvm kb list|create|show|rm|check`: KB repositories (all but `check` open only the SQLite store)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import typer
 from mrpvm.shells.cli.common import human_bytes, open_store
 
 kb_app = typer.Typer(
-    help="KB repositories: list, create, show, remove, remove a source, export, import, fork.",
+    help="KB repositories: list, create, show, remove, check, remove a source, export, import, fork.",
     no_args_is_help=True,
 )
 
@@ -231,3 +231,105 @@ def kb_fork(
         )
     else:
         stdout_console().print(f"forked KB '{name}' as '{copy.name}' ({copy.id}): {len(sources)} source(s)")
+
+
+@kb_app.command("check")
+def kb_check(
+    name: Annotated[str, typer.Argument(help="KB name or id.")],
+    repair: Annotated[
+        bool,
+        typer.Option(
+            "--repair/--no-repair", help="Offer what an index owes again (default), or only report."
+        ),
+    ] = True,
+    full: Annotated[
+        bool, typer.Option("--full", help="With --repair: re-index every source in every kb-plugin.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Check that every kb-plugin's index holds every source of a KB (and none it removed); repair it.
+
+    Exit codes: 0 all is well (after the repair, when repairing); 1 something is still owed or the store
+    is inconsistent; 2 bad usage or no such KB.
+    """
+    import asyncio
+
+    from mrpvm.shells.cli.common import CliError
+
+    if full and not repair:
+        raise CliError("--full re-indexes, so it needs --repair (drop --no-repair)")
+    raise typer.Exit(asyncio.run(_check(name, repair=repair, full=full, as_json=as_json)))
+
+
+async def _check(name: str, *, repair: bool, full: bool, as_json: bool) -> int:
+    from mrpvm.kernel.context import KernelContext
+    from mrpvm.kernel.reindex import check_kb
+    from mrpvm.shells.cli.common import print_json
+
+    # No repair at open: the report must show what is owed, and --no-repair must change nothing.
+    ctx = await KernelContext.open(repair_indexes=False)
+    try:
+        report = await check_kb(ctx, name, repair=repair, full=full)
+    finally:
+        await ctx.aclose()
+    if as_json:
+        print_json(report)
+    else:
+        _print_check(report, repair=repair, full=full)
+    return 0 if report.ok else 1
+
+
+def _print_check(report: Any, *, repair: bool, full: bool) -> None:
+    from mrpvm.shells.cli.common import stdout_console
+    from rich import box
+    from rich.table import Table
+
+    console = stdout_console()
+    kb = report.kb
+    plugins = ", ".join(report.plugins) or "none (no enabled kb-plugin indexes sources)"
+    console.print(f"KB '{kb.name}' ({kb.id}): {len(report.sources)} source(s); kb-plugins: {plugins}")
+    if report.sources:
+        table = Table(box=box.SIMPLE_HEAD)
+        for column in ("source", "units", "indexed by", "missing"):
+            table.add_column(column, justify="right" if column == "units" else "left", overflow="fold")
+        for state in report.sources:
+            units = str(state.storedUnits)
+            if state.storedUnits != state.unitCount:
+                units = f"{state.storedUnits} (recorded {state.unitCount})"
+            table.add_row(
+                state.name, units, ", ".join(state.acknowledged) or "-", ", ".join(state.missing) or "-"
+            )
+        console.print(table)
+    for removal in report.pendingRemovals:
+        console.print(
+            f"removed source '{removal.sourceName}' still in the index of: {', '.join(removal.plugins)}"
+        )
+    for problem in report.problems:
+        console.print(f"problem: {problem}")
+    repaired = report.repaired
+    if repaired is not None:
+        what = "re-indexed" if full else "offered again"
+        for line in repaired.offered:
+            console.print(f"{what}: {line}")
+        for line in repaired.removed:
+            console.print(f"removal offered again: {line}")
+        for warning in repaired.warnings:
+            console.print(f"warning: {warning}")
+        if not (repaired.offered or repaired.removed):
+            console.print("repair: nothing was owed")
+    if report.ok:
+        console.print(
+            "OK: every kb-plugin's index holds every source"
+            + (" (after the repair)" if repaired and (repaired.offered or repaired.removed) else "")
+        )
+    elif repair:
+        console.print(
+            "NOT OK: the repair left something owed (see above); run it again, or check the plugins with `mrpvm plugin check`"
+        )
+    else:
+        console.print(
+            "NOT OK: something is owed; `mrpvm kb check " + kb.name + "` (without --no-repair) repairs it"
+        )
+
+
+# --------------------------------------------------------------------------- sessions

@@ -130,10 +130,7 @@ def plugin_check(
     else:
         notes = []
         if target.from_path and not target.allowlisted:
-            notes.append(
-                f"'{target.entry.id}' is not on the plugin allowlist: checked as the author's own tool; "
-                "the kernel will not load it until its id is added to pluginAllowlist"
-            )
+            notes.append(f"checked as the author's own tool; the kernel will not load it: {target.refusal}")
         report = asyncio.run(
             check_plugin(target.entry, limits=config.engine.limits, notes=notes, target=_where(target.entry))
         )

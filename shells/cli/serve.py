@@ -3,6 +3,8 @@
 Prints `mrpvm: serving on http://HOST:PORT` on stderr once it accepts connections (with `--port 0` the
 line names the port the OS chose). SIGINT/SIGTERM shut it down gracefully: no new connections, in-flight
 requests and turns finish (up to --shutdown-timeout seconds), then the workers stop and the store closes.
+A non-loopback address needs a token (refused otherwise); a token-less daemon whose plugins run without
+the sandbox says on stderr that plugins can call it (API.md "Security").
 """
 
 from __future__ import annotations
@@ -12,8 +14,6 @@ from typing import Annotated
 
 import typer
 from mrpvm.shells.cli.common import LocalLLMFlag
-
-LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
 def register(app: typer.Typer) -> None:
@@ -50,21 +50,60 @@ def serve(
         bool, typer.Option("--access-log/--no-access-log", help="Log every request.")
     ] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="uvicorn log level.")] = "warning",
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-host",
+            help="Also accept this Host header: NAME (any port) or NAME:PORT; repeatable "
+            "(env MRPVM_API_ALLOWED_HOSTS, comma-separated).",
+        ),
+    ] = None,
+    allowed_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allowed-origin",
+            help="Let browser pages of this origin (scheme://host[:port]) call the daemon (CORS); repeatable "
+            "(env MRPVM_API_ALLOWED_ORIGINS).",
+        ),
+    ] = None,
+    header_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--header-timeout", min=0.1, help="Seconds a connection gets to send a request head (10)."
+        ),
+    ] = None,
+    keep_alive_timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--keep-alive-timeout", min=0.1, help="Seconds an idle keep-alive connection stays open (5)."
+        ),
+    ] = None,
+    body_timeout: Annotated[
+        float | None,
+        typer.Option("--body-timeout", min=0.1, help="Seconds a request body may stall before 408 (30)."),
+    ] = None,
     local_llm: LocalLLMFlag = False,
 ) -> None:
     """Run the HTTP daemon: OpenAI-compatible /v1/chat/completions plus the MRP-VM session/KB/plugin API."""
     import asyncio
 
     from mrpvm.shells.api import ApiSettings
-    from mrpvm.shells.cli.common import run_with_local_llm
+    from mrpvm.shells.api.server import binding_refusal
+    from mrpvm.shells.cli.common import CliError, run_with_local_llm
 
     settings = ApiSettings.from_environ(
-        token=token or None, max_body_bytes=max_body_bytes, shutdown_timeout_s=shutdown_timeout
+        token=token or None,
+        max_body_bytes=max_body_bytes,
+        shutdown_timeout_s=shutdown_timeout,
+        allowed_hosts=allowed_host or None,
+        allowed_origins=allowed_origin or None,
+        header_timeout_s=header_timeout,
+        keep_alive_s=keep_alive_timeout,
+        body_timeout_s=body_timeout,
     )
-    if host not in LOOPBACK and not settings.token:
-        sys.stderr.write(
-            f"mrpvm: warning: serving on {host} without a token; anyone who can reach it can use it\n"
-        )
+    refused = binding_refusal(host, settings)
+    if refused:
+        raise CliError(refused)
 
     async def daemon(environ: dict[str, str] | None) -> None:  # a local LLM child stops after the daemon
         await _serve(host, port, settings, access_log, log_level, environ=environ)
@@ -102,19 +141,12 @@ async def _serve(
     import uvicorn
     from mrpvm.kernel.context import KernelContext
     from mrpvm.shells.api import create_app
+    from mrpvm.shells.api.server import plugin_reach_warning, uvicorn_config
 
     sock = _bind(host, port)
     ctx = await KernelContext.open(environ)
     app = create_app(ctx, settings, owns_context=True)  # the lifespan closes it at shutdown
-    config = uvicorn.Config(
-        app,
-        lifespan="on",
-        access_log=access_log,
-        log_level=log_level.lower(),
-        timeout_graceful_shutdown=settings.shutdown_timeout_s,
-        server_header=False,
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(uvicorn_config(app, settings, access_log=access_log, log_level=log_level))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.01)
@@ -123,6 +155,9 @@ async def _serve(
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
         auth = "bearer token required" if settings.token else "no token"
         sys.stderr.write(f"mrpvm: serving on http://{shown}:{bound[1]} ({auth})\n")
+        warning = plugin_reach_warning(ctx, settings)
+        if warning:
+            sys.stderr.write(f"mrpvm: warning: {warning}\n")
         sys.stderr.flush()
     try:
         await task

@@ -2,7 +2,9 @@
 
 A target is a registered id, a folder holding `manifest.json`, or a manifest file. A folder or file is
 loaded on its own (even when its id is not on the allowlist: it is the author's own tool), into a
-registry that holds just that entry.
+registry that holds just that entry. Whether it is allow-listed is the registry's rule
+(`allowlist_refusal`: the id bound to its folder), so `id=folder` entries mean the same here as in the
+kernel.
 """
 
 from __future__ import annotations
@@ -12,7 +14,14 @@ from pathlib import Path
 import msgspec
 from mrpvm.kernel.config import MANIFESTS_DIR, Config, load_config, wrapper_dirs
 from mrpvm.kernel.errors import BadInput, UnknownPluginError
-from mrpvm.kernel.registry import ManifestError, PluginEntry, Registry, load_manifest
+from mrpvm.kernel.registry import (
+    ManifestError,
+    PluginEntry,
+    Registry,
+    allowlist_refusal,
+    load_manifest,
+    parse_allowlist,
+)
 from mrpvm.protocol.vocab import PLUGIN_TYPES
 
 TYPE_ALIASES = {t.split("-")[0]: t for t in PLUGIN_TYPES} | {
@@ -47,6 +56,7 @@ class Target(msgspec.Struct, kw_only=True):
     registry: Registry
     from_path: bool
     allowlisted: bool
+    refusal: str | None = None  # why the kernel would not load it (when not allowlisted)
 
 
 def open_registry(environ: dict[str, str] | None = None) -> tuple[Config, Registry]:
@@ -101,8 +111,17 @@ def resolve_target(spec: str, registry: Registry, config: Config) -> Target:
             )
         except ManifestError as err:
             raise InvalidManifest(str(err), manifest_path) from None
-        allowlisted = entry.builtin or entry.id in config.engine.pluginAllowlist
-        return Target(entry=entry, registry=Registry([entry]), from_path=True, allowlisted=allowlisted)
+        refusal = None
+        if not entry.builtin:
+            rules = parse_allowlist(config.engine.pluginAllowlist)
+            refusal = allowlist_refusal(entry.id, entry.folder, rules)
+        return Target(
+            entry=entry,
+            registry=Registry([entry]),
+            from_path=True,
+            allowlisted=refusal is None,
+            refusal=refusal,
+        )
     if spec in registry:
         entry = registry.get(spec)
         return Target(entry=entry, registry=Registry([entry]), from_path=False, allowlisted=True)

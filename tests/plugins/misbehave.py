@@ -60,7 +60,7 @@ def snoop(kernel_pid, home):
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) != os.getpid():
             raw = _read(f"/proc/{entry}/environ")
-            if raw:
+            if raw and b"SECRET" in raw:  # only what the test looks for: a busy machine has many processes
                 found["scanned"].append(raw.decode("utf-8", "replace"))
     database = os.path.join(home, "mrpvm.db")
     try:
@@ -139,6 +139,20 @@ def behave(request, worker):
         try:
             socket.create_connection(("127.0.0.1", int(arg)), timeout=2).close()
             return ok(json.dumps({"connected": True}))
+        except OSError as err:
+            return ok(json.dumps({"connected": False, "error": str(err)}))
+    if name == "get":  # arg = "<loopback port>/<path>": one HTTP GET, the status line and the body's start
+        import socket
+
+        port, _, path = arg.partition("/")
+        try:
+            with socket.create_connection(("127.0.0.1", int(port)), timeout=5) as conn:
+                conn.sendall(f"GET /{path} HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+                data = b""
+                while chunk := conn.recv(65536):
+                    data += chunk
+            head, _, body = data.decode("latin-1").partition("\r\n\r\n")
+            return ok(json.dumps({"connected": True, "status": head.split("\r\n")[0], "body": body[:500]}))
         except OSError as err:
             return ok(json.dumps({"connected": False, "error": str(err)}))
     if name == "big":
