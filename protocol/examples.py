@@ -624,6 +624,7 @@ RULE_EXAMPLES: dict[str, tuple[str | None, str, int]] = {
         + "Claim: WAL uses shared memory.\nSubject: WAL\nRelation: uses\nObject: shared memory\nConfidence: 1.5\n",
         16,
     ),
+    "answer-required": ("solve", _HEAD + "\n## Sources\nUsed: src-1::chunk-000::unit-000\n", 1),
     "heading-in-answer": ("solve", _HEAD + "\n## Answer\nUse WAL.\n\n## Why\nReaders never block.\n", 9),
     "section-not-allowed": (
         "validate",
