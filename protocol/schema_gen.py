@@ -24,6 +24,7 @@ from .envelope import PAYLOAD_TYPES, Descriptor, Request
 from .errors import ErrorInfo
 from .examples import (
     EXAMPLE_RESPONSES,
+    INVALID_REQUEST_FIELD,
     INVALID_REQUESTS,
     RULE_EXAMPLES,
     example_request_json,
@@ -259,10 +260,12 @@ def spec_examples() -> str:
 
 
 def spec_invalid() -> str:
-    out = ["| case | stdin |", "|---|---|"]
+    out = ["| case | stdin | must be refused by |", "|---|---|---|"]
     for name, body in INVALID_REQUESTS.items():
         shown = body.decode().replace("|", "\\|")
-        out.append(f"| `{name}` | `{shown}` |")
+        field = INVALID_REQUEST_FIELD[name]
+        who = "every plugin" if field is None else f"a plugin whose manifest `reads` `{field}`"
+        out.append(f"| `{name}` | `{shown}` | {who} |")
     return "\n".join(out) + "\n"
 
 

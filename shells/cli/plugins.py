@@ -157,7 +157,11 @@ def _print_report(report) -> None:
     table.add_column("result", no_wrap=True)
     table.add_column("detail", overflow="fold")
     for check in report.checks:
-        mark = "[green]pass[/]" if check.passed else "[bold red]FAIL[/]"
+        mark = (
+            "[bold red]FAIL[/]"
+            if not check.passed
+            else ("[yellow]warn[/]" if check.warning else "[green]pass[/]")
+        )
         table.add_row(escape(check.name), mark, escape(check.detail))
     console.print(table)
     for note in report.notes:
@@ -170,7 +174,13 @@ def _print_report(report) -> None:
         for check in failed:
             console.print(f"  - {escape(check.name)}: {escape(check.detail)}", soft_wrap=True)
     else:
-        console.print(f"[green]all {len(report.checks)} checks passed[/] for {escape(report.plugin)}")
+        warned = f" ({report.warnings} with a warning)" if report.warnings else ""
+        console.print(f"[green]all {len(report.checks)} checks passed[/]{warned} for {escape(report.plugin)}")
+    for check in report.checks:
+        if check.passed and check.warning:
+            console.print(
+                f"  [yellow]warning[/] {escape(check.name)}: {escape(check.detail)}", soft_wrap=True
+            )
 
 
 def _where(entry) -> str:
