@@ -562,7 +562,9 @@ INVALID_REQUESTS: dict[str, bytes] = {
     "payload-not-object": _json({"prompt": "What is WAL?", "context": _CTX, "payload": "retrieve 5"}),
     "payload-field-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "payload": _BAD_PAYLOAD}),
     "budget-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "budget": {"deadlineMs": "soon"}}),
-    "llm-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "llm": {"baseUrl": 8080, "apiKey": 1}}),
+    "llm-wrong-type": _json(
+        {"prompt": "What is WAL?", "context": _CTX, "llm": {"baseUrl": 8080, "apiKey": 1}}
+    ),
     "paths-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "paths": {"artifacts": 7}}),
     "ids-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "requestId": 7, "sessionId": []}),
 }

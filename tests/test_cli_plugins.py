@@ -261,7 +261,11 @@ def test_check_table_output_names_the_failure(env):
     proc = mrpvm(env, "plugin", "check", str(BROKEN / "worker-wrong-id"))
     assert proc.returncode == 1
     text = proc.stdout.decode()
-    assert "FAIL" in text and f"2 of {7 + len(INVALID_REQUESTS)} checks failed" in text and "carries Request: 'wrong-1'" in text
+    assert (
+        "FAIL" in text
+        and f"2 of {7 + len(INVALID_REQUESTS)} checks failed" in text
+        and "carries Request: 'wrong-1'" in text
+    )
 
 
 def test_check_reports_a_manifest_that_does_not_load(env, tmp_path):

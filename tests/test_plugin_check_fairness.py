@@ -71,7 +71,9 @@ def test_an_optional_field_that_crashes_the_plugin_is_a_warning(env, tmp_path):
     folder = tmp_path / "crashes-on-paths"
     folder.mkdir()
     (folder / "plugin.py").write_text(
-        (BROKEN / "ignores-bad-json" / "plugin.py").read_text().replace(
+        (BROKEN / "ignores-bad-json" / "plugin.py")
+        .read_text()
+        .replace(
             "sys.stdin.buffer.read()",
             "import json\n"
             "data = sys.stdin.buffer.read()\n"
@@ -84,8 +86,9 @@ def test_an_optional_field_that_crashes_the_plugin_is_a_warning(env, tmp_path):
             "for i in req['context']):\n"
             '    print(\'{"code":"SCHEMA_VIOLATION","message":"bad"}\', file=sys.stderr); sys.exit(2)\n'
             "if (req.get('paths') or {}).get('artifacts') == 7:\n"
-            '    raise SystemExit(1)\n',
-        ).replace("ignores-bad-json", "crashes-on-paths")
+            "    raise SystemExit(1)\n",
+        )
+        .replace("ignores-bad-json", "crashes-on-paths")
     )
     manifest = json.loads((BROKEN / "ignores-bad-json" / "manifest.json").read_text())
     manifest.update(id="crashes-on-paths", name="crashes-on-paths")

@@ -4,7 +4,9 @@ from mrpvm.plugins.sdk import Call, Plugin
 
 
 def solve(call: Call):
-    return call.reply("success", "high", result="solved", sources=[item.title for item in call.request.context])
+    return call.reply(
+        "success", "high", result="solved", sources=[item.title for item in call.request.context]
+    )
 
 
 plugin = Plugin("success-no-answer", "gs-plugin", {"solve": solve})
