@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -186,3 +187,52 @@ def _print_report(report) -> None:
 def _where(entry) -> str:
     """How to point at a plugin: a built-in's manifest file, a wrapper's folder."""
     return str(entry.manifest_path if entry.builtin else entry.folder)
+
+
+@plugin_app.command("logs")
+def plugin_logs(
+    plugin: Annotated[str, typer.Argument(help="A plugin id, or a folder holding manifest.json.")],
+    follow: Annotated[
+        bool, typer.Option("--follow", "-f", help="Keep printing new lines as they come (Ctrl-C stops).")
+    ] = False,
+    lines: Annotated[
+        int, typer.Option("--lines", "-n", min=0, help="How many of the last lines to print (0: all).")
+    ] = 50,
+) -> None:
+    """What a plugin wrote to stderr (its log under the kernel home, rotated by size)."""
+    from mrpvm.kernel.config import load_config
+    from mrpvm.shells.plugin_tools.logs import follow as follow_log
+    from mrpvm.shells.plugin_tools.logs import last_lines
+
+    config, _ = load_config()
+    folder = Path(config.home) / "logs"
+    plugin_id = _plugin_id(plugin)
+    shown = last_lines(folder, plugin_id, lines)
+    if not shown and not follow:
+        from mrpvm.shells.cli.common import CliError
+
+        raise CliError(
+            f"no log for '{plugin_id}' under {folder} yet: it is written when the plugin writes to stderr",
+            exit_code=1,
+        )
+    for line in shown:
+        print(line)
+    sys.stdout.flush()
+    if follow:
+        for line in follow_log(folder, plugin_id):
+            print(line, flush=True)
+
+
+def _plugin_id(spec: str) -> str:
+    """A folder's manifest id, or the argument itself."""
+    manifest = Path(spec) / "manifest.json"
+    if manifest.is_file():
+        import msgspec
+
+        try:
+            data = msgspec.json.decode(manifest.read_bytes())
+        except msgspec.DecodeError:
+            data = {}
+        if isinstance(data, dict) and isinstance(data.get("id") or data.get("name"), str):
+            return data.get("id") or data["name"]
+    return spec
