@@ -57,6 +57,46 @@ def plugins(
             console.print(f"  [yellow]{item.path}[/]: {item.reason}", markup=True, soft_wrap=True)
 
 
+def _build_first(spec: str, registry, *, force: bool = False) -> None:
+    """Build a compiled plugin when its binary is missing or stale (plugin_tools/build.py); one line on
+    stderr says so. A failed build is the command's error."""
+    from mrpvm.shells.cli.common import CliError
+    from mrpvm.shells.plugin_tools.admin import manifest_path_of
+    from mrpvm.shells.plugin_tools.build import BuildError, build_plugin
+
+    manifest_path = manifest_path_of(spec, registry)
+    if manifest_path is None:
+        return
+    try:
+        outcome = build_plugin(manifest_path, force=force)
+    except BuildError as err:
+        raise CliError(f"build failed: {err}", exit_code=1) from None
+    if outcome is not None and outcome.built:
+        sys.stderr.write(f"mrpvm: built {outcome.plugin} ({outcome.command}) in {outcome.seconds:.1f} s\n")
+        sys.stderr.flush()
+
+
+@plugin_app.command("build")
+def plugin_build(
+    plugin: Annotated[str, typer.Argument(help="A plugin id, or a folder holding manifest.json.")],
+) -> None:
+    """Build a compiled plugin (its manifest's `build`, e.g. go build): no shell, no network, sandboxed."""
+    from mrpvm.shells.cli.common import CliError
+    from mrpvm.shells.plugin_tools.admin import manifest_path_of, open_registry
+
+    _, registry = open_registry()
+    manifest_path = manifest_path_of(plugin, registry)
+    if manifest_path is None:
+        raise CliError(f"no plugin '{plugin}' is registered and no such folder exists")
+    _build_first(plugin, registry, force=True)
+    from mrpvm.shells.plugin_tools.build import read_manifest
+
+    manifest = read_manifest(manifest_path)
+    if manifest is None or manifest.build is None:
+        raise CliError(f"{manifest_path} declares no `build`: nothing to build", exit_code=1)
+    print(f"{manifest.id}: {manifest_path.parent / manifest.command}")
+
+
 @plugin_app.command("run")
 def plugin_run(
     plugin: Annotated[str, typer.Argument(help="A registered plugin id, or a folder holding manifest.json.")],
@@ -85,6 +125,9 @@ def plugin_run(
     from mrpvm.shells.plugin_tools.run import run_plugin
 
     config, registry = open_registry()
+    _build_first(plugin, registry)
+    if plugin not in registry:
+        config, registry = open_registry()  # a wrapper just built may load now
     target = resolve_target(plugin, registry, config)
     if op is not None and op not in target.entry.manifest.ops:
         declared = ", ".join(target.entry.manifest.ops)
@@ -124,6 +167,9 @@ def plugin_check(
     from mrpvm.shells.plugin_tools.check import check_plugin, manifest_failure
 
     config, registry = open_registry()
+    _build_first(plugin, registry)
+    if plugin not in registry:
+        config, registry = open_registry()  # a wrapper just built may load now
     try:
         target = resolve_target(plugin, registry, config)
     except InvalidManifest as err:
