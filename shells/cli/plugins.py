@@ -76,6 +76,34 @@ def _build_first(spec: str, registry, *, force: bool = False) -> None:
         sys.stderr.flush()
 
 
+@plugin_app.command("new")
+def plugin_new(
+    name: Annotated[str, typer.Argument(help="The plugin id, also the folder's name.")],
+    plugin_type: Annotated[
+        str, typer.Option("--type", "-t", help="gs-plugin, kb-plugin, ... (or short: sd, plan, kb, gs, val).")
+    ],
+    lang: Annotated[str, typer.Option("--lang", "-l", help="python, node or go.")] = "python",
+    folder: Annotated[
+        Path, typer.Option("--dir", "-d", help="Where to create the folder NAME (default: here).")
+    ] = Path("."),
+) -> None:
+    """Write a plugin folder (manifest, code, README, input.json) that passes `mrpvm plugin check`."""
+    from mrpvm.shells.plugin_tools.admin import normalize_type
+    from mrpvm.shells.plugin_tools.scaffold import new_plugin
+
+    full_type = normalize_type(plugin_type)
+    assert full_type is not None
+    made = new_plugin(name, full_type, lang, folder)
+    print(f"created {made.folder} ({made.lang} {made.type}): {', '.join(made.files)}")
+    if made.built:
+        print(f"built bin/{made.id} (rebuild after an edit: mrpvm plugin build {made.folder})")
+    if made.note:
+        print(f"note: {made.note}")
+    print(f"try it:       {made.try_command}")
+    print(f"              (by hand: {made.by_hand})")
+    print(f"allowlist it: {made.allowlist_command}")
+
+
 @plugin_app.command("build")
 def plugin_build(
     plugin: Annotated[str, typer.Argument(help="A plugin id, or a folder holding manifest.json.")],

@@ -78,7 +78,9 @@ def stale(folder: Path, output: Path) -> bool:
     return False
 
 
-def build_plugin(manifest_path: Path, *, force: bool = False, home: Path | None = None) -> BuildOutcome | None:
+def build_plugin(
+    manifest_path: Path, *, force: bool = False, home: Path | None = None
+) -> BuildOutcome | None:
     """Build the plugin of `manifest_path` if it declares `build` (and, unless `force`, only when stale).
 
     None when the manifest declares no build (or does not load: the registry says why). Raises BuildError.
