@@ -315,7 +315,9 @@ def spec_manifest() -> str:
     schema = msgspec.json.schema(Manifest)
     defs = schema["$defs"]
     gs = defs["GsManifest"]
-    props = {"type": {"description": "The plugin type; picks the variant (see the table below)."}}
+    props: dict[str, dict[str, Any]] = {
+        "type": {"description": "The plugin type; picks the variant (see the table below)."}
+    }
     props.update({k: v for k, v in gs["properties"].items() if k not in ("type", "ops", "plannerHints")})
     props["plannerHints"] = {"$ref": "#/$defs/PlannerHints", "description": "How planners weigh it."}
     props["ops"] = {**gs["properties"]["ops"], "items": {"type": "string"}}
