@@ -133,3 +133,15 @@ def test_builds_run_when_stale_and_say_why_they_fail(built, tmp_path):
     (folder / "manifest.json").write_text(json.dumps(manifest))
     with pytest.raises(BuildError, match="without a shell"):
         build_plugin(folder / "manifest.json", home=home, force=True)
+
+
+@pytest.mark.parametrize(
+    "target, code, message",
+    [
+        ("wrappers/gs-keyword-node", 1, "declares no `build`: nothing to build"),
+        ("no-such-plugin", 2, "no plugin 'no-such-plugin' is registered"),
+    ],
+)
+def test_plugin_build_says_why_it_cannot(built, target, code, message):
+    proc = mrpvm(built, "plugin", "build", target)
+    assert proc.returncode == code and message in proc.stderr.decode()

@@ -120,7 +120,9 @@ def plugin_build(
     from mrpvm.shells.plugin_tools.build import read_manifest
 
     manifest = read_manifest(manifest_path)
-    if manifest is None or manifest.build is None:
+    if manifest is None:
+        raise CliError(f"{manifest_path} is not a valid manifest (`mrpvm plugin check` says why)", exit_code=1)
+    if manifest.build is None:
         raise CliError(f"{manifest_path} declares no `build`: nothing to build", exit_code=1)
     print(f"{manifest.id}: {manifest_path.parent / manifest.command}")
 
