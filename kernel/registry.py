@@ -153,8 +153,9 @@ def resolve_argv(
     return [program, *manifest.args]
 
 
-def load_manifest(path: Path, *, builtin: bool) -> PluginEntry:
-    """Read and validate one manifest file."""
+def load_manifest(path: Path, *, builtin: bool, allowed: dict[str, str] | None = None) -> PluginEntry:
+    """Read and validate one manifest file; with `allowed` (the parsed allowlist), a wrapper it does not
+    admit is refused before its command is even looked at."""
     try:
         raw = path.read_bytes()
     except OSError as err:
@@ -181,6 +182,10 @@ def load_manifest(path: Path, *, builtin: bool) -> PluginEntry:
     except msgspec.ValidationError as err:
         raise ManifestError(path, _reason(err, data)) from None
     folder = path.parent
+    if allowed is not None:
+        refusal = allowlist_refusal(manifest.id, folder, allowed)
+        if refusal:
+            raise ManifestError(path, refusal)
     argv = resolve_argv(manifest, folder, path)
     return PluginEntry(
         manifest=manifest, folder=folder, manifest_path=path, builtin=builtin, legacy=legacy, argv=argv
@@ -253,12 +258,7 @@ class Registry:
 
     def _try_add(self, path: Path, *, builtin: bool, allowed: dict[str, str] | None) -> None:
         try:
-            entry = load_manifest(path, builtin=builtin)
-            if allowed is not None:
-                refusal = allowlist_refusal(entry.id, entry.folder, allowed)
-                if refusal:
-                    raise ManifestError(path, refusal)
-            self.add(entry)
+            self.add(load_manifest(path, builtin=builtin, allowed=allowed))
         except ManifestError as err:
             self.rejected.append((path, str(err)))
 
