@@ -121,7 +121,9 @@ def plugin_build(
 
     manifest = read_manifest(manifest_path)
     if manifest is None:
-        raise CliError(f"{manifest_path} is not a valid manifest (`mrpvm plugin check` says why)", exit_code=1)
+        raise CliError(
+            f"{manifest_path} is not a valid manifest (`mrpvm plugin check` says why)", exit_code=1
+        )
     if manifest.build is None:
         raise CliError(f"{manifest_path} declares no `build`: nothing to build", exit_code=1)
     print(f"{manifest.id}: {manifest_path.parent / manifest.command}")
