@@ -88,14 +88,14 @@ SHELLS = frozenset(
 )
 
 
-def _shell_refusal(command: str, shell: str) -> str:
+def shell_refusal(command: str, shell: str) -> str:
     return (
         f"command '{command}' runs through the shell '{shell}': plugins start without a shell; "
         "name the interpreter (python, node, ...) or a binary instead"
     )
 
 
-def _shell_name(program: str) -> str | None:
+def shell_name(program: str) -> str | None:
     """The shell `program` is (by its name or the file it links to), or the shell its `#!` line names."""
     for name in (Path(program).name, Path(program).resolve().name):
         if name in SHELLS:
@@ -123,7 +123,7 @@ def resolve_argv(
     if not command:
         raise ManifestError(manifest_path, "`command` is empty")
     if Path(command).name in SHELLS:
-        raise ManifestError(manifest_path, _shell_refusal(command, Path(command).name))
+        raise ManifestError(manifest_path, shell_refusal(command, Path(command).name))
     if command in ("python", "python3"):
         program = sys.executable
     elif "/" in command:
@@ -131,6 +131,12 @@ def resolve_argv(
         if not _inside(target, folder):
             raise ManifestError(manifest_path, f"command '{command}' escapes the plugin folder {folder}")
         if not target.is_file():
+            if manifest.build is not None:
+                build = " ".join([manifest.build.command, *manifest.build.args])
+                raise ManifestError(
+                    manifest_path,
+                    f"command '{command}' is not built yet: run `mrpvm plugin build {folder}` (it runs `{build}`)",
+                )
             raise ManifestError(manifest_path, f"command '{command}' does not exist in {folder}")
         program = str(target.resolve())
     else:
@@ -138,17 +144,18 @@ def resolve_argv(
         if found is None:
             raise ManifestError(manifest_path, f"command '{command}' is not on PATH")
         program = found
-    shell = _shell_name(program)
+    shell = shell_name(program)
     if shell is not None:
-        raise ManifestError(manifest_path, _shell_refusal(command, shell))
+        raise ManifestError(manifest_path, shell_refusal(command, shell))
     for arg in manifest.args:
         if _looks_like_path(arg) and not _inside(folder / arg, folder):
             raise ManifestError(manifest_path, f"argument '{arg}' escapes the plugin folder {folder}")
     return [program, *manifest.args]
 
 
-def load_manifest(path: Path, *, builtin: bool) -> PluginEntry:
-    """Read and validate one manifest file."""
+def load_manifest(path: Path, *, builtin: bool, allowed: dict[str, str] | None = None) -> PluginEntry:
+    """Read and validate one manifest file; with `allowed` (the parsed allowlist), a wrapper it does not
+    admit is refused before its command is even looked at."""
     try:
         raw = path.read_bytes()
     except OSError as err:
@@ -175,6 +182,10 @@ def load_manifest(path: Path, *, builtin: bool) -> PluginEntry:
     except msgspec.ValidationError as err:
         raise ManifestError(path, _reason(err, data)) from None
     folder = path.parent
+    if allowed is not None:
+        refusal = allowlist_refusal(manifest.id, folder, allowed)
+        if refusal:
+            raise ManifestError(path, refusal)
     argv = resolve_argv(manifest, folder, path)
     return PluginEntry(
         manifest=manifest, folder=folder, manifest_path=path, builtin=builtin, legacy=legacy, argv=argv
@@ -247,12 +258,7 @@ class Registry:
 
     def _try_add(self, path: Path, *, builtin: bool, allowed: dict[str, str] | None) -> None:
         try:
-            entry = load_manifest(path, builtin=builtin)
-            if allowed is not None:
-                refusal = allowlist_refusal(entry.id, entry.folder, allowed)
-                if refusal:
-                    raise ManifestError(path, refusal)
-            self.add(entry)
+            self.add(load_manifest(path, builtin=builtin, allowed=allowed))
         except ManifestError as err:
             self.rejected.append((path, str(err)))
 

@@ -191,6 +191,20 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+STDERR_TAIL_CHARS = 2000
+
+
+def clip_tail(text: str, limit: int = STDERR_TAIL_CHARS) -> str:
+    """The end of a plugin's stderr, at most `limit` characters, cut at a line start: a failed call's
+    trace node keeps its last words (the whole stream is in the plugin's log)."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    tail = text[-(limit - 1) :]
+    cut = tail.find("\n")
+    return "…" + (tail[cut + 1 :] if 0 <= cut < len(tail) - 1 else tail)
+
+
 def _ids(ids: list[str]) -> list[str]:
     return ids[:MAX_IDS] + ([f"+{len(ids) - MAX_IDS} more"] if len(ids) > MAX_IDS else [])
 

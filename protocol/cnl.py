@@ -564,7 +564,7 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
                 sources = content.get("used", [])
     except _Bail:
         return None
-    if result is None:
+    if result is None or _answer_missing(op, result.status, answer_text):
         return None
     return CnlDocument(
         result=result,
@@ -575,6 +575,11 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
         answer=answer_text,
         sources=sources,
     )
+
+
+def _answer_missing(op: str | None, status: str, answer: str | None) -> bool:
+    """A solve success must carry an answer: the kernel has nothing to give the user otherwise."""
+    return op == "solve" and status == "success" and not (answer or "").strip()
 
 
 def parse_document(text: str, op: str | None = None) -> CnlDocument:
@@ -653,6 +658,13 @@ def _parse_full(text: str, op: str | None) -> CnlDocument:
             sources = fields.get("used", [])
     if result is None and not issues.found:  # defensive: a missing or bad result block is reported above
         report(1, "result-missing", "output must begin with a valid '## Plugin Result'")
+    if result is not None and _answer_missing(op, result.status, answer):
+        report(
+            sections[0].line,
+            "answer-required",
+            "a solve answer with Status: success needs a non-empty '## Answer' section "
+            "(no answer to give: answer Status: no-context or insufficient)",
+        )
     if issues.found:
         raise CnlError(sorted(issues, key=lambda issue: issue.line), issues.found)
     assert result is not None

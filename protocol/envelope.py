@@ -98,15 +98,17 @@ class NormalizePayload(msgspec.Struct, kw_only=True, omit_defaults=True):
 class PlannerHints(msgspec.Struct, kw_only=True, omit_defaults=True):
     """How a planner should weigh a plugin (required in sd, kb and gs manifests)."""
 
-    expectedLatencyMs: Annotated[int, Meta(ge=0)]
-    expectedLLMCalls: Annotated[int, Meta(ge=0)]
+    expectedLatencyMs: Annotated[int, Meta(ge=0, description="Typical time of one call (ms).")]
+    expectedLLMCalls: Annotated[int, Meta(ge=0, description="Typical LLM calls of one call.")]
     relativeCost: Annotated[float, Meta(ge=0, le=1, description="0 (cheapest) .. 1 (most expensive)")]
-    supportedActs: list[Act]
-    topicTags: list[str]
-    preferredDepth: Depth
-    fallbackRole: str
-    evidenceStyle: list[str]
-    confidenceWhenMatched: Annotated[float, Meta(ge=0, le=1)]
+    supportedActs: Annotated[list[Act], Meta(description="The intent acts it serves well.")]
+    topicTags: Annotated[list[str], Meta(description="Free topic labels planners may match.")]
+    preferredDepth: Annotated[Depth, Meta(description="shallow, medium or deep: where it fits.")]
+    fallbackRole: Annotated[str, Meta(description="e.g. primary, secondary, helper.")]
+    evidenceStyle: Annotated[list[str], Meta(description="e.g. lexical, extractive, generative.")]
+    confidenceWhenMatched: Annotated[
+        float, Meta(ge=0, le=1, description="Its confidence when its evidence matches.")
+    ]
 
 
 class Descriptor(msgspec.Struct, kw_only=True, omit_defaults=True):

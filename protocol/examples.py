@@ -31,7 +31,7 @@ from .envelope import (
     ValidatePayload,
     unit_to_context_item,
 )
-from .vocab import OPS
+from .vocab import OPS, READ_FIELDS
 
 # --------------------------------------------------------------------------- shared fixtures
 
@@ -562,6 +562,38 @@ INVALID_REQUESTS: dict[str, bytes] = {
     "payload-not-object": _json({"prompt": "What is WAL?", "context": _CTX, "payload": "retrieve 5"}),
     "payload-field-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "payload": _BAD_PAYLOAD}),
     "budget-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "budget": {"deadlineMs": "soon"}}),
+    "llm-wrong-type": _json(
+        {"prompt": "What is WAL?", "context": _CTX, "llm": {"baseUrl": 8080, "apiKey": 1}}
+    ),
+    "paths-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "paths": {"artifacts": 7}}),
+    "ids-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "requestId": 7, "sessionId": []}),
+}
+
+# Which optional request field (a manifest's `reads`) each case is about; None: every plugin must refuse
+# it (DS016's contract is `prompt` + `context`, a known op and protocol version 1). A plugin that does not
+# read a field may ignore a wrong type there: the conformance check then only warns.
+INVALID_REQUEST_FIELD: dict[str, str | None] = {
+    name: next((f for f in READ_FIELDS if name.startswith(f + "-")), None) for name in INVALID_REQUESTS
+}
+
+# What to change when a plugin does not refuse the case (the conformance check prints it).
+INVALID_REQUEST_FIX: dict[str, str] = {
+    "malformed-json": "parse stdin as JSON first and refuse what does not parse (code INVALID_JSON)",
+    "not-an-object": "refuse a request that is not a JSON object",
+    "prompt-not-string": "check that `prompt` is a string",
+    "prompt-missing": "check that `prompt` is present",
+    "context-missing": "check that `context` is present (it may be [])",
+    "context-not-list": "check that `context` is an array",
+    "context-item-wrong-type": "check that every `context` item is an object",
+    "context-field-wrong-type": "check that `title`, `sourceLink` and `text` of a context item are strings",
+    "wrong-protocol-version": "refuse a `protocolVersion` other than 1",
+    "unknown-op": "refuse an `op` that is not one of the nine ops (an op of another type: unsupported)",
+    "payload-not-object": "check that `payload` is an object or null",
+    "payload-field-wrong-type": "check the types of the payload fields of the op (schema/payload/<op>.schema.json)",
+    "budget-wrong-type": "check that `budget.llmCalls` and `budget.deadlineMs` are integers",
+    "llm-wrong-type": "check that `llm` is null or an object whose `baseUrl`, `apiKey`, `model` are strings",
+    "paths-wrong-type": "check that `paths.artifacts` is a string or null",
+    "ids-wrong-type": "check that `requestId`, `frameId`, `sessionId` are strings and `id` a string or integer",
 }
 
 # The RequestError code `decode_request` gives each case.
@@ -624,6 +656,7 @@ RULE_EXAMPLES: dict[str, tuple[str | None, str, int]] = {
         + "Claim: WAL uses shared memory.\nSubject: WAL\nRelation: uses\nObject: shared memory\nConfidence: 1.5\n",
         16,
     ),
+    "answer-required": ("solve", _HEAD + "\n## Sources\nUsed: src-1::chunk-000::unit-000\n", 1),
     "heading-in-answer": ("solve", _HEAD + "\n## Answer\nUse WAL.\n\n## Why\nReaders never block.\n", 9),
     "section-not-allowed": (
         "validate",

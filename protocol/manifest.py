@@ -16,7 +16,7 @@ import msgspec
 from msgspec import Meta
 
 from .envelope import Descriptor, PlannerHints
-from .vocab import OPS_BY_TYPE, CostClass, GsOp, KbOp, PlanOp, PluginType, SdOp, ValOp
+from .vocab import OPS_BY_TYPE, CostClass, GsOp, KbOp, PlanOp, PluginType, ReadField, SdOp, ValOp
 
 DEFAULT_MAX_INPUT_BYTES = 1 << 20
 DEFAULT_MAX_OUTPUT_BYTES = 16 << 20
@@ -37,7 +37,6 @@ Command = Annotated[
         "folder; otherwise a program on PATH.",
     ),
 ]
-Positive = Annotated[int, Meta(gt=0)]
 OPS_DOC = "The ops it implements, each an op of its type (at least one); absent: every op of its type."
 
 
@@ -45,32 +44,84 @@ def _ops(plugin_type: str) -> list:
     return msgspec.field(default_factory=lambda: list(OPS_BY_TYPE[plugin_type]))
 
 
+class Build(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
+    """How to build a compiled plugin (Go, Rust, ...) before it can run: a program and its arguments,
+    run without a shell in the plugin's folder by the author's tools (`mrpvm plugin build`, and `plugin
+    check`/`run` when the command is missing or older than a source file), never by the kernel at call
+    time. It must produce the manifest's `command`, a path inside the folder."""
+
+    command: Annotated[
+        str,
+        Meta(pattern=r"\S", description="The build program: a name on PATH (e.g. go, cargo), never a shell."),
+    ]
+    args: Annotated[
+        list[str], Meta(description="Its arguments, verbatim; e.g. build -trimpath -o bin/my-plugin .")
+    ] = []
+
+
 class ManifestBase(
     msgspec.Struct, kw_only=True, omit_defaults=True, forbid_unknown_fields=False, tag_field="type"
 ):
-    """The fields every plugin type shares; `type` (the tag) selects the variant below."""
+    """The fields every plugin type shares; `type` (the tag) selects the variant below. Each field's
+    description lands in the JSON Schema and in SPEC.md §7 (generated), so the docs cannot drift."""
 
     id: PluginId
     command: Command
-    name: str = ""
-    version: str = "0.0.0"
-    protocolVersion: Literal[1] = 1
-    description: str = ""
-    costClass: CostClass = "moderate"
-    usesLLM: bool = False
-    maxLLMCalls: Annotated[int, Meta(ge=0)] = 0
-    modelRoles: list[str] = []
-    timeoutMs: Positive = 15000
-    maxInputSizeBytes: Positive = DEFAULT_MAX_INPUT_BYTES
-    maxOutputBytes: Positive = DEFAULT_MAX_OUTPUT_BYTES
-    plannerHints: PlannerHints | None = None
-    provides: list[str] = []
-    accepts: list[str] = []
-    args: list[str] = []
-    worker: bool = False
-    concurrency: Positive = 1
+    name: Annotated[str, Meta(description="Human name.")] = ""
+    version: Annotated[str, Meta(description="Semver of the plugin.")] = "0.0.0"
+    protocolVersion: Annotated[Literal[1], Meta(description="Must be 1.")] = 1
+    description: Annotated[str, Meta(description="1-3 operationally useful sentences; planners read it.")] = (
+        ""
+    )
+    costClass: Annotated[CostClass, Meta(description="cheap, moderate or expensive.")] = "moderate"
+    usesLLM: Annotated[
+        bool, Meta(description="Whether it calls the LLM; only then has its sandbox a network.")
+    ] = False
+    maxLLMCalls: Annotated[
+        int,
+        Meta(
+            description="Most LLM calls per plugin call; a call gets a token for min(this, calls left).", ge=0
+        ),
+    ] = 0
+    modelRoles: Annotated[
+        list[str], Meta(description="LLM roles it uses (e.g. goal-fast); the first picks the model.")
+    ] = []
+    timeoutMs: Annotated[
+        int, Meta(description="Longest time one call may take (ms); the kernel kills it after.", gt=0)
+    ] = 15000
+    maxInputSizeBytes: Annotated[
+        int, Meta(description="Larger requests are refused by the kernel before the plugin starts.", gt=0)
+    ] = DEFAULT_MAX_INPUT_BYTES
+    maxOutputBytes: Annotated[
+        int, Meta(description="Larger outputs are an error (OUTPUT_TOO_LARGE); the process is killed.", gt=0)
+    ] = DEFAULT_MAX_OUTPUT_BYTES
+    plannerHints: Annotated[
+        PlannerHints | None, Meta(description="How planners weigh it; required for sd, kb and gs plugins.")
+    ] = None
+    provides: Annotated[list[str], Meta(description="Capabilities, e.g. retrieve-context.")] = []
+    accepts: Annotated[list[str], Meta(description="Inputs it takes, e.g. chat-turn, source-text.")] = []
+    args: Annotated[
+        list[str],
+        Meta(description="Arguments, passed verbatim (no shell); a path must stay inside the folder."),
+    ] = []
+    worker: Annotated[
+        bool, Meta(description="Implements worker mode (framed requests on one long-lived process).")
+    ] = False
+    concurrency: Annotated[
+        int, Meta(description="Worker pool size, and most one-shot processes at once.", gt=0)
+    ] = 1
     ops: Sequence[str] = ()  # narrowed by each variant to its type's ops
-    tags: list[str] = []
+    reads: Annotated[
+        list[ReadField],
+        Meta(
+            description="The optional request fields it uses (payload, budget, llm, paths, ids); the "
+            "conformance check requires exit 2 for a wrong-typed field listed here, only warns for others."
+        ),
+    ] = []
+    build: Annotated[
+        Build | None, Meta(description="How to build a compiled plugin's `command` (see Build).")
+    ] = None
+    tags: Annotated[list[str], Meta(description="Free labels.")] = []
 
     @property
     def type(self) -> PluginType:

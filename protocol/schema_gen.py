@@ -24,6 +24,7 @@ from .envelope import PAYLOAD_TYPES, Descriptor, Request
 from .errors import ErrorInfo
 from .examples import (
     EXAMPLE_RESPONSES,
+    INVALID_REQUEST_FIELD,
     INVALID_REQUESTS,
     RULE_EXAMPLES,
     example_request_json,
@@ -259,15 +260,87 @@ def spec_examples() -> str:
 
 
 def spec_invalid() -> str:
-    out = ["| case | stdin |", "|---|---|"]
+    out = ["| case | stdin | must be refused by |", "|---|---|---|"]
     for name, body in INVALID_REQUESTS.items():
         shown = body.decode().replace("|", "\\|")
-        out.append(f"| `{name}` | `{shown}` |")
+        field = INVALID_REQUEST_FIELD[name]
+        who = "every plugin" if field is None else f"a plugin whose manifest `reads` `{field}`"
+        out.append(f"| `{name}` | `{shown}` | {who} |")
+    return "\n".join(out) + "\n"
+
+
+def _schema_type(prop: dict[str, Any], defs: dict[str, Any]) -> str:
+    """A JSON Schema property as a short phrase: `integer > 0`, `array of strings`, `one of a, b`."""
+    if "$ref" in prop:
+        return f"object ({prop['$ref'].rsplit('/', 1)[-1]})"
+    if "anyOf" in prop:
+        kinds = [_schema_type(b, defs) for b in prop["anyOf"] if b.get("type") != "null"]
+        return " or ".join(kinds) + " or null"
+    if "enum" in prop:
+        return "one of " + ", ".join(f"`{v}`" for v in prop["enum"])
+    kind = prop.get("type", "any")
+    if kind == "array":
+        items = _schema_type(prop.get("items", {}), defs)
+        text = f"array of {items}" + ("s" if items in ("string", "integer") else "")
+        text = text.replace("array of one of", "array of, each one of")
+        return text + (f" (at least {prop['minItems']})" if prop.get("minItems") else "")
+    if "exclusiveMinimum" in prop:
+        return f"{kind} > {prop['exclusiveMinimum']}"
+    if "minimum" in prop and "maximum" in prop:
+        return f"{kind} in [{prop['minimum']}, {prop['maximum']}]"
+    if "minimum" in prop:
+        return f"{kind} ≥ {prop['minimum']}"
+    if "pattern" in prop and prop["pattern"] != r"\S":
+        return f"{kind} matching `{prop['pattern']}`"
+    return kind if kind != "string" or "pattern" not in prop else "non-blank string"
+
+
+def _field_rows(
+    props: dict[str, Any], required: list[str], defs: dict[str, Any], defaults: dict[str, str] | None = None
+) -> list[str]:
+    rows = ["| field | type | default | meaning |", "|---|---|---|---|"]
+    for name, prop in props.items():
+        default = (defaults or {}).get(name) or (
+            "**required**" if name in required else f"`{msgspec.json.encode(prop.get('default')).decode()}`"
+        )
+        meaning = prop.get("description", "").replace("|", "\\|")
+        kind = _schema_type(prop, defs).replace("|", "\\|")
+        rows.append(f"| `{name}` | {kind} | {default} | {meaning} |")
+    return rows
+
+
+def spec_manifest() -> str:
+    """The manifest fields, straight from the msgspec Structs of protocol/manifest.py (types, defaults,
+    constraints, descriptions), then what differs by type."""
+    schema = msgspec.json.schema(Manifest)
+    defs = schema["$defs"]
+    gs = defs["GsManifest"]
+    props: dict[str, dict[str, Any]] = {
+        "type": {"description": "The plugin type; picks the variant (see the table below)."}
+    }
+    props.update({k: v for k, v in gs["properties"].items() if k not in ("type", "ops", "plannerHints")})
+    props["plannerHints"] = {"$ref": "#/$defs/PlannerHints", "description": "How planners weigh it."}
+    props["ops"] = {**gs["properties"]["ops"], "items": {"type": "string"}}
+    props["type"]["enum"] = list(OPS_BY_TYPE)
+    defaults = {"plannerHints": "**required** for sd, kb, gs", "ops": "every op of its type"}
+    out = _field_rows(props, ["type", "id", "command"], defs, defaults)
+    out += ["", "By type (`ops` lists only ops of its type; absent, it is all of them):", ""]
+    out += ["| type | plannerHints | ops it may declare |", "|---|---|---|"]
+    for variant in ("SdManifest", "PlanManifest", "KbManifest", "GsManifest", "ValManifest"):
+        vdef = defs[variant]
+        kind = vdef["properties"]["type"]["enum"][0]
+        hints = "**required**" if "plannerHints" in vdef.get("required", []) else "optional"
+        ops = ", ".join(f"`{op}`" for op in vdef["properties"]["ops"]["items"]["enum"])
+        out.append(f"| `{kind}` | {hints} | {ops} |")
+    for name, title in (("PlannerHints", "`plannerHints`"), ("Build", "`build`")):
+        out += ["", f"{title} fields:", ""]
+        out += _field_rows(defs[name]["properties"], defs[name].get("required", []), defs)
     return "\n".join(out) + "\n"
 
 
 SPEC_REGIONS = {
     "fields": spec_fields,
+    "manifest": spec_manifest,
     "rules": spec_rules,
     "examples": spec_examples,
     "invalid": spec_invalid,

@@ -95,6 +95,9 @@ KbOp = Literal["retrieve", "onSourceText", "onSessionEvent"]
 GsOp = Literal["solve"]
 ValOp = Literal["validate"]
 ConfidenceWord = Literal["high", "medium", "low"]
+# The optional request fields a plugin may ignore; a manifest's `reads` says which ones it uses, and the
+# conformance check then holds it to refusing them when they have the wrong type (SPEC.md §5, §10).
+ReadField = Literal["payload", "budget", "llm", "paths", "ids"]
 
 PLUGIN_TYPES: tuple[str, ...] = get_args(PluginType)
 OPS: tuple[str, ...] = get_args(Op)
@@ -108,6 +111,7 @@ KU_TYPES: tuple[str, ...] = get_args(KUType)
 PURPOSES: tuple[str, ...] = get_args(Purpose)
 COST_CLASSES: tuple[str, ...] = get_args(CostClass)
 CONFIDENCE_WORDS: tuple[str, ...] = get_args(ConfidenceWord)
+READ_FIELDS: tuple[str, ...] = get_args(ReadField)
 
 # The op a plugin type serves when a request names none, and every op a type may declare.
 MAIN_OP: dict[str, str] = {

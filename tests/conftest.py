@@ -12,6 +12,7 @@ module).
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 
 import httpx
@@ -20,6 +21,10 @@ from api_support import Daemon
 from hypothesis import HealthCheck, settings
 from mrpvm.kernel.registry import Registry
 from supervisor_support import build_registry
+
+# Supervisors a test starts without a home of its own write plugin logs under the kernel home: never the
+# developer's ~/.mrpvm. (Tests that need a home give theirs explicitly; subprocesses inherit this one.)
+os.environ.setdefault("MRPVM_HOME", tempfile.mkdtemp(prefix="mrpvm-test-home-"))
 
 settings.register_profile(
     "mrpvm",

@@ -21,7 +21,7 @@ from cli_support import (
     stderr_json,
 )
 from mrpvm.protocol.cnl import parse_document
-from mrpvm.protocol.examples import INVALID_REQUESTS
+from mrpvm.protocol.examples import INVALID_REQUEST_FIELD, INVALID_REQUESTS
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 
@@ -56,7 +56,7 @@ def test_plugins_json_lists_the_registry(env):
     proc = mrpvm(env, "plugins", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["rejected"] == []
+    assert [Path(r["path"]).parent.name for r in data["rejected"]] == ["kb-terms-go"]  # not on this allowlist
     rows = {row["id"]: row for row in data["plugins"]}
     assert set(rows) == {*BUILTINS, "gs-keyword-node", "legacy-shout"}
     for row in rows.values():
@@ -141,7 +141,7 @@ def test_run_legacy_wrapper(env):
     proc = mrpvm(env, "plugin", "run", "legacy-shout", "--input", str(LEGACY_WRAPPER / "input.json"))
     assert proc.returncode == 0, proc.stderr
     doc = parse_document(proc.stdout.decode(), "solve")
-    assert doc.result.result == "VERIFY THAT CONSTRAINT X IS SATISFIABLE."
+    assert doc.result.result == "VERIFY THAT CONSTRAINT X IS SATISFIABLE." == doc.answer
 
 
 @pytest.mark.parametrize("name", ["malformed-json", "prompt-missing", "payload-field-wrong-type"])
@@ -211,21 +211,28 @@ def test_check_fails_on_garbage_output(env):
     assert any("not on the plugin allowlist" in note for note in report["notes"])
 
 
+REQUIRED_CASES = {f"invalid input: {name}" for name, field in INVALID_REQUEST_FIELD.items() if field is None}
+
+
 def test_check_fails_when_malformed_json_exits_0(env):
     code, report = check_json(env, str(BROKEN / "ignores-bad-json"))
     assert code == 1
     problems = failed(report)
-    assert set(problems) == {f"invalid input: {name}" for name in INVALID_REQUESTS}  # valid requests pass
-    assert problems["invalid input: malformed-json"].startswith("exit 0, expected 2 for invalid input")
+    assert set(problems) == REQUIRED_CASES  # valid requests pass; optional fields it may ignore
+    detail = problems["invalid input: malformed-json"]
+    assert detail.startswith("exit 0, expected 2 for invalid input")
+    assert "fix: parse stdin as JSON first" in detail and "exit 2" in detail
 
 
 def test_check_fails_on_multi_line_stderr(env):
     code, report = check_json(env, str(BROKEN / "multiline-stderr"))
     assert code == 1
     problems = failed(report)
-    assert set(problems) == {f"invalid input: {name}" for name in INVALID_REQUESTS}
+    assert set(problems) == REQUIRED_CASES
     detail = problems["invalid input: prompt-missing"]
-    assert "expected exactly one line of JSON" in detail and "Traceback" in detail
+    assert "exit 2 but the last stderr line is not JSON" in detail and "RequestError" in detail
+    warned = {c["name"] for c in report["checks"] if c["warning"]}  # optional fields: refused badly
+    assert warned == {f"invalid input: {n}" for n, f in INVALID_REQUEST_FIELD.items() if f is not None}
 
 
 def test_check_fails_on_a_worker_that_answers_with_the_wrong_request_id(env):
@@ -254,7 +261,11 @@ def test_check_table_output_names_the_failure(env):
     proc = mrpvm(env, "plugin", "check", str(BROKEN / "worker-wrong-id"))
     assert proc.returncode == 1
     text = proc.stdout.decode()
-    assert "FAIL" in text and "2 of 20 checks failed" in text and "carries Request: 'wrong-1'" in text
+    assert (
+        "FAIL" in text
+        and f"2 of {7 + len(INVALID_REQUESTS)} checks failed" in text
+        and "carries Request: 'wrong-1'" in text
+    )
 
 
 def test_check_reports_a_manifest_that_does_not_load(env, tmp_path):

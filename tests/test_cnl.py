@@ -33,6 +33,7 @@ from mrpvm.protocol.vocab import (
 )
 
 ALL_RULES = {
+    "answer-required",
     "unknown-section",
     "bad-heading",
     "content-outside-section",
@@ -646,3 +647,18 @@ def documents(draw):
 @given(doc=documents())
 def test_generated_documents_round_trip(doc):
     round_trip(doc)
+
+
+@pytest.mark.parametrize(
+    "tail",
+    ["", "\n## Answer\n\n", "\n## Answer\n   \n\n## Sources\nUsed: a\n"],
+    ids=["no-answer", "empty-answer", "blank-answer"],
+)
+def test_a_solve_success_needs_a_non_empty_answer(tail):
+    text = "## Plugin Result\nStatus: success\nPlugin: p\nConfidence: high\n" + tail
+    with pytest.raises(CnlError) as err:
+        parse_document(text, "solve")
+    assert [i.rule for i in err.value.issues] == ["answer-required"]
+    # Other statuses may come without an answer, and other ops never have one.
+    parse_document(text.replace("Status: success", "Status: no-context"), "solve")
+    parse_document("## Plugin Result\nStatus: success\nPlugin: p\nConfidence: high\n", "retrieve")

@@ -187,7 +187,17 @@ def test_the_environment_is_scrubbed_and_the_memory_limit_applies(registry: Regi
 
     for info in run(go):
         # bwrap sets PWD (the plugin folder) after its own environment options: harmless, so allowed
-        assert set(info["env"]) <= {"PATH", "HOME", "LANG", "PWD", "MRPVM_EXTRA", "MRPVM_WORKER"}
+        # (MRPVM_* variables pass by design, e.g. MRPVM_HOME, which tests/conftest.py sets)
+        assert set(info["env"]) <= {
+            "PATH",
+            "HOME",
+            "LANG",
+            "PWD",
+            "MRPVM_EXTRA",
+            "MRPVM_WORKER",
+            "MRPVM_HOME",
+        }
+        assert not {"MRPVM_LLM_API_KEY", "MRPVM_API_TOKEN"} & set(info["env"])
         assert info["rlimit_as"] == 1024 << 20 and info["pid"] == 2  # pid 2 of its own pid namespace
 
 

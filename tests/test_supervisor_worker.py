@@ -97,9 +97,9 @@ def test_deadline_is_sent_to_the_plugin(registry: Registry) -> None:
             sent = []
             original = sup._worker_call  # capture what goes on the wire
 
-            async def spy(plugin, loop, frame, rid, deadline):
+            async def spy(plugin, loop, frame, rid, deadline, *rest):
                 sent.append(frame)
-                return await original(plugin, loop, frame, rid, deadline)
+                return await original(plugin, loop, frame, rid, deadline, *rest)
 
             sup._worker_call = spy  # type: ignore[method-assign]
             await sup.call("echo-worker", request("hello"), timeout_s=1.25)

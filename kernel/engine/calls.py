@@ -21,7 +21,7 @@ from mrpvm.protocol.vocab import Op
 from ..frames import ExecutionFrame
 from ..llm.hooks import grant, settle
 from ..supervisor import CallResult, PluginCallError
-from ..trace import PROMPT_PREVIEW, TraceNode, clip, summarize_output
+from ..trace import PROMPT_PREVIEW, TraceNode, clip, clip_tail, summarize_output
 
 if TYPE_CHECKING:
     import asyncio
@@ -274,7 +274,7 @@ def _settle(
             error = failure.error
             detail = {"code": error.code, "message": clip(error.message, 400)}
             if error.stderrTail:
-                detail["stderrTail"] = clip(error.stderrTail, 400)
+                detail["stderrTail"] = clip_tail(error.stderrTail)
             if error.exitCode is not None:
                 detail["exitCode"] = error.exitCode
         trace.finish(node, "error", **detail)
@@ -285,7 +285,10 @@ def _settle(
     attempt.duration_ms = result.durationMs
     attempt.llm_calls = max(doc.result.llmCalls, counted)
     state.budget.charge(max(0, doc.result.llmCalls - counted))  # only calls the bridge did not see
-    trace.complete(node, attempt.status, result.durationMs, summarize_output(doc))
+    output = summarize_output(doc)
+    if result.stderrTail.strip():  # a Status: error answer: keep what the plugin said on stderr
+        output["stderrTail"] = clip_tail(result.stderrTail)
+    trace.complete(node, attempt.status, result.durationMs, output)
 
 
 def build_request(

@@ -58,6 +58,7 @@ from .errors import (
     RawReply,
     describe_exit,
 )
+from .plugin_log import PluginLogs
 from .pool import WorkerPool
 from .process import ChildProcess, scrubbed_env
 from .sandbox import LlmRoute, Sandbox, announce, protect_kernel
@@ -82,6 +83,7 @@ class _PathsPeek(msgspec.Struct):
 class _OpPeek(msgspec.Struct):
     op: str | None = None
     paths: _PathsPeek | None = None
+    requestId: str = ""
 
 
 _peek_decoder = msgspec.json.Decoder(_OpPeek)
@@ -173,12 +175,15 @@ class Supervisor:
         spin_us: int = SPIN_US,
         close_grace_s: float = CLOSE_GRACE_S,
         sandbox: Sandbox | None = None,
+        logs: PluginLogs | None = None,
     ):
         """`sandbox`: how plugin processes are confined; by default what the effective configuration asks
-        for (`engine.sandbox`). Said once on stderr when plugins cannot be sandboxed."""
+        for (`engine.sandbox`). Said once on stderr when plugins cannot be sandboxed. `logs`: where plugins'
+        stderr lines go; by default `<home>/logs/<plugin-id>.log` (plugin_log.py)."""
         protect_kernel()
         self.sandbox = sandbox if sandbox is not None else Sandbox.from_environment()
         announce(self.sandbox.status)
+        self.logs = logs if logs is not None else PluginLogs(f"{self.sandbox.home}/logs")
         self.registry = registry
         self.limits = limits or DEFAULT_LIMITS
         self._env = scrubbed_env(extra_env)
@@ -309,13 +314,13 @@ class Supervisor:
         self._active += 1
         try:
             if plugin.worker:
-                data, _ = await self._worker_call(
-                    plugin, loop, encode_frame(body), str(rid).encode(), deadline
+                data, stderr = await self._worker_call(
+                    plugin, loop, encode_frame(body), str(rid).encode(), deadline, request.requestId
                 )
                 mode = "worker"
             else:
-                outcome = await self._one_shot(plugin, loop, body, deadline, artifacts)
-                data = self._one_shot_result(outcome)
+                outcome = await self._one_shot(plugin, loop, body, deadline, artifacts, request.requestId)
+                data, stderr = self._one_shot_result(outcome), outcome.stderr
                 mode = "one-shot"
         except ProcessFailure as failure:
             self._raise(plugin, op, failure)
@@ -337,6 +342,7 @@ class Supervisor:
             document=document,
             durationMs=(time.perf_counter() - start) * 1000.0,
             mode=mode,
+            stderrTail=stderr.decode("utf-8", "replace") if document.result.status == "error" else "",
         )
 
     async def call_raw(
@@ -373,7 +379,7 @@ class Supervisor:
             if plugin.worker and not one_shot:
                 try:
                     data, stderr = await self._worker_call(
-                        plugin, loop, encode_frame(body), None, deadline, want_stderr=True
+                        plugin, loop, encode_frame(body), None, deadline, peek.requestId
                     )
                 except ProcessFailure as failure:
                     if failure.code not in (TIMEOUT, CRASHED) or failure.details.get("queued"):
@@ -396,7 +402,7 @@ class Supervisor:
                     durationMs=(time.perf_counter() - start) * 1000.0,
                     mode="worker",
                 )
-            outcome = await self._one_shot(plugin, loop, body, deadline, artifacts)
+            outcome = await self._one_shot(plugin, loop, body, deadline, artifacts, peek.requestId)
             if outcome.over_cap:
                 raise ProcessFailure(
                     OUTPUT_TOO_LARGE,
@@ -488,6 +494,7 @@ class Supervisor:
             pool=pool,
             sandboxed=sandboxed,
             relayed=self.sandbox.relays(plugin.uses_llm),
+            log=lambda pid: self.logs.for_process(plugin.id, pid),
         )
 
     def _pool(self, plugin: _Plugin, loop: asyncio.AbstractEventLoop) -> WorkerPool:
@@ -503,14 +510,13 @@ class Supervisor:
         frame: bytes,
         rid: bytes | None,
         deadline: float,
-        *,
-        want_stderr: bool = False,
+        request_id: str = "",
     ) -> tuple[bytes, bytes]:
-        """One framed round trip: (reply body, stderr tail if wanted). Raises ProcessFailure."""
+        """One framed round trip: (reply body, the stderr the worker wrote meanwhile). Raises ProcessFailure."""
         pool = plugin.pool or self._pool(plugin, loop)
         fut: asyncio.Future[bytes] = loop.create_future()
         job = Job(frame, rid, fut, deadline)
-        job.want_stderr = want_stderr
+        job.request_id = request_id
         pool.submit(job)
         if not fut.done():
             worker = job.worker
@@ -540,6 +546,7 @@ class Supervisor:
         body: bytes,
         deadline: float,
         artifacts: str | None = None,
+        request_id: str = "",
     ) -> _OneShotOutcome:
         """Start, write the request, EOF, collect stdout (capped) and the stderr tail, reap."""
         sem = plugin.oneshots
@@ -557,7 +564,7 @@ class Supervisor:
         else:
             await sem.acquire()
         try:
-            return await self._run_one_shot(plugin, loop, body, deadline, artifacts)
+            return await self._run_one_shot(plugin, loop, body, deadline, artifacts, request_id)
         finally:
             sem.release()
 
@@ -568,6 +575,7 @@ class Supervisor:
         body: bytes,
         deadline: float,
         artifacts: str | None,
+        request_id: str = "",
     ) -> _OneShotOutcome:
         out = _OneShotOutcome()
         cap = plugin.max_out
@@ -597,7 +605,10 @@ class Supervisor:
             on_exit=lambda code: self._oneshot_procs.discard(proc),
             memory_bytes=self._memory,
             sandboxed=self.sandbox.active,
+            log=lambda pid: self.logs.for_process(plugin.id, pid),
         )
+        if proc.log is not None:
+            proc.log.request = request_id
         self._oneshot_procs.add(proc)
         try:
             proc.write(body)
@@ -746,3 +757,4 @@ class Supervisor:
         waiting = [p.exited for p in procs if not p.exited.done()]
         if waiting:
             await asyncio.wait(waiting, timeout=5.0)
+        self.logs.close()

@@ -60,6 +60,7 @@ class CallResult(msgspec.Struct, kw_only=True):
     document: CnlDocument
     durationMs: float
     mode: str  # "worker" | "one-shot"
+    stderrTail: str = ""  # what the plugin wrote to stderr during the call, kept for a Status: error result
 
 
 class RawReply(msgspec.Struct, kw_only=True):

@@ -4,7 +4,8 @@ The process runs in a new session (`start_new_session=True`), so its pid is also
 `kill()` takes any grandchildren with it. Exit is watched with a pidfd (Linux ≥ 5.3; a waiter thread
 elsewhere): when the leader exits it stays a zombie until we reap it, so the group kill that cleans up
 stragglers can never hit a recycled pid. Stdout goes to the owner's callback; stderr is drained all the
-time into a bounded tail, so a chatty plugin never blocks on a full pipe.
+time into a bounded tail, so a chatty plugin never blocks on a full pipe, and line by line into the
+plugin's log (plugin_log.py) when the supervisor keeps one.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from .errors import SPAWN_FAILED, ProcessFailure
+from .plugin_log import StderrLog
+
+LogFactory = Callable[[int], "StderrLog | None"]  # pid -> where this process's stderr lines go
 
 READ_SIZE = 1 << 18
 STDERR_TAIL_BYTES = 8192
@@ -94,6 +98,7 @@ class ChildProcess:
         memory_bytes: int | None = None,
         stderr_limit: int = STDERR_TAIL_BYTES,
         sandboxed: bool = False,
+        log: LogFactory | None = None,
     ):
         self.loop = loop
         self.sandboxed = sandboxed  # started through bwrap: a death by signal N comes back as exit 128+N
@@ -119,6 +124,7 @@ class ChildProcess:
         except (OSError, ValueError, subprocess.SubprocessError) as err:
             raise ProcessFailure(SPAWN_FAILED, f"cannot start {argv[0]!r}: {err}") from None
         self.pid = self.popen.pid
+        self.log: StderrLog | None = log(self.pid) if log is not None else None  # plugin_log.py
         if memory_bytes and not sandboxed:
             # After exec (no preexec_fn, so Popen keeps using vfork); the window before it applies is a
             # freshly exec'd interpreter, far below any sensible limit. (A sandboxed plugin gets the limit
@@ -244,6 +250,8 @@ class ChildProcess:
             data = b""
         if data:
             self.stderr.add(data)
+            if self.log is not None:
+                self.log.feed(data)
         else:
             self.loop.remove_reader(fd)
             self.stderr_fd = None
@@ -293,6 +301,8 @@ class ChildProcess:
             self._pidfd = None
         self.returncode = self.popen.returncode = code
         self._drain()
+        if self.log is not None:
+            self.log.close(code)
         if not self.exited.done():
             self.exited.set_result(code)
         self.on_exit(code)

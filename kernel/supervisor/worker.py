@@ -19,7 +19,7 @@ from mrpvm.protocol.errors import parse_error_line
 from mrpvm.protocol.framing import MAX_HEADER_BYTES, FramingError, parse_header_block
 
 from .errors import CRASHED, OUTPUT_TOO_LARGE, PROTOCOL_ERROR, ProcessFailure, describe_exit
-from .process import WORKER_FLAG, ChildProcess
+from .process import WORKER_FLAG, ChildProcess, LogFactory
 from .strays import StraySweeper
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ class Job:
         "retried",
         "sent_at",
         "stderr",
-        "want_stderr",
+        "request_id",
     )
 
     def __init__(self, frame: bytes, rid: bytes | None, fut: asyncio.Future[bytes], deadline: float):
@@ -56,7 +56,7 @@ class Job:
         self.retried = False
         self.sent_at = 0.0
         self.stderr = b""
-        self.want_stderr = False
+        self.request_id = ""  # the user request's id, for the plugin's log
 
 
 class FrameReader:
@@ -135,6 +135,7 @@ class Worker:
         pool: WorkerPool,
         sandboxed: bool = False,
         relayed: bool = False,
+        log: LogFactory | None = None,
     ):
         self.reader = FrameReader(max_output)
         self.job: Job | None = None
@@ -152,6 +153,7 @@ class Worker:
             on_exit=self._on_exit,
             memory_bytes=memory_bytes,
             sandboxed=sandboxed,
+            log=log,
         )
         self.sweeper = StraySweeper(self.proc.pid, relayed=relayed) if sandboxed else None
 
@@ -169,6 +171,8 @@ class Worker:
         job.worker = self
         self.got_bytes = False
         self.proc.stderr.reset()
+        if self.proc.log is not None:
+            self.proc.log.request = job.request_id
         job.sent_at = time.perf_counter()
         try:
             self.proc.write(job.frame)
@@ -209,8 +213,7 @@ class Worker:
         self.job = None
         job.worker = None
         self.served += 1
-        if job.want_stderr:
-            job.stderr = self.proc.stderr.value()
+        job.stderr = self.proc.stderr.value()  # usually empty (reset per job); kept for an error result
         self.pool.done(self, job, body)
 
     def after_call(self) -> None:

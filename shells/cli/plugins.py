@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -56,6 +57,78 @@ def plugins(
             console.print(f"  [yellow]{item.path}[/]: {item.reason}", markup=True, soft_wrap=True)
 
 
+def _build_first(spec: str, registry, *, force: bool = False) -> None:
+    """Build a compiled plugin when its binary is missing or stale (plugin_tools/build.py); one line on
+    stderr says so. A failed build is the command's error."""
+    from mrpvm.shells.cli.common import CliError
+    from mrpvm.shells.plugin_tools.admin import manifest_path_of
+    from mrpvm.shells.plugin_tools.build import BuildError, build_plugin
+
+    manifest_path = manifest_path_of(spec, registry)
+    if manifest_path is None:
+        return
+    try:
+        outcome = build_plugin(manifest_path, force=force)
+    except BuildError as err:
+        raise CliError(f"build failed: {err}", exit_code=1) from None
+    if outcome is not None and outcome.built:
+        sys.stderr.write(f"mrpvm: built {outcome.plugin} ({outcome.command}) in {outcome.seconds:.1f} s\n")
+        sys.stderr.flush()
+
+
+@plugin_app.command("new")
+def plugin_new(
+    name: Annotated[str, typer.Argument(help="The plugin id, also the folder's name.")],
+    plugin_type: Annotated[
+        str, typer.Option("--type", "-t", help="gs-plugin, kb-plugin, ... (or short: sd, plan, kb, gs, val).")
+    ],
+    lang: Annotated[str, typer.Option("--lang", "-l", help="python, node or go.")] = "python",
+    folder: Annotated[
+        Path, typer.Option("--dir", "-d", help="Where to create the folder NAME (default: here).")
+    ] = Path("."),
+) -> None:
+    """Write a plugin folder (manifest, code, README, input.json) that passes `mrpvm plugin check`."""
+    from mrpvm.shells.plugin_tools.admin import normalize_type
+    from mrpvm.shells.plugin_tools.scaffold import new_plugin
+
+    full_type = normalize_type(plugin_type)
+    assert full_type is not None
+    made = new_plugin(name, full_type, lang, folder)
+    print(f"created {made.folder} ({made.lang} {made.type}): {', '.join(made.files)}")
+    if made.built:
+        print(f"built bin/{made.id} (rebuild after an edit: mrpvm plugin build {made.folder})")
+    if made.note:
+        print(f"note: {made.note}")
+    print(f"try it:       {made.try_command}")
+    print(f"              (by hand: {made.by_hand})")
+    print(f"allowlist it: {made.allowlist_command}")
+
+
+@plugin_app.command("build")
+def plugin_build(
+    plugin: Annotated[str, typer.Argument(help="A plugin id, or a folder holding manifest.json.")],
+) -> None:
+    """Build a compiled plugin (its manifest's `build`, e.g. go build): no shell, no network, sandboxed."""
+    from mrpvm.shells.cli.common import CliError
+    from mrpvm.shells.plugin_tools.admin import manifest_path_of, open_registry
+
+    _, registry = open_registry()
+    manifest_path = manifest_path_of(plugin, registry)
+    if manifest_path is None:
+        raise CliError(f"no plugin '{plugin}' is registered and no such folder exists")
+    _build_first(plugin, registry, force=True)
+    from mrpvm.shells.plugin_tools.build import read_manifest
+
+    manifest = read_manifest(manifest_path)
+    if manifest is None:
+        raise CliError(
+            f"{manifest_path} is not a valid manifest (`mrpvm plugin check` says why)", exit_code=1
+        )
+    if manifest.build is None:
+        raise CliError(f"{manifest_path} declares no `build`: nothing to build", exit_code=1)
+    print(f"{manifest.id}: {manifest_path.parent / manifest.command}")
+
+
 @plugin_app.command("run")
 def plugin_run(
     plugin: Annotated[str, typer.Argument(help="A registered plugin id, or a folder holding manifest.json.")],
@@ -84,6 +157,9 @@ def plugin_run(
     from mrpvm.shells.plugin_tools.run import run_plugin
 
     config, registry = open_registry()
+    _build_first(plugin, registry)
+    if plugin not in registry:
+        config, registry = open_registry()  # a wrapper just built may load now
     target = resolve_target(plugin, registry, config)
     if op is not None and op not in target.entry.manifest.ops:
         declared = ", ".join(target.entry.manifest.ops)
@@ -123,6 +199,9 @@ def plugin_check(
     from mrpvm.shells.plugin_tools.check import check_plugin, manifest_failure
 
     config, registry = open_registry()
+    _build_first(plugin, registry)
+    if plugin not in registry:
+        config, registry = open_registry()  # a wrapper just built may load now
     try:
         target = resolve_target(plugin, registry, config)
     except InvalidManifest as err:
@@ -154,7 +233,11 @@ def _print_report(report) -> None:
     table.add_column("result", no_wrap=True)
     table.add_column("detail", overflow="fold")
     for check in report.checks:
-        mark = "[green]pass[/]" if check.passed else "[bold red]FAIL[/]"
+        mark = (
+            "[bold red]FAIL[/]"
+            if not check.passed
+            else ("[yellow]warn[/]" if check.warning else "[green]pass[/]")
+        )
         table.add_row(escape(check.name), mark, escape(check.detail))
     console.print(table)
     for note in report.notes:
@@ -167,9 +250,64 @@ def _print_report(report) -> None:
         for check in failed:
             console.print(f"  - {escape(check.name)}: {escape(check.detail)}", soft_wrap=True)
     else:
-        console.print(f"[green]all {len(report.checks)} checks passed[/] for {escape(report.plugin)}")
+        warned = f" ({report.warnings} with a warning)" if report.warnings else ""
+        console.print(f"[green]all {len(report.checks)} checks passed[/]{warned} for {escape(report.plugin)}")
+    for check in report.checks:
+        if check.passed and check.warning:
+            console.print(
+                f"  [yellow]warning[/] {escape(check.name)}: {escape(check.detail)}", soft_wrap=True
+            )
 
 
 def _where(entry) -> str:
     """How to point at a plugin: a built-in's manifest file, a wrapper's folder."""
     return str(entry.manifest_path if entry.builtin else entry.folder)
+
+
+@plugin_app.command("logs")
+def plugin_logs(
+    plugin: Annotated[str, typer.Argument(help="A plugin id, or a folder holding manifest.json.")],
+    follow: Annotated[
+        bool, typer.Option("--follow", "-f", help="Keep printing new lines as they come (Ctrl-C stops).")
+    ] = False,
+    lines: Annotated[
+        int, typer.Option("--lines", "-n", min=0, help="How many of the last lines to print (0: all).")
+    ] = 50,
+) -> None:
+    """What a plugin wrote to stderr (its log under the kernel home, rotated by size)."""
+    from mrpvm.kernel.config import load_config
+    from mrpvm.shells.plugin_tools.logs import follow as follow_log
+    from mrpvm.shells.plugin_tools.logs import last_lines
+
+    config, _ = load_config()
+    folder = Path(config.home) / "logs"
+    plugin_id = _plugin_id(plugin)
+    shown = last_lines(folder, plugin_id, lines)
+    if not shown and not follow:
+        from mrpvm.shells.cli.common import CliError
+
+        raise CliError(
+            f"no log for '{plugin_id}' under {folder} yet: it is written when the plugin writes to stderr",
+            exit_code=1,
+        )
+    for line in shown:
+        print(line)
+    sys.stdout.flush()
+    if follow:
+        for line in follow_log(folder, plugin_id):
+            print(line, flush=True)
+
+
+def _plugin_id(spec: str) -> str:
+    """A folder's manifest id, or the argument itself."""
+    manifest = Path(spec) / "manifest.json"
+    if manifest.is_file():
+        import msgspec
+
+        try:
+            data = msgspec.json.decode(manifest.read_bytes())
+        except msgspec.DecodeError:
+            data = {}
+        if isinstance(data, dict) and isinstance(data.get("id") or data.get("name"), str):
+            return data.get("id") or data["name"]
+    return spec

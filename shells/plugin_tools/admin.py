@@ -133,6 +133,21 @@ def resolve_target(spec: str, registry: Registry, config: Config) -> Target:
     raise UnknownPluginError(f"no plugin '{spec}' is registered and no such folder exists{why}")
 
 
+def manifest_path_of(spec: str, registry: Registry) -> Path | None:
+    """The manifest file a target names: a folder's manifest.json, a manifest file, a registered id's,
+    or the manifest of a rejected wrapper with that id (e.g. one whose binary is not built yet)."""
+    path = Path(spec)
+    manifest_path = path / "manifest.json" if path.is_dir() else path
+    if manifest_path.is_file() and manifest_path.suffix == ".json":
+        return manifest_path
+    if spec in registry:
+        return registry.get(spec).manifest_path
+    for rejected, reason in registry.rejected:
+        if f"'{spec}'" in reason or rejected.parent.name == spec:
+            return rejected
+    return None
+
+
 class InvalidManifest(BadInput):
     """A folder or file given on the command line whose manifest does not load."""
 

@@ -108,6 +108,9 @@ def handle(call: Call):
     rule = next((r for r in rules or [] if _matches(r, call)), None)
     if rule is None:
         return call.reply("unsupported", result=f"no script for {call.op}")
+    if rule.get("stderr"):  # log lines (the kernel keeps them in the plugin's log)
+        sys.stderr.write(rule["stderr"])
+        sys.stderr.flush()
     if rule.get("track"):
         _counter(+1)
     try:

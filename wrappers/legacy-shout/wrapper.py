@@ -1,7 +1,7 @@
 """legacy-shout: a legacy-style DS016 wrapper (name only, no type) in plain Python stdlib.
 
 stdin: one JSON request {"prompt", "context"} (plus optional envelope fields); stdout: a CNL result
-block whose Result is the prompt upper-cased. Invalid input: exit 2 and one line of JSON on stderr.
+block whose Result (and Answer) is the prompt upper-cased. Invalid input: exit 2 and one line of JSON on stderr.
 """
 
 import json
@@ -88,6 +88,8 @@ def answer(req, op):
         ]
     if req.get("id") is not None:
         lines.append(f"Request: {req['id']}")
+    if op == "solve" and req["prompt"].strip():  # a solve success carries its answer (SPEC.md §6.1)
+        lines += ["", "## Answer", shouted]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,3 @@
+module mrpvm.example/kb-terms-go
+
+go 1.19
