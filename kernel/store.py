@@ -343,6 +343,23 @@ class Store:
             )
         return [unit_decoder.decode(r[0]) for r in rows]
 
+    def source_by_id(self, source_id: str) -> SourceRecord | None:
+        """A source by its id alone (source ids are unique across KBs; a KU id starts with its source's)."""
+        row = (
+            self._conn()
+            .execute(f"SELECT {self._SOURCE_COLS} FROM sources WHERE id = ?", (source_id,))
+            .fetchone()
+        )
+        return self._source(row) if row else None
+
+    def kb_unit(self, kb_id: str, unit_id: str) -> KnowledgeUnit | None:
+        row = (
+            self._conn()
+            .execute("SELECT data FROM units WHERE kb_id = ? AND id = ?", (kb_id, unit_id))
+            .fetchone()
+        )
+        return unit_decoder.decode(row[0]) if row else None
+
     def kb_stats(self, kb_id: str) -> dict[str, int]:
         conn = self._conn()
         sources = conn.execute("SELECT COUNT(*) FROM sources WHERE kb_id = ?", (kb_id,)).fetchone()[0]
@@ -351,7 +368,7 @@ class Store:
 
     # ------------------------------------------------------------------ sessions (DS019)
 
-    _SESSION_COLS = "id, kb_id, preferences, created_at, updated_at, turn_count"
+    _SESSION_COLS = "id, kb_id, preferences, created_at, updated_at, turn_count, title"
 
     @staticmethod
     def _session(row: tuple) -> SessionRecord:
@@ -362,9 +379,13 @@ class Store:
             createdAt=row[3],
             updatedAt=row[4],
             turnCount=row[5],
+            title=row[6],
         )
 
-    _INSERT_SESSION = f"INSERT INTO sessions ({_SESSION_COLS}) VALUES (?, ?, ?, ?, ?, ?)"
+    _INSERT_SESSION = (
+        "INSERT INTO sessions (id, kb_id, preferences, created_at, updated_at, turn_count)"
+        " VALUES (?, ?, ?, ?, ?, ?)"
+    )
 
     def create_session(self, kb_id: str | None = None, preferences: Pins | None = None) -> SessionRecord:
         """A new session, optionally mounting a KB (name or id)."""
@@ -413,6 +434,15 @@ class Store:
             conn.execute(
                 "UPDATE sessions SET preferences = ?, updated_at = ? WHERE id = ?",
                 (pins_json(preferences), now_iso(), session_id),
+            )
+        return self.get_session(session_id)
+
+    def set_session_title(self, session_id: str, title: str) -> SessionRecord:
+        """Name a session (an empty title makes it untitled again)."""
+        with self.transaction() as conn:
+            self.get_session(session_id)
+            conn.execute(
+                "UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?", (title, now_iso(), session_id)
             )
         return self.get_session(session_id)
 

@@ -131,6 +131,9 @@ MIGRATIONS: list[list[str]] = [
         "INSERT INTO source_acks (source_id, plugin_id, hash, acked_at)"
         " SELECT id, '*', hash, ingested_at FROM sources",
     ],
+    [  # 4: a session's title (the web app names sessions; empty = untitled)
+        "ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -26,7 +26,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import kb_routes, mrpvm_routes, openai_routes, system_routes
+from . import browse_routes, kb_routes, mrpvm_routes, openai_routes, system_routes, web_routes
 from .errors import EXCEPTION_HANDLERS
 from .middleware import Guard
 from .openapi import build
@@ -87,8 +87,10 @@ def route_specs() -> list[RouteSpec]:
         *openai_routes.ROUTES,
         *mrpvm_routes.ROUTES,
         *kb_routes.ROUTES,
+        *browse_routes.ROUTES,
         *system_routes.ROUTES,
         OPENAPI_ROUTE,
+        *web_routes.ROUTES,
     ]
 
 
@@ -123,7 +125,8 @@ def create_app(
                 Guard,
                 token=settings.token,
                 max_body_bytes=settings.max_body_bytes,
-                open_paths=frozenset(s.path for s in specs if s.open),
+                open_paths=frozenset(s.path for s in specs if s.open and "{" not in s.path),
+                open_prefixes=tuple(s.path.split("{", 1)[0] for s in specs if s.open and "{" in s.path),
             )
         ],
         exception_handlers=EXCEPTION_HANDLERS,

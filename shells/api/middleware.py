@@ -2,7 +2,8 @@
 
 Pure ASGI (not BaseHTTPMiddleware) so streaming responses and client disconnects pass through untouched.
 - every request gets `scope["state"]["request_id"]` (echoed as `X-Request-Id`, used in error bodies);
-- with a token configured, every path but OPEN_PATHS needs `Authorization: Bearer <token>` (401 otherwise);
+- with a token configured, every path but OPEN_PATHS (and those under `open_prefixes`: the web app's
+  static files) needs `Authorization: Bearer <token>` (401 otherwise);
 - a body larger than the limit is refused: at once when Content-Length says so, else when the streamed
   bytes pass it (the endpoint's read raises BodyTooLarge → 413);
 - an exception nothing else handled is logged and answered `500 INTERNAL_ERROR` JSON if no response
@@ -26,12 +27,22 @@ DRAIN_CAP = 64 << 20
 
 class Guard:
     def __init__(
-        self, app: ASGIApp, *, token: str | None, max_body_bytes: int, open_paths: frozenset[str] = OPEN_PATHS
+        self,
+        app: ASGIApp,
+        *,
+        token: str | None,
+        max_body_bytes: int,
+        open_paths: frozenset[str] = OPEN_PATHS,
+        open_prefixes: tuple[str, ...] = (),
     ):
         self.app = app
         self.token = token or None
         self.max_body = max_body_bytes
         self.open_paths = open_paths
+        self.open_prefixes = open_prefixes
+
+    def _open(self, path: str) -> bool:
+        return path in self.open_paths or (bool(self.open_prefixes) and path.startswith(self.open_prefixes))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -50,7 +61,7 @@ class Guard:
                 message = {**message, "headers": headers}
             await send(message)
 
-        if self.token and scope["path"] not in self.open_paths and not self._authorized(scope):
+        if self.token and not self._open(scope["path"]) and not self._authorized(scope):
             await _send_error(scope, send_wrapper, 401, "UNAUTHORIZED", "missing or wrong bearer token")
             return
         length = _content_length(scope)
