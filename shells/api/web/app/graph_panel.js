@@ -43,8 +43,8 @@ function skeleton() {
         tool('Fit to view', 'Fit', () => zoom.fit()),
         tool('Zoom out', '−', () => zoom.zoomCenter(1 / 1.25)),
         tool('Zoom in', '+', () => zoom.zoomCenter(1.25)),
-        tool('Expand everything', 'Expand all', () => relayout(new Set())),
-        tool('Collapse every seed', 'Collapse seeds', () => relayout(new Set([...current.model?.nodes.values() || []].filter((n) => n.kind === 'seed').map((n) => n.id)))),
+        tool('Expand everything', 'Expand all', () => relayout(new Set(), {fit: true})),
+        tool('Collapse every seed', 'Collapse seeds', () => relayout(seedsOf(current.model), {fit: true})),
         tool('Show the legend', 'Legend', () => {
           legend.hidden = !legend.hidden;
         }))),
@@ -84,6 +84,10 @@ function skeleton() {
     canvas.dataset.touched = '1';
   }, {passive: true});
   return {view, svg, layer, canvas, status, inspector, turnSelect, summary, zoom};
+}
+
+function seedsOf(model) {
+  return new Set([...(model?.nodes.values() || [])].filter((n) => n.kind === 'seed').map((n) => n.id));
 }
 
 function fillTurns() {
@@ -169,7 +173,10 @@ async function relayout(collapsed, {fit = false, reveal = null} = {}) {
   ui.svg.dataset.request = current.turn.requestId;
   ui.status.textContent = '';
   ui.view.classList.remove('laying-out');
-  if (fit) ui.zoom.fit(laid.width, laid.height, {widthOnly: true});
+  if (fit) {
+    delete ui.canvas.dataset.touched;
+    ui.zoom.fit(laid.width, laid.height, {widthOnly: true});
+  }
   else ui.zoom.bounds = {width: laid.width, height: laid.height};
   if (reveal && laid.positions.get(reveal)) ui.zoom.reveal(laid.positions.get(reveal));
   if (current.selected) highlight(current.selected);

@@ -108,11 +108,14 @@ function container(node, box) {
     transform: `translate(${box.x} ${box.y})`,
   },
   s('title', null, [title(node), node.status].filter(Boolean).join('\n')),
-  s('rect', {class: 'head-band', width: box.width, height: HEADER, rx: 10}),
-  s('text', {class: 'ctitle', x: 32, y: 22}, fitText(title(node), box.width - 190)));
+  s('rect', {class: 'head-band', width: box.width, height: HEADER, rx: 10}));
   const items = nodeBadges(node);
   const badgeWidth = items.reduce((sum, i) => sum + Math.round(i.text.length * 6.1 + 12) + 5, 0);
-  head.append(badges(items, Math.max(box.width / 2, box.width - badgeWidth - 8), 8), toggle(node, 8, 8, false));
+  const badgeAt = Math.max(box.width / 2, box.width - badgeWidth - 8);
+  head.append(
+    s('text', {class: 'ctitle', x: 32, y: 22}, fitText(title(node), badgeAt - 40)),
+    badges(items, badgeAt, 8),
+    toggle(node, 8, 8, false));
   group.append(s('rect', {class: 'cbox', x: box.x, y: box.y, width: box.width, height: box.height, rx: 10}), head);
   return group;
 }

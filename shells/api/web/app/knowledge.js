@@ -7,7 +7,7 @@ import {chooseKb, ensureSession, nextKb, reloadSession} from './sessions.js';
 import {on, state} from './state.js';
 import {dropTarget, pickButton} from './upload.js';
 
-let shownKb = ''; // the KB whose sources the Knowledge view lists
+let shownKb = ''; // the id of the KB whose sources the Knowledge view lists (ids are path-safe, names not)
 
 export async function refreshKbs() {
   state.kbs = (await routes.kbs()).kbs;
@@ -140,9 +140,9 @@ export function renderKnowledge() {
     return h('tr', {class: mounted ? 'mounted' : '', dataset: {kb: kb.name}},
       h('td', null, kb.name, mounted ? h('span', {class: 'chip'}, 'mounted') : null),
       h('td', {class: 'num'}, kb.sources), h('td', {class: 'num'}, kb.units), h('td', null, when(kb.created_at)),
-      h('td', {class: 'row-actions'},
-        h('button', {type: 'button', class: 'secondary small', onclick: () => showSources(kb.name)}, 'Sources'),
-        mounted ? null : h('button', {type: 'button', class: 'secondary small', onclick: () => mountKb(kb.name)}, 'Mount')));
+      h('td', null, h('div', {class: 'row-actions'},
+        h('button', {type: 'button', class: 'secondary small', onclick: () => showSources(kb.id)}, 'Sources'),
+        mounted ? null : h('button', {type: 'button', class: 'secondary small', onclick: () => mountKb(kb.name)}, 'Mount'))));
   });
   const zone = h('div', {class: 'drop-zone', id: 'drop-zone'},
     h('p', null, h('strong', null, 'Drop documents here'), ' (several at once) or ', pickButton('choose files', 'link')),
@@ -160,7 +160,7 @@ export function renderKnowledge() {
       : h('p', {class: 'empty'}, 'No knowledge bases yet.'),
     zone,
     h('div', {id: 'kb-sources', class: 'kb-sources'}));
-  const show = shownKb || current;
+  const show = shownKb || state.kbs.find((kb) => kb.name === current || kb.id === current)?.id;
   if (show) showSources(show);
 }
 

@@ -84,15 +84,15 @@ async function deepLink() {
       await openSession(session, {turn});
       if (turn) showView('graph', {turn});
     } catch (err) {
-      showNotice(`Could not open session ${session}: ${err.message}`);
       newSession();
+      showNotice(`Could not open session ${session}: ${err.message}`);
     }
   } else if (kb) {
     try {
       await startWithKb(kb);
     } catch (err) {
-      showNotice(err.code === 'KB_NOT_FOUND' ? `There is no knowledge base named “${kb}”.` : `Could not start a session with ${kb}: ${err.message}`);
       newSession();
+      showNotice(err.code === 'KB_NOT_FOUND' ? `There is no knowledge base named “${kb}”.` : `Could not start a session with ${kb}: ${err.message}`);
     }
   } else {
     newSession();
@@ -131,7 +131,7 @@ async function boot() {
   }
   await deepLink();
   renderConversation();
-  daemonStatus();
+  await daemonStatus();
   document.body.classList.add('ready');
 }
 
