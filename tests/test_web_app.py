@@ -153,3 +153,65 @@ def test_pins_go_with_each_turn_and_llm_settings_are_edited(browser, daemon, doc
     shot(page, "plugins-390")
     assert not log.errors, log.errors
     ctx.close()
+
+
+def test_the_kb_bar_creates_mounts_forks_and_saves(browser, daemon, docs, http):
+    ctx, page, log = open_page(browser, f"{daemon.url}/?kb={docs}")
+    session = re.search(r"session=(ses_[0-9a-f]+)", page.url).group(1)
+    bar = page.locator("#kb-bar")
+    units = http.get(f"/kbs/{docs}/sources").json()["kb"]["units"]
+    assert f"{units} units" in bar.inner_text()
+
+    bar.get_by_role("button", name="Save session").click()  # nothing committed yet: said plainly
+    page.fill("#ask-dialog input[name=value]", "notes")
+    page.press("#ask-dialog input[name=value]", "Enter")
+    page.locator(".toast-error", has_text="NOTHING_TO_SAVE").wait_for()
+
+    ask(page, "The zorblax is a teal bird that lives in Norway. What colour is the zorblax?")  # keeps a unit
+    bar.get_by_role("button", name="Save session").click()
+    assert page.locator("#ask-dialog input[name=value]").input_value() == docs  # defaults to the mounted KB
+    page.fill("#ask-dialog input[name=value]", "notes")
+    page.press("#ask-dialog input[name=value]", "Enter")
+    page.locator(".toast", has_text="into notes as session-").wait_for()
+    notes = http.get("/kbs/notes/sources").json()
+    assert notes["kb"]["units"] >= 1 and notes["sources"][0]["name"] == f"session-{session}"
+
+    bar.get_by_role("button", name="Fork").click()
+    assert page.locator("#ask-dialog input[name=value]").input_value() == f"{docs}-copy"
+    page.press("#ask-dialog input[name=value]", "Enter")
+    page.locator(".toast", has_text=f"Forked {docs} as {docs}-copy").wait_for()
+    page.wait_for_function(f"() => document.querySelector('#kb-select').value === '{docs}-copy'")
+    assert http.get(f"/sessions/{session}").json()["kb_name"] == f"{docs}-copy"
+    assert http.get(f"/kbs/{docs}-copy/sources").json()["kb"]["units"] == units
+
+    bar.get_by_role("button", name="New KB").click()
+    page.fill("#ask-dialog input[name=value]", "fresh")
+    page.press("#ask-dialog input[name=value]", "Enter")
+    page.wait_for_function("() => document.querySelector('#kb-select').value === 'fresh'")
+    assert http.get(f"/sessions/{session}").json()["kb_name"] == "fresh"
+    shot(page, "kb-bar-1280")
+
+    page.select_option("#kb-select", docs)  # mount by choosing
+    page.locator(".toast", has_text=f"Mounted {docs}").wait_for()
+    assert http.get(f"/sessions/{session}").json()["kb_name"] == docs
+    bar.get_by_role("button", name="New KB").click()
+    page.fill("#ask-dialog input[name=value]", "fresh")  # a name in use: the daemon's error, shown
+    page.press("#ask-dialog input[name=value]", "Enter")
+    page.locator(".toast-error", has_text="KB_EXISTS").wait_for()
+    assert all("409" in e or "422" in e or "Failed to load resource" in e for e in log.errors), log.errors
+    ctx.close()
+
+
+def test_a_turn_the_daemon_refuses_shows_its_error(browser, daemon, docs):
+    ctx, page, log = open_page(browser, f"{daemon.url}/?kb={docs}")
+    page.evaluate("sessionStorage.setItem('mrpvm.pins', JSON.stringify({kb_plugin: 'kb-nope'}))")
+    page.reload()
+    page.wait_for_selector("body.ready")
+    page.fill("#message", "How do I clean a broken cache?")
+    page.press("#message", "Enter")
+    error = page.locator("article.turn .turn-error")
+    error.wait_for()
+    assert "UNKNOWN_PLUGIN" in error.inner_text() and "kb-nope" in error.inner_text()
+    assert page.locator("#send").is_enabled()
+    shot(page, "turn-error-1280")
+    ctx.close()

@@ -101,6 +101,7 @@ def test_ask_over_an_example_see_sources_and_the_graph_with_a_plugin_cnl(browser
     shot(page, "ask-chat-390")
     page.click("#nav-toggle")
     page.locator("#sidebar .session-item.open").wait_for(state="visible")
+    page.wait_for_function("() => getComputedStyle(document.querySelector('#sidebar')).transform === 'none'")
     shot(page, "ask-sessions-390")
     assert not log.errors, log.errors
     ctx.close()

@@ -9,8 +9,7 @@ from __future__ import annotations
 import pytest
 from mrpvm.kernel.records import TurnRecord
 from mrpvm.kernel.store import Store
-from mrpvm.kernel.trace import TraceRecorder
-from web_support import PHONE, browser_or_skip, open_page, shot
+from web_support import PHONE, big_trace, browser_or_skip, open_page, shot
 
 pytestmark = pytest.mark.slow
 
@@ -18,92 +17,6 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def browser():
     yield from browser_or_skip()
-
-
-def _calls(rec: TraceRecorder, parent: str, frame: str, depth: int, seeds: int) -> None:
-    """One frame's branch: plans, detection, seeds with kb backtracking, solve/validate, child frames."""
-    branch = rec.node(
-        "branch", "planner planner-default", parent=parent, frameId=frame, pluginId="planner-default"
-    )
-    for label, plugin, op in (
-        ("plan pre-seed", "planner-default", "buildPlan"),
-        ("detect seeds", "sd-symbolic", "detectSeeds"),
-    ):
-        node = rec.plugin_node(label, branch.id, frame, plugin, "x", op, {"prompt": label})
-        rec.complete(node, "success", 3.0, {"cnl": f"## Plugin Result\nStatus: success\nPlugin: {plugin}\n"})
-    for index in range(seeds):
-        seed = rec.node(
-            "seed", f"intent-{index + 1} explain: part {index + 1}", parent=branch.id, frameId=frame
-        )
-        previous = None
-        for kb, status in (
-            ("kb-fast", "insufficient"),
-            ("kb-balanced", "insufficient"),
-            ("kb-thinkingdb", "success"),
-        ):
-            node = rec.plugin_node(
-                f"retrieve intent-{index + 1}", seed.id, frame, kb, "kb-plugin", "retrieve", {"prompt": "q"}
-            )
-            rec.complete(node, status, 5.0, {"cnl": f"## Plugin Result\nStatus: {status}\nPlugin: {kb}\n"})
-            rec.edge(previous, node.id, "next-candidate")
-            previous = node.id
-        view = rec.node("event", "knowledge view 1", parent=seed.id, frameId=frame, status="sufficient")
-        rec.edge(previous, view.id, "produces")
-        first = rec.plugin_node(
-            f"solve intent-{index + 1}", view.id, frame, "gs-llm-fast", "gs-plugin", "solve", {"prompt": "q"}
-        )
-        for call in range(2):
-            rec.llm_call(
-                parent=first.id,
-                frame_id=frame,
-                plugin_id="gs-llm-fast",
-                model="m",
-                status="success",
-                duration_ms=40.0 + call,
-            )
-        rec.complete(
-            first,
-            "success",
-            90.0,
-            {"llmCalls": 2, "cnl": "## Plugin Result\nStatus: success\nPlugin: gs-llm-fast\n"},
-        )
-        check = rec.plugin_node(
-            "validate", first.id, frame, "val-llm", "val-plugin", "validate", {"prompt": "q"}
-        )
-        rec.complete(check, "rejected", 12.0, {"result": "not grounded"})
-        rec.edge(check.id, first.id, "validates")
-        second = rec.plugin_node(
-            f"solve intent-{index + 1}", view.id, frame, "gs-symbolic", "gs-plugin", "solve", {"prompt": "q"}
-        )
-        rec.complete(
-            second,
-            "success",
-            7.0,
-            {"answer": "a", "cnl": "## Plugin Result\nStatus: success\nPlugin: gs-symbolic\n"},
-        )
-        rec.edge(first.id, second.id, "next-candidate")
-        if depth == 0 and index % 2 == 0:
-            child = rec.node(
-                "frame",
-                "child frame",
-                parent=seed.id,
-                frameId=f"{frame}.{index}",
-                status="success",
-                input={"depth": depth + 1},
-            )
-            rec.edge(second.id, child.id, "decomposes")
-            _calls(rec, child.id, f"{frame}.{index}", depth + 1, 3)
-            rec.finish(child, "success")
-        rec.finish(seed, "success")
-    rec.finish(branch, "success")
-
-
-def big_trace(request_id: str, session_id: str) -> dict:
-    rec = TraceRecorder(request_id, session_id)
-    root = rec.node("frame", "root frame", frameId="f0", input={"depth": 0, "maxDepth": 3})
-    _calls(rec, root.id, "f0", 0, 10)
-    rec.finish(root, "success")
-    return rec.to_builtins()
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 import pytest
+from mrpvm.kernel.trace import TraceRecorder
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "web"
 WIDE = {"width": 1280, "height": 800}
@@ -127,3 +128,92 @@ def ask(page: Any, question: str, timeout: float = 60_000) -> Any:
     request = page.locator("article.turn").last.get_attribute("data-request")
     assert request and request.startswith("req_")
     return page.locator(f"article.turn[data-request='{request}']")
+
+
+def _calls(rec: TraceRecorder, parent: str, frame: str, depth: int, seeds: int, child_seeds: int) -> None:
+    """One frame's branch: plans, detection, seeds with kb backtracking, solve/validate, child frames."""
+    branch = rec.node(
+        "branch", "planner planner-default", parent=parent, frameId=frame, pluginId="planner-default"
+    )
+    for label, plugin, op in (
+        ("plan pre-seed", "planner-default", "buildPlan"),
+        ("detect seeds", "sd-symbolic", "detectSeeds"),
+    ):
+        node = rec.plugin_node(label, branch.id, frame, plugin, "x", op, {"prompt": label})
+        rec.complete(node, "success", 3.0, {"cnl": f"## Plugin Result\nStatus: success\nPlugin: {plugin}\n"})
+    for index in range(seeds):
+        seed = rec.node(
+            "seed", f"intent-{index + 1} explain: part {index + 1}", parent=branch.id, frameId=frame
+        )
+        previous = None
+        for kb, status in (
+            ("kb-fast", "insufficient"),
+            ("kb-balanced", "insufficient"),
+            ("kb-thinkingdb", "success"),
+        ):
+            node = rec.plugin_node(
+                f"retrieve intent-{index + 1}", seed.id, frame, kb, "kb-plugin", "retrieve", {"prompt": "q"}
+            )
+            rec.complete(node, status, 5.0, {"cnl": f"## Plugin Result\nStatus: {status}\nPlugin: {kb}\n"})
+            rec.edge(previous, node.id, "next-candidate")
+            previous = node.id
+        view = rec.node("event", "knowledge view 1", parent=seed.id, frameId=frame, status="sufficient")
+        rec.edge(previous, view.id, "produces")
+        first = rec.plugin_node(
+            f"solve intent-{index + 1}", view.id, frame, "gs-llm-fast", "gs-plugin", "solve", {"prompt": "q"}
+        )
+        for call in range(2):
+            rec.llm_call(
+                parent=first.id,
+                frame_id=frame,
+                plugin_id="gs-llm-fast",
+                model="m",
+                status="success",
+                duration_ms=40.0 + call,
+            )
+        rec.complete(
+            first,
+            "success",
+            90.0,
+            {"llmCalls": 2, "cnl": "## Plugin Result\nStatus: success\nPlugin: gs-llm-fast\n"},
+        )
+        check = rec.plugin_node(
+            "validate", first.id, frame, "val-llm", "val-plugin", "validate", {"prompt": "q"}
+        )
+        rec.complete(check, "rejected", 12.0, {"result": "not grounded"})
+        rec.edge(check.id, first.id, "validates")
+        second = rec.plugin_node(
+            f"solve intent-{index + 1}", view.id, frame, "gs-symbolic", "gs-plugin", "solve", {"prompt": "q"}
+        )
+        rec.complete(
+            second,
+            "success",
+            7.0,
+            {"answer": "a", "cnl": "## Plugin Result\nStatus: success\nPlugin: gs-symbolic\n"},
+        )
+        rec.edge(first.id, second.id, "next-candidate")
+        if depth == 0 and index % 2 == 0:
+            child = rec.node(
+                "frame",
+                "child frame",
+                parent=seed.id,
+                frameId=f"{frame}.{index}",
+                status="success",
+                input={"depth": depth + 1},
+            )
+            rec.edge(second.id, child.id, "decomposes")
+            _calls(rec, child.id, f"{frame}.{index}", depth + 1, child_seeds, child_seeds)
+            rec.finish(child, "success")
+        rec.finish(seed, "success")
+    rec.finish(branch, "success")
+
+
+def big_trace(request_id: str, session_id: str, seeds: int = 10, child_seeds: int = 3) -> dict:
+    """A synthetic turn trace: `seeds` questions, each with kb backtracking (2 insufficient retrieves),
+    an LLM solve (2 LLM calls) its validator rejects, a symbolic solve that succeeds, and, for every
+    other question, a child frame of `child_seeds` questions of the same shape (10 seeds: 274 nodes)."""
+    rec = TraceRecorder(request_id, session_id)
+    root = rec.node("frame", "root frame", frameId="f0", input={"depth": 0, "maxDepth": 3})
+    _calls(rec, root.id, "f0", 0, seeds, child_seeds)
+    rec.finish(root, "success")
+    return rec.to_builtins()

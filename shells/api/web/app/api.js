@@ -31,6 +31,8 @@ export function setToken(value) {
   else sessionStorage.removeItem(TOKEN_KEY);
 }
 
+// Every request that changes something is JSON (a same-origin, JSON-only guard accepts it), even
+// without a body (DELETE).
 function headers(json) {
   const out = {Accept: 'application/json'};
   if (json) out['Content-Type'] = 'application/json';
@@ -65,7 +67,7 @@ async function send(method, path, body, {stream = false, signal} = {}) {
   for (let attempt = 0; ; attempt += 1) {
     const response = await fetch(path, {
       method,
-      headers: headers(body !== undefined),
+      headers: headers(body !== undefined || method !== 'GET'),
       body: body === undefined ? undefined : JSON.stringify(body),
       credentials: 'same-origin',
       cache: 'no-store',

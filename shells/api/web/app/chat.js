@@ -50,8 +50,9 @@ export async function ask(text) {
   const pending = turnElement({userMessage: message}, handlers);
   const live = progressView();
   pending.querySelector('.msg.assistant').append(live.root);
+  let sessionId = null;
   try {
-    await ensureSession();
+    sessionId = (await ensureSession()).session_id;
     box.querySelector('.empty-chat')?.remove();
     box.append(pending);
     box.scrollTop = box.scrollHeight;
@@ -62,14 +63,15 @@ export async function ask(text) {
       box.scrollTop = box.scrollHeight;
     });
     const turn = turnFromCompleted(data, message);
-    state.turns.push(turn);
     pending.dataset.request = turn.requestId;
     live.root.replaceWith(answerBody(turn, handlers));
-    await autoTitle(message).catch(() => {});
-    await reloadSession();
-    emit('turns');
+    if (state.session?.session_id === sessionId) {
+      state.turns.push(turn); // (the user may have opened another session meanwhile)
+      await autoTitle(message).catch(() => {});
+      await reloadSession();
+    }
   } catch (err) {
-    if (!pending.isConnected) box.append(pending);
+    if (!pending.isConnected && (!sessionId || state.session?.session_id === sessionId)) box.append(pending);
     live.fail(err);
     toast(`The turn failed: ${err.message}`, 'error');
   } finally {
@@ -84,7 +86,7 @@ export function initChat() {
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const text = input.value;
-    if (!text.trim()) return;
+    if (!text.trim() || state.busy) return;
     input.value = '';
     ask(text);
   });

@@ -171,6 +171,8 @@ async function relayout(collapsed, {fit = false, reveal = null} = {}) {
   current.laid = laid;
   draw(ui.layer, current.model, current.vis, laid);
   ui.svg.dataset.request = current.turn.requestId;
+  ui.svg.dataset.boxes = String(current.vis.visible.size);
+  ui.svg.dataset.layouts = String((Number(ui.svg.dataset.layouts) || 0) + 1); // tests and bench wait on it
   ui.status.textContent = '';
   ui.view.classList.remove('laying-out');
   if (fit) {
