@@ -5,22 +5,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from api_support import FACTS
+from api_support import FACTS, ask, new_session
 from mrpvm.kernel import store as store_module
 from mrpvm.kernel.store import Store
 from web_support import EXAMPLE, ingest_example
-
-
-def new_session(http, **body) -> str:
-    reply = http.post("/sessions", json=body)
-    assert reply.status_code == 201, reply.text
-    return reply.json()["session_id"]
-
-
-def ask(http, session: str, message: str) -> dict:
-    reply = http.post("/chat/completions", json={"message": message, "session_id": session, "stream": False})
-    assert reply.status_code == 200, reply.text
-    return reply.json()
 
 
 def test_a_session_is_renamed_and_a_blank_title_makes_it_untitled(http):

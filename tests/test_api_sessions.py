@@ -4,19 +4,7 @@ from __future__ import annotations
 
 import json
 
-from api_support import FACTS, sse_events
-
-
-def new_session(http, **body) -> str:
-    reply = http.post("/sessions", json=body)
-    assert reply.status_code == 201, reply.text
-    return reply.json()["session_id"]
-
-
-def ask(http, session: str, message: str) -> dict:
-    reply = http.post("/chat/completions", json={"message": message, "session_id": session, "stream": False})
-    assert reply.status_code == 200, reply.text
-    return reply.json()
+from api_support import FACTS, ask, new_session, sse_events
 
 
 def test_chat_stream_has_meta_progress_deltas_and_completed(http):

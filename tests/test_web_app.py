@@ -8,14 +8,9 @@ import re
 
 import pytest
 from api_support import Daemon
-from web_support import PHONE, WIDE, ask, browser_or_skip, ingest_example, open_page, shot
+from web_support import PHONE, WIDE, ask, ingest_example, open_page, shot
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from browser_or_skip()
 
 
 @pytest.fixture(scope="module")

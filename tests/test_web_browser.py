@@ -10,14 +10,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from web_support import EXAMPLE, PHONE, WIDE, ask, browser_or_skip, ingest_example, open_page, shot
+from web_support import EXAMPLE, PHONE, WIDE, ask, ingest_example, open_page, shot
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from browser_or_skip()
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +76,7 @@ def test_ask_over_an_example_see_sources_and_the_graph_with_a_plugin_cnl(browser
     assert "selected" in (retrieve.get_attribute("class") or "")
     shot(page, "ask-graph-inspector-1280")
     assert not log.errors, log.errors
+    assert log.foreign == []  # nothing but the daemon: no CDN, works offline
     ctx.close()
 
     # The same turn from its deep link on a phone: the graph opens, a node opens its details.
@@ -158,13 +154,21 @@ def test_upload_several_documents_by_picker_and_by_drop_then_ask_about_them(brow
     assert "fennimore.md › Harbour" in turn.locator("button.source").first.inner_text()
     shot(page, "upload-answer-1280")
 
+    big = ("The gigantic file repeats itself. " * 36_000).encode()  # over the daemon's 1 MiB body limit
     page.set_input_files(
         ".kb-bar input[type=file]",
-        files=[{"name": "blob.bin", "mimeType": "application/octet-stream", "buffer": b"\x00\x01\x02binary"}],
+        files=[
+            {"name": "blob.bin", "mimeType": "application/octet-stream", "buffer": b"\x00\x01\x02binary"},
+            {"name": "huge.txt", "mimeType": "text/plain", "buffer": big},
+            {"name": "empty.txt", "mimeType": "text/plain", "buffer": b"  \n"},
+        ],
     )
-    tray.locator(".upload-row.failed", has_text="not a text document").wait_for()
-    assert tray.locator("h2").inner_text().startswith("0 of 1")
-    assert not log.errors, log.errors
+    tray.locator("h2", has_text="0 of 3 documents added").wait_for(timeout=30_000)
+    assert "not a text document" in tray.locator(".upload-row[data-file='blob.bin']").inner_text()
+    assert "body limit (1.0 MiB)" in tray.locator(".upload-row[data-file='huge.txt']").inner_text()
+    assert "the file is empty" in tray.locator(".upload-row[data-file='empty.txt']").inner_text()
+    shot(page, "upload-refused-1280")
+    assert all("413" in e or "Failed to load resource" in e for e in log.errors), log.errors
     ctx.close()
 
 

@@ -9,14 +9,9 @@ from __future__ import annotations
 import pytest
 from mrpvm.kernel.records import TurnRecord
 from mrpvm.kernel.store import Store
-from web_support import PHONE, big_trace, browser_or_skip, open_page, shot
+from web_support import PHONE, big_trace, open_page, shot
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def browser():
-    yield from browser_or_skip()
 
 
 @pytest.fixture(scope="module")

@@ -76,10 +76,13 @@ def shot(page: Any, name: str) -> Path:
 
 
 class PageLog:
-    """Console errors and uncaught page errors of a page (a test asserts there were none)."""
+    """Console errors, uncaught page errors and failed responses of a page (a test asserts there were none),
+    and every request to another origin than the daemon's (`foreign`: the app works offline)."""
 
-    def __init__(self, page: Any):
+    def __init__(self, page: Any, origin: str):
         self.errors: list[str] = []
+        self.foreign: list[str] = []
+        page.on("request", lambda r: None if r.url.startswith(origin) else self.foreign.append(r.url))
         page.on("pageerror", lambda err: self.errors.append(f"page error: {err}"))
         page.on(
             "console", lambda msg: self.errors.append(f"console: {msg.text}") if msg.type == "error" else None
@@ -98,7 +101,7 @@ def open_page(
     """A fresh context (its own sessionStorage) and page at `url`, waiting until the app has booted."""
     ctx = browser.new_context(viewport=viewport, **context)
     page = ctx.new_page()
-    log = PageLog(page)
+    log = PageLog(page, url.split("/?", 1)[0].rstrip("/") + "/")
     page.goto(url)
     page.wait_for_selector("body.ready", timeout=20_000)
     return ctx, page, log

@@ -103,12 +103,13 @@ export function toast(message, kind = 'info') {
 }
 
 /** A small modal form: resolves with the entered text, or null when cancelled. */
-export function askText({title, label, value = '', placeholder = '', confirm = 'OK', hint = ''}) {
+export function askText({title, label, value = '', placeholder = '', confirm = 'OK', hint = '', message = '', type = 'text'}) {
   const dialog = document.getElementById('ask-dialog');
   return new Promise((resolve) => {
-    const input = h('input', {type: 'text', name: 'value', value, placeholder, required: true, autocomplete: 'off'});
+    const input = h('input', {type, name: 'value', value, placeholder, required: true, autocomplete: 'off'});
     const form = h('form', {method: 'dialog', class: 'ask-form'},
       h('h2', null, title),
+      message ? h('p', null, message) : null,
       h('label', null, label, input),
       hint ? h('p', {class: 'hint'}, hint) : null,
       h('div', {class: 'actions'},

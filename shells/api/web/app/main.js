@@ -5,7 +5,7 @@
 //   /?session=ID&turn=REQUEST_ID        that turn's execution graph
 
 import {onTokenNeeded, routes} from './api.js';
-import {$, clear, h, toast} from './dom.js';
+import {$, askText, toast} from './dom.js';
 import {initChat, renderConversation} from './chat.js';
 import {initGraph, showTurn} from './graph_panel.js';
 import {initKnowledge, refreshKbs, renderKnowledge} from './knowledge.js';
@@ -32,25 +32,12 @@ export function showView(name, {turn} = {}) {
 }
 
 function askToken() {
-  const dialog = $('#ask-dialog');
-  return new Promise((resolve) => {
-    const input = h('input', {type: 'password', name: 'token', required: true, autocomplete: 'off'});
-    const form = h('form', {method: 'dialog', class: 'ask-form'},
-      h('h2', null, 'Access token'),
-      h('p', null, 'This daemon was started with --token. Enter it once; this tab keeps it until it closes.'),
-      h('label', null, 'Token', input),
-      h('div', {class: 'actions'},
-        h('button', {type: 'button', class: 'secondary', onclick: () => dialog.close('')}, 'Cancel'),
-        h('button', {type: 'submit', class: 'primary', value: 'ok'}, 'Continue')));
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      dialog.close('ok');
-    });
-    clear(dialog, form);
-    dialog.onclose = () => resolve(dialog.returnValue === 'ok' ? input.value.trim() : null);
-    dialog.returnValue = '';
-    dialog.showModal();
-    input.focus();
+  return askText({
+    title: 'Access token',
+    message: 'This daemon was started with --token. Enter it once; this tab keeps it until it closes.',
+    label: 'Token',
+    type: 'password',
+    confirm: 'Continue',
   });
 }
 
