@@ -125,6 +125,7 @@ def test_pins_go_with_each_turn_and_llm_settings_are_edited(browser, daemon, doc
     )
     ask(page, "How do I clean a broken cache?")
     assert sent[-1]["kb_plugin"] == "kb-fast" and sent[-1]["goal_solver_plugin"] == "gs-symbolic"
+    assert sent[-1]["stream"] is True  # the answer came over the SSE route
     page.get_by_role("button", name="Unpin Goal solver").click()
     ask(page, "What happens when the needs of two targets form a cycle?")
     assert sent[-1]["kb_plugin"] == "kb-fast" and "goal_solver_plugin" not in sent[-1]
