@@ -59,6 +59,9 @@ def test_ask_over_an_example_see_sources_and_the_graph_with_a_plugin_cnl(browser
     assert page.locator("#tab-graph").get_attribute("aria-selected") == "true"
     assert page.locator(".gcontainer.kind-frame").count() == 1
     assert page.locator(".gcontainer.kind-seed").count() == 2
+    seed_box = page.locator(".gcontainer.kind-seed .cbox").first.bounding_box()
+    zoom = float(page.locator(".graph-svg").get_attribute("data-zoom"))
+    assert seed_box is not None and seed_box["width"] / zoom >= 299  # containers are at least 300 wide
     assert page.locator(".gnode.kind-plugin.st-success").count() >= 4
     assert page.locator(".gedge").count() >= 3
     assert "plugin calls" in page.locator(".graph-summary").inner_text()
@@ -236,6 +239,9 @@ def test_the_example_source_names_and_counts_show_in_the_knowledge_view(browser,
     page.set_viewport_size(PHONE)
     page.wait_for_timeout(200)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    for button in page.locator("#view-knowledge .row-actions button").all():  # nothing cut off
+        box = button.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= PHONE["width"], button.inner_text()
     shot(page, "knowledge-390")
     page.set_viewport_size(WIDE)
     assert not log.errors, log.errors

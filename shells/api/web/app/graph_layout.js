@@ -50,7 +50,16 @@ const ROOT_OPTIONS = {
   'elk.spacing.componentComponent': '28',
   'elk.padding': '[top=12,left=12,bottom=12,right=12]',
 };
-const CONTAINER_OPTIONS = {'elk.padding': `[top=${HEADER + 10},left=14,bottom=14,right=14]`};
+// Containers are at least 300 wide so their title band has room for the intent beside the badges.
+// elkjs 0.12.1 applies a compound node's minimum size transposed when the layout runs DOWN with
+// INCLUDE_CHILDREN (checked: '(300, 80)' gives 124×300), so it is given as (height, width) here;
+// tests/test_web_browser.py checks the drawn width, so an upgrade that fixes this is noticed.
+export const CONTAINER_MIN_WIDTH = 300;
+const CONTAINER_OPTIONS = {
+  'elk.padding': `[top=${HEADER + 10},left=14,bottom=14,right=14]`,
+  'elk.nodeSize.constraints': 'MINIMUM_SIZE',
+  'elk.nodeSize.minimum': `(${HEADER + 30}, ${CONTAINER_MIN_WIDTH})`,
+};
 
 const TOUCH_MS = 0.5; // a sibling that starts within this of another's end comes after it
 

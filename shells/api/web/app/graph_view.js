@@ -16,7 +16,7 @@ export function edgeClass(kind) {
 function markerDefs() {
   return s('defs', null, MARKERS.map((kind) => s('marker', {
     id: `arrow-${kind}`, class: `marker marker-${kind}`, viewBox: '0 0 10 10', refX: '9', refY: '5',
-    markerWidth: '7', markerHeight: '7', orient: 'auto-start-reverse',
+    markerUnits: 'userSpaceOnUse', markerWidth: '9', markerHeight: '9', orient: 'auto-start-reverse',
   }, s('path', {d: 'M0,0 L10,5 L0,10 z'}))));
 }
 
@@ -113,7 +113,7 @@ function container(node, box) {
   const badgeWidth = items.reduce((sum, i) => sum + Math.round(i.text.length * 6.1 + 12) + 5, 0);
   const badgeAt = Math.max(box.width / 2, box.width - badgeWidth - 8);
   head.append(
-    s('text', {class: 'ctitle', x: 32, y: 22}, fitText(title(node), badgeAt - 40)),
+    s('text', {class: 'ctitle', x: 32, y: 22}, fitText(node.kind === 'seed' && node.label ? node.label : title(node), badgeAt - 40)),
     badges(items, badgeAt, 8),
     toggle(node, 8, 8, false));
   group.append(s('rect', {class: 'cbox', x: box.x, y: box.y, width: box.width, height: box.height, rx: 10}), head);

@@ -121,11 +121,11 @@ async function showSources(kb) {
     clear(box,
       h('h3', null, `Sources of ${data.kb.name}`),
       data.sources.length
-        ? h('table', {class: 'grid sources-table'},
+        ? h('div', {class: 'table-wrap'}, h('table', {class: 'grid sources-table'},
           h('thead', null, h('tr', null, h('th', null, 'Source'), h('th', null, 'Units'), h('th', null, 'Size'), h('th', null, 'Id'))),
           h('tbody', null, data.sources.map((source) => h('tr', null,
             h('td', null, source.name), h('td', {class: 'num'}, source.unit_count), h('td', {class: 'num'}, bytes(source.bytes)),
-            h('td', null, h('code', null, source.id))))))
+            h('td', null, h('code', null, source.id)))))))
         : h('p', {class: 'empty'}, 'No sources yet: drop documents below to add some.'));
   } catch (err) {
     clear(box, h('p', {class: 'turn-error', role: 'alert'}, `${err.code}: ${err.message}`));
@@ -154,9 +154,9 @@ export function renderKnowledge() {
     h('div', {class: 'view-head'}, h('h2', null, 'Knowledge bases'),
       h('button', {type: 'button', class: 'secondary small', onclick: createKb}, 'New KB')),
     state.kbs.length
-      ? h('table', {class: 'grid kb-table'},
+      ? h('div', {class: 'table-wrap'}, h('table', {class: 'grid kb-table'},
         h('thead', null, h('tr', null, h('th', null, 'Name'), h('th', null, 'Sources'), h('th', null, 'Units'), h('th', null, 'Created'), h('th', null, ''))),
-        h('tbody', null, rows))
+        h('tbody', null, rows)))
       : h('p', {class: 'empty'}, 'No knowledge bases yet.'),
     zone,
     h('div', {id: 'kb-sources', class: 'kb-sources'}));
