@@ -47,6 +47,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/sd_symbolic_ingest.py
 	$(BIN)/python bench/llm_calls_per_turn.py
 	$(BIN)/python bench/retrieval.py --kus 20000 --queries 100
+	$(BIN)/python bench/web_graph.py --repeat 2
 
 # mypy reads the packages (pyproject [tool.mypy]) through the editable install's mrpvm/ tree.
 lint: $(STAMP)

@@ -2,7 +2,9 @@
 mrpvm.plugins, mrpvm.shells.
 
 Every folder of those trees is declared as a package, the data folders too (the LLM plugins' prompts/,
-protocol/schema/), so their files ship as package data and setuptools has nothing to warn about.
+protocol/schema/, the web app's shells/api/web/), so their files ship as package data and setuptools has
+nothing to warn about. The web app's vendor folders are named `<lib>-<version>` (not package names), so
+their files are package data of `web.vendor` by a glob.
 """
 
 from setuptools import find_namespace_packages, setup
@@ -25,5 +27,8 @@ for folder, name in ROOTS.items():
 setup(
     packages=packages,
     package_dir=package_dir,
-    package_data={"": ["*.md", "*.json", "*.txt"]},
+    package_data={
+        "": ["*.md", "*.json", "*.txt", "*.html", "*.js", "*.mjs", "*.css", "*.svg"],
+        "mrpvm.shells.api.web.vendor": ["*/*", "*/*/*"],
+    },
 )

@@ -30,7 +30,7 @@ class SourceRecord(msgspec.Struct, kw_only=True):
 
 
 class SessionRecord(msgspec.Struct, kw_only=True):
-    """A chat session (DS019): the mounted KB, plugin preferences and how many turns it holds."""
+    """A chat session (DS019): the mounted KB, plugin preferences, how many turns it holds, its title."""
 
     id: str
     kbId: str | None = None
@@ -39,6 +39,7 @@ class SessionRecord(msgspec.Struct, kw_only=True):
     updatedAt: str = ""
     turnCount: int = 0
     deliberationLevel: int = 0  # comparative deliberation preference (0-3); 0: the first accepted answer
+    title: str = ""
 
 
 class TurnRecord(msgspec.Struct, kw_only=True):

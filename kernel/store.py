@@ -49,7 +49,7 @@ from .errors import (
     TurnNotFound,
     ValidationFailed,
 )
-from .records import KbRecord, PlannerOutcome, PlannerStats, SessionRecord, SourceRecord, TurnRecord
+from .records import KbRecord, PlannerOutcome, SessionRecord, SourceRecord, TurnRecord
 from .store_rows import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -64,6 +64,7 @@ from .store_rows import (
     unit_decoder,
     unit_row,
 )
+from .store_stats import PlannerStatsAndCache
 
 DB_NAME = "mrpvm.db"
 BUSY_TIMEOUT_MS = 10_000
@@ -78,7 +79,7 @@ def _pause_in_commit() -> None:
     time.sleep(PAUSE_IN_COMMIT_S)
 
 
-class Store:
+class Store(PlannerStatsAndCache):
     """The kernel's SQLite store. `Store.open(home)` uses `<home>/mrpvm.db`."""
 
     def __init__(self, path: Path | str):
@@ -361,6 +362,23 @@ class Store:
             )
         return [unit_decoder.decode(r[0]) for r in rows]
 
+    def source_by_id(self, source_id: str) -> SourceRecord | None:
+        """A source by its id alone (source ids are unique across KBs; a KU id starts with its source's)."""
+        row = (
+            self._conn()
+            .execute(f"SELECT {self._SOURCE_COLS} FROM sources WHERE id = ?", (source_id,))
+            .fetchone()
+        )
+        return self._source(row) if row else None
+
+    def kb_unit(self, kb_id: str, unit_id: str) -> KnowledgeUnit | None:
+        row = (
+            self._conn()
+            .execute("SELECT data FROM units WHERE kb_id = ? AND id = ?", (kb_id, unit_id))
+            .fetchone()
+        )
+        return unit_decoder.decode(row[0]) if row else None
+
     def kb_stats(self, kb_id: str) -> dict[str, int]:
         conn = self._conn()
         sources = conn.execute("SELECT COUNT(*) FROM sources WHERE kb_id = ?", (kb_id,)).fetchone()[0]
@@ -369,7 +387,7 @@ class Store:
 
     # ------------------------------------------------------------------ sessions (DS019)
 
-    _SESSION_COLS = "id, kb_id, preferences, created_at, updated_at, turn_count, deliberation"
+    _SESSION_COLS = "id, kb_id, preferences, created_at, updated_at, turn_count, deliberation, title"
 
     @staticmethod
     def _session(row: tuple) -> SessionRecord:
@@ -381,9 +399,10 @@ class Store:
             updatedAt=row[4],
             turnCount=row[5],
             deliberationLevel=row[6],
+            title=row[7],
         )
 
-    _INSERT_SESSION = f"INSERT INTO sessions ({_SESSION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    _INSERT_SESSION = f"INSERT INTO sessions ({_SESSION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 
     def create_session(
         self, kb_id: str | None = None, preferences: Pins | None = None, deliberation_level: int = 0
@@ -401,6 +420,7 @@ class Store:
                     record.updatedAt,
                     0,
                     record.deliberationLevel,
+                    record.title,
                 ),
             )
         return record
@@ -446,11 +466,18 @@ class Store:
         return self.get_session(session_id)
 
     def set_session_deliberation(self, session_id: str, level: int) -> SessionRecord:
+        return self._set_session_column(session_id, "deliberation", int(level))
+
+    def set_session_title(self, session_id: str, title: str) -> SessionRecord:
+        """Name a session (an empty title makes it untitled again)."""
+        return self._set_session_column(session_id, "title", title)
+
+    def _set_session_column(self, session_id: str, column: str, value: object) -> SessionRecord:
         with self.transaction() as conn:
             self.get_session(session_id)
             conn.execute(
-                "UPDATE sessions SET deliberation = ?, updated_at = ? WHERE id = ?",
-                (int(level), now_iso(), session_id),
+                f"UPDATE sessions SET {column} = ?, updated_at = ? WHERE id = ?",
+                (value, now_iso(), session_id),
             )
         return self.get_session(session_id)
 
@@ -608,6 +635,7 @@ class Store:
                             stamp,
                             1,
                             session.deliberationLevel,
+                            session.title,
                         ),
                     ).rowcount
                     == 1
@@ -693,85 +721,6 @@ class Store:
         if not rows:
             self.get_session(session_id)  # SessionNotFound for an unknown session
         return [r[0] for r in reversed(rows)]
-
-    # ------------------------------------------------------------------ planner-level stats
-
-    def planner_stats(self) -> dict[str, PlannerStats]:
-        rows = self._conn().execute(
-            "SELECT planner_id, success_rate, latency_ms, samples, updated_at FROM planner_stats"
-        )
-        return {
-            r[0]: PlannerStats(plannerId=r[0], successRate=r[1], latencyMs=r[2], samples=r[3], updatedAt=r[4])
-            for r in rows
-        }
-
-    def restore_planner_stats(self, stats: dict[str, PlannerStats]) -> None:
-        """Put the planner-level records back as `planner_stats()` returned them (an evaluation measures
-        each suite from the same records and leaves the home's records as it found them)."""
-        with self.transaction() as conn:
-            conn.execute("DELETE FROM planner_stats")
-            conn.executemany(
-                "INSERT INTO planner_stats (planner_id, success_rate, latency_ms, samples, updated_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(s.plannerId, s.successRate, s.latencyMs, s.samples, s.updatedAt) for s in stats.values()],
-            )
-
-    def record_planner_outcome(
-        self, planner_id: str, success: bool, latency_ms: float, alpha: float = 0.3
-    ) -> PlannerStats:
-        """EWMA update: rate <- (1-a)*rate + a*success (prior 0.5); latency <- first sample, then EWMA."""
-        if not 0.0 < alpha <= 1.0:
-            raise ValidationFailed(f"alpha must be in (0, 1], got {alpha}")
-        with self.transaction() as conn:
-            self._apply_planner_outcome(
-                conn, PlannerOutcome(planner_id, success, latency_ms), alpha, now_iso()
-            )
-            row = conn.execute(
-                "SELECT success_rate, latency_ms, samples, updated_at FROM planner_stats WHERE planner_id = ?",
-                (planner_id,),
-            ).fetchone()
-        return PlannerStats(
-            plannerId=planner_id, successRate=row[0], latencyMs=row[1], samples=row[2], updatedAt=row[3]
-        )
-
-    # EWMA in one statement: rate <- (1-a)*rate + a*success from the prior 0.5; latency <- the first
-    # sample, then (1-a)*latency + a*sample.
-    _PLANNER_UPSERT = (
-        "INSERT INTO planner_stats (planner_id, success_rate, latency_ms, samples, updated_at)"
-        " VALUES (:id, (1 - :a) * 0.5 + :a * :ok, :ms, 1, :at)"
-        " ON CONFLICT(planner_id) DO UPDATE SET success_rate = (1 - :a) * success_rate + :a * :ok,"
-        " latency_ms = (1 - :a) * latency_ms + :a * :ms, samples = samples + 1, updated_at = :at"
-    )
-
-    @classmethod
-    def _apply_planner_outcome(
-        cls, conn: sqlite3.Connection, outcome: PlannerOutcome, alpha: float, stamp: str
-    ) -> None:
-        conn.execute(
-            cls._PLANNER_UPSERT,
-            {
-                "id": outcome.plannerId,
-                "a": float(alpha),
-                "ok": 1.0 if outcome.success else 0.0,
-                "ms": float(outcome.latencyMs),
-                "at": stamp,
-            },
-        )
-
-    # ------------------------------------------------------------------ LLM cache (used by the bridge)
-
-    def cache_get(self, key: str) -> str | None:
-        row = self._conn().execute("SELECT response FROM llm_cache WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
-
-    def cache_put(self, key: str, model: str, response: str) -> None:
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO llm_cache (key, model, response, created_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT(key) DO UPDATE SET model = excluded.model, response = excluded.response,"
-                " created_at = excluded.created_at",
-                (key, model, response, now_iso()),
-            )
 
     # ------------------------------------------------------------------ generic
 

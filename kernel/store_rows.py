@@ -142,6 +142,9 @@ MIGRATIONS: list[list[str]] = [
     [  # 5: a turn whose answer was stored cut to the stored-answer cap (kernel/engine/stored_answer.py)
         "ALTER TABLE turns ADD COLUMN answer_truncated INTEGER NOT NULL DEFAULT 0",
     ],
+    [  # 6: a session's title (the web app names sessions; empty = untitled)
+        "ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''",
+    ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 import msgspec
+from mrpvm.protocol.cnl import render_document
 from mrpvm.protocol.document import CnlDocument
 
 NODE_KINDS = ("frame", "branch", "seed", "plugin", "llm", "event", "result", "candidate")
@@ -33,6 +34,7 @@ EDGE_KINDS = (
 )
 ANSWER_PREVIEW = 600
 PROMPT_PREVIEW = 240
+CNL_PREVIEW = 6000  # the CNL a plugin returned, as parsed and re-rendered, kept up to this many characters
 MAX_IDS = 24
 
 
@@ -210,7 +212,8 @@ def _ids(ids: list[str]) -> list[str]:
 
 
 def summarize_output(doc: CnlDocument) -> dict[str, Any]:
-    """What a plugin returned, small enough to store with every turn."""
+    """What a plugin returned, small enough to store with every turn: the result block's fields, what the
+    sections hold, and the CNL itself (`cnl`, re-rendered from the parsed document, clipped)."""
     res = doc.result
     out: dict[str, Any] = {}
     if res.confidence:
@@ -246,4 +249,5 @@ def summarize_output(doc: CnlDocument) -> dict[str, Any]:
         out["answer"] = clip(doc.answer, ANSWER_PREVIEW)
     if doc.sources is not None:
         out["sources"] = _ids(doc.sources)
+    out["cnl"] = clip(render_document(doc), CNL_PREVIEW)
     return out

@@ -125,3 +125,17 @@ def sse_events(text: str) -> list[tuple[str | None, str]]:
                 data.append(line[len("data: ") :])
         out.append((name, "\n".join(data)))
     return out
+
+
+def new_session(http: httpx.Client, **body) -> str:
+    """POST /sessions (201) and the new session's id."""
+    reply = http.post("/sessions", json=body)
+    assert reply.status_code == 201, reply.text
+    return reply.json()["session_id"]
+
+
+def ask(http: httpx.Client, session: str, message: str) -> dict:
+    """One non-streamed turn in `session` (200) and its body."""
+    reply = http.post("/chat/completions", json={"message": message, "session_id": session, "stream": False})
+    assert reply.status_code == 200, reply.text
+    return reply.json()

@@ -6,7 +6,8 @@ derandomized, so a run on main is reproducible; locally every run explores new e
 
 Fixtures: `daemon` (a real `mrpvm serve` on loopback with its own home, one per module), `http` (an
 httpx client on it), `registry` (the supervisor test plugins of tests/supervisor_support.py, one per
-module).
+module), `browser` (a headless Chromium driven by Playwright, one per module; skipped with the reason
+where none is installed: tests/web_support.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from api_support import Daemon
 from hypothesis import HealthCheck, settings
 from mrpvm.kernel.registry import Registry
 from supervisor_support import build_registry
+from web_support import browser_or_skip
 
 # Supervisors a test starts without a home of its own write plugin logs under the kernel home: never the
 # developer's ~/.mrpvm. (Tests that need a home give theirs explicitly; subprocesses inherit this one.)
@@ -51,3 +53,8 @@ def http(daemon: Daemon) -> Iterator[httpx.Client]:
 @pytest.fixture(scope="module")
 def registry(tmp_path_factory: pytest.TempPathFactory) -> Registry:
     return build_registry(tmp_path_factory.mktemp("plugins"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    yield from browser_or_skip()

@@ -26,7 +26,15 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import Response
 
-from . import kb_routes, lifecycle_routes, mrpvm_routes, openai_routes, system_routes
+from . import (
+    browse_routes,
+    kb_routes,
+    lifecycle_routes,
+    mrpvm_routes,
+    openai_routes,
+    system_routes,
+    web_routes,
+)
 from .errors import EXCEPTION_HANDLERS
 from .middleware import BODY_TIMEOUT_S, Guard
 from .openapi import build
@@ -109,8 +117,10 @@ def route_specs() -> list[RouteSpec]:
         *mrpvm_routes.ROUTES,
         *kb_routes.ROUTES,
         *lifecycle_routes.ROUTES,
+        *browse_routes.ROUTES,
         *system_routes.ROUTES,
         OPENAPI_ROUTE,
+        *web_routes.ROUTES,
     ]
 
 
@@ -145,7 +155,8 @@ def create_app(
                 Guard,
                 token=settings.token,
                 max_body_bytes=settings.max_body_bytes,
-                open_paths=frozenset(s.path for s in specs if s.open),
+                open_paths=frozenset(s.path for s in specs if s.open and "{" not in s.path),
+                open_prefixes=tuple(s.path.split("{", 1)[0] for s in specs if s.open and "{" in s.path),
                 policy=settings.policy(),
                 body_timeout_s=settings.body_timeout_s,
             )

@@ -127,7 +127,7 @@ async def workspace(request: Request) -> Response:
 
 
 async def update_session(request: Request) -> Response:
-    """Change the preferences given: a plugin field ("" clears it), a legacy name, deliberation_level."""
+    """Change what is given: a plugin field ("" clears it), a legacy name, deliberation_level, title."""
     ctx = request.app.state.ctx
     session_id = session_param(request)
     record = ctx.store.get_session(session_id)
@@ -142,6 +142,8 @@ async def update_session(request: Request) -> Response:
         record = ctx.store.set_session_preferences(session_id, Pins(**current))
     if body.deliberation_level is not None:
         record = ctx.store.set_session_deliberation(session_id, body.deliberation_level)
+    if body.title is not None:
+        record = ctx.store.set_session_title(session_id, " ".join(body.title.split()))
     return json_response(session_info(ctx, record))
 
 

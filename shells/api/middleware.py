@@ -4,7 +4,8 @@ pace, last-resort errors.
 Pure ASGI (not BaseHTTPMiddleware) so streaming responses and client disconnects pass through untouched.
 - every request gets `scope["state"]["request_id"]` (echoed as `X-Request-Id`, used in error bodies);
 - the Host, Origin, content-type and CORS rules of origin.py (before the token: a preflight carries none);
-- with a token configured, every path but OPEN_PATHS needs `Authorization: Bearer <token>` (401 otherwise);
+- with a token configured, every path but OPEN_PATHS (and those under `open_prefixes`: the web app's
+  static files) needs `Authorization: Bearer <token>` (401 otherwise);
 - a body larger than the limit is refused: at once when Content-Length says so, else when the streamed
   bytes pass it (the endpoint's read raises BodyTooLarge → 413);
 - a body that stalls (no bytes for `body_timeout_s` before it is complete) is `408 REQUEST_TIMEOUT`;
@@ -38,6 +39,7 @@ class Guard:
         token: str | None,
         max_body_bytes: int,
         open_paths: frozenset[str] = OPEN_PATHS,
+        open_prefixes: tuple[str, ...] = (),
         policy: OriginPolicy | None = None,
         body_timeout_s: float = BODY_TIMEOUT_S,
     ):
@@ -45,8 +47,12 @@ class Guard:
         self.token = token or None
         self.max_body = max_body_bytes
         self.open_paths = open_paths
+        self.open_prefixes = open_prefixes
         self.policy = policy or OriginPolicy()
         self.body_timeout_s = body_timeout_s
+
+    def _open(self, path: str) -> bool:
+        return path in self.open_paths or (bool(self.open_prefixes) and path.startswith(self.open_prefixes))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -79,7 +85,7 @@ class Guard:
         if refused is not None:
             await self._refuse(scope, receive, send_wrapper, refused)
             return
-        if self.token and scope["path"] not in self.open_paths and not self._authorized(scope):
+        if self.token and not self._open(scope["path"]) and not self._authorized(scope):
             await _send_error(scope, send_wrapper, 401, "UNAUTHORIZED", "missing or wrong bearer token")
             return
         length = _content_length(scope)

@@ -58,6 +58,7 @@ def session_info(ctx: Any, record: SessionRecord) -> SessionInfo:
         updated_at=record.updatedAt,
         turn_count=record.turnCount,
         unit_count=len(ctx.store.session_units(record.id)),
+        title=record.title,
     )
 
 

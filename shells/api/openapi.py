@@ -15,6 +15,7 @@ from .schemas import ErrorBody
 
 REF = "#/components/schemas/{name}"
 _PARAM = re.compile(r"{([^}]+)}")
+_CONVERTER = re.compile(r"{([^}:]+):[^}]+}")
 
 
 def build(routes: list[RouteSpec], *, title: str, version: str) -> dict[str, Any]:
@@ -29,9 +30,10 @@ def build(routes: list[RouteSpec], *, title: str, version: str) -> dict[str, Any
     }
     paths: dict[str, dict[str, Any]] = {}
     for spec in routes:
+        path = _CONVERTER.sub(r"{\1}", spec.path)  # starlette's `{path:path}` is OpenAPI's `{path}`
         parameters = [
             {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-            for name in _PARAM.findall(spec.path)
+            for name in _PARAM.findall(path)
         ]
         parameters += [
             {
@@ -70,14 +72,14 @@ def build(routes: list[RouteSpec], *, title: str, version: str) -> dict[str, Any
             }
         if spec.open:
             operation["security"] = []
-        paths.setdefault(spec.path, {})[spec.method.lower()] = operation
+        paths.setdefault(path, {})[spec.method.lower()] = operation
     return {
         "openapi": "3.1.0",
         "info": {
             "title": title,
             "version": version,
-            "description": "MRP-VM kernel daemon: an OpenAI-compatible chat endpoint and the DS013 "
-            "session, KB, plugin, settings and explainability API.",
+            "description": "MRP-VM kernel daemon: an OpenAI-compatible chat endpoint, the DS013 "
+            "session, KB, plugin, settings and explainability API, and the web app at /.",
         },
         "paths": paths,
         "components": {

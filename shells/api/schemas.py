@@ -188,9 +188,11 @@ class SessionCreate(PinFields, kw_only=True):
 
 
 class SessionUpdate(PinFields, kw_only=True, forbid_unknown_fields=True):
-    """`PATCH /sessions/{id}`: change the preferences given (an empty string clears a plugin preference)."""
+    """`PATCH /sessions/{id}`: change the preferences given (an empty string clears a plugin preference)
+    and the title (whitespace collapsed; a blank title makes the session untitled)."""
 
     deliberation_level: DeliberationLevel | None = None
+    title: Annotated[str, Meta(max_length=200)] | None = None
 
 
 class SessionInfo(Struct, kw_only=True):
@@ -205,6 +207,7 @@ class SessionInfo(Struct, kw_only=True):
     updated_at: str = ""
     turn_count: int = 0
     unit_count: int = 0
+    title: str = ""
 
 
 class SessionList(Struct, kw_only=True):
@@ -338,6 +341,14 @@ class PluginInfo(Struct, kw_only=True):
     costClass: str = ""
     worker: bool = False
     ops: list[str] = []
+    modelRoles: list[str] = []
+    timeoutMs: int = 0
+    maxInputSizeBytes: int = 0
+    concurrency: int = 1
+    plannerHints: dict[str, Any] | None = None  # what planners read to order candidates (sd, kb, gs)
+    provides: list[str] = []
+    accepts: list[str] = []
+    tags: list[str] = []
 
 
 class PluginList(Struct, kw_only=True):
@@ -358,6 +369,31 @@ class LlmRolesUpdate(Struct, kw_only=True, forbid_unknown_fields=True):
     defaultModel: str | None = None
     roles: dict[str, str] = {}
     plugins: dict[str, str] = {}
+
+
+class KbSources(Struct, kw_only=True):
+    """`GET /kbs/{kb}/sources`: the KB and its sources in ingest order."""
+
+    kb: KbInfo
+    sources: list[SourceInfo] = []
+
+
+class UnitText(Struct, kw_only=True):
+    """`GET /sessions/{id}/units/{unit_id}`: one knowledge unit with where it comes from.
+
+    `origin` is `session` (a unit of the session) or `kb`; `place` is the source name and the headings
+    above the unit (`file › heading`); `text` is the unit's own text (its text body, else its claim or
+    procedure); `unit` is the whole stored unit (camelCase, as the protocol names its fields)."""
+
+    id: str
+    origin: Literal["session", "kb"]
+    kb_id: str | None = None
+    kb_name: str | None = None
+    source_id: str | None = None
+    source_name: str | None = None
+    place: list[str] = []
+    text: str = ""
+    unit: dict[str, Any] = {}
 
 
 class Health(Struct, kw_only=True):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import msgspec
 from mrpvm.protocol.vocab import PLUGIN_TYPES
 from starlette.requests import Request
 from starlette.responses import Response
@@ -47,6 +48,14 @@ async def list_plugins(request: Request) -> Response:
             costClass=e.manifest.costClass,
             worker=e.manifest.worker,
             ops=list(e.manifest.ops),
+            modelRoles=list(e.manifest.modelRoles),
+            timeoutMs=e.manifest.timeoutMs,
+            maxInputSizeBytes=e.manifest.maxInputSizeBytes,
+            concurrency=e.manifest.concurrency,
+            plannerHints=msgspec.to_builtins(e.manifest.plannerHints) if e.manifest.plannerHints else None,
+            provides=list(e.manifest.provides),
+            accepts=list(e.manifest.accepts),
+            tags=list(e.manifest.tags),
         )
         for e in entries
     ]
