@@ -34,7 +34,7 @@ from typing import Any
 import httpx
 
 FACTS = "The zorblax is a teal bird.\n\nThe zorblax lives in Norway.\n\nThe zorblax eats blue fish.\n"
-QUESTIONS = ["What color is the zorblax?", "Where does the zorblax live?"]
+QUESTIONS = ["What does the zorblax eat?", "Where does the zorblax live?"]
 PLUGINS = "sd-symbolic,planner-default,kb-fast,gs-symbolic"
 TURNS_PER_SESSION = 10
 
