@@ -388,6 +388,24 @@ def test_bullets_of_facts_are_not_a_procedure() -> None:
     assert_complete(text, units)
 
 
+def test_items_judged_by_their_first_sentence_and_noun_phrases_are_not_commands() -> None:
+    from mrpvm.plugins.sd_symbolic.roles import is_imperative
+
+    assert not is_imperative("Support for the legacy protocol is disabled by default.")
+    assert not is_imperative("Support for the v00 format has been removed.")
+    assert is_imperative("Search for the file and open it.") and is_imperative("Wait for the light.")
+    # a changelog's bullets state facts, with a piece of advice inside one of them: not steps
+    text = (
+        "Release 7.0 disables weak cryptography.\n\n"
+        "   * Support for the v1 protocol is disabled at compile time. Use the v2 protocol instead.\n"
+        "   * Support for 1024-bit keys is disabled at run time. Please ask the server administrator.\n"
+        "   * Support for the v00 cert format has been removed.\n"
+    )
+    units = tree(text, "src-changes")
+    assert all(u.role != "Procedure" for u in by_level(units, "atomic"))
+    assert_complete(text, units)
+
+
 def test_summaries_skip_sentences_that_lean_on_the_one_before() -> None:
     text = (
         "The Larkspur V2 is a ferry for coastal routes of up to 200 passengers. It carries twelve cars and "

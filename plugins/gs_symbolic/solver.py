@@ -224,13 +224,14 @@ def _steps(q: Question, m: Material) -> Outcome | None:
     if not procs:
         return None
     qset = set(q.terms)
+    keys = key_terms(q.terms, q.name_terms, m.pool)  # what makes the question specific ("SHA1", "-f")
     scored = []
     for u in procs:
         have = set(
             terms(" ".join([u.topic, u.title or "", u.sectionTitle or "", u.procedure or u.claim or ""]))
         )
         overlap = len(qset & have) / max(1, len(qset))
-        if overlap >= 0.5:
+        if overlap >= 0.5 and keys <= have:
             scored.append((overlap, u))
     if not scored:
         return None

@@ -53,6 +53,11 @@ def item_label(text: str) -> str | None:
 
 
 def _is_procedure_list(items: list[Piece], intro: Piece | None) -> bool:
+    """Steps, not facts: most items open with an imperative, or they are numbered/marked as steps under a
+    lead-in that says so. An item is judged by its first sentence ("Support for X is disabled. Use Y
+    instead." is a fact with advice, not a step)."""
+    leads = [p for p in items if p.seg.kind == "item"] or items
+    items = leads
     n = len(items)
     imperative = sum(1 for p in items if p.imperative)
     ordered = sum(1 for p in items if p.seg.ordered) * 2 >= n
@@ -60,12 +65,7 @@ def _is_procedure_list(items: list[Piece], intro: Piece | None) -> bool:
     hinted = intro is not None and bool(_STEP_HINT.search(intro.clean))
     if n < 2:
         return imperative == 1 and (hinted or stepped)
-    return (
-        stepped
-        or imperative * 2 >= n
-        or (ordered and (imperative * 3 >= n or hinted))
-        or (hinted and imperative > 0)
-    )
+    return stepped or imperative * 2 >= n or (ordered and hinted) or (hinted and imperative > 0)
 
 
 def _take_intro(group: list[Piece], specs: list[Spec], block: int) -> Piece | None:

@@ -167,14 +167,20 @@ def is_imperative(text: str) -> bool:
     return _verb_first(body)
 
 
+_FINITE = frozenset(["is", "are", "was", "were", "has", "have"])
+
+
 def _verb_first(body: str) -> bool:
     ws = _WORD_RE.findall(body[:80])
     if not ws:
         return False
     first = ws[0].lower()
+    lows = [w.lower() for w in ws[1:12]]
+    if lows[:1] and lows[0] in ("for", "of") and _FINITE & set(lows[1:]):
+        return False  # "Support for the v1 protocol is disabled": a noun and its phrase, then the verb
     if first in IMPERATIVE_VERBS:
         # "Test results show ..." starts with a verb-looking noun: reject when the next word is a verb form.
-        return not (len(ws) > 1 and ws[1].lower() in ("is", "are", "was", "were", "has", "have"))
+        return not (lows[:1] and lows[0] in _FINITE)
     if (
         first in STOPWORDS
         or first.endswith(("ed", "ing"))
