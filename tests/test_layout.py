@@ -142,3 +142,28 @@ def test_the_rules_catch_what_they_forbid(tmp_path):
     assert "kb_common" in allowed_folders("kb_thinkingdb") and "gs_llm_common" in allowed_folders(
         "gs_llm_deep"
     )
+
+
+def test_no_tracked_file_holds_a_merge_conflict_marker():
+    import subprocess
+
+    listed = subprocess.run(
+        ["git", "ls-files"], cwd=PROJECT_ROOT, capture_output=True, text=True, check=False
+    ).stdout.split()
+    if not listed:
+        pytest.skip("not a git checkout")
+    markers = ("<<<<<<< ", ">>>>>>> ")
+    found = []
+    for name in listed:
+        path = PROJECT_ROOT / name
+        if (
+            path.suffix not in (".py", ".md", ".json", ".js", ".css", ".html", ".toml", ".cfg", "")
+            or not path.is_file()
+        ):
+            continue
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (UnicodeDecodeError, OSError):
+            continue
+        found += [f"{name}:{n}" for n, line in enumerate(lines, 1) if line.startswith(markers)]
+    assert not found, "unresolved merge conflicts: " + ", ".join(found)
