@@ -214,3 +214,15 @@ def test_codes_keep_sentences_about_other_models_out_of_a_free_answer() -> None:
     ]
     doc = solve("What does fault F2 mean?", claims, output="paragraph")
     assert "lid is open" in doc.answer and "F5" not in doc.answer
+
+
+def test_a_generic_question_needs_its_verb_stated_and_keep_doing_asks_about_the_doing() -> None:
+    names = ["The user name is fixed when the account is created.", "Aliases can be added at any time."]
+    assert verdict("Can I change my user name?", names) == "refused"  # the nouns match, the verb does not
+    keys = [
+        "Release 7.2 added SHA-2 signatures, and existing RSA keys will automatically use the stronger algorithm.",
+        "The relay restarts every night.",
+    ]
+    # "keep using" asks whether they can be used; the scene ("after release 8.8 …") is not the proposition
+    assert verdict("Can I keep using my existing RSA keys after release 8.8 disabled SHA-1?", keys) == "Yes"
+    assert verdict("Can I keep using my existing DSA keys?", keys) == "refused"

@@ -145,7 +145,7 @@ def verdict(
     """Yes/No from the sentence that best states the proposition, or None (see the module docstring).
     `context_name`: what the intent's Context says a pronoun subject ("Does it …") refers to."""
     main = proposition(focus)
-    prop = [t for t in dict.fromkeys(terms(main)) if t in scorer_terms]
+    prop = _proposition_terms(main, scorer_terms)
     if not prop:
         return None
     readings = read_question(main + "?") or []
@@ -172,7 +172,7 @@ def verdict(
             continue
         own = set(s.terms) | s.carried
         context = own | s.under | unit_context(s)
-        if not keys <= context or (verb is not None and verb not in own):
+        if not keys & set(prop) <= context or (verb is not None and verb not in own):
             continue
         stated = sum(scorer_terms[t] for t in prop if t in context) / total
         said = sum(scorer_terms[t] for t in prop if t in own) / total
@@ -204,10 +204,26 @@ _GENERIC_SUBJECT = re.compile(
 )
 
 
+_ASPECTUAL = frozenset(["keep", "continue", "start", "begin", "stop", "resume"])
+_ASPECT_BEFORE_GERUND = re.compile(r"\b(?:keep|continue|start|begin|stop|resume)(?=\s+\w+ing\b)", re.I)
+
+
+def _proposition_terms(main: str, scorer_terms: dict[str, float]) -> list[str]:
+    """The proposition's weighted terms; "keep" of "keep using" says how long, not what: the gerund counts."""
+    return [t for t in dict.fromkeys(terms(_ASPECT_BEFORE_GERUND.sub(" ", main))) if t in scorer_terms]
+
+
 def _generic_verb(main: str) -> str | None:
-    """The verb stem of "Can I change …", "Should we keep …"; None when it is not there to read."""
+    """The verb stem of "Can I change …"; of "Can I keep using …" the verb kept on ("use"); None when it
+    is not there to read."""
     m = _GENERIC_SUBJECT.match(main)
-    found = terms(m["verb"]) if m else []
+    if m is None:
+        return None
+    verb = m["verb"]
+    after = main[m.end() :].split()
+    if verb.lower() in _ASPECTUAL and after and after[0].lower().endswith("ing"):
+        verb = after[0]
+    found = terms(verb)
     return found[0] if found else None
 
 
