@@ -97,6 +97,7 @@ async def _measure(tmp: Path, turns: int, warmup: int, continue_session: bool) -
         "MRPVM_ENABLED_PLUGINS": "planner-a,sd-a,kb-a,gs-a,val-a",
         "MRPVM_PLUGIN_ALLOWLIST": "",
         "MRPVM_WRAPPER_FOLDERS": "",
+        "MRPVM_SANDBOX_READ_PATHS": str(tmp),  # the sandbox hides /tmp; the plugins read their script here
     }
     ctx = await KernelContext.open(
         environ, manifests_dir=PLUGINS, extra_env={"MRPVM_TEST_SCRIPT": str(tmp / "script.json")}

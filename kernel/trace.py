@@ -34,7 +34,7 @@ EDGE_KINDS = (
 )
 ANSWER_PREVIEW = 600
 PROMPT_PREVIEW = 240
-CNL_PREVIEW = 6000  # the CNL a plugin returned, as parsed and re-rendered, kept up to this many characters
+CNL_PREVIEW = 6000  # the CNL a plugin returned, kept up to this many characters
 MAX_IDS = 24
 
 
@@ -211,9 +211,10 @@ def _ids(ids: list[str]) -> list[str]:
     return ids[:MAX_IDS] + ([f"+{len(ids) - MAX_IDS} more"] if len(ids) > MAX_IDS else [])
 
 
-def summarize_output(doc: CnlDocument) -> dict[str, Any]:
+def summarize_output(doc: CnlDocument, cnl: str = "") -> dict[str, Any]:
     """What a plugin returned, small enough to store with every turn: the result block's fields, what the
-    sections hold, and the CNL itself (`cnl`, re-rendered from the parsed document, clipped)."""
+    sections hold, and the CNL itself (`cnl`: the text the plugin wrote, clipped; re-rendered from the
+    parsed document when the text is not at hand)."""
     res = doc.result
     out: dict[str, Any] = {}
     if res.confidence:
@@ -249,5 +250,5 @@ def summarize_output(doc: CnlDocument) -> dict[str, Any]:
         out["answer"] = clip(doc.answer, ANSWER_PREVIEW)
     if doc.sources is not None:
         out["sources"] = _ids(doc.sources)
-    out["cnl"] = clip(render_document(doc), CNL_PREVIEW)
+    out["cnl"] = clip(cnl.strip() or render_document(doc), CNL_PREVIEW)
     return out

@@ -692,7 +692,9 @@ def validate_document(text: str, op: str | None = None) -> list[CnlIssue]:
 
 
 def _clean(value: str) -> str:
-    return value.replace("\r\n", "\n").replace("\r", "\n").strip()
+    if "\r" in value:
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return value.strip()
 
 
 def _render_fields(out: list[str], fields: Iterable[_FieldSpec], obj: Any) -> None:

@@ -285,7 +285,7 @@ def _settle(
     attempt.duration_ms = result.durationMs
     attempt.llm_calls = max(doc.result.llmCalls, counted)
     state.budget.charge(max(0, doc.result.llmCalls - counted))  # only calls the bridge did not see
-    output = summarize_output(doc)
+    output = summarize_output(doc, result.cnl)
     if result.stderrTail.strip():  # a Status: error answer: keep what the plugin said on stderr
         output["stderrTail"] = clip_tail(result.stderrTail)
     trace.complete(node, attempt.status, result.durationMs, output)

@@ -329,7 +329,8 @@ class Supervisor:
             self._active -= 1
         plugin.breaker.success()
         try:
-            document = parse_document(data.decode(), op)
+            text = data.decode()
+            document = parse_document(text, op)
         except UnicodeDecodeError as err:
             self._raise(plugin, op, ProcessFailure(PROTOCOL_ERROR, f"output is not UTF-8: {err}"))
         except CnlError as err:
@@ -343,6 +344,7 @@ class Supervisor:
             durationMs=(time.perf_counter() - start) * 1000.0,
             mode=mode,
             stderrTail=stderr.decode("utf-8", "replace") if document.result.status == "error" else "",
+            cnl=text,
         )
 
     async def call_raw(

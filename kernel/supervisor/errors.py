@@ -61,6 +61,7 @@ class CallResult(msgspec.Struct, kw_only=True):
     durationMs: float
     mode: str  # "worker" | "one-shot"
     stderrTail: str = ""  # what the plugin wrote to stderr during the call, kept for a Status: error result
+    cnl: str = ""  # the CNL text as the plugin wrote it (the trace keeps its head)
 
 
 class RawReply(msgspec.Struct, kw_only=True):

@@ -97,22 +97,22 @@ def best_alternatives(chosen: list[Sentence], scorer: Scorer) -> list[Sentence]:
     return out
 
 
-def _said(text: str) -> set[str]:
+def said(text: str) -> set[str]:
     """The stems of every non-stopword of a text, numbers and one-letter codes included ("5 — the file is
     missing" says "5", which the question never does)."""
     return set(stems([w for w in words(text) if w not in STOPWORDS]))
 
 
-def echoes(sentences: list[Sentence], question: str) -> bool:
-    """The sentences say nothing but the question's own words ("`kb-thinkingdb`.", "Wrapper Structure.")."""
-    asked = _said(question)
-    return all(not s.code and _said(s.text) <= asked for s in sentences)
+def echoes(sentence: Sentence, asked: set[str]) -> bool:
+    """The sentence says nothing but the question's own words (`asked`, from `said`): "`kb-thinkingdb`.",
+    "Wrapper Structure."."""
+    return not sentence.code and said(sentence.text) <= asked
 
 
 def drop_echoes(chosen: list[Sentence], question: str) -> list[Sentence]:
     """Without the sentences that say nothing but the question's own words, unless nothing else is left."""
-    asked = _said(question)
-    kept = [s for s in chosen if s.code or not _said(s.text) <= asked]
+    asked = said(question)
+    kept = [s for s in chosen if not echoes(s, asked)]
     return kept or chosen
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, names_in
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
@@ -67,7 +68,11 @@ class Passage:
 def unit_context(sentence: Sentence) -> frozenset[str]:
     """Terms the unit states about all its sentences: its term or title, topic, subject, heading path."""
     unit = sentence.unit
-    parts = [unit.title or "", unit.topic or "", unit.subject or "", unit.sectionTitle or ""]
+    return _header_terms(unit.title or "", unit.topic or "", unit.subject or "", unit.sectionTitle or "")
+
+
+@lru_cache(maxsize=4096)  # every window of a unit asks again; a warm worker sees the same units often
+def _header_terms(*parts: str) -> frozenset[str]:
     return frozenset(terms(" ".join(parts)))
 
 

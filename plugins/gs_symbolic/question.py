@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.answer_types import asked_noun, expected_type
-from mrpvm.plugins.sdk.text import STOPWORDS, notation_terms, sentences, stems, terms, words
+from mrpvm.plugins.sdk.text import STOPWORDS, iter_words, notation_terms, sentences, stems, terms
 
 _FORMAT_WORDS = frozenset(
     [
@@ -248,8 +248,13 @@ class Question:
 
 def is_instruction(sentence: str) -> bool:
     """True when every content word of the sentence is format vocabulary ("Answer with a single word.")."""
-    toks = [w for w in words(sentence) if w not in STOPWORDS or w in _FORMAT_WORDS]
-    return bool(toks) and all(w in _FORMAT_WORDS for w in toks)
+    seen = False
+    for w in iter_words(sentence):
+        if w in _FORMAT_WORDS:
+            seen = True
+        elif w not in STOPWORDS:
+            return False  # a content word: most evidence sentences stop here, at their first word or two
+    return seen
 
 
 def analyse(

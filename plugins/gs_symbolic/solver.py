@@ -29,6 +29,7 @@ from .narrowing import (
     drop_echoes,
     echoes,
     negation_terms,
+    said,
     with_negations,
 )
 from .passages import EXTRA_SENTENCE_COST, FUTURE, Judge, Passage, key_terms, stated_condition, windows
@@ -452,7 +453,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     )
     judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool), future, condition, q.year)
     # a passage with a sentence that says nothing but the question's words is no answer
-    ranked = [p for p in judge.ranked(pool) if not any(echoes([s], q.text) for s in p.sentences)]
+    asked = said(q.text)
+    echoing = {id(s) for s in pool if echoes(s, asked)}
+    ranked = [p for p in judge.ranked(pool) if not any(id(s) in echoing for s in p.sentences)]
     passage = judge.best_of(ranked)
     if passage is None:
         return None

@@ -9,6 +9,7 @@ capitalised name). Generic English only: no domain vocabulary.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .lexicon import word_set
 
@@ -227,6 +228,7 @@ def find_type(text: str, answer_type: str) -> str | None:
     return m.group(0).strip() if m else None
 
 
+@lru_cache(maxsize=8192)  # a sentence is tested once per window it is in
 def mentions_type(text: str, answer_type: str) -> bool:
     """Whether `text` contains something of `answer_type` (always True for the types no shape tells:
     reason, procedure, comparison, definition, entity, yes-no, "")."""

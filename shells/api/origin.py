@@ -27,6 +27,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from mrpvm.kernel.errors import ConfigError
@@ -97,6 +98,7 @@ def parse_origin(value: str) -> tuple[str, str, int] | None:
     return scheme, host, port if port is not None else DEFAULT_PORTS[scheme]
 
 
+@lru_cache(maxsize=512)  # a daemon sees few distinct addresses; parsing one costs microseconds
 def _ip_name(address: str) -> tuple[str, bool] | None:
     """(canonical text, is loopback) of an IP address (IPv4-mapped IPv6 as IPv4); None if not an IP."""
     try:

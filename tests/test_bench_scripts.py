@@ -1,0 +1,75 @@
+"""The benchmark scripts still run end to end (tiny sizes) and print the figures their notes quote.
+
+No timing is asserted here: a bench can break silently (a plugin that cannot read its script inside the
+sandbox made every bench turn fail) and nobody notices until the figures are needed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from mrpvm.kernel.config import PROJECT_ROOT
+
+BENCH = PROJECT_ROOT / "bench"
+
+
+def run_bench(script: str, *args: str, timeout: float = 300.0) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")}
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / script), *args, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=PROJECT_ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(proc.stdout)
+
+
+def test_turn_latency_bench_runs_successful_turns() -> None:
+    figures = run_bench("turn_latency.py", "--turns", "3", "--warmup", "1")
+    assert figures["turns"] == 3
+    # planner pre/post, sd, kb notification, kb, gs, validator, recordOutcome: every stage was called
+    assert figures["plugin_calls_per_turn"] >= 7
+    assert figures["turn_p50_ms"] >= figures["kernel_overhead_p50_ms"] > 0
+
+
+def test_daemon_load_bench_answers_every_turn() -> None:
+    figures = run_bench("daemon_load.py", "--turns", "8")
+    assert figures["turns_c1"] == 8 and figures["turns_c8"] == 8
+    assert figures["turn_p50_ms_c1"] >= figures["engine_p50_ms_c1"] > 0
+
+
+def test_sd_symbolic_ingest_bench_builds_units() -> None:
+    figures = run_bench("sd_symbolic_ingest.py", "--mb", "0.05")
+    assert figures["kus"] > 50
+    assert figures["sd_symbolic_kus_per_s"] > 0
+
+
+@pytest.mark.parametrize("plugin", ["kb-fast"])
+def test_retrieval_bench_finds_its_targets(plugin: str) -> None:
+    figures = run_bench(
+        "retrieval.py", "--kus", "2000", "--queries", "20", "--plugins", plugin, "--skip-bm25"
+    )
+    text = json.dumps(figures)
+    assert plugin in text
+    rates = [v for k, v in _flatten(figures) if k == "hit_rate"]
+    assert rates and max(rates) > 0.5, figures
+
+
+def _flatten(value: object, prefix: str = "") -> list[tuple[str, float]]:
+    out: list[tuple[str, float]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            out.extend(_flatten(item, str(key)))
+    elif isinstance(value, list):
+        for item in value:
+            out.extend(_flatten(item, prefix))
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        out.append((prefix, float(value)))
+    return out
