@@ -460,3 +460,34 @@ def test_compared_sides_keep_quotes_whole_and_split_at_the_coordinating_and():
     built = "What is the difference between building zstd with make and building it with cmake?"
     assert compared_sides(built, []) == ["building zstd with make", "building it with cmake"]
     assert compared_sides("Compare the R5 with the X9.", []) == ["R5", "X9"]
+
+
+# --------------------------------------------------------------------------- numbered entries, sentence openers
+
+
+FAQ_ENTRY = unit(
+    0,
+    "Use the --track-origins option to see where uninitialised values came from. It runs slower.",
+    chunkType="definition",
+    title="5.3. Why are uninitialised value errors of the checker hard to track down?",
+    topic="5.3. Why are uninitialised value errors of the checker hard to track down?",
+)
+
+
+def test_an_entry_number_is_not_the_version_asked_for():
+    """ "5.3." numbers a FAQ entry; a question for a version is not answered by it."""
+    question = "Since which version can the checker tell where an uninitialised value came from?"
+    assert_no_context(solve(question, [FAQ_ENTRY], act="identify", output="brief"))
+    dated = unit(
+        1, "As of version 3.4.0, the --track-origins option tells where uninitialised values came from."
+    )
+    doc = solve(question, [FAQ_ENTRY, dated], act="identify", output="brief")
+    assert doc.result.status == "success" and "3.4.0" in doc.answer
+
+
+def test_a_capitalised_opening_word_is_no_name():
+    from mrpvm.plugins.gs_symbolic.question import name_runs
+
+    assert name_runs("Since which Valgrind version can Memcheck tell me?") == ["Valgrind", "Memcheck"]
+    # mid-sentence, a capitalised adverb belongs to the name it opens
+    assert name_runs("Without Docker, can Still Waters run?") == ["Docker", "Still Waters"]

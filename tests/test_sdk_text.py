@@ -235,3 +235,21 @@ def test_answer_types_read_the_question_and_the_answer_shape():
     assert names_in("Does Tideway scan mail? It was approved by Mara Holt.") == ["Mara Holt"]
     assert mentions_type("Default: number of CPUs", "number")
     assert not mentions_type("Default: off", "number")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("With GCC 3.4 and later, the variable has a new name.", ["minimum"]),
+        ("Requires Python 3.8 or newer.", ["minimum"]),
+        ("GCC >= 10.1 is needed.", ["minimum"]),
+        ("Run up to 4 jobs at once.", ["maximum"]),
+        ("Releases 2.1 and earlier read the old format.", ["maximum"]),
+        ("At least 2 and at most 8 workers.", ["minimum", "maximum"]),
+        # an option's name states no comparison; neither does a word that only contains a cue
+        ("Pass --max-count to stop early.", []),
+        ("The minimum is reached in format mostly.", []),
+    ],
+)
+def test_notation_terms_read_comparison_phrases_on_word_tokens(sentence: str, expected: list[str]) -> None:
+    assert text.notation_terms(sentence) == [text.stem(word) for word in expected]

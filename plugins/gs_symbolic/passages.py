@@ -65,6 +65,14 @@ class Passage:
         return " ".join(s.text for s in self.sentences)
 
 
+# "5.3. Why …?", "12) Build": the number of an entry or section, not a value it states
+_ENUMERATION = re.compile(r"^\s*\d+(?:\.\d+)*[.)]\s+")
+
+
+def _unnumbered(title: str | None) -> str:
+    return _ENUMERATION.sub("", title or "", count=1)
+
+
 def unit_context(sentence: Sentence) -> frozenset[str]:
     """Terms the unit states about all its sentences: its term or title, topic, subject, heading path."""
     unit = sentence.unit
@@ -169,7 +177,7 @@ class Judge:
         if self.year:  # "in which year …": a year, not any date-like number
             return any(_YEAR.search(s.text) for s in window), None
         unit = window[0].unit
-        term = unit.title if unit.chunkType == "definition" and unit.title else ""
+        term = _unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
         if self.answer_type == "person":
             # the person asked for is someone the question does not name: "Tideway Drive" does not
             # answer "Who founded Tideway?"
@@ -185,7 +193,7 @@ class Judge:
         if (
             self.answer_type in ("version", "date")
             and heading
-            and mentions_type(heading, self.answer_type)
+            and mentions_type(_unnumbered(heading), self.answer_type)
             and not any(FUTURE.search(s.text) for s in window)
         ):
             return True, heading

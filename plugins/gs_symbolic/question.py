@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 from mrpvm.plugins.sdk.answer_types import asked_noun, expected_type
 from mrpvm.plugins.sdk.text import STOPWORDS, iter_words, notation_terms, sentences, stems, terms
 
+from .lexicon import ADVERBS, CONNECTIVES, PREPOSITIONS
+
+_CLOSED_CLASS = CONNECTIVES | PREPOSITIONS | ADVERBS
+
 _FORMAT_WORDS = frozenset(
     [
         "answer",
@@ -191,7 +195,7 @@ def name_runs(text: str) -> list[str]:
     current: list[re.Match[str]] = []
 
     def close() -> None:
-        while current and _is_framing(current[0].group(0)):
+        while current and _is_framing(current[0].group(0), _sentence_start(text, current[0].start())):
             current.pop(0)
         if current:
             runs.append(text[current[0].start() : current[-1].end()])
@@ -210,9 +214,19 @@ def name_runs(text: str) -> list[str]:
     return runs
 
 
-def _is_framing(word: str) -> bool:
+def _sentence_start(text: str, at: int) -> bool:
+    before = text[:at].rstrip()
+    return not before or before[-1] in ".?!:;\"'(“"
+
+
+def _is_framing(word: str, starts_sentence: bool) -> bool:
+    """A word that opens a capitalised run without being part of a name: a question or instruction word,
+    or a closed-class word capitalised only because it starts the sentence ("Since which version …";
+    mid-sentence, "Still Waters" stays a name)."""
     low = word.lower()
-    return low in STOPWORDS or low in _FORMAT_WORDS or stems([low])[0] in _FRAMING
+    if low in STOPWORDS or low in _FORMAT_WORDS or (starts_sentence and low in _CLOSED_CLASS):
+        return True
+    return stems([low])[0] in _FRAMING
 
 
 @dataclass(slots=True)

@@ -28,7 +28,9 @@ from mrpvm.protocol.document import KnowledgeUnit
 from .fields import FIELD_WEIGHTS, TEXT_FIELDS, content_terms, unit_fields, unit_hash
 from .scoring import idf, tag_terms, tag_terms_of
 
-FORMAT_VERSION = "3"  # 2: the heading field; versions and short options as terms; 3: graded adjectives
+# 2: the heading field; versions and short options as terms; 3: graded adjectives; 4: comparison phrases
+# read on word tokens ("3.4 and later" states a minimum; "--max-count" states none)
+FORMAT_VERSION = "4"
 _STATE_KEY = "kb_common.stores"
 WRITER_HEAP = 64_000_000
 
