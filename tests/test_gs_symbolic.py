@@ -491,3 +491,21 @@ def test_a_capitalised_opening_word_is_no_name():
     assert name_runs("Since which Valgrind version can Memcheck tell me?") == ["Valgrind", "Memcheck"]
     # mid-sentence, a capitalised adverb belongs to the name it opens
     assert name_runs("Without Docker, can Still Waters run?") == ["Docker", "Still Waters"]
+
+
+OFFSET = unit(
+    0,
+    "Print the 0-based byte offset within the input file before each line of output.",
+    chunkType="definition",
+    title="-b, --byte-offset",
+    topic="-b, --byte-offset",
+)
+
+
+def test_a_choice_question_is_answered_by_the_option_stated():
+    doc = solve("Is the byte offset printed by -b counted from 0 or from 1?", [OFFSET], act="evaluate")
+    assert doc.result.status == "success"
+    assert "0-based" in doc.answer and not doc.answer.startswith(("Yes", "No"))
+    # the evidence states neither option: no answer
+    other = unit(1, "Print the byte offset within the input file before each line of output.", title="-b")
+    assert_no_context(solve("Is the byte offset printed by -b counted from 0 or from 1?", [other]))

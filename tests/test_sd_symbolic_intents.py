@@ -423,3 +423,18 @@ def test_each_intent_carries_the_answer_type_it_expects() -> None:
         for i in seeds("Who approved the budget? How many nodes are there? Which version added it?").intents
     ]
     assert types == ["person", "number", "version"]
+
+
+@pytest.mark.parametrize(
+    ("question", "output"),
+    [
+        ("Is the byte offset counted from 0 or from 1?", "brief"),
+        ("Should I build it with make or cmake?", "brief"),
+        # "or later", "or not" offer no options: still a Yes/No question
+        ("Does the build need GCC 10 or later?", "yes/no"),
+        ("Is the cache safe to delete or not?", "yes/no"),
+    ],
+)
+def test_a_choice_question_is_no_yes_no_question(question: str, output: str) -> None:
+    intent = seeds(question).intents[0]
+    assert (intent.output == "yes/no") == (output == "yes/no"), intent

@@ -37,7 +37,11 @@ def reference_terms(value: str) -> list[str]:
             word = IRREGULAR.get(word, word)
             expanded.append(word.replace("'", ""))
             if "-" in word:
-                expanded.extend(p for p in word.split("-") if len(p) > 1 and p not in STOPWORDS)
+                parts = word.split("-")
+                numbers = all(p.isdigit() for p in parts)
+                expanded.extend(
+                    p for p in parts if (len(p) > 1 or (p.isdigit() and not numbers)) and p not in STOPWORDS
+                )
         out.extend(stems(expanded))
     return out
 
@@ -253,3 +257,23 @@ def test_answer_types_read_the_question_and_the_answer_shape():
 )
 def test_notation_terms_read_comparison_phrases_on_word_tokens(sentence: str, expected: list[str]) -> None:
     assert text.notation_terms(sentence) == [text.stem(word) for word in expected]
+
+
+@pytest.mark.parametrize(
+    ("question", "options"),
+    [
+        ("Is the byte offset printed by grep -b counted from 0 or from 1?", ["from 0", "from 1"]),
+        ("Should I build with make or cmake?", ["make", "cmake"]),
+        ("Does it need GCC 10 or later?", []),
+        ("Is it safe or not?", []),
+        ("What is the default, 0 or 1?", []),  # a wh-question: its type says what it asks for
+    ],
+)
+def test_the_options_of_a_choice_question(question: str, options: list[str]) -> None:
+    from mrpvm.plugins.sdk.answer_types import alternatives
+
+    assert alternatives(question) == options
+
+
+def test_a_digit_part_of_a_hyphenated_word_is_a_term() -> None:
+    assert {"0", "64"} <= set(terms("the 0-based offset on 64-bit hosts"))

@@ -153,6 +153,7 @@ class Judge:
         future: bool = False,
         condition: bool | None = None,
         year: bool = False,
+        options: list[set[str]] | None = None,
     ):
         self.scorer = scorer
         self.answer_type = answer_type
@@ -160,6 +161,11 @@ class Judge:
         self.future = future  # the question asks about the future ("when will …")
         self.condition = condition  # the question sets a condition ("If I don't pass -f, …"): is it negated?
         self.year = year
+        # a choice question ("from 0 or from 1?") is answered by a passage that states one of its options:
+        # the key terms of the options are needed one option at a time, not all together
+        self.options = [o & keys for o in options or [] if o & keys]
+        if len(self.options) < 2:
+            self.options = []
 
     def _stated(self, window: list[Sentence]) -> tuple[set[str], set[str]]:
         own: set[str] = set()
@@ -240,7 +246,10 @@ class Judge:
             said.update(s.terms)
             said.update(s.carried)
             said.update(s.under)
-        return self.keys <= said
+        if not self.options:
+            return self.keys <= said
+        optional = set().union(*self.options)
+        return self.keys - optional <= said and any(option <= said for option in self.options)
 
     def ranked(self, pool: list[Sentence]) -> list[Passage]:
         """Every window, best first."""

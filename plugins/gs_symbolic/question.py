@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.answer_types import asked_noun, expected_type
+from mrpvm.plugins.sdk.answer_types import alternatives, asked_noun, expected_type
 from mrpvm.plugins.sdk.text import STOPWORDS, iter_words, notation_terms, sentences, stems, terms
 
 from .lexicon import ADVERBS, CONNECTIVES, PREPOSITIONS
@@ -254,6 +254,7 @@ class Question:
     collection: dict[str, float] = field(default_factory=dict)  # the retriever's term weights (idf)
     year: bool = False  # "in which year …": a date answer must name a year
     kind: str = ""  # stem of the noun a "which <noun> …" question asks for ("database"), "" if none
+    options: list[set[str]] = field(default_factory=list)  # the terms of each option a choice question offers
 
     @property
     def constrained(self) -> bool:
@@ -292,7 +293,9 @@ def analyse(
     format_text = " ".join([output, *guidance, *instructions])
     questions = [s for s in body if s.rstrip().endswith("?")]
     focus = questions[-1] if questions else (body[-1] if body else text)
-    polar = bool(_POLAR.search(focus.strip())) and not _WH.match(focus)
+    options = [set(terms(option)) for option in alternatives(focus)]
+    # a choice question ("Is it counted from 0 or from 1?") is answered by the option stated, not Yes/No
+    polar = bool(_POLAR.search(focus.strip())) and not _WH.match(focus) and not options
     q = Question(text=question_text, act=act or _guess_act(question_text, polar), focus=focus)
     q.yes_no = bool(_YES_NO.search(format_text)) or bool(_YES_NO.search(question_text) and polar)
     q.single_word = bool(_SINGLE_WORD.search(format_text))
@@ -321,6 +324,7 @@ def analyse(
     task_led = bool(body) and body[0] not in questions and _TASK.match(body[0]) is not None
     q.answer_type = answer_type or expected_type(body[0] if task_led else focus)
     q.name_terms = {t for run in name_runs(question_text) for t in content_terms(run)}
+    q.options = options
     return q
 
 

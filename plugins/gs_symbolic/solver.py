@@ -451,7 +451,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     condition = (
         stated_condition(q.focus) if re.match(r"\s*(?:if|unless|when)\b", q.focus or "", re.I) else None
     )
-    judge = Judge(scorer, q.answer_type, key_terms(q.terms, q.name_terms, pool), future, condition, q.year)
+    keys = key_terms(q.terms, q.name_terms, pool)
+    judge = Judge(scorer, q.answer_type, keys, future, condition, q.year, q.options)
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
     echoing = {id(s) for s in pool if echoes(s, asked)}

@@ -12,7 +12,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.answer_types import expected_type
+from mrpvm.plugins.sdk.answer_types import expected_type, is_choice
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.text import STOPWORDS
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
@@ -92,7 +92,8 @@ def _ensure_end(text: str, question: bool) -> str:
 
 def _output_for(q: _Question) -> str:
     effects = set(q.effects)
-    yes_no_form = q.act == "evaluate" or is_yes_no(q.text)
+    # "Is it counted from 0 or from 1?" offers options: the answer names one, it is no Yes/No
+    yes_no_form = (q.act == "evaluate" or is_yes_no(q.text)) and not is_choice(q.text)
     if "yes/no" in effects or ("single word" in effects and yes_no_form):
         return "yes/no" if yes_no_form or "single word" not in effects else "single word"
     for value in _OUTPUT_ORDER[1:]:

@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from .lexicon import word_set
+from .text import words as tokens
 
 # Head nouns by the type of answer they ask for ("which <noun>", "what is the <noun> of ...").
 _NOUN_TYPES: dict[str, frozenset[str]] = {
@@ -114,6 +115,32 @@ def _main_clause(q: str) -> str:
         if _words(rest):
             return rest
     return q
+
+
+def is_choice(question: str) -> bool:
+    """A question opened by an auxiliary that offers options ("Is it counted from 0 or from 1?"): answered
+    by the option the evidence states, not by Yes/No."""
+    words = _words(question)
+    return bool(words) and words[0] in _AUX and _ALTERNATIVE.search(question) is not None
+
+
+def alternatives(question: str) -> list[str]:
+    """The two options of a choice question ("Is the offset counted from 0 or from 1?" → ["from 0",
+    "from 1"]): a question opened by an auxiliary whose last "or" joins two options (not "or not", not "or
+    later"); the left option is as many words before "or" as the right one has. [] for other questions."""
+    q = _main_clause(" ".join(question.strip().split()))
+    words = _words(q)
+    if not words or words[0] not in _AUX:
+        return []
+    found = list(_ALTERNATIVE.finditer(q))
+    if not found:
+        return []
+    cut = found[-1]
+    right = tokens(q[cut.end() :])
+    left = tokens(q[: cut.start()])
+    if not right or len(right) >= len(left):
+        return []
+    return [" ".join(left[-len(right) :]), " ".join(right)]
 
 
 def expected_type(question: str) -> str:

@@ -105,8 +105,16 @@ def _token_terms(token: str) -> tuple[str, ...]:
     word = IRREGULAR.get(word, word)  # "sent" is "send": a stemmer cannot tell
     expanded = [word.replace("'", "")]
     if "-" in word:
-        expanded.extend(p for p in word.split("-") if len(p) > 1 and p not in STOPWORDS)
+        expanded.extend(hyphen_parts(word))
     return tuple(stems(expanded))
+
+
+def hyphen_parts(word: str) -> list[str]:
+    """The parts a hyphenated word also yields: its content words, and a digit beside a word ("0-based"
+    says "0"); a range of numbers ("1-2") stays one word."""
+    parts = word.split("-")
+    numbers = all(p.isdigit() for p in parts)
+    return [p for p in parts if (len(p) > 1 or (p.isdigit() and not numbers)) and p not in STOPWORDS]
 
 
 def terms(text: str) -> list[str]:
