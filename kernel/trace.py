@@ -15,7 +15,6 @@ import time
 from typing import Any
 
 import msgspec
-from mrpvm.protocol.cnl import render_document
 from mrpvm.protocol.document import CnlDocument
 
 NODE_KINDS = ("frame", "branch", "seed", "plugin", "llm", "event", "result", "candidate")
@@ -211,10 +210,10 @@ def _ids(ids: list[str]) -> list[str]:
     return ids[:MAX_IDS] + ([f"+{len(ids) - MAX_IDS} more"] if len(ids) > MAX_IDS else [])
 
 
-def summarize_output(doc: CnlDocument, cnl: str = "") -> dict[str, Any]:
+def summarize_output(doc: CnlDocument, cnl: str) -> dict[str, Any]:
     """What a plugin returned, small enough to store with every turn: the result block's fields, what the
-    sections hold, and the CNL itself (`cnl`: the text the plugin wrote, clipped; re-rendered from the
-    parsed document when the text is not at hand)."""
+    sections hold, and the CNL itself (`cnl`: the text the plugin wrote, clipped; not re-rendered from
+    `doc`, which would cost a render per call)."""
     res = doc.result
     out: dict[str, Any] = {}
     if res.confidence:
@@ -250,5 +249,5 @@ def summarize_output(doc: CnlDocument, cnl: str = "") -> dict[str, Any]:
         out["answer"] = clip(doc.answer, ANSWER_PREVIEW)
     if doc.sources is not None:
         out["sources"] = _ids(doc.sources)
-    out["cnl"] = clip(cnl.strip() or render_document(doc), CNL_PREVIEW)
+    out["cnl"] = clip(cnl.strip(), CNL_PREVIEW)
     return out

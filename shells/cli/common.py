@@ -148,3 +148,13 @@ def with_kernel(work: Callable[[Any], Awaitable[T]]) -> T:
 def print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
         sys.stderr.write(f"mrpvm: warning: {warning}\n")
+
+
+def report(outcome: Any, summary: str, warnings: list[str], as_json: bool) -> None:
+    """A command's outcome: its warnings on stderr, then `outcome` as JSON (Structs are fine) or the
+    one-line summary."""
+    print_warnings(warnings)
+    if as_json:
+        print_json(outcome)
+    else:
+        stdout_console().print(summary)

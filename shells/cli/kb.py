@@ -129,9 +129,8 @@ def kb_rm_source(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Remove one source from a KB: its units go, and the kb-plugins drop it from their indexes."""
-    import msgspec
     from mrpvm.kernel import kb_ops
-    from mrpvm.shells.cli.common import print_json, print_warnings, stdout_console, with_kernel
+    from mrpvm.shells.cli.common import report, with_kernel
 
     async def work(ctx):
         kb = ctx.store.get_kb(name)
@@ -139,15 +138,12 @@ def kb_rm_source(
         return kb, record, warnings
 
     kb, record, warnings = with_kernel(work)
-    print_warnings(warnings)
-    if as_json:
-        print_json(
-            {"kb": msgspec.to_builtins(kb), "removed": msgspec.to_builtins(record), "warnings": warnings}
-        )
-    else:
-        stdout_console().print(
-            f"removed source '{record.name}' ({record.unitCount} units) from KB '{kb.name}'"
-        )
+    report(
+        {"kb": kb, "removed": record, "warnings": warnings},
+        f"removed source '{record.name}' ({record.unitCount} units) from KB '{kb.name}'",
+        warnings,
+        as_json,
+    )
 
 
 @kb_app.command("export")
@@ -183,15 +179,8 @@ def kb_import(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Import a KB archive as a new KB; every kb-plugin indexes its sources."""
-    import msgspec
     from mrpvm.kernel import kb_archive
-    from mrpvm.shells.cli.common import (
-        print_json,
-        print_warnings,
-        read_file_bytes,
-        stdout_console,
-        with_kernel,
-    )
+    from mrpvm.shells.cli.common import read_file_bytes, report, with_kernel
 
     data = read_file_bytes(file, "archive")
 
@@ -199,14 +188,11 @@ def kb_import(
         return await kb_archive.import_kb(ctx, data, kb)
 
     result = with_kernel(work)
-    print_warnings(result.warnings)
-    if as_json:
-        print_json(msgspec.to_builtins(result))
-    else:
-        units = sum(s.unitCount for s in result.sources)
-        stdout_console().print(
-            f"imported KB '{result.kb.name}' ({result.kb.id}): {len(result.sources)} source(s), {units} unit(s)"
-        )
+    units = sum(s.unitCount for s in result.sources)
+    summary = (
+        f"imported KB '{result.kb.name}' ({result.kb.id}): {len(result.sources)} source(s), {units} unit(s)"
+    )
+    report(result, summary, result.warnings, as_json)
 
 
 @kb_app.command("fork")
@@ -216,21 +202,19 @@ def kb_fork(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Copy a KB (every source's units and text) under a new name; the kb-plugins index the copy."""
-    import msgspec
     from mrpvm.kernel import kb_ops
-    from mrpvm.shells.cli.common import print_json, print_warnings, stdout_console, with_kernel
+    from mrpvm.shells.cli.common import report, with_kernel
 
     async def work(ctx):
         return await kb_ops.fork_kb(ctx, name, new_name)
 
     copy, sources, warnings = with_kernel(work)
-    print_warnings(warnings)
-    if as_json:
-        print_json(
-            {"kb": msgspec.to_builtins(copy), "sources": msgspec.to_builtins(sources), "warnings": warnings}
-        )
-    else:
-        stdout_console().print(f"forked KB '{name}' as '{copy.name}' ({copy.id}): {len(sources)} source(s)")
+    report(
+        {"kb": copy, "sources": sources, "warnings": warnings},
+        f"forked KB '{name}' as '{copy.name}' ({copy.id}): {len(sources)} source(s)",
+        warnings,
+        as_json,
+    )
 
 
 @kb_app.command("check")

@@ -131,23 +131,19 @@ def session_save(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Save a session's committed units as one source of a KB (re-saving replaces it); kb-plugins index it."""
-    import msgspec
     from mrpvm.kernel import kb_ops
-    from mrpvm.shells.cli.common import print_json, print_warnings, stdout_console, with_kernel
+    from mrpvm.shells.cli.common import report, with_kernel
 
     async def work(ctx):
         return await kb_ops.save_session(ctx, session_id, kb, source_name)
 
     record, source, warnings = with_kernel(work)
-    print_warnings(warnings)
-    if as_json:
-        print_json(
-            {"kb": msgspec.to_builtins(record), "source": msgspec.to_builtins(source), "warnings": warnings}
-        )
-    else:
-        stdout_console().print(
-            f"saved {source.unitCount} unit(s) of session {session_id} as source '{source.name}' of KB '{record.name}'"
-        )
+    report(
+        {"kb": record, "source": source, "warnings": warnings},
+        f"saved {source.unitCount} unit(s) of session {session_id} as source '{source.name}' of KB '{record.name}'",
+        warnings,
+        as_json,
+    )
 
 
 @session_app.command("set")
