@@ -28,6 +28,7 @@ class BudgetConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     maxFrameDepth: NonNegative
     maxParallelSeeds: Positive
     maxPluginsPerStage: Positive
+    maxFallbackCalls: NonNegative = 6  # plugin calls a turn may spend backtracking after a weak answer
 
 
 class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -84,6 +85,7 @@ ENV_KEYS: dict[str, str] = {
     "MRPVM_MAX_FRAME_DEPTH": "engine.budget.maxFrameDepth",
     "MRPVM_MAX_PARALLEL_SEEDS": "engine.budget.maxParallelSeeds",
     "MRPVM_MAX_PLUGINS_PER_STAGE": "engine.budget.maxPluginsPerStage",
+    "MRPVM_MAX_FALLBACK_CALLS": "engine.budget.maxFallbackCalls",
     "MRPVM_PLUGIN_TIMEOUT_MS": "engine.limits.pluginTimeoutMs",
     "MRPVM_PLUGIN_MEMORY_MB": "engine.limits.pluginMemoryMB",
     "MRPVM_MAX_OUTPUT_BYTES": "engine.limits.maxOutputBytes",

@@ -72,6 +72,10 @@ DEFAULT_LIMITS = LimitsConfig(
     crashBackoffMs=1000,
     crashBackoffMaxMs=60000,
 )
+# Ops no caller waits for (a turn answers before its recordOutcome ends) run on their own one-worker lane
+# of the plugin, so they never queue ahead of a call someone waits for (buildPlan on the same planner).
+BACKGROUND_OPS = frozenset({"recordOutcome"})
+BACKGROUND_LANE_SIZE = 1
 SPIN_US = 200  # busy-poll a worker's reply this long when it is the only call in flight (_worker_call)
 CLOSE_GRACE_S = 1.0
 
@@ -125,6 +129,7 @@ class _Plugin:
         "max_out",
         "timeout_ms",
         "pool",
+        "lane",
         "oneshots",
         "breaker",
         "calls",
@@ -151,6 +156,7 @@ class _Plugin:
         self.max_out: int = min(m.maxOutputBytes, limits.maxOutputBytes)
         self.timeout_ms: int = m.timeoutMs
         self.pool: WorkerPool | None = None
+        self.lane: WorkerPool | None = None  # BACKGROUND_OPS' own workers
         self.oneshots = asyncio.Semaphore(self.concurrency)
         self.breaker = CrashLoopBreaker(
             limits.crashLoopThreshold, limits.crashBackoffMs / 1000.0, limits.crashBackoffMaxMs / 1000.0
@@ -161,6 +167,9 @@ class _Plugin:
         self.last_error: CallError | None = None
         self.spawns = 0
         self.active = 0
+
+    def pools(self) -> list[WorkerPool]:
+        return [pool for pool in (self.pool, self.lane) if pool is not None]
 
 
 class Supervisor:
@@ -227,7 +236,7 @@ class Supervisor:
                     "this Supervisor's processes belong to another event loop; use one per loop"
                 )
             for known in self._plugins.values():  # nothing runs: rebind to this loop
-                known.pool = None
+                known.pool = known.lane = None
                 known.oneshots = asyncio.Semaphore(known.concurrency)
             self._loop = loop
         wait = plugin.breaker.retry_in(loop.time())
@@ -314,8 +323,9 @@ class Supervisor:
         self._active += 1
         try:
             if plugin.worker:
+                pool = self._pool(plugin, loop, lane=op in BACKGROUND_OPS)
                 data, stderr = await self._worker_call(
-                    plugin, loop, encode_frame(body), str(rid).encode(), deadline, request.requestId
+                    pool, loop, encode_frame(body), str(rid).encode(), deadline, request.requestId
                 )
                 mode = "worker"
             else:
@@ -381,7 +391,7 @@ class Supervisor:
             if plugin.worker and not one_shot:
                 try:
                     data, stderr = await self._worker_call(
-                        plugin, loop, encode_frame(body), None, deadline, peek.requestId
+                        self._pool(plugin, loop), loop, encode_frame(body), None, deadline, peek.requestId
                     )
                 except ProcessFailure as failure:
                     if failure.code not in (TIMEOUT, CRASHED) or failure.details.get("queued"):
@@ -444,8 +454,9 @@ class Supervisor:
             bind, retire = plugin.binds.for_call(path, plugin.worker if for_worker is None else for_worker)
         except ProcessFailure as failure:
             self._raise(plugin, op, failure, count=False)
-        if retire and plugin.pool is not None:
-            plugin.pool.retire()
+        if retire:
+            for pool in plugin.pools():
+                pool.retire()
         return bind
 
     def _command(self, plugin: _Plugin, writable: list[str]) -> list[str]:
@@ -499,15 +510,21 @@ class Supervisor:
             log=lambda pid: self.logs.for_process(plugin.id, pid),
         )
 
-    def _pool(self, plugin: _Plugin, loop: asyncio.AbstractEventLoop) -> WorkerPool:
-        pool = plugin.pool
+    def _pool(self, plugin: _Plugin, loop: asyncio.AbstractEventLoop, lane: bool = False) -> WorkerPool:
+        """The plugin's pool, or its background lane (BACKGROUND_OPS), created on first use."""
+        pool = plugin.lane if lane else plugin.pool
         if pool is None:
-            pool = plugin.pool = WorkerPool(plugin.concurrency, lambda p: self._spawn_worker(plugin, p), loop)
+            size = BACKGROUND_LANE_SIZE if lane else plugin.concurrency
+            pool = WorkerPool(size, lambda p: self._spawn_worker(plugin, p), loop)
+            if lane:
+                plugin.lane = pool
+            else:
+                plugin.pool = pool
         return pool
 
     async def _worker_call(
         self,
-        plugin: _Plugin,
+        pool: WorkerPool,
         loop: asyncio.AbstractEventLoop,
         frame: bytes,
         rid: bytes | None,
@@ -515,7 +532,6 @@ class Supervisor:
         request_id: str = "",
     ) -> tuple[bytes, bytes]:
         """One framed round trip: (reply body, the stderr the worker wrote meanwhile). Raises ProcessFailure."""
-        pool = plugin.pool or self._pool(plugin, loop)
         fut: asyncio.Future[bytes] = loop.create_future()
         job = Job(frame, rid, fut, deadline)
         job.request_id = request_id
@@ -674,8 +690,9 @@ class Supervisor:
         workers of LLM plugins make way for fresh ones started with the new route."""
         self.sandbox.route_llm(route)
         for plugin in self._plugins.values():
-            if plugin.uses_llm and plugin.pool is not None:
-                plugin.pool.retire()
+            if plugin.uses_llm:
+                for pool in plugin.pools():
+                    pool.retire()
 
     def health(self) -> dict[str, dict[str, Any]]:
         """Per registered plugin: mode, workers alive/busy, calls, failures by code, crash-loop state.
@@ -693,13 +710,13 @@ class Supervisor:
             else:
                 wait = plugin.breaker.retry_in(now)
                 state = "backoff" if wait > 0 else ("degraded" if plugin.breaker.consecutive else "ok")
-            pool = plugin.pool
+            pool, pools = plugin.pool, plugin.pools()
             report[entry.id] = {
                 "mode": "worker" if plugin.worker else "one-shot",
                 "state": state,
-                "workers": sum(1 for w in pool.workers if w.usable) if pool else 0,
-                "busy": pool.busy if pool else plugin.active,
-                "queued": len(pool.queue) if pool else 0,
+                "workers": sum(1 for p in pools for w in p.workers if w.usable),
+                "busy": sum(p.busy for p in pools) if pools else plugin.active,
+                "queued": sum(len(p.queue) for p in pools),
                 "concurrency": plugin.concurrency,
                 "calls": plugin.calls,
                 "ok": plugin.ok,
@@ -716,19 +733,20 @@ class Supervisor:
 
     def _plugins_started(self) -> bool:
         return bool(self._oneshot_procs) or any(
-            p.pool is not None and p.pool.workers for p in self._plugins.values()
+            pool.workers for p in self._plugins.values() for pool in p.pools()
         )
 
     def pids(self) -> list[int]:
         """Every plugin process currently started and not yet reaped."""
         pids = [proc.pid for proc in self._oneshot_procs]
         for plugin in self._plugins.values():
-            if plugin.pool is not None:
-                pids.extend(w.pid for w in plugin.pool.workers)
+            for pool in plugin.pools():
+                pids.extend(w.pid for w in pool.workers)
         return pids
 
     async def warm(self, plugin_id: str) -> int:
-        """Start a worker plugin's whole pool ahead of the first call; how many workers were started.
+        """Start a worker plugin's whole pool (and its background lane) ahead of the first call; how many
+        workers were started.
 
         A first call otherwise pays the interpreter start and imports inside its deadline.
         """
@@ -736,8 +754,9 @@ class Supervisor:
         loop = self._admit(plugin, "")
         if not plugin.worker:
             return 0
+        lanes = [False, *([True] if BACKGROUND_OPS & set(self.registry.get(plugin_id).manifest.ops) else [])]
         try:
-            return self._pool(plugin, loop).fill()
+            return sum(self._pool(plugin, loop, lane).fill() for lane in lanes)
         except ProcessFailure as failure:
             self._raise(plugin, "", failure)
 
@@ -748,9 +767,9 @@ class Supervisor:
         for proc in procs:
             proc.kill()
         for plugin in self._plugins.values():
-            if plugin.pool is not None:
-                plugin.pool.close()
-                procs.extend(w.proc for w in plugin.pool.workers)
+            for pool in plugin.pools():
+                pool.close()
+                procs.extend(w.proc for w in pool.workers)
         waiting = [p.exited for p in procs if not p.exited.done()]
         if waiting:
             await asyncio.wait(waiting, timeout=self._close_grace_s)
