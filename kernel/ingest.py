@@ -41,7 +41,7 @@ from mrpvm.protocol.envelope import (
 
 from .chunking import chunk_spans
 from .errors import IngestError, KernelError
-from .kb_notify import REQUEST_MARGIN, _notify, kb_listeners, notify_source
+from .kb_notify import REQUEST_MARGIN, _notify, hold_session_notices, kb_listeners, notify_source
 from .ku_tree import finish_tree, merge_chunk_trees
 from .llm import CallBudget
 from .llm.hooks import grant
@@ -375,6 +375,8 @@ async def load_session_context(
                 sessionId=session_id,
             )
 
-        _, notify_warnings = await _notify(ctx, "onSessionEvent", make, f"session context '{source_name}'")
+        what = f"session context '{source_name}'"
+        now = hold_session_notices(ctx, kb_listeners(ctx, "onSessionEvent"), make, what)
+        _, notify_warnings = await _notify(ctx, "onSessionEvent", make, what, entries=now)
         warnings = warnings + notify_warnings
     return LoadedUnits(added, warnings, source_id)

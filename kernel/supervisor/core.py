@@ -58,6 +58,7 @@ from .errors import (
     RawReply,
     describe_exit,
 )
+from .held import HeldJob, HeldWork
 from .plugin_log import PluginLogs
 from .pool import WorkerPool
 from .process import ChildProcess, scrubbed_env
@@ -200,6 +201,7 @@ class Supervisor:
         self._spin_s = spin_us / 1e6
         self._close_grace_s = close_grace_s
         self._plugins: dict[str, _Plugin] = {}
+        self._held = HeldWork()
         self._oneshot_procs: set[ChildProcess] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._seq = 0
@@ -281,6 +283,8 @@ class Supervisor:
         INTERNAL_ERROR failure of this call, so a turn moves to its next candidate instead of dying.
         """
         try:
+            if self._held.pending(plugin_id):
+                await self._held.release(plugin_id)
             return await self._call(plugin_id, request, timeout_s)
         except PluginCallError:
             raise
@@ -694,6 +698,15 @@ class Supervisor:
                 for pool in plugin.pools():
                     pool.retire()
 
+    def running(self, plugin_id: str) -> bool:
+        """The plugin has a live worker now (a call to it starts no process)."""
+        plugin = self._plugins.get(plugin_id)
+        return plugin is not None and any(w.usable for pool in plugin.pools() for w in pool.workers)
+
+    def before_next_call(self, plugin_id: str, job: HeldJob) -> None:
+        """Run `job` right before the next `call` to `plugin_id` (held.py); dropped if none comes."""
+        self._held.hold(plugin_id, job)
+
     def health(self) -> dict[str, dict[str, Any]]:
         """Per registered plugin: mode, workers alive/busy, calls, failures by code, crash-loop state.
 
@@ -763,6 +776,7 @@ class Supervisor:
     async def aclose(self) -> None:
         """Stop every plugin process: EOF to idle workers, then SIGKILL to whatever is left; reap all."""
         self._closed = True
+        self._held.drop()
         procs: list[ChildProcess] = list(self._oneshot_procs)
         for proc in procs:
             proc.kill()
