@@ -76,8 +76,8 @@ async def measure(turns: int, warmup: int, continue_session: bool = False) -> di
 
 
 async def _measure(tmp: Path, turns: int, warmup: int, continue_session: bool) -> dict:
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnRequest, run_turn
+    from mrpvm.knowledge.context import open_context
 
     (tmp / "script.json").write_text(json.dumps(SCRIPT))
     home = tmp / "home"
@@ -99,7 +99,7 @@ async def _measure(tmp: Path, turns: int, warmup: int, continue_session: bool) -
         "MRPVM_WRAPPER_FOLDERS": "",
         "MRPVM_SANDBOX_READ_PATHS": str(tmp),  # the sandbox hides /tmp; the plugins read their script here
     }
-    ctx = await KernelContext.open(
+    ctx = await open_context(
         environ, manifests_dir=PLUGINS, extra_env={"MRPVM_TEST_SCRIPT": str(tmp / "script.json")}
     )
     overhead, total, plugin, store = [], [], [], []

@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 from mrpvm.kernel.context import KernelContext
 from mrpvm.kernel.engine import TurnRequest, TurnResult, run_turn
+from mrpvm.knowledge.context import open_context
 
 ENGINE_PLUGINS = Path(__file__).resolve().parent / "engine_plugins"
 ALL_PLUGINS = sorted(p.stem for p in ENGINE_PLUGINS.glob("*.json"))
@@ -87,7 +88,7 @@ class Harness:
         self.script_path.write_text(json.dumps(script))
 
     async def open(self) -> KernelContext:
-        return await KernelContext.open(self.environ, manifests_dir=ENGINE_PLUGINS, extra_env=self.extra_env)
+        return await open_context(self.environ, manifests_dir=ENGINE_PLUGINS, extra_env=self.extra_env)
 
     def calls(self, plugin: str | None = None, op: str | None = None) -> list[dict]:
         if not self.log_path.exists():

@@ -17,8 +17,9 @@ from typing import Any
 from llm_server import Action, ScriptedLLM, reply
 from mrpvm.kernel.context import KernelContext
 from mrpvm.kernel.engine import TurnRequest, TurnResult, run_turn
-from mrpvm.kernel.ingest import ingest_source
 from mrpvm.kernel.llm import ROLES
+from mrpvm.knowledge.context import open_context
+from mrpvm.knowledge.ingest import ingest_source
 from mrpvm.protocol.envelope import Pins
 
 TESTS = Path(__file__).resolve().parent
@@ -146,7 +147,7 @@ class LLMHarness:
 
     async def open(self, *, kb: bool = True) -> tuple[KernelContext, str | None]:
         """The context (role models m-<role> set) and the id of a KB holding KB_TEXT (sd-symbolic)."""
-        ctx = await KernelContext.open(self.environ, extra_env=self.extra_env)
+        ctx = await open_context(self.environ, extra_env=self.extra_env)
         try:
             ctx.llm.roles.update({role: role_model(role) for role in ROLES})
             kb_id = None

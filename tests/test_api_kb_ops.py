@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mrpvm.kernel.kb_ops import rebase_units
+from mrpvm.knowledge.ops import rebase_units
 from mrpvm.protocol.document import KnowledgeUnit
 
 

@@ -24,8 +24,8 @@ from llm_engine_support import (
     upstream_models,
 )
 from llm_server import ScriptedLLM, garbage, sleep, status
-from mrpvm.kernel.ingest import ingest_source
 from mrpvm.kernel.supervisor import scrubbed_env
+from mrpvm.knowledge.ingest import ingest_source
 from mrpvm.protocol.envelope import Pins
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mrpvm.kernel.context import KernelContext
 from mrpvm.kernel.errors import IngestError, SessionNotFound, UnknownPluginError
-from mrpvm.kernel.ingest import ingest_source, load_session_context
 from mrpvm.kernel.store_rows import text_hash
+from mrpvm.knowledge.context import open_context
+from mrpvm.knowledge.ingest import ingest_source, load_session_context
 
 PLUGINS = Path(__file__).parent / "ingest_plugins"
 ENABLED = "test-sd,test-sd-big,test-kb,test-kb-fail"
@@ -38,7 +38,7 @@ def run_kernel(
         if writable is not None:
             writable.mkdir(parents=True, exist_ok=True)
             env["MRPVM_SANDBOX_WRITE_PATHS"] = str(writable)
-        ctx = await KernelContext.open(env, manifests_dir=manifests, extra_env=plugin_env)
+        ctx = await open_context(env, manifests_dir=manifests, extra_env=plugin_env)
         try:
             return await work(ctx)
         finally:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mrpvm.kernel.chunking import MAX_CHAR_BYTES, chunk_spans, json_size
-from mrpvm.kernel.ku_tree import finish_tree, merge_chunk_trees
+from mrpvm.knowledge.chunking import MAX_CHAR_BYTES, chunk_spans, json_size
+from mrpvm.knowledge.ku_tree import finish_tree, merge_chunk_trees
 from mrpvm.protocol.document import KnowledgeUnit
 
 # Any text without lone surrogates (a decoded file has none): control characters, quotes, emoji, CJK.

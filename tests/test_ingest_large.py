@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 from mrpvm.kernel.config import MANIFESTS_DIR
-from mrpvm.kernel.ingest import ingest_source
 from mrpvm.kernel.store import Store
 from mrpvm.kernel.store_rows import text_hash
+from mrpvm.knowledge.ingest import ingest_source
 from test_ingest import PLUGINS, prose, run_kernel, sentences_of
 
 CEILING = 256 * 1024  # sd-symbolic's input ceiling in this test, so the 1 MB source is chunked

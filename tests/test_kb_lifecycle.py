@@ -13,9 +13,10 @@ import pytest
 from api_support import Daemon
 from cli_support import cli_env, mrpvm, one_error_line
 from engine_support import Harness
-from mrpvm.kernel import kb_archive, kb_ops
 from mrpvm.kernel.errors import ArchiveError
 from mrpvm.kernel.store import Store
+from mrpvm.knowledge import archive as kb_archive
+from mrpvm.knowledge import ops as kb_ops
 from mrpvm.protocol.document import KnowledgeUnit
 
 ENABLED = "sd-symbolic,planner-default,kb-fast,kb-balanced,gs-symbolic"

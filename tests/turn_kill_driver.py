@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import anyio
-from mrpvm.kernel.context import KernelContext
 from mrpvm.kernel.engine import TurnRequest, run_turn
+from mrpvm.knowledge.context import open_context
 
 ENGINE_PLUGINS = Path(__file__).resolve().parent / "engine_plugins"
 
@@ -23,7 +23,7 @@ ENGINE_PLUGINS = Path(__file__).resolve().parent / "engine_plugins"
 async def main() -> None:
     message = sys.argv[1]
     session_id = sys.argv[2] if len(sys.argv) > 2 else None
-    ctx = await KernelContext.open(manifests_dir=ENGINE_PLUGINS)
+    ctx = await open_context(manifests_dir=ENGINE_PLUGINS)
     try:
         print("opened", flush=True)
         result = await run_turn(ctx, TurnRequest(message=message, session_id=session_id))

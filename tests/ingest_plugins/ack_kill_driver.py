@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import anyio
-from mrpvm.kernel import index_ledger, ingest
 from mrpvm.kernel import store as store_module
-from mrpvm.kernel.context import KernelContext
+from mrpvm.knowledge import index_ledger, ingest
+from mrpvm.knowledge.context import open_context
 
 ENABLED = "sd-symbolic,planner-default,kb-fast,kb-balanced,gs-symbolic"
 POINT = sys.argv[3]
@@ -65,7 +65,7 @@ index_ledger.record_ack = ack_then_stop
 async def main() -> None:
     home, source = sys.argv[1:3]
     env = dict(os.environ, MRPVM_HOME=home, MRPVM_ENABLED_PLUGINS=ENABLED)
-    ctx = await KernelContext.open(env)
+    ctx = await open_context(env)
     try:
         kb = ctx.store.find_kb("docs") or ctx.store.create_kb("docs")
         await ingest.ingest_source(ctx, kb, "relay.md", Path(source).read_text())

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import anyio
 from mrpvm.kernel import store as store_module
-from mrpvm.kernel.context import KernelContext
-from mrpvm.kernel.ingest import ingest_source
+from mrpvm.knowledge.context import open_context
+from mrpvm.knowledge.ingest import ingest_source
 
 _original_conn = store_module.Store._conn
 _original_replace = store_module.Store.replace_source
@@ -46,7 +46,7 @@ async def main() -> None:
     home, manifests, file_a, file_b, start = sys.argv[1:6]
     versions = [Path(file_a).read_text(), Path(file_b).read_text()]
     env = dict(os.environ, MRPVM_HOME=home, MRPVM_ENABLED_PLUGINS="test-sd-big,test-kb")
-    ctx = await KernelContext.open(env, manifests_dir=Path(manifests))
+    ctx = await open_context(env, manifests_dir=Path(manifests))
     try:
         kb = ctx.store.find_kb("docs") or ctx.store.create_kb("docs")
         index = int(start)

@@ -31,15 +31,15 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import anyio
 import msgspec
+from mrpvm.kernel.errors import ArchiveError
+from mrpvm.kernel.records import KbRecord, SourceRecord
+from mrpvm.kernel.store_rows import now_iso, text_hash
 from mrpvm.protocol.document import KnowledgeUnit
 
-from .errors import ArchiveError
-from .kb_ops import delete_kb, store_units
-from .records import KbRecord, SourceRecord
-from .store_rows import now_iso, text_hash
+from .ops import delete_kb, store_units
 
 if TYPE_CHECKING:
-    from .context import KernelContext
+    from mrpvm.kernel.context import KernelContext
 
 FORMAT: Literal["mrpvm-kb"] = "mrpvm-kb"
 FORMAT_VERSION = 1

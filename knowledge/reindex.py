@@ -1,9 +1,9 @@
-"""Offering kb-plugins what their index owes, and `check_kb`: the repair side of kernel/index_ledger.py.
+"""Offering kb-plugins what their index owes, and `check_kb`: the repair side of knowledge/index_ledger.py.
 
 - `reoffer_source`: one source to the plugins that have not acknowledged its current version (the
   ingest of unchanged text calls it with the text; otherwise the text is not stored, so plugins get the
   stored KU tree with an empty `text`, as they already do when the raw text does not fit a request).
-- `reoffer`: every owed source and removal of one KB, or of all KBs (`KernelContext.open` runs it, so
+- `reoffer`: every owed source and removal of one KB, or of all KBs (`knowledge.context.open_context` runs it, so
   every CLI command and the daemon's start repair what a killed kernel left owed).
 - `check_kb`: the report behind `mrpvm kb check NAME` (per source: units stored, acknowledged and missing
   plugins; removals owed) and, with `repair`, the repair (`full`: re-index every source).
@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 
 import anyio.to_thread
 import msgspec
+from mrpvm.kernel.records import KbRecord, SourceRecord
 
 from . import index_ledger as ledger
-from .kb_notify import kb_listeners, notify_source
-from .records import KbRecord, SourceRecord
+from .notify import kb_listeners, notify_source
 
 if TYPE_CHECKING:
-    from .context import KernelContext
+    from mrpvm.kernel.context import KernelContext
 
 
 class ReofferReport(msgspec.Struct, kw_only=True):

@@ -15,7 +15,6 @@ import anyio
 import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 
-from ..frames import ExecutionFrame
 from ..trace import PROMPT_PREVIEW, clip
 from .calls import Attempt, BranchRun
 from .concurrency import let_requests_out, run_all
@@ -28,6 +27,7 @@ from .early import (
     start_early_seeds,
     start_early_views,
 )
+from .frame import ExecutionFrame
 from .response import SeedOutcome, turn_status
 from .stages import build_plan, detect_seeds, kb_notifications
 from .state import TurnState, intent_key

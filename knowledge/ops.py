@@ -2,9 +2,9 @@
 delete sessions, mount a KB, save a session's units into a KB, fork a KB, remove a source, delete a KB.
 
 Every operation that changes what a kb-plugin may hold or care about tells the kb-plugins: a source
-stored or removed goes through `onSourceText` and the index ledger (kernel/index_ledger.py: a plugin
+stored or removed goes through `onSourceText` and the index ledger (knowledge/index_ledger.py: a plugin
 that misses it owes it and is offered it again); a lifecycle event (session-created, session-deleted,
-kb-loaded, kb-saved, kb-forked) goes as `onSessionEvent` (kernel/kb_notify.py). A plugin failing a
+kb-loaded, kb-saved, kb-forked) goes as `onSessionEvent` (knowledge/notify.py). A plugin failing a
 notice is a warning, never an undone operation.
 
 Units copied into another source are re-based: every id, chunk id and unit reference gets the new
@@ -20,19 +20,19 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 import msgspec
+from mrpvm.kernel.errors import BadInput, KbExists, ValidationFailed
+from mrpvm.kernel.records import KbRecord, SessionRecord, SourceRecord
+from mrpvm.kernel.store_rows import text_hash
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
-from .errors import BadInput, KbExists, ValidationFailed
 from .ingest import IngestResult, remove_source
 from .ingest import delete_kb as delete_kb_files
-from .kb_notify import notify_session_event, notify_source
 from .ku_tree import finish_tree
-from .records import KbRecord, SessionRecord, SourceRecord
-from .store_rows import text_hash
+from .notify import notify_session_event, notify_source
 
 if TYPE_CHECKING:
-    from .context import KernelContext
+    from mrpvm.kernel.context import KernelContext
 
 MAX_DELIBERATION = 3
 

@@ -14,7 +14,7 @@ import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 
 if TYPE_CHECKING:
-    from .engine.response import SeedOutcome
+    from .response import SeedOutcome
 
 FRAME_STATUSES = ("running", "success", "weak", "failed")
 

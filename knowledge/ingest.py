@@ -1,6 +1,6 @@
 """Ingest (DS018, DS026): a source becomes a KU tree in a KB; session context loads take the same path.
 
-1. The text is chunked to fit the sd-plugin's `maxInputSizeBytes` (kernel/chunking.py: the chunks tile
+1. The text is chunked to fit the sd-plugin's `maxInputSizeBytes` (knowledge/chunking.py: the chunks tile
    the text, nothing is dropped or capped); each chunk carries `chunkIndex` and `charOffset`. With an
    LLM sd-plugin and an LLM upstream, a chunk is also at most `MRPVM_LLM_CONTEXT_CHARS` (6000) characters,
    so it is ONE model part: each chunk call gets its own LLM token allowing the plugin's `maxLLMCalls`
@@ -8,12 +8,12 @@
    the plugin's full `timeoutMs` (a 4 MiB chunk would need hundreds of calls within one deadline).
 2. `normalizePersistentContext` runs per chunk through the supervisor (bounded by the plugin's
    `concurrency`); any failure fails the whole ingest and nothing is stored.
-3. The chunk trees are merged into one tree (kernel/ku_tree.py) and stored with `Store.replace_source`
+3. The chunk trees are merged into one tree (knowledge/ku_tree.py) and stored with `Store.replace_source`
    in ONE transaction: a changed source replaces its units atomically; the same text (hash) is a no-op.
 4. Every enabled kb-plugin gets `onSourceText` (action upsert, the whole tree, the raw text) with its
    private artifacts folder. A plugin that fails is reported as a warning; the source stays committed,
-   owed to that plugin in the index ledger (kernel/index_ledger.py), and is offered again on the next
-   ingest, when a kernel opens, and by `check_kb` (kernel/reindex.py). The same text again is "unchanged"
+   owed to that plugin in the index ledger (knowledge/index_ledger.py), and is offered again on the next
+   ingest, when a kernel opens, and by `check_kb` (knowledge/reindex.py). The same text again is "unchanged"
    only for the store: plugins that have not acknowledged it hear of it again.
 """
 
@@ -29,6 +29,14 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 import anyio.to_thread
 import msgspec
+from mrpvm.kernel.errors import IngestError, KernelError
+from mrpvm.kernel.llm import CallBudget
+from mrpvm.kernel.llm.hooks import grant
+from mrpvm.kernel.records import KbRecord, SourceRecord
+from mrpvm.kernel.registry import PluginEntry
+from mrpvm.kernel.store import Store
+from mrpvm.kernel.store_rows import slug, text_hash
+from mrpvm.kernel.supervisor.errors import PluginCallError
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import (
     Budget,
@@ -40,20 +48,12 @@ from mrpvm.protocol.envelope import (
 )
 
 from .chunking import chunk_spans
-from .errors import IngestError, KernelError
-from .kb_notify import REQUEST_MARGIN, _notify, kb_listeners, notify_source
 from .ku_tree import finish_tree, merge_chunk_trees
-from .llm import CallBudget
-from .llm.hooks import grant
-from .records import KbRecord, SourceRecord
-from .registry import PluginEntry
+from .notify import REQUEST_MARGIN, _notify, kb_listeners, notify_source
 from .reindex import reoffer, reoffer_source
-from .store import Store
-from .store_rows import slug, text_hash
-from .supervisor.errors import PluginCallError
 
 if TYPE_CHECKING:
-    from .context import KernelContext
+    from mrpvm.kernel.context import KernelContext
 
 NORMALIZE: Literal["normalizePersistentContext"] = "normalizePersistentContext"
 # What an LLM sd-plugin reads in one model call (the SDK's MRPVM_LLM_CONTEXT_CHARS; same default, floor).

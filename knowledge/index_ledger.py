@@ -8,7 +8,7 @@ answered success or skipped to the upsert) is recorded here, and:
   the source row, and its acknowledgements go with it);
 - a removed source stays owed to each plugin until the plugin acknowledges the remove (recorded in the
   transaction that deletes the source);
-- what is owed is offered again (kernel/reindex.py) on the next ingest, when a kernel opens (every CLI
+- what is owed is offered again (knowledge/reindex.py) on the next ingest, when a kernel opens (every CLI
   command, the daemon's start) and by `check_kb`.
 Sources stored before this ledger existed carry the acknowledgement `*` (every plugin): the upgrade does
 not re-index every KB; `check_kb(..., full=True)` does when wanted.
@@ -19,9 +19,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import msgspec
-
-from .records import SourceRecord
-from .store import Store, now_iso
+from mrpvm.kernel.records import SourceRecord
+from mrpvm.kernel.store import Store, now_iso
 
 EVERY_PLUGIN = "*"
 

@@ -1,7 +1,7 @@
 """Telling the kb-plugins about sources (`onSourceText`) and session units (`onSessionEvent`).
 
 Every acknowledgement of a source upsert or removal is recorded in the index ledger
-(kernel/index_ledger.py), so what a plugin missed can be offered again (kernel/reindex.py).
+(knowledge/index_ledger.py), so what a plugin missed can be offered again (knowledge/reindex.py).
 """
 
 from __future__ import annotations
@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
+from mrpvm.kernel.records import KbRecord, SourceRecord
+from mrpvm.kernel.registry import PluginEntry
+from mrpvm.kernel.supervisor.errors import PluginCallError
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import (
     Budget,
@@ -24,12 +27,9 @@ from mrpvm.protocol.envelope import (
 )
 
 from . import index_ledger as ledger
-from .records import KbRecord, SourceRecord
-from .registry import PluginEntry
-from .supervisor.errors import PluginCallError
 
 if TYPE_CHECKING:
-    from .context import KernelContext
+    from mrpvm.kernel.context import KernelContext
 
 # Bytes kept free in every request besides the measured envelope (ids, numbers that may grow).
 REQUEST_MARGIN = 512
@@ -101,7 +101,7 @@ async def notify_source(
     only: list[str] | None = None,
 ) -> tuple[list[str], list[str]]:
     """onSourceText (upsert with the whole tree, or remove) to every enabled kb-plugin (or those named in
-    `only`); each acknowledgement is recorded in the index ledger (kernel/index_ledger.py)."""
+    `only`); each acknowledgement is recorded in the index ledger (knowledge/index_ledger.py)."""
     entries = kb_listeners(ctx)
     if only is not None:
         entries = [e for e in entries if e.id in only]
