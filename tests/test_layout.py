@@ -122,13 +122,13 @@ def test_the_rules_catch_what_they_forbid(tmp_path):
     """The checkers themselves: a cross-tree, a sibling-plugin and a CLI-library import are found."""
     source = tmp_path / "x.py"
     source.write_text(
-        "from mrpvm.plugins.sd_symbolic.roles import X\nfrom mrpvm.plugins.sdk.lexicon import word_set\n"
+        "from mrpvm.plugins.sd_symbolic.shared.roles import X\nfrom mrpvm.plugins.sdk.lexicon import word_set\n"
         "from mrpvm.plugins import kb_fast\nfrom .local import y\nimport mrpvm.shells.cli.main\n"
         "from mrpvm import kernel\nimport rich.console\n"
     )
     modules = imported_modules(source)
     assert modules == {
-        "mrpvm.plugins.sd_symbolic.roles",
+        "mrpvm.plugins.sd_symbolic.shared.roles",
         "mrpvm.plugins.sdk.lexicon",
         "mrpvm.plugins",
         "mrpvm.plugins.kb_fast",

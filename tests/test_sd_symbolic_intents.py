@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from mrpvm.plugins.sd_symbolic.acts import detect_act
-from mrpvm.plugins.sd_symbolic.intents import detect_seeds
+from mrpvm.plugins.sd_symbolic.turn_seeds.acts import detect_act
+from mrpvm.plugins.sd_symbolic.turn_seeds.intents import detect_seeds
 from mrpvm.protocol.envelope import DetectSeedsPayload
 from mrpvm.protocol.vocab import ACTS, PHASE_SCOPES
 

@@ -7,7 +7,7 @@ import random
 import re
 
 import pytest
-from mrpvm.plugins.sd_symbolic.ku_tree import SourceMeta, build_tree, source_id_for
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree, source_id_for
 from mrpvm.plugins.sdk.text import sentence_spans
 from mrpvm.protocol.document import KnowledgeUnit
 
@@ -334,7 +334,7 @@ FRAGMENTS = [
 
 def test_random_documents_keep_the_invariants() -> None:
     """Odd Markdown, CRLF, huge lines: atomic units never overlap and every segment is in exactly one."""
-    from mrpvm.plugins.sd_symbolic.outline import read_blocks
+    from mrpvm.plugins.sd_symbolic.source_units.outline import read_blocks
     from mrpvm.protocol.cnl import parse_document, render_document
     from mrpvm.protocol.document import CnlDocument, PluginResult
 
@@ -389,7 +389,7 @@ def test_bullets_of_facts_are_not_a_procedure() -> None:
 
 
 def test_items_judged_by_their_first_sentence_and_noun_phrases_are_not_commands() -> None:
-    from mrpvm.plugins.sd_symbolic.roles import is_imperative
+    from mrpvm.plugins.sd_symbolic.shared.roles import is_imperative
 
     assert not is_imperative("Support for the legacy protocol is disabled by default.")
     assert not is_imperative("Support for the v00 format has been removed.")
@@ -452,7 +452,7 @@ def test_a_command_after_a_leading_phrase_is_a_procedure_step() -> None:
 
 
 def test_tables_whose_rows_leave_out_the_outer_pipes_and_tables_back_to_back():
-    from mrpvm.plugins.sd_symbolic.outline import read_blocks
+    from mrpvm.plugins.sd_symbolic.source_units.outline import read_blocks
 
     text = (
         "| ID | Uses LLM |\n|---|---|\nsd-symbolic | No |\nsd-llm-fast | Yes |\n"

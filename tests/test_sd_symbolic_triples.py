@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from mrpvm.plugins.sd_symbolic.triples import extract_triple, norm_key, normalize_name
+from mrpvm.plugins.sd_symbolic.shared.triples import extract_triple, norm_key, normalize_name
 from mrpvm.protocol.vocab import RELATIONS
 
 POSITIVE = [

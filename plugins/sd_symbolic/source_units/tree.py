@@ -21,15 +21,15 @@ from dataclasses import dataclass
 
 from mrpvm.protocol.document import KnowledgeUnit
 
+from ..shared.roles import condition_of, group_role
+from ..shared.topics import content_runs, topic_of
+from ..shared.triples import Triple
 from .blocks import Block
 from .grouping import Spec, make_specs
 from .outline import read_blocks
 from .pieces import Piece, anaphoric, clean, make_piece
-from .roles import condition_of, group_role
 from .sections import Section, make_sections
 from .summarize import central_indices, centrality, doc_freq, summary_size
-from .topics import content_runs, topic_of
-from .triples import Triple
 
 MAX_SUMMARY_CHARS = 700
 _FENCED = re.compile(r"^ {0,3}(?:```|~~~)", re.M)  # a Markdown fence on any line

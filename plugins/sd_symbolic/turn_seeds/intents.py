@@ -19,11 +19,11 @@ from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import DetectSeedsPayload
 from mrpvm.protocol.vocab import PHASE_SCOPES
 
+from ..shared.roles import condition_of, group_role
+from ..shared.topics import entities, key_phrases, topic_of
+from ..shared.triples import extract_triple
 from .acts import WH, criterion_for, detect_act, evidence_for, is_yes_no, strip_polite
 from .instructions import Found, find_cues, is_instruction_sentence, strip_edge_cues
-from .roles import condition_of, group_role
-from .topics import entities, key_phrases, topic_of
-from .triples import extract_triple
 from .turn import clean_lead, looks_like_request, split_turn
 
 TURN_SOURCE_NAME = "Current-Turn Context"

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.text import STOPWORDS, collapse
 
+from ..shared.roles import is_imperative, is_past, sentence_role
+from ..shared.triples import Triple, extract_triple
 from .blocks import Segment
-from .roles import is_imperative, is_past, sentence_role
-from .triples import Triple, extract_triple
 
 _ANAPHORA = word_set(
     """he she it they this that these those his her its their such there then also however moreover
