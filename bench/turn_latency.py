@@ -1,7 +1,7 @@
 """Kernel overhead of one symbolic-style turn through warm workers.
 
 A turn runs planner (pre/post) → sd → kb notification → kb → gs → validator → recordOutcome → commit,
-all through scripted fast test plugins (tests/engine_plugins) kept warm by the supervisor. Some calls
+all through scripted fast test plugins (tests/support/engine_plugins) kept warm by the supervisor. Some calls
 overlap (the sd call with the pre-seed plan, the kb notification with the post-seed plan, recordOutcome
 with the commit notification), so kernel overhead = the turn's wall time minus the time during which at
 least one plugin call was in flight (framing, IPC and parsing included; overlapping calls count once).
@@ -28,7 +28,7 @@ from pathlib import Path
 import anyio
 
 ROOT = Path(__file__).resolve().parent.parent
-PLUGINS = ROOT / "tests" / "engine_plugins"
+PLUGINS = ROOT / "tests" / "support" / "engine_plugins"
 
 UNITS = [
     {

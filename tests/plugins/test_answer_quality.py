@@ -1,6 +1,6 @@
 """Answers over documents written for the tests, one golden check per failure class of issue 11.
 
-Four genres the symbolic path must read without an LLM: a man page (tests/eval_suites/manpage_tool), a
+Four genres the symbolic path must read without an LLM: a man page (tests/support/eval_suites/manpage_tool), a
 FAQ (faq_service), a Markdown README with an option table (readme_options) and a narrative about named
 people (narrative_people). One `mrpvm eval --json` run over the four (engine-chosen plugins), then, per
 class: the right unit is the evidence, answers are short, yes/no comes from an explicit sentence or not
@@ -18,7 +18,7 @@ from cli_support import cli_env, mrpvm
 from mrpvm.kernel.config import PROJECT_ROOT
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
-SUITES = PROJECT_ROOT / "tests" / "eval_suites"
+SUITES = PROJECT_ROOT / "tests" / "support" / "eval_suites"
 GENRES = ("manpage_tool", "faq_service", "readme_options", "narrative_people")
 
 

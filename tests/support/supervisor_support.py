@@ -169,7 +169,7 @@ async def wait_file(path: Path, limit_s: float = 10.0) -> str:
 
 def new_supervisor(registry: Registry, **kwargs: Any) -> Supervisor:
     """A supervisor without the sandbox: these tests watch plugin processes by their host pids and
-    marker files, which a sandboxed plugin cannot see; tests/test_sandbox.py covers the sandbox."""
+    marker files, which a sandboxed plugin cannot see; tests/kernel/test_sandbox.py covers the sandbox."""
     kwargs.setdefault("limits", limits())
     kwargs.setdefault("sandbox", UNSANDBOXED)
     return Supervisor(registry, **kwargs)

@@ -22,7 +22,7 @@ import httpx
 import pytest
 from mrpvm.kernel.trace import TraceRecorder
 
-ARTIFACTS = Path(__file__).resolve().parent / "artifacts" / "web"
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts" / "web"
 WIDE = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 CHROMIUM_ARGS = [
@@ -35,7 +35,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
 ]
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "tessel-build.md"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tessel-build.md"
 
 
 def chromium_path() -> str | None:

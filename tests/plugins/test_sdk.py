@@ -15,7 +15,7 @@ from mrpvm.protocol.errors import ErrorInfo
 from mrpvm.protocol.examples import INVALID_REQUESTS
 from mrpvm.protocol.framing import encode_frame, read_frame
 
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = Path(__file__).resolve().parents[1] / "support" / "plugins"
 PROBE = PLUGINS / "sdk_probe.py"
 ECHO = PLUGINS / "echo_gs.py"
 GUARD_S = 20  # a hung plugin fails the test instead of hanging the suite

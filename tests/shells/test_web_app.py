@@ -1,5 +1,5 @@
 """The web app's sessions, deep links, token prompt, pins and LLM settings in a real Chromium against a
-real `mrpvm serve` (the chat, graph and upload paths: tests/test_web_browser.py)."""
+real `mrpvm serve` (the chat, graph and upload paths: tests/shells/test_web_browser.py)."""
 
 from __future__ import annotations
 

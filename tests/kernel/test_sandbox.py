@@ -37,7 +37,7 @@ from supervisor_support import (
     sandboxed_supervisor,
 )
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1] / "support"
 SECRETS = {
     "MRPVM_LLM_API_KEY": "sk-upstream-SECRET-4d1c",
     "MRPVM_API_TOKEN": "daemon-token-SECRET-93ab",

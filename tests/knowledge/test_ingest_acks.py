@@ -1,6 +1,6 @@
 """Ingest cannot half-land: the index ledger (kernel/index_ledger.py) and its repair (kernel/reindex.py).
 
-A real kernel (tests/ingest_plugins/ack_kill_driver.py, the built-in plugins) is SIGKILLed at several
+A real kernel (tests/support/ingest_plugins/ack_kill_driver.py, the built-in plugins) is SIGKILLed at several
 points of an ingest; then a plain re-ingest of the same text (and, separately, just opening a kernel)
 must leave every kb-plugin's index holding the source, so a question whose answer is only in that
 source is answered. Before the ledger, a kill between the commit and the kb-plugins' notification left
@@ -31,7 +31,7 @@ from mrpvm.knowledge.reindex import check_kb, reoffer
 from mrpvm.protocol.envelope import NormalizePayload
 from supervisor_support import processes_with
 
-DRIVER = Path(__file__).resolve().parent / "ingest_plugins" / "ack_kill_driver.py"
+DRIVER = Path(__file__).resolve().parents[1] / "support" / "ingest_plugins" / "ack_kill_driver.py"
 ENABLED = "sd-symbolic,planner-default,kb-fast,kb-balanced,gs-symbolic"
 KB_PLUGINS = ["kb-balanced", "kb-fast"]
 FILLER = "\n\n".join(
@@ -198,7 +198,7 @@ def test_remove_source_acknowledged_at_once_owes_nothing(tmp_path):
 
 
 def test_a_failing_kb_plugin_stays_owed_and_check_reports_it(tmp_path):
-    plugins = Path(__file__).resolve().parent / "ingest_plugins"
+    plugins = Path(__file__).resolve().parents[1] / "support" / "ingest_plugins"
 
     async def main():
         env = dict(os.environ, MRPVM_HOME=str(tmp_path), MRPVM_ENABLED_PLUGINS="test-sd,test-kb,test-kb-fail")

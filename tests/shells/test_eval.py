@@ -1,4 +1,4 @@
-"""`mrpvm eval` (DS021): real runs over the shared suites and tests/eval_suites, the JSON shape, the scoring
+"""`mrpvm eval` (DS021): real runs over the shared suites and tests/support/eval_suites, the JSON shape, the scoring
 rules on hand-made cases, and clear one-line errors for bad suites. No LLM, no --combo unless stated."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from mrpvm.shells.evaluation import (
     totals,
 )
 
-OWN_SUITES = PROJECT_ROOT / "tests" / "eval_suites"
+OWN_SUITES = PROJECT_ROOT / "tests" / "support" / "eval_suites"
 OWN = (
     "procedure_manual",
     "product_comparison",

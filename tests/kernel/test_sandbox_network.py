@@ -2,7 +2,7 @@
 usesLLM reaches the kernel's LLM endpoint and nothing else (kernel/supervisor/llm_relay.py) — not a
 token-less daemon on loopback, not the upstream LLM server, not any other local port.
 
-Real bubblewrap sandboxes, a real LLM bridge over tests/llm_server.py, a real `mrpvm serve`.
+Real bubblewrap sandboxes, a real LLM bridge over tests/support/llm_server.py, a real `mrpvm serve`.
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from mrpvm.protocol.envelope import (
 )
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ROLES = {
     "sd-llm-fast": "seed-fast",
     "sd-llm-deep": "seed-deep",

@@ -123,7 +123,7 @@ def test_a_1mb_source_ingests_completely_through_the_real_sd_symbolic(tmp_path):
 
 
 class Driver:
-    """tests/ingest_plugins/kill_driver.py as a real kernel process in its own process group."""
+    """tests/support/ingest_plugins/kill_driver.py as a real kernel process in its own process group."""
 
     def __init__(self, home: Path, files: tuple[Path, Path], start: int):
         self.proc = subprocess.Popen(

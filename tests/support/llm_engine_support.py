@@ -1,5 +1,5 @@
 """Engine-level LLM tests: a KernelContext over the REAL built-in plugins whose bridge forwards to the
-scripted OpenAI-compatible server (tests/llm_server.py), plus a role-aware fake model.
+scripted OpenAI-compatible server (tests/support/llm_server.py), plus a role-aware fake model.
 
 Every role gets its own model name (`m-<role>`, set through the bridge's role table), so the body the
 test server receives says which role (hence which plugin) called, and the fake model answers in that

@@ -1,4 +1,4 @@
-"""A kernel process for tests/test_store_crash.py: runs one chat turn over the scripted engine plugins.
+"""A kernel process for tests/kernel/test_store_crash.py: runs one chat turn over the scripted engine plugins.
 
     python turn_kill_driver.py MESSAGE [SESSION_ID]
 

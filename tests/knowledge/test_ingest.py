@@ -1,6 +1,6 @@
 """Ingest through real plugin processes: chunking, tree merge, atomic replacement, notification, errors.
 
-The scripted plugins live in tests/ingest_plugins (test-sd: 8 KB input ceiling, so sources are chunked;
+The scripted plugins live in tests/support/ingest_plugins (test-sd: 8 KB input ceiling, so sources are chunked;
 test-kb records every notification in its artifacts folder; test-kb-fail always fails).
 """
 
@@ -18,7 +18,7 @@ from mrpvm.kernel.store_rows import text_hash
 from mrpvm.knowledge.context import open_context
 from mrpvm.knowledge.ingest import ingest_source, load_session_context
 
-PLUGINS = Path(__file__).parent / "ingest_plugins"
+PLUGINS = Path(__file__).resolve().parents[1] / "support" / "ingest_plugins"
 ENABLED = "test-sd,test-sd-big,test-kb,test-kb-fail"
 
 

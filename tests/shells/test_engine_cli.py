@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MRPVM = [sys.executable, "-m", "mrpvm.shells.cli.main"]
 GROUP_KEYS = {
     "intentRef",

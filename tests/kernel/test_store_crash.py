@@ -1,6 +1,6 @@
 """A kernel process killed with SIGKILL mid-turn leaves the store at its last committed state.
 
-A real kernel (tests/turn_kill_driver.py over the scripted engine plugins) runs a turn in a session that
+A real kernel (tests/support/turn_kill_driver.py over the scripted engine plugins) runs a turn in a session that
 already holds two committed turns and is killed (1) while a goal solver is still working, before any
 commit, and (2) inside the turn's commit transaction, held open by the test-only store hook
 MRPVM_TEST_PAUSE_IN_COMMIT; then (3) a turn in a fresh session is killed inside its commit. Each time
@@ -22,7 +22,7 @@ import pytest
 from engine_support import Harness, intent, unit
 from mrpvm.kernel.store import DB_NAME, Store
 
-DRIVER = Path(__file__).resolve().parent / "turn_kill_driver.py"
+DRIVER = Path(__file__).resolve().parents[1] / "support" / "turn_kill_driver.py"
 PLUGINS = ["planner-a", "sd-a", "kb-a", "gs-a", "val-a"]
 ORDERS = {"sd": ["sd-a"], "kb": ["kb-a"], "gs": ["gs-a"], "val": ["val-a"]}
 

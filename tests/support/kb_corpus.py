@@ -20,7 +20,7 @@ from mrpvm.protocol.envelope import (
 )
 from mrpvm.protocol.framing import encode_frame, read_frame
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 Section = tuple[str, list[tuple[str, str, str]]]  # (title, [(role, topic, text)])
 

@@ -21,7 +21,7 @@ from mrpvm.protocol.manifest import MANIFEST_TYPES
 from mrpvm.protocol.vocab import OPS, PLUGIN_TYPES
 
 SPEC = schema_gen.SPEC_PATH.read_text(encoding="utf-8")
-PLUGINS = Path(__file__).parent / "plugins"
+PLUGINS = Path(__file__).resolve().parents[1] / "support" / "plugins"
 
 
 def test_schemas_and_spec_are_in_sync_with_the_code():

@@ -1,4 +1,4 @@
-"""Supervisor, worker mode: the fault matrix against real worker processes (tests/plugins/misbehave.py)."""
+"""Supervisor, worker mode: the fault matrix against real worker processes (tests/support/plugins/misbehave.py)."""
 
 from __future__ import annotations
 

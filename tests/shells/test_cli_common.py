@@ -1,5 +1,5 @@
 """shells/cli/common.py: files named on the command line, and `--local-llm` (mrpvm ask / serve) against
-the fake llama.cpp server of tests/local_llm_fake (real child process, real HTTP on loopback)."""
+the fake llama.cpp server of tests/support/local_llm_fake (real child process, real HTTP on loopback)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from mrpvm.shells import local_llm as local
 from mrpvm.shells.cli.common import CliError, LocalLLMFlag, read_text_file, run_with_local_llm
 from typer.testing import CliRunner
 
-FAKE_DIR = Path(__file__).resolve().parent / "local_llm_fake"
+FAKE_DIR = Path(__file__).resolve().parents[1] / "support" / "local_llm_fake"
 
 
 def test_without_the_flag_work_runs_with_no_environment(capsys):

@@ -1,7 +1,7 @@
 """`mrpvm kb check NAME`: the report of what the kb-plugins' indexes owe, its repair, its exit codes.
 
 The KB is left owing by a real kernel SIGKILLed right after an ingest's commit (before any kb-plugin
-heard of the source), as tests/test_ingest_acks.py does."""
+heard of the source), as tests/knowledge/test_ingest_acks.py does."""
 
 from __future__ import annotations
 

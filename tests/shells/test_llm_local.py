@@ -19,7 +19,7 @@ import pytest
 from mrpvm.shells import local_llm as local
 from mrpvm.shells.local_llm import LocalLLMError, LocalLLMServer
 
-FAKE_DIR = Path(__file__).resolve().parent / "local_llm_fake"
+FAKE_DIR = Path(__file__).resolve().parents[1] / "support" / "local_llm_fake"
 FAKE = "fake_llama_server"
 
 

@@ -217,7 +217,7 @@ def test_content_words_fold_forms_and_drop_function_words():
 
 
 def _suites() -> list[Path]:
-    own = sorted((PROJECT_ROOT / "tests" / "eval_suites").iterdir())
+    own = sorted((PROJECT_ROOT / "tests" / "support" / "eval_suites").iterdir())
     shared = PROJECT_ROOT.parent / "shared" / "eval"
     more = [shared / n for n in ("suite01", "suite02", "suite03") if (shared / n / "eval.json").is_file()]
     return [p for p in own if (p / "eval.json").is_file()] + more
