@@ -50,8 +50,8 @@ def child(file: str, q: str) -> dict:
     t = time.perf_counter()
     import mrpvm.kernel.context as kctx
     import mrpvm.kernel.engine as keng
-    import mrpvm.kernel.ingest as king
     import mrpvm.kernel.supervisor.core as core
+    import mrpvm.knowledge.ingest as king
 
     add("import kernel (context, engine, ingest, supervisor)", time.perf_counter() - t)
 

@@ -70,9 +70,9 @@ def main() -> None:
 
     t_imp = time.perf_counter()
     import mrpvm.kernel.context as kctx
-    import mrpvm.kernel.ingest as king
     import mrpvm.kernel.store as kstore
     import mrpvm.kernel.supervisor.core as core
+    import mrpvm.knowledge.ingest as king
     from mrpvm.shells.cli.main import main as cli_main
 
     add("import kernel+cli modules", time.perf_counter() - t_imp)
@@ -83,7 +83,7 @@ def main() -> None:
     wrap_async(king, "notify_source", lambda a, k: "notify_source (3 kb onSourceText, parallel, total)")
     wrap_async(king, "reoffer", lambda a, k: "reoffer (owed sources)")
     wrap_sync(kstore.Store, "replace_source", lambda a, k: "Store.replace_source (SQLite)")
-    wrap_async(core.Supervisor, "_worker_call", lambda a, k: f"pipe send->reply {a[1].id}")
+    wrap_async(core.Supervisor, "call", lambda a, k: f"plugin call {a[1]}")
     wrap_sync(
         core, "parse_document", lambda a, k: f"kernel parse_document op={a[1] if len(a) > 1 else k.get('op')}"
     )

@@ -145,13 +145,13 @@ async def _serve(
     import os
 
     import uvicorn
-    from mrpvm.kernel.context import KernelContext
+    from mrpvm.knowledge.context import open_context
     from mrpvm.shells.api import create_app
     from mrpvm.shells.api.server import plugin_reach_warning, uvicorn_config
     from mrpvm.shells.cli.daemon_file import DaemonAddress, advertise, withdraw
 
     sock = _bind(host, port)
-    ctx = await KernelContext.open(environ)
+    ctx = await open_context(environ)
     await ctx.warm()  # every pool at its size now, not midway through the first load
     app = create_app(ctx, settings, owns_context=True)  # the lifespan closes it at shutdown
 
