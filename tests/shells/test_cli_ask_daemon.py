@@ -62,3 +62,7 @@ def test_a_stale_daemon_file_falls_back_to_in_process(tmp_path):
     proc = mrpvm(_env(home), "ask", "--source", str(facts), QUESTION)
     assert proc.returncode == 0, proc.stderr
     assert b"Norway" in proc.stdout and b"daemon" not in proc.stderr
+    for bad in ("{not json", json.dumps({"pid": os.getpid(), "host": "10.1.2.3", "port": 80})):
+        (home / "daemon.json").write_text(bad)  # damaged, or a non-loopback address: never used
+        proc = mrpvm(_env(home), "ask", "--source", str(facts), QUESTION)
+        assert proc.returncode == 0 and b"Norway" in proc.stdout and b"daemon" not in proc.stderr
