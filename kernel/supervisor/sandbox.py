@@ -46,7 +46,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
-from mrpvm.kernel.config import SandboxConfig
+from mrpvm.kernel.config import LimitsConfig, SandboxConfig
+
+from . import cgroups
+from .cgroups import LimitsStatus
 
 MECHANISM = "bubblewrap"
 TMP_BYTES = 256 << 20  # the private /tmp of a plugin
@@ -54,6 +57,10 @@ RELAY_SCRIPT = Path(__file__).with_name("llm_relay.py")
 RELAY_PATH = "/run/mrpvm/llm_relay.py"  # where the relay script and the endpoint's socket appear inside
 RELAY_SOCKET = "/run/mrpvm/llm.sock"
 NAMESPACES = ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+# bwrap keeps every capability (inside the sandbox's namespaces) for a caller that is real root unless told
+# to drop them: a root kernel's plugins could then remount their read-only binds read-write or unmount the
+# tmpfs hiding the kernel home. Dropped for everyone, so a plugin never holds one, whoever runs the kernel.
+NO_CAPABILITIES = ("--cap-drop", "ALL")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
 ETC_FILES = (
     "/etc/ld.so.cache",
@@ -106,6 +113,7 @@ class SandboxStatus(msgspec.Struct, kw_only=True):
     mechanism: str  # "bubblewrap 0.8.0", or "none"
     reason: str = ""  # why the sandbox is not active
     isolation: list[str] = []
+    limits: LimitsStatus | None = None  # the whole-sandbox limits in force (cgroups.py)
 
     def notice(self) -> str:
         """One line for stderr: empty when the sandbox is active."""
@@ -164,7 +172,8 @@ def _probe(bwrap: str) -> tuple[str, str]:
     try:
         version = subprocess.run([bwrap, "--version"], capture_output=True, timeout=10, check=False)
         label = version.stdout.decode(errors="replace").strip() or MECHANISM
-        argv = [bwrap, *NAMESPACES, "--unshare-net", "--die-with-parent", *_system_binds(), "--", "true"]
+        argv = [bwrap, *NAMESPACES, *NO_CAPABILITIES, "--unshare-net", "--die-with-parent", *_system_binds()]
+        argv += ["--", "true"]
         run = subprocess.run(argv, capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError) as err:
         return "", f"{bwrap} cannot run: {err}"
@@ -174,9 +183,16 @@ def _probe(bwrap: str) -> tuple[str, str]:
     return label, ""
 
 
-def sandbox_status(config: SandboxConfig | None = None) -> SandboxStatus:
-    """Whether plugins run sandboxed with this config on this machine, and why not (for `config show`)."""
-    config = config or SandboxConfig()
+def sandbox_status(config: SandboxConfig | None = None, limits: LimitsConfig | None = None) -> SandboxStatus:
+    """Whether plugins run sandboxed with this config on this machine, and why not (for `config show`);
+    with `limits`, also which whole-sandbox limits are in force."""
+    status = _status(config or SandboxConfig())
+    if limits is not None:
+        status.limits = cgroups.status(limits.pluginProcesses, limits.pluginMemoryMB, status.active)
+    return status
+
+
+def _status(config: SandboxConfig) -> SandboxStatus:
     if config.mode == "off":
         return SandboxStatus(
             mode="off",
@@ -337,10 +353,13 @@ class Sandbox:
         llm: bool,
         writable: Iterable[str] = (),
         memory_bytes: int | None = None,
+        processes: int | None = None,
     ) -> list[str]:
         """The argv to start: `argv` itself when inactive, else bwrap (under prlimit for the memory cap,
         applied before bwrap forks so every process of the sandbox inherits it); `llm`: the plugin
-        declares usesLLM (it starts behind the relay when an endpoint is routed)."""
+        declares usesLLM (it starts behind the relay when an endpoint is routed); `processes`: the
+        RLIMIT_NPROC fallback (cgroups.py), set inside the sandbox's user namespace, where it counts
+        the sandbox's own processes only."""
         if not self.active:
             return argv
         cwd = os.path.realpath(cwd)
@@ -354,6 +373,8 @@ class Sandbox:
             out += ["--bind", path, path]
         out += ["--remount-ro", self.home]  # the tmpfs over the home: only the binds in it are writable
         out += ["--chdir", cwd, "--"]  # bwrap adds PWD (the plugin folder) to the environment
+        if processes and self._prlimit:
+            out += [self._prlimit, f"--nproc={processes}", "--"]
         if relay:
             route = self.llm_route
             assert route is not None
@@ -365,7 +386,14 @@ class Sandbox:
 
     def _prefix(self, program: str, cwd: str, relay: bool) -> list[str]:
         assert self._bwrap is not None
-        args = [self._bwrap, *NAMESPACES, "--unshare-net", "--die-with-parent", "--new-session"]
+        args = [
+            self._bwrap,
+            *NAMESPACES,
+            *NO_CAPABILITIES,
+            "--unshare-net",
+            "--die-with-parent",
+            "--new-session",
+        ]
         args += _system_binds()
         args += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
         bound = ["/usr"]
