@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import uuid
+from pathlib import Path
 
 import pytest
 from mrpvm.kernel.config import SandboxConfig
@@ -18,9 +20,11 @@ from mrpvm.kernel.supervisor.sandbox import sandbox_status
 from supervisor_support import (
     PLUGINS,
     answer_json,
+    build_registry,
     error_of,
     limits,
     manifest,
+    new_supervisor,
     processes_with,
     request,
     run,
@@ -113,3 +117,20 @@ def test_no_control_group_is_left_behind(hostile: Registry) -> None:
     for base in {found.pids_base, found.memory_base}:
         left = [name for name in os.listdir(base) if os.path.isdir(os.path.join(base, name))]
         assert left == [], left
+
+
+def test_with_a_control_group_a_setsid_child_dies_even_unsandboxed(tmp_path: Path) -> None:
+    """The group's members are killed at the exit: a child that left the session goes too (without the
+    group it escapes: test_sandbox.py::test_without_the_sandbox_a_setsid_child_escapes)."""
+    registry = build_registry(tmp_path / "plugins")
+    marker = f"600.{uuid.uuid4().int % 10**9:09d}"
+
+    async def go() -> list[int]:
+        async with new_supervisor(registry) as sup:
+            await sup.call("bad-oneshot", request(f"escape:{marker}"))
+        return processes_with(marker)
+
+    escaped = run(go)
+    for pid in escaped:
+        os.kill(pid, 9)
+    assert escaped == []

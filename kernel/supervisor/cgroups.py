@@ -38,12 +38,12 @@ import msgspec
 V1_CONTROLLERS = ("pids", "memory")
 SHELL = "/bin/sh"
 # Join the group (both cgroup.procs files: v1 has one per controller, v2 names the same file twice), then
-# become the plugin's command line. "$@" is executed as a vector: nothing in it is parsed.
+# become the plugin's command line. "$@" is executed as a vector: nothing in it is parsed. sh adds PWD to
+# the environment; it is unset, so the plugin gets the environment as the kernel gave it.
 JOIN_SCRIPT = (
     '{ echo $$ > "$1" && echo $$ > "$2"; } 2>/dev/null '
-    '|| { echo "mrpvm: cannot join the sandbox control group" >&2; exit 125; }; shift 2; exec "$@"'
+    '|| { echo "mrpvm: cannot join the sandbox control group" >&2; exit 125; }; shift 2; unset PWD OLDPWD; exec "$@"'
 )
-JOIN_FAILED = 125
 WATCH_INTERVAL_S = 0.2  # how often a running process's group counters are read (a limit ends it within this)
 
 

@@ -275,14 +275,37 @@ def python_roots() -> tuple[str, ...]:
     return tuple(_minimal(paths))
 
 
+def _homes() -> set[str]:
+    """The home folders on this machine a program root must never expose: the kernel user's ($HOME and its
+    account's), root's, and every folder under /home."""
+    import pwd
+
+    homes = {os.path.expanduser("~"), "/root"}
+    with contextlib.suppress(KeyError):
+        homes.add(pwd.getpwuid(os.geteuid()).pw_dir)
+    with contextlib.suppress(OSError):
+        homes.update(os.path.join("/home", name) for name in os.listdir("/home"))
+    return {os.path.realpath(h) for h in homes if h and os.path.isabs(h) and os.path.realpath(h) != "/"}
+
+
+def _exposes_a_home(folder: str, homes: Iterable[str]) -> bool:
+    """A home, one of its direct children (~/bin, ~/.local, ~/.ssh's siblings), or a folder holding one."""
+    return any(_inside(home, folder) or os.path.dirname(folder) == home or folder == home for home in homes)
+
+
 def _program_roots(program: str) -> list[str]:
-    """What a program other than the kernel's interpreter needs: its folder (its prefix if in a bin/)."""
+    """What a program other than the kernel's interpreter needs: its folder (its prefix if in a bin/). A
+    program under a home never brings the home with it: where that folder would be a home or one of its
+    direct children (~/bin/x, ~/.local/bin/x), only the program's file is bound."""
     if os.path.realpath(program) == os.path.realpath(sys.executable):
         return list(python_roots())
     real = os.path.realpath(program)
     folder = os.path.dirname(real)
     if os.path.basename(folder) == "bin":
         folder = os.path.dirname(folder)
+    homes = _homes()
+    if _exposes_a_home(folder, homes) or _exposes_a_home(os.path.dirname(real), homes):
+        return [real]
     return [folder]
 
 

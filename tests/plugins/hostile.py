@@ -3,6 +3,7 @@
     caps               its capability sets, and whether it can remount `/usr` read-write or unmount a folder
     forkbomb:N         start N sleeping children (more than the sandbox allows), then answer how many started
     memory:MB,K        K children that each touch MB MiB (below any per-process limit), then answer
+    read:P1|P2...      what it can read at each path (the first 40 bytes, a listing, or null)
 
 The answer is one JSON object (what it saw or did).
 """
@@ -86,10 +87,24 @@ def memory(arg):
     return {"children": len(children)}
 
 
+def read(arg):
+    seen = {}
+    for path in arg.split("|"):
+        try:
+            if os.path.isdir(path):
+                seen[path] = sorted(os.listdir(path))
+            else:
+                with open(path, "rb") as f:
+                    seen[path] = f.read(40).decode("utf-8", "replace")
+        except OSError:
+            seen[path] = None
+    return seen
+
+
 def main():
     request = json.loads(sys.stdin.buffer.read())
     name, _, arg = request["prompt"].partition(":")
-    answer({"caps": caps, "forkbomb": forkbomb, "memory": memory}[name](arg))
+    answer({"caps": caps, "forkbomb": forkbomb, "memory": memory, "read": read}[name](arg))
 
 
 if __name__ == "__main__":
