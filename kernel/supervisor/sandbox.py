@@ -1,10 +1,12 @@
 """The plugin sandbox: every plugin process runs inside bubblewrap (Debian package `bubblewrap`).
 
 What a sandboxed plugin sees (bwrap: new user, pid, mount, ipc and uts namespaces, all capabilities
-dropped, no_new_privs, killed with its parent):
+dropped — `--cap-drop ALL`, which a root caller needs, or bwrap keeps them —, no_new_privs, killed with
+its parent; whole-sandbox process and memory limits: cgroups.py):
 - read-only: /usr (and the /bin, /lib... links into it), a few files of /etc (loader cache, time zone,
   CA certificates, passwd/group, resolver), the interpreter it needs (for `python`: the kernel's own
-  prefixes, site-packages and the mrpvm protocol/plugins folders; for another program: its folder),
+  prefixes, site-packages and the mrpvm protocol/plugins folders; for another program: its folder or
+  prefix, or only its file when that folder would be a home or one of its direct children),
   its own plugin folder, and `readPaths` from the config;
 - read-write: its artifacts folder(s), a private /tmp (tmpfs), and `writePaths` from the config;
 - its own /proc (its processes only) and a minimal /dev;
