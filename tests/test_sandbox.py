@@ -61,7 +61,7 @@ def unique_sleep() -> str:
     return f"600.{uuid.uuid4().int % 10**9:09d}"
 
 
-async def settle(marker: str, within_s: float = 3.0) -> list[int]:
+async def settle(marker: str, within_s: float = 10.0) -> list[int]:
     end = time.monotonic() + within_s
     while time.monotonic() < end and processes_with(marker):
         await anyio.sleep(0.02)

@@ -86,7 +86,7 @@ def _ended_at_the_limit(hostile: Registry, prompt: str, **overrides: int):
             err = await error_of(sup.call("hostile", request(prompt), timeout_s=60))
             return err, sup.health()["hostile"]
 
-    return run(go, limit_s=90)
+    return run(go)
 
 
 def test_a_fork_bomb_ends_at_the_process_limit(hostile: Registry) -> None:
