@@ -134,3 +134,14 @@ def test_with_a_control_group_a_setsid_child_dies_even_unsandboxed(tmp_path: Pat
     for pid in escaped:
         os.kill(pid, 9)
     assert escaped == []
+
+
+def test_config_show_and_ready_say_which_limits_hold(tmp_path: Path, http) -> None:
+    from cli_support import cli_env, mrpvm
+
+    shown = mrpvm(cli_env(tmp_path / "home"), "config", "show", "--json")
+    assert shown.returncode == 0, shown.stderr
+    limits_shown = json.loads(shown.stdout)["sandbox"]["limits"]
+    assert limits_shown["mechanism"].startswith("cgroup v") and limits_shown["processes"] == 512
+    ready = http.get("/ready").json()["sandbox"]["limits"]
+    assert ready["mechanism"] == limits_shown["mechanism"] and ready["memoryMB"] == 2048
