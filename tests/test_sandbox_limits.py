@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 import uuid
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from supervisor_support import (
 )
 
 EPERM = 1
+TOKEN = f"limits-{uuid.uuid4().hex}"  # unique on this machine, unlike the script's name
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +41,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Registry:
     folder = tmp_path_factory.mktemp("hostile")
     shutil.copy(PLUGINS / "hostile.py", folder / "hostile.py")
     data = manifest("hostile", "hostile.py", worker=False, timeoutMs=60000)
+    data["args"].append(TOKEN)  # in every child's command line too: how the test finds stragglers
     (folder / "hostile.json").write_text(json.dumps(data))
     registry = Registry.load(folder)
     assert not registry.rejected, registry.rejected
@@ -80,6 +83,14 @@ def test_without_cgroups_the_fallback_is_said(monkeypatch: pytest.MonkeyPatch) -
     assert "pids controller is not mounted" in as_user.reason
 
 
+def _gone(marker: str, within_s: float = 10.0) -> bool:
+    """No live process carries `marker` (allowing the kernel the instant it takes to deliver SIGKILL)."""
+    end = time.monotonic() + within_s
+    while processes_with(marker) and time.monotonic() < end:
+        time.sleep(0.05)
+    return processes_with(marker) == []
+
+
 def _ended_at_the_limit(hostile: Registry, prompt: str, **overrides: int):
     async def go():
         async with sandboxed_supervisor(hostile, limits=limits(**overrides)) as sup:
@@ -94,14 +105,14 @@ def test_a_fork_bomb_ends_at_the_process_limit(hostile: Registry) -> None:
     # not the 60 s deadline: the plugin would answer after its children sleep, but the sandbox ended
     assert err.code == SANDBOX_LIMIT and "process limit (64" in err.error.message, err.error
     assert health["errors"] == {SANDBOX_LIMIT: 1}
-    assert processes_with("hostile.py") == []  # every child went with it
+    assert _gone(TOKEN)  # every child went with it
 
 
 def test_children_together_end_at_the_memory_limit(hostile: Registry) -> None:
     """Two children of 300 MiB each: each below the 512 MB per-process limit, together above it."""
     err, _ = _ended_at_the_limit(hostile, "memory:300,2", pluginMemoryMB=512)
     assert err.code == SANDBOX_LIMIT and "memory limit (512 MB" in err.error.message, err.error
-    assert processes_with("hostile.py") == []
+    assert _gone(TOKEN)
 
 
 def test_no_control_group_is_left_behind(hostile: Registry) -> None:
