@@ -33,7 +33,7 @@ class BudgetConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     pluginTimeoutMs: Positive
     pluginMemoryMB: Positive  # each plugin process (RLIMIT_AS); with cgroups also a plugin and its children
-    pluginProcesses: Positive = 512  # processes and threads of a plugin and its children (cgroups.py)
+    pluginProcesses: Positive = 256  # processes and threads of a plugin and its children (cgroups.py)
     maxOutputBytes: Positive
     crashLoopThreshold: Positive
     crashBackoffMs: Positive

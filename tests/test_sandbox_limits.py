@@ -153,6 +153,6 @@ def test_config_show_and_ready_say_which_limits_hold(tmp_path: Path, http) -> No
     shown = mrpvm(cli_env(tmp_path / "home"), "config", "show", "--json")
     assert shown.returncode == 0, shown.stderr
     limits_shown = json.loads(shown.stdout)["sandbox"]["limits"]
-    assert limits_shown["mechanism"].startswith("cgroup v") and limits_shown["processes"] == 512
+    assert limits_shown["mechanism"].startswith("cgroup v") and limits_shown["processes"] == 256
     ready = http.get("/ready").json()["sandbox"]["limits"]
     assert ready["mechanism"] == limits_shown["mechanism"] and ready["memoryMB"] == 2048
