@@ -64,13 +64,14 @@ def test_a_fine_name_still_works(http) -> None:
     assert http.post("/kbs", json={"name": "Ops notes 👩\u200d💻"}).status_code == 201
 
 
-def _raw_post(daemon: Daemon, length: int, expect: bool, send_bytes: int) -> tuple[bytes, int]:
-    """POST with a Content-Length of `length`; send up to `send_bytes` of body while reading the answer.
-    Returns (the status line, the bytes the socket accepted)."""
+def _raw_post(daemon: Daemon, length: int | None, expect: bool, send_bytes: int) -> tuple[bytes, int]:
+    """POST with a Content-Length of `length` (None: chunked); send up to `send_bytes` of body while
+    reading the answer. Returns (the status line, the bytes the socket accepted)."""
     host, port = daemon.url.split("//", 1)[1].rsplit(":", 1)
     sock = socket.create_connection((host, int(port)), timeout=60)
     head = f"POST /kbs HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n"
-    head += f"Content-Length: {length}\r\n" + ("Expect: 100-continue\r\n" if expect else "") + "\r\n"
+    framing = f"Content-Length: {length}" if length is not None else "Transfer-Encoding: chunked"
+    head += f"{framing}\r\n" + ("Expect: 100-continue\r\n" if expect else "") + "\r\n"
     for name, value in daemon.headers().items():
         head = head.replace("\r\n\r\n", f"\r\n{name}: {value}\r\n\r\n")
     sock.sendall(head.encode())
@@ -78,7 +79,7 @@ def _raw_post(daemon: Daemon, length: int, expect: bool, send_bytes: int) -> tup
 
     def pump() -> None:
         nonlocal sent
-        chunk = b"x" * 65536
+        chunk = b"x" * 65536 if length is not None else b"10000\r\n" + b"x" * 65536 + b"\r\n"
         try:
             while sent < send_bytes:
                 sent += sock.send(chunk)
@@ -106,3 +107,9 @@ def test_a_body_announced_too_large_is_refused_before_it_is_read(daemon: Daemon)
     status, sent = _raw_post(daemon, 100 << 20, expect=False, send_bytes=100 << 20)
     assert b" 413 " in status, status
     assert sent < DRAIN_CAP + (16 << 20), sent  # the drain cap plus socket buffers, never the 100 MB
+
+
+def test_a_chunked_body_is_cut_at_the_limit(daemon: Daemon) -> None:
+    """No Content-Length: the daemon counts, answers 413 past the limit and closes the connection."""
+    _, sent = _raw_post(daemon, None, expect=False, send_bytes=100 << 20)
+    assert sent < DRAIN_CAP + (16 << 20), sent

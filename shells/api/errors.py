@@ -176,6 +176,8 @@ def describe(exc: BaseException) -> tuple[int, str, str, dict[str, Any], str | N
 async def handle(request: Request, exc: Exception) -> Response:
     status, code, message, details, session_id = describe(exc)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if status == 413:  # the rest of the body is not read: the connection closes after the answer
+        headers = {"Connection": "close"}
     if isinstance(exc, HTTPException) and exc.headers:
         headers = {**(headers or {}), **exc.headers}
     return error_response(
