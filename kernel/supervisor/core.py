@@ -33,9 +33,8 @@ from mrpvm.kernel.errors import UnknownPluginError
 from mrpvm.kernel.registry import PluginEntry, Registry
 from mrpvm.protocol.cnl import CnlError, parse_document
 from mrpvm.protocol.envelope import Request, encode_request
-from mrpvm.protocol.errors import parse_error_line
 from mrpvm.protocol.framing import encode_frame
-from mrpvm.protocol.vocab import EXIT_INVALID_INPUT, EXIT_PROCESSING_ERROR, EXIT_TIMEOUT, MAIN_OP
+from mrpvm.protocol.vocab import MAIN_OP
 
 from . import cgroups
 from .binds import ArtifactBinds
@@ -47,11 +46,8 @@ from .errors import (
     INTERNAL_ERROR,
     INVALID_CNL,
     OUTPUT_TOO_LARGE,
-    PLUGIN_ERROR,
-    PLUGIN_INVALID_INPUT,
     PLUGIN_UNAVAILABLE,
     PROTOCOL_ERROR,
-    SANDBOX_LIMIT,
     SHUTDOWN,
     TIMEOUT,
     UNKNOWN_PLUGIN,
@@ -60,9 +56,9 @@ from .errors import (
     PluginCallError,
     ProcessFailure,
     RawReply,
-    describe_exit,
 )
 from .held import HeldJob, HeldWork
+from .oneshot import OneShotOutcome, one_shot_result
 from .plugin_log import PluginLogs
 from .pool import WorkerPool
 from .process import ChildProcess, scrubbed_env
@@ -107,18 +103,6 @@ def _peek(body: bytes) -> _OpPeek:
 
 def _peek_op(body: bytes) -> str:
     return _peek(body).op or ""
-
-
-class _OneShotOutcome:
-    __slots__ = ("stdout", "stderr", "code", "timed_out", "over_cap", "limit")
-
-    def __init__(self) -> None:
-        self.stdout = bytearray()
-        self.stderr = b""
-        self.code: int | None = None
-        self.timed_out = False
-        self.over_cap = False
-        self.limit: str | None = None  # a whole-sandbox limit ended the process (why)
 
 
 class _Plugin:
@@ -342,7 +326,7 @@ class Supervisor:
                 mode = "worker"
             else:
                 outcome = await self._one_shot(plugin, loop, body, deadline, artifacts, request.requestId)
-                data, stderr = self._one_shot_result(outcome), outcome.stderr
+                data, stderr = one_shot_result(outcome), outcome.stderr
                 mode = "one-shot"
         except ProcessFailure as failure:
             self._raise(plugin, op, failure)
@@ -590,7 +574,7 @@ class Supervisor:
         deadline: float,
         artifacts: str | None = None,
         request_id: str = "",
-    ) -> _OneShotOutcome:
+    ) -> OneShotOutcome:
         """Start, write the request, EOF, collect stdout (capped) and the stderr tail, reap."""
         sem = plugin.oneshots
         if sem.locked():
@@ -619,8 +603,8 @@ class Supervisor:
         deadline: float,
         artifacts: str | None,
         request_id: str = "",
-    ) -> _OneShotOutcome:
-        out = _OneShotOutcome()
+    ) -> OneShotOutcome:
+        out = OneShotOutcome()
         cap = plugin.max_out
         proc: ChildProcess
 
@@ -671,47 +655,6 @@ class Supervisor:
         out.stderr = proc.stderr.value()
         out.limit = proc.limit_exceeded
         return out
-
-    def _one_shot_result(self, out: _OneShotOutcome) -> bytes:
-        """The stdout of a successful run, or the ProcessFailure its exit code means (DS016)."""
-        code = out.code
-        if out.limit:
-            raise ProcessFailure(SANDBOX_LIMIT, out.limit, stderr=out.stderr, exit_code=code)
-        if out.over_cap:
-            raise ProcessFailure(
-                OUTPUT_TOO_LARGE,
-                "output exceeds the output cap; process killed",
-                stderr=out.stderr,
-                exit_code=code,
-            )
-        if out.timed_out:
-            raise ProcessFailure(
-                TIMEOUT, "deadline passed; process killed", stderr=out.stderr, exit_code=code
-            )
-        if code == 0:
-            return bytes(out.stdout)
-        info = parse_error_line(out.stderr) if code in (1, 2, 3) else None
-        details: dict[str, Any] = {}
-        if info is not None:
-            details = {"pluginCode": info.code, "pluginMessage": info.message, "pluginDetails": info.details}
-        if code == EXIT_PROCESSING_ERROR:
-            kind, what = PLUGIN_ERROR, "processing error"
-        elif code == EXIT_INVALID_INPUT:
-            kind, what = PLUGIN_INVALID_INPUT, "invalid input"
-        elif code == EXIT_TIMEOUT:
-            kind, what = TIMEOUT, "the plugin's own deadline passed"
-            details["reportedByPlugin"] = True
-        else:
-            raise ProcessFailure(CRASHED, f"plugin {describe_exit(code)}", stderr=out.stderr, exit_code=code)
-        if info is not None:
-            message = f"{what}: {info.code}: {info.message}"
-        else:
-            last = out.stderr.strip().splitlines()[-1:] or [b""]
-            message = f"{what} (exit {code}) without an error line on stderr" + (
-                f"; last stderr line: {last[0][:200].decode('utf-8', 'replace')}" if last[0] else ""
-            )
-        # A plugin-reported timeout is an honest answer, not a kernel kill: it does not feed the breaker.
-        raise ProcessFailure(kind, message, stderr=out.stderr, exit_code=code, details=details, crash=False)
 
     # ------------------------------------------------------------------ observability and shutdown
 
