@@ -7,11 +7,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 from mrpvm.shells.cli.common import LocalLLMFlag
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnResult
+
+
+# `mrpvm ask` exits 0 with an answer (weak ones included: the answer says so), REFUSED_EXIT when no question
+# of the turn could be answered from the documents (the no-context sentence), 1-2 on errors (main.py).
+REFUSED_EXIT = 3
 
 
 def register(app: typer.Typer) -> None:
@@ -54,8 +60,11 @@ def ask(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the turn as one JSON object.")] = False,
     local_llm: LocalLLMFlag = False,
-) -> None:
-    """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer."""
+) -> int:
+    """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer.
+
+    Exit status: 0 answered, 3 refused (the documents do not answer it), 2 bad input, 1 other errors.
+    """
     import anyio
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnRequest, run_turn
@@ -104,6 +113,15 @@ def ask(
         print_json({**result.as_json(), **legacy_echo, "deliberation_level": result.deliberation_level})
     else:
         print_answer(result)
+    return REFUSED_EXIT if refused(result) else 0
+
+
+def refused(result: TurnResult) -> bool:
+    """Every question of the turn was answered with the no-context sentence (none: a statement, not refused)."""
+    groups = result.response_document.get("groups") or []
+    return bool(groups) and all(
+        (g.get("answerMarkdown") or "").strip() in ("", NO_CONTEXT_ANSWER) for g in groups
+    )
 
 
 # --------------------------------------------------------------------------- shared with `chat`

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -45,12 +47,10 @@ class Encoder:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        from .graph import build
-
         path = weights.model_zip()
         if path is None:
             raise RuntimeError(missing_reason() or "model package missing")
-        tensors, config, tokenizer_json = weights.load(path)
+        graph_file, tokenizer_json = cached_graph(path)
         self.tokenizer = Tokenizer.from_str(tokenizer_json)
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
@@ -58,7 +58,9 @@ class Encoder:
         options.intra_op_num_threads = threads or _default_threads()
         options.inter_op_num_threads = 1
         self.session = ort.InferenceSession(
-            build(tensors, config), sess_options=options, providers=["CPUExecutionProvider"]
+            graph_file,
+            sess_options=options,
+            providers=["CPUExecutionProvider"],
         )
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
@@ -80,6 +82,35 @@ class Encoder:
             (vectors,) = self.session.run(["embedding"], {"input_ids": ids, "attention_mask": mask})
             out[chunk] = vectors
         return out
+
+
+def cache_path(model: Path) -> Path:
+    """Where the built graph is kept: beside the installed packages (readable wherever they are), named by
+    the model file's size and time so a new wheel builds a new graph."""
+    stat = model.stat()
+    return Path(sys.prefix) / "share" / "mrpvm" / f"all-MiniLM-L6-v2-{stat.st_size}-{int(stat.st_mtime)}.onnx"
+
+
+def cached_graph(model: Path) -> tuple[str | bytes, str]:
+    """(the ONNX graph: a file path when cached, else the bytes just built, tokenizer.json). Building takes
+    seconds (unzip 90 MB, assemble the graph); the first build is written to `cache_path` when that folder is
+    writable (`make setup` builds it: python -m mrpvm.plugins.sdk.embedding), else rebuilt per process."""
+    from .graph import build
+
+    target = cache_path(model)
+    tokenizer_json = weights.tokenizer(model)
+    if target.is_file():
+        return str(target), tokenizer_json
+    tensors, config, _ = weights.load(model)
+    graph = build(tensors, config)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.part")
+        partial.write_bytes(graph)
+        partial.replace(target)
+    except OSError:
+        return graph, tokenizer_json
+    return str(target), tokenizer_json
 
 
 def _default_threads() -> int:

@@ -50,3 +50,9 @@ def load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, object], str]:
         config = json.loads(archive.read("config.json"))
         tokenizer = archive.read("tokenizer.json").decode("utf-8")
     return tensors, config, tokenizer
+
+
+def tokenizer(path: Path) -> str:
+    """tokenizer.json alone (the graph may come from the cache)."""
+    with zipfile.ZipFile(path) as archive:
+        return archive.read("tokenizer.json").decode("utf-8")

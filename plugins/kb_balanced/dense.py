@@ -1,0 +1,77 @@
+"""kb-balanced's dense view: all-MiniLM-L6-v2 vectors of units (plugins/sdk/embedding), beside BM25.
+
+Mounted KB: each unit's vector is computed inside the KB write (`DenseVectors.write`, batched, reusing the
+rows of units whose hash is unchanged) and kept in the plugin's artifact folder as float16 rows
+(`dense.vectors`, the row file of vectors.py). A KB small enough to scan gets a dense nearest-neighbour scan
+per intent; its neighbours join the lexical candidates. Inline units (the session's context) are encoded
+when first judged and cached by unit hash in the warm worker.
+
+Fusion with BM25: retriever.py `_fuse` (a weighted score fusion; rank fusion was measured and dropped).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+
+import numpy as np
+from mrpvm.plugins.sdk.embedding import DIMENSIONS, shared_encoder
+from mrpvm.protocol.document import KnowledgeUnit
+
+from .vectors import Layout, VectorFile
+
+DENSE = Layout(
+    "dense.vectors",
+    "dense.meta.json",
+    DIMENSIONS * 2,
+    {"model": "all-MiniLM-L6-v2", "dims": DIMENSIONS, "dtype": "float16", "text": 1},
+)
+MAX_CHARS = 600  # a unit is read by its label and the start of its statement (~128 tokens)
+INLINE_CACHE = 50_000
+
+
+def unit_text(unit: KnowledgeUnit) -> str:
+    """What the model reads of a unit: its term or heading, then its statement."""
+    label = (unit.title or unit.heading or "").strip()
+    body = " ".join((unit.body or "").split())
+    text = f"{label}: {body}" if label and label.lower() not in body[:200].lower() else body
+    return text[:MAX_CHARS]
+
+
+def to_rows(vectors: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(vectors.astype(np.float16)).view(np.uint8)
+
+
+def from_rows(rows: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(rows).view(np.float16).astype(np.float32)
+
+
+def encode(texts: Sequence[str]) -> np.ndarray | None:
+    encoder = shared_encoder()
+    return None if encoder is None else encoder.encode(texts)
+
+
+class InlineVectors:
+    """Vectors of inline units by unit hash (a worker keeps them across calls)."""
+
+    def __init__(self) -> None:
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def get(self, units: Sequence[tuple[str, KnowledgeUnit]]) -> np.ndarray | None:
+        """Vectors of (hash, unit) pairs, encoding the ones not seen before."""
+        missing = [(h, u) for h, u in dict(units).items() if h not in self._cache]
+        if missing:
+            vectors = encode([unit_text(u) for _, u in missing])
+            if vectors is None:
+                return None
+            for (h, _), v in zip(missing, vectors, strict=True):
+                self._cache[h] = v
+            while len(self._cache) > INLINE_CACHE:
+                self._cache.popitem(last=False)
+        return (
+            np.stack([self._cache[h] for h, _ in units]) if units else np.zeros((0, DIMENSIONS), np.float32)
+        )
+
+
+def dense_file(vf_root) -> VectorFile:
+    return VectorFile(vf_root, DENSE)
