@@ -69,14 +69,14 @@ class _Display:
 async def _ingest(
     texts: dict[Path, str], kb_name: str, sd: str, force: bool, as_json: bool, environ: dict[str, str] | None
 ) -> int:
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.errors import KbNotFound
-    from mrpvm.kernel.ingest import check_sd_plugin
+    from mrpvm.knowledge.context import open_context
+    from mrpvm.knowledge.ingest import check_sd_plugin
     from mrpvm.shells.cli.common import print_json, stdout_console
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
 
-    ctx = await KernelContext.open(environ)
+    ctx = await open_context(environ)
     err_console = Console(stderr=True, highlight=False)
     progress = Progress(
         TextColumn("{task.description}"),
@@ -114,7 +114,7 @@ async def _ingest_file(
 ) -> dict[str, Any]:
     """Ingest one file with a progress bar; its JSON record (`error` when it failed)."""
     from mrpvm.kernel.errors import KernelError
-    from mrpvm.kernel.ingest import ingest_source
+    from mrpvm.knowledge.ingest import ingest_source
 
     progress = show.progress
     size = len(text.encode("utf-8", "surrogatepass"))
