@@ -1,0 +1,48 @@
+"""A refusal is honest (issue 20): `mrpvm ask` exits 3 when the documents do not answer, and the refusal
+cites no sources (the units it looked at did not answer: listing them would read as an answer)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
+from mrpvm.shells.cli.ask import REFUSED_EXIT
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = """# Vault
+
+## Storage
+
+Snapshots are written to /srv/vault/snapshots every night at two o'clock.
+Old snapshots are pruned after thirty days.
+
+## Network
+
+The vault daemon listens on port 7400.
+"""
+
+
+def ask(home: Path, source: Path, question: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")}
+    env["MRPVM_HOME"] = str(home)
+    argv = [sys.executable, "-m", "mrpvm.shells.cli.main", "ask", "--source", str(source), question, "--json"]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+
+
+def test_a_refusal_exits_3_and_lists_no_sources_while_an_answer_exits_0(tmp_path):
+    source = tmp_path / "vault.md"
+    source.write_text(DOC)
+    refused = ask(tmp_path / "home", source, "Who pruned the old snapshots?")
+    assert refused.returncode == REFUSED_EXIT == 3, refused.stderr
+    group = json.loads(refused.stdout)["response_document"]["groups"][0]
+    assert group["answerMarkdown"].strip() == NO_CONTEXT_ANSWER
+    assert group["kbSources"] == [] and group["sessionSources"] == []
+    answered = ask(tmp_path / "home", source, "Which port does the vault daemon listen on?")
+    assert answered.returncode == 0, answered.stderr
+    data = json.loads(answered.stdout)
+    assert "7400" in data["response_document"]["groups"][0]["answerMarkdown"]
+    assert data["response_document"]["groups"][0]["sessionSources"]
