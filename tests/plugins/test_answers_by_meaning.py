@@ -26,7 +26,11 @@ VAULT = tree(
         (
             "Storage",
             [
-                ("Description", "snapshots", "Snapshots are written to /srv/vault/snapshots every night at two o'clock."),
+                (
+                    "Description",
+                    "snapshots",
+                    "Snapshots are written to /srv/vault/snapshots every night at two o'clock.",
+                ),
                 (
                     "Description",
                     "copy command",
@@ -55,7 +59,9 @@ def run(plugin, request) -> CnlDocument:
 
 def solve(question: str, units: list[KnowledgeUnit]) -> CnlDocument:
     payload = {
-        "intent": msgspec.to_builtins(IntentGroup(index=1, act="identify", intent=question, output="free text")),
+        "intent": msgspec.to_builtins(
+            IntentGroup(index=1, act="identify", intent=question, output="free text")
+        ),
         "evidence": msgspec.to_builtins([u for u in units if u.kuType == "atomic"]),
         "guidance": [],
         "allowDecompose": False,
@@ -65,7 +71,9 @@ def solve(question: str, units: list[KnowledgeUnit]) -> CnlDocument:
 
 
 def test_a_paraphrase_is_retrieved_by_the_dense_view_where_bm25_alone_misses(tmp_path):
-    question = "Where are nightly copies saved?"  # "copies" is the copy command's word; the answer says snapshots
+    question = (
+        "Where are nightly copies saved?"  # "copies" is the copy command's word; the answer says snapshots
+    )
     chosen = {}
     for plugin, name in ((fast, "kb-fast"), (balanced, "kb-balanced")):
         art = tmp_path / name
