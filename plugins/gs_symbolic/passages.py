@@ -207,13 +207,15 @@ class Judge:
             return True, None
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
-        if self.answer_type not in ("version", "date") or any(FUTURE.search(s.text) for s in window):
+        dated = self.answer_type in ("version", "date")
+        if dated and any(FUTURE.search(s.text) for s in window):
             return False, None
-        # the nearest heading on the unit's path that is dated: a changelog's "Features" under "v10.2.0"
+        # the nearest heading on the unit's path that holds it: a changelog's "Features" under "v10.2.0", a
+        # manual's option line ("-L, --location") over its description
         path = [part.strip() for part in (window[0].unit.sectionTitle or "").split(" > ") if part.strip()]
         for heading in reversed(path):
             if mentions_type(_unnumbered(heading), self.answer_type):
-                return True, heading
+                return True, heading if dated else None
         return False, None
 
     def score(self, window: list[Sentence]) -> Passage:

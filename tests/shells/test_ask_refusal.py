@@ -46,3 +46,51 @@ def test_a_refusal_exits_3_and_lists_no_sources_while_an_answer_exits_0(tmp_path
     data = json.loads(answered.stdout)
     assert "7400" in data["response_document"]["groups"][0]["answerMarkdown"]
     assert data["response_document"]["groups"][0]["sessionSources"]
+
+
+OPTIONS = """# Vault options
+
+## Storage
+
+Snapshots are written to /srv/vault/snapshots every night at two o'clock.
+
+## Options
+
+### --keep DAYS
+
+How many days a snapshot is kept before it is pruned.
+
+The default is 30.
+
+### --port N
+
+The port the vault daemon listens on.
+
+The default is 7400.
+"""
+
+
+def test_a_follow_up_is_resolved_against_the_sessions_earlier_turn(tmp_path):
+    """'What is its default?' after a turn about --keep asks for --keep's default (not --port's): the
+    rewritten intent is what the turn answers, and what its response shows."""
+    source = tmp_path / "vault.md"
+    source.write_text(OPTIONS)
+    home = tmp_path / "home"
+    first = ask(home, source, "What does the --keep option do?")
+    session = json.loads(first.stdout)["session_id"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")}
+    env["MRPVM_HOME"] = str(home)
+    argv = [
+        sys.executable,
+        "-m",
+        "mrpvm.shells.cli.main",
+        "ask",
+        "--session",
+        session,
+        "What is its default?",
+    ]
+    follow = subprocess.run([*argv, "--json"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert follow.returncode == 0, follow.stderr
+    group = json.loads(follow.stdout)["response_document"]["groups"][0]
+    assert group["intent"] == "What is the default of --keep?"
+    assert "30" in group["answerMarkdown"] and "7400" not in group["answerMarkdown"]
