@@ -11,8 +11,11 @@ Fusion with BM25: retriever.py `_fuse` (a weighted score fusion; rank fusion was
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from mrpvm.plugins.sdk.embedding import DIMENSIONS, shared_encoder
@@ -20,11 +23,18 @@ from mrpvm.protocol.document import KnowledgeUnit
 
 from .vectors import Layout, VectorFile
 
+if TYPE_CHECKING:
+    from mrpvm.plugins.kb_common import NewUnit, OldUnit
+
 DENSE = Layout(
     "dense.vectors",
     "dense.meta.json",
     DIMENSIONS * 2,
     {"model": "all-MiniLM-L6-v2", "dims": DIMENSIONS, "dtype": "float16", "text": 1},
+)
+INGEST_BATCH = 256  # units encoded per batch at ingest
+DEADLINE_RESERVE = (
+    0.2  # share of an ingest call's remaining time kept back from encoding (the write after it)
 )
 MAX_CHARS = 600  # a unit is read by its label and the start of its statement (~128 tokens)
 INLINE_CACHE = 50_000
@@ -73,5 +83,32 @@ class InlineVectors:
         )
 
 
-def dense_file(vf_root) -> VectorFile:
-    return VectorFile(vf_root, DENSE)
+def dense_file(root: Path) -> VectorFile:
+    return VectorFile(root, DENSE)
+
+
+def write_dense(df: VectorFile, old: list[OldUnit], new: list[NewUnit], deadline: float) -> int:
+    """Dense rows for the units of a KB write, reusing those of unchanged units; how many were left out.
+
+    A large source may not fit the call's deadline: units are encoded in batches while time is left; the
+    rest get zero rows (found by BM25 and HDC only, and encoded when a retrieval judges them)."""
+    reuse: dict[str, np.ndarray] = {}
+    if old and df.valid():
+        rows, found = df.read([o.key for o in old])
+        reuse = {o.hash: rows[i] for i, o in enumerate(old) if found[i]}
+    fresh = [n for n in new if n.hash not in reuse]
+    now = time.monotonic()
+    stop = deadline if deadline == float("inf") else now + (1 - DEADLINE_RESERVE) * max(0.0, deadline - now)
+    by_id: dict[str, np.ndarray] = {}
+    for start in range(0, len(fresh), INGEST_BATCH):
+        if time.monotonic() > stop:
+            break
+        batch = fresh[start : start + INGEST_BATCH]
+        vectors = encode([unit_text(n.unit) for n in batch])
+        if vectors is None:
+            return 0  # no model: no dense view (the retrieval notes say so)
+        by_id.update((n.unit.id, row) for n, row in zip(batch, to_rows(vectors), strict=True))
+    if new:
+        zero = np.zeros(DENSE.row, np.uint8)
+        df.write([n.key for n in new], np.stack([reuse.get(n.hash, by_id.get(n.unit.id, zero)) for n in new]))
+    return len(fresh) - len(by_id)

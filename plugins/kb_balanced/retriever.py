@@ -38,7 +38,7 @@ from mrpvm.plugins.kb_common import (
 )
 from mrpvm.plugins.sdk import Call
 
-from .dense import InlineVectors, dense_file, encode, from_rows, to_rows, unit_text
+from .dense import InlineVectors, dense_file, encode, from_rows, write_dense
 from .hdc import (
     CLAIM_DIM,
     TOPIC_DIM,
@@ -62,6 +62,10 @@ DUPLICATE_SIM = 0.8
 TITLED_FACTOR = 0.6  # the similarity of two units whose titles (definition terms) differ counts this much
 INLINE_CACHE = 200_000  # encoded inline units kept per worker (by unit hash)
 DENSE_NEIGHBOURS = 12  # dense nearest neighbours added per scanned KB
+INGEST_BATCH = 256  # units encoded per batch at ingest
+DEADLINE_RESERVE = (
+    0.2  # share of an ingest call's remaining time kept back from encoding (the write after it)
+)
 DENSE_WEIGHT = 0.5  # share of the fused score that comes from the dense view (measured: retriever docstring)
 DENSE_FLOOR = 0.35  # a dense neighbour or a candidate with no query term needs this cosine to be evidence
 
@@ -143,6 +147,8 @@ class BalancedRetriever(Retriever):
         self.last_write: tuple[int, int] = (0, 0)  # (encoded, reused) of the last KB write
         self._call = _CallVectors()
         self._inline_dense = InlineVectors()
+        self._deadline = float("inf")  # of the current onSourceText call (dense encoding stops before it)
+        self.dense_skipped = 0
 
     # ------------------------------------------------------------------ KB vector cache
 
@@ -167,18 +173,17 @@ class BalancedRetriever(Retriever):
         self._write_dense(db, old, new)
 
     def _write_dense(self, db, old: list[OldUnit], new: list[NewUnit]) -> None:
-        """Dense rows for the written units, reusing those of unchanged units (none without the model)."""
-        df = dense_file(root_of(db))
-        reuse: dict[str, np.ndarray] = {}
-        if old and df.valid():
-            rows, found = df.read([o.key for o in old])
-            reuse = {o.hash: rows[i] for i, o in enumerate(old) if found[i]}
-        fresh = [n for n in new if n.hash not in reuse]
-        vectors = encode([unit_text(n.unit) for n in fresh]) if fresh else np.zeros((0, 1))
-        if vectors is None or not new:
-            return
-        by_id = {n.unit.id: row for n, row in zip(fresh, to_rows(vectors), strict=True)}
-        df.write([n.key for n in new], np.stack([reuse.get(n.hash, by_id.get(n.unit.id)) for n in new]))
+        self.dense_skipped = write_dense(dense_file(root_of(db)), old, new, self._deadline)
+
+    def on_source_text(self, call: Call):
+        self._deadline = call.deadline
+        self.dense_skipped = 0
+        doc = super().on_source_text(call)
+        if self.dense_skipped and doc.result.status == "success":
+            doc.result.result = (
+                f"{doc.result.result}; {self.dense_skipped} units left without dense vectors (deadline)"
+            )
+        return doc
 
     def _vector_file(self, call: Call, views: Views) -> VectorFile | None:
         if views.store is None:

@@ -87,16 +87,16 @@ def test_a_paraphrase_is_retrieved_by_the_dense_view_where_bm25_alone_misses(tmp
 
 
 def test_the_dense_vectors_are_reused_for_unchanged_units(tmp_path, monkeypatch):
-    import mrpvm.plugins.kb_balanced.retriever as retriever
+    import mrpvm.plugins.kb_balanced.dense as dense
 
     encoded: list[str] = []
-    real = retriever.encode
+    real = dense.encode
 
     def counting(texts):
         encoded.extend(texts)
         return real(texts)
 
-    monkeypatch.setattr(retriever, "encode", counting)
+    monkeypatch.setattr(dense, "encode", counting)
     art = tmp_path / "kb-balanced"
     run(balanced, source_request("vault", VAULT, art))
     first = (art / "dense.vectors").read_bytes()
@@ -121,3 +121,14 @@ def test_an_unanswerable_question_is_refused_despite_sharing_every_word():
     assert doc.result.status == "no-context"
     assert doc.answer.strip() == NO_CONTEXT_ANSWER
     assert doc.sources == []
+
+
+def test_ingest_encodes_while_the_deadline_allows_and_leaves_the_rest_lexical(tmp_path):
+    from mrpvm.plugins.kb_balanced.dense import dense_file, write_dense
+    from mrpvm.plugins.kb_common import NewUnit
+
+    new = [NewUnit(key=i + 1, unit=u, hash=f"h{i}", fields={}) for i, u in enumerate(VAULT)]
+    skipped = write_dense(dense_file(tmp_path), [], new, deadline=0.0)  # already past: nothing encoded
+    assert skipped == len(VAULT)
+    rows, found = dense_file(tmp_path).read([n.key for n in new])
+    assert found.all() and not rows.any()  # zero rows: no meaning, never a dense neighbour
