@@ -165,9 +165,11 @@ class Judge:
         year: bool = False,
         options: list[set[str]] | None = None,
         meaning: Meaning | None = None,
+        subject: set[str] | None = None,
     ):
         self.scorer = scorer
         self.meaning = meaning
+        self.subject = subject or set()  # the names the question asks about (a success must state them)
         self.answer_type = answer_type
         self.keys = keys
         self.future = future  # the question asks about the future ("when will …")
@@ -250,7 +252,21 @@ class Judge:
         """The passage answers by the question's own words (no allowance for a paraphrase) and, with the
         model, means what the question asks: the answer is reported as `success`, otherwise as weak."""
         close = passage.meaning
-        return self.answers(passage, by_meaning=False) and (close is None or close >= SEM_SUPPORT)
+        return (
+            self.answers(passage, by_meaning=False)
+            and (close is None or close >= SEM_SUPPORT)
+            and self.subject <= self._said(passage)  # about what was asked, not only like it
+        )
+
+    @staticmethod
+    def _said(passage: Passage) -> set[str]:
+        """The terms a passage states with its unit's context (term, title, headings)."""
+        said = set(unit_context(passage.sentences[0]))
+        for s in passage.sentences:
+            said.update(s.terms)
+            said.update(s.carried)
+            said.update(s.under)
+        return said
 
     def answers(self, passage: Passage, by_meaning: bool = True) -> bool:
         """The passage states the question's key terms, enough of its words, and an answer of its shape;
@@ -267,11 +283,7 @@ class Judge:
             when = [s for s in passage.sentences if FUTURE.search(s.text)]
             if not any(mentions_type(s.text, self.answer_type) for s in when):
                 return False
-        said = set(unit_context(passage.sentences[0]))
-        for s in passage.sentences:
-            said.update(s.terms)
-            said.update(s.carried)
-            said.update(s.under)
+        said = self._said(passage)
         if not self.options:
             return self.keys <= said or (by_meaning and self._paraphrased(passage, self.keys - said))
         optional = set().union(*self.options)

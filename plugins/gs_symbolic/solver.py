@@ -454,7 +454,15 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     )
     keys = key_terms(q.terms, q.name_terms, pool)
     judge = Judge(
-        scorer, q.answer_type, keys, future, condition, q.year, q.options, meaning.for_question(q.text, pool)
+        scorer,
+        q.answer_type,
+        keys,
+        future,
+        condition,
+        q.year,
+        q.options,
+        meaning.for_question(q.text, pool),
+        q.name_terms,
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
