@@ -44,12 +44,15 @@ COMMON_SHARE = 0.5  # a name in this share of the evidence units is the subject 
 # Meaning (meaning.py), calibrated on ../shared/eval/real01-10 only: a window's cosine with the question
 # adds SEM_WEIGHT x cosine to its score; a passage this close answers with fewer of the question's words
 # (a paraphrase), and one under SEM_FLOOR does not answer whatever words it shares with the question.
-SEM_WEIGHT = 0.5
+SEM_WEIGHT = 0.15
 SEM_ACCEPT = 0.6
 SEM_FLOOR = 0.25
 SEM_KEY = 0.65
 SEM_SUPPORT = 0.5  # an answer is `success` only when its passage answers by its words and is this close
 
+
+# answers a heading may hold for the passages under it (a release, a date, an option line, a command)
+HEADED_TYPES = frozenset({"version", "date", "option", "command"})
 
 FUTURE = re.compile(
     r"\b(?:will|shall|intends?|intended|plans?|planned|going to|in (?:the )?future|eventually|later on)\b",
@@ -210,7 +213,7 @@ class Judge:
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
         dated = self.answer_type in ("version", "date")
-        if dated and any(FUTURE.search(s.text) for s in window):
+        if self.answer_type not in HEADED_TYPES or (dated and any(FUTURE.search(s.text) for s in window)):
             return False, None
         # the nearest heading on the unit's path that holds it: a changelog's "Features" under "v10.2.0", a
         # manual's option line ("-L, --location") over its description

@@ -57,6 +57,8 @@ class Encoder:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or _default_threads()
         options.inter_op_num_threads = 1
+        # no busy-waiting between ops: on a shared, loaded machine spinning threads steal the cores they wait for
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(
             graph_file,
             sess_options=options,
