@@ -13,7 +13,7 @@ the model installed, `for_question` returns None and the judge is purely lexical
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from mrpvm.plugins.sdk.embedding import shared_encoder
@@ -21,6 +21,7 @@ from mrpvm.plugins.sdk.embedding import shared_encoder
 from .evidence import Sentence
 
 CACHE_SIZE = 50_000
+MAX_SENTENCES = 24  # the sentences read per question: those sharing most of its words (bounds a turn's cost)
 MAX_CONTEXT = 80  # characters of the heading a sentence is read with
 _cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
@@ -53,16 +54,24 @@ class Meaning:
         vectors = _vectors([question, *texts])
         self._by_sentence = {id(s): float(c) for s, c in zip(pool, vectors[1:] @ vectors[0], strict=True)}
 
-    def of(self, sentence: Sentence) -> float:
-        return self._by_sentence.get(id(sentence), 0.0)
+    def of(self, sentence: Sentence) -> float | None:
+        return self._by_sentence.get(id(sentence))
 
-    def window(self, sentences: Sequence[Sentence]) -> float:
-        """A window means what its closest sentence means (the others complete it)."""
-        return max((self.of(s) for s in sentences), default=0.0)
+    def window(self, sentences: Sequence[Sentence]) -> float | None:
+        """A window means what its closest sentence means (the others complete it); None when none of its
+        sentences was read (the judge is then lexical for it)."""
+        read = [c for c in (self.of(s) for s in sentences) if c is not None]
+        return max(read) if read else None
 
 
-def for_question(question: str, pool: Sequence[Sentence]) -> Meaning | None:
-    """The question's Meaning over `pool`, or None when the model is not installed (lexical path only)."""
+def for_question(
+    question: str, pool: Sequence[Sentence], overlap: Callable[[Sentence], float] | None = None
+) -> Meaning | None:
+    """The question's Meaning over the MAX_SENTENCES sentences of `pool` with the most `overlap` (the
+    question's weighted words; cached ones are read free), or None without the model (lexical path only)."""
     if not pool or shared_encoder() is None:
         return None
+    if overlap is not None and len(pool) > MAX_SENTENCES:
+        ranked = sorted(pool, key=lambda s: -overlap(s))
+        pool = ranked[:MAX_SENTENCES] + [s for s in ranked[MAX_SENTENCES:] if sentence_text(s) in _cache]
     return Meaning(question, pool)

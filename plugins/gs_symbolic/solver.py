@@ -461,7 +461,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         condition,
         q.year,
         q.options,
-        meaning.for_question(q.text, pool),
+        meaning.for_question(q.text, pool, scorer.score),
         q.name_terms,
     )
     # a passage with a sentence that says nothing but the question's words is no answer

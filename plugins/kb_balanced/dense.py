@@ -67,6 +67,9 @@ class InlineVectors:
     def __init__(self) -> None:
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
+    def __contains__(self, unit_hash: str) -> bool:
+        return unit_hash in self._cache
+
     def get(self, units: Sequence[tuple[str, KnowledgeUnit]]) -> np.ndarray | None:
         """Vectors of (hash, unit) pairs, encoding the ones not seen before."""
         missing = [(h, u) for h, u in dict(units).items() if h not in self._cache]

@@ -66,6 +66,7 @@ INGEST_BATCH = 256  # units encoded per batch at ingest
 DEADLINE_RESERVE = (
     0.2  # share of an ingest call's remaining time kept back from encoding (the write after it)
 )
+INLINE_ENCODE = 16  # uncached inline candidates encoded per intent (the best by BM25)
 DENSE_WEIGHT = 0.5  # share of the fused score that comes from the dense view (measured: retriever docstring)
 DENSE_FLOOR = 0.35  # a dense neighbour or a candidate with no query term needs this cosine to be evidence
 
@@ -314,9 +315,15 @@ class BalancedRetriever(Retriever):
             for j, i in enumerate(kb):
                 if found[j]:
                     vectors[i], done[i] = from_rows(rows[j : j + 1])[0], True
-        rest = [i for i in range(len(cands)) if not done[i]]
+        # units without stored rows (inline ones): those cached, and the INLINE_ENCODE best by BM25, are read
+        # (the cost of a turn stays bounded); the others keep cosine 0 (lexical and HDC evidence only)
+        hashes = {i: unit_hash(cands[i].unit) for i in range(len(cands)) if not done[i]}
+        fresh = sorted(
+            (i for i, h in hashes.items() if h not in self._inline_dense), key=lambda i: -cands[i].lexical
+        )
+        rest = [i for i, h in hashes.items() if h in self._inline_dense] + fresh[:INLINE_ENCODE]
         if rest:
-            encoded = self._inline_dense.get([(unit_hash(cands[i].unit), cands[i].unit) for i in rest])
+            encoded = self._inline_dense.get([(hashes[i], cands[i].unit) for i in rest])
             if encoded is None:
                 return None
             vectors[rest] = encoded
