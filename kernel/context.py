@@ -98,14 +98,15 @@ class KernelContext:
             raise
         ctx = cls(config, sources, registry, supervisor, store, home, env, llm)
         supervisor.route_llm(llm_route(llm))
-        if repair_indexes:
-            from .reindex import reoffer
+        from .reindex import start_node
 
-            try:
-                ctx.state["reindex"] = await reoffer(ctx)
-            except BaseException:
-                await ctx.aclose()
-                raise
+        try:
+            report = await start_node(ctx, repair=repair_indexes)
+            if repair_indexes:
+                ctx.state["reindex"] = report
+        except BaseException:
+            await ctx.aclose()
+            raise
         return ctx
 
     async def aclose(self) -> None:

@@ -6,10 +6,10 @@ through the store's connection and transactions.
 
 from __future__ import annotations
 
-import sqlite3
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
+from .db.base import Connection
 from .errors import ValidationFailed
 from .records import PlannerOutcome, PlannerStats
 from .store_rows import now_iso
@@ -18,9 +18,9 @@ from .store_rows import now_iso
 class PlannerStatsAndCache:
     if TYPE_CHECKING:
 
-        def _conn(self) -> sqlite3.Connection: ...
+        def _conn(self) -> Connection: ...
 
-        def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def transaction(self) -> AbstractContextManager[Connection]: ...
 
     # ------------------------------------------------------------------ planner-level stats
 
@@ -67,13 +67,14 @@ class PlannerStatsAndCache:
     _PLANNER_UPSERT = (
         "INSERT INTO planner_stats (planner_id, success_rate, latency_ms, samples, updated_at)"
         " VALUES (:id, (1 - :a) * 0.5 + :a * :ok, :ms, 1, :at)"
-        " ON CONFLICT(planner_id) DO UPDATE SET success_rate = (1 - :a) * success_rate + :a * :ok,"
-        " latency_ms = (1 - :a) * latency_ms + :a * :ms, samples = samples + 1, updated_at = :at"
+        " ON CONFLICT(planner_id) DO UPDATE SET success_rate = (1 - :a) * planner_stats.success_rate + :a * :ok,"
+        " latency_ms = (1 - :a) * planner_stats.latency_ms + :a * :ms, samples = planner_stats.samples + 1,"
+        " updated_at = :at"
     )
 
     @classmethod
     def _apply_planner_outcome(
-        cls, conn: sqlite3.Connection, outcome: PlannerOutcome, alpha: float, stamp: str
+        cls, conn: Connection, outcome: PlannerOutcome, alpha: float, stamp: str
     ) -> None:
         conn.execute(
             cls._PLANNER_UPSERT,

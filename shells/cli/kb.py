@@ -112,9 +112,9 @@ def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     from mrpvm.shells.cli.common import stdout_console
 
     with open_store() as store:
-        artifacts = store.path.parent / "artifacts"
+        artifacts = store.home / "artifacts"
         had_artifacts = any(artifacts.glob(f"{store.get_kb(name).id}/*"))
-        kb = delete_kb(store, store.path.parent, name)
+        kb = delete_kb(store, store.home, name)
     stats_note = " and its plugin artifacts" if had_artifacts else ""
     stdout_console().print(f"removed KB '{kb.name}' ({kb.id}){stats_note}")
 
