@@ -1,4 +1,5 @@
-"""The store's planner-level records (the EWMA the kernel ranks planners by) and the LLM response cache.
+"""The store's planner-level records (the EWMA the kernel ranks planners by), the LLM response cache and the
+LLM role settings (DS028: kernel/llm/settings.py reads and writes them as string values by key).
 
 A mixin of `Store` (kernel/store.py): both are small tables the engine and the bridge read and write
 through the store's connection and transactions.
@@ -100,4 +101,18 @@ class PlannerStatsAndCache:
                 " ON CONFLICT(key) DO UPDATE SET model = excluded.model, response = excluded.response,"
                 " created_at = excluded.created_at",
                 (key, model, response, now_iso()),
+            )
+
+    # ------------------------------------------------------------------ settings (kernel/llm/settings.py)
+
+    def get_setting(self, key: str) -> str | None:
+        row = self._conn().execute("SELECT value FROM llm_settings WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO llm_settings (key, value, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                (key, value, now_iso()),
             )

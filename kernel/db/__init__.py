@@ -19,6 +19,15 @@ URL_VARIABLE = "MRPVM_STORE_URL"
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
+def store_location(home: Path | str, url: str = "") -> tuple[str, str]:
+    """(backend, where) the store of `home` would use, without connecting; never with credentials."""
+    url = url.strip()
+    if url.startswith(POSTGRES_SCHEMES):
+        return "postgresql", describe_url(url)
+    path = Path(url[len("sqlite:") :]) if url.startswith("sqlite:") else Path(home) / DB_NAME
+    return "sqlite", f"sqlite:{path}"
+
+
 def open_database(home: Path | str, url: str = "") -> Database:
     """The database a store at `home` uses: PostgreSQL when `url` names one, else `<home>/mrpvm.db`."""
     url = url.strip()
@@ -37,4 +46,4 @@ def open_database(home: Path | str, url: str = "") -> Database:
     return SqliteDatabase(path)
 
 
-__all__ = ["DB_NAME", "URL_VARIABLE", "Database", "describe_url", "open_database"]
+__all__ = ["DB_NAME", "URL_VARIABLE", "Database", "describe_url", "open_database", "store_location"]

@@ -271,7 +271,9 @@ def _print_check(report: Any, *, repair: bool, full: bool) -> None:
     console = stdout_console()
     kb = report.kb
     plugins = ", ".join(report.plugins) or "none (no enabled kb-plugin indexes sources)"
-    console.print(f"KB '{kb.name}' ({kb.id}): {len(report.sources)} source(s); kb-plugins: {plugins}")
+    console.print(
+        f"KB '{kb.name}' ({kb.id}) on node {report.node}: {len(report.sources)} source(s); kb-plugins: {plugins}"
+    )
     if report.sources:
         table = Table(box=box.SIMPLE_HEAD)
         for column in ("source", "units", "indexed by", "missing"):
@@ -305,6 +307,7 @@ def _print_check(report: Any, *, repair: bool, full: bool) -> None:
         console.print(
             "OK: every kb-plugin's index holds every source"
             + (" (after the repair)" if repaired and (repaired.offered or repaired.removed) else "")
+            + f" on node {report.node}"
         )
     elif repair:
         console.print(
