@@ -68,7 +68,7 @@ from .store_rows import (
 from .store_stats import PlannerStatsAndCache
 
 SESSION_CACHE_UNITS = 20_000  # decoded session units kept in memory (see Store.session_units)
-PAUSE_IN_COMMIT_S = 30.0
+PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
 KB_CHANNEL = "mrpvm_kb"  # change notices: a KB's sources changed (payload: its id); kernel/index_watch.py
 _PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see the module docstring
 

@@ -41,6 +41,7 @@ TESTS = Path(__file__).resolve().parent
 SECRETS = {
     "MRPVM_LLM_API_KEY": "sk-upstream-SECRET-4d1c",
     "MRPVM_API_TOKEN": "daemon-token-SECRET-93ab",
+    "MRPVM_STORE_URL": "postgresql://mrpvm:db-SECRET-5e2a@db.internal/mrpvm",
     "SOME_OTHER_SECRET": "vault-SECRET-77e0",
 }
 
@@ -197,7 +198,7 @@ def test_the_environment_is_scrubbed_and_the_memory_limit_applies(registry: Regi
             "MRPVM_WORKER",
             "MRPVM_HOME",
         }
-        assert not {"MRPVM_LLM_API_KEY", "MRPVM_API_TOKEN"} & set(info["env"])
+        assert not {"MRPVM_LLM_API_KEY", "MRPVM_API_TOKEN", "MRPVM_STORE_URL"} & set(info["env"])
         assert info["rlimit_as"] == 1024 << 20 and info["pid"] == 2  # pid 2 of its own pid namespace
 
 

@@ -41,7 +41,8 @@ _TOKEN = re.compile(r"'(?:[^']|'')*'|::|\?|:[A-Za-z_]\w*|%")
 
 @lru_cache(maxsize=512)
 def translate(sql: str) -> str:
-    """`?` -> `%s`, `:name` -> `%(name)s`, `%` -> `%%` (quoted literals and `::` casts untouched)."""
+    """`?` -> `%s`, `:name` -> `%(name)s`, `%` -> `%%` (no placeholder inside quoted literals; `::` casts
+    untouched)."""
 
     def one(match: re.Match[str]) -> str:
         token = match.group(0)
@@ -51,7 +52,7 @@ def translate(sql: str) -> str:
             return "%%"
         if token.startswith(":") and token != "::":
             return f"%({token[1:]})s"
-        return token
+        return token.replace("%", "%%")  # psycopg reads `%` inside quoted literals too
 
     return _TOKEN.sub(one, sql)
 
