@@ -73,3 +73,10 @@ def _flatten(value: object, prefix: str = "") -> list[tuple[str, float]]:
     elif isinstance(value, int | float) and not isinstance(value, bool):
         out.append((prefix, float(value)))
     return out
+
+
+def test_store_nodes_bench_answers_on_every_backend() -> None:
+    figures = run_bench("store_nodes.py", "--turns", "6", "--clients", "2", timeout=600)
+    for name in ("sqlite_1", "pg_1", "pg_3"):
+        assert figures[f"turns_{name}"] == 6 and figures[f"failed_{name}"] == 0
+        assert figures[f"p99_ms_{name}"] >= figures[f"p50_ms_{name}"] > 0
