@@ -1,7 +1,7 @@
 """Symbolic chat turns/s and latency for 1 daemon on SQLite, 1 daemon on PostgreSQL and 3 daemons sharing one
 PostgreSQL (README "Running on several machines").
 
-Starts a throwaway PostgreSQL cluster (tests/pg_support.py: initdb + pg_ctl in a temp folder, a Unix
+Starts a throwaway PostgreSQL cluster (tests/support/pg_support.py: initdb + pg_ctl in a temp folder, a Unix
 socket; needs Debian's `postgresql`), then for each setup the daemons (bench/daemon_load.py's start, each
 on its own home: separate artifacts, as on separate machines), gives each client session three facts,
 warms up, and runs `--turns` non-streaming turns at concurrency `--clients`, the clients spread over the
@@ -26,7 +26,7 @@ import anyio
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 from daemon_load import FACTS, QUESTIONS, percentile, start_daemon  # noqa: E402
 
 

@@ -17,7 +17,7 @@ LLM cache, index acknowledgements, LLM settings — on SQLite (default) or Postg
   units, appends the turn and updates the planner-level EWMA together.
 - Test hook: when the process starts with MRPVM_TEST_PAUSE_IN_COMMIT=<file>, `commit_turn` writes <file>
   after its rows, inside the open transaction, and sleeps PAUSE_IN_COMMIT_S before COMMIT, so
-  tests/test_store_crash.py can SIGKILL a kernel mid-commit. Read once at import; never set outside tests.
+  tests/kernel/test_store_crash.py can SIGKILL a kernel mid-commit. Read once at import; never set outside tests.
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from .errors import (
     TurnNotFound,
     ValidationFailed,
 )
+from .names import KB_NAME_MAX, SOURCE_NAME_MAX, TITLE_MAX, checked_name
 from .node import LOCAL_NODE, node_id_for
 from .records import KbRecord, PlannerOutcome, SessionRecord, SourceRecord, TurnRecord
 from .store_rows import (
@@ -69,7 +70,7 @@ from .store_stats import PlannerStatsAndCache
 
 SESSION_CACHE_UNITS = 20_000  # decoded session units kept in memory (see Store.session_units)
 PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
-KB_CHANNEL = "mrpvm_kb"  # change notices: a KB's sources changed (payload: its id); kernel/index_watch.py
+KB_CHANNEL = "mrpvm_kb"  # change notices: a KB's sources changed (payload: its id); knowledge/index_watch.py
 _PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see the module docstring
 
 
@@ -207,9 +208,7 @@ class Store(PlannerStatsAndCache):
         return KbRecord(id=row[0], name=row[1], createdAt=row[2])
 
     def create_kb(self, name: str) -> KbRecord:
-        name = name.strip()
-        if not name:
-            raise ValidationFailed("a KB name must not be empty")
+        name = checked_name("a KB name", name, KB_NAME_MAX)
         record = KbRecord(id=new_id("kb"), name=name, createdAt=now_iso())
         try:
             with self.transaction() as conn:
@@ -311,7 +310,11 @@ class Store(PlannerStatsAndCache):
         (unitCount = len(units)).
         """
         stored = msgspec.structs.replace(
-            source, kbId=kb_id, unitCount=len(units), ingestedAt=source.ingestedAt or now_iso()
+            source,
+            name=checked_name("a source name", source.name, SOURCE_NAME_MAX),
+            kbId=kb_id,
+            unitCount=len(units),
+            ingestedAt=source.ingestedAt or now_iso(),
         )
         rows = [unit_row(u, kb_id=kb_id, session_id=None, source_id=stored.id) for u in units]
         try:
@@ -358,7 +361,7 @@ class Store(PlannerStatsAndCache):
     def remove_source(self, kb_id: str, source_id: str, pending_for: Iterable[str] = ()) -> SourceRecord:
         """Remove a source (by id or name) and all its units. In the same transaction, record that each
         kb-plugin of `pending_for` still has to drop it from its index on every node that has opened the
-        store (kernel/index_ledger.py)."""
+        store (knowledge/index_ledger.py)."""
         plugins = sorted(set(pending_for))
         with self.transaction() as conn:
             if not self._lock_row(conn, "kbs", kb_id):
@@ -505,6 +508,7 @@ class Store(PlannerStatsAndCache):
 
     def set_session_title(self, session_id: str, title: str) -> SessionRecord:
         """Name a session (an empty title makes it untitled again)."""
+        title = checked_name("a session title", title, TITLE_MAX, blank_ok=True)
         return self._set_session_column(session_id, "title", title)
 
     def _set_session_column(self, session_id: str, column: str, value: object) -> SessionRecord:

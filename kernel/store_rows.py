@@ -111,7 +111,7 @@ MIGRATIONS: list[list[str]] = [
         " WHERE session_id IS NOT NULL AND hash IS NOT NULL",
     ],
     [  # 3: which kb-plugin indexed which source version, and removals not yet acknowledged
-        # (kernel/index_ledger.py). Sources stored before are taken as indexed by every plugin ('*').
+        # (knowledge/index_ledger.py). Sources stored before are taken as indexed by every plugin ('*').
         """CREATE TABLE source_acks (
             source_id TEXT NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
             plugin_id TEXT NOT NULL,
@@ -148,7 +148,7 @@ MIGRATIONS: list[list[str]] = [
     [  # 7: several machines (kernel/db/): acknowledgements and owed removals per node (an index is
         # node-local); the nodes that have opened the store; LLM role settings as a store table (the
         # table kernel/llm/settings.py used to create beside the store is adopted as it is). Rows from
-        # before carry the node '' (kernel/index_ledger.py: a node adopts them when it holds the index).
+        # before carry the node '' (knowledge/index_ledger.py: a node adopts them when it holds the index).
         """CREATE TABLE IF NOT EXISTS llm_settings (
             key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL
         )""",

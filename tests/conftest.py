@@ -5,10 +5,10 @@ both fail on speed, not on behaviour. Under CI (the `CI` variable is set) the ex
 derandomized, so a run on main is reproducible; locally every run explores new examples.
 
 Fixtures: `daemon` (a real `mrpvm serve` on loopback with its own home, one per module), `http` (an
-httpx client on it), `registry` (the supervisor test plugins of tests/supervisor_support.py, one per
+httpx client on it), `registry` (the supervisor test plugins of tests/support/supervisor_support.py, one per
 module), `browser` (a headless Chromium driven by Playwright, one per module; skipped with the reason
-where none is installed: tests/web_support.py); `pg_cluster`, `pg_url`, `store_env` (a throwaway
-PostgreSQL: tests/pg_support.py; `store_env` runs a test once per store backend).
+where none is installed: tests/support/web_support.py); `pg_cluster`, `pg_url`, `store_env` (a throwaway
+PostgreSQL: tests/support/pg_support.py; `store_env` runs a test once per store backend).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def browser():
 
 @pytest.fixture(scope="session")
 def pg_cluster():
-    """One throwaway PostgreSQL cluster for the session (tests/pg_support.py)."""
+    """One throwaway PostgreSQL cluster for the session (tests/support/pg_support.py)."""
     from pg_support import Cluster
 
     cluster = Cluster()

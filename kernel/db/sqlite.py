@@ -12,16 +12,26 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import StoreError
+from ..errors import DISK_FULL_REMEDY, DiskFull, StoreError, as_disk_full
 from .base import Connection
 
 BUSY_TIMEOUT_MS = 10_000
+
+
+def _no_space(path: Path) -> bool:
+    """Whether the filesystem holding `path` has no block left for this user."""
+    try:
+        return os.statvfs(path.parent).f_bavail == 0
+    except OSError:
+        return False
 
 
 class SqliteDatabase:
@@ -53,6 +63,8 @@ class SqliteDatabase:
                 conn.execute("PRAGMA synchronous = NORMAL")  # durable across process crashes in WAL mode
                 conn.execute("PRAGMA foreign_keys = ON")
             except sqlite3.DatabaseError as err:
+                if _no_space(self.path):  # SQLite says "disk I/O error" when it cannot create its -shm
+                    raise DiskFull(f"disk full: cannot open {self.path}: {DISK_FULL_REMEDY}") from None
                 raise StoreError(f"cannot open the database {self.path}: {err}") from None
             self._local.conn = conn
             with self._lock:
@@ -62,13 +74,20 @@ class SqliteDatabase:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         conn = self.connection()
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute("COMMIT")
+        except BaseException as err:
+            # SQLite may have rolled back already (SQLITE_FULL does): a second ROLLBACK would fail with
+            # "no transaction is active" and hide the cause.
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            full = as_disk_full(err, str(self.path))
+            if full is not None and full is not err:
+                raise full from None
             raise
-        conn.execute("COMMIT")
 
     def schema_version(self) -> int:
         return int(self.connection().execute("PRAGMA user_version").fetchone()[0])
@@ -96,7 +115,7 @@ class SqliteDatabase:
         return conn.execute(f"SELECT 1 FROM {table} WHERE id = ?", (key,)).fetchone() is not None
 
     def notify(self, conn: Connection, channel: str, payload: str) -> None:
-        """No push on SQLite: other processes on this machine poll (kernel/index_watch.py)."""
+        """No push on SQLite: other processes on this machine poll (knowledge/index_watch.py)."""
 
     def close(self) -> None:
         with self._lock:

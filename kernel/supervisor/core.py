@@ -9,7 +9,8 @@ Choices worth knowing:
   start included); the request carries it as budget.deadlineMs. `limits.pluginTimeoutMs` is not applied:
   the manifest's own timeout wins (`warm()` takes a cold start out of the first call).
 - `limits.pluginMemoryMB` becomes RLIMIT_AS, set with prlimit(2) right after the exec (no preexec_fn, so
-  Popen keeps its fast vfork path).
+  Popen keeps its fast vfork path); with cgroups it also caps a plugin and its children together, as
+  `limits.pluginProcesses` caps their count (cgroups.py; a call ended there fails with SANDBOX_LIMIT).
 - output cap = min(manifest maxOutputBytes, limits.maxOutputBytes).
 - busy-poll: a call alone in flight to a plugin whose replies come within `spin_us` polls the pipe instead
   of sleeping in epoll (saves the wake-up latency, tens of µs on a VM); 0 turns it off.
@@ -36,8 +37,10 @@ from mrpvm.protocol.errors import parse_error_line
 from mrpvm.protocol.framing import encode_frame
 from mrpvm.protocol.vocab import EXIT_INVALID_INPUT, EXIT_PROCESSING_ERROR, EXIT_TIMEOUT, MAIN_OP
 
+from . import cgroups
 from .binds import ArtifactBinds
 from .breaker import CrashLoopBreaker
+from .cgroups import SandboxGroup
 from .errors import (
     CRASHED,
     INPUT_TOO_LARGE,
@@ -48,6 +51,7 @@ from .errors import (
     PLUGIN_INVALID_INPUT,
     PLUGIN_UNAVAILABLE,
     PROTOCOL_ERROR,
+    SANDBOX_LIMIT,
     SHUTDOWN,
     TIMEOUT,
     UNKNOWN_PLUGIN,
@@ -101,7 +105,7 @@ def _peek_op(body: bytes) -> str:
 
 
 class _OneShotOutcome:
-    __slots__ = ("stdout", "stderr", "code", "timed_out", "over_cap")
+    __slots__ = ("stdout", "stderr", "code", "timed_out", "over_cap", "limit")
 
     def __init__(self) -> None:
         self.stdout = bytearray()
@@ -109,6 +113,7 @@ class _OneShotOutcome:
         self.code: int | None = None
         self.timed_out = False
         self.over_cap = False
+        self.limit: str | None = None  # a whole-sandbox limit ended the process (why)
 
 
 class _Plugin:
@@ -188,6 +193,9 @@ class Supervisor:
         self.limits = limits or DEFAULT_LIMITS
         self._env = scrubbed_env(extra_env)
         self._memory = self.limits.pluginMemoryMB << 20
+        self.sandbox.status.limits = cgroups.status(
+            self.limits.pluginProcesses, self.limits.pluginMemoryMB, self.sandbox.active
+        )
         self._spin_s = spin_us / 1e6
         self._close_grace_s = close_grace_s
         self._plugins: dict[str, _Plugin] = {}
@@ -448,10 +456,21 @@ class Supervisor:
             plugin.pool.retire()
         return bind
 
-    def _command(self, plugin: _Plugin, writable: list[str]) -> list[str]:
-        return self.sandbox.command(
-            plugin.argv, plugin.cwd, llm=plugin.uses_llm, writable=writable, memory_bytes=self._memory
+    def _command(self, plugin: _Plugin, writable: list[str]) -> tuple[list[str], SandboxGroup | None]:
+        """The argv that starts one process of `plugin`, and the control group it joins (cgroups.py), or
+        with no group where cgroups are out of reach, the RLIMIT_NPROC fallback inside the sandbox."""
+        processes = self.limits.pluginProcesses
+        group = cgroups.new_group(processes, self._memory)
+        nproc = processes if group is None and self.sandbox.active and cgroups.nproc_applies() else None
+        argv = self.sandbox.command(
+            plugin.argv,
+            plugin.cwd,
+            llm=plugin.uses_llm,
+            writable=writable,
+            memory_bytes=self._memory,
+            processes=nproc,
         )
+        return (group.launcher(argv) if group is not None else argv), group
 
     # ------------------------------------------------------------------ errors and accounting
 
@@ -486,8 +505,10 @@ class Supervisor:
         plugin.spawns += 1
         sandboxed = plugin.binds is not None
         writable = plugin.binds.for_worker() if plugin.binds is not None else []
+        argv, group = self._command(plugin, writable)
         return Worker(
-            self._command(plugin, writable),
+            argv,
+            group=group,
             cwd=plugin.cwd,
             env=self._env,
             loop=pool.loop,
@@ -597,8 +618,10 @@ class Supervisor:
             proc.kill()
 
         plugin.spawns += 1
+        argv, group = self._command(plugin, [artifacts] if artifacts else [])
         proc = ChildProcess(
-            self._command(plugin, [artifacts] if artifacts else []),
+            argv,
+            group=group,
             cwd=plugin.cwd,
             env=self._env,
             loop=loop,
@@ -626,11 +649,14 @@ class Supervisor:
         finally:
             timer.cancel()
         out.stderr = proc.stderr.value()
+        out.limit = proc.limit_exceeded
         return out
 
     def _one_shot_result(self, out: _OneShotOutcome) -> bytes:
         """The stdout of a successful run, or the ProcessFailure its exit code means (DS016)."""
         code = out.code
+        if out.limit:
+            raise ProcessFailure(SANDBOX_LIMIT, out.limit, stderr=out.stderr, exit_code=code)
         if out.over_cap:
             raise ProcessFailure(
                 OUTPUT_TOO_LARGE,
@@ -759,4 +785,5 @@ class Supervisor:
         waiting = [p.exited for p in procs if not p.exited.done()]
         if waiting:
             await asyncio.wait(waiting, timeout=5.0)
+        await cgroups.settle()
         self.logs.close()

@@ -137,10 +137,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        from mrpvm.kernel.context import KernelContext
-        from mrpvm.kernel.index_watch import IndexWatch
+        from mrpvm.knowledge.context import open_context
+        from mrpvm.knowledge.index_watch import IndexWatch
 
-        context = ctx if ctx is not None else await KernelContext.open(environ)
+        context = ctx if ctx is not None else await open_context(environ)
         app.state.ctx = context
         try:
             # this node's indexes follow what other nodes write to a shared store

@@ -2,7 +2,7 @@
 
 `/health` is liveness only (the process serves HTTP) and is the one path open without the token;
 `/ready` answers 200 when the registry has plugins, the store answers, this node owes its kb indexes nothing
-(kernel/index_watch.py rebuilds what other nodes wrote) and no enabled plugin is in crash-loop backoff, else
+(knowledge/index_watch.py rebuilds what other nodes wrote) and no enabled plugin is in crash-loop backoff, else
 503 with the same body saying what is wrong. The store part names the backend, where it is (never with
 credentials) and the node. It also reports the plugin
 sandbox (mode, active, mechanism, reason, isolation): information for the operator, so behind the token,
@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
-from mrpvm.kernel.index_watch import owed
+from mrpvm.knowledge.index_watch import owed
 from mrpvm.protocol.vocab import PLUGIN_TYPES
 from starlette.requests import Request
 from starlette.responses import Response
