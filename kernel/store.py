@@ -52,6 +52,7 @@ from .errors import (
 from .names import KB_NAME_MAX, SOURCE_NAME_MAX, TITLE_MAX, checked_name
 from .node import LOCAL_NODE, node_id_for
 from .records import KbRecord, PlannerOutcome, SessionRecord, SourceRecord, TurnRecord
+from .store_acks import IndexAcks
 from .store_rows import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -80,7 +81,7 @@ def _pause_in_commit() -> None:
     time.sleep(PAUSE_IN_COMMIT_S)
 
 
-class Store(PlannerStatsAndCache):
+class Store(PlannerStatsAndCache, IndexAcks):
     """The kernel's store. `Store.open(home)` uses `<home>/mrpvm.db`, or the PostgreSQL database
     MRPVM_STORE_URL names (kernel/db/); `node_id` is this machine's identity (kernel/node.py)."""
 
@@ -293,6 +294,13 @@ class Store(PlannerStatsAndCache):
         """
         existing = self.find_source(kb_id, name)
         return existing.id if existing else f"{slug(name)}-{secrets.token_hex(4)}"
+
+    def all_sources(self) -> list[SourceRecord]:
+        """Every source of every KB, in stored order."""
+        return [
+            self._source(r)
+            for r in self._conn().execute(f"SELECT {self._SOURCE_COLS} FROM sources ORDER BY rowid")
+        ]
 
     def list_sources(self, kb_id: str) -> list[SourceRecord]:
         rows = self._conn().execute(

@@ -129,11 +129,7 @@ async def reoffer(
 def _state(ctx: KernelContext, kb: KbRecord, required: list[str]) -> tuple[list[SourceIndexState], list[str]]:
     store = ctx.store
     acked = ledger.acknowledgements(store, kb.id)
-    counts = dict(
-        store._conn().execute(
-            "SELECT source_id, COUNT(*) FROM units WHERE kb_id = ? GROUP BY source_id", (kb.id,)
-        )
-    )
+    counts = store.unit_counts(kb.id)
     states: list[SourceIndexState] = []
     problems: list[str] = []
     for source in store.list_sources(kb.id):
