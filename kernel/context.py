@@ -85,7 +85,7 @@ class KernelContext:
         sandbox = Sandbox(config.engine.sandbox, home)
         supervisor = Supervisor(registry, limits=config.engine.limits, extra_env=extra_env, sandbox=sandbox)
         try:
-            store = Store.open(home)
+            store = Store.open(home, environ)
         except BaseException:
             await supervisor.aclose()
             raise

@@ -82,3 +82,10 @@ def test_embedding_bench_reports_throughput_and_memory() -> None:
     figures = run_bench("embedding.py", "--units", "20")
     assert figures["units_encoded"] == 20 and figures["tokens"] > 20
     assert figures["units_per_s"] > 0 and figures["rss_with_model_mb"] > figures["rss_before_mb"]
+
+
+def test_store_nodes_bench_answers_on_every_backend() -> None:
+    figures = run_bench("store_nodes.py", "--turns", "6", "--clients", "2", timeout=600)
+    for name in ("sqlite_1", "pg_1", "pg_3"):
+        assert figures[f"turns_{name}"] == 6 and figures[f"failed_{name}"] == 0
+        assert figures[f"p99_ms_{name}"] >= figures[f"p50_ms_{name}"] > 0

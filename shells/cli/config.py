@@ -1,8 +1,10 @@
-"""`mrpvm config show`: the effective configuration, where each value came from, and whether plugins run
-sandboxed on this machine (`sandbox_status`: mode, active, mechanism, reason, whole-sandbox limits)."""
+"""`mrpvm config show`: the effective configuration, where each value came from, the store (backend and
+location, never credentials) and this node, and whether plugins run sandboxed on this machine
+(`sandbox_status`: mode, active, mechanism, reason, whole-sandbox limits)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -28,10 +30,23 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
     flat = _flatten(msgspec.to_builtins(config))
     import os
 
+    from mrpvm.kernel.db import URL_VARIABLE, store_location
+    from mrpvm.kernel.node import NODE_VARIABLE, node_id_for
+
     home_source = "env MRPVM_HOME" if os.environ.get("MRPVM_HOME") else "default (~/.mrpvm)"
     rows = [
         {"key": k, "value": v, "source": sources.get(k, home_source if k == "home" else "")}
         for k, v in flat.items()
+    ]
+    # the store and this node (README "Running on several machines"); the URL is shown without credentials
+    backend, location = store_location(config.home, os.environ.get(URL_VARIABLE, ""))
+    url_source = f"env {URL_VARIABLE}" if os.environ.get(URL_VARIABLE) else "default (the home's SQLite file)"
+    node_source = f"env {NODE_VARIABLE}" if os.environ.get(NODE_VARIABLE) else "default (<home>/node-id)"
+    store = {"backend": backend, "location": location, "node": node_id_for(Path(config.home))}
+    rows += [
+        {"key": "store.backend", "value": backend, "source": url_source},
+        {"key": "store.location", "value": location, "source": url_source},
+        {"key": "store.node", "value": store["node"], "source": node_source},
     ]
     if as_json:
         print_json(
@@ -39,6 +54,7 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
                 "config": msgspec.to_builtins(config),
                 "sources": {r["key"]: r["source"] for r in rows},
                 "sandbox": msgspec.to_builtins(sandbox),
+                "store": store,
             }
         )
         return

@@ -125,9 +125,9 @@ def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
             raise
         store = open_store()
     with store:
-        artifacts = store.path.parent / "artifacts"
+        artifacts = store.home / "artifacts"
         had_artifacts = freed or any(artifacts.glob(f"{store.get_kb(name).id}/*"))
-        kb = delete_kb(store, store.path.parent, name)
+        kb = delete_kb(store, store.home, name)
     stats_note = " and its plugin artifacts" if had_artifacts else ""
     stdout_console().print(f"removed KB '{kb.name}' ({kb.id}){stats_note}")
 
@@ -284,7 +284,9 @@ def _print_check(report: Any, *, repair: bool, full: bool) -> None:
     console = stdout_console()
     kb = report.kb
     plugins = ", ".join(report.plugins) or "none (no enabled kb-plugin indexes sources)"
-    console.print(f"KB '{kb.name}' ({kb.id}): {len(report.sources)} source(s); kb-plugins: {plugins}")
+    console.print(
+        f"KB '{kb.name}' ({kb.id}) on node {report.node}: {len(report.sources)} source(s); kb-plugins: {plugins}"
+    )
     if report.sources:
         table = Table(box=box.SIMPLE_HEAD)
         for column in ("source", "units", "indexed by", "missing"):
@@ -318,6 +320,7 @@ def _print_check(report: Any, *, repair: bool, full: bool) -> None:
         console.print(
             "OK: every kb-plugin's index holds every source"
             + (" (after the repair)" if repaired and (repaired.offered or repaired.removed) else "")
+            + f" on node {report.node}"
         )
     elif repair:
         console.print(

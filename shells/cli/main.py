@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = tuple(
         "settings",
         "eval",
         "serve",
+        "store",
     )
 )
 
