@@ -22,6 +22,7 @@ Evaluation measures; it never fails on a low score. Bad suites raise `SuiteError
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,17 +30,20 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 from mrpvm.kernel.errors import BadInput, KernelError
+from mrpvm.kernel.validator_records import ValidatorRecord, add_measured
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
-from mrpvm.shells.evaluation.isolation import Learned
+from mrpvm.shells.evaluation.calibration import JudgedVerdict, judged_verdicts, measured
+from mrpvm.shells.evaluation.combos import enabled_environ, resolve_combo, suite_combos
+from mrpvm.shells.evaluation.isolation import Learned, planner_records
 from mrpvm.shells.evaluation.scoring import Score, Totals, score, totals
 from mrpvm.shells.evaluation.suites import (
     DEFAULT_INGEST_SD,
     ENGINE_COMBO,
     EvalQuestion,
+    PluginCombo,
     Suite,
     load_suite,
-    parse_combo,
 )
 
 if TYPE_CHECKING:
@@ -56,6 +60,8 @@ class QuestionResult(Score, kw_only=True):
     evidence: list[str] = []
     requestId: str | None = None
     durationMs: float = 0.0
+    llmCalls: int = 0
+    verdicts: list[JudgedVerdict] = []  # each validator verdict, scored against this question
     error: str | None = None
 
 
@@ -74,15 +80,30 @@ class SuiteResult(Totals, kw_only=True):
     combo: str = ENGINE_COMBO
     pins: dict[str, str] = {}
     durationMs: float = 0.0
+    llmCalls: int = 0  # LLM calls of all its turns (the story load excluded)
+    secondsPerTurn: float = 0.0
     warnings: list[str] = []
+
+
+class LearningPass(msgspec.Struct, kw_only=True):
+    """One pass over the suites with `--passes N`: its results and what the planners held after it."""
+
+    number: int
+    suites: list[SuiteResult]
+    recordsAfter: dict[str, Any]
 
 
 class EvalReport(msgspec.Struct, kw_only=True, omit_defaults=True):
     """`suites`: one result per suite (pinned by `--combo` if given). `matrix`, with `--matrix` only: per
-    suite, one result for each of its `pluginCombos`, the engine's choice (`suites`) excluded."""
+    suite, one result for each of its `pluginCombos` (else the standard combos, combos.py), the engine's
+    choice (`suites`) excluded. With `--passes N`: `passes` holds every pass (the first is `suites`),
+    `recordsBefore` what the planners held before the first; learning carries from pass to pass."""
 
     suites: list[SuiteResult]
     matrix: list[SuiteResult] = []
+    passes: list[LearningPass] = []
+    recordsBefore: dict[str, Any] = {}
+    validators: dict[str, ValidatorRecord] = {}  # this evaluation's verdicts, scored (calibration.py)
 
 
 def _groups(document: dict[str, Any]) -> list[dict[str, Any]]:
@@ -199,6 +220,8 @@ async def evaluate_suite(
                 evidence=ids,
                 requestId=result.request_id,
                 durationMs=round(result.duration_ms, 1),
+                llmCalls=result.llm_calls,
+                verdicts=judged_verdicts(result.execution_trace, question.expected),
                 **msgspec.structs.asdict(s),
             )
         )
@@ -218,6 +241,8 @@ async def evaluate_suite(
         avgContextF1=round(sum(q.f1 for q in questions) / total, 4) if total else 0.0,
         questions=questions,
         durationMs=round((time.perf_counter() - started) * 1000, 1),
+        llmCalls=sum(q.llmCalls for q in questions),
+        secondsPerTurn=round(sum(q.durationMs for q in questions) / total / 1000, 2) if total else 0.0,
         warnings=warnings,
         **msgspec.structs.asdict(totals(questions)),
     )
@@ -244,50 +269,145 @@ async def run_eval(
     combo: str | None = None,
     *,
     matrix: bool = False,
+    only: list[str] | None = None,
+    passes: int = 1,
     environ: dict[str, str] | None = None,
     progress: Progress | None = None,
     deliberation_level: int | None = None,
 ) -> EvalReport:
     """Load every suite first (a bad one fails before any work), then evaluate them one by one; with
-    `matrix`, each suite again under each of its `pluginCombos`."""
+    `matrix`, each suite again under each of its combos (`only`: those labels). Every run starts from what
+    the home held (isolation.py) — except with `passes` > 1, where the planners keep learning across the
+    suites and passes (the engine's choice only), and the home is put back at the end."""
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import check_pins
     from mrpvm.kernel.ingest import check_sd_plugin
 
     if matrix and combo is not None:
         raise BadInput("BAD_COMBO", "--matrix runs each suite's pluginCombos; it cannot be used with --combo")
+    if passes < 1 or (passes > 1 and matrix):
+        raise BadInput("BAD_PASSES", "--passes takes a count of 1 or more and cannot be used with --matrix")
     suites = [load_suite(f) for f in folders]
-    pins = parse_combo(combo)
-    ctx = await KernelContext.open(environ)
+    main = resolve_combo(combo) or PluginCombo()
+    planned = [(s, c) for s in suites if matrix for c in suite_combos(s, only)]
+    base = dict(os.environ if environ is None else environ)
+    ctx = await KernelContext.open(base)
+    closed = False
     try:
-        check_pins(ctx, pins, prefix="--combo: ")
+        for c in [main, *(c for _, c in planned)]:
+            check_pins(ctx, c.pins(), prefix="--combo: " if c is main else f"pluginCombos {c.name()!r}: ")
+            enabled_environ(ctx, base, c.disabledPlugins)  # unknown names fail before any work
         for suite in suites:
             if suite.spec.ingestSeedDetectorPlugin is not None:
                 check_sd_plugin(ctx, suite.spec.ingestSeedDetectorPlugin)
-            for plugin_combo in suite.spec.pluginCombos if matrix else []:
-                check_pins(
-                    ctx, plugin_combo.pins(), prefix=f"{suite.folder}: pluginCombos {plugin_combo.name()!r}: "
-                )
-        learned = Learned(ctx)
-
-        async def measured(suite: Suite, pins: Pins, combo: str = ENGINE_COMBO) -> SuiteResult:
+        label = main.label or ENGINE_COMBO
+        report = EvalReport(suites=[])
+        if main.disabledPlugins:  # the main run needs its own kernel
+            await ctx.aclose()
+            closed = True
+            report.suites = await _in_context(ctx, base, main, suites, progress, deliberation_level, label)
+        else:
+            learned = Learned(ctx)
             try:
-                return await evaluate_suite(
-                    ctx, suite, pins, progress, combo=combo, deliberation_level=deliberation_level
+                report.suites, report.passes, report.recordsBefore = await _main_passes(
+                    ctx, learned, suites, main, passes, progress, deliberation_level, label
                 )
             finally:
-                learned.restore()  # the next run starts from what the home held (isolation.py)
+                learned.discard()
+        groups: dict[tuple[str, ...], list[tuple[Suite, PluginCombo]]] = {}
+        for suite, c in planned:
+            groups.setdefault(tuple(c.disabledPlugins), []).append((suite, c))
+        for disabled, runs in groups.items():
+            env = enabled_environ(ctx, base, list(disabled))
+            if not closed:
+                await ctx.aclose()
+                closed = True
+            sub = await KernelContext.open(env)
+            try:
+                for suite, c in runs:
+                    report.matrix += await _isolated(
+                        sub, [suite], c.pins(), progress, deliberation_level, c.name()
+                    )
+            finally:
+                await sub.aclose()
+        everything = [*report.suites, *report.matrix, *(r for p in report.passes[1:] for r in p.suites)]
+        scored = measured([v for r in everything for q in r.questions for v in q.verdicts])
+        report.validators = scored.validators
+        if scored.validators:
+            add_measured(ctx.home, scored)
+        return report
+    finally:
+        if not closed:
+            await ctx.aclose()
 
-        try:
-            results = [await measured(s, pins) for s in suites]
-            runs = [
-                await measured(s, c.pins(), c.name()) for s in suites if matrix for c in s.spec.pluginCombos
-            ]
-        finally:
-            learned.discard()
-        return EvalReport(suites=results, matrix=runs)
+
+async def _isolated(
+    ctx: KernelContext,
+    suites: list[Suite],
+    pins: Pins,
+    progress: Progress | None,
+    deliberation_level: int | None,
+    label: str,
+) -> list[SuiteResult]:
+    """Each suite from what the home held: the planners' learning is put back after every one."""
+    learned = Learned(ctx)
+    out = []
+    try:
+        for suite in suites:
+            try:
+                out.append(await evaluate_suite(ctx, suite, pins, progress, label, deliberation_level))
+            finally:
+                learned.restore()
+    finally:
+        learned.discard()
+    return out
+
+
+async def _in_context(
+    old: KernelContext,
+    base: dict[str, str],
+    combo: PluginCombo,
+    suites: list[Suite],
+    progress: Progress | None,
+    deliberation_level: int | None,
+    label: str,
+) -> list[SuiteResult]:
+    from mrpvm.kernel.context import KernelContext
+
+    ctx = await KernelContext.open(enabled_environ(old, base, combo.disabledPlugins))
+    try:
+        return await _isolated(ctx, suites, combo.pins(), progress, deliberation_level, label)
     finally:
         await ctx.aclose()
+
+
+async def _main_passes(
+    ctx: KernelContext,
+    learned: Learned,
+    suites: list[Suite],
+    combo: PluginCombo,
+    passes: int,
+    progress: Progress | None,
+    deliberation_level: int | None,
+    label: str,
+) -> tuple[list[SuiteResult], list[LearningPass], dict[str, Any]]:
+    """(first pass, every pass when more than one, the records before the first)."""
+    if passes == 1:
+        return await _isolated(ctx, suites, combo.pins(), progress, deliberation_level, label), [], {}
+    before = planner_records(ctx)
+    out: list[LearningPass] = []
+    try:
+        for number in range(1, passes + 1):
+            results = [
+                await evaluate_suite(
+                    ctx, s, combo.pins(), progress, f"{label} pass {number}", deliberation_level
+                )
+                for s in suites
+            ]
+            out.append(LearningPass(number=number, suites=results, recordsAfter=planner_records(ctx)))
+    finally:
+        learned.restore()
+    return out[0].suites, out, before
 
 
 def report_json(report: EvalReport) -> str:
