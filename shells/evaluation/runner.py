@@ -30,13 +30,22 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 from mrpvm.kernel.errors import BadInput, KernelError
-from mrpvm.kernel.validator_records import ValidatorRecord, add_measured
+from mrpvm.kernel.validator_records import ValidatorRecord
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
-from mrpvm.shells.evaluation.calibration import JudgedVerdict, judged_verdicts, measured
+from mrpvm.shells.evaluation.calibration import judged_verdicts
 from mrpvm.shells.evaluation.combos import enabled_environ, resolve_combo, suite_combos
-from mrpvm.shells.evaluation.isolation import Learned, planner_records
-from mrpvm.shells.evaluation.scoring import Score, Totals, score, totals
+from mrpvm.shells.evaluation.isolation import Learned
+from mrpvm.shells.evaluation.passes import (
+    LearningPass,
+    in_context,
+    isolated,
+    main_passes,
+    record_verdicts,
+    scored_verdicts,
+)
+from mrpvm.shells.evaluation.results import QuestionResult, SuiteResult
+from mrpvm.shells.evaluation.scoring import score, totals
 from mrpvm.shells.evaluation.suites import (
     DEFAULT_INGEST_SD,
     ENGINE_COMBO,
@@ -48,49 +57,6 @@ from mrpvm.shells.evaluation.suites import (
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
-
-
-class QuestionResult(Score, kw_only=True):
-    id: str
-    answer: str
-    plugins: dict[str, str]
-    status: str = ""
-    input: str = ""
-    intents: list[str] = []
-    evidence: list[str] = []
-    requestId: str | None = None
-    durationMs: float = 0.0
-    llmCalls: int = 0
-    verdicts: list[JudgedVerdict] = []  # each validator verdict, scored against this question
-    error: str | None = None
-
-
-class SuiteResult(Totals, kw_only=True):
-    suiteId: str
-    total: int
-    answerPass: int
-    contextPass: int
-    avgContextF1: float
-    questions: list[QuestionResult]
-    intentPass: int = 0
-    title: str = ""
-    folder: str = ""
-    sessionId: str = ""
-    storyUnits: int = 0
-    combo: str = ENGINE_COMBO
-    pins: dict[str, str] = {}
-    durationMs: float = 0.0
-    llmCalls: int = 0  # LLM calls of all its turns (the story load excluded)
-    secondsPerTurn: float = 0.0
-    warnings: list[str] = []
-
-
-class LearningPass(msgspec.Struct, kw_only=True):
-    """One pass over the suites with `--passes N`: its results and what the planners held after it."""
-
-    number: int
-    suites: list[SuiteResult]
-    recordsAfter: dict[str, Any]
 
 
 class EvalReport(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -305,11 +271,11 @@ async def run_eval(
         if main.disabledPlugins:  # the main run needs its own kernel
             await ctx.aclose()
             closed = True
-            report.suites = await _in_context(ctx, base, main, suites, progress, deliberation_level, label)
+            report.suites = await in_context(ctx, base, main, suites, progress, deliberation_level, label)
         else:
             learned = Learned(ctx)
             try:
-                report.suites, report.passes, report.recordsBefore = await _main_passes(
+                report.suites, report.passes, report.recordsBefore = await main_passes(
                     ctx, learned, suites, main, passes, progress, deliberation_level, label
                 )
             finally:
@@ -325,89 +291,19 @@ async def run_eval(
             sub = await KernelContext.open(env)
             try:
                 for suite, c in runs:
-                    report.matrix += await _isolated(
+                    report.matrix += await isolated(
                         sub, [suite], c.pins(), progress, deliberation_level, c.name()
                     )
             finally:
                 await sub.aclose()
         everything = [*report.suites, *report.matrix, *(r for p in report.passes[1:] for r in p.suites)]
-        scored = measured([v for r in everything for q in r.questions for v in q.verdicts])
-        report.validators = scored.validators
-        if scored.validators:
-            add_measured(ctx.home, scored)
+        report.validators = scored_verdicts(everything).validators
+        if not report.passes:  # with passes, each pass's verdicts were recorded after it (passes.py)
+            record_verdicts(ctx, everything)
         return report
     finally:
         if not closed:
             await ctx.aclose()
-
-
-async def _isolated(
-    ctx: KernelContext,
-    suites: list[Suite],
-    pins: Pins,
-    progress: Progress | None,
-    deliberation_level: int | None,
-    label: str,
-) -> list[SuiteResult]:
-    """Each suite from what the home held: the planners' learning is put back after every one."""
-    learned = Learned(ctx)
-    out = []
-    try:
-        for suite in suites:
-            try:
-                out.append(await evaluate_suite(ctx, suite, pins, progress, label, deliberation_level))
-            finally:
-                learned.restore()
-    finally:
-        learned.discard()
-    return out
-
-
-async def _in_context(
-    old: KernelContext,
-    base: dict[str, str],
-    combo: PluginCombo,
-    suites: list[Suite],
-    progress: Progress | None,
-    deliberation_level: int | None,
-    label: str,
-) -> list[SuiteResult]:
-    from mrpvm.kernel.context import KernelContext
-
-    ctx = await KernelContext.open(enabled_environ(old, base, combo.disabledPlugins))
-    try:
-        return await _isolated(ctx, suites, combo.pins(), progress, deliberation_level, label)
-    finally:
-        await ctx.aclose()
-
-
-async def _main_passes(
-    ctx: KernelContext,
-    learned: Learned,
-    suites: list[Suite],
-    combo: PluginCombo,
-    passes: int,
-    progress: Progress | None,
-    deliberation_level: int | None,
-    label: str,
-) -> tuple[list[SuiteResult], list[LearningPass], dict[str, Any]]:
-    """(first pass, every pass when more than one, the records before the first)."""
-    if passes == 1:
-        return await _isolated(ctx, suites, combo.pins(), progress, deliberation_level, label), [], {}
-    before = planner_records(ctx)
-    out: list[LearningPass] = []
-    try:
-        for number in range(1, passes + 1):
-            results = [
-                await evaluate_suite(
-                    ctx, s, combo.pins(), progress, f"{label} pass {number}", deliberation_level
-                )
-                for s in suites
-            ]
-            out.append(LearningPass(number=number, suites=results, recordsAfter=planner_records(ctx)))
-    finally:
-        learned.restore()
-    return out[0].suites, out, before
 
 
 def report_json(report: EvalReport) -> str:
