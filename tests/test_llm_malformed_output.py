@@ -89,7 +89,8 @@ def test_an_id_left_out_for_the_window_cannot_be_cited(tmp_path: Path) -> None:
         doc, _ = solve(llm, tmp_path, [WAL, big, NFS], env_extra={"MRPVM_LLM_CONTEXT_TOKENS": "1024"})
         prompt = user_messages(llm, 0)[0]
         max_tokens = llm.bodies[0]["max_tokens"]
-    assert big.id not in prompt and WAL.id in prompt and NFS.id in prompt  # left out whole, not cut
+    assert WAL.claim in prompt and NFS.claim in prompt and "checkpoints" not in prompt  # left out whole
+    assert "[E1]" in prompt and "[E2]" in prompt and "[E3]" not in prompt  # short labels, in order given
     assert "(+1 more evidence items left out for length)" in prompt
     assert max_tokens == 1024 // 4  # the reply fits the window too
     assert doc.result.status == "error" and doc.result.code == "UNGROUNDED_ANSWER"
@@ -109,18 +110,50 @@ def test_prompts_fit_the_announced_window(tmp_path: Path) -> None:
         )
         for n in range(60)
     ]
-    answer = f"## Answer\nIt sets value 3.\n\n## Sources\nUsed: {units[3].id}"
+    answer = "## Answer\nIt sets value 3 [E4].\n\n## Sources\nUsed: E4"
     with ScriptedLLM() as llm:
         llm.push(reply(answer))
         doc, _ = solve(llm, tmp_path, units, env_extra={"MRPVM_LLM_CONTEXT_TOKENS": "2048"})
         body = llm.bodies[0]
     prompt_chars = sum(len(m["content"]) for m in body["messages"])
     assert prompt_chars / 3.0 + body["max_tokens"] <= 2048  # at the budget's chars-per-token ratio
-    shown = [u for u in units if u.id in body["messages"][1]["content"]]
+    shown = [u for u in units if f"option {units.index(u)})" in body["messages"][1]["content"]]
     assert 3 < len(shown) < len(units)
     assert all(u.body.strip() in body["messages"][1]["content"] for u in shown)  # whole units
     assert doc.result.status == "success" and doc.sources == [units[3].id]
     assert "left out to fit the context window" in doc.result.result
+
+
+@pytest.mark.parametrize(
+    ("completion", "sources", "confidence"),
+    [
+        ("## Answer\nNo: WAL needs shared memory [E1].\n\n## Sources\nUsed: E1, E2", ["W", "N"], "high"),
+        ("No: WAL needs shared memory [E2, E1].", ["N", "W"], "high"),
+        (f"## Answer\nNo.\n\n## Sources\nUsed: {WAL.id}", ["W"], "high"),
+        ("No, WAL mode does not work over a network filesystem.\n\n## Answer", ["W"], "medium"),
+    ],
+    ids=["labels", "inline-labels", "real-id", "attributed"],
+)
+def test_cited_labels_map_back_to_the_units_given(
+    tmp_path: Path, completion: str, sources: list[str], confidence: str
+) -> None:
+    with ScriptedLLM() as llm:
+        llm.push(reply(completion))
+        doc, _ = solve(llm, tmp_path, [WAL, NFS])
+    assert doc.result.status == "success", doc.result.result
+    assert doc.sources == [{"W": WAL.id, "N": NFS.id}[s] for s in sources]
+    assert doc.result.confidence == confidence
+    assert "[E" not in doc.answer and "## Answer" not in doc.answer  # labels and stray headings removed
+    if confidence == "medium":
+        assert "attributed by the plugin" in doc.result.evidence
+
+
+def test_a_label_that_was_not_given_is_a_hallucinated_source(tmp_path: Path) -> None:
+    with ScriptedLLM() as llm:
+        llm.push(reply("## Answer\nNo [E1].\n\n## Sources\nUsed: E1, E7"))
+        doc, _ = solve(llm, tmp_path, [WAL, NFS])
+    assert doc.result.status == "error" and doc.result.code == "UNGROUNDED_ANSWER"
+    assert "E7" in doc.result.result and doc.sources in (None, [])
 
 
 def test_no_unit_fits_is_a_structured_error_without_a_call(tmp_path: Path) -> None:

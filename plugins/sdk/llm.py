@@ -222,22 +222,23 @@ def fill(template: str, **values: Any) -> str:
 # --------------------------------------------------------------------------- units in prompts
 
 
-def unit_line(unit: Any) -> str:
-    """One knowledge unit as a prompt line `[id] (Role; Topic) statement`."""
+def unit_line(unit: Any, label: str = "") -> str:
+    """One knowledge unit as a prompt line `[id] (Role; Topic) statement` (`[label]` instead of the id
+    when given: short labels are what a small model can copy)."""
     body = " ".join(unit.body.split()) if unit.role != "Procedure" else unit.body.strip()
     condition = f" (when {unit.condition})" if unit.condition else ""
-    return f"[{unit.id}] ({unit.role}; {unit.topic}) {body}{condition}"
+    return f"[{label or unit.id}] ({unit.role}; {unit.topic}) {body}{condition}"
 
 
-def fit_units(units: Sequence[Any], max_chars: int) -> tuple[str, list[Any]]:
+def fit_units(units: Sequence[Any], max_chars: int, *, labels: bool = False) -> tuple[str, list[Any]]:
     """(prompt lines, the units they hold): whole units in order while they fit `max_chars`; a unit that
     does not fit is left out whole (never cut mid-unit) and a later, shorter one may still fit. A last
-    line says how many were left out."""
+    line says how many were left out. `labels`: the n-th unit given is `[En]` (evidence_label)."""
     lines: list[str] = []
     given: list[Any] = []
     size = 0
     for unit in units:
-        line = unit_line(unit)
+        line = unit_line(unit, evidence_label(len(given)) if labels else "")
         if size + len(line) + 1 > max_chars:
             continue
         lines.append(line)
@@ -246,6 +247,11 @@ def fit_units(units: Sequence[Any], max_chars: int) -> tuple[str, list[Any]]:
     if len(given) < len(units):
         lines.append(f"(+{len(units) - len(given)} more evidence items left out for length)")
     return "\n".join(lines), given
+
+
+def evidence_label(index: int) -> str:
+    """The prompt label of the index-th unit given (0-based): E1, E2, ..."""
+    return f"E{index + 1}"
 
 
 def format_units(units: list[Any], max_chars: int = DEFAULT_EVIDENCE_CHARS) -> str:

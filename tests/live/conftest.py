@@ -9,6 +9,7 @@ whole session.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -37,7 +38,9 @@ def local_llm(tmp_path_factory):
     from anyio.from_thread import start_blocking_portal
     from mrpvm.shells import local_llm as local
 
-    model = local.model_path(os.environ)  # the user's home, where `make local-llm` put it
+    # where `make local-llm` put it: MRPVM_LOCAL_LLM_MODEL, else the default home (tests/conftest.py points
+    # MRPVM_HOME at a scratch folder for every test, so the user's home is named here)
+    model = local.model_path({"MRPVM_LOCAL_LLM_MODEL": os.environ.get("MRPVM_LOCAL_LLM_MODEL", ""), "HOME": str(Path.home())})
     if not model.is_file():
         _unavailable(f"no local LLM model at {model}: run `make local-llm`")
     home = tmp_path_factory.mktemp("local-llm-home")
