@@ -40,7 +40,9 @@ def local_llm(tmp_path_factory):
 
     # where `make local-llm` put it: MRPVM_LOCAL_LLM_MODEL, else the default home (tests/conftest.py points
     # MRPVM_HOME at a scratch folder for every test, so the user's home is named here)
-    model = local.model_path({"MRPVM_LOCAL_LLM_MODEL": os.environ.get("MRPVM_LOCAL_LLM_MODEL", ""), "HOME": str(Path.home())})
+    model = local.model_path(
+        {"MRPVM_LOCAL_LLM_MODEL": os.environ.get("MRPVM_LOCAL_LLM_MODEL", ""), "HOME": str(Path.home())}
+    )
     if not model.is_file():
         _unavailable(f"no local LLM model at {model}: run `make local-llm`")
     home = tmp_path_factory.mktemp("local-llm-home")
