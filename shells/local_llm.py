@@ -59,7 +59,7 @@ DEFAULT_N_CTX = 2048
 # gave up while the next calls queue. Seeds, answers and verdicts fit in 256 tokens.
 DEFAULT_MAX_TOKENS = 256
 STARTUP_TIMEOUT_S = 120.0
-STOP_TIMEOUT_S = 5.0
+STOP_TIMEOUT_S = 15.0  # a loaded machine needs a while to finish the server's shutdown
 LOG_TAIL_CHARS = 1500
 INSTALL_HINT = "run `make local-llm` first"
 # A 270M model on 2 shared cores takes ~3–12 s a call (prompt evaluation dominates): the shipped 15 s plugin
@@ -263,6 +263,10 @@ class LocalLLMServer:
             raise LocalLLMError("the local LLM server is not running")
         return f"http://{self.host}:{self.port}/v1"
 
+    @property
+    def model_alias(self) -> str:
+        return MODEL_ALIAS if self.model.name == MODEL_FILE else self.model.stem
+
     def kernel_environ(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
         """`environ` (default: the one given) pointing the kernel's bridge at this server, with the
         plugin and request timeouts raised (LOCAL_TIMEOUTS) where they are still the shipped defaults."""
@@ -270,6 +274,8 @@ class LocalLLMServer:
         env["MRPVM_LLM_BASE_URL"] = self.base_url
         env["MRPVM_LLM_API_KEY"] = self.api_key
         env["MRPVM_LLM_CONTEXT_TOKENS"] = str(self.n_ctx)
+        # the model's name, so no call waits on GET /models (which queues behind a running completion)
+        env.setdefault("MRPVM_LLM_MODEL", self.model_alias)
         from mrpvm.kernel.config import load_config
         from mrpvm.kernel.errors import ConfigError
 
@@ -289,7 +295,7 @@ class LocalLLMServer:
             _LAUNCHER,
             self.server_module,
             "--model", str(self.model),
-            "--model_alias", MODEL_ALIAS if self.model.name == MODEL_FILE else self.model.stem,
+            "--model_alias", self.model_alias,
             "--host", self.host,
             "--port", str(port),
             f"--api_key={self.api_key}",

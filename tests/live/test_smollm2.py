@@ -27,12 +27,16 @@ KB_TEXT = (
 )
 QUESTIONS = ("Does WAL mode work on a network filesystem?", "When does SQLite run a checkpoint by default?")
 SYMBOLIC = ["sd-symbolic", "kb-fast", "gs-symbolic", "planner-default"]
+# Generous deadlines: a loaded 2-core machine can take a minute per call; these tests are about behaviour.
+PATIENT = {"MRPVM_PLUGIN_TIMEOUT_MS": "240000", "MRPVM_REQUEST_TIMEOUT_MS": "900000"}
 
 
 async def _session(server: local.LocalLLMServer, home: Path, enabled: list[str], config: dict | None = None):
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.json").write_text(json.dumps(config or {}))
-    environ = server.kernel_environ({"MRPVM_HOME": str(home), "MRPVM_ENABLED_PLUGINS": ",".join(enabled)})
+    environ = server.kernel_environ(
+        {"MRPVM_HOME": str(home), "MRPVM_ENABLED_PLUGINS": ",".join(enabled), **PATIENT}
+    )
     ctx = await KernelContext.open(environ)
     kb = ctx.store.create_kb("docs")
     await ingest_source(ctx, kb, "wal.md", KB_TEXT)  # sd-symbolic: no LLM at ingest
@@ -102,7 +106,7 @@ def test_a_cut_completion_is_a_structured_error_and_the_next_candidate_answers(l
 
 def test_the_llm_call_budget_holds_with_a_real_server(local_llm, tmp_path):
     config = {
-        "engine": {"budget": {"maxLLMCalls": 2}},
+        "engine": {"budget": {"maxLLMCalls": 1}},
         "plugins": {
             "stageOrders": {"sd": ["sd-llm-fast", "sd-symbolic"], "gs": ["gs-llm-fast", "gs-symbolic"]},
             "plannerOrder": [],
@@ -121,9 +125,9 @@ def test_the_llm_call_budget_holds_with_a_real_server(local_llm, tmp_path):
     upstream = [
         n for n in result.execution_trace["nodes"] if n["kind"] == "llm" and not n["output"].get("cacheHit")
     ]
-    assert result.llm_calls <= 2 and len(upstream) <= 2
+    assert result.llm_calls <= 1 and len(upstream) <= 1
     nodes = [n for n in result.execution_trace["nodes"] if n["kind"] == "plugin"]
-    # sd, gs and val would make at least 3 calls: a later one found none left and was not served
+    # sd, gs and val would make at least 3 calls: the later ones found none left and were not served
     limited = [
         n
         for n in nodes
@@ -142,7 +146,7 @@ def test_the_planner_records_move_after_outcomes(local_llm, tmp_path):
 
     async def main():
         ctx, kb = await _session(local_llm, tmp_path / "home", enabled)
-        table = ctx.artifacts_dir(None, "planner-default") / "utility.json"
+        table = ctx.artifacts_dir(kb, "planner-default") / "utility.json"
         try:
             before = json.loads(table.read_text()) if table.exists() else {"plugins": {}}
             for question in QUESTIONS:
