@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test test-live local-llm demo bench lint eval serve clean
+.PHONY: setup test test-hog test-live local-llm demo bench lint eval serve clean
 
 setup: $(STAMP)
 
@@ -17,11 +17,15 @@ $(STAMP): pyproject.toml setup.py
 	PYTHONWARNINGS="ignore:Editable installation" \
 		$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=strict
 	tree=$$(cat $(VENV)/lib/python3*/site-packages/__editable__.mrp_vm-*.pth); \
-	for d in kernel protocol plugins shells; do rm -rf "$$tree/mrpvm/$$d"; ln -s "$(CURDIR)/$$d" "$$tree/mrpvm/$$d"; done
+	for d in kernel knowledge protocol plugins shells; do rm -rf "$$tree/mrpvm/$$d"; ln -s "$(CURDIR)/$$d" "$$tree/mrpvm/$$d"; done
 	touch $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not live"
+
+# The suite three times in a row with a CPU hog on each core (issue 21): bench/hog_suite.sh.
+test-hog: $(STAMP)
+	bench/hog_suite.sh 3
 
 # Live tests need `make local-llm`; without it they are skipped with the reason.
 test-live: $(STAMP)

@@ -28,11 +28,13 @@ class BudgetConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     maxFrameDepth: NonNegative
     maxParallelSeeds: Positive
     maxPluginsPerStage: Positive
+    maxFallbackCalls: NonNegative = 6  # plugin calls a turn may spend backtracking after a weak answer
 
 
 class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     pluginTimeoutMs: Positive
-    pluginMemoryMB: Positive
+    pluginMemoryMB: Positive  # each plugin process (RLIMIT_AS); with cgroups also a plugin and its children
+    pluginProcesses: Positive = 256  # processes and threads of a plugin and its children (cgroups.py)
     maxOutputBytes: Positive
     crashLoopThreshold: Positive
     crashBackoffMs: Positive
@@ -84,8 +86,10 @@ ENV_KEYS: dict[str, str] = {
     "MRPVM_MAX_FRAME_DEPTH": "engine.budget.maxFrameDepth",
     "MRPVM_MAX_PARALLEL_SEEDS": "engine.budget.maxParallelSeeds",
     "MRPVM_MAX_PLUGINS_PER_STAGE": "engine.budget.maxPluginsPerStage",
+    "MRPVM_MAX_FALLBACK_CALLS": "engine.budget.maxFallbackCalls",
     "MRPVM_PLUGIN_TIMEOUT_MS": "engine.limits.pluginTimeoutMs",
     "MRPVM_PLUGIN_MEMORY_MB": "engine.limits.pluginMemoryMB",
+    "MRPVM_PLUGIN_PROCESSES": "engine.limits.pluginProcesses",
     "MRPVM_MAX_OUTPUT_BYTES": "engine.limits.maxOutputBytes",
     "MRPVM_MAX_STORED_ANSWER_BYTES": "engine.limits.maxStoredAnswerBytes",
     "MRPVM_PLUGIN_ALLOWLIST": "engine.pluginAllowlist",

@@ -16,12 +16,12 @@ from mrpvm.protocol.envelope import (
     ValidatePayload,
 )
 
-from ..frames import ExecutionFrame
 from ..validator_records import ValidatorRecords
 from ..validator_records import load as load_validator_records
 from .calls import Attempt, BranchRun, call_plugin, relabel_outcome
 from .concurrency import PendingCall, run_all
 from .early import fitting_early
+from .frame import ExecutionFrame
 from .payloads import retrieve_key, retrieve_payload, seed_key, seed_request, solve_key, solve_payload
 from .state import MAX_GUIDANCE
 from .support import evidence_support

@@ -23,12 +23,12 @@ from mrpvm.protocol.envelope import Pins
 
 from ..budgets import RequestBudget
 from ..errors import BadInput
-from ..frames import ExecutionFrame
 from ..records import PlannerOutcome
 from ..trace import TraceRecorder
 from .concurrency import concurrently, let_requests_out
 from .deliberation import MAX_LEVEL
-from .frames import FrameOutcome, run_frame
+from .frame import ExecutionFrame
+from .frame_run import FrameOutcome, run_frame
 from .outcome import commit, outcome_calls, record_in_background
 from .response import ResponseDocument, SeedOutcome, answer_markdown, build_group, document_markdown
 from .stages import kb_notifications, notify_kb
@@ -156,7 +156,10 @@ def _open_turn(
     kb_ref = request.kb or session.kbId
     kb = store.get_kb(kb_ref) if kb_ref else None
     budget = RequestBudget(
-        max_calls, config.engine.budget.requestTimeoutMs, config.engine.budget.maxFrameDepth
+        max_calls,
+        config.engine.budget.requestTimeoutMs,
+        config.engine.budget.maxFrameDepth,
+        fallback_calls=config.engine.budget.maxFallbackCalls,
     )
     if ctx.llm is not None:
         ctx.llm.open_request(request_id, budget)  # the bridge charges upstream calls to this budget live

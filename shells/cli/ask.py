@@ -54,13 +54,19 @@ def ask(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the turn as one JSON object.")] = False,
     local_llm: LocalLLMFlag = False,
+    use_daemon: Annotated[
+        bool,
+        typer.Option(
+            "--daemon/--no-daemon",
+            help="Use a running `mrpvm serve` on the same home when there is one (default), else in-process.",
+        ),
+    ] = True,
 ) -> None:
-    """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer."""
-    import anyio
-    from mrpvm.kernel.context import KernelContext
-    from mrpvm.kernel.engine import TurnRequest, run_turn
-    from mrpvm.protocol.envelope import Pins
-    from mrpvm.shells.cli.common import CliError, print_json, run_with_local_llm
+    """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer.
+
+    A daemon running on the same home (`mrpvm serve`) answers it with its warm workers; without one the
+    turn runs in this process, starting only the plugins it calls."""
+    from mrpvm.shells.cli.common import CliError, print_json
 
     if not question.strip():
         raise CliError("the question is empty")
@@ -69,6 +75,37 @@ def ask(
     from mrpvm.shells.legacy import legacy_pins
 
     legacy = legacy_pins(processing_mode, retrieval_profile)  # explicit --sd/--kb-plugin/--gs win
+    if use_daemon and not local_llm:
+        from mrpvm.shells.cli.daemon_client import DaemonRefused, ask_daemon
+
+        fields = {
+            "planner_plugin": planner,
+            "seed_detector_plugin": sd or legacy.get("sd"),
+            "kb_plugin": kb_plugin or legacy.get("kb"),
+            "goal_solver_plugin": gs or legacy.get("gs"),
+            "kb": kb,
+            "max_llm_calls": max_llm_calls,
+            "deliberation_level": deliberation_level,
+        }
+        try:
+            reply, via = ask_daemon(
+                _home(),
+                question,
+                sources=[(p.name, t) for p, t in zip(sources, texts, strict=True)],
+                session_id=session,
+                turn_fields=fields,
+            )
+        except DaemonRefused as err:
+            raise CliError(str(err)) from None
+        if reply is not None:
+            _print_daemon_reply(reply, as_json, via)
+            return
+    import anyio
+    from mrpvm.kernel.engine import TurnRequest, run_turn
+    from mrpvm.knowledge.context import open_context
+    from mrpvm.protocol.envelope import Pins
+    from mrpvm.shells.cli.common import run_with_local_llm
+
     pins = Pins(
         planner=planner,
         sd=sd or legacy.get("sd"),
@@ -77,7 +114,7 @@ def ask(
     )
 
     async def turn(environ: dict[str, str] | None) -> TurnResult:
-        ctx = await KernelContext.open(environ)
+        ctx = await open_context(environ)
         try:
             session_id = session
             if sources:
@@ -106,6 +143,28 @@ def ask(
         print_answer(result)
 
 
+def _home() -> Path:
+    from mrpvm.kernel.config import load_config
+
+    config, _ = load_config()
+    return Path(config.home)
+
+
+def _print_daemon_reply(reply: dict, as_json: bool, via: str) -> None:
+    """A daemon's TurnResponse printed exactly as an in-process turn would be."""
+    if as_json:
+        from mrpvm.kernel.engine.turn import JSON_KEYS
+        from mrpvm.shells.cli.common import print_json
+        from mrpvm.shells.legacy import LEGACY_KEYS
+
+        keys = (*JSON_KEYS, *LEGACY_KEYS, "deliberation_level")
+        print_json({key: reply.get(key) for key in keys})
+        return
+    from types import SimpleNamespace
+
+    print_answer(SimpleNamespace(**reply), via=via)  # type: ignore[arg-type]
+
+
 # --------------------------------------------------------------------------- shared with `chat`
 
 
@@ -118,7 +177,7 @@ def read_source(path: Path) -> str:
 
 async def load_sources(ctx: KernelContext, session_id: str, sources: list[Path], texts: list[str]) -> int:
     """Load `--source` files into the session as context units; returns how many were added."""
-    from mrpvm.kernel.ingest import load_session_context
+    from mrpvm.knowledge.ingest import load_session_context
 
     added = 0
     for path, text in zip(sources, texts, strict=True):
@@ -129,7 +188,7 @@ async def load_sources(ctx: KernelContext, session_id: str, sources: list[Path],
     return added
 
 
-def print_answer(result: TurnResult, *, footer: bool = True) -> None:
+def print_answer(result: TurnResult, *, footer: bool = True, via: str = "") -> None:
     """The answer's Markdown (rendered on a terminal), and a one-line status footer on stderr."""
     from mrpvm.shells.cli.common import stdout_console
 
@@ -144,5 +203,5 @@ def print_answer(result: TurnResult, *, footer: bool = True) -> None:
     if footer:
         sys.stderr.write(
             f"[{result.status}] request {result.request_id} · session {result.session_id} · "
-            f"{result.duration_ms:.0f} ms · {result.llm_calls} LLM calls\n"
+            f"{result.duration_ms:.0f} ms · {result.llm_calls} LLM calls{f' · {via}' if via else ''}\n"
         )

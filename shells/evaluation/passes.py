@@ -77,9 +77,9 @@ async def in_context(
     deliberation_level: int | None,
     label: str,
 ) -> list[SuiteResult]:
-    from mrpvm.kernel.context import KernelContext
+    from mrpvm.knowledge.context import open_context
 
-    ctx = await KernelContext.open(enabled_environ(old, base, combo.disabledPlugins))
+    ctx = await open_context(enabled_environ(old, base, combo.disabledPlugins))
     try:
         return await isolated(ctx, suites, combo.pins(), progress, deliberation_level, label)
     finally:

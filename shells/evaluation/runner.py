@@ -134,7 +134,7 @@ async def evaluate_suite(
 ) -> SuiteResult:
     """One fresh session, the story as session context, every question in order; never raises on a score."""
     from mrpvm.kernel.engine import TurnRequest, run_turn
-    from mrpvm.kernel.ingest import load_session_context
+    from mrpvm.knowledge.ingest import load_session_context
 
     started = time.perf_counter()
     spec = suite.spec
@@ -245,9 +245,9 @@ async def run_eval(
     `matrix`, each suite again under each of its combos (`only`: those labels). Every run starts from what
     the home held (isolation.py) — except with `passes` > 1, where the planners keep learning across the
     suites and passes (the engine's choice only), and the home is put back at the end."""
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import check_pins
-    from mrpvm.kernel.ingest import check_sd_plugin
+    from mrpvm.knowledge.context import open_context
+    from mrpvm.knowledge.ingest import check_sd_plugin
 
     if matrix and combo is not None:
         raise BadInput("BAD_COMBO", "--matrix runs each suite's pluginCombos; it cannot be used with --combo")
@@ -257,7 +257,7 @@ async def run_eval(
     main = resolve_combo(combo) or PluginCombo()
     planned = [(s, c) for s in suites if matrix for c in suite_combos(s, only)]
     base = dict(os.environ if environ is None else environ)
-    ctx = await KernelContext.open(base)
+    ctx = await open_context(base)
     closed = False
     try:
         for c in [main, *(c for _, c in planned)]:
@@ -288,7 +288,7 @@ async def run_eval(
             if not closed:
                 await ctx.aclose()
                 closed = True
-            sub = await KernelContext.open(env)
+            sub = await open_context(env)
             try:
                 for suite, c in runs:
                     report.matrix += await isolated(

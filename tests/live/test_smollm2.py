@@ -10,9 +10,9 @@ from pathlib import Path
 import anyio
 import pytest
 from anyio.from_thread import start_blocking_portal
-from mrpvm.kernel.context import KernelContext
 from mrpvm.kernel.engine import TurnRequest, run_turn
-from mrpvm.kernel.ingest import ingest_source
+from mrpvm.knowledge.context import open_context
+from mrpvm.knowledge.ingest import ingest_source
 from mrpvm.protocol.envelope import Pins
 from mrpvm.shells import local_llm as local
 
@@ -37,7 +37,7 @@ async def _session(server: local.LocalLLMServer, home: Path, enabled: list[str],
     environ = server.kernel_environ(
         {"MRPVM_HOME": str(home), "MRPVM_ENABLED_PLUGINS": ",".join(enabled), **PATIENT}
     )
-    ctx = await KernelContext.open(environ)
+    ctx = await open_context(environ)
     kb = ctx.store.create_kb("docs")
     await ingest_source(ctx, kb, "wal.md", KB_TEXT)  # sd-symbolic: no LLM at ingest
     return ctx, kb.id
