@@ -104,7 +104,8 @@ def test_the_bridge_completes_real_calls_counts_tokens_caches_and_enforces_the_b
         ("refused", False),
     ]
     upstream = events[0]
-    assert upstream.model == MODEL_ALIAS and upstream.modelSource == "upstream"
+    # the local server tells the kernel its model (MRPVM_LLM_MODEL): no call waits on GET /models
+    assert upstream.model == MODEL_ALIAS and upstream.modelSource == "default"
     assert upstream.promptTokens == data["usage"]["prompt_tokens"]
     assert upstream.completionTokens == data["usage"]["completion_tokens"]
     assert upstream.latencyMs > 0 and upstream.attempts == 1

@@ -25,7 +25,11 @@ KB_TEXT = (
     "A checkpoint moves the content of the WAL file back into the database file. By default SQLite runs "
     "a checkpoint when the WAL file reaches 1000 pages.\n"
 )
-QUESTIONS = ("Does WAL mode work on a network filesystem?", "When does SQLite run a checkpoint by default?")
+QUESTIONS = (
+    "Does WAL mode work on a network filesystem?",
+    "When does SQLite run a checkpoint by default?",
+    "What does a checkpoint do?",
+)
 SYMBOLIC = ["sd-symbolic", "kb-fast", "gs-symbolic", "planner-default"]
 # Generous deadlines: a loaded 2-core machine can take a minute per call; these tests are about behaviour.
 PATIENT = {"MRPVM_PLUGIN_TIMEOUT_MS": "240000", "MRPVM_REQUEST_TIMEOUT_MS": "900000"}
@@ -59,7 +63,7 @@ def test_gs_llm_fast_answers_citing_only_units_it_was_given(local_llm, tmp_path)
     async def main():
         ctx, kb = await _session(local_llm, tmp_path / "home", ["sd-symbolic", "kb-fast", "gs-llm-fast"])
         try:
-            return await run_turn(ctx, TurnRequest(message=QUESTIONS[0], kb=kb, pins=Pins(gs="gs-llm-fast")))
+            return await run_turn(ctx, TurnRequest(message=QUESTIONS[2], kb=kb, pins=Pins(gs="gs-llm-fast")))
         finally:
             await ctx.aclose()
 
@@ -149,7 +153,7 @@ def test_the_planner_records_move_after_outcomes(local_llm, tmp_path):
         table = ctx.artifacts_dir(kb, "planner-default") / "utility.json"
         try:
             before = json.loads(table.read_text()) if table.exists() else {"plugins": {}}
-            for question in QUESTIONS:
+            for question in QUESTIONS[:2]:
                 await run_turn(ctx, TurnRequest(message=question, kb=kb))
             return before, json.loads(table.read_text())
         finally:
