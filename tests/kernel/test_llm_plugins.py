@@ -400,7 +400,7 @@ def test_gs_llm_answer_with_sources(tmp_path: Path) -> None:
     assert "### Why" in doc.answer  # a stray level-2 heading is demoted, not an error
     assert doc.sources == [WAL.id, NFS.id]  # brackets around a cited id are not part of it
     assert doc.result.confidence == "high" and "cites 2 of the evidence unit(s)" in doc.result.evidence
-    assert WAL.claim in prompt and NFS.id in prompt
+    assert WAL.claim in prompt and NFS.claim in prompt and f"[E2] ({NFS.role}" in prompt  # short labels
     assert "Answer in at most two sentences." in prompt  # guidance reaches the model as an instruction
 
 
