@@ -23,6 +23,7 @@ from ..llm.hooks import grant, settle
 from ..supervisor import CallResult, PluginCallError
 from ..trace import PROMPT_PREVIEW, TraceNode, clip, clip_tail, summarize_output
 from .frame import ExecutionFrame
+from .support import evidence_support
 
 if TYPE_CHECKING:
     import asyncio
@@ -155,7 +156,7 @@ async def call_plugin(
         reason = f"the turn's {state.budget.fallback_calls_total} fallback calls are spent"
     if timeout_s is None:
         _skip(state, attempt, SKIPPED_BUDGET, reason)
-        _record(branch, attempt, frame, intent_ref)
+        _record(branch, attempt, frame, intent_ref, units)
         return attempt
     on_event = None if background else state.on_event
     if on_event is not None:
@@ -203,7 +204,7 @@ async def call_plugin(
             state.calls.memo[memo_key] = attempt
         elif attempt.status not in ("success", "accepted"):
             frame.failures.remember(memo_key, attempt.status, node.id)
-    _record(branch, attempt, frame, intent_ref)
+    _record(branch, attempt, frame, intent_ref, units)
     return attempt
 
 
@@ -338,14 +339,23 @@ def _artifacts(state: TurnState, plugin_id: str) -> Paths:
 
 
 def _record(
-    branch: BranchRun | None, attempt: Attempt, frame: ExecutionFrame, intent_ref: str | None
+    branch: BranchRun | None,
+    attempt: Attempt,
+    frame: ExecutionFrame,
+    intent_ref: str | None,
+    units: list[KnowledgeUnit],
 ) -> None:
-    """The attempt, in the branch's list for recordOutcome."""
+    """The attempt, in the branch's list for recordOutcome; a goal solver's answer with its evidence
+    support (support.py), measured against the units it was given."""
     if branch is None:
         return
     sufficient = None
-    if attempt.doc is not None and attempt.doc.resolved:
-        sufficient = attempt.doc.resolved[0].sufficient
+    doc = attempt.doc
+    if doc is not None and doc.resolved:
+        sufficient = doc.resolved[0].sufficient
+    support = None
+    if attempt.type == "gs-plugin" and attempt.status == "success" and doc is not None and doc.answer:
+        support = evidence_support(doc.answer, list(doc.sources or []), units)
     branch.attempts.append(
         OutcomeAttempt(
             pluginId=attempt.plugin_id,
@@ -357,5 +367,16 @@ def _record(
             sufficient=sufficient,
             intentRef=intent_ref,
             frameId=frame.frame_id,
+            support=support,
         )
     )
+
+
+def relabel_outcome(branch: BranchRun | None, attempt: Attempt, status: str) -> None:
+    """Change the status recordOutcome will report for `attempt` (its latest record in the branch)."""
+    if branch is None:
+        return
+    for record in reversed(branch.attempts):
+        if record.pluginId == attempt.plugin_id and record.op == attempt.op:
+            record.status = status
+            return

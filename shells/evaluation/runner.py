@@ -22,6 +22,7 @@ Evaluation measures; it never fails on a low score. Bad suites raise `SuiteError
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -29,60 +30,46 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 from mrpvm.kernel.errors import BadInput, KernelError
+from mrpvm.kernel.validator_records import ValidatorRecord
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
+from mrpvm.shells.evaluation.calibration import judged_verdicts
+from mrpvm.shells.evaluation.combos import enabled_environ, resolve_combo, suite_combos
 from mrpvm.shells.evaluation.isolation import Learned
-from mrpvm.shells.evaluation.scoring import Score, Totals, score, totals
+from mrpvm.shells.evaluation.passes import (
+    LearningPass,
+    in_context,
+    isolated,
+    main_passes,
+    record_verdicts,
+    scored_verdicts,
+)
+from mrpvm.shells.evaluation.results import QuestionResult, SuiteResult
+from mrpvm.shells.evaluation.scoring import score, totals
 from mrpvm.shells.evaluation.suites import (
     DEFAULT_INGEST_SD,
     ENGINE_COMBO,
     EvalQuestion,
+    PluginCombo,
     Suite,
     load_suite,
-    parse_combo,
 )
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
 
 
-class QuestionResult(Score, kw_only=True):
-    id: str
-    answer: str
-    plugins: dict[str, str]
-    status: str = ""
-    input: str = ""
-    intents: list[str] = []
-    evidence: list[str] = []
-    requestId: str | None = None
-    durationMs: float = 0.0
-    error: str | None = None
-
-
-class SuiteResult(Totals, kw_only=True):
-    suiteId: str
-    total: int
-    answerPass: int
-    contextPass: int
-    avgContextF1: float
-    questions: list[QuestionResult]
-    intentPass: int = 0
-    title: str = ""
-    folder: str = ""
-    sessionId: str = ""
-    storyUnits: int = 0
-    combo: str = ENGINE_COMBO
-    pins: dict[str, str] = {}
-    durationMs: float = 0.0
-    warnings: list[str] = []
-
-
 class EvalReport(msgspec.Struct, kw_only=True, omit_defaults=True):
     """`suites`: one result per suite (pinned by `--combo` if given). `matrix`, with `--matrix` only: per
-    suite, one result for each of its `pluginCombos`, the engine's choice (`suites`) excluded."""
+    suite, one result for each of its `pluginCombos` (else the standard combos, combos.py), the engine's
+    choice (`suites`) excluded. With `--passes N`: `passes` holds every pass (the first is `suites`),
+    `recordsBefore` what the planners held before the first; learning carries from pass to pass."""
 
     suites: list[SuiteResult]
     matrix: list[SuiteResult] = []
+    passes: list[LearningPass] = []
+    recordsBefore: dict[str, Any] = {}
+    validators: dict[str, ValidatorRecord] = {}  # this evaluation's verdicts, scored (calibration.py)
 
 
 def _groups(document: dict[str, Any]) -> list[dict[str, Any]]:
@@ -199,6 +186,8 @@ async def evaluate_suite(
                 evidence=ids,
                 requestId=result.request_id,
                 durationMs=round(result.duration_ms, 1),
+                llmCalls=result.llm_calls,
+                verdicts=judged_verdicts(result.execution_trace, question.expected),
                 **msgspec.structs.asdict(s),
             )
         )
@@ -218,6 +207,8 @@ async def evaluate_suite(
         avgContextF1=round(sum(q.f1 for q in questions) / total, 4) if total else 0.0,
         questions=questions,
         durationMs=round((time.perf_counter() - started) * 1000, 1),
+        llmCalls=sum(q.llmCalls for q in questions),
+        secondsPerTurn=round(sum(q.durationMs for q in questions) / total / 1000, 2) if total else 0.0,
         warnings=warnings,
         **msgspec.structs.asdict(totals(questions)),
     )
@@ -244,50 +235,75 @@ async def run_eval(
     combo: str | None = None,
     *,
     matrix: bool = False,
+    only: list[str] | None = None,
+    passes: int = 1,
     environ: dict[str, str] | None = None,
     progress: Progress | None = None,
     deliberation_level: int | None = None,
 ) -> EvalReport:
     """Load every suite first (a bad one fails before any work), then evaluate them one by one; with
-    `matrix`, each suite again under each of its `pluginCombos`."""
+    `matrix`, each suite again under each of its combos (`only`: those labels). Every run starts from what
+    the home held (isolation.py) — except with `passes` > 1, where the planners keep learning across the
+    suites and passes (the engine's choice only), and the home is put back at the end."""
     from mrpvm.kernel.engine import check_pins
     from mrpvm.knowledge.context import open_context
     from mrpvm.knowledge.ingest import check_sd_plugin
 
     if matrix and combo is not None:
         raise BadInput("BAD_COMBO", "--matrix runs each suite's pluginCombos; it cannot be used with --combo")
+    if passes < 1 or (passes > 1 and matrix):
+        raise BadInput("BAD_PASSES", "--passes takes a count of 1 or more and cannot be used with --matrix")
     suites = [load_suite(f) for f in folders]
-    pins = parse_combo(combo)
-    ctx = await open_context(environ)
+    main = resolve_combo(combo) or PluginCombo()
+    planned = [(s, c) for s in suites if matrix for c in suite_combos(s, only)]
+    base = dict(os.environ if environ is None else environ)
+    ctx = await open_context(base)
+    closed = False
     try:
-        check_pins(ctx, pins, prefix="--combo: ")
+        for c in [main, *(c for _, c in planned)]:
+            check_pins(ctx, c.pins(), prefix="--combo: " if c is main else f"pluginCombos {c.name()!r}: ")
+            enabled_environ(ctx, base, c.disabledPlugins)  # unknown names fail before any work
         for suite in suites:
             if suite.spec.ingestSeedDetectorPlugin is not None:
                 check_sd_plugin(ctx, suite.spec.ingestSeedDetectorPlugin)
-            for plugin_combo in suite.spec.pluginCombos if matrix else []:
-                check_pins(
-                    ctx, plugin_combo.pins(), prefix=f"{suite.folder}: pluginCombos {plugin_combo.name()!r}: "
-                )
-        learned = Learned(ctx)
-
-        async def measured(suite: Suite, pins: Pins, combo: str = ENGINE_COMBO) -> SuiteResult:
+        label = main.label or ENGINE_COMBO
+        report = EvalReport(suites=[])
+        if main.disabledPlugins:  # the main run needs its own kernel
+            await ctx.aclose()
+            closed = True
+            report.suites = await in_context(ctx, base, main, suites, progress, deliberation_level, label)
+        else:
+            learned = Learned(ctx)
             try:
-                return await evaluate_suite(
-                    ctx, suite, pins, progress, combo=combo, deliberation_level=deliberation_level
+                report.suites, report.passes, report.recordsBefore = await main_passes(
+                    ctx, learned, suites, main, passes, progress, deliberation_level, label
                 )
             finally:
-                learned.restore()  # the next run starts from what the home held (isolation.py)
-
-        try:
-            results = [await measured(s, pins) for s in suites]
-            runs = [
-                await measured(s, c.pins(), c.name()) for s in suites if matrix for c in s.spec.pluginCombos
-            ]
-        finally:
-            learned.discard()
-        return EvalReport(suites=results, matrix=runs)
+                learned.discard()
+        groups: dict[tuple[str, ...], list[tuple[Suite, PluginCombo]]] = {}
+        for suite, c in planned:
+            groups.setdefault(tuple(c.disabledPlugins), []).append((suite, c))
+        for disabled, runs in groups.items():
+            env = enabled_environ(ctx, base, list(disabled))
+            if not closed:
+                await ctx.aclose()
+                closed = True
+            sub = await open_context(env)
+            try:
+                for suite, c in runs:
+                    report.matrix += await isolated(
+                        sub, [suite], c.pins(), progress, deliberation_level, c.name()
+                    )
+            finally:
+                await sub.aclose()
+        everything = [*report.suites, *report.matrix, *(r for p in report.passes[1:] for r in p.suites)]
+        report.validators = scored_verdicts(everything).validators
+        if not report.passes:  # with passes, each pass's verdicts were recorded after it (passes.py)
+            record_verdicts(ctx, everything)
+        return report
     finally:
-        await ctx.aclose()
+        if not closed:
+            await ctx.aclose()
 
 
 def report_json(report: EvalReport) -> str:
