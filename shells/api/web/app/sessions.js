@@ -8,7 +8,6 @@ import {askText, clear, clip, confirmAction, h, toast, when} from './dom.js';
 import {emit, state, syncUrl} from './state.js';
 import {turnFromEntry} from './answer.js';
 
-export const TITLE_CHARS = 60;
 let pendingKb = ''; // the KB the next new session mounts (chosen before a session exists)
 
 export function nextKb() {
@@ -115,13 +114,6 @@ export async function renameSession(session) {
   } catch (err) {
     toast(`Rename failed: ${err.message}`, 'error');
   }
-}
-
-/** Name an untitled session after its first question. */
-export async function autoTitle(question) {
-  if (!state.session || state.session.title) return;
-  const text = question.replace(/\s+/g, ' ').trim();
-  state.session = await routes.renameSession(state.session.session_id, clip(text, TITLE_CHARS));
 }
 
 export async function deleteSession(session) {
