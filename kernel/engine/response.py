@@ -79,6 +79,8 @@ class ResponseDocument(msgspec.Struct, kw_only=True):
     status: str
     groups: list[ResponseGroup] = []
     warnings: list[str] = []
+    # one line per plugin whose call failed in the turn: "kb-x failed retrieve: INVALID_CNL: line 9: [...] ..."
+    pluginFailures: list[str] = []
     plugins: dict[str, str] = {}
     currentTurnUnits: int = 0
     llmCalls: int = 0
@@ -190,7 +192,7 @@ def group_markdown(group: ResponseGroup, number: int) -> str:
 
 
 def document_markdown(doc: ResponseDocument) -> str:
-    parts = [f"> {w}" for w in doc.warnings]
+    parts = [f"> {line}" for line in (*doc.pluginFailures, *doc.warnings)]
     if parts:
         parts.append("")
     if not doc.groups:
@@ -255,6 +257,9 @@ def answer_markdown(doc: ResponseDocument) -> str:
             parts.append(f"*{note}*")
     if doc.status == "failed":
         parts += [f"*{w}*" for w in doc.warnings[:2]]
+    if doc.pluginFailures:  # a plugin the user pinned, or the planner chose, broke: say which and why
+        see = f"`mrpvm trace {doc.requestId}`"
+        parts.append("\n".join(f"*Plugin {line} (details: {see})*" for line in doc.pluginFailures))
     places = list(dict.fromkeys(p for g in doc.groups for p in _places(g)))
     if places:
         parts.append("Sources:\n" + "\n".join(f"- {p}" for p in places))

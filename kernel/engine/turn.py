@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 JSON_KEYS = (
     "request_id",
+    "answer_markdown",
     "session_id",
     "planner_plugin",
     "seed_detector_plugin",
@@ -291,6 +292,7 @@ def _response(
         status=status,
         groups=groups,
         warnings=list(dict.fromkeys(state.warnings)),
+        pluginFailures=[f"{pid} failed {what}" for pid, what in state.plugin_failures.items()],
         plugins={k: v for k, v in plugin_ids.items() if v},
         currentTurnUnits=len(state.staged),
     )

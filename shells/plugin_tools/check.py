@@ -5,7 +5,8 @@ with exit 0 and the manifest's id in `Plugin:` (a solve success with a non-empty
 DS016 `{"prompt","context"}` must work for the main op; every named invalid request that every plugin
 must refuse gives exit 2 with the error JSON as the last stderr line, and so does one about an optional
 field the manifest `reads` (a field it does not read may be ignored: see check_judge.py); an input over
-`maxInputSizeBytes` must be refused by the kernel before the plugin starts; and a plugin that declares
+`maxInputSizeBytes` must be refused by the kernel before the plugin starts; a kb-plugin indexes a small
+built-in document and answers realistic retrieves over it (check_scenario.py); and a plugin that declares
 `worker` must answer several framed requests on one process, each with its own `Request:` id, survive a
 bad request, and exit on EOF (check_worker.py).
 
@@ -33,6 +34,7 @@ from .check_judge import (
     judge_llm_unreachable,
     judge_valid,
 )
+from .check_scenario import check_kb_scenario, scenario_applies
 from .check_worker import STARTUP_SLACK_S, check_worker
 
 BARE_REQUEST = {
@@ -230,6 +232,13 @@ async def check_plugin(
 
             checks.extend(await asyncio.gather(*(run(p) for p in probes)))
             checks.append(await _check_size_limit(supervisor, entry, timeout_s, fx))
+            if scenario_applies(list(entry.manifest.ops), entry.type):
+                scenario_artifacts = os.path.join(scratch, "artifacts-scenario", entry.id)
+                checks.extend(
+                    await check_kb_scenario(
+                        supervisor, entry, scenario_artifacts, timeout_s + STARTUP_SLACK_S
+                    )
+                )
             argv = _worker_argv(supervisor, entry, fx) if entry.manifest.worker else []
         if entry.manifest.worker:
 
