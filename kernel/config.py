@@ -30,6 +30,9 @@ class BudgetConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     maxPluginsPerStage: Positive
 
 
+DEFAULT_MAX_SOURCE_BYTES = 4 * 1024 * 1024
+
+
 class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     pluginTimeoutMs: Positive
     pluginMemoryMB: Positive
@@ -38,6 +41,8 @@ class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     crashBackoffMs: Positive
     crashBackoffMaxMs: Positive
     maxStoredAnswerBytes: Positive = 262144  # a turn's answer texts are stored cut to this (stored_answer.py)
+    # the largest source an ingest accepts; kb-plugins need ingest_request_bytes(this) of input (SPEC §7)
+    maxSourceBytes: Positive = DEFAULT_MAX_SOURCE_BYTES
 
 
 class SandboxConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -88,6 +93,7 @@ ENV_KEYS: dict[str, str] = {
     "MRPVM_PLUGIN_MEMORY_MB": "engine.limits.pluginMemoryMB",
     "MRPVM_MAX_OUTPUT_BYTES": "engine.limits.maxOutputBytes",
     "MRPVM_MAX_STORED_ANSWER_BYTES": "engine.limits.maxStoredAnswerBytes",
+    "MRPVM_MAX_SOURCE_BYTES": "engine.limits.maxSourceBytes",
     "MRPVM_PLUGIN_ALLOWLIST": "engine.pluginAllowlist",
     "MRPVM_WRAPPER_FOLDERS": "engine.wrapperFolders",
     "MRPVM_ENABLED_PLUGINS": "plugins.enabled",

@@ -220,6 +220,8 @@ async def check_plugin(
             + (" (legacy)" if entry.legacy else ""),
         )
     )
+    if entry.type == "kb-plugin" and "onSourceText" in entry.manifest.ops:
+        checks.append(_ingest_size_check(entry, limits))
     with tempfile.TemporaryDirectory(prefix="mrpvm-check-") as scratch:
         fx = Fixtures(artifacts=os.path.join(scratch, "artifacts", entry.id), llm_url=closed_llm_url())
         probes = _probes(entry, fx)
@@ -256,6 +258,27 @@ async def check_plugin(
         target=target or str(entry.manifest_path),
         notes=list(notes or []),
         warnings=sum(c.warning for c in checks),
+    )
+
+
+def _ingest_size_check(entry: PluginEntry, limits) -> CheckResult:
+    """Does `maxInputSizeBytes` hold the onSourceText request of the largest source an ingest accepts?
+    (A warning, not a failure: smaller sources still reach the index.)"""
+    from mrpvm.kernel.config import DEFAULT_MAX_SOURCE_BYTES
+    from mrpvm.kernel.registry import size_warning
+    from mrpvm.protocol.vocab import ingest_request_bytes
+
+    max_source = getattr(limits, "maxSourceBytes", None) or DEFAULT_MAX_SOURCE_BYTES
+    name = "maxInputSizeBytes holds an ingest request (about 6x the source + 64 KB)"
+    problem = size_warning(entry, max_source)
+    if problem:
+        return CheckResult(name=name, passed=True, warning=True, detail=problem.split(": ", 1)[1])
+    need = ingest_request_bytes(max_source)
+    return CheckResult(
+        name=name,
+        passed=True,
+        detail=f"{entry.manifest.maxInputSizeBytes} ≥ {need}, what a source of engine.limits.maxSourceBytes "
+        f"({max_source}) needs",
     )
 
 
