@@ -141,6 +141,12 @@ def test_no_view_scrolls_sideways(browser, daemon, tessel, viewport):
         page.wait_for_selector(f"#view-{tab}:not([hidden])")
         page.wait_for_timeout(300)
         assert page.evaluate(NO_SIDEWAYS_SCROLL), tab
+        if tab == "plugins":  # an LLM plugin with no endpoint says so, not just "enabled"
+            card = page.locator(".plugin-card[data-plugin='gs-llm-fast']")
+            assert "no LLM endpoint" in card.inner_text()
+    endpoint = page.locator("#llm-endpoint")
+    endpoint.wait_for()
+    assert "none configured" in endpoint.inner_text() and "MRPVM_LLM_BASE_URL" in endpoint.inner_text()
     shot(page, f"first-use-settings-{viewport['width']}")
     ctx.close()
 

@@ -25,6 +25,7 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
 
     config, sources = load_config()
     sandbox = sandbox_status(config.engine.sandbox)
+    llm = _llm_status()
     flat = _flatten(msgspec.to_builtins(config))
     import os
 
@@ -39,6 +40,7 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
                 "config": msgspec.to_builtins(config),
                 "sources": {r["key"]: r["source"] for r in rows},
                 "sandbox": msgspec.to_builtins(sandbox),
+                "llm": llm,
             }
         )
         return
@@ -58,6 +60,26 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
     console.print(f"plugin sandbox (mode {sandbox.mode}): {state}")
     for item in sandbox.isolation:
         console.print(f"  - {item}")
+    console.print(llm.summary(), markup=False, highlight=False, soft_wrap=True)
+    if llm.configured:
+        for role, model in llm.roles.items():
+            console.print(
+                f"  - {role}: {model or '(the request model, else the endpoint default)'}", markup=False
+            )
+
+
+def _llm_status():
+    """The LLM endpoint (no key), whether it answers, and the model per role (from the stored settings)."""
+    import os
+
+    from mrpvm.kernel.llm.settings import RoleTable, settings_store_for
+    from mrpvm.shells.cli.common import open_store
+    from mrpvm.shells.cli.settings import endpoint_status, role_models
+
+    with open_store() as store:
+        table = RoleTable(settings_store_for(store), env_model=os.environ.get("MRPVM_LLM_MODEL", ""))
+        roles = role_models(table.effective())
+    return endpoint_status(roles)
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
