@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml setup.py
 	PYTHONWARNINGS="ignore:Editable installation" \
 		$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=strict
 	tree=$$(cat $(VENV)/lib/python3*/site-packages/__editable__.mrp_vm-*.pth); \
-	for d in kernel protocol plugins shells; do rm -rf "$$tree/mrpvm/$$d"; ln -s "$(CURDIR)/$$d" "$$tree/mrpvm/$$d"; done
+	for d in kernel knowledge protocol plugins shells; do rm -rf "$$tree/mrpvm/$$d"; ln -s "$(CURDIR)/$$d" "$$tree/mrpvm/$$d"; done
 	touch $(STAMP)
 
 test: $(STAMP)

@@ -1,5 +1,5 @@
-"""Maps the top-level folders kernel/, protocol/, plugins/, shells/ to mrpvm.kernel, mrpvm.protocol,
-mrpvm.plugins, mrpvm.shells.
+"""Maps the top-level folders kernel/, knowledge/, protocol/, plugins/, shells/ to mrpvm.kernel,
+mrpvm.knowledge, mrpvm.protocol, mrpvm.plugins, mrpvm.shells.
 
 Every folder of those trees is declared as a package, the data folders too (the LLM plugins' prompts/,
 protocol/schema/, the web app's shells/api/web/), so their files ship as package data and setuptools has
@@ -11,6 +11,7 @@ from setuptools import find_namespace_packages, setup
 
 ROOTS = {
     "kernel": "mrpvm.kernel",
+    "knowledge": "mrpvm.knowledge",
     "protocol": "mrpvm.protocol",
     "plugins": "mrpvm.plugins",
     "shells": "mrpvm.shells",

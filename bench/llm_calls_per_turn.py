@@ -3,7 +3,7 @@
     .venv/bin/python bench/llm_calls_per_turn.py
 
 Each combination runs in a fresh home (empty cache) with kernel default orders (no planner), kb-fast over
-a small KB, the default budget (maxLLMCalls 8) and the scripted upstream of tests/llm_server.py answering
+a small KB, the default budget (maxLLMCalls 8) and the scripted upstream of tests/support/llm_server.py answering
 as a cooperative model (tests/llm_engine_support.FakeModel). `upstream` counts HTTP requests the test
 server received (retries included); `charged` is the request budget the turn used (TurnResult.llm_calls); `skipped` plugin calls the engine
 did not start for budget; `refused` LLM calls the bridge answered 429 (budget) without going upstream;
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import anyio
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
 from llm_engine_support import QUESTION, FakeModel, LLMHarness, ask, dead_url  # noqa: E402
 from llm_server import ScriptedLLM  # noqa: E402

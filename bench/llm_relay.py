@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ECHO = ROOT / "tests" / "plugins" / "echo_gs.py"
+ECHO = ROOT / "tests" / "support" / "plugins" / "echo_gs.py"
 sys.path.insert(0, str(ROOT / "bench"))
 from plugin_overhead import HINTS, build_request, summary  # noqa: E402
 

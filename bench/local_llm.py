@@ -66,14 +66,14 @@ def summary(rows: list[dict]) -> dict:
 
 
 async def turn(server, home: Path) -> dict:
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnRequest, run_turn
-    from mrpvm.kernel.ingest import ingest_source
+    from mrpvm.knowledge.context import open_context
+    from mrpvm.knowledge.ingest import ingest_source
 
     home.mkdir(parents=True)
     (home / "config.json").write_text(json.dumps({"plugins": {"stageOrders": ORDERS, "plannerOrder": []}}))
     enabled = ",".join(dict.fromkeys(p for ps in ORDERS.values() for p in ps))
-    ctx = await KernelContext.open(
+    ctx = await open_context(
         server.kernel_environ({"MRPVM_HOME": str(home), "MRPVM_ENABLED_PLUGINS": enabled})
     )
     try:

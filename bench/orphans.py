@@ -1,6 +1,6 @@
 """Children that escape their plugin: how many are still alive after N calls, with and without the sandbox.
 
-Each call asks the fault-matrix plugin (tests/plugins/misbehave.py) to start a child that calls setsid
+Each call asks the fault-matrix plugin (tests/support/plugins/misbehave.py) to start a child that calls setsid
 (its own session, out of the plugin's process group) and sleeps. The figure is the number of those
 children alive right after the N calls (the supervisor still open, warm workers still running) and after
 the supervisor closed. The sandbox (bubblewrap, pid namespace) should give 0 and 0; without it a one-shot
@@ -24,7 +24,7 @@ import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 
 async def settle(marker: str, within_s: float = 3.0) -> int:

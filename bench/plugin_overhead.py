@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ECHO = ROOT / "tests" / "plugins" / "echo_gs.py"
+ECHO = ROOT / "tests" / "support" / "plugins" / "echo_gs.py"
 HINTS = {
     "expectedLatencyMs": 1,
     "expectedLLMCalls": 0,

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from mrpvm.plugins.sd_symbolic.ku_tree import SourceMeta, build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
 from mrpvm.protocol.cnl import render_document
 from mrpvm.protocol.document import CnlDocument, PluginResult
 

@@ -1,7 +1,7 @@
 """Kernel overhead of one symbolic-style turn through warm workers.
 
 A turn runs planner (pre/post) → sd → kb notification → kb → gs → validator → recordOutcome → commit,
-all through scripted fast test plugins (tests/engine_plugins) kept warm by the supervisor. Some calls
+all through scripted fast test plugins (tests/support/engine_plugins) kept warm by the supervisor. Some calls
 overlap (the sd call with the pre-seed plan, the kb notification with the post-seed plan, recordOutcome
 with the commit notification), so kernel overhead = the turn's wall time minus the time during which at
 least one plugin call was in flight (framing, IPC and parsing included; overlapping calls count once).
@@ -28,7 +28,7 @@ from pathlib import Path
 import anyio
 
 ROOT = Path(__file__).resolve().parent.parent
-PLUGINS = ROOT / "tests" / "engine_plugins"
+PLUGINS = ROOT / "tests" / "support" / "engine_plugins"
 
 UNITS = [
     {
@@ -76,8 +76,8 @@ async def measure(turns: int, warmup: int, continue_session: bool = False) -> di
 
 
 async def _measure(tmp: Path, turns: int, warmup: int, continue_session: bool) -> dict:
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnRequest, run_turn
+    from mrpvm.knowledge.context import open_context
 
     (tmp / "script.json").write_text(json.dumps(SCRIPT))
     home = tmp / "home"
@@ -99,7 +99,7 @@ async def _measure(tmp: Path, turns: int, warmup: int, continue_session: bool) -
         "MRPVM_WRAPPER_FOLDERS": "",
         "MRPVM_SANDBOX_READ_PATHS": str(tmp),  # the sandbox hides /tmp; the plugins read their script here
     }
-    ctx = await KernelContext.open(
+    ctx = await open_context(
         environ, manifests_dir=PLUGINS, extra_env={"MRPVM_TEST_SCRIPT": str(tmp / "script.json")}
     )
     overhead, total, plugin, store = [], [], [], []

@@ -61,14 +61,12 @@ class KernelContext:
         *,
         manifests_dir: Path | None = None,
         extra_env: dict[str, str] | None = None,
-        repair_indexes: bool = True,
     ) -> KernelContext:
         """Load the config, the registry (built-ins from `manifests_dir`), start the supervisor, open the
         store, start the LLM bridge (its loopback endpoint serves only when an upstream is configured).
 
-        With `repair_indexes`, sources and removals some kb-plugin has not acknowledged (a kernel killed
-        between an ingest's commit and its notification) are offered again before anything else runs;
-        what happened is in `state["reindex"]` (a ReofferReport)."""
+        The KB layer's start-up repair is not run here: `mrpvm.knowledge.context.open_context` opens a
+        context and then lets the KB layer open its part."""
         from .llm import LLMBridge
         from .store import Store
         from .supervisor import Supervisor
@@ -102,14 +100,6 @@ class KernelContext:
             raise
         ctx = cls(config, sources, registry, supervisor, store, home, env, llm)
         supervisor.route_llm(llm_route(llm))
-        if repair_indexes:
-            from .reindex import reoffer
-
-            try:
-                ctx.state["reindex"] = await reoffer(ctx)
-            except BaseException:
-                await ctx.aclose()
-                raise
         return ctx
 
     async def aclose(self) -> None:

@@ -20,7 +20,7 @@
   units, appends the turn and updates the planner-level EWMA together.
 - Test hook: when the process starts with MRPVM_TEST_PAUSE_IN_COMMIT=<file>, `commit_turn` writes <file>
   after its rows, inside the open transaction, and sleeps PAUSE_IN_COMMIT_S before COMMIT, so
-  tests/test_store_crash.py can SIGKILL a kernel mid-commit. Read once at import; never set outside tests.
+  tests/kernel/test_store_crash.py can SIGKILL a kernel mid-commit. Read once at import; never set outside tests.
 """
 
 from __future__ import annotations

@@ -488,7 +488,7 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
 
     Fields are typed as they are read. Returns None on anything else (continuations, CRs, empty
     values, stray lines, any rule broken); the full parser then locates every problem. When it returns
-    a document, it is the one the full parser builds (tests/test_cnl_fastpath.py checks this property
+    a document, it is the one the full parser builds (tests/protocol/test_cnl_fastpath.py checks this property
     on generated documents).
     """
     if "\r" in text or not text.startswith("## "):
@@ -586,7 +586,7 @@ def parse_document(text: str, op: str | None = None) -> CnlDocument:
     """Parse and validate a whole plugin output; raises CnlError listing every located problem.
 
     Whatever the input, nothing but CnlError escapes: a value that is not a string, or a fault of this
-    parser that the property tests (tests/test_cnl_fuzz.py) have not found, becomes an `internal` issue.
+    parser that the property tests (tests/protocol/test_cnl_fuzz.py) have not found, becomes an `internal` issue.
     """
     try:
         if not isinstance(text, str):

@@ -26,10 +26,10 @@ QUESTIONS = (
 
 
 async def run_demo() -> int:
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnRequest, run_turn
     from mrpvm.kernel.errors import KernelError
-    from mrpvm.kernel.ingest import load_session_context
+    from mrpvm.knowledge.context import open_context
+    from mrpvm.knowledge.ingest import load_session_context
     from mrpvm.shells.trace_view import summary_line
     from rich.console import Console
     from rich.markdown import Markdown
@@ -37,7 +37,7 @@ async def run_demo() -> int:
     from rich.rule import Rule
 
     console = Console()
-    ctx = await KernelContext.open(dict(os.environ))
+    ctx = await open_context(dict(os.environ))
     try:
         session = ctx.store.create_session()
         text = EXAMPLE.read_text(encoding="utf-8")

@@ -5,9 +5,9 @@ both fail on speed, not on behaviour. Under CI (the `CI` variable is set) the ex
 derandomized, so a run on main is reproducible; locally every run explores new examples.
 
 Fixtures: `daemon` (a real `mrpvm serve` on loopback with its own home, one per module), `http` (an
-httpx client on it), `registry` (the supervisor test plugins of tests/supervisor_support.py, one per
+httpx client on it), `registry` (the supervisor test plugins of tests/support/supervisor_support.py, one per
 module), `browser` (a headless Chromium driven by Playwright, one per module; skipped with the reason
-where none is installed: tests/web_support.py).
+where none is installed: tests/support/web_support.py).
 """
 
 from __future__ import annotations

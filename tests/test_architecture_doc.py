@@ -12,6 +12,7 @@ DOC = (PROJECT_ROOT / "docs" / "ARCHITECTURE.md").read_text(encoding="utf-8")
 TREES = (
     "protocol/",
     "kernel/",
+    "knowledge/",
     "plugins/",
     "shells/",
     "tests/",

@@ -1,7 +1,7 @@
 """The layout rules (docs/ARCHITECTURE.md §5), read from the source.
 
-Dependencies point one way: protocol imports nothing of the project; kernel → protocol; plugins →
-protocol; shells → kernel and protocol. Kernel and plugins never import each other, nobody imports the
+Dependencies point one way: protocol imports nothing of the project; kernel → protocol; knowledge (the
+KB lifecycle) → kernel and protocol; plugins → protocol; shells → knowledge, kernel and protocol. Kernel and plugins never import each other, nobody imports the
 shells, and a plugin imports no other plugin, only plugins/sdk and its own family folder
 (`<family>_common`, e.g. kb_common for kb_*). No module passes 800 lines, and the console script lives
 in the shells.
@@ -17,14 +17,15 @@ import pytest
 from mrpvm.kernel.config import PROJECT_ROOT
 
 PLUGINS = PROJECT_ROOT / "plugins"
-TREES = ("protocol", "kernel", "plugins", "shells")
+TREES = ("protocol", "kernel", "knowledge", "plugins", "shells")
 MAX_LINES = 800
 # What each tree may import of the project (besides itself).
 ALLOWED = {
     "protocol": set(),
     "kernel": {"protocol"},
+    "knowledge": {"protocol", "kernel"},
     "plugins": {"protocol"},
-    "shells": {"protocol", "kernel"},
+    "shells": {"protocol", "kernel", "knowledge"},
 }
 SHELL_LIBRARIES = ("typer", "rich", "click")  # the CLI's; the kernel serves without them
 
@@ -44,7 +45,7 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def project_imports(path: Path) -> set[str]:
-    """The project trees (protocol, kernel, plugins, shells) a file imports."""
+    """The project trees (protocol, kernel, knowledge, plugins, shells) a file imports."""
     return {m.split(".")[1] for m in imported_modules(path) if m.startswith("mrpvm.") and m.count(".") >= 1}
 
 
@@ -61,7 +62,8 @@ def allowed_folders(folder: str) -> set[str]:
 
 @pytest.mark.parametrize("tree", TREES)
 def test_dependencies_point_one_way(tree):
-    """protocol → nothing; kernel → protocol; plugins → protocol; shells → kernel, protocol."""
+    """protocol → nothing; kernel → protocol; knowledge → kernel, protocol; plugins → protocol;
+    shells → knowledge, kernel, protocol."""
     files = sources(tree)
     assert len(files) >= 5
     offences = [
@@ -72,7 +74,7 @@ def test_dependencies_point_one_way(tree):
     assert not offences, "\n".join(offences)
 
 
-@pytest.mark.parametrize("tree", ["protocol", "kernel"])
+@pytest.mark.parametrize("tree", ["protocol", "kernel", "knowledge"])
 def test_the_kernel_and_protocol_need_no_cli_library(tree):
     offences = [
         f"{path.relative_to(PROJECT_ROOT)} imports {module}"
@@ -120,13 +122,13 @@ def test_the_rules_catch_what_they_forbid(tmp_path):
     """The checkers themselves: a cross-tree, a sibling-plugin and a CLI-library import are found."""
     source = tmp_path / "x.py"
     source.write_text(
-        "from mrpvm.plugins.sd_symbolic.roles import X\nfrom mrpvm.plugins.sdk.lexicon import word_set\n"
+        "from mrpvm.plugins.sd_symbolic.shared.roles import X\nfrom mrpvm.plugins.sdk.lexicon import word_set\n"
         "from mrpvm.plugins import kb_fast\nfrom .local import y\nimport mrpvm.shells.cli.main\n"
         "from mrpvm import kernel\nimport rich.console\n"
     )
     modules = imported_modules(source)
     assert modules == {
-        "mrpvm.plugins.sd_symbolic.roles",
+        "mrpvm.plugins.sd_symbolic.shared.roles",
         "mrpvm.plugins.sdk.lexicon",
         "mrpvm.plugins",
         "mrpvm.plugins.kb_fast",

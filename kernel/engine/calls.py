@@ -18,10 +18,10 @@ from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import Budget, LLMAccess, OutcomeAttempt, OutcomeStatus, Paths, Payload, Request
 from mrpvm.protocol.vocab import Op
 
-from ..frames import ExecutionFrame
 from ..llm.hooks import grant, settle
 from ..supervisor import CallResult, PluginCallError
 from ..trace import PROMPT_PREVIEW, TraceNode, clip, clip_tail, error_line, summarize_output
+from .frame import ExecutionFrame
 
 if TYPE_CHECKING:
     import asyncio

@@ -16,10 +16,10 @@ import anyio
 from mrpvm.protocol.envelope import RecordOutcomePayload
 
 from ..errors import TurnNotFound
-from ..frames import ExecutionFrame
 from ..records import PlannerOutcome, SessionRecord, TurnRecord
 from .calls import BranchRun, call_plugin
 from .concurrency import PendingCall, hold_spin
+from .frame import ExecutionFrame
 from .stages import notify_kb
 from .state import TurnState
 from .stored_answer import cap_answer

@@ -14,12 +14,12 @@ import anyio
 from mrpvm.protocol.document import IntentGroup, Plan
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
-from ..frames import ExecutionFrame
 from ..trace import PROMPT_PREVIEW, clip
 from .calls import BranchRun
 from .deliberation import Candidate, choose
 from .early import Early, early_solve_of
-from .frames import run_frame
+from .frame import ExecutionFrame
+from .frame_run import run_frame
 from .payloads import solve_key
 from .response import SeedOutcome, combine_children
 from .stages import next_view, solve, validate

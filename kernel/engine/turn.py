@@ -23,12 +23,12 @@ from mrpvm.protocol.envelope import Pins
 
 from ..budgets import RequestBudget
 from ..errors import BadInput
-from ..frames import ExecutionFrame
 from ..records import PlannerOutcome
 from ..trace import TraceRecorder
 from .concurrency import concurrently, let_requests_out
 from .deliberation import MAX_LEVEL
-from .frames import FrameOutcome, run_frame
+from .frame import ExecutionFrame
+from .frame_run import FrameOutcome, run_frame
 from .outcome import commit, outcome_calls, record_in_background
 from .response import ResponseDocument, SeedOutcome, answer_markdown, build_group, document_markdown
 from .stages import kb_notifications, notify_kb
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 
 JSON_KEYS = (
     "request_id",
-    "answer_markdown",
     "session_id",
     "planner_plugin",
     "seed_detector_plugin",

@@ -74,7 +74,7 @@ _QUESTION_LABEL = re.compile(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "
 MAX_PIECE = 300  # a longer "sentence" (lists run together) is split into clauses
 _ITEMIZED = frozenset({"list", "table", "section"})  # units whose lines may not name their topic
 _LED = frozenset({"list", "table"})  # units whose first sentence may lead into their items ("Rules:")
-_COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (ku_tree.py)
+_COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (source_units/tree.py)
 
 
 def _pieces(unit: KnowledgeUnit) -> list[tuple[str, bool]]:

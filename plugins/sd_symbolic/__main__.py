@@ -13,8 +13,8 @@ from mrpvm.plugins.sdk import Call, InvalidInput, Plugin
 from mrpvm.protocol.document import CnlDocument
 from mrpvm.protocol.envelope import DetectSeedsPayload, NormalizePayload
 
-from .intents import detect_seeds
-from .ku_tree import SourceMeta, build_tree, source_id_for
+from .source_units.tree import SourceMeta, build_tree, source_id_for
+from .turn_seeds.intents import detect_seeds
 
 PLUGIN_ID = "sd-symbolic"
 

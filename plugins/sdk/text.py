@@ -293,7 +293,7 @@ def sentences(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------- Markdown pieces
 
-# Markdown line shapes, shared with sd-symbolic's block parser (plugins/sd_symbolic/blocks.py).
+# Markdown line shapes, shared with sd-symbolic's block parser (plugins/sd_symbolic/source_units/blocks.py).
 FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
 TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")  # a row with its outer pipes
 TABLE_SEP = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")  # |---|:--:|

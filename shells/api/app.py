@@ -137,9 +137,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        from mrpvm.kernel.context import KernelContext
+        from mrpvm.knowledge.context import open_context
 
-        context = ctx if ctx is not None else await KernelContext.open(environ)
+        context = ctx if ctx is not None else await open_context(environ)
         app.state.ctx = context
         try:
             yield

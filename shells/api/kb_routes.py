@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mrpvm.kernel import kb_ops
-from mrpvm.kernel.ingest import ingest_source
 from mrpvm.kernel.records import KbRecord, SourceRecord
+from mrpvm.knowledge import ops as kb_ops
+from mrpvm.knowledge.ingest import ingest_source
 from starlette.requests import Request
 from starlette.responses import Response
 

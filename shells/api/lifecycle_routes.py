@@ -14,7 +14,8 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
-from mrpvm.kernel import kb_archive, kb_ops
+from mrpvm.knowledge import archive as kb_archive
+from mrpvm.knowledge import ops as kb_ops
 from mrpvm.protocol.envelope import Pins
 from starlette.requests import Request
 from starlette.responses import Response

@@ -13,10 +13,10 @@ import time
 from typing import Any
 
 import anyio
-from mrpvm.kernel import kb_ops
-from mrpvm.kernel.ingest import load_session_context
 from mrpvm.kernel.records import SessionRecord
 from mrpvm.kernel.store_rows import now_iso
+from mrpvm.knowledge import ops as kb_ops
+from mrpvm.knowledge.ingest import load_session_context
 from mrpvm.shells.legacy import derived_legacy
 from starlette.requests import Request
 from starlette.responses import Response

@@ -17,7 +17,7 @@ import anyio
 import msgspec
 from mrpvm.kernel.engine import PIN_TYPES, TurnRequest, TurnResult, run_turn
 from mrpvm.kernel.errors import DeadlineExceeded
-from mrpvm.kernel.ingest import load_session_context
+from mrpvm.knowledge.ingest import load_session_context
 from mrpvm.protocol.envelope import Pins
 from mrpvm.shells.legacy import derived_legacy, legacy_pins
 

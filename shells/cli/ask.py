@@ -68,8 +68,8 @@ def ask(
 ) -> None:
     """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer."""
     import anyio
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnRequest, run_turn
+    from mrpvm.knowledge.context import open_context
     from mrpvm.protocol.envelope import Pins
     from mrpvm.shells.cli.common import CliError, print_json, run_with_local_llm
 
@@ -90,7 +90,7 @@ def ask(
     )
 
     async def turn(environ: dict[str, str] | None) -> TurnResult:
-        ctx = await KernelContext.open(environ)
+        ctx = await open_context(environ)
         try:
             session_id = session
             if sources:
@@ -131,7 +131,7 @@ def read_source(path: Path) -> str:
 
 async def load_sources(ctx: KernelContext, session_id: str, sources: list[Path], texts: list[str]) -> int:
     """Load `--source` files into the session as context units; returns how many were added."""
-    from mrpvm.kernel.ingest import load_session_context
+    from mrpvm.knowledge.ingest import load_session_context
 
     added = 0
     for path, text in zip(sources, texts, strict=True):

@@ -34,9 +34,9 @@ def chat(
 ) -> None:
     """A REPL keeping one session across turns; EOF (Ctrl-D) or `exit` ends it."""
     import anyio
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnRequest, run_turn
     from mrpvm.kernel.errors import KernelError
+    from mrpvm.knowledge.context import open_context
     from mrpvm.shells.cli.common import run_with_local_llm
 
     if continue_last:
@@ -45,7 +45,7 @@ def chat(
     texts = [read_source(p) for p in sources]
 
     async def go(environ: dict[str, str] | None) -> None:
-        ctx = await KernelContext.open(environ)
+        ctx = await open_context(environ)
         try:
             session_id = session or ctx.store.create_session(kb_id=kb).id
             ctx.store.get_session(session_id)

@@ -134,9 +134,9 @@ def with_kernel(work: Callable[[Any], Awaitable[T]]) -> T:
     import anyio
 
     async def run() -> T:
-        from mrpvm.kernel.context import KernelContext
+        from mrpvm.knowledge.context import open_context
 
-        ctx = await KernelContext.open()
+        ctx = await open_context()
         try:
             return await work(ctx)
         finally:

@@ -79,15 +79,15 @@ async def _ingest(
     as_json: bool,
     environ: dict[str, str] | None,
 ) -> int:
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.errors import KbNotFound
-    from mrpvm.kernel.ingest import check_sd_plugin
+    from mrpvm.knowledge.context import open_context
+    from mrpvm.knowledge.ingest import check_sd_plugin
     from mrpvm.shells.cli.common import print_json, stdout_console
     from mrpvm.shells.cli.progress import JobProgress
 
     sizes = [len(text.encode("utf-8", "surrogatepass")) for _, _, text in sources]
     job = JobProgress(len(sources), sum(sizes), out=stdout_console(), enabled=not as_json)
-    ctx = await KernelContext.open(environ)
+    ctx = await open_context(environ)
     results: list[dict[str, Any]] = []
     started = time.perf_counter()
     try:
@@ -131,7 +131,7 @@ async def _ingest_file(
 ) -> dict[str, Any]:
     """Ingest one file, advancing the job's bar; its JSON record (`error` when it failed)."""
     from mrpvm.kernel.errors import KernelError
-    from mrpvm.kernel.ingest import ingest_source
+    from mrpvm.knowledge.ingest import ingest_source
 
     on_progress, on_units = job.file_callbacks(name)
     started = time.perf_counter()

@@ -108,7 +108,7 @@ def kb_show(
 @kb_app.command("rm")
 def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     """Remove a KB repository, its sources, units and plugin artifacts (sessions mounting it keep running without it)."""
-    from mrpvm.kernel.ingest import delete_kb
+    from mrpvm.knowledge.ingest import delete_kb
     from mrpvm.shells.cli.common import stdout_console
 
     with open_store() as store:
@@ -129,7 +129,7 @@ def kb_rm_source(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Remove one source from a KB: its units go, and the kb-plugins drop it from their indexes."""
-    from mrpvm.kernel import kb_ops
+    from mrpvm.knowledge import ops as kb_ops
     from mrpvm.shells.cli.common import report, with_kernel
 
     async def work(ctx):
@@ -152,7 +152,7 @@ def kb_export(
     file: Annotated[Path, typer.Argument(help="The archive to write (a zip; '-' for stdout).")],
 ) -> None:
     """Export a KB as one portable archive: its sources' units and texts (plugin indexes are rebuilt on import)."""
-    from mrpvm.kernel import kb_archive
+    from mrpvm.knowledge import archive as kb_archive
     from mrpvm.shells.cli.common import CliError, with_kernel
 
     async def work(ctx):
@@ -179,7 +179,7 @@ def kb_import(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Import a KB archive as a new KB; every kb-plugin indexes its sources."""
-    from mrpvm.kernel import kb_archive
+    from mrpvm.knowledge import archive as kb_archive
     from mrpvm.shells.cli.common import read_file_bytes, report, with_kernel
 
     data = read_file_bytes(file, "archive")
@@ -202,7 +202,7 @@ def kb_fork(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Copy a KB (every source's units and text) under a new name; the kb-plugins index the copy."""
-    from mrpvm.kernel import kb_ops
+    from mrpvm.knowledge import ops as kb_ops
     from mrpvm.shells.cli.common import report, with_kernel
 
     async def work(ctx):
@@ -247,11 +247,11 @@ def kb_check(
 
 async def _check(name: str, *, repair: bool, full: bool, as_json: bool) -> int:
     from mrpvm.kernel.context import KernelContext
-    from mrpvm.kernel.reindex import check_kb
+    from mrpvm.knowledge.reindex import check_kb
     from mrpvm.shells.cli.common import print_json
 
     # No repair at open: the report must show what is owed, and --no-repair must change nothing.
-    ctx = await KernelContext.open(repair_indexes=False)
+    ctx = await KernelContext.open()
     try:
         report = await check_kb(ctx, name, repair=repair, full=full)
     finally:

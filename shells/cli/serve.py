@@ -139,12 +139,12 @@ async def _serve(
     import asyncio
 
     import uvicorn
-    from mrpvm.kernel.context import KernelContext
+    from mrpvm.knowledge.context import open_context
     from mrpvm.shells.api import create_app
     from mrpvm.shells.api.server import plugin_reach_warning, uvicorn_config
 
     sock = _bind(host, port)
-    ctx = await KernelContext.open(environ)
+    ctx = await open_context(environ)
     app = create_app(ctx, settings, owns_context=True)  # the lifespan closes it at shutdown
     server = uvicorn.Server(uvicorn_config(app, settings, access_log=access_log, log_level=log_level))
     task = asyncio.create_task(server.serve(sockets=[sock]))

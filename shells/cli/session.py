@@ -151,7 +151,7 @@ def session_save(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Save a session's committed units as one source of a KB (re-saving replaces it); kb-plugins index it."""
-    from mrpvm.kernel import kb_ops
+    from mrpvm.knowledge import ops as kb_ops
     from mrpvm.shells.cli.common import report, with_kernel
 
     async def work(ctx):

@@ -147,7 +147,7 @@ async def evaluate_suite(
 ) -> SuiteResult:
     """One fresh session, the story as session context, every question in order; never raises on a score."""
     from mrpvm.kernel.engine import TurnRequest, run_turn
-    from mrpvm.kernel.ingest import load_session_context
+    from mrpvm.knowledge.ingest import load_session_context
 
     started = time.perf_counter()
     spec = suite.spec
@@ -250,15 +250,15 @@ async def run_eval(
 ) -> EvalReport:
     """Load every suite first (a bad one fails before any work), then evaluate them one by one; with
     `matrix`, each suite again under each of its `pluginCombos`."""
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import check_pins
-    from mrpvm.kernel.ingest import check_sd_plugin
+    from mrpvm.knowledge.context import open_context
+    from mrpvm.knowledge.ingest import check_sd_plugin
 
     if matrix and combo is not None:
         raise BadInput("BAD_COMBO", "--matrix runs each suite's pluginCombos; it cannot be used with --combo")
     suites = [load_suite(f) for f in folders]
     pins = parse_combo(combo)
-    ctx = await KernelContext.open(environ)
+    ctx = await open_context(environ)
     try:
         check_pins(ctx, pins, prefix="--combo: ")
         for suite in suites:

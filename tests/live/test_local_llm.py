@@ -17,11 +17,11 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
-from mrpvm.kernel.context import KernelContext
 from mrpvm.kernel.engine import TurnRequest, run_turn
-from mrpvm.kernel.ingest import ingest_source
 from mrpvm.kernel.llm import CallBudget, LLMBridge
 from mrpvm.kernel.store import Store
+from mrpvm.knowledge.context import open_context
+from mrpvm.knowledge.ingest import ingest_source
 from mrpvm.protocol.envelope import Pins
 from mrpvm.shells.local_llm import MODEL_ALIAS
 
@@ -109,7 +109,7 @@ async def _turn(local_llm, tmp_path, pins: Pins):
     home.mkdir()
     (home / "config.json").write_text(json.dumps({"plugins": {"stageOrders": LLM_FIRST, "plannerOrder": []}}))
     environ = local_llm.kernel_environ({"MRPVM_HOME": str(home), "MRPVM_ENABLED_PLUGINS": ",".join(ENABLED)})
-    ctx = await KernelContext.open(environ)
+    ctx = await open_context(environ)
     try:
         kb = ctx.store.create_kb("docs")
         await ingest_source(ctx, kb, "wal.md", KB_TEXT)  # sd-symbolic: no LLM at ingest

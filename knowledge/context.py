@@ -1,0 +1,29 @@
+"""Opening a kernel with its KB layer: the kernel's context, then the KB layer's start-up repair."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mrpvm.kernel.context import KernelContext
+
+from .reindex import reoffer
+
+
+async def open_context(
+    environ: dict[str, str] | None = None,
+    *,
+    manifests_dir: Path | None = None,
+    extra_env: dict[str, str] | None = None,
+    repair_indexes: bool = True,
+) -> KernelContext:
+    """`KernelContext.open`, then (with `repair_indexes`) the sources and removals some kb-plugin has not
+    acknowledged (a kernel killed between an ingest's commit and its notification) are offered again
+    before anything else runs. Close the context with `aclose()` as usual."""
+    ctx = await KernelContext.open(environ, manifests_dir=manifests_dir, extra_env=extra_env)
+    if repair_indexes:
+        try:
+            await reoffer(ctx)
+        except BaseException:
+            await ctx.aclose()
+            raise
+    return ctx

@@ -1,0 +1,170 @@
+"""Telling the kb-plugins about sources (`onSourceText`) and session units (`onSessionEvent`).
+
+Every acknowledgement of a source upsert or removal is recorded in the index ledger
+(knowledge/index_ledger.py), so what a plugin missed can be offered again (knowledge/reindex.py).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import anyio
+import anyio.to_thread
+from mrpvm.kernel.records import KbRecord, SourceRecord
+from mrpvm.kernel.registry import PluginEntry
+from mrpvm.kernel.supervisor.errors import PluginCallError
+from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.envelope import (
+    Budget,
+    OnSessionEventPayload,
+    OnSourceTextPayload,
+    Paths,
+    Request,
+    SessionEvent,
+    encode_request,
+)
+
+from . import index_ledger as ledger
+
+if TYPE_CHECKING:
+    from mrpvm.kernel.context import KernelContext
+
+# Bytes kept free in every request besides the measured envelope (ids, numbers that may grow).
+REQUEST_MARGIN = 512
+
+
+def kb_listeners(ctx: KernelContext, op: str = "onSourceText") -> list[PluginEntry]:
+    """The enabled kb-plugins that implement `op`: the ones whose indexes must hear of every source."""
+    return [entry for entry in ctx.enabled("kb-plugin") if op in entry.manifest.ops]
+
+
+async def _notify(
+    ctx: KernelContext,
+    op: str,
+    make: Callable[[PluginEntry, bool], Request],
+    what: str,
+    entries: list[PluginEntry] | None = None,
+    on_ack: Callable[[PluginEntry], None] | None = None,
+) -> tuple[list[str], list[str]]:
+    """Send `op` to every enabled kb-plugin that implements it (or to `entries`): (notified plugin ids,
+    warnings). `on_ack(entry)` runs for each plugin that answered success or skipped."""
+    notified: list[str] = []
+    warnings: list[str] = []
+
+    async def one(entry: PluginEntry) -> None:
+        limit = entry.manifest.maxInputSizeBytes - REQUEST_MARGIN
+        request = make(entry, True)
+        size = len(encode_request(request))
+        note = ""
+        if size > limit:  # the raw text is also in the units' bodies: try without it
+            request = make(entry, False)
+            size = len(encode_request(request))
+            note = " (without the raw text, which did not fit)"
+        if size > limit:
+            warnings.append(
+                f"{entry.id} was not sent {op} for {what}: the request ({size} bytes) exceeds its manifest's "
+                f"maxInputSizeBytes ({entry.manifest.maxInputSizeBytes}), so its index does not cover this "
+                f"source; raise maxInputSizeBytes in {entry.manifest_path} to at least {size + REQUEST_MARGIN} "
+                "(an ingest request is about 6x its source: protocol/SPEC.md §7)"
+            )
+            return
+        request.budget = Budget(llmCalls=0, deadlineMs=entry.manifest.timeoutMs)
+        try:
+            result = await ctx.supervisor.call(entry.id, request)
+        except PluginCallError as err:
+            warnings.append(f"{entry.id} failed {op} for {what}: {err.error.code}: {err.error.message}")
+            return
+        status = result.document.result.status
+        if status in ("success", "skipped"):
+            if on_ack is not None:
+                await anyio.to_thread.run_sync(on_ack, entry)
+            notified.append(entry.id + note)
+        else:
+            reason = result.document.result.result
+            warnings.append(
+                f"{entry.id} answered {status} to {op} for {what}" + (f": {reason}" if reason else "")
+            )
+
+    async with anyio.create_task_group() as group:
+        for entry in kb_listeners(ctx, op) if entries is None else entries:
+            group.start_soon(one, entry)
+    return sorted(notified), sorted(warnings)
+
+
+async def notify_source(
+    ctx: KernelContext,
+    kb: KbRecord,
+    source: SourceRecord,
+    text: str,
+    units: list[KnowledgeUnit],
+    action: str,
+    only: list[str] | None = None,
+) -> tuple[list[str], list[str]]:
+    """onSourceText (upsert with the whole tree, or remove) to every enabled kb-plugin (or those named in
+    `only`); each acknowledgement is recorded in the index ledger (knowledge/index_ledger.py)."""
+    entries = kb_listeners(ctx)
+    if only is not None:
+        entries = [e for e in entries if e.id in only]
+
+    def acknowledged(entry: PluginEntry) -> None:
+        if action == "upsert":
+            ledger.record_ack(ctx.store, source, entry.id)
+        else:
+            ledger.record_removal_ack(ctx.store, source.id, entry.id)
+
+    def make(entry: PluginEntry, with_text: bool) -> Request:
+        payload = OnSourceTextPayload(
+            kbId=kb.id,
+            sourceId=source.id,
+            sourceName=source.name,
+            text=text if with_text else "",
+            units=units,
+            action=action,  # type: ignore[arg-type]
+        )
+        return Request(
+            prompt=f"{'Index' if action == 'upsert' else 'Forget'} source {source.name} of KB {kb.name}",
+            context=[],
+            op="onSourceText",
+            payload=payload,
+            paths=Paths(artifacts=str(ctx.artifacts_dir(kb.id, entry.id))),
+            requestId=f"ingest-{secrets.token_hex(6)}",
+        )
+
+    return await _notify(ctx, "onSourceText", make, f"source '{source.name}'", entries, acknowledged)
+
+
+async def notify_session_event(
+    ctx: KernelContext,
+    event: SessionEvent,
+    session_id: str,
+    kb: KbRecord | None = None,
+    *,
+    origin: KbRecord | None = None,
+    source_ids: list[str] | None = None,
+) -> tuple[list[str], list[str]]:
+    """A DS026 lifecycle event (session-created, session-deleted, kb-loaded, kb-saved, kb-forked) as
+    `onSessionEvent` to every enabled kb-plugin that implements it: (acknowledging plugins, warnings).
+    A plugin's failure is a warning: the event already happened in the store."""
+
+    def make(entry: PluginEntry, with_text: bool) -> Request:
+        payload = OnSessionEventPayload(
+            event=event,
+            scope="session",
+            kbId=kb.id if kb else "",
+            kbName=kb.name if kb else "",
+            originKbId=origin.id if origin else "",
+            sourceIds=list(source_ids or []),
+        )
+        return Request(
+            prompt=f"Session {session_id}: {event}" + (f" (KB {kb.name})" if kb else ""),
+            context=[],
+            op="onSessionEvent",
+            payload=payload,
+            paths=Paths(artifacts=str(ctx.artifacts_dir(kb.id if kb else None, entry.id))),
+            requestId=f"session-{secrets.token_hex(6)}",
+            sessionId=session_id,
+        )
+
+    return await _notify(ctx, "onSessionEvent", make, f"{event} of session {session_id}")

@@ -1,0 +1,161 @@
+"""Offering kb-plugins what their index owes, and `check_kb`: the repair side of knowledge/index_ledger.py.
+
+- `reoffer_source`: one source to the plugins that have not acknowledged its current version (the
+  ingest of unchanged text calls it with the text; otherwise the text is not stored, so plugins get the
+  stored KU tree with an empty `text`, as they already do when the raw text does not fit a request).
+- `reoffer`: every owed source and removal of one KB, or of all KBs (`knowledge.context.open_context` runs it, so
+  every CLI command and the daemon's start repair what a killed kernel left owed).
+- `check_kb`: the report behind `mrpvm kb check NAME` (per source: units stored, acknowledged and missing
+  plugins; removals owed) and, with `repair`, the repair (`full`: re-index every source).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import anyio.to_thread
+import msgspec
+from mrpvm.kernel.records import KbRecord, SourceRecord
+
+from . import index_ledger as ledger
+from .notify import kb_listeners, notify_source
+
+if TYPE_CHECKING:
+    from mrpvm.kernel.context import KernelContext
+
+
+class ReofferReport(msgspec.Struct, kw_only=True):
+    """What was offered again: `offered` lists "<kb>/<source> -> plugin, ..." lines."""
+
+    offered: list[str] = []
+    removed: list[str] = []
+    warnings: list[str] = []
+
+
+class SourceIndexState(msgspec.Struct, kw_only=True):
+    """One source as `kb check` sees it."""
+
+    sourceId: str
+    name: str
+    hash: str
+    unitCount: int  # what the source row says
+    storedUnits: int  # what the units table holds for it
+    acknowledged: list[str]  # plugins whose index holds this version ("*": before the ledger existed)
+    missing: list[str]  # required plugins that have not acknowledged it
+
+
+class KbCheckReport(msgspec.Struct, kw_only=True):
+    """`mrpvm kb check NAME`: the state before repair, what the repair did, and whether all is well now."""
+
+    kb: KbRecord
+    plugins: list[str]  # the kb-plugins every source must reach (enabled, implementing onSourceText)
+    sources: list[SourceIndexState]
+    pendingRemovals: list[ledger.PendingRemoval]
+    problems: list[str]  # store inconsistencies (a source whose unit count does not match its units)
+    repaired: ReofferReport | None = None
+    ok: bool = False  # after the repair (if any): nothing owed, no problem
+
+
+def _label(kb: KbRecord, source: SourceRecord | str) -> str:
+    name = source.name if isinstance(source, SourceRecord) else source
+    return f"{kb.name}/{name}"
+
+
+async def reoffer_source(
+    ctx: KernelContext, kb: KbRecord, source: SourceRecord, text: str = ""
+) -> tuple[list[str], list[str]]:
+    """Offer one stored source to the plugins that have not acknowledged it: (notified, warnings)."""
+    required = [entry.id for entry in kb_listeners(ctx)]
+    acked = await anyio.to_thread.run_sync(ledger.acknowledgements, ctx.store, kb.id)
+    missing = ledger.missing_plugins(source, acked.get(source.id, {}), required)
+    if not missing:
+        return [], []
+    units = await anyio.to_thread.run_sync(ctx.store.kb_units, kb.id, source.id)
+    return await notify_source(ctx, kb, source, text, units, "upsert", only=missing)
+
+
+async def reoffer(
+    ctx: KernelContext, kb: KbRecord | None = None, *, skip: Iterable[str] = ()
+) -> ReofferReport:
+    """Offer every owed source and removal (of `kb`, or of every KB) again; a no-op when nothing is owed."""
+    report = ReofferReport()
+    required = [entry.id for entry in kb_listeners(ctx)]
+    if not required:
+        return report
+    store, skipped = ctx.store, set(skip)
+    kb_id = kb.id if kb is not None else None
+    pending = await anyio.to_thread.run_sync(ledger.pending_sources, store, required, kb_id)
+    removals = await anyio.to_thread.run_sync(ledger.pending_removals, store, required, kb_id)
+    kbs: dict[str, KbRecord] = {kb.id: kb} if kb is not None else {}
+    for item in pending:
+        source = item.source
+        if source.id in skipped:
+            continue
+        owner = kbs.get(source.kbId) or kbs.setdefault(source.kbId, store.get_kb(source.kbId))
+        units = await anyio.to_thread.run_sync(store.kb_units, source.kbId, source.id)
+        notified, warnings = await notify_source(ctx, owner, source, "", units, "upsert", only=item.missing)
+        report.offered.append(f"{_label(owner, source)} -> {', '.join(notified) or 'none acknowledged'}")
+        report.warnings.extend(warnings)
+    for removal in removals:
+        owner = kbs.get(removal.kbId) or kbs.setdefault(removal.kbId, store.get_kb(removal.kbId))
+        gone = SourceRecord(id=removal.sourceId, kbId=removal.kbId, name=removal.sourceName)
+        notified, warnings = await notify_source(ctx, owner, gone, "", [], "remove", only=removal.plugins)
+        report.removed.append(f"{_label(owner, gone)} -> {', '.join(notified) or 'none acknowledged'}")
+        report.warnings.extend(warnings)
+    return report
+
+
+def _state(ctx: KernelContext, kb: KbRecord, required: list[str]) -> tuple[list[SourceIndexState], list[str]]:
+    store = ctx.store
+    acked = ledger.acknowledgements(store, kb.id)
+    counts = dict(
+        store._conn().execute(
+            "SELECT source_id, COUNT(*) FROM units WHERE kb_id = ? GROUP BY source_id", (kb.id,)
+        )
+    )
+    states: list[SourceIndexState] = []
+    problems: list[str] = []
+    for source in store.list_sources(kb.id):
+        mine = acked.get(source.id, {})
+        stored = int(counts.get(source.id, 0))
+        states.append(
+            SourceIndexState(
+                sourceId=source.id,
+                name=source.name,
+                hash=source.hash,
+                unitCount=source.unitCount,
+                storedUnits=stored,
+                acknowledged=sorted(p for p, digest in mine.items() if digest == source.hash),
+                missing=ledger.missing_plugins(source, mine, required),
+            )
+        )
+        if stored != source.unitCount:
+            problems.append(
+                f"source '{source.name}' records {source.unitCount} units but the store holds {stored}"
+            )
+    return states, problems
+
+
+async def check_kb(
+    ctx: KernelContext, name_or_id: str, *, repair: bool = True, full: bool = False
+) -> KbCheckReport:
+    """Report a KB's index state; with `repair`, offer what is owed (with `full`, every source to every
+    plugin: a complete re-index) and report the state after."""
+    kb = ctx.store.get_kb(name_or_id)
+    required = [entry.id for entry in kb_listeners(ctx)]
+    states, problems = await anyio.to_thread.run_sync(_state, ctx, kb, required)
+    removals = await anyio.to_thread.run_sync(ledger.pending_removals, ctx.store, required, kb.id)
+    report = KbCheckReport(
+        kb=kb, plugins=required, sources=states, pendingRemovals=removals, problems=problems
+    )
+    if repair:
+        if full:
+            await anyio.to_thread.run_sync(ledger.forget_acknowledgements, ctx.store, kb.id)
+        report.repaired = await reoffer(ctx, kb)
+        after, problems = await anyio.to_thread.run_sync(_state, ctx, kb, required)
+        left = await anyio.to_thread.run_sync(ledger.pending_removals, ctx.store, required, kb.id)
+        report.ok = not problems and not left and not any(s.missing for s in after)
+    else:
+        report.ok = not problems and not removals and not any(s.missing for s in states)
+    return report

@@ -1,0 +1,83 @@
+"""Pieces: a segment of the source with what the tree builder reads from it (keys, role cue, triple, mood)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mrpvm.plugins.sdk.lexicon import word_set
+from mrpvm.plugins.sdk.text import STOPWORDS, collapse
+
+from ..shared.roles import is_imperative, is_past, sentence_role
+from ..shared.triples import Triple, extract_triple
+from .blocks import Segment
+
+_ANAPHORA = word_set(
+    """he she it they this that these those his her its their such there then also however moreover
+    furthermore additionally but and so thus therefore meanwhile later afterwards here both each instead
+    otherwise similarly likewise still yet"""
+)
+_FIRST_WORD = re.compile(r"[A-Za-z']+")
+
+
+@dataclass(slots=True)
+class Piece:
+    """A segment with what the tree builder needs to know about it."""
+
+    seg: Segment
+    clean: str
+    terms: frozenset[str]
+    cue: str | None = None
+    triple: Triple | None = None
+    imperative: bool = False
+    past: bool = False
+
+
+def clean(text: str) -> str:
+    """Whitespace collapsed to single spaces (a path wrapped after a slash joined back)."""
+    return collapse(text)
+
+
+_TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+
+
+def _keys(wordset: set[str]) -> frozenset[str]:
+    """Cheap matching keys: content words with a plural 's' dropped (grouping and summaries, not retrieval).
+    Short model codes ("r5", "x9") are kept: they are what tells two otherwise parallel sentences apart."""
+    return frozenset(
+        {w[:-1] if w[-1] == "s" and len(w) > 3 else w for w in wordset - STOPWORDS if len(w) > 2 or _code(w)}
+    )
+
+
+def _code(word: str) -> bool:
+    return len(word) == 2 and word.isalnum() and not word.isdigit() and not word.isalpha()
+
+
+def make_piece(text: str, seg: Segment) -> Piece:
+    raw = text[seg.body_start if seg.body_start >= 0 else seg.start : seg.end]
+    if seg.kind == "code":
+        return Piece(seg, raw, frozenset())
+    body = clean(raw) if seg.cells is None else "| " + " | ".join(seg.cells) + " |"
+    if seg.kind == "term":
+        wordset = set(_TOKEN.findall(body.lower().replace("’", "'")))
+        return Piece(seg, body, _keys(wordset))
+    wordset = set(_TOKEN.findall(body.lower().replace("’", "'")))
+    piece = Piece(seg, body, _keys(wordset))
+    piece.cue = sentence_role(body, wordset)
+    piece.past = is_past(body, wordset)
+    if seg.kind in ("sentence", "item"):
+        piece.imperative = is_imperative(body)
+        if not piece.imperative or seg.kind == "sentence":
+            piece.triple = extract_triple(body)
+    return piece
+
+
+def overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / min(len(a), len(b))
+
+
+def anaphoric(piece: Piece) -> bool:
+    m = _FIRST_WORD.match(piece.clean)
+    return bool(m) and m.group(0).lower() in _ANAPHORA

@@ -1,0 +1,465 @@
+"""normalizePersistentContext: a source text becomes a hierarchical KU tree (DS030 / DS018).
+
+    <sourceId>::source-summary                      aggregate: extractive summary of the whole source
+      <sourceId>::section-NNN                       composite: a heading's section, or a paragraph cluster
+        <sourceId>::chunk-NNN::unit-NNN             atomic: 2-4 related sentences, one fact sentence,
+                                                    a procedure (steps in order), list items, table rows, code
+
+Chunk NNN and section NNN share their number (a chunk is the span of one section). Atomic units cover the
+source's segments exactly once and text[CharStart:CharEnd] is their text body; headings are carried by the
+composite of their section (Title, SectionTitle, Topic). Everything is a single pass or a bounded window:
+linear in the size of the source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import textwrap
+from collections import Counter
+from dataclasses import dataclass
+
+from mrpvm.protocol.document import KnowledgeUnit
+
+from ..shared.roles import condition_of, group_role
+from ..shared.topics import content_runs, topic_of
+from ..shared.triples import Triple
+from .blocks import Block
+from .grouping import Spec, make_specs
+from .outline import read_blocks
+from .pieces import Piece, anaphoric, clean, make_piece
+from .sections import Section, make_sections
+from .summarize import central_indices, centrality, doc_freq, summary_size
+
+MAX_SUMMARY_CHARS = 700
+_FENCED = re.compile(r"^ {0,3}(?:```|~~~)", re.M)  # a Markdown fence on any line
+_INLINE_MARKUP = re.compile(r"`|\*\*|__")
+_PERSONAL = re.compile(r"^(?:it|its|they|their|he|his|she|her)\b", re.I)
+
+
+@dataclass(slots=True)
+class SourceMeta:
+    source_id: str
+    source_name: str
+    source_type: str
+    author: str | None = None
+    knowledge_date: str | None = None
+    chunk_base: int = 0
+    char_offset: int = 0
+    created_at: str = ""
+
+    def provenance(self) -> dict[str, str | None]:
+        """The fields every unit of the source carries from it (KnowledgeUnit keyword arguments)."""
+        return {
+            "sourceId": self.source_id,
+            "sourceName": self.source_name,
+            "sourceType": self.source_type,
+            "author": self.author,
+            "knowledgeDate": self.knowledge_date,
+            "ingestedAt": self.created_at,
+            "createdAt": self.created_at,
+        }
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def source_id_for(name: str, text: str) -> str:
+    """A stable id: a slug of the source name, else a hash of its text."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:48]
+    return f"src-{slug}" if slug else f"src-{content_hash(text)[:12]}"
+
+
+# --------------------------------------------------------------------------- units
+
+
+def _strip_marker(text: str) -> str:
+    return re.sub(r"^(?:step\s+\d{1,3}[:.)]?\s*)", "", text, flags=re.I)
+
+
+def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, index: int) -> KnowledgeUnit:
+    first = spec.intro or spec.pieces[0]
+    start, end = first.seg.start, spec.pieces[-1].seg.end
+    body = text[start:end]
+    texts = [p.clean for p in spec.pieces]
+    section_topic = _INLINE_MARKUP.sub("", sec.title or "").strip()  # "`kb-fast`" names kb-fast
+    role: str
+    claim: str | None = None
+    procedure: str | None = None
+    triple: Triple | None = None
+    title: str | None = None
+    if spec.kind == "procedure":
+        role = "Procedure"
+        lines = [spec.intro.clean] if spec.intro else []
+        lines += [f"{i}. {_strip_marker(t)}" for i, t in enumerate(texts, 1)]
+        procedure = "\n".join(lines)
+        topic = (
+            _procedure_topic(spec.intro.clean) if spec.intro else section_topic or topic_of(texts, "steps")
+        )
+        unit_type = "procedure"
+    elif spec.kind == "definition":
+        claim, title, topic, role, unit_type = _definition(spec)
+    elif spec.kind == "fact":
+        triple = spec.pieces[0].triple
+        assert triple is not None
+        claim = texts[0]
+        role = spec.pieces[0].cue or "Description"
+        topic = triple.subject
+        unit_type = "fact"
+    elif spec.kind == "code":
+        # with its introducing sentence, if any; code from a plain-text source is fenced in the claim
+        role, claim, unit_type = "Description", body if _FENCED.search(body) else _fenced(spec), "code"
+        topic = (spec.intro and _procedure_topic(spec.intro.clean)) or section_topic or "code"
+    elif spec.kind == "table":
+        role, unit_type = "Description", "table"
+        claim = "\n".join(([spec.intro.clean] if spec.intro else []) + texts)
+        title = f"Columns: {spec.header}" if spec.header else None
+        topic = section_topic or topic_of(([spec.intro.clean] if spec.intro else []) + texts[:1], "table")
+    else:
+        all_texts = ([spec.intro.clean] if spec.intro else []) + texts
+        cues = ([spec.intro.cue] if spec.intro else []) + [p.cue for p in spec.pieces]
+        pasts = ([spec.intro.past] if spec.intro else []) + [p.past for p in spec.pieces]
+        role = group_role(all_texts, cues, pasts)
+        if spec.kind == "list":
+            items = [
+                f"{p.seg.marker} {t}" if p.seg.marker else t for p, t in zip(spec.pieces, texts, strict=True)
+            ]
+            claim = "\n".join(([spec.intro.clean] if spec.intro else []) + items)
+            unit_type = "list"
+            # a list is about what introduces it: its lead-in sentence, else the heading it stands under
+            # ("Exit Codes", not "success" from its first item); a long list's later parts keep the lead
+            lead = spec.intro or spec.lead
+            topic = _procedure_topic(lead.clean) if lead else section_topic or topic_of(texts[:3])
+        else:
+            claim = " ".join(all_texts)
+            unit_type = "sentence-group" if len(all_texts) > 1 else "sentence"
+            if all(t.endswith("?") for t in all_texts):
+                unit_type = "question"  # a question in a source states nothing
+            topic = _group_topic(([spec.intro] if spec.intro else []) + spec.pieces, section_topic)
+    if not topic:
+        topic = section_topic or (content_runs(claim or procedure or "")[:1] or ["text"])[0]
+    condition = condition_of(first.clean) if spec.kind != "code" else None
+    off = meta.char_offset
+    return KnowledgeUnit(
+        **meta.provenance(),
+        id=f"{meta.source_id}::chunk-{chunk:03d}::unit-{index:03d}",
+        chunkId=f"{meta.source_id}::chunk-{chunk:03d}",
+        kuType="atomic",
+        role=role,
+        topic=topic,
+        claim=claim,
+        procedure=procedure,
+        title=title,
+        condition=condition,
+        subject=triple.subject if triple else None,
+        relation=triple.relation if triple else None,
+        object=triple.object if triple else None,
+        confidence=triple.confidence if triple else None,
+        hash=content_hash(body),
+        chunkIndex=chunk,
+        unitIndex=index,
+        unitType=unit_type,
+        # TextBody only when it says more than the claim modulo whitespace (kb plugins index both); a
+        # definition's claim and title say all of it
+        textBody=None
+        if spec.kind == "definition" or clean(body) == clean(claim if claim is not None else procedure or "")
+        else body,
+        chunkType=_CHUNK_TYPES.get(spec.kind, "paragraph"),
+        sectionTitle=sec.path,
+        charStart=start + off,
+        charEnd=end + off,
+    )
+
+
+def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
+    """(claim, title, topic, role, unit type) of a term and its description, or of an entry (a bullet
+    with paragraphs of its own, led by its first paragraph). Code stays fenced inside the claim."""
+    parts: list[str] = []
+    for p in spec.pieces:
+        if p.seg.kind == "term":
+            continue
+        if p.seg.kind == "code":
+            parts.append(f"\n```\n{p.clean.strip()}\n```\n")
+        else:
+            parts.append(p.clean)
+    claim = re.sub(r" *\n *", "\n", " ".join(parts)).strip() or (spec.header or "")
+    texts = [p.clean for p in spec.pieces if p.seg.kind not in ("term", "code")]
+    role = group_role(texts or [claim], [p.cue for p in spec.pieces], [p.past for p in spec.pieces])
+    if spec.header is not None:
+        term = _INLINE_MARKUP.sub("", spec.header).strip()
+        return claim, spec.header, term, "Definition" if role == "Description" else role, "definition"
+    lead = spec.lead or spec.pieces[0]
+    return claim, None, topic_of([lead.clean], lead.clean[:60]), role, "entry"
+
+
+_PURPOSE = re.compile(r"^(?:in order\s+)?to\s+(.+?)(?:,\s*(?:follow|do|use|run|perform)\b.*)?[:.]?$", re.I)
+
+
+def _fenced(spec: Spec) -> str:
+    """A plain-text example as Markdown: its lead-in, then its lines dedented inside a fence."""
+    lead = [spec.intro.clean] if spec.intro else []
+    code = [textwrap.dedent(p.clean).strip("\n") for p in spec.pieces if p.seg.kind == "code"]
+    return "\n".join([*lead, "```", *code, "```"])
+
+
+def _procedure_topic(intro: str) -> str:
+    """'To install restic on Debian:' -> 'install restic on Debian'."""
+    m = _PURPOSE.match(intro.strip())
+    if m and len(m.group(1).split()) <= 8:
+        return m.group(1).strip(" :.,")
+    return topic_of([intro], intro.rstrip(":. ")[:60])
+
+
+_SUBJECT_REACH = 24  # a sentence's topic found this close to its start is its subject
+
+
+def _group_topic(pieces: list[Piece], fallback: str) -> str:
+    """The topic of a group of sentences. When its sentences do not share one ("The hammer is in the red
+    box. The saw is kept in the garage."), the topics of its sentences joined, so the label names each."""
+    texts = [p.clean for p in pieces[:3]]
+    topic = topic_of(texts, fallback)
+    own = [p.clean for p in pieces if not anaphoric(p)]  # "It is …" is about the sentence before it
+    if len(own) < 2 or all(topic.lower() in t.lower() for t in own):
+        return topic
+    parts: list[str] = []
+    for t in own[:3]:
+        part = topic_of([t], "")
+        if not part or not 0 <= t.lower().find(part.lower()) <= _SUBJECT_REACH:
+            return topic  # a sentence whose topic is not its opening subject: keep the group's topic
+        if any(set(part.lower().split()) & set(p.lower().split()) for p in parts):
+            return topic  # "boiler heats", "boiler shuts": one subject
+        parts.append(part)
+    return ", ".join(parts) if len(parts) > 1 else topic
+
+
+_CHUNK_TYPES = {
+    "list": "list",
+    "procedure": "list",
+    "table": "table",
+    "code": "code",
+    "definition": "definition",
+}
+
+
+# Code and table rows read wrongly run together in a summary sentence: their own units carry them.
+_UNSUMMED = frozenset({"code", "row"})
+
+
+def _summary(pieces: list[Piece], df: Counter[str] | None = None, k: int | None = None) -> list[Piece]:
+    """The central sentences of a span. A sentence that leans on the one before it ("Its firmware …",
+    "They …", "But …") reads wrongly out of context, so it is chosen only when no other sentence is left."""
+    usable = [
+        p for p in pieces if p.seg.kind not in _UNSUMMED and p.terms and not p.clean.endswith(("?", ":"))
+    ]
+    if not usable:
+        usable = [p for p in pieces if p.seg.kind not in _UNSUMMED and p.terms]
+    if not usable:
+        return []
+    short_list = all(p.seg.kind == "item" for p in usable) and (
+        sum(len(p.clean) + 3 for p in usable) <= MAX_SUMMARY_CHARS
+    )
+    if k is None and short_list:
+        return usable  # a short list is summarized by itself: every item, in order
+    if usable[0].seg.kind == "sentence" and usable[0] is pieces[0]:
+        # a section that opens with prose is summarized by its prose: list items ("able to perform
+        # sufficiency checks") are fragments that read wrongly without the sentence leading into them
+        usable = [p for p in usable if p.seg.kind == "sentence"]
+    size = k or summary_size(len(usable))
+    if df is None:
+        df = doc_freq([p.terms for p in usable])
+    standalone = [p for p in usable if not anaphoric(p)] or usable
+    picks = central_indices([p.terms for p in standalone], size, df)
+    return [standalone[i] for i in picks]
+
+
+def _join_summary(pieces: list[Piece]) -> str:
+    """Sentences run on as prose; list items stay a Markdown list ("0 — success 1 — processing error"
+    would read as one sentence)."""
+    out: list[str] = []
+    total = 0
+    after_item = False
+    for p in pieces:
+        text = _strip_marker(p.clean)
+        if out and total + len(text) > MAX_SUMMARY_CHARS:
+            break
+        item = p.seg.kind == "item"
+        if out:
+            out.append("\n" if item or after_item else " ")
+        out.append(f"- {text}" if item else text)
+        after_item = item
+        total += len(text) + 3
+    return "".join(out)
+
+
+def _verbatim_summary(text: str, sec: Section, blocks: list[Block]) -> str:
+    """A section that holds only a table or code (nothing to summarize in sentences) is summarized by its
+    first table or code block itself, as Markdown, cut at a line boundary: its heading alone ("Workers")
+    would say nothing, and readers of the summary still see rows with their column names."""
+    for k in sec.blocks:
+        blk = blocks[k]
+        if blk.kind not in ("table", "code"):
+            continue
+        body = text[blk.start : blk.end]
+        if len(body) <= MAX_SUMMARY_CHARS:
+            return body
+        if blk.kind == "code":
+            return ""  # a cut code block is not code any more
+        cut = body.rfind("\n", 0, MAX_SUMMARY_CHARS)
+        return body[:cut] if body.count("\n", 0, cut) >= 2 else ""  # the header, its separator, a row
+    return ""
+
+
+def _majority_role(roles: list[str]) -> str:
+    counted = Counter(r for r in roles if r != "Procedure")
+    return counted.most_common(1)[0][0] if counted else "Description"
+
+
+def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
+    """All units of the source: atomic units in text order, then section composites, then the aggregate."""
+    blocks = read_blocks(text)
+    pieces: dict[int, list[Piece]] = {
+        k: [make_piece(text, s) for s in blk.segments] for k, blk in enumerate(blocks)
+    }
+    sections = make_sections(blocks, pieces)
+    off = meta.char_offset
+    sid = meta.source_id
+    aggregate_id = f"{sid}::source-summary"
+    provenance = meta.provenance()
+    atomics: list[KnowledgeUnit] = []
+    composites: list[KnowledgeUnit] = []
+    section_pieces: list[list[Piece]] = []
+    for s_idx, sec in enumerate(sections):
+        chunk = meta.chunk_base + s_idx
+        section_id = f"{sid}::section-{chunk:03d}"
+        children: list[KnowledgeUnit] = []
+        owner: dict[int, str] = {}
+        for u_idx, spec in enumerate(make_specs(sec, blocks, pieces)):
+            unit = _atomic(spec, text, meta, sec, chunk, u_idx)
+            unit.parentUnitIds = [section_id]
+            if children and unit.relation is None and _PERSONAL.match((spec.intro or spec.pieces[0]).clean):
+                # "It supports …" is about what the unit before it is about (its subject, else its topic)
+                unit.topic = children[-1].subject or children[-1].topic
+            children.append(unit)
+            for p in spec.pieces:
+                owner[id(p)] = unit.id
+        atomics.extend(children)
+        own = [p for k in sec.blocks for p in pieces.get(k, ())]
+        section_pieces.append(own)
+        end = sec.end
+        summary = _summary(own)
+        title = sec.title if sec.part == 1 or sec.title is None else f"{sec.title} (part {sec.part})"
+        claim = (
+            _join_summary(summary)
+            or _verbatim_summary(text, sec, blocks)
+            or sec.title
+            or clean(text[sec.start : end])[:MAX_SUMMARY_CHARS]
+        )
+        topic = sec.title or topic_of([p.clean for p in summary] or [claim], "section")
+        composites.append(
+            KnowledgeUnit(
+                **provenance,
+                id=section_id,
+                chunkId=f"{sid}::chunk-{chunk:03d}",
+                kuType="composite",
+                role=_majority_role([c.role for c in children]),
+                topic=topic,
+                claim=claim,
+                title=title,
+                hash=content_hash(text[sec.start : end]),
+                chunkIndex=chunk,
+                unitType="section-summary",
+                childUnitIds=[c.id for c in children],
+                parentUnitIds=[aggregate_id],
+                derivedFromUnitIds=list(dict.fromkeys(owner[id(p)] for p in summary if id(p) in owner)),
+                charStart=sec.start + off,
+                charEnd=end + off,
+                chunkType="section",
+                sectionTitle=sec.path,
+            )
+        )
+    _name_footnotes(atomics)
+    composites_summary = _aggregate_summary(section_pieces)
+    doc_title = _document_title(blocks, meta)
+    start = blocks[0].start if blocks else 0
+    end = blocks[-1].end if blocks else 0
+    claim = _join_summary(composites_summary) or doc_title
+    aggregate = KnowledgeUnit(
+        **provenance,
+        id=aggregate_id,
+        chunkId=f"{sid}::chunk-{meta.chunk_base:03d}",
+        kuType="aggregate",
+        role=_majority_role([c.role for c in composites]),
+        topic=doc_title,
+        claim=claim,
+        title=doc_title,
+        hash=content_hash(text),
+        unitType="source-summary",
+        childUnitIds=[c.id for c in composites],
+        charStart=start + off,
+        charEnd=end + off,
+        chunkType="source",
+    )
+    return [*atomics, *composites, aggregate]
+
+
+_FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]{1,20}\]$")
+_MAX_CITERS = 4
+
+
+def _name_footnotes(atomics: list[KnowledgeUnit]) -> None:
+    """A footnote is about what cites it ("Binaries produced on these systems …" under [^7], cited by the
+    table row of linux-armv7l): its Topic and Subject become the citing rows' first cells, or the citing
+    units' topics, so a question naming the row finds the footnote and reads "these systems" as them."""
+    notes = {u.title: u for u in atomics if u.title and _FOOTNOTE_LABEL.match(u.title)}
+    if not notes:
+        return
+    citers: dict[str, list[str]] = {label: [] for label in notes}
+    for unit in atomics:
+        body = unit.claim or unit.procedure or ""
+        if "[^" not in body or unit.title in notes:
+            continue
+        for line in body.split("\n"):
+            for label in notes:
+                if label in line:
+                    cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else []
+                    name = _INLINE_MARKUP.sub("", cells[0]).strip() if cells and cells[0] else unit.topic
+                    if name and name not in citers[label]:
+                        citers[label].append(name)
+    for label, names in citers.items():
+        if names:
+            note = notes[label]
+            note.topic = ", ".join(names[:_MAX_CITERS])
+            note.subject = None
+
+
+def _aggregate_summary(section_pieces: list[list[Piece]]) -> list[Piece]:
+    """The most central sentence of each of the most central sections (or the top sentences of a lone one)."""
+    every = [
+        p
+        for ps in section_pieces
+        for p in ps
+        if p.seg.kind not in _UNSUMMED and p.terms and not p.clean.endswith("?")
+    ]
+    if not every:
+        return []
+    df = doc_freq([p.terms for p in every])
+    if len(section_pieces) == 1:
+        return _summary(every, df, k=min(3, summary_size(len(every)) + 1))
+    best: list[tuple[float, int, Piece]] = []
+    for i, ps in enumerate(section_pieces):
+        top = _summary(ps, df, k=1)
+        if top:
+            best.append((centrality(top[0].terms, df), -i, top[0]))
+    best.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    chosen = sorted(best[:5], key=lambda t: -t[1])
+    return [p for _, _, p in chosen]
+
+
+def _document_title(blocks: list[Block], meta: SourceMeta) -> str:
+    if blocks and blocks[0].kind == "heading":
+        return blocks[0].title
+    if meta.source_name:
+        name = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", meta.source_name.rsplit("/", 1)[-1])
+        return name.replace("_", " ").replace("-", " ").strip() or meta.source_id
+    return meta.source_id
