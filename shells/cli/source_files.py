@@ -96,7 +96,7 @@ def select_sources(paths: list[Path], include: list[str], exclude: list[str]) ->
     selection = Selection()
     for path in paths:
         if not path.exists():
-            raise CliError(f"not found: {path}")
+            raise CliError(f"file not found: {path}")
         if not path.is_dir():
             selection.files.append(SourceFile(path, path.name))
             continue

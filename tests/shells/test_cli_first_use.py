@@ -135,3 +135,20 @@ def test_folder_ingest_then_ask_continue_and_session_list(folder, tmp_path):
 def test_continue_with_no_session_is_a_clear_error(tmp_path):
     proc = mrpvm(cli_env(tmp_path / "home"), "ask", "-c", "anything")
     assert proc.returncode == 2 and "no session to continue" in proc.stderr.decode()
+
+
+def test_kb_export_reports_on_stdout_and_import_onto_a_taken_name_says_use_kb(tmp_path):
+    env = cli_env(tmp_path / "home")
+    doc = tmp_path / "guide.md"
+    doc.write_text(GUIDE)
+    assert mrpvm(env, "ingest", str(doc), "--kb", "a", timeout=180).returncode == 0
+    archive = tmp_path / "a.zip"
+    exported = mrpvm(env, "kb", "export", "a", str(archive), timeout=120)
+    assert exported.returncode == 0 and not exported.stderr.strip()
+    assert exported.stdout.decode().startswith("exported KB 'a' to ")
+    taken = mrpvm(env, "kb", "import", str(archive), timeout=120)
+    assert taken.returncode == 2
+    line = taken.stderr.decode().strip()
+    assert "KB_EXISTS" in line and "--kb NEW_NAME" in line and "mrpvm kb rm a" in line
+    again = mrpvm(env, "kb", "import", str(archive), "--kb", "b", timeout=180)
+    assert again.returncode == 0 and "imported KB 'b'" in again.stdout.decode()
