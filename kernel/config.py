@@ -28,6 +28,7 @@ class BudgetConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     maxFrameDepth: NonNegative
     maxParallelSeeds: Positive
     maxPluginsPerStage: Positive
+    maxFallbackCalls: NonNegative = 6  # plugin calls a turn may spend backtracking after a weak answer
 
 
 DEFAULT_MAX_SOURCE_BYTES = 4 * 1024 * 1024
@@ -35,7 +36,8 @@ DEFAULT_MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
 class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     pluginTimeoutMs: Positive
-    pluginMemoryMB: Positive
+    pluginMemoryMB: Positive  # each plugin process (RLIMIT_AS); with cgroups also a plugin and its children
+    pluginProcesses: Positive = 256  # processes and threads of a plugin and its children (cgroups.py)
     maxOutputBytes: Positive
     crashLoopThreshold: Positive
     crashBackoffMs: Positive
@@ -89,8 +91,10 @@ ENV_KEYS: dict[str, str] = {
     "MRPVM_MAX_FRAME_DEPTH": "engine.budget.maxFrameDepth",
     "MRPVM_MAX_PARALLEL_SEEDS": "engine.budget.maxParallelSeeds",
     "MRPVM_MAX_PLUGINS_PER_STAGE": "engine.budget.maxPluginsPerStage",
+    "MRPVM_MAX_FALLBACK_CALLS": "engine.budget.maxFallbackCalls",
     "MRPVM_PLUGIN_TIMEOUT_MS": "engine.limits.pluginTimeoutMs",
     "MRPVM_PLUGIN_MEMORY_MB": "engine.limits.pluginMemoryMB",
+    "MRPVM_PLUGIN_PROCESSES": "engine.limits.pluginProcesses",
     "MRPVM_MAX_OUTPUT_BYTES": "engine.limits.maxOutputBytes",
     "MRPVM_MAX_STORED_ANSWER_BYTES": "engine.limits.maxStoredAnswerBytes",
     "MRPVM_MAX_SOURCE_BYTES": "engine.limits.maxSourceBytes",

@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mrpvm.protocol.vocab import PLUGIN_TYPES
+
 from .config import MANIFESTS_DIR, Config, load_config, wrapper_dirs
 from .registry import PluginEntry, Registry, announce_registry
 
@@ -20,13 +22,15 @@ if TYPE_CHECKING:  # the store and supervisor import nothing from here; keep imp
     from .supervisor.sandbox import LlmRoute
 
 SESSION_ARTIFACTS = "_session"
+LLM_STAGE_TYPES = ("sd-plugin", "mrp-plan-plugin", "gs-plugin", "val-plugin")
 
 
 class KernelContext:
     """One kernel's shared state. Open with `await KernelContext.open()`; close with `aclose()`.
 
-    `llm` is the kernel's one LLM bridge; with no MRPVM_LLM_BASE_URL it is not `available` and plugins
-    get `llm: null`. `background` holds the plugin calls turns left running after answering
+    `llm` is the kernel's one LLM bridge; with no MRPVM_LLM_BASE_URL it is None (the bridge and its HTTP
+    client are not even imported), plugins get `llm: null` and the LLM plugins of the turn stages are
+    neither planned nor started (`llm_idle`). `background` holds the plugin calls turns left running after answering
     (recordOutcome); `aclose` waits for them before it stops the workers.
     """
 
@@ -67,7 +71,7 @@ class KernelContext:
 
         The KB layer's start-up repair is not run here: `mrpvm.knowledge.context.open_context` opens a
         context and then lets the KB layer open its part."""
-        from .llm import LLMBridge
+        from .llm import configured
         from .store import Store
         from .supervisor import Supervisor
         from .supervisor.sandbox import Sandbox
@@ -91,7 +95,11 @@ class KernelContext:
             raise
         env = dict(os.environ if environ is None else environ)
         try:
-            llm = await LLMBridge.from_environ(env, store=store).start()
+            llm = None
+            if configured(env):
+                from .llm import LLMBridge
+
+                llm = await LLMBridge.from_environ(env, store=store).start()
         except BaseException:
             try:
                 await supervisor.aclose()
@@ -153,6 +161,43 @@ class KernelContext:
                 out.append(entry)
                 seen.add(entry.id)
         return out
+
+    @property
+    def llm_available(self) -> bool:
+        """An LLM upstream is configured and the bridge's loopback endpoint serves it."""
+        return self.llm is not None and self.llm.available
+
+    def llm_idle(self) -> list[str]:
+        """Enabled plugins of the turn stages (sd, planner, gs, val) that use an LLM, when none is available:
+        they could only answer `unsupported`, so turns do not plan them and the kernel does not start them.
+        kb-plugins are kept (one that uses an LLM still indexes and retrieves)."""
+        if self.llm_available:
+            return []
+        return [
+            entry.id
+            for plugin_type in LLM_STAGE_TYPES
+            for entry in self.enabled(plugin_type)
+            if entry.manifest.usesLLM
+        ]
+
+    async def warm(self) -> dict[str, int]:
+        """Start the whole pool of every enabled worker plugin a turn or an ingest may call (not the
+        `llm_idle` ones): the daemon does this at start, so its first load does not pay for workers
+        starting midway. Plugin id -> workers started; a plugin that cannot start is left to its first
+        call (which reports why)."""
+        from .supervisor import PluginCallError
+
+        idle = set(self.llm_idle())
+        started: dict[str, int] = {}
+        for plugin_type in PLUGIN_TYPES:
+            for entry in self.enabled(plugin_type):
+                if entry.id in idle or not entry.manifest.worker:
+                    continue
+                try:
+                    started[entry.id] = await self.supervisor.warm(entry.id)
+                except PluginCallError:
+                    started[entry.id] = 0
+        return started
 
     def is_enabled(self, plugin_id: str) -> bool:
         entry = self.registry.get(plugin_id) if plugin_id in self.registry else None

@@ -25,6 +25,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import sqlite3
@@ -41,6 +42,8 @@ from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
 from .errors import (
+    DISK_FULL_REMEDY,
+    DiskFull,
     KbExists,
     KbNotFound,
     SessionNotFound,
@@ -48,7 +51,9 @@ from .errors import (
     StoreError,
     TurnNotFound,
     ValidationFailed,
+    as_disk_full,
 )
+from .names import KB_NAME_MAX, SOURCE_NAME_MAX, TITLE_MAX, checked_name
 from .records import KbRecord, PlannerOutcome, SessionRecord, SourceRecord, TurnRecord, title_from_question
 from .store_rows import (
     MIGRATIONS,
@@ -79,6 +84,14 @@ def _pause_in_commit() -> None:
     """MRPVM_TEST_PAUSE_IN_COMMIT (tests only): announce, then hold the open turn transaction."""
     Path(_PAUSE_IN_COMMIT).write_text(str(os.getpid()))
     time.sleep(PAUSE_IN_COMMIT_S)
+
+
+def _no_space(path: Path) -> bool:
+    """Whether the filesystem holding `path` has no block left for this user."""
+    try:
+        return os.statvfs(path.parent).f_bavail == 0
+    except OSError:
+        return False
 
 
 class Store(PlannerStatsAndCache):
@@ -116,6 +129,8 @@ class Store(PlannerStatsAndCache):
                 conn.execute("PRAGMA synchronous = NORMAL")  # durable across process crashes in WAL mode
                 conn.execute("PRAGMA foreign_keys = ON")
             except sqlite3.DatabaseError as err:
+                if _no_space(self.path):  # SQLite says "disk I/O error" when it cannot create its -shm
+                    raise DiskFull(f"disk full: cannot open {self.path}: {DISK_FULL_REMEDY}") from None
                 raise StoreError(f"cannot open the database {self.path}: {err}") from None
             self._local.conn = conn
             with self._lock:
@@ -126,13 +141,20 @@ class Store(PlannerStatsAndCache):
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE takes the write lock up front); rollback on any error."""
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute("COMMIT")
+        except BaseException as err:
+            # SQLite may have rolled back already (SQLITE_FULL does): a second ROLLBACK would fail with
+            # "no transaction is active" and hide the cause.
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            full = as_disk_full(err, str(self.path))
+            if full is not None and full is not err:
+                raise full from None
             raise
-        conn.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:
@@ -186,9 +208,7 @@ class Store(PlannerStatsAndCache):
         return KbRecord(id=row[0], name=row[1], createdAt=row[2])
 
     def create_kb(self, name: str) -> KbRecord:
-        name = name.strip()
-        if not name:
-            raise ValidationFailed("a KB name must not be empty")
+        name = checked_name("a KB name", name, KB_NAME_MAX)
         record = KbRecord(id=new_id("kb"), name=name, createdAt=now_iso())
         try:
             with self.transaction() as conn:
@@ -289,7 +309,11 @@ class Store(PlannerStatsAndCache):
         (unitCount = len(units)).
         """
         stored = msgspec.structs.replace(
-            source, kbId=kb_id, unitCount=len(units), ingestedAt=source.ingestedAt or now_iso()
+            source,
+            name=checked_name("a source name", source.name, SOURCE_NAME_MAX),
+            kbId=kb_id,
+            unitCount=len(units),
+            ingestedAt=source.ingestedAt or now_iso(),
         )
         rows = [unit_row(u, kb_id=kb_id, session_id=None, source_id=stored.id) for u in units]
         try:
@@ -483,6 +507,7 @@ class Store(PlannerStatsAndCache):
 
     def set_session_title(self, session_id: str, title: str) -> SessionRecord:
         """Name a session (an empty title makes it untitled again)."""
+        title = checked_name("a session title", title, TITLE_MAX, blank_ok=True)
         return self._set_session_column(session_id, "title", title)
 
     def _set_session_column(self, session_id: str, column: str, value: object) -> SessionRecord:

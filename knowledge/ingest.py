@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 import anyio.to_thread
 import msgspec
-from mrpvm.kernel.errors import IngestError, KernelError
+from mrpvm.kernel.errors import DISK_FULL_REMEDY, DiskFull, IngestError, KernelError
 from mrpvm.kernel.llm import CallBudget
 from mrpvm.kernel.llm.hooks import grant
 from mrpvm.kernel.records import KbRecord, SourceRecord
@@ -49,7 +49,7 @@ from mrpvm.protocol.envelope import (
 
 from .chunking import chunk_spans
 from .ku_tree import finish_tree, merge_chunk_trees
-from .notify import REQUEST_MARGIN, _notify, kb_listeners, notify_source
+from .notify import REQUEST_MARGIN, _notify, hold_session_notices, kb_listeners, notify_source
 from .reindex import reoffer, reoffer_source
 
 if TYPE_CHECKING:
@@ -324,6 +324,8 @@ async def ingest_source(
     )
     stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units, text)
     notified, notify_warnings = await notify_source(ctx, kb, stored, text, units, "upsert")
+    if not notified and kb_listeners(ctx):
+        await _take_back(ctx, kb, stored, notify_warnings)
     others = await reoffer(ctx, kb, skip={stored.id})
     return IngestResult(
         **msgspec.structs.asdict(stored),
@@ -333,11 +335,26 @@ async def ingest_source(
     )
 
 
+async def _take_back(ctx: KernelContext, kb: KbRecord, stored: SourceRecord, warnings: list[str]) -> None:
+    """No kb-plugin indexed the source, so no question could ever find it: remove it again (an owed
+    removal for every index) and fail the ingest with the plugins' reasons (a full disk says so)."""
+    reasons = "; ".join(warnings) or "no kb-plugin acknowledged it"
+    await remove_source(ctx, kb, stored.id)
+    full = next((w for w in warnings if "No space left" in w or "disk is full" in w), None)
+    if full is not None:
+        raise DiskFull(f"disk full: no kb-plugin could index '{stored.name}' ({full}): {DISK_FULL_REMEDY}")
+    raise IngestError(
+        f"no kb-plugin indexed '{stored.name}', so it was not kept in KB '{kb.name}': {reasons}",
+        {"source": stored.name, "kb": kb.name},
+    )
+
+
 def delete_kb(store: Store, home: Path, name_or_id: str) -> KbRecord:
-    """Delete a KB (one transaction: sources, units) and every plugin's artifacts for it under `home`."""
-    record = store.delete_kb(name_or_id)
+    """Delete a KB and every plugin's artifacts for it under `home`: the artifacts first, so that on a full
+    disk their space is free before the rows' removal (one transaction: sources, units) needs room."""
+    record = store.get_kb(name_or_id)
     shutil.rmtree(Path(home) / "artifacts" / record.id, ignore_errors=True)
-    return record
+    return store.delete_kb(record.id)
 
 
 async def remove_source(ctx: KernelContext, kb: KbRecord, name_or_id: str) -> tuple[SourceRecord, list[str]]:
@@ -383,6 +400,8 @@ async def load_session_context(
                 sessionId=session_id,
             )
 
-        _, notify_warnings = await _notify(ctx, "onSessionEvent", make, f"session context '{source_name}'")
+        what = f"session context '{source_name}'"
+        now = hold_session_notices(ctx, kb_listeners(ctx, "onSessionEvent"), make, what)
+        _, notify_warnings = await _notify(ctx, "onSessionEvent", make, what, entries=now)
         warnings = warnings + notify_warnings
     return LoadedUnits(added, warnings, source_id)

@@ -60,6 +60,9 @@ def test_retrieval_bench_finds_its_targets(plugin: str) -> None:
     assert plugin in text
     rates = [v for k, v in _flatten(figures) if k == "hit_rate"]
     assert rates and max(rates) > 0.5, figures
+    # the worker's own figures, read through the sandbox's pid namespace (not bwrap's ~2 MB, 0 ms)
+    assert min(v for k, v in _flatten(figures) if k == "peak_rss_mb") > 15, figures
+    assert min(v for k, v in _flatten(figures) if k == "worker_cpu_ms_per_query") > 0, figures
 
 
 def _flatten(value: object, prefix: str = "") -> list[tuple[str, float]]:

@@ -11,6 +11,7 @@ structure only, never at claim text.
 from __future__ import annotations
 
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -103,6 +104,12 @@ class TurnCalls:
 
 # --------------------------------------------------------------------------- one call
 
+# True in a seed's task once its first candidate path gave no accepted answer, and in every planner
+# branch after the first: calls made there are backtracking and spend the turn's fallback budget
+# (engine.budget.maxFallbackCalls); once it is spent they are skipped (`skipped-budget`).
+FALLING_BACK: ContextVar[bool] = ContextVar("mrpvm_falling_back", default=False)
+FALLBACK_OPS = frozenset({"buildPlan", "detectSeeds", "retrieve", "solve", "validate"})
+
 
 async def call_plugin(
     state: TurnState,
@@ -142,6 +149,10 @@ async def call_plugin(
         if reused is not None:
             return reused
     timeout_s, reason = _window(state, info)
+    backtracking = FALLING_BACK.get() and op in FALLBACK_OPS and not background
+    if timeout_s is not None and backtracking and not state.budget.take_fallback_call():
+        timeout_s = None
+        reason = f"the turn's {state.budget.fallback_calls_total} fallback calls are spent"
     if timeout_s is None:
         _skip(state, attempt, SKIPPED_BUDGET, reason)
         _record(branch, attempt, frame, intent_ref)

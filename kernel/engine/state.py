@@ -124,7 +124,7 @@ class TurnState:
         self.descriptors: list[Descriptor] = static.descriptors
         self.artifact_paths: dict[str, Paths] = static.paths.setdefault(self.kb_id, {})
         self._planner_stats: list[PluginStats] | None = None
-        self.calls = TurnCalls(ctx.background, ctx.background.snapshot(self.kb_id))
+        self.calls = TurnCalls(ctx.background, ctx.background.snapshot(self.kb_id, session.id))
 
     # ------------------------------------------------------------------ units
 
@@ -261,6 +261,7 @@ class Static:
 
     __slots__ = (
         "enabled",
+        "llm_idle",
         "descriptors",
         "max_parallel_seeds",
         "max_per_stage",
@@ -273,7 +274,11 @@ class Static:
 
     def __init__(self, ctx: KernelContext):
         types = [*STAGE_TYPES.values(), "mrp-plan-plugin"]
-        self.enabled: dict[str, list[str]] = {t: [e.id for e in ctx.enabled(t)] for t in types}
+        self.llm_idle: list[str] = ctx.llm_idle()  # not planned: no LLM (KernelContext.llm_idle)
+        idle = set(self.llm_idle)
+        self.enabled: dict[str, list[str]] = {
+            t: [e.id for e in ctx.enabled(t) if e.id not in idle] for t in types
+        }
         self.descriptors = descriptors(ctx)
         budget = ctx.config.engine.budget
         self.max_parallel_seeds: int = budget.maxParallelSeeds
@@ -302,8 +307,9 @@ def _static(ctx: KernelContext) -> Static:
 def descriptors(ctx: KernelContext) -> list[Descriptor]:
     cached = ctx.state.get("descriptors")
     if cached is None:
+        idle = set(ctx.llm_idle())
         cached = ctx.state["descriptors"] = [
-            e.manifest.descriptor() for t in STAGE_TYPES.values() for e in ctx.enabled(t)
+            e.manifest.descriptor() for t in STAGE_TYPES.values() for e in ctx.enabled(t) if e.id not in idle
         ]
     return cached
 

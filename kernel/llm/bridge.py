@@ -39,6 +39,7 @@ from .client import (
     UpstreamClient,
     UpstreamConfig,
 )
+from .configured import BASE_URL_VAR
 from .errors import (
     LLM_BAD_REQUEST,
     LLM_BAD_RESPONSE,
@@ -75,7 +76,7 @@ class BridgeOptions(msgspec.Struct, kw_only=True, frozen=True):
 def options_from_environ(environ: Mapping[str, str] | None = None) -> BridgeOptions:
     """MRPVM_LLM_BASE_URL, _API_KEY, _TIMEOUT_MS (per attempt), _MAX_ATTEMPTS, _BACKOFF_MS, _CACHE (on/off)."""
     env = os.environ if environ is None else environ
-    base = (env.get("MRPVM_LLM_BASE_URL") or "").strip()
+    base = (env.get(BASE_URL_VAR) or "").strip()
     upstream = None
     if base:
         upstream = UpstreamConfig(

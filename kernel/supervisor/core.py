@@ -9,7 +9,8 @@ Choices worth knowing:
   start included); the request carries it as budget.deadlineMs. `limits.pluginTimeoutMs` is not applied:
   the manifest's own timeout wins (`warm()` takes a cold start out of the first call).
 - `limits.pluginMemoryMB` becomes RLIMIT_AS, set with prlimit(2) right after the exec (no preexec_fn, so
-  Popen keeps its fast vfork path).
+  Popen keeps its fast vfork path); with cgroups it also caps a plugin and its children together, as
+  `limits.pluginProcesses` caps their count (cgroups.py; a call ended there fails with SANDBOX_LIMIT).
 - output cap = min(manifest maxOutputBytes, limits.maxOutputBytes).
 - busy-poll: a call alone in flight to a plugin whose replies come within `spin_us` polls the pipe instead
   of sleeping in epoll (saves the wake-up latency, tens of µs on a VM); 0 turns it off.
@@ -32,20 +33,19 @@ from mrpvm.kernel.errors import UnknownPluginError
 from mrpvm.kernel.registry import PluginEntry, Registry
 from mrpvm.protocol.cnl import CnlError, parse_document
 from mrpvm.protocol.envelope import Request, encode_request
-from mrpvm.protocol.errors import parse_error_line
 from mrpvm.protocol.framing import encode_frame
-from mrpvm.protocol.vocab import EXIT_INVALID_INPUT, EXIT_PROCESSING_ERROR, EXIT_TIMEOUT, MAIN_OP
+from mrpvm.protocol.vocab import MAIN_OP
 
+from . import cgroups
 from .binds import ArtifactBinds
 from .breaker import CrashLoopBreaker
+from .cgroups import SandboxGroup
 from .errors import (
     CRASHED,
     INPUT_TOO_LARGE,
     INTERNAL_ERROR,
     INVALID_CNL,
     OUTPUT_TOO_LARGE,
-    PLUGIN_ERROR,
-    PLUGIN_INVALID_INPUT,
     PLUGIN_UNAVAILABLE,
     PROTOCOL_ERROR,
     SHUTDOWN,
@@ -56,8 +56,9 @@ from .errors import (
     PluginCallError,
     ProcessFailure,
     RawReply,
-    describe_exit,
 )
+from .held import HeldJob, HeldWork
+from .oneshot import OneShotOutcome, one_shot_result
 from .plugin_log import PluginLogs
 from .pool import WorkerPool
 from .process import ChildProcess, scrubbed_env
@@ -72,6 +73,10 @@ DEFAULT_LIMITS = LimitsConfig(
     crashBackoffMs=1000,
     crashBackoffMaxMs=60000,
 )
+# Ops no caller waits for (a turn answers before its recordOutcome ends) run on their own one-worker lane
+# of the plugin, so they never queue ahead of a call someone waits for (buildPlan on the same planner).
+BACKGROUND_OPS = frozenset({"recordOutcome"})
+BACKGROUND_LANE_SIZE = 1
 SPIN_US = 200  # busy-poll a worker's reply this long when it is the only call in flight (_worker_call)
 CLOSE_GRACE_S = 1.0
 
@@ -100,17 +105,6 @@ def _peek_op(body: bytes) -> str:
     return _peek(body).op or ""
 
 
-class _OneShotOutcome:
-    __slots__ = ("stdout", "stderr", "code", "timed_out", "over_cap")
-
-    def __init__(self) -> None:
-        self.stdout = bytearray()
-        self.stderr = b""
-        self.code: int | None = None
-        self.timed_out = False
-        self.over_cap = False
-
-
 class _Plugin:
     """What the supervisor keeps per plugin id: limits resolved once, its pool, its counters."""
 
@@ -125,6 +119,7 @@ class _Plugin:
         "max_out",
         "timeout_ms",
         "pool",
+        "lane",
         "oneshots",
         "breaker",
         "calls",
@@ -151,6 +146,7 @@ class _Plugin:
         self.max_out: int = min(m.maxOutputBytes, limits.maxOutputBytes)
         self.timeout_ms: int = m.timeoutMs
         self.pool: WorkerPool | None = None
+        self.lane: WorkerPool | None = None  # BACKGROUND_OPS' own workers
         self.oneshots = asyncio.Semaphore(self.concurrency)
         self.breaker = CrashLoopBreaker(
             limits.crashLoopThreshold, limits.crashBackoffMs / 1000.0, limits.crashBackoffMaxMs / 1000.0
@@ -161,6 +157,9 @@ class _Plugin:
         self.last_error: CallError | None = None
         self.spawns = 0
         self.active = 0
+
+    def pools(self) -> list[WorkerPool]:
+        return [pool for pool in (self.pool, self.lane) if pool is not None]
 
 
 class Supervisor:
@@ -188,9 +187,13 @@ class Supervisor:
         self.limits = limits or DEFAULT_LIMITS
         self._env = scrubbed_env(extra_env)
         self._memory = self.limits.pluginMemoryMB << 20
+        self.sandbox.status.limits = cgroups.status(
+            self.limits.pluginProcesses, self.limits.pluginMemoryMB, self.sandbox.active
+        )
         self._spin_s = spin_us / 1e6
         self._close_grace_s = close_grace_s
         self._plugins: dict[str, _Plugin] = {}
+        self._held = HeldWork()
         self._oneshot_procs: set[ChildProcess] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._seq = 0
@@ -227,7 +230,7 @@ class Supervisor:
                     "this Supervisor's processes belong to another event loop; use one per loop"
                 )
             for known in self._plugins.values():  # nothing runs: rebind to this loop
-                known.pool = None
+                known.pool = known.lane = None
                 known.oneshots = asyncio.Semaphore(known.concurrency)
             self._loop = loop
         wait = plugin.breaker.retry_in(loop.time())
@@ -272,6 +275,8 @@ class Supervisor:
         INTERNAL_ERROR failure of this call, so a turn moves to its next candidate instead of dying.
         """
         try:
+            if self._held.pending(plugin_id):
+                await self._held.release(plugin_id)
             return await self._call(plugin_id, request, timeout_s)
         except PluginCallError:
             raise
@@ -314,13 +319,14 @@ class Supervisor:
         self._active += 1
         try:
             if plugin.worker:
+                pool = self._pool(plugin, loop, lane=op in BACKGROUND_OPS)
                 data, stderr = await self._worker_call(
-                    plugin, loop, encode_frame(body), str(rid).encode(), deadline, request.requestId
+                    pool, loop, encode_frame(body), str(rid).encode(), deadline, request.requestId
                 )
                 mode = "worker"
             else:
                 outcome = await self._one_shot(plugin, loop, body, deadline, artifacts, request.requestId)
-                data, stderr = self._one_shot_result(outcome), outcome.stderr
+                data, stderr = one_shot_result(outcome), outcome.stderr
                 mode = "one-shot"
         except ProcessFailure as failure:
             self._raise(plugin, op, failure)
@@ -381,7 +387,7 @@ class Supervisor:
             if plugin.worker and not one_shot:
                 try:
                     data, stderr = await self._worker_call(
-                        plugin, loop, encode_frame(body), None, deadline, peek.requestId
+                        self._pool(plugin, loop), loop, encode_frame(body), None, deadline, peek.requestId
                     )
                 except ProcessFailure as failure:
                     if failure.code not in (TIMEOUT, CRASHED) or failure.details.get("queued"):
@@ -444,14 +450,26 @@ class Supervisor:
             bind, retire = plugin.binds.for_call(path, plugin.worker if for_worker is None else for_worker)
         except ProcessFailure as failure:
             self._raise(plugin, op, failure, count=False)
-        if retire and plugin.pool is not None:
-            plugin.pool.retire()
+        if retire:
+            for pool in plugin.pools():
+                pool.retire()
         return bind
 
-    def _command(self, plugin: _Plugin, writable: list[str]) -> list[str]:
-        return self.sandbox.command(
-            plugin.argv, plugin.cwd, llm=plugin.uses_llm, writable=writable, memory_bytes=self._memory
+    def _command(self, plugin: _Plugin, writable: list[str]) -> tuple[list[str], SandboxGroup | None]:
+        """The argv that starts one process of `plugin`, and the control group it joins (cgroups.py), or
+        with no group where cgroups are out of reach, the RLIMIT_NPROC fallback inside the sandbox."""
+        processes = self.limits.pluginProcesses
+        group = cgroups.new_group(processes, self._memory)
+        nproc = processes if group is None and self.sandbox.active and cgroups.nproc_applies() else None
+        argv = self.sandbox.command(
+            plugin.argv,
+            plugin.cwd,
+            llm=plugin.uses_llm,
+            writable=writable,
+            memory_bytes=self._memory,
+            processes=nproc,
         )
+        return (group.launcher(argv) if group is not None else argv), group
 
     # ------------------------------------------------------------------ errors and accounting
 
@@ -486,8 +504,10 @@ class Supervisor:
         plugin.spawns += 1
         sandboxed = plugin.binds is not None
         writable = plugin.binds.for_worker() if plugin.binds is not None else []
+        argv, group = self._command(plugin, writable)
         return Worker(
-            self._command(plugin, writable),
+            argv,
+            group=group,
             cwd=plugin.cwd,
             env=self._env,
             loop=pool.loop,
@@ -499,15 +519,21 @@ class Supervisor:
             log=lambda pid: self.logs.for_process(plugin.id, pid),
         )
 
-    def _pool(self, plugin: _Plugin, loop: asyncio.AbstractEventLoop) -> WorkerPool:
-        pool = plugin.pool
+    def _pool(self, plugin: _Plugin, loop: asyncio.AbstractEventLoop, lane: bool = False) -> WorkerPool:
+        """The plugin's pool, or its background lane (BACKGROUND_OPS), created on first use."""
+        pool = plugin.lane if lane else plugin.pool
         if pool is None:
-            pool = plugin.pool = WorkerPool(plugin.concurrency, lambda p: self._spawn_worker(plugin, p), loop)
+            size = BACKGROUND_LANE_SIZE if lane else plugin.concurrency
+            pool = WorkerPool(size, lambda p: self._spawn_worker(plugin, p), loop)
+            if lane:
+                plugin.lane = pool
+            else:
+                plugin.pool = pool
         return pool
 
     async def _worker_call(
         self,
-        plugin: _Plugin,
+        pool: WorkerPool,
         loop: asyncio.AbstractEventLoop,
         frame: bytes,
         rid: bytes | None,
@@ -515,7 +541,6 @@ class Supervisor:
         request_id: str = "",
     ) -> tuple[bytes, bytes]:
         """One framed round trip: (reply body, the stderr the worker wrote meanwhile). Raises ProcessFailure."""
-        pool = plugin.pool or self._pool(plugin, loop)
         fut: asyncio.Future[bytes] = loop.create_future()
         job = Job(frame, rid, fut, deadline)
         job.request_id = request_id
@@ -549,7 +574,7 @@ class Supervisor:
         deadline: float,
         artifacts: str | None = None,
         request_id: str = "",
-    ) -> _OneShotOutcome:
+    ) -> OneShotOutcome:
         """Start, write the request, EOF, collect stdout (capped) and the stderr tail, reap."""
         sem = plugin.oneshots
         if sem.locked():
@@ -578,8 +603,8 @@ class Supervisor:
         deadline: float,
         artifacts: str | None,
         request_id: str = "",
-    ) -> _OneShotOutcome:
-        out = _OneShotOutcome()
+    ) -> OneShotOutcome:
+        out = OneShotOutcome()
         cap = plugin.max_out
         proc: ChildProcess
 
@@ -597,8 +622,10 @@ class Supervisor:
             proc.kill()
 
         plugin.spawns += 1
+        argv, group = self._command(plugin, [artifacts] if artifacts else [])
         proc = ChildProcess(
-            self._command(plugin, [artifacts] if artifacts else []),
+            argv,
+            group=group,
             cwd=plugin.cwd,
             env=self._env,
             loop=loop,
@@ -626,46 +653,8 @@ class Supervisor:
         finally:
             timer.cancel()
         out.stderr = proc.stderr.value()
+        out.limit = proc.limit_exceeded
         return out
-
-    def _one_shot_result(self, out: _OneShotOutcome) -> bytes:
-        """The stdout of a successful run, or the ProcessFailure its exit code means (DS016)."""
-        code = out.code
-        if out.over_cap:
-            raise ProcessFailure(
-                OUTPUT_TOO_LARGE,
-                "output exceeds the output cap; process killed",
-                stderr=out.stderr,
-                exit_code=code,
-            )
-        if out.timed_out:
-            raise ProcessFailure(
-                TIMEOUT, "deadline passed; process killed", stderr=out.stderr, exit_code=code
-            )
-        if code == 0:
-            return bytes(out.stdout)
-        info = parse_error_line(out.stderr) if code in (1, 2, 3) else None
-        details: dict[str, Any] = {}
-        if info is not None:
-            details = {"pluginCode": info.code, "pluginMessage": info.message, "pluginDetails": info.details}
-        if code == EXIT_PROCESSING_ERROR:
-            kind, what = PLUGIN_ERROR, "processing error"
-        elif code == EXIT_INVALID_INPUT:
-            kind, what = PLUGIN_INVALID_INPUT, "invalid input"
-        elif code == EXIT_TIMEOUT:
-            kind, what = TIMEOUT, "the plugin's own deadline passed"
-            details["reportedByPlugin"] = True
-        else:
-            raise ProcessFailure(CRASHED, f"plugin {describe_exit(code)}", stderr=out.stderr, exit_code=code)
-        if info is not None:
-            message = f"{what}: {info.code}: {info.message}"
-        else:
-            last = out.stderr.strip().splitlines()[-1:] or [b""]
-            message = f"{what} (exit {code}) without an error line on stderr" + (
-                f"; last stderr line: {last[0][:200].decode('utf-8', 'replace')}" if last[0] else ""
-            )
-        # A plugin-reported timeout is an honest answer, not a kernel kill: it does not feed the breaker.
-        raise ProcessFailure(kind, message, stderr=out.stderr, exit_code=code, details=details, crash=False)
 
     # ------------------------------------------------------------------ observability and shutdown
 
@@ -674,8 +663,18 @@ class Supervisor:
         workers of LLM plugins make way for fresh ones started with the new route."""
         self.sandbox.route_llm(route)
         for plugin in self._plugins.values():
-            if plugin.uses_llm and plugin.pool is not None:
-                plugin.pool.retire()
+            if plugin.uses_llm:
+                for pool in plugin.pools():
+                    pool.retire()
+
+    def running(self, plugin_id: str) -> bool:
+        """The plugin has a live worker now (a call to it starts no process)."""
+        plugin = self._plugins.get(plugin_id)
+        return plugin is not None and any(w.usable for pool in plugin.pools() for w in pool.workers)
+
+    def before_next_call(self, plugin_id: str, job: HeldJob) -> None:
+        """Run `job` right before the next `call` to `plugin_id` (held.py); dropped if none comes."""
+        self._held.hold(plugin_id, job)
 
     def health(self) -> dict[str, dict[str, Any]]:
         """Per registered plugin: mode, workers alive/busy, calls, failures by code, crash-loop state.
@@ -693,13 +692,13 @@ class Supervisor:
             else:
                 wait = plugin.breaker.retry_in(now)
                 state = "backoff" if wait > 0 else ("degraded" if plugin.breaker.consecutive else "ok")
-            pool = plugin.pool
+            pool, pools = plugin.pool, plugin.pools()
             report[entry.id] = {
                 "mode": "worker" if plugin.worker else "one-shot",
                 "state": state,
-                "workers": sum(1 for w in pool.workers if w.usable) if pool else 0,
-                "busy": pool.busy if pool else plugin.active,
-                "queued": len(pool.queue) if pool else 0,
+                "workers": sum(1 for p in pools for w in p.workers if w.usable),
+                "busy": sum(p.busy for p in pools) if pools else plugin.active,
+                "queued": sum(len(p.queue) for p in pools),
                 "concurrency": plugin.concurrency,
                 "calls": plugin.calls,
                 "ok": plugin.ok,
@@ -716,19 +715,20 @@ class Supervisor:
 
     def _plugins_started(self) -> bool:
         return bool(self._oneshot_procs) or any(
-            p.pool is not None and p.pool.workers for p in self._plugins.values()
+            pool.workers for p in self._plugins.values() for pool in p.pools()
         )
 
     def pids(self) -> list[int]:
         """Every plugin process currently started and not yet reaped."""
         pids = [proc.pid for proc in self._oneshot_procs]
         for plugin in self._plugins.values():
-            if plugin.pool is not None:
-                pids.extend(w.pid for w in plugin.pool.workers)
+            for pool in plugin.pools():
+                pids.extend(w.pid for w in pool.workers)
         return pids
 
     async def warm(self, plugin_id: str) -> int:
-        """Start a worker plugin's whole pool ahead of the first call; how many workers were started.
+        """Start a worker plugin's whole pool (and its background lane) ahead of the first call; how many
+        workers were started.
 
         A first call otherwise pays the interpreter start and imports inside its deadline.
         """
@@ -736,21 +736,23 @@ class Supervisor:
         loop = self._admit(plugin, "")
         if not plugin.worker:
             return 0
+        lanes = [False, *([True] if BACKGROUND_OPS & set(self.registry.get(plugin_id).manifest.ops) else [])]
         try:
-            return self._pool(plugin, loop).fill()
+            return sum(self._pool(plugin, loop, lane).fill() for lane in lanes)
         except ProcessFailure as failure:
             self._raise(plugin, "", failure)
 
     async def aclose(self) -> None:
         """Stop every plugin process: EOF to idle workers, then SIGKILL to whatever is left; reap all."""
         self._closed = True
+        self._held.drop()
         procs: list[ChildProcess] = list(self._oneshot_procs)
         for proc in procs:
             proc.kill()
         for plugin in self._plugins.values():
-            if plugin.pool is not None:
-                plugin.pool.close()
-                procs.extend(w.proc for w in plugin.pool.workers)
+            for pool in plugin.pools():
+                pool.close()
+                procs.extend(w.proc for w in pool.workers)
         waiting = [p.exited for p in procs if not p.exited.done()]
         if waiting:
             await asyncio.wait(waiting, timeout=self._close_grace_s)
@@ -759,4 +761,5 @@ class Supervisor:
         waiting = [p.exited for p in procs if not p.exited.done()]
         if waiting:
             await asyncio.wait(waiting, timeout=5.0)
+        await cgroups.settle()
         self.logs.close()

@@ -65,13 +65,19 @@ def ask(
         ),
     ] = False,
     local_llm: LocalLLMFlag = False,
+    use_daemon: Annotated[
+        bool,
+        typer.Option(
+            "--daemon/--no-daemon",
+            help="Use a running `mrpvm serve` on the same home when there is one (default), else in-process.",
+        ),
+    ] = True,
 ) -> None:
-    """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer."""
-    import anyio
-    from mrpvm.kernel.engine import TurnRequest, run_turn
-    from mrpvm.knowledge.context import open_context
-    from mrpvm.protocol.envelope import Pins
-    from mrpvm.shells.cli.common import CliError, print_json, run_with_local_llm
+    """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer.
+
+    A daemon running on the same home (`mrpvm serve`) answers it with its warm workers; without one the
+    turn runs in this process, starting only the plugins it calls."""
+    from mrpvm.shells.cli.common import CliError, print_json
 
     if not question.strip():
         raise CliError("the question is empty")
@@ -82,6 +88,37 @@ def ask(
     from mrpvm.shells.legacy import legacy_pins
 
     legacy = legacy_pins(processing_mode, retrieval_profile)  # explicit --sd/--kb-plugin/--gs win
+    if use_daemon and not local_llm:
+        from mrpvm.shells.cli.daemon_client import DaemonRefused, ask_daemon
+
+        fields = {
+            "planner_plugin": planner,
+            "seed_detector_plugin": sd or legacy.get("sd"),
+            "kb_plugin": kb_plugin or legacy.get("kb"),
+            "goal_solver_plugin": gs or legacy.get("gs"),
+            "kb": kb,
+            "max_llm_calls": max_llm_calls,
+            "deliberation_level": deliberation_level,
+        }
+        try:
+            reply, via = ask_daemon(
+                _home(),
+                question,
+                sources=[(p.name, t) for p, t in zip(sources, texts, strict=True)],
+                session_id=session,
+                turn_fields=fields,
+            )
+        except DaemonRefused as err:
+            raise CliError(str(err)) from None
+        if reply is not None:
+            _print_daemon_reply(reply, as_json, via, verbose)
+            return
+    import anyio
+    from mrpvm.kernel.engine import TurnRequest, run_turn
+    from mrpvm.knowledge.context import open_context
+    from mrpvm.protocol.envelope import Pins
+    from mrpvm.shells.cli.common import run_with_local_llm
+
     pins = Pins(
         planner=planner,
         sd=sd or legacy.get("sd"),
@@ -117,6 +154,28 @@ def ask(
         print_json({**result.as_json(), **legacy_echo, "deliberation_level": result.deliberation_level})
     else:
         print_answer(result, verbose=verbose, footer=verbose)
+
+
+def _home() -> Path:
+    from mrpvm.kernel.config import load_config
+
+    config, _ = load_config()
+    return Path(config.home)
+
+
+def _print_daemon_reply(reply: dict, as_json: bool, via: str, verbose: bool) -> None:
+    """A daemon's TurnResponse printed exactly as an in-process turn would be."""
+    if as_json:
+        from mrpvm.kernel.engine.turn import JSON_KEYS
+        from mrpvm.shells.cli.common import print_json
+        from mrpvm.shells.legacy import LEGACY_KEYS
+
+        keys = (*JSON_KEYS, *LEGACY_KEYS, "deliberation_level")
+        print_json({key: reply.get(key) for key in keys})
+        return
+    from types import SimpleNamespace
+
+    print_answer(SimpleNamespace(**reply), verbose=verbose, footer=verbose, via=via)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- shared with `chat`
@@ -155,10 +214,10 @@ def continued_session(session: str | None) -> str:
     return last.id
 
 
-def print_answer(result: TurnResult, *, verbose: bool = False, footer: bool = True) -> None:
+def print_answer(result: TurnResult, *, verbose: bool = False, footer: bool = True, via: str = "") -> None:
     """What a person reads (the answer, a note when it is weak, then `Sources:` file › heading lines); with
     `verbose` the full response document (act, intent, status, warnings, every source with its id).
-    `footer`: a one-line status on stderr (status, request and session ids, time, LLM calls)."""
+    `footer`: a one-line status on stderr (status, request and session ids, time, LLM calls, `via`)."""
     from mrpvm.shells.cli.common import stdout_console
 
     text = result.response_markdown if verbose else (result.answer_markdown or result.response_markdown)
@@ -173,5 +232,5 @@ def print_answer(result: TurnResult, *, verbose: bool = False, footer: bool = Tr
     if footer:
         sys.stderr.write(
             f"[{result.status}] request {result.request_id} · session {result.session_id} · "
-            f"{result.duration_ms:.0f} ms · {result.llm_calls} LLM calls\n"
+            f"{result.duration_ms:.0f} ms · {result.llm_calls} LLM calls{f' · {via}' if via else ''}\n"
         )

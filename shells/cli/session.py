@@ -16,9 +16,6 @@ session_app = typer.Typer(
 )
 
 
-MAX_TITLE_CHARS = 200  # as the daemon's PATCH /v1/mrpvm/sessions/{id} (shells/api/schemas.py)
-
-
 def register(app: typer.Typer) -> None:
     app.add_typer(session_app, name="session")
 
@@ -190,9 +187,9 @@ def session_set(
 
     if deliberation_level is None and title is None:
         raise CliError("nothing to set: give --title or --deliberation-level")
-    clean = None if title is None else " ".join(title.split())
-    if clean is not None and len(clean) > MAX_TITLE_CHARS:
-        raise CliError(f"the title has {len(clean)} characters; at most {MAX_TITLE_CHARS}")
+    clean = (
+        None if title is None else " ".join(title.split())
+    )  # the store checks its length (kernel/names.py)
     with open_store() as store:
         record = store.get_session(session_id)
         if clean is not None:

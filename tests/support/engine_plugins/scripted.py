@@ -57,6 +57,8 @@ def _log(call: Call) -> None:
     for name in ("guidance", "evidence", "units"):
         if hasattr(p, name):
             entry[name] = [u.id for u in getattr(p, name)]
+    if getattr(p, "descriptors", None):
+        entry["descriptors"] = [d.id for d in p.descriptors]
     if getattr(p, "parentIntent", None) is not None:
         entry["parentIntent"] = p.parentIntent.intent
     if hasattr(p, "intents"):
