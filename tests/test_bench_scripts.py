@@ -76,3 +76,9 @@ def _flatten(value: object, prefix: str = "") -> list[tuple[str, float]]:
     elif isinstance(value, int | float) and not isinstance(value, bool):
         out.append((prefix, float(value)))
     return out
+
+
+def test_embedding_bench_reports_throughput_and_memory() -> None:
+    figures = run_bench("embedding.py", "--units", "20")
+    assert figures["units_encoded"] == 20 and figures["tokens"] > 20
+    assert figures["units_per_s"] > 0 and figures["rss_with_model_mb"] > figures["rss_before_mb"]

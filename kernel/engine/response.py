@@ -113,7 +113,9 @@ def build_group(
     outcome: SeedOutcome, origin: dict[str, str], lookup: dict[str, KnowledgeUnit]
 ) -> ResponseGroup:
     evidence = {u.id: u for u in outcome.evidence}
-    cited = outcome.sources or list(evidence)
+    # a refusal cites nothing: the units it looked at do not answer (listing them would read as an answer)
+    refused = outcome.answer.strip() in ("", NO_CONTEXT_ANSWER)
+    cited = [] if refused else (outcome.sources or list(evidence))
     kb, session = [], []
     for unit_id in dict.fromkeys(cited):
         unit = evidence.get(unit_id) or lookup.get(unit_id)
@@ -123,7 +125,7 @@ def build_group(
             session.append(ref)
         elif where == "kb":
             kb.append(ref)
-    current = [_ref(u) for u in outcome.evidence if origin.get(u.id) == "current-turn"]
+    current = [] if refused else [_ref(u) for u in outcome.evidence if origin.get(u.id) == "current-turn"]
     plugins = {k: v for k, v in (("kb", outcome.kb_plugin), ("gs", outcome.gs_plugin)) if v}
     return ResponseGroup(
         intentRef=outcome.ref,

@@ -22,7 +22,7 @@ from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, find_type
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
-from . import explicit
+from . import explicit, meaning
 from .evidence import Scorer, Sentence, procedure_steps, relevant, split_units
 from .narrowing import (
     code_under_named_heading,
@@ -60,6 +60,7 @@ class Outcome:
     confidence: str
     evidence: str = ""
     kind: str = "sentences"
+    supported: bool = True  # False: the best candidate, reported as weak (`insufficient`), not `success`
 
 
 @dataclass(slots=True)
@@ -452,7 +453,17 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         stated_condition(q.focus) if re.match(r"\s*(?:if|unless|when)\b", q.focus or "", re.I) else None
     )
     keys = key_terms(q.terms, q.name_terms, pool)
-    judge = Judge(scorer, q.answer_type, keys, future, condition, q.year, q.options)
+    judge = Judge(
+        scorer,
+        q.answer_type,
+        keys,
+        future,
+        condition,
+        q.year,
+        q.options,
+        meaning.for_question(q.text, pool, scorer.score),
+        q.name_terms,
+    )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
     echoing = {id(s) for s in pool if echoes(s, asked)}
@@ -482,7 +493,10 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     conf = "high" if coverage >= 0.75 else ("medium" if coverage >= 0.55 else "low")
     ids = list(dict.fromkeys(s.unit.id for p in chosen for s in p.sentences))
     evidence = f"{sum(len(p.sentences) for p in chosen)} sentence(s), term coverage {coverage:.2f}"
-    return Outcome("\n\n".join(parts), ids, conf, evidence, "sentences")
+    if passage.meaning is not None:
+        evidence += f", meaning {passage.meaning:.2f}"
+    supported = judge.supports(passage)
+    return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
 
 
 _ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)

@@ -7,11 +7,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 from mrpvm.shells.cli.common import LocalLLMFlag
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnResult
+
+
+# `mrpvm ask` exits 0 with an answer (weak ones included: the answer says so), REFUSED_EXIT when no question
+# of the turn could be answered from the documents (the no-context sentence), 1-2 on errors (main.py).
+REFUSED_EXIT = 3
 
 
 def register(app: typer.Typer) -> None:
@@ -72,11 +78,14 @@ def ask(
             help="Use a running `mrpvm serve` on the same home when there is one (default), else in-process.",
         ),
     ] = True,
-) -> None:
+) -> int:
     """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer.
 
     A daemon running on the same home (`mrpvm serve`) answers it with its warm workers; without one the
-    turn runs in this process, starting only the plugins it calls."""
+    turn runs in this process, starting only the plugins it calls.
+
+    Exit status: 0 answered, 3 refused (the documents do not answer it), 2 bad input, 1 other errors.
+    """
     from mrpvm.shells.cli.common import CliError, print_json
 
     if not question.strip():
@@ -112,7 +121,7 @@ def ask(
             raise CliError(str(err)) from None
         if reply is not None:
             _print_daemon_reply(reply, as_json, via, verbose)
-            return
+            return REFUSED_EXIT if refused(reply.get("response_document") or {}) else 0
     import anyio
     from mrpvm.kernel.engine import TurnRequest, run_turn
     from mrpvm.knowledge.context import open_context
@@ -154,6 +163,15 @@ def ask(
         print_json({**result.as_json(), **legacy_echo, "deliberation_level": result.deliberation_level})
     else:
         print_answer(result, verbose=verbose, footer=verbose)
+    return REFUSED_EXIT if refused(result.response_document) else 0
+
+
+def refused(response_document: dict) -> bool:
+    """Every question of the turn was answered with the no-context sentence (none: a statement, not refused)."""
+    groups = response_document.get("groups") or []
+    return bool(groups) and all(
+        (g.get("answerMarkdown") or "").strip() in ("", NO_CONTEXT_ANSWER) for g in groups
+    )
 
 
 def _home() -> Path:

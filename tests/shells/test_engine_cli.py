@@ -37,7 +37,7 @@ def run(home: Path, *args: str, stdin: str | None = None) -> subprocess.Complete
 def asked(tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     proc = run(home, "ask", "What does WAL mode change?", "--json", "--max-llm-calls", "0")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr  # nothing loaded: refused, the documented exit status
     return home, json.loads(proc.stdout)
 
 
