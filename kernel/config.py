@@ -31,6 +31,9 @@ class BudgetConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     maxFallbackCalls: NonNegative = 6  # plugin calls a turn may spend backtracking after a weak answer
 
 
+DEFAULT_MAX_SOURCE_BYTES = 4 * 1024 * 1024
+
+
 class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     pluginTimeoutMs: Positive
     pluginMemoryMB: Positive  # each plugin process (RLIMIT_AS); with cgroups also a plugin and its children
@@ -40,6 +43,8 @@ class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     crashBackoffMs: Positive
     crashBackoffMaxMs: Positive
     maxStoredAnswerBytes: Positive = 262144  # a turn's answer texts are stored cut to this (stored_answer.py)
+    # the largest source an ingest accepts; kb-plugins need ingest_request_bytes(this) of input (SPEC §7)
+    maxSourceBytes: Positive = DEFAULT_MAX_SOURCE_BYTES
 
 
 class SandboxConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -92,6 +97,7 @@ ENV_KEYS: dict[str, str] = {
     "MRPVM_PLUGIN_PROCESSES": "engine.limits.pluginProcesses",
     "MRPVM_MAX_OUTPUT_BYTES": "engine.limits.maxOutputBytes",
     "MRPVM_MAX_STORED_ANSWER_BYTES": "engine.limits.maxStoredAnswerBytes",
+    "MRPVM_MAX_SOURCE_BYTES": "engine.limits.maxSourceBytes",
     "MRPVM_PLUGIN_ALLOWLIST": "engine.pluginAllowlist",
     "MRPVM_WRAPPER_FOLDERS": "engine.wrapperFolders",
     "MRPVM_ENABLED_PLUGINS": "plugins.enabled",

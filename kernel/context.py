@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mrpvm.protocol.vocab import PLUGIN_TYPES
 
 from .config import MANIFESTS_DIR, Config, load_config, wrapper_dirs
-from .registry import PluginEntry, Registry
+from .registry import PluginEntry, Registry, announce_registry
 
 if TYPE_CHECKING:  # the store and supervisor import nothing from here; keep import cost at open()
     from .llm import LLMBridge
@@ -80,8 +80,12 @@ class KernelContext:
         home = Path(config.home)
         home.mkdir(parents=True, exist_ok=True)
         registry = Registry.load(
-            manifests_dir or MANIFESTS_DIR, wrapper_dirs(config), config.engine.pluginAllowlist
+            manifests_dir or MANIFESTS_DIR,
+            wrapper_dirs(config),
+            config.engine.pluginAllowlist,
+            max_source_bytes=config.engine.limits.maxSourceBytes,
         )
+        announce_registry(registry)
         sandbox = Sandbox(config.engine.sandbox, home)
         supervisor = Supervisor(registry, limits=config.engine.limits, extra_env=extra_env, sandbox=sandbox)
         try:

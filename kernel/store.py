@@ -51,7 +51,7 @@ from .errors import (
 )
 from .names import KB_NAME_MAX, SOURCE_NAME_MAX, TITLE_MAX, checked_name
 from .node import LOCAL_NODE, node_id_for
-from .records import KbRecord, PlannerOutcome, SessionRecord, SourceRecord, TurnRecord
+from .records import KbRecord, PlannerOutcome, SessionRecord, SourceRecord, TurnRecord, title_from_question
 from .store_acks import IndexAcks
 from .store_rows import (
     MIGRATIONS,
@@ -69,6 +69,8 @@ from .store_rows import (
 )
 from .store_stats import PlannerStatsAndCache
 
+# An untitled session takes its first question as its title; a title set by hand is kept.
+_TITLE_IF_UNTITLED = "title = CASE WHEN title = '' THEN ? ELSE title END"
 SESSION_CACHE_UNITS = 20_000  # decoded session units kept in memory (see Store.session_units)
 PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
 KB_CHANNEL = "mrpvm_kb"  # change notices: a KB's sources changed (payload: its id); knowledge/index_watch.py
@@ -502,6 +504,17 @@ class Store(PlannerStatsAndCache, IndexAcks):
         rows = self._conn().execute(f"SELECT {self._SESSION_COLS} FROM sessions ORDER BY rowid")
         return [self._session(r) for r in rows]
 
+    def last_session(self) -> SessionRecord | None:
+        """The session used last (the latest turn or change), or None when there is none."""
+        row = (
+            self._conn()
+            .execute(
+                f"SELECT {self._SESSION_COLS} FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT 1"
+            )
+            .fetchone()
+        )
+        return self._session(row) if row else None
+
     def set_session_preferences(self, session_id: str, preferences: Pins) -> SessionRecord:
         with self.transaction() as conn:
             self.get_session(session_id)
@@ -655,6 +668,7 @@ class Store(PlannerStatsAndCache, IndexAcks):
                 {"request": turn.requestId, "session": session.id},
             )
         created_at = turn.createdAt or stamp
+        first_title = title_from_question(turn.userMessage)  # names an untitled session
         turn_row = [
             turn.requestId,
             turn.sessionId,
@@ -685,7 +699,7 @@ class Store(PlannerStatsAndCache, IndexAcks):
                             stamp,
                             1,
                             session.deliberationLevel,
-                            session.title,
+                            session.title or title_from_question(turn.userMessage),
                         ),
                     ).rowcount
                     == 1
@@ -693,15 +707,15 @@ class Store(PlannerStatsAndCache, IndexAcks):
                 if not created:  # one statement bumps the count and returns the turn's index
                     if preferences is not None:
                         rows = conn.execute(
-                            "UPDATE sessions SET preferences = ?, turn_count = turn_count + 1, updated_at = ?"
-                            " WHERE id = ? RETURNING turn_count - 1",
-                            (pins_json(preferences), stamp, turn.sessionId),
+                            "UPDATE sessions SET preferences = ?, turn_count = turn_count + 1, updated_at = ?,"
+                            f" {_TITLE_IF_UNTITLED} WHERE id = ? RETURNING turn_count - 1",
+                            (pins_json(preferences), stamp, first_title, turn.sessionId),
                         ).fetchall()
                     else:
                         rows = conn.execute(
-                            "UPDATE sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?"
-                            " RETURNING turn_count - 1",
-                            (stamp, turn.sessionId),
+                            "UPDATE sessions SET turn_count = turn_count + 1, updated_at = ?,"
+                            f" {_TITLE_IF_UNTITLED} WHERE id = ? RETURNING turn_count - 1",
+                            (stamp, first_title, turn.sessionId),
                         ).fetchall()  # fetchall: the statement runs to its end before the next one
                     if not rows:
                         raise SessionNotFound(f"no session '{turn.sessionId}'", {"session": turn.sessionId})

@@ -277,6 +277,14 @@ async def ingest_source(
     `progress(bytes_done, bytes_total)` follows the chunks; `on_units(n)` the units produced so far.
     """
     store = ctx.store
+    limit = ctx.config.engine.limits.maxSourceBytes
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise IngestError(
+            f"source '{name}' is {size} bytes, over engine.limits.maxSourceBytes ({limit}); split it, or "
+            "raise the limit (MRPVM_MAX_SOURCE_BYTES) and the kb-plugins' maxInputSizeBytes with it",
+            {"source": name, "bytes": size, "maxSourceBytes": limit},
+        )
     digest = text_hash(text)
     existing = store.find_source(kb.id, name)
     if existing is not None and existing.hash == digest and not force:

@@ -66,8 +66,10 @@ async def _notify(
             note = " (without the raw text, which did not fit)"
         if size > limit:
             warnings.append(
-                f"{entry.id} was not sent {op} for {what}: the request ({size} bytes) exceeds its "
-                f"maxInputSizeBytes ({entry.manifest.maxInputSizeBytes}); its index does not cover this source"
+                f"{entry.id} was not sent {op} for {what}: the request ({size} bytes) exceeds its manifest's "
+                f"maxInputSizeBytes ({entry.manifest.maxInputSizeBytes}), so its index does not cover this "
+                f"source; raise maxInputSizeBytes in {entry.manifest_path} to at least {size + REQUEST_MARGIN} "
+                "(an ingest request is about 6x its source: protocol/SPEC.md §7)"
             )
             return
         request.budget = Budget(llmCalls=0, deadlineMs=entry.manifest.timeoutMs)

@@ -21,7 +21,7 @@ from mrpvm.protocol.vocab import Op
 
 from ..llm.hooks import grant, settle
 from ..supervisor import CallResult, PluginCallError
-from ..trace import PROMPT_PREVIEW, TraceNode, clip, clip_tail, summarize_output
+from ..trace import PROMPT_PREVIEW, TraceNode, clip, clip_tail, error_line, summarize_output
 from .frame import ExecutionFrame
 from .support import evidence_support
 
@@ -289,6 +289,9 @@ def _settle(
                 detail["stderrTail"] = clip_tail(error.stderrTail)
             if error.exitCode is not None:
                 detail["exitCode"] = error.exitCode
+            state.plugin_failures.setdefault(
+                attempt.plugin_id, f"{attempt.op}: {error_line(error.code, error.message)}"
+            )
         trace.finish(node, "error", **detail)
         return
     doc = result.document

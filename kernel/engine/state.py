@@ -117,6 +117,8 @@ class TurnState:
         self._kb_shape = kb_shape(ctx, self.kb_id)
         self._profile: tuple[tuple[int, int], KnowledgeProfile] | None = None
         self.warnings: list[str] = []
+        # plugin id → "op: CODE: message" of its first failed call (crash, invalid CNL, timeout, ...)
+        self.plugin_failures: dict[str, str] = {}
         self.branches: list[BranchRun] = []
         self._items: dict[str, ContextItem] = {}
         self.descriptors: list[Descriptor] = static.descriptors

@@ -294,6 +294,7 @@ def _response(
         status=status,
         groups=groups,
         warnings=list(dict.fromkeys(state.warnings)),
+        pluginFailures=[f"{pid} failed {what}" for pid, what in state.plugin_failures.items()],
         plugins={k: v for k, v in plugin_ids.items() if v},
         currentTurnUnits=len(state.staged),
     )

@@ -126,6 +126,26 @@ async def health(request: Request) -> Response:
     return json_response(Health(version=VERSION, uptime_s=round(time.time() - request.app.state.started, 3)))
 
 
+LLM_STATUS_TTL_S = 30.0  # /ready is polled: the endpoint is probed at most this often
+
+
+async def _llm_status(request: Request) -> Any:
+    """The LLM endpoint's status (kernel/llm/status.py), probed at most every LLM_STATUS_TTL_S."""
+    from mrpvm.kernel.llm.settings import ROLES
+    from mrpvm.kernel.llm.status import llm_status
+
+    state = request.app.state
+    cached = getattr(state, "llm_status", None)
+    if cached is not None and time.monotonic() - cached[0] < LLM_STATUS_TTL_S:
+        return cached[1]
+    effective = role_table(request).effective()
+    roles = {role: effective.roles.get(role, "") or effective.defaultModel for role in ROLES}
+    ctx = state.ctx
+    status = await llm_status(ctx.environ, bridge=getattr(ctx, "llm", None), roles=roles)
+    state.llm_status = (time.monotonic(), status)
+    return status
+
+
 async def ready(request: Request) -> Response:
     ctx = request.app.state.ctx
     problems: list[str] = []
@@ -169,7 +189,10 @@ async def ready(request: Request) -> Response:
     import msgspec
 
     sandbox = msgspec.to_builtins(ctx.supervisor.sandbox.status)
-    body = Ready(ready=not problems, registry=by_type, store=store, supervisor=supervisor, sandbox=sandbox)
+    llm = msgspec.to_builtins(await _llm_status(request))
+    body = Ready(
+        ready=not problems, registry=by_type, store=store, supervisor=supervisor, sandbox=sandbox, llm=llm
+    )
     return json_response(body, 200 if not problems else 503)
 
 

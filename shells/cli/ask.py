@@ -31,7 +31,12 @@ def ask(
         typer.Option("--source", help="A file loaded into the session as context (repeatable)."),
     ] = None,
     kb: Annotated[str | None, typer.Option("--kb", help="Mount this KB (name or id).")] = None,
-    session: Annotated[str | None, typer.Option("--session", help="Continue this session.")] = None,
+    session: Annotated[
+        str | None, typer.Option("--session", help="Continue this session (an id from `session list`).")
+    ] = None,
+    continue_last: Annotated[
+        bool, typer.Option("--continue", "-c", help="Continue the session used last.")
+    ] = False,
     planner: Annotated[str | None, typer.Option("--planner", help="Pin the planner.")] = None,
     sd: Annotated[str | None, typer.Option("--sd", help="Pin the seed detector.")] = None,
     kb_plugin: Annotated[str | None, typer.Option("--kb-plugin", help="Pin the kb-plugin.")] = None,
@@ -59,6 +64,12 @@ def ask(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the turn as one JSON object.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Print the full response: act, intent, status, every source with its id."
+        ),
+    ] = False,
     local_llm: LocalLLMFlag = False,
     use_daemon: Annotated[
         bool,
@@ -79,6 +90,8 @@ def ask(
 
     if not question.strip():
         raise CliError("the question is empty")
+    if continue_last:
+        session = continued_session(session)
     sources = list(source or [])
     texts = [read_source(p) for p in sources]
     from mrpvm.shells.legacy import legacy_pins
@@ -107,7 +120,7 @@ def ask(
         except DaemonRefused as err:
             raise CliError(str(err)) from None
         if reply is not None:
-            _print_daemon_reply(reply, as_json, via)
+            _print_daemon_reply(reply, as_json, via, verbose)
             return REFUSED_EXIT if refused(reply.get("response_document") or {}) else 0
     import anyio
     from mrpvm.kernel.engine import TurnRequest, run_turn
@@ -149,7 +162,7 @@ def ask(
         legacy_echo = derived_legacy(result.seed_detector_plugin, result.kb_plugin, result.goal_solver_plugin)
         print_json({**result.as_json(), **legacy_echo, "deliberation_level": result.deliberation_level})
     else:
-        print_answer(result)
+        print_answer(result, verbose=verbose, footer=verbose)
     return REFUSED_EXIT if refused(result.response_document) else 0
 
 
@@ -168,7 +181,7 @@ def _home() -> Path:
     return Path(config.home)
 
 
-def _print_daemon_reply(reply: dict, as_json: bool, via: str) -> None:
+def _print_daemon_reply(reply: dict, as_json: bool, via: str, verbose: bool) -> None:
     """A daemon's TurnResponse printed exactly as an in-process turn would be."""
     if as_json:
         from mrpvm.kernel.engine.turn import JSON_KEYS
@@ -180,7 +193,7 @@ def _print_daemon_reply(reply: dict, as_json: bool, via: str) -> None:
         return
     from types import SimpleNamespace
 
-    print_answer(SimpleNamespace(**reply), via=via)  # type: ignore[arg-type]
+    print_answer(SimpleNamespace(**reply), verbose=verbose, footer=verbose, via=via)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- shared with `chat`
@@ -206,17 +219,33 @@ async def load_sources(ctx: KernelContext, session_id: str, sources: list[Path],
     return added
 
 
-def print_answer(result: TurnResult, *, footer: bool = True, via: str = "") -> None:
-    """The answer's Markdown (rendered on a terminal), and a one-line status footer on stderr."""
+def continued_session(session: str | None) -> str:
+    """`--continue`: the session used last (CliError when `--session` is given too or there is none)."""
+    from mrpvm.shells.cli.common import CliError, open_store
+
+    if session is not None:
+        raise CliError("give --continue or --session ID, not both")
+    with open_store() as store:
+        last = store.last_session()
+    if last is None:
+        raise CliError("no session to continue yet: ask without --continue to start one")
+    return last.id
+
+
+def print_answer(result: TurnResult, *, verbose: bool = False, footer: bool = True, via: str = "") -> None:
+    """What a person reads (the answer, a note when it is weak, then `Sources:` file › heading lines); with
+    `verbose` the full response document (act, intent, status, warnings, every source with its id).
+    `footer`: a one-line status on stderr (status, request and session ids, time, LLM calls, `via`)."""
     from mrpvm.shells.cli.common import stdout_console
 
+    text = result.response_markdown if verbose else (result.answer_markdown or result.response_markdown)
     console = stdout_console()
     if console.is_terminal:
         from rich.markdown import Markdown
 
-        console.print(Markdown(result.response_markdown))
+        console.print(Markdown(text))
     else:
-        sys.stdout.write(result.response_markdown)
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
     if footer:
         sys.stderr.write(

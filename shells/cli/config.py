@@ -27,6 +27,7 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
 
     config, sources = load_config()
     sandbox = sandbox_status(config.engine.sandbox, config.engine.limits)
+    llm = _llm_status()
     flat = _flatten(msgspec.to_builtins(config))
     import os
 
@@ -55,6 +56,7 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
                 "sources": {r["key"]: r["source"] for r in rows},
                 "sandbox": msgspec.to_builtins(sandbox),
                 "store": store,
+                "llm": llm,
             }
         )
         return
@@ -80,6 +82,26 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
         caps.append(f"{limits.memoryMB} MB together" if limits.memoryMB else "memory per process only")
         why = f" ({limits.reason})" if limits.reason else ""
         console.print(f"whole-sandbox limits: {limits.mechanism}: {', '.join(caps)}{why}")
+    console.print(llm.summary(), markup=False, highlight=False, soft_wrap=True)
+    if llm.configured:
+        for role, model in llm.roles.items():
+            console.print(
+                f"  - {role}: {model or '(the request model, else the endpoint default)'}", markup=False
+            )
+
+
+def _llm_status():
+    """The LLM endpoint (no key), whether it answers, and the model per role (from the stored settings)."""
+    import os
+
+    from mrpvm.kernel.llm.settings import RoleTable, settings_store_for
+    from mrpvm.shells.cli.common import open_store
+    from mrpvm.shells.cli.settings import endpoint_status, role_models
+
+    with open_store() as store:
+        table = RoleTable(settings_store_for(store), env_model=os.environ.get("MRPVM_LLM_MODEL", ""))
+        roles = role_models(table.effective())
+    return endpoint_status(roles)
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:

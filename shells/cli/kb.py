@@ -166,7 +166,7 @@ def kb_export(
 ) -> None:
     """Export a KB as one portable archive: its sources' units and texts (plugin indexes are rebuilt on import)."""
     from mrpvm.knowledge import archive as kb_archive
-    from mrpvm.shells.cli.common import CliError, with_kernel
+    from mrpvm.shells.cli.common import CliError, human_bytes, stdout_console, with_kernel
 
     async def work(ctx):
         return kb_archive.export_kb(ctx, name)
@@ -180,7 +180,8 @@ def kb_export(
         file.write_bytes(data)
     except OSError as err:
         raise CliError(f"cannot write {file}: {err.strerror}") from None
-    sys.stderr.write(f"exported KB '{kb.name}' to {file} ({len(data)} bytes)\n")
+    # the report goes to stdout, as `kb import`'s does (stderr only when the archive itself is on stdout)
+    stdout_console().print(f"exported KB '{kb.name}' to {file} ({human_bytes(len(data))})", markup=False)
 
 
 @kb_app.command("import")
@@ -200,7 +201,17 @@ def kb_import(
     async def work(ctx):
         return await kb_archive.import_kb(ctx, data, kb)
 
-    result = with_kernel(work)
+    from mrpvm.kernel.errors import KbExists
+    from mrpvm.shells.cli.common import CliError
+
+    try:
+        result = with_kernel(work)
+    except KbExists as err:
+        taken = err.details.get("name") or kb or "NAME"
+        raise CliError(
+            f"KB_EXISTS: {err.message}; import it under another name with --kb NEW_NAME "
+            f"(or remove the existing one first: mrpvm kb rm {taken})"
+        ) from None
     units = sum(s.unitCount for s in result.sources)
     summary = (
         f"imported KB '{result.kb.name}' ({result.kb.id}): {len(result.sources)} source(s), {units} unit(s)"

@@ -132,8 +132,8 @@ def test_sources_name_the_file_and_the_heading_they_come_from(tmp_path):
     doc.write_text("# Guide\n\n## Cleaning\n\nDelete the cache folder to clean a broken cache.\n")
     proc = run(tmp_path / "home", "ask", "How do I clean a broken cache?", "--source", str(doc))
     assert proc.returncode == 0, proc.stderr
-    sources = proc.stdout.split("Sources Used", 1)[1]
-    assert "(guide.md › Cleaning)" in sources
+    sources = proc.stdout.split("Sources:", 1)[1]
+    assert "- guide.md › Cleaning" in sources
     data = json.loads(
         run(tmp_path / "home", "ask", "How do I clean a broken cache?", "--source", str(doc), "--json").stdout
     )
