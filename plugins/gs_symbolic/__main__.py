@@ -14,7 +14,7 @@ retrieval in a child frame). A multi-question intent with some answers is answer
 from __future__ import annotations
 
 from mrpvm.plugins.sdk import Call, Plugin
-from mrpvm.plugins.sdk.embedding import shared_encoder
+from mrpvm.plugins.sdk.embedding import for_call, shared_encoder
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
@@ -40,6 +40,7 @@ def _split_guidance(units: list[KnowledgeUnit]) -> tuple[list[KnowledgeUnit], li
 
 def solve(call: Call) -> CnlDocument:
     payload: SolvePayload = call.payload
+    for_call(call.time_left())  # a short one-shot call does not wait for the model to load
     intent = payload.intent
     text = (intent.intent if intent else "") or call.prompt
     units = payload.evidence or call.context_units()

@@ -37,6 +37,7 @@ from mrpvm.plugins.kb_common import (
     unit_hash,
 )
 from mrpvm.plugins.sdk import Call
+from mrpvm.plugins.sdk.embedding import for_call
 
 from .dense import InlineVectors, dense_file, encode, from_rows, write_dense
 from .hdc import (
@@ -177,6 +178,7 @@ class BalancedRetriever(Retriever):
         self.dense_skipped = write_dense(dense_file(root_of(db)), old, new, self._deadline)
 
     def on_source_text(self, call: Call):
+        for_call(call.time_left())
         self._deadline = call.deadline
         self.dense_skipped = 0
         doc = super().on_source_text(call)
@@ -263,6 +265,7 @@ class BalancedRetriever(Retriever):
         return cache["value"]
 
     def prepare(self, call: Call, views: Views) -> None:
+        for_call(call.time_left())  # a short one-shot call does not wait for the model to load
         self._call = _CallVectors()
         self._call.vectors = self._vector_file(call, views)
         if views.store is not None:

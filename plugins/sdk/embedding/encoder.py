@@ -124,11 +124,24 @@ def _default_threads() -> int:
 
 _shared: Encoder | None = None
 _lock = threading.Lock()
+LOAD_BUDGET_S = (
+    12.0  # a call with less time left does not start loading the model (seconds on a busy machine)
+)
+_deferred = False
+
+
+def for_call(time_left: float) -> None:
+    """Before a call's work: with the model not loaded yet and less than LOAD_BUDGET_S left (a one-shot call
+    with a short deadline), this call runs without it (`shared_encoder()` is None) instead of timing out."""
+    global _deferred
+    _deferred = _shared is None and time_left < LOAD_BUDGET_S
 
 
 def shared_encoder() -> Encoder | None:
-    """The process's encoder, loaded on first use; None when the model is not installed."""
+    """The process's encoder, loaded on first use; None when the model is not installed (or deferred)."""
     global _shared
+    if _deferred:
+        return None
     if _shared is None and available():
         with _lock:
             if _shared is None:
