@@ -54,6 +54,11 @@ SEM_SUPPORT = 0.5  # an answer is `success` only when its passage answers by its
 # answers a heading may hold for the passages under it (a release, a date, an option line, a command)
 HEADED_TYPES = frozenset({"version", "date", "option", "command"})
 
+# answer types a definition answers ("What is X?" expects an entity; "" when unknown)
+DEFINED_TYPES = frozenset({"", "definition", "entity"})
+# "X is a …", "X are …", "X means …": the sentence that defines what stands before its copula
+DEFINING = re.compile(r"^(.{1,80}?)\s+(?:is|are|means|refers to)\s+(?:an?|the|one|any)\b", re.I)
+
 FUTURE = re.compile(
     r"\b(?:will|shall|intends?|intended|plans?|planned|going to|in (?:the )?future|eventually|later on)\b",
     re.I,
@@ -238,6 +243,8 @@ class Judge:
             s.code or mentions_type(s.text, "command") for s in window
         ):
             value += TYPE_BONUS  # "which command …": code, or a command written as one
+        if self.answer_type in DEFINED_TYPES and any(self._defines(s) for s in window):
+            value += TYPE_BONUS  # "what is X?": the sentence that says what X is
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
         # of passages that say as much, the one that says less besides is the focused one
         said = {t for s in window for t in s.terms}
@@ -250,6 +257,13 @@ class Judge:
         context = unit_context(window[0])
         coverage = sc.asked_coverage(own | ctx | context)
         return Passage(window, value, coverage, typed, dated_by, close)
+
+    def _defines(self, sentence: Sentence) -> bool:
+        """The sentence defines what the question asks about: what stands before its copula is said in the
+        question's own words ("The zorblax is a teal bird." for "What is the zorblax?")."""
+        match = DEFINING.match(sentence.text)
+        defined = set(terms(match.group(1))) if match else set()
+        return bool(defined) and defined <= set(self.scorer.weights)
 
     def supports(self, passage: Passage) -> bool:
         """The passage answers by the question's own words (no allowance for a paraphrase) and, with the
