@@ -81,7 +81,7 @@ def _flatten(value: object, prefix: str = "") -> list[tuple[str, float]]:
 def test_embedding_bench_reports_throughput_and_memory() -> None:
     figures = run_bench("embedding.py", "--units", "20")
     assert figures["units_encoded"] == 20 and figures["tokens"] > 20
-    assert figures["units_per_s"] > 0 and figures["rss_with_model_mb"] > figures["rss_before_mb"]
+    assert figures["units_per_s"] > 0 and figures["rss_with_model_mb"] >= figures["rss_before_mb"] > 0
 
 
 def test_store_nodes_bench_answers_on_every_backend() -> None:

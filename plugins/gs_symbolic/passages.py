@@ -54,8 +54,8 @@ SEM_SUPPORT = 0.5  # an answer is `success` only when its passage answers by its
 # answers a heading may hold for the passages under it (a release, a date, an option line, a command)
 HEADED_TYPES = frozenset({"version", "date", "option", "command"})
 
-# answer types a definition answers ("What is X?" expects an entity)
-DEFINED_TYPES = frozenset({"definition", "entity"})
+# answer types a definition answers ("What is X?" expects an entity; "" an open question or a compared side)
+DEFINED_TYPES = frozenset({"", "definition", "entity"})
 # "X is a …", "X are …", "X means …": the sentence that defines what stands before its copula
 DEFINING = re.compile(r"^(.{1,80}?)\s+(?:is|are|means|refers to)\s+(?:an?|the|one|any)\b", re.I)
 

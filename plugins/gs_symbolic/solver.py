@@ -329,6 +329,13 @@ def _strip_det(phrase: str) -> str:
     return " ".join(toks)
 
 
+def _sides_named(keys: list[set[str]], s: Sentence) -> list[int]:
+    """The sides a sentence is about: those its own words name; only when they name none, those its
+    context (heading, carried subject) names — a heading naming every side says nothing of one of them."""
+    own = [k for k, ks in enumerate(keys) if ks & set(s.terms)]
+    return own or [k for k, ks in enumerate(keys) if _names_side(ks, s)]
+
+
 def _names_side(keys: set[str], s: Sentence) -> bool:
     """The sentence names the side: one of its key terms, a hyphenated one also as its words side by side
     ("full-icu" named by "full ICU support" in the heading)."""
@@ -365,7 +372,7 @@ def _compare(q: Question, m: Material) -> Outcome | None:
     for own_terms in side_terms:
         distinct = own_terms - shared or own_terms
         keys.append({t for t in distinct if _SIDE_KEY.search(t)} or distinct)
-    named = [[k for k, ks in enumerate(keys) if _names_side(ks, s)] for s in pool]
+    named = [_sides_named(keys, s) for s in pool]
     blocks: list[str] = []
     ids: list[str] = []
     found = 0

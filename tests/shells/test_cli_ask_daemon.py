@@ -31,8 +31,9 @@ def test_ask_goes_through_the_daemon_on_the_same_home_and_answers_alike(tmp_path
     with Daemon(home) as daemon:
         advertised = json.loads((home / "daemon.json").read_text())
         assert advertised["pid"] == daemon.proc.pid and daemon.url.endswith(f":{advertised['port']}")
-        via = mrpvm(env, "ask", "--source", str(facts), QUESTION)
-        alone = mrpvm(env, "ask", "--no-daemon", "--source", str(facts), QUESTION)
+        # --verbose prints the status footer, which names the daemon that answered
+        via = mrpvm(env, "ask", "--verbose", "--source", str(facts), QUESTION)
+        alone = mrpvm(env, "ask", "--verbose", "--no-daemon", "--source", str(facts), QUESTION)
         as_json = mrpvm(env, "ask", "--json", "--source", str(facts), QUESTION)
         unknown = mrpvm(env, "ask", "--session", "ses_nope", QUESTION)
     assert via.returncode == 0, via.stderr
