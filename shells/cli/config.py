@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-config_app = typer.Typer(help="Show the effective configuration.", no_args_is_help=True)
+config_app = typer.Typer(rich_markup_mode="markdown", help="Show the effective configuration.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -10,6 +10,7 @@ import typer
 from mrpvm.shells.cli.common import human_bytes, open_store
 
 kb_app = typer.Typer(
+    rich_markup_mode="markdown",
     help="KB repositories: list, create, show, remove, check, remove a source, export, import, fork.",
     no_args_is_help=True,
 )

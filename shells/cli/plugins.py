@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-plugin_app = typer.Typer(help="Run or check one plugin.", no_args_is_help=True)
+plugin_app = typer.Typer(rich_markup_mode="markdown", help="Run or check one plugin.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:

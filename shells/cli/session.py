@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from mrpvm.kernel.store import Store
 
 session_app = typer.Typer(
+    rich_markup_mode="markdown",
     help="Chat sessions: list, show, save into a KB, set preferences.", no_args_is_help=True
 )
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-settings_app = typer.Typer(help="Kernel settings: LLM models per role.", no_args_is_help=True)
+settings_app = typer.Typer(rich_markup_mode="markdown", help="Kernel settings: LLM models per role.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 store_app = typer.Typer(
+    rich_markup_mode="markdown",
     help="The kernel store: where it is, and moving it to PostgreSQL.", no_args_is_help=True
 )
 
