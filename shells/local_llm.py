@@ -62,8 +62,11 @@ STARTUP_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 15.0  # a loaded machine needs a while to finish the server's shutdown
 LOG_TAIL_CHARS = 1500
 INSTALL_HINT = "run `make local-llm` first"
-# A 270M model on 2 shared cores takes ~3–12 s a call (prompt evaluation dominates): the shipped 15 s plugin
-# and 60 s request timeouts would cut most LLM calls. Raised only where the effective value is the default.
+# A 135M model on 2 shared cores takes ~3–70 s a call (prompt evaluation dominates; the high end under
+# load): the shipped 15 s plugin and 60 s request timeouts would cut most LLM calls. Raised only where the
+# effective value is the default. An LLM plugin's deadline follows the per-call time (MRPVM_LLM_TIMEOUT_MS,
+# set here unless given) narrowed by the measured speed (kernel/llm/pace.py), not its manifest's constant.
+LOCAL_LLM_CALL_TIMEOUT_MS = "180000"
 LOCAL_TIMEOUTS = {
     "engine.limits.pluginTimeoutMs": ("MRPVM_PLUGIN_TIMEOUT_MS", "60000"),
     "engine.budget.requestTimeoutMs": ("MRPVM_REQUEST_TIMEOUT_MS", "240000"),
@@ -276,6 +279,7 @@ class LocalLLMServer:
         env["MRPVM_LLM_CONTEXT_TOKENS"] = str(self.n_ctx)
         # the model's name, so no call waits on GET /models (which queues behind a running completion)
         env.setdefault("MRPVM_LLM_MODEL", self.model_alias)
+        env.setdefault("MRPVM_LLM_TIMEOUT_MS", LOCAL_LLM_CALL_TIMEOUT_MS)
         from mrpvm.kernel.config import load_config
         from mrpvm.kernel.errors import ConfigError
 

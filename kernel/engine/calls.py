@@ -179,10 +179,14 @@ async def call_plugin(
         request, access = _prepare(
             state, frame, info, plugin_id, op, (prompt, units, payload), timeout_s, node
         )
+        if access is not None and state.ctx.llm is not None:  # how this call's deadline was chosen
+            node.input.update(deadlineMs=int(timeout_s * 1000), **state.ctx.llm.pace.describe())
         result, failure, counted = None, None, 0
         calls.mark_busy()
         try:
-            result = await state.ctx.supervisor.call(plugin_id, request, timeout_s=timeout_s)
+            result = await state.ctx.supervisor.call(
+                plugin_id, request, timeout_s=timeout_s, beyond_manifest=access is not None
+            )
         except PluginCallError as err:
             failure = err
         finally:  # revoke the token; one `llm` trace node per LLM call under this plugin node
@@ -232,8 +236,18 @@ def _window(state: TurnState, info: PluginInfo) -> tuple[float | None, str | Non
     budget = state.budget
     if not budget.affords(info.max_llm_calls):
         return None, f"maxLLMCalls {info.max_llm_calls} exceeds the {budget.llm_calls_left} LLM calls left"
-    timeout_s = budget.call_window_s(info.timeout_ms)
+    timeout_s = budget.call_window_s(plugin_timeout_ms(state, info))
     return timeout_s, None if timeout_s is not None else "the request deadline has passed"
+
+
+def plugin_timeout_ms(state: TurnState, info: PluginInfo) -> int:
+    """The plugin's own timeout, raised for a plugin that may call the LLM to the time its calls need
+    on this endpoint (kernel/llm/pace.py): a slow local model is not killed by a manifest constant."""
+    llm = state.ctx.llm
+    if info.max_llm_calls <= 0 or llm is None or not llm.available:
+        return info.timeout_ms
+    calls = min(info.max_llm_calls, state.budget.llm_calls_left)
+    return max(info.timeout_ms, llm.pace.plugin_ms(calls))
 
 
 def _skip(state: TurnState, attempt: Attempt, status: str, reason: str | None) -> None:

@@ -54,6 +54,7 @@ from .errors import (
     LLMError,
 )
 from .events import CACHE_HIT, LLMCallEvent
+from .pace import LLMPace
 from .settings import RoleTable, SettingsStore, settings_store_for
 from .tokens import CANCELLED_MESSAGE, Grant, InFlight, Ledger, TokenTable
 
@@ -62,6 +63,8 @@ MODELS_TTL_S = 60.0
 # LLM_UNAVAILABLE at once (no budget charged) until the cooldown passes; then one call probes again.
 BREAKER_THRESHOLD = 3
 BREAKER_COOLDOWN_S = 15.0
+# A call cancelled this close to its plugin call's deadline ran out of time (the SDK stops just before it).
+DEADLINE_SLOP_S = 1.0
 FALLBACK_MODEL = "default"  # sent when no level names a model and the upstream lists none
 _OFF = {"0", "off", "false", "no"}
 
@@ -132,6 +135,8 @@ class LLMBridge:
         self._models_failed_at: float | None = None
         self._failures = 0  # consecutive upstream failures (breaker)
         self._open_until = 0.0
+        upstream = options.upstream
+        self.pace = LLMPace(upstream.timeout_s if upstream is not None else DEFAULT_TIMEOUT_S)
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None, *, store: Any = None) -> LLMBridge:
@@ -326,12 +331,15 @@ class LLMBridge:
             try:
                 completion = await self._upstream(model, messages, params, grant, InFlight(event, started))
             except LLMError as err:
+                if self._ran_out_of_time(err, grant):  # the model took at least this long
+                    self.pace.observe(time.perf_counter() - started)
                 self._note_failure(err)
                 if err.details.get("reachedUpstream") is False:  # no model saw it: not a billable call
                     self._refund(grant, ledger)
                     charged = False
                 raise
             self._failures = 0
+            self.pace.observe(time.perf_counter() - started)
             event.answered(completion)
             await self.cache.put(key, model, completion.body)
             return completion.body
@@ -343,6 +351,12 @@ class LLMBridge:
             if not any(e is event for e in grant.recorded):  # else `Grant.revoke` recorded it
                 event.latencyMs = (time.perf_counter() - started) * 1000.0
                 ledger.events.append(event)
+
+    def _ran_out_of_time(self, err: LLMError, grant: Grant) -> bool:
+        """The upstream timed out, or the plugin call's deadline cancelled the call while it ran."""
+        if err.code == LLM_TIMEOUT:
+            return err.details.get("reachedUpstream") is not False
+        return bool(err.details.get("cancelled")) and time.monotonic() >= grant.deadline - DEADLINE_SLOP_S
 
     def _check_breaker(self) -> None:
         if self._failures >= BREAKER_THRESHOLD and self._clock() < self._open_until:

@@ -203,7 +203,8 @@ class UpstreamClient:
         except httpx.TimeoutException as err:
             raise _Transient(
                 LLM_TIMEOUT,
-                f"upstream {path} timed out after {timeout:.1f} s ({type(err).__name__})",
+                f"upstream {path} timed out after {timeout:.1f} s ({type(err).__name__}; "
+                "MRPVM_LLM_TIMEOUT_MS gives a slow model more time)",
                 reached=not isinstance(err, _NOT_SENT),
             ) from None
         except httpx.RemoteProtocolError as err:

@@ -5,7 +5,8 @@ about a process (pipes, exit, limits) lives in `process.py`; framing and the one
 in `worker.py`; the pool (a dispatcher) in `pool.py`; the crash-loop throttle in `breaker.py`.
 
 Choices worth knowing:
-- deadline = min(manifest timeoutMs, timeout_s), measured from the call (queueing and a cold worker's
+- deadline = min(manifest timeoutMs, timeout_s) (only timeout_s for an LLM plugin's call the kernel gave
+  more time for its LLM calls: `beyond_manifest`), measured from the call (queueing and a cold worker's
   start included); the request carries it as budget.deadlineMs. `limits.pluginTimeoutMs` is not applied:
   the manifest's own timeout wins (`warm()` takes a cold start out of the first call).
 - `limits.pluginMemoryMB` becomes RLIMIT_AS, set with prlimit(2) right after the exec (no preexec_fn, so
@@ -261,15 +262,27 @@ class Supervisor:
         finally:
             self._active -= 1
 
-    def _deadline_ms(self, plugin: _Plugin, timeout_s: float | None) -> int:
+    def _deadline_ms(self, plugin: _Plugin, timeout_s: float | None, beyond_manifest: bool = False) -> int:
         if timeout_s is None:
             return plugin.timeout_ms
+        if beyond_manifest:
+            return max(1, int(timeout_s * 1000))
         return max(1, min(plugin.timeout_ms, int(timeout_s * 1000)))
 
     # ------------------------------------------------------------------ the two entry points
 
-    async def call(self, plugin_id: str, request: Request, *, timeout_s: float | None = None) -> CallResult:
+    async def call(
+        self,
+        plugin_id: str,
+        request: Request,
+        *,
+        timeout_s: float | None = None,
+        beyond_manifest: bool = False,
+    ) -> CallResult:
         """Run one op; a parsed, validated document (any Status) or PluginCallError, never anything else.
+
+        `beyond_manifest`: `timeout_s` is the deadline even past the manifest's timeoutMs (the kernel's
+        time for a plugin's LLM calls on a slow endpoint, kernel/llm/pace.py).
 
         An unexpected exception while handling the call (a kernel bug, a resource run out) becomes an
         INTERNAL_ERROR failure of this call, so a turn moves to its next candidate instead of dying.
@@ -277,7 +290,7 @@ class Supervisor:
         try:
             if self._held.pending(plugin_id):
                 await self._held.release(plugin_id)
-            return await self._call(plugin_id, request, timeout_s)
+            return await self._call(plugin_id, request, timeout_s, beyond_manifest)
         except PluginCallError:
             raise
         except Exception as err:  # noqa: BLE001 - the promise above; the cause stays chained
@@ -295,13 +308,15 @@ class Supervisor:
             return PluginCallError(failure.to_error(plugin_id, op))
         return PluginCallError(self._record(plugin, op or MAIN_OP.get(plugin.type, ""), failure, count=False))
 
-    async def _call(self, plugin_id: str, request: Request, timeout_s: float | None) -> CallResult:
+    async def _call(
+        self, plugin_id: str, request: Request, timeout_s: float | None, beyond_manifest: bool
+    ) -> CallResult:
         op: str = request.op or ""
         plugin = self._plugin(plugin_id, op)
         op = op or MAIN_OP[plugin.type]
         start = time.perf_counter()
         loop = self._admit(plugin, op)
-        deadline_ms = self._deadline_ms(plugin, timeout_s)
+        deadline_ms = self._deadline_ms(plugin, timeout_s, beyond_manifest)
         deadline = loop.time() + deadline_ms / 1000.0
         budget = msgspec.structs.replace(request.budget, deadlineMs=deadline_ms)
         rid: int | None = None
