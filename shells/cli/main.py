@@ -16,11 +16,11 @@ import sys
 import typer
 
 app = typer.Typer(
-    rich_markup_mode="markdown",
     name="mrpvm",
     help="MRP-VM: answers questions over knowledge through typed, process-isolated plugins.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode="markdown",
     pretty_exceptions_enable=False,
 )
 
