@@ -87,7 +87,12 @@ class ManifestBase(
         list[str], Meta(description="LLM roles it uses (e.g. goal-fast); the first picks the model.")
     ] = []
     timeoutMs: Annotated[
-        int, Meta(description="Longest time one call may take (ms); the kernel kills it after.", gt=0)
+        int,
+        Meta(
+            description="Longest time one call may take (ms); the kernel kills it after (an LLM plugin's "
+            "call gets at least the time its LLM calls need on the endpoint, §Deadline).",
+            gt=0,
+        ),
     ] = 15000
     maxInputSizeBytes: Annotated[
         int,
