@@ -23,16 +23,17 @@ from mrpvm.protocol.envelope import ValidatePayload
 
 PLUGIN_ID = "val-llm"
 MAX_TOKENS = 200
-_VERDICT = re.compile(
-    r"^\W*verdict\W*:\s*\W*(accepted|accept|rejected|reject)\b", re.IGNORECASE | re.MULTILINE
-)
+_VERDICT_LINE = re.compile(r"^\W*verdict\W*:(.*)$", re.IGNORECASE | re.MULTILINE)
+_VERDICT_WORD = re.compile(r"\b(accept|reject)(?:ed)?\b", re.IGNORECASE)
 _REASON = re.compile(r"^\W*reason\W*:\s*(.+)$", re.IGNORECASE | re.MULTILINE)
 
 
 def read_verdict(text: str) -> tuple[str, str]:
     """(accepted|rejected, reason) from the model's two lines; a missing or double verdict is an error."""
-    verdicts = {
-        "accepted" if m.group(1).lower().startswith("accept") else "rejected" for m in _VERDICT.finditer(text)
+    verdicts = {  # every verdict word on a Verdict line: an echo of "accepted or rejected" is no verdict
+        f"{w.group(1).lower()}ed"
+        for m in _VERDICT_LINE.finditer(text)
+        for w in _VERDICT_WORD.finditer(m.group(1))
     }
     if len(verdicts) != 1:
         found = "no verdict" if not verdicts else "conflicting verdicts"

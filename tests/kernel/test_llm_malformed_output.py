@@ -174,8 +174,14 @@ def test_no_unit_fits_is_a_structured_error_without_a_call(tmp_path: Path) -> No
 
 @pytest.mark.parametrize(
     ("completion", "finish"),
-    [("", "stop"), ("I think it is fine.", "stop"), ("Verdict: accepted\nVerdict: rejected", "stop")],
-    ids=["empty", "no-verdict", "conflicting"],
+    [
+        ("", "stop"),
+        ("I think it is fine.", "stop"),
+        ("Verdict: accepted\nVerdict: rejected", "stop"),
+        ("Verdict: <accepted or rejected>\nReason: <one sentence>", "stop"),
+        ("Verdict: accepted (or: Verdict: rejected)", "stop"),
+    ],
+    ids=["empty", "no-verdict", "conflicting", "template-echo", "both-on-one-line"],
 )
 def test_val_llm_unusable_verdicts_are_errors_never_accepts(
     tmp_path: Path, completion: str, finish: str
