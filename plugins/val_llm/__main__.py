@@ -41,8 +41,11 @@ def read_verdict(text: str) -> tuple[str, str]:
             "INVALID_MODEL_OUTPUT", f"the validator model gave {found}: {' '.join(text.split())[:200]!r}"
         )
     verdict = verdicts.pop()
-    reason = _REASON.search(text)
-    return verdict, " ".join(reason.group(1).split())[:500] if reason else ""
+    found = _REASON.search(text)
+    reason = " ".join(found.group(1).split())[:500] if found else ""
+    if reason.startswith("<") and reason.endswith(">"):  # the prompt's placeholder copied: no reason given
+        reason = ""
+    return verdict, reason
 
 
 def validate(call: Call) -> CnlDocument:

@@ -513,6 +513,8 @@ def test_an_unreachable_upstream_is_not_billed_to_the_request(tmp_path: Path) ->
             "rejected",
             "never says whether",
         ),
+        # a small model copies the reason's placeholder: the verdict stands, the reason is the default
+        ("Verdict: accepted\nReason: <one sentence>", "accepted", "grounded in the evidence"),
     ],
 )
 def test_val_llm_verdicts(tmp_path: Path, model_says: str, verdict: str, reason: str) -> None:
