@@ -4,7 +4,8 @@ At run time nothing tells whether a validator's rejection was right, so its prec
 `mrpvm eval`, which scores the very answer each verdict judged against the suite's expectations and
 records the counts here (`<home>/validator-records.json`, written atomically). The engine reads them:
 a validator whose rejections have been measured wrong more often than TRUST_PRECISION cannot reject an
-answer its cited evidence supports (kernel/engine/stages.py); unmeasured validators keep their full say.
+answer its cited evidence supports, and an acceptance by one measured not to tell right answers from wrong
+ones (MIN_LIFT) validates nothing (kernel/engine/stages.py); unmeasured validators keep their full say.
 """
 
 from __future__ import annotations
@@ -18,6 +19,10 @@ FILE_NAME = "validator-records.json"
 MIN_SAMPLES = 8  # rejections measured before the precision is acted on
 TRUST_PRECISION = 0.6  # a rejection binds only from a validator right at least this often
 SUPPORTED = 0.6  # evidence support above which an untrusted rejection is overruled
+# An acceptance is evidence only from a validator whose acceptances were right this much more often than
+# the answers it rejected (P(right | accepted) - P(right | rejected)), measured on MIN_SAMPLES verdicts. One
+# that accepts everything tells right answers from wrong ones no better than chance.
+MIN_LIFT = 0.2
 
 
 class ValidatorRecord(msgspec.Struct, kw_only=True):
@@ -37,6 +42,22 @@ class ValidatorRecord(msgspec.Struct, kw_only=True):
 
     def accept_precision(self) -> float | None:
         return self.rightAcceptances / self.accepted if self.accepted else None
+
+    def lift(self) -> float | None:
+        """P(right | accepted) - P(right | rejected) once MIN_SAMPLES verdicts were measured; 0.0 for a
+        validator that gave (all but once) one kind of verdict: it did not tell answers apart; None:
+        unmeasured."""
+        if self.accepted + self.rejected < MIN_SAMPLES:
+            return None
+        if min(self.accepted, self.rejected) < 2:
+            return 0.0
+        return self.rightAcceptances / self.accepted - (self.rejected - self.rightRejections) / self.rejected
+
+    def describe(self) -> str:
+        return (
+            f"{self.accepted} acceptance(s), {self.rightAcceptances} right; {self.rejected} rejection(s), "
+            f"{self.rightRejections} right"
+        )
 
 
 class ValidatorRecords(msgspec.Struct, kw_only=True):
@@ -71,6 +92,18 @@ class ValidatorRecords(msgspec.Struct, kw_only=True):
             f"overruled: {plugin_id}'s rejections were right {record.rightRejections} of {record.rejected} "
             f"times when measured (precision {precision:.2f} < {TRUST_PRECISION}) and the answer's evidence "
             f"support is {support:.2f}"
+        )
+
+    def discounts_acceptance(self, plugin_id: str) -> tuple[bool, str]:
+        """(is this validator's acceptance no evidence?, why): measured, it does not discriminate."""
+        record = self.validators.get(plugin_id)
+        lift = record.lift() if record is not None else None
+        if lift is None or lift >= MIN_LIFT:
+            return False, ""
+        assert record is not None
+        return True, (
+            f"not counted: {plugin_id}'s verdicts did not tell right answers from wrong ones when measured "
+            f"({record.describe()}; lift {lift:.2f} < {MIN_LIFT})"
         )
 
 

@@ -273,7 +273,8 @@ async def validate(
     verdict: `rejected` (one rejected: VALIDATION_REJECTED), `accepted` (at least one accepted, none
     rejected) or `unvalidated` (none could judge: unsupported, skipped or error; errors warn). A rejection
     by a validator the evaluations measured as untrustworthy, of an answer its evidence supports, is
-    overruled (VALIDATION_OVERRULED, a warning; kernel/validator_records.py).
+    overruled (VALIDATION_OVERRULED, a warning; kernel/validator_records.py); an acceptance by one measured
+    not to tell right answers from wrong ones is not counted (VALIDATION_DISCOUNTED in the trace).
     """
     doc = answer.doc
     assert doc is not None
@@ -318,6 +319,11 @@ async def validate(
             warnings.append(f"{plugin_id} rejected the answer of {answer.plugin_id}: {reason}".rstrip(": "))
             return "rejected", warnings, attempt.node.id
         if attempt.status == "accepted":
+            discounted, why = validator_records(state.ctx).discounts_acceptance(plugin_id)
+            if discounted:  # a validator measured to accept right and wrong answers alike validates nothing
+                attempt.node.output = {**attempt.node.output, "code": "VALIDATION_DISCOUNTED", "why": why}
+                relabel_outcome(branch, attempt, "overruled")
+                continue
             verdict = "accepted"
         elif attempt.status == "error":
             code = attempt.node.output.get("code") or (attempt.doc.result.code if attempt.doc else None)

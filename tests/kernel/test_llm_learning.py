@@ -95,6 +95,43 @@ def test_validator_records_trust_only_measured_precision() -> None:
     assert records.overrules("val-good", 1.0) == (False, "")
 
 
+def test_an_acceptance_counts_only_from_a_validator_measured_to_discriminate() -> None:
+    records = vr.ValidatorRecords()
+    for n in range(7):
+        records.add("val-llm", "accepted", right=n < 6)
+    assert records.discounts_acceptance("val-llm") == (False, "")  # 7 verdicts: not measured yet
+    records.add("val-llm", "accepted", right=False)
+    discounted, why = records.discounts_acceptance("val-llm")  # 8 acceptances, no rejection: blind
+    assert discounted and "8 acceptance(s), 6 right; 0 rejection(s)" in why and "lift 0.00" in why
+    for n in range(4):  # its rejections hit wrong answers as often as its acceptances hit right ones
+        records.add("val-llm", "rejected", right=n < 1)
+    assert records.validators["val-llm"].lift() == 6 / 8 - 3 / 4
+    assert records.discounts_acceptance("val-llm")[0]
+    for _ in range(4):
+        records.add("val-good", "accepted", right=True)
+        records.add("val-good", "rejected", right=True)
+    assert records.validators["val-good"].lift() == 1.0
+    assert records.discounts_acceptance("val-good") == (False, "")
+
+
+def test_a_blind_validators_acceptance_validates_nothing(tmp_path: Path) -> None:
+    """val-llm measured accepting right and wrong answers alike accepts: the trace marks the verdict
+    VALIDATION_DISCOUNTED, the answer stands unvalidated, and the planner hears no verdict."""
+    blind = vr.ValidatorRecords()
+    for n in range(10):
+        blind.add("val-llm", "accepted", right=n < 5)
+    with ScriptedLLM() as llm:
+        llm.responder = FakeModel(val="accept")
+        h = LLMHarness(tmp_path, enabled=ALL_FAST, orders={**LLM_FIRST, "sd": ["sd-symbolic"]}, upstream=llm)
+        vr.add_measured(h.home, blind)
+        result = run(h, lambda ctx, kb_id: ask(ctx, kb_id))
+    [val] = plugin_nodes(result, "val-llm")
+    assert val["status"] == "accepted" and val["output"]["code"] == "VALIDATION_DISCOUNTED"
+    assert "10 acceptance(s), 5 right" in val["output"]["why"]
+    group = result.response_document["groups"][0]
+    assert group["validation"] == "unvalidated" and result.goal_solver_plugin == "gs-llm-fast"
+
+
 def test_records_persist_add_up_and_survive_damage(tmp_path: Path) -> None:
     one = vr.ValidatorRecords()
     one.add("val-llm", "accepted", True)
