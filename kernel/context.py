@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .background import Background
 from .config import MANIFESTS_DIR, Config, load_config, wrapper_dirs
 from .registry import PluginEntry, Registry
 
@@ -50,8 +51,6 @@ class KernelContext:
         self.environ = dict(os.environ if environ is None else environ)
         self.state: dict[str, Any] = {}  # per-process scratch for shells (e.g. the daemon)
         self.llm = llm
-        from .engine.background import Background
-
         self.background = Background()
 
     @classmethod

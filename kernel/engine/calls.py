@@ -11,28 +11,54 @@ structure only, never at claim text.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
-from mrpvm.protocol.envelope import Budget, LLMAccess, OutcomeAttempt, OutcomeStatus, Paths, Payload, Request
+from mrpvm.protocol.envelope import (
+    Budget,
+    ContextItem,
+    LLMAccess,
+    OutcomeAttempt,
+    OutcomeStatus,
+    Paths,
+    Payload,
+    Request,
+)
 from mrpvm.protocol.vocab import Op
 
+from ..budgets import RequestBudget
 from ..llm.hooks import grant, settle
+from ..registry import PluginEntry
 from ..supervisor import CallResult, PluginCallError
-from ..trace import PROMPT_PREVIEW, TraceNode, clip, clip_tail, summarize_output
+from ..trace import PROMPT_PREVIEW, TraceNode, TraceRecorder, clip, clip_tail, summarize_output
 from .frame import ExecutionFrame
 
 if TYPE_CHECKING:
     import asyncio
 
-    from .background import Background
-    from .early import Early
-    from .state import PluginInfo, TurnState
+    from ..background import Background
+    from ..llm import LLMBridge
+    from ..supervisor import Supervisor
 
 SKIPPED_BUDGET = "skipped-budget"
 SKIPPED_KNOWN = "skipped-known-failure"
 MemoKey = tuple[str, ...]  # stage, plugin id, then what the call's result depends on
+EventHook = Callable[[dict[str, Any]], None]
+
+
+class PluginInfo:
+    """What a plugin call needs from the registry and config, resolved once per kernel context."""
+
+    __slots__ = ("entry", "type", "max_llm_calls", "timeout_ms")
+
+    def __init__(self, entry: PluginEntry, limit_ms: int):
+        manifest = entry.manifest
+        self.entry = entry
+        self.type: str = entry.type
+        self.max_llm_calls: int = manifest.maxLLMCalls
+        self.timeout_ms: int = min(manifest.timeoutMs, limit_ms)
 
 
 @dataclass(slots=True)
@@ -101,11 +127,47 @@ class TurnCalls:
             self.plugin_ms += (time.perf_counter() - self._busy_since) * 1000.0
 
 
+class CallScope(Protocol):
+    """What one plugin call sees of its turn (the turn state provides it): ids, budget, trace, the call
+    bookkeeping, the progress listener, and the per-context plugin facts. Nothing of frames or seeds."""
+
+    request_id: str
+    budget: RequestBudget
+    trace: TraceRecorder
+    calls: TurnCalls
+    on_event: EventHook | None
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def supervisor(self) -> Supervisor: ...
+
+    @property
+    def llm(self) -> LLMBridge | None: ...
+
+    def emit(self, **event: Any) -> None: ...
+
+    def plugin_info(self, plugin_id: str) -> PluginInfo: ...
+
+    def context_items(self, units: list[KnowledgeUnit]) -> list[ContextItem]: ...
+
+    def artifact_path(self, plugin_id: str) -> Paths: ...
+
+
+class EarlyCall(Protocol):
+    """A call started ahead of its turn (early.Early): when it started, and its outcome."""
+
+    started: float
+
+    async def outcome(self) -> tuple[CallResult | None, PluginCallError | None]: ...
+
+
 # --------------------------------------------------------------------------- one call
 
 
 async def call_plugin(
-    state: TurnState,
+    state: CallScope,
     frame: ExecutionFrame,
     branch: BranchRun | None,
     plugin_id: str,
@@ -119,7 +181,7 @@ async def call_plugin(
     memo_key: MemoKey | None = None,
     intent_ref: str | None = None,
     input_summary: dict[str, Any] | None = None,
-    early: Early | None = None,
+    early: EarlyCall | None = None,
     background: bool = False,
 ) -> Attempt:
     """Call a plugin through the supervisor, within budget, recording a trace node and the attempt.
@@ -129,7 +191,7 @@ async def call_plugin(
     `background`: a call the turn does not wait for (recordOutcome): its node is `pending` until it
     ends and it sends no progress events.
     """
-    info = state.static.plugin(state.ctx, plugin_id)
+    info = state.plugin_info(plugin_id)
     summary = {"prompt": clip(prompt, PROMPT_PREVIEW), "context": len(units)}
     if input_summary:
         summary.update(input_summary)
@@ -170,13 +232,13 @@ async def call_plugin(
         result, failure, counted = None, None, 0
         calls.mark_busy()
         try:
-            result = await state.ctx.supervisor.call(plugin_id, request, timeout_s=timeout_s)
+            result = await state.supervisor.call(plugin_id, request, timeout_s=timeout_s)
         except PluginCallError as err:
             failure = err
         finally:  # revoke the token; one `llm` trace node per LLM call under this plugin node
             calls.mark_idle()
             if access is not None:
-                counted = settle(state.ctx.llm, access, state.trace, node, state.request_id)
+                counted = settle(state.llm, access, state.trace, node, state.request_id)
     _settle(state, attempt, result, failure, counted)
     if on_event is not None and state.on_event is not None:
         state.emit(
@@ -196,7 +258,7 @@ async def call_plugin(
     return attempt
 
 
-def _reuse(state: TurnState, frame: ExecutionFrame, key: MemoKey, attempt: Attempt) -> Attempt | None:
+def _reuse(state: CallScope, frame: ExecutionFrame, key: MemoKey, attempt: Attempt) -> Attempt | None:
     """The attempt standing for a call whose result is known: a failure (skipped) or a memo hit."""
     trace, node = state.trace, attempt.node
     known = frame.failures.recall(key)
@@ -215,7 +277,7 @@ def _reuse(state: TurnState, frame: ExecutionFrame, key: MemoKey, attempt: Attem
     return Attempt(attempt.plugin_id, attempt.type, attempt.op, cached.status, node, cached.doc, 0.0, 0)
 
 
-def _window(state: TurnState, info: PluginInfo) -> tuple[float | None, str | None]:
+def _window(state: CallScope, info: PluginInfo) -> tuple[float | None, str | None]:
     """(the call's timeout, None) within budget, else (None, why it is skipped)."""
     budget = state.budget
     if not budget.affords(info.max_llm_calls):
@@ -224,14 +286,14 @@ def _window(state: TurnState, info: PluginInfo) -> tuple[float | None, str | Non
     return timeout_s, None if timeout_s is not None else "the request deadline has passed"
 
 
-def _skip(state: TurnState, attempt: Attempt, status: str, reason: str | None) -> None:
+def _skip(state: CallScope, attempt: Attempt, status: str, reason: str | None) -> None:
     state.trace.finish(attempt.node, status, reason=reason)
     attempt.node.durationMs = 0.0
     attempt.status = status
 
 
 def _prepare(
-    state: TurnState,
+    state: CallScope,
     frame: ExecutionFrame,
     info: PluginInfo,
     plugin_id: str,
@@ -242,7 +304,7 @@ def _prepare(
 ) -> tuple[Request, LLMAccess | None]:
     """The request, with a fresh LLM token for this call only when the plugin declares LLM calls (the
     caller revokes it with `settle` once the call ends)."""
-    llm = state.ctx.llm
+    llm = state.llm
     access = None
     if info.max_llm_calls > 0 and llm is not None and llm.available:
         access = grant(
@@ -259,7 +321,7 @@ def _prepare(
 
 
 def _settle(
-    state: TurnState,
+    state: CallScope,
     attempt: Attempt,
     result: CallResult | None,
     failure: PluginCallError | None,
@@ -292,7 +354,7 @@ def _settle(
 
 
 def build_request(
-    state: TurnState,
+    state: CallScope,
     frame: ExecutionFrame,
     plugin_id: str,
     op: Op,
@@ -310,20 +372,12 @@ def build_request(
         op=op,
         payload=payload,
         budget=Budget(llmCalls=state.budget.llm_calls_left, deadlineMs=max(1, int(timeout_s * 1000))),
-        paths=_artifacts(state, plugin_id),
+        paths=state.artifact_path(plugin_id),
         requestId=state.request_id,
         frameId=frame.frame_id,
-        sessionId=state.session.id,
+        sessionId=state.session_id,
         llm=access,
     )
-
-
-def _artifacts(state: TurnState, plugin_id: str) -> Paths:
-    paths = state.artifact_paths  # cached per kernel context and KB (see state.Static)
-    hit = paths.get(plugin_id)
-    if hit is None:
-        hit = paths[plugin_id] = Paths(artifacts=str(state.ctx.artifacts_dir(state.kb_id, plugin_id)))
-    return hit
 
 
 def _record(

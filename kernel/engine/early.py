@@ -314,7 +314,7 @@ def _start(
     key `key` is not already known in this frame."""
     if state.calls.known(frame, key):
         return None
-    info = state.static.plugin(state.ctx, plugin_id)
+    info = state.plugin_info(plugin_id)
     if info.max_llm_calls > 0:
         return None
     timeout_s = state.budget.call_window_s(info.timeout_ms)

@@ -64,6 +64,16 @@ class FrameSummary(msgspec.Struct, kw_only=True, omit_defaults=True):
     failures: list[str] = []
 
 
+class FrameOutcome(msgspec.Struct, kw_only=True):
+    """What running a frame produced: its node, status and the seeds' outcomes (None: no seeds)."""
+
+    node_id: str
+    status: str
+    outcomes: list[SeedOutcome] | None
+    planner_id: str | None = None
+    sd_plugin: str | None = None
+
+
 class ExecutionFrame:
     """A frame: identity, depth limit, status, seeds, branches, failure memory and local state."""
 

@@ -27,21 +27,14 @@ from .early import (
     start_early_seeds,
     start_early_views,
 )
-from .frame import ExecutionFrame
+from .frame import ExecutionFrame, FrameOutcome
 from .response import SeedOutcome, turn_status
+from .seeds import SeedRun
 from .stages import build_plan, detect_seeds, kb_notifications
 from .state import TurnState, intent_key
 
 PLANNER_PRIOR = 0.5
 FALLBACK_ACT = "describe"
-
-
-class FrameOutcome(msgspec.Struct, kw_only=True):
-    node_id: str
-    status: str
-    outcomes: list[SeedOutcome] | None
-    planner_id: str | None = None
-    sd_plugin: str | None = None
 
 
 def rank_planners(state: TurnState) -> list[str | None]:
@@ -256,8 +249,6 @@ async def plan_and_solve(
     early: dict[int, Early],
 ) -> list[SeedOutcome]:
     """`buildPlan` post-seed (with the kb notice of staged units), then every seed (in parallel)."""
-    from .seeds import SeedRun  # a seed may open a child frame through run_frame
-
     planned: list[Plan | None] = [None]
 
     async def plan_post() -> None:
@@ -285,7 +276,7 @@ async def plan_and_solve(
 
     async def one(index: int) -> None:
         ref = f"{ref_prefix}{index + 1}" if ref_prefix else f"intent-{index + 1}"
-        seed = SeedRun(state, frame, branch, intents[index], ref, plan, early.get(index))
+        seed = SeedRun(state, frame, branch, intents[index], ref, plan, run_frame, early.get(index))
         outcomes[index] = await seed.run(best)
 
     if len(intents) == 1:

@@ -22,7 +22,7 @@ from .early import fitting_early
 from .frame import ExecutionFrame
 from .payloads import retrieve_key, retrieve_payload, seed_key, seed_request, solve_key, solve_payload
 from .state import MAX_GUIDANCE
-from .views import View, confidence_rank, view_of
+from .views import View, confidence_rank, view_from
 
 if TYPE_CHECKING:
     from .early import Early
@@ -304,3 +304,8 @@ async def validate(
                 f"validator {plugin_id} failed ({code or 'error'}); the answer is not validated by it"
             )
     return verdict, warnings, None
+
+
+def view_of(attempt: Attempt) -> View | None:
+    """The view a retrieve attempt yields, or None when it failed."""
+    return view_from(attempt.plugin_id, attempt.status, attempt.doc, attempt.node)

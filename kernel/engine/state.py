@@ -8,8 +8,7 @@ orders) is resolved once per context (`Static`).
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -26,13 +25,14 @@ from mrpvm.protocol.envelope import (
 
 from ..budgets import RequestBudget
 from ..errors import UnknownPluginError
-from ..registry import PluginEntry
 from ..trace import TraceRecorder
-from .calls import TurnCalls
+from .calls import EventHook, PluginInfo, TurnCalls
 
 if TYPE_CHECKING:
     from ..context import KernelContext
+    from ..llm import LLMBridge
     from ..records import KbRecord, SessionRecord
+    from ..supervisor import Supervisor
     from .calls import BranchRun
 
 STAGE_TYPES = {"sd": "sd-plugin", "kb": "kb-plugin", "gs": "gs-plugin", "val": "val-plugin"}
@@ -48,7 +48,6 @@ MAX_SHARED_ITEMS = 50_000  # context items kept across turns (per kernel context
 # protocol/SPEC.md §6.3: units a turn's message contributes are `session::<turnId>::unit-NNN`
 TURN_UNIT_PREFIX = "session::"
 MAX_HISTORY = 8
-EventHook = Callable[[dict[str, Any]], None]
 
 
 def check_pins(ctx: KernelContext, pins: Pins, *, prefix: str = "") -> None:
@@ -69,11 +68,6 @@ def check_pins(ctx: KernelContext, pins: Pins, *, prefix: str = "") -> None:
 
 def intent_key(intent: IntentGroup) -> str:
     return f"{intent.act}|{' '.join(intent.intent.lower().split())}"
-
-
-def units_key(units: list[KnowledgeUnit]) -> str:
-    digest = hashlib.blake2s("\n".join(sorted(u.id for u in units)).encode(), digest_size=8)
-    return digest.hexdigest()
 
 
 class TurnState:
@@ -228,6 +222,31 @@ class TurnState:
             ]
         return self._planner_stats
 
+    # ------------------------------------------------------------------ the call scope (calls.CallScope)
+
+    @property
+    def session_id(self) -> str:
+        return self.session.id
+
+    @property
+    def supervisor(self) -> Supervisor:
+        return self.ctx.supervisor
+
+    @property
+    def llm(self) -> LLMBridge | None:
+        return self.ctx.llm
+
+    def plugin_info(self, plugin_id: str) -> PluginInfo:
+        return self.static.plugin(self.ctx, plugin_id)
+
+    def artifact_path(self, plugin_id: str) -> Paths:
+        """The plugin's artifacts folder for the mounted KB (cached per kernel context and KB)."""
+        paths = self.artifact_paths
+        hit = paths.get(plugin_id)
+        if hit is None:
+            hit = paths[plugin_id] = Paths(artifacts=str(self.ctx.artifacts_dir(self.kb_id, plugin_id)))
+        return hit
+
     def emit(self, **event: Any) -> None:
         """Tell the progress listener (if any); a failing listener never breaks the turn."""
         if self.on_event is not None:
@@ -238,19 +257,6 @@ class TurnState:
 
 
 # --------------------------------------------------------------------------- per-context caches
-
-
-class PluginInfo:
-    """What a plugin call needs from the registry and config, resolved once per kernel context."""
-
-    __slots__ = ("entry", "type", "max_llm_calls", "timeout_ms")
-
-    def __init__(self, entry: PluginEntry, limit_ms: int):
-        manifest = entry.manifest
-        self.entry = entry
-        self.type: str = entry.type
-        self.max_llm_calls: int = manifest.maxLLMCalls
-        self.timeout_ms: int = min(manifest.timeoutMs, limit_ms)
 
 
 class Static:

@@ -27,8 +27,8 @@ from ..records import PlannerOutcome
 from ..trace import TraceRecorder
 from .concurrency import concurrently, let_requests_out
 from .deliberation import MAX_LEVEL
-from .frame import ExecutionFrame
-from .frame_run import FrameOutcome, run_frame
+from .frame import ExecutionFrame, FrameOutcome
+from .frame_run import run_frame
 from .outcome import commit, outcome_calls, record_in_background
 from .response import ResponseDocument, SeedOutcome, answer_markdown, build_group, document_markdown
 from .stages import kb_notifications, notify_kb
