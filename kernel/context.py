@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .background import Background
 from .config import MANIFESTS_DIR, Config, load_config, wrapper_dirs
@@ -49,7 +49,8 @@ class KernelContext:
         self.store = store
         self.home = home
         self.environ = dict(os.environ if environ is None else environ)
-        self.state: dict[str, Any] = {}  # per-process scratch for shells (e.g. the daemon)
+        self._artifacts: dict[tuple[str | None, str], Path] = {}  # (kb id, plugin id) -> folder
+        self._enabled_by_type: dict[str, list[PluginEntry]] = {}  # plugin type -> enabled entries
         self.llm = llm
         self.background = Background()
 
@@ -119,7 +120,7 @@ class KernelContext:
     def artifacts_dir(self, kb_id: str | None, plugin_id: str) -> Path:
         """`<home>/artifacts/<kbId or _session>/<pluginId>/` (not created here: the supervisor creates it
         when it binds it into a plugin's sandbox, else the plugin does)."""
-        cache = self.state.setdefault("artifacts", {})
+        cache = self._artifacts
         key = (kb_id, plugin_id)
         path = cache.get(key)
         if path is None:
@@ -128,7 +129,7 @@ class KernelContext:
 
     def enabled(self, plugin_type: str) -> list[PluginEntry]:
         """Enabled built-ins of a type (config order) plus every allow-listed wrapper of that type."""
-        cache = self.state.setdefault("enabled", {})
+        cache = self._enabled_by_type
         hit = cache.get(plugin_type)
         if hit is None:
             hit = cache[plugin_type] = self._enabled(plugin_type)

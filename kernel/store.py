@@ -31,7 +31,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ import msgspec
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
+from .budgets import check_deliberation
 from .errors import (
     KbExists,
     KbNotFound,
@@ -431,6 +432,7 @@ class Store(PlannerStatsAndCache):
         """A new session record NOT stored yet: `commit_turn(..., session=record)` stores it in the turn's
         own transaction, so a turn in a fresh session is one transaction and a turn that never commits
         leaves no empty session behind."""
+        check_deliberation(deliberation_level)
         stamp = now_iso()
         kb = self.get_kb(kb_id).id if kb_id else None
         return SessionRecord(
@@ -466,6 +468,7 @@ class Store(PlannerStatsAndCache):
         return self.get_session(session_id)
 
     def set_session_deliberation(self, session_id: str, level: int) -> SessionRecord:
+        check_deliberation(level)
         return self._set_session_column(session_id, "deliberation", int(level))
 
     def set_session_title(self, session_id: str, title: str) -> SessionRecord:
@@ -721,10 +724,3 @@ class Store(PlannerStatsAndCache):
         if not rows:
             self.get_session(session_id)  # SessionNotFound for an unknown session
         return [r[0] for r in reversed(rows)]
-
-    # ------------------------------------------------------------------ generic
-
-    def run_in_transaction(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
-        """Run `work(conn)` inside one write transaction (for callers composing several writes)."""
-        with self.transaction() as conn:
-            return work(conn)

@@ -8,6 +8,7 @@ orders) is resolved once per context (`Static`).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -273,12 +274,17 @@ class Static:
         "plugins",
         "paths",
         "items",
+        "kb_scans",
+        "sd_first",
+        "__weakref__",
     )
 
     def __init__(self, ctx: KernelContext):
         types = [*STAGE_TYPES.values(), "mrp-plan-plugin"]
         self.enabled: dict[str, list[str]] = {t: [e.id for e in ctx.enabled(t)] for t in types}
-        self.descriptors = descriptors(ctx)
+        self.descriptors: list[Descriptor] = [
+            e.manifest.descriptor() for t in STAGE_TYPES.values() for e in ctx.enabled(t)
+        ]
         budget = ctx.config.engine.budget
         self.max_parallel_seeds: int = budget.maxParallelSeeds
         self.max_per_stage: int = budget.maxPluginsPerStage
@@ -288,6 +294,10 @@ class Static:
         self.plugins: dict[str, PluginInfo] = {}
         self.paths: dict[str | None, dict[str, Paths]] = {}
         self.items: dict[str, tuple[KnowledgeUnit, ContextItem]] = {}
+        # kb id -> (its sources' (id, hash), (guidance units, atomic units, facts)): see _kb_scan
+        self.kb_scans: dict[str, tuple[tuple[tuple[str, str], ...], KbScan]] = {}
+        # planner id -> the sd-plugin its last pre-seed plan put first (early.start_early_seeds' guess)
+        self.sd_first: dict[str | None, str] = {}
 
     def plugin(self, ctx: KernelContext, plugin_id: str) -> PluginInfo:
         info = self.plugins.get(plugin_id)
@@ -296,26 +306,24 @@ class Static:
         return info
 
 
+# One Static per open kernel context, dropped with it (the context knows nothing of the engine).
+_STATICS: weakref.WeakKeyDictionary[KernelContext, Static] = weakref.WeakKeyDictionary()
+
+
 def _static(ctx: KernelContext) -> Static:
-    static = ctx.state.get("turn_static")
+    static = _STATICS.get(ctx)
     if static is None:
-        static = ctx.state["turn_static"] = Static(ctx)
+        static = _STATICS[ctx] = Static(ctx)
     return static
 
 
-def descriptors(ctx: KernelContext) -> list[Descriptor]:
-    cached = ctx.state.get("descriptors")
-    if cached is None:
-        cached = ctx.state["descriptors"] = [
-            e.manifest.descriptor() for t in STAGE_TYPES.values() for e in ctx.enabled(t)
-        ]
-    return cached
+KbScan = tuple[list[KnowledgeUnit], int, int]
 
 
-def _kb_scan(ctx: KernelContext, kb_id: str) -> tuple[list[KnowledgeUnit], int, int]:
+def _kb_scan(ctx: KernelContext, kb_id: str) -> KbScan:
     """One pass over a KB's units (cached per KB content version): guidance units, atomic units, facts."""
     version = tuple((s.id, s.hash) for s in ctx.store.list_sources(kb_id))
-    cache = ctx.state.setdefault("kb_guidance", {})
+    cache = _static(ctx).kb_scans
     hit = cache.get(kb_id)
     if hit is not None and hit[0] == version:
         return hit[1]

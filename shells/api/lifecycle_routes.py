@@ -75,7 +75,7 @@ async def kb_detail(request: Request) -> Response:
 
 async def delete_kb(request: Request) -> Response:
     ctx = request.app.state.ctx
-    kb = await anyio.to_thread.run_sync(kb_ops.delete_kb, ctx, _kb_param(request))
+    kb = await anyio.to_thread.run_sync(kb_ops.delete_kb, ctx.store, ctx.home, _kb_param(request))
     return json_response(KbDeleted(deleted=kb.id, name=kb.name))
 
 

@@ -108,7 +108,7 @@ def kb_show(
 @kb_app.command("rm")
 def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     """Remove a KB repository, its sources, units and plugin artifacts (sessions mounting it keep running without it)."""
-    from mrpvm.knowledge.ingest import delete_kb
+    from mrpvm.knowledge.ops import delete_kb
     from mrpvm.shells.cli.common import stdout_console
 
     with open_store() as store:
@@ -119,7 +119,7 @@ def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     stdout_console().print(f"removed KB '{kb.name}' ({kb.id}){stats_note}")
 
 
-# --------------------------------------------------------------------------- lifecycle (kernel/kb_ops.py)
+# --------------------------------------------------------------------------- lifecycle (knowledge/ops.py)
 
 
 @kb_app.command("rm-source")

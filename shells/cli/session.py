@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from mrpvm.kernel.budgets import MAX_DELIBERATION
 from mrpvm.shells.cli.common import open_store
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def session_set(
         typer.Option(
             "--deliberation-level",
             min=0,
-            max=3,
+            max=MAX_DELIBERATION,
             help="Candidates compared per question in this session (0-3).",
         ),
     ] = None,
