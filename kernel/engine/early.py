@@ -30,10 +30,11 @@ from mrpvm.protocol.envelope import Payload, Request
 from mrpvm.protocol.vocab import Op
 
 from ..supervisor import CallResult, PluginCallError
-from .calls import Attempt, BranchRun, MemoKey, build_request
+from .calls import build_request
 from .concurrency import hold_spin
 from .frame import ExecutionFrame
 from .payloads import retrieve_key, retrieve_payload, seed_key, seed_request, solve_key, solve_payload
+from .scope import Attempt, BranchRun, MemoKey
 from .state import intent_key
 from .views import view_from
 

@@ -16,7 +16,6 @@ import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 
 from ..trace import PROMPT_PREVIEW, clip
-from .calls import Attempt, BranchRun
 from .concurrency import let_requests_out, run_all
 from .early import (
     Early,
@@ -29,6 +28,7 @@ from .early import (
 )
 from .frame import ExecutionFrame, FrameOutcome
 from .response import SeedOutcome, turn_status
+from .scope import Attempt, BranchRun
 from .seeds import SeedRun
 from .stages import build_plan, detect_seeds, kb_notifications
 from .state import TurnState, intent_key

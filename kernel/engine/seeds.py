@@ -16,12 +16,12 @@ from mrpvm.protocol.document import IntentGroup, Plan
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 from ..trace import PROMPT_PREVIEW, clip
-from .calls import BranchRun
 from .deliberation import Candidate, choose
 from .early import Early, early_solve_of
 from .frame import ExecutionFrame, FrameOutcome
 from .payloads import solve_key
 from .response import SeedOutcome, combine_children
+from .scope import BranchRun
 from .stages import next_view, solve, validate
 from .state import TurnState, intent_key
 from .views import View, empty_view

@@ -16,11 +16,12 @@ from mrpvm.protocol.envelope import (
     ValidatePayload,
 )
 
-from .calls import Attempt, BranchRun, call_plugin
+from .calls import call_plugin
 from .concurrency import PendingCall, run_all
 from .early import fitting_early
 from .frame import ExecutionFrame
 from .payloads import retrieve_key, retrieve_payload, seed_key, seed_request, solve_key, solve_payload
+from .scope import Attempt, BranchRun
 from .state import MAX_GUIDANCE
 from .views import View, confidence_rank, view_from
 

@@ -27,14 +27,14 @@ from mrpvm.protocol.envelope import (
 from ..budgets import RequestBudget
 from ..errors import UnknownPluginError
 from ..trace import TraceRecorder
-from .calls import EventHook, PluginInfo, TurnCalls
+from .scope import EventHook, PluginInfo, TurnCalls
 
 if TYPE_CHECKING:
     from ..context import KernelContext
     from ..llm import LLMBridge
     from ..records import KbRecord, SessionRecord
     from ..supervisor import Supervisor
-    from .calls import BranchRun
+    from .scope import BranchRun
 
 STAGE_TYPES = {"sd": "sd-plugin", "kb": "kb-plugin", "gs": "gs-plugin", "val": "val-plugin"}
 PIN_TYPES = {"planner": "mrp-plan-plugin", **STAGE_TYPES}  # what each Pins field must name
