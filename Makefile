@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test test-live local-llm demo bench lint eval serve clean
+.PHONY: setup test test-hog test-live local-llm demo bench lint eval serve clean
 
 setup: $(STAMP)
 
@@ -22,6 +22,10 @@ $(STAMP): pyproject.toml setup.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not live"
+
+# The suite three times in a row with a CPU hog on each core (issue 21): bench/hog_suite.sh.
+test-hog: $(STAMP)
+	bench/hog_suite.sh 3
 
 # Live tests need `make local-llm`; without it they are skipped with the reason.
 test-live: $(STAMP)

@@ -32,7 +32,8 @@ class BudgetConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
 
 class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     pluginTimeoutMs: Positive
-    pluginMemoryMB: Positive
+    pluginMemoryMB: Positive  # each plugin process (RLIMIT_AS); with cgroups also a plugin and its children
+    pluginProcesses: Positive = 256  # processes and threads of a plugin and its children (cgroups.py)
     maxOutputBytes: Positive
     crashLoopThreshold: Positive
     crashBackoffMs: Positive
@@ -86,6 +87,7 @@ ENV_KEYS: dict[str, str] = {
     "MRPVM_MAX_PLUGINS_PER_STAGE": "engine.budget.maxPluginsPerStage",
     "MRPVM_PLUGIN_TIMEOUT_MS": "engine.limits.pluginTimeoutMs",
     "MRPVM_PLUGIN_MEMORY_MB": "engine.limits.pluginMemoryMB",
+    "MRPVM_PLUGIN_PROCESSES": "engine.limits.pluginProcesses",
     "MRPVM_MAX_OUTPUT_BYTES": "engine.limits.maxOutputBytes",
     "MRPVM_MAX_STORED_ANSWER_BYTES": "engine.limits.maxStoredAnswerBytes",
     "MRPVM_PLUGIN_ALLOWLIST": "engine.pluginAllowlist",

@@ -105,8 +105,33 @@ class StoreError(_Fixed, code="STORE_ERROR", status=500):
     """The database cannot be opened or is newer than this kernel understands."""
 
 
+# 507: the disk holding the kernel home is full
+SQLITE_FULL = 13
+DISK_FULL_REMEDY = "free space, e.g. `mrpvm kb rm NAME` (it removes the KB's indexes first), then retry"
+
+
+class DiskFull(_Fixed, code="DISK_FULL", status=507):
+    """The database or a file of the kernel home could not be written: no space left."""
+
+
+def as_disk_full(err: BaseException, where: str = "") -> DiskFull | None:
+    """The DiskFull that `err` means (SQLite's SQLITE_FULL, or ENOSPC / EDQUOT from a file), else None."""
+    import errno
+
+    if isinstance(err, DiskFull):
+        return err
+    full = getattr(err, "sqlite_errorcode", None) == SQLITE_FULL or "database or disk is full" in str(err)
+    if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+        full, where = True, where or (err.filename or "")
+    if not full:
+        return None
+    place = f" ({where})" if where else ""
+    return DiskFull(f"disk full: could not write{place}: {DISK_FULL_REMEDY}", {"where": where})
+
+
 __all__ = [
     "ArchiveError",
+    "DiskFull",
     "BadInput",
     "BudgetExhausted",
     "ConfigError",

@@ -8,8 +8,12 @@ plugin starts through a shell. A manifest that breaks a rule is rejected with a 
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
 import os
 import shutil
+import stat
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -81,38 +85,99 @@ def _looks_like_path(arg: str) -> bool:
     return os.path.isabs(arg) or ".." in Path(arg).parts
 
 
-# Programs that run other programs from a command line: a plugin never starts through one (no `sh -c`).
+# Shells, and launchers that run a command given in their arguments (`timeout 5 sh -c ...`, `nice sh`,
+# `env -S`): a plugin never starts through one, so no shell ever parses a manifest's arguments.
 SHELLS = frozenset(
-    {"sh", "bash", "dash", "ash", "zsh", "ksh", "mksh", "pdksh", "csh", "tcsh", "fish", "rbash", "yash"}
-    | {"busybox", "toybox", "env", "xargs", "nohup", "setsid", "pwsh", "powershell", "cmd", "cmd.exe"}
+    {"sh", "bash", "dash", "ash", "zsh", "ksh", "ksh93", "mksh", "pdksh", "lksh", "csh", "tcsh", "fish"}
+    | {"rbash", "yash", "posh", "elvish", "nu", "xonsh", "busybox", "toybox", "pwsh", "powershell", "cmd"}
+    | {"cmd.exe"}
 )
+LAUNCHERS = frozenset(
+    {"env", "xargs", "nohup", "setsid", "timeout", "nice", "ionice", "stdbuf", "chrt", "taskset", "flock"}
+    | {"prlimit", "setpriv", "unshare", "nsenter", "chroot", "runuser", "su", "sudo", "doas", "script"}
+    | {"watch", "time", "strace", "ltrace", "systemd-run", "firejail", "bwrap", "parallel", "expect"}
+)
+RUNNERS = SHELLS | LAUNCHERS
+HEAD_BYTES = 4096
 
 
 def shell_refusal(command: str, shell: str) -> str:
     return (
-        f"command '{command}' runs through the shell '{shell}': plugins start without a shell; "
+        f"command '{command}' runs through the shell '{shell}' (a shell or a command launcher): plugins start "
+        "without a shell; "
         "name the interpreter (python, node, ...) or a binary instead"
     )
 
 
-def shell_name(program: str) -> str | None:
-    """The shell `program` is (by its name or the file it links to), or the shell its `#!` line names."""
-    for name in (Path(program).name, Path(program).resolve().name):
-        if name in SHELLS:
-            return name
+@functools.cache
+def _runner_files() -> dict[int, list[tuple[str, str]]]:
+    """size -> (path, name) of every shell and launcher binary installed here, so that a copy or hard link
+    of one under another name (dash copied to `runner`) is recognised by what it is (stat only: contents
+    are compared when a program has a runner's exact size)."""
+    found: dict[int, list[tuple[str, str]]] = {}
+    folders = {"/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin"}
+    folders.update(p for p in (os.environ.get("PATH") or "").split(os.pathsep) if p)
+    for name in sorted(RUNNERS):
+        for folder in folders:
+            with contextlib.suppress(OSError):
+                info = os.stat(os.path.join(folder, name))
+                path = os.path.realpath(os.path.join(folder, name))
+                if stat.S_ISREG(info.st_mode) and (path, name) not in found.get(info.st_size, []):
+                    found.setdefault(info.st_size, []).append((path, name))
+    return found
+
+
+@functools.cache
+def _digest(path: str) -> str:
     try:
-        with open(program, "rb") as fh:
-            head = fh.read(256)
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read(64 << 20)).hexdigest()
+    except OSError:
+        return ""
+
+
+def _same_as_a_runner(program: str) -> str | None:
+    try:
+        size = os.stat(program).st_size
     except OSError:
         return None
-    if not head.startswith(b"#!"):
+    candidates = _runner_files().get(size, [])
+    if not candidates:
         return None
+    mine = _digest(program)
+    return next((name for path, name in candidates if mine and _digest(path) == mine), None)
+
+
+def _shebang_runner(head: bytes) -> str | None:
+    """The shell or launcher a `#!` line names (`#!/bin/sh`, `#!/usr/bin/env bash`, `#!/usr/bin/env -S ...`)."""
     words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
-    if words and Path(words[0]).name == "env":  # `#!/usr/bin/env bash`: the program env starts
-        words = [w for w in words[1:] if not w.startswith("-")]
-    if words and Path(words[0]).name in SHELLS:
-        return Path(words[0]).name
-    return None
+    if not words:
+        return None
+    name = Path(words[0]).name
+    if name == "env":
+        rest = words[1:]
+        if any(w == "-S" or w.startswith(("-S", "--split-string")) for w in rest):
+            return "env -S"  # env parses the rest of the line as a command line
+        rest = [w for w in rest if not w.startswith("-") and "=" not in w]
+        name = Path(rest[0]).name if rest else "env"
+    return name if name in RUNNERS else None
+
+
+def shell_name(program: str) -> str | None:
+    """The shell or launcher `program` is: by its name or the file it resolves to, by its contents (a copy
+    of one under another name), or the one its `#!` line names."""
+    for name in (Path(program).name, Path(program).resolve().name):
+        if name in RUNNERS:
+            return name
+    copy = _same_as_a_runner(str(Path(program).resolve()))
+    if copy is not None:
+        return copy
+    try:
+        with open(program, "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+    except OSError:
+        return None
+    return _shebang_runner(head) if head.startswith(b"#!") else None
 
 
 def resolve_argv(
@@ -122,7 +187,7 @@ def resolve_argv(
     command = manifest.command.strip()
     if not command:
         raise ManifestError(manifest_path, "`command` is empty")
-    if Path(command).name in SHELLS:
+    if Path(command).name in RUNNERS:
         raise ManifestError(manifest_path, shell_refusal(command, Path(command).name))
     if command in ("python", "python3"):
         program = sys.executable
@@ -144,7 +209,7 @@ def resolve_argv(
         if found is None:
             raise ManifestError(manifest_path, f"command '{command}' is not on PATH")
         program = found
-    shell = shell_name(program)
+    shell = shell_name(program) if program != sys.executable else None
     if shell is not None:
         raise ManifestError(manifest_path, shell_refusal(command, shell))
     for arg in manifest.args:
@@ -153,13 +218,36 @@ def resolve_argv(
     return [program, *manifest.args]
 
 
+MAX_MANIFEST_BYTES = 1 << 20  # a manifest is a few KB; anything near this is not one
+
+
+def read_manifest_bytes(path: Path) -> bytes:
+    """The bytes of a manifest that is a regular file of at most MAX_MANIFEST_BYTES. Anything else (a FIFO
+    that would block the reader, a symlink to a device such as /dev/zero, a huge file) is refused before
+    it is read: opened without blocking and checked with fstat (what a symlink leads to), so one bad entry
+    in a wrapper folder cannot hang or exhaust a command that loads the registry."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as err:
+        raise ManifestError(path, f"cannot read: {err.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ManifestError(path, "not a regular file (a manifest must be a plain JSON file)")
+        if info.st_size > MAX_MANIFEST_BYTES:
+            raise ManifestError(
+                path, f"{info.st_size} bytes: larger than the {MAX_MANIFEST_BYTES}-byte limit for a manifest"
+            )
+        raw = f.read(MAX_MANIFEST_BYTES + 1)
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise ManifestError(path, f"larger than the {MAX_MANIFEST_BYTES}-byte limit for a manifest")
+    return raw
+
+
 def load_manifest(path: Path, *, builtin: bool, allowed: dict[str, str] | None = None) -> PluginEntry:
     """Read and validate one manifest file; with `allowed` (the parsed allowlist), a wrapper it does not
     admit is refused before its command is even looked at."""
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise ManifestError(path, f"cannot read: {err.strerror}") from None
+    raw = read_manifest_bytes(path)
     try:
         data = msgspec.json.decode(raw)
     except msgspec.DecodeError as err:

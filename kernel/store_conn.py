@@ -4,6 +4,8 @@ transactions, the schema migrations run on open, and SQLite's own checks.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -12,7 +14,10 @@ from pathlib import Path
 from typing import Self
 
 from .errors import (
+    DISK_FULL_REMEDY,
+    DiskFull,
     StoreError,
+    as_disk_full,
 )
 from .store_rows import (
     MIGRATIONS,
@@ -21,6 +26,14 @@ from .store_rows import (
 
 DB_NAME = "mrpvm.db"
 BUSY_TIMEOUT_MS = 10_000
+
+
+def _no_space(path: Path) -> bool:
+    """Whether the filesystem holding `path` has no block left for this user."""
+    try:
+        return os.statvfs(path.parent).f_bavail == 0
+    except OSError:
+        return False
 
 
 class StoreConnection:
@@ -51,6 +64,8 @@ class StoreConnection:
                 conn.execute("PRAGMA synchronous = NORMAL")  # durable across process crashes in WAL mode
                 conn.execute("PRAGMA foreign_keys = ON")
             except sqlite3.DatabaseError as err:
+                if _no_space(self.path):  # SQLite says "disk I/O error" when it cannot create its -shm
+                    raise DiskFull(f"disk full: cannot open {self.path}: {DISK_FULL_REMEDY}") from None
                 raise StoreError(f"cannot open the database {self.path}: {err}") from None
             self._local.conn = conn
             with self._lock:
@@ -61,13 +76,20 @@ class StoreConnection:
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE takes the write lock up front); rollback on any error."""
         conn = self._conn()
-        conn.execute("BEGIN IMMEDIATE")
         try:
+            conn.execute("BEGIN IMMEDIATE")
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
+            conn.execute("COMMIT")
+        except BaseException as err:
+            # SQLite may have rolled back already (SQLITE_FULL does): a second ROLLBACK would fail with
+            # "no transaction is active" and hide the cause.
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            full = as_disk_full(err, str(self.path))
+            if full is not None and full is not err:
+                raise full from None
             raise
-        conn.execute("COMMIT")
 
     def close(self) -> None:
         with self._lock:

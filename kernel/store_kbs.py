@@ -15,6 +15,7 @@ from .errors import (
     SourceNotFound,
     ValidationFailed,
 )
+from .names import KB_NAME_MAX, SOURCE_NAME_MAX, checked_name
 from .records import KbRecord, SourceRecord
 from .store_conn import StoreConnection
 from .store_rows import (
@@ -34,9 +35,7 @@ class KbTables(StoreConnection):
         return KbRecord(id=row[0], name=row[1], createdAt=row[2])
 
     def create_kb(self, name: str) -> KbRecord:
-        name = name.strip()
-        if not name:
-            raise ValidationFailed("a KB name must not be empty")
+        name = checked_name("a KB name", name, KB_NAME_MAX)
         record = KbRecord(id=new_id("kb"), name=name, createdAt=now_iso())
         try:
             with self.transaction() as conn:
@@ -137,7 +136,11 @@ class KbTables(StoreConnection):
         (unitCount = len(units)).
         """
         stored = msgspec.structs.replace(
-            source, kbId=kb_id, unitCount=len(units), ingestedAt=source.ingestedAt or now_iso()
+            source,
+            name=checked_name("a source name", source.name, SOURCE_NAME_MAX),
+            kbId=kb_id,
+            unitCount=len(units),
+            ingestedAt=source.ingestedAt or now_iso(),
         )
         rows = [unit_row(u, kb_id=kb_id, session_id=None, source_id=stored.id) for u in units]
         try:

@@ -14,6 +14,7 @@ from .budgets import check_deliberation
 from .errors import (
     SessionNotFound,
 )
+from .names import TITLE_MAX, checked_name
 from .records import SessionRecord
 from .store_kbs import KbTables
 from .store_rows import (
@@ -122,6 +123,7 @@ class SessionTables(KbTables):
 
     def set_session_title(self, session_id: str, title: str) -> SessionRecord:
         """Name a session (an empty title makes it untitled again)."""
+        title = checked_name("a session title", title, TITLE_MAX, blank_ok=True)
         return self._set_session_column(session_id, "title", title)
 
     def _set_session_column(self, session_id: str, column: str, value: object) -> SessionRecord:

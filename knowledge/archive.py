@@ -187,6 +187,10 @@ def _manifest(raw: bytes) -> Manifest:
         head = msgspec.json.decode(raw)
     except msgspec.DecodeError as err:
         raise ArchiveError(f"{MANIFEST} is not valid JSON ({err})", {"member": MANIFEST}) from None
+    except RecursionError:  # the decoder's depth guard: thousands of nested arrays or objects
+        raise ArchiveError(
+            f"{MANIFEST} is nested too deeply to be a KB manifest", {"member": MANIFEST}
+        ) from None
     if not isinstance(head, dict) or head.get("format") != FORMAT:
         raise ArchiveError(f"{MANIFEST}: not a KB archive (format must be '{FORMAT}')", {"member": MANIFEST})
     version = head.get("formatVersion")
@@ -209,6 +213,8 @@ def _source(archive: zipfile.ZipFile, entry: ArchivedSource, where: str) -> _Sou
         units = _units.decode(raw)
     except msgspec.DecodeError as err:
         raise ArchiveError(f"{where}: {entry.units}: not a list of knowledge units ({err})") from None
+    except RecursionError:
+        raise ArchiveError(f"{where}: {entry.units}: nested too deeply to be knowledge units") from None
     if len(units) != entry.unitCount:
         raise ArchiveError(f"{where}: {len(units)} units, the manifest says {entry.unitCount}")
     ids = [u.id for u in units]

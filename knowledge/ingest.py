@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 import anyio.to_thread
 import msgspec
-from mrpvm.kernel.errors import IngestError, KernelError
+from mrpvm.kernel.errors import DISK_FULL_REMEDY, DiskFull, IngestError, KernelError
 from mrpvm.kernel.llm import CallBudget
 from mrpvm.kernel.llm.hooks import grant
 from mrpvm.kernel.records import KbRecord, SourceRecord
@@ -313,12 +313,28 @@ async def ingest_source(
     )
     stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units, text)
     notified, notify_warnings = await notify_source(ctx, kb, stored, text, units, "upsert")
+    if not notified and kb_listeners(ctx):
+        await _take_back(ctx, kb, stored, notify_warnings)
     others = await reoffer(ctx, kb, skip={stored.id})
     return IngestResult(
         **msgspec.structs.asdict(stored),
         chunks=chunks,
         warnings=warnings + notify_warnings + others.warnings,
         notified=notified,
+    )
+
+
+async def _take_back(ctx: KernelContext, kb: KbRecord, stored: SourceRecord, warnings: list[str]) -> None:
+    """No kb-plugin indexed the source, so no question could ever find it: remove it again (an owed
+    removal for every index) and fail the ingest with the plugins' reasons (a full disk says so)."""
+    reasons = "; ".join(warnings) or "no kb-plugin acknowledged it"
+    await remove_source(ctx, kb, stored.id)
+    full = next((w for w in warnings if "No space left" in w or "disk is full" in w), None)
+    if full is not None:
+        raise DiskFull(f"disk full: no kb-plugin could index '{stored.name}' ({full}): {DISK_FULL_REMEDY}")
+    raise IngestError(
+        f"no kb-plugin indexed '{stored.name}', so it was not kept in KB '{kb.name}': {reasons}",
+        {"source": stored.name, "kb": kb.name},
     )
 
 

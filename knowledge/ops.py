@@ -201,7 +201,8 @@ __all__ = ["remove_source"]  # ingest.remove_source: a source out of a KB throug
 def delete_kb(store: Store, home: Path, name_or_id: str) -> KbRecord:
     """Delete a KB (one transaction: sources, units, owed removals; sessions mounting it keep running
     without a KB) and every plugin's artifacts for it under `home`: the plugins' indexes go with the
-    folder. It needs no running plugins, so `mrpvm kb rm` calls it on the store alone."""
-    record = store.delete_kb(name_or_id)
+    folder, removed first, so that on a full disk their space is free before the rows' removal needs
+    room. It needs no running plugins, so `mrpvm kb rm` calls it on the store alone."""
+    record = store.get_kb(name_or_id)
     shutil.rmtree(Path(home) / "artifacts" / record.id, ignore_errors=True)
-    return record
+    return store.delete_kb(record.id)

@@ -11,7 +11,8 @@ Choices worth knowing:
   start included); the request carries it as budget.deadlineMs. `limits.pluginTimeoutMs` is not applied:
   the manifest's own timeout wins (`warm()` takes a cold start out of the first call).
 - `limits.pluginMemoryMB` becomes RLIMIT_AS, set with prlimit(2) right after the exec (no preexec_fn, so
-  Popen keeps its fast vfork path).
+  Popen keeps its fast vfork path); with cgroups it also caps a plugin and its children together, as
+  `limits.pluginProcesses` caps their count (cgroups.py; a call ended there fails with SANDBOX_LIMIT).
 - output cap = min(manifest maxOutputBytes, limits.maxOutputBytes).
 - busy-poll: a call alone in flight to a plugin whose replies come within `spin_us` polls the pipe instead
   of sleeping in epoll (saves the wake-up latency, tens of µs on a VM); 0 turns it off.
@@ -31,6 +32,7 @@ from mrpvm.protocol.envelope import Request, encode_request
 from mrpvm.protocol.framing import encode_frame
 from mrpvm.protocol.vocab import MAIN_OP
 
+from . import cgroups
 from .errors import (
     CRASHED,
     INTERNAL_ERROR,
@@ -316,4 +318,5 @@ class Supervisor(OneShotMode):
         waiting = [p.exited for p in procs if not p.exited.done()]
         if waiting:
             await asyncio.wait(waiting, timeout=5.0)
+        await cgroups.settle()
         self.logs.close()

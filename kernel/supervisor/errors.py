@@ -20,12 +20,16 @@ PROTOCOL_ERROR = "PROTOCOL_ERROR"  # garbage, broken framing, wrong `Request:` i
 SPAWN_FAILED = "SPAWN_FAILED"
 PLUGIN_UNAVAILABLE = "PLUGIN_UNAVAILABLE"  # crash-loop backoff
 SHUTDOWN = "SHUTDOWN"
+# A plugin and its children reached a whole-sandbox limit (processes or memory, cgroups.py): all killed.
+SANDBOX_LIMIT = "SANDBOX_LIMIT"
 # The kernel failed while handling the call (an unexpected exception: a bug, or a resource the kernel ran
 # out of). The call counts as a failure of this plugin, so the stage moves to its next candidate.
 INTERNAL_ERROR = "INTERNAL_ERROR"
 
 # Failures that cost a process: they count towards the crash-loop threshold.
-PROCESS_FAILURES = frozenset({CRASHED, SPAWN_FAILED, TIMEOUT, PROTOCOL_ERROR, OUTPUT_TOO_LARGE})
+PROCESS_FAILURES = frozenset(
+    {CRASHED, SPAWN_FAILED, TIMEOUT, PROTOCOL_ERROR, OUTPUT_TOO_LARGE, SANDBOX_LIMIT}
+)
 
 
 class CallError(msgspec.Struct, kw_only=True):

@@ -13,6 +13,7 @@ from .errors import (
     OUTPUT_TOO_LARGE,
     PLUGIN_ERROR,
     PLUGIN_INVALID_INPUT,
+    SANDBOX_LIMIT,
     TIMEOUT,
     ProcessFailure,
     describe_exit,
@@ -23,7 +24,7 @@ from .worker_mode import WorkerMode
 
 
 class OneShotOutcome:
-    __slots__ = ("stdout", "stderr", "code", "timed_out", "over_cap")
+    __slots__ = ("stdout", "stderr", "code", "timed_out", "over_cap", "limit")
 
     def __init__(self) -> None:
         self.stdout = bytearray()
@@ -31,6 +32,7 @@ class OneShotOutcome:
         self.code: int | None = None
         self.timed_out = False
         self.over_cap = False
+        self.limit: str | None = None  # a whole-sandbox limit ended the process (why)
 
 
 class OneShotMode(WorkerMode):
@@ -92,8 +94,10 @@ class OneShotMode(WorkerMode):
             proc.kill()
 
         plugin.spawns += 1
+        argv, group = self._command(plugin, [artifacts] if artifacts else [])
         proc = ChildProcess(
-            self._command(plugin, [artifacts] if artifacts else []),
+            argv,
+            group=group,
             cwd=plugin.cwd,
             env=self._env,
             loop=loop,
@@ -121,11 +125,14 @@ class OneShotMode(WorkerMode):
         finally:
             timer.cancel()
         out.stderr = proc.stderr.value()
+        out.limit = proc.limit_exceeded
         return out
 
     def _one_shot_result(self, out: OneShotOutcome) -> bytes:
         """The stdout of a successful run, or the ProcessFailure its exit code means (DS016)."""
         code = out.code
+        if out.limit:
+            raise ProcessFailure(SANDBOX_LIMIT, out.limit, stderr=out.stderr, exit_code=code)
         if out.over_cap:
             raise ProcessFailure(
                 OUTPUT_TOO_LARGE,

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from .cgroups import WATCH_INTERVAL_S, SandboxGroup
 from .errors import SPAWN_FAILED, ProcessFailure
 from .plugin_log import StderrLog
 
@@ -77,6 +78,12 @@ def _quiet(fn: Callable[..., object], *args: object) -> None:
         fn(*args)
 
 
+def _retry_release(group: SandboxGroup, tries: int) -> None:
+    if not group.release() and tries > 0:
+        with contextlib.suppress(RuntimeError):
+            asyncio.get_running_loop().call_later(0.05, _retry_release, group, tries - 1)
+
+
 class ChildProcess:
     """A started process and its pipes. Callbacks run on the event loop thread.
 
@@ -99,8 +106,13 @@ class ChildProcess:
         stderr_limit: int = STDERR_TAIL_BYTES,
         sandboxed: bool = False,
         log: LogFactory | None = None,
+        group: SandboxGroup | None = None,
     ):
+        """`group`: the control group `argv` joins (cgroups.py): watched while the process runs; a limit
+        reached kills the whole process group and sets `limit_exceeded` (why)."""
         self.loop = loop
+        self.group = group
+        self.limit_exceeded: str | None = None
         self.sandboxed = sandboxed  # started through bwrap: a death by signal N comes back as exit 128+N
         self.on_stdout, self.on_stdout_eof, self.on_exit = on_stdout, on_stdout_eof, on_exit
         self.stderr = StderrTail(stderr_limit)
@@ -122,6 +134,8 @@ class ChildProcess:
                 bufsize=0,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as err:
+            if group is not None:
+                group.remove()
             raise ProcessFailure(SPAWN_FAILED, f"cannot start {argv[0]!r}: {err}") from None
         self.pid = self.popen.pid
         self.log: StderrLog | None = log(self.pid) if log is not None else None  # plugin_log.py
@@ -150,6 +164,9 @@ class ChildProcess:
             threading.Thread(target=self._wait_thread, name=f"wait-{self.pid}", daemon=True).start()
         else:
             loop.add_reader(self._pidfd, self._reap)
+        self._watch: asyncio.TimerHandle | None = None
+        if group is not None:
+            self._watch = loop.call_later(WATCH_INTERVAL_S, self._check_group)
 
     # ------------------------------------------------------------------ state
 
@@ -276,6 +293,31 @@ class ChildProcess:
         self.stdout_fd = self.stderr_fd = None
         self._close_stdin_now()
 
+    # ------------------------------------------------------------------ the whole-sandbox limits
+
+    def _check_group(self) -> None:
+        self._watch = None
+        if self.returncode is not None or self.group is None:
+            return
+        why = self.group.exceeded()
+        if why is not None:
+            self.limit_exceeded = why
+            self.kill()
+            self.group.kill()
+            return
+        self._watch = self.loop.call_later(WATCH_INTERVAL_S, self._check_group)
+
+    def _release_group(self) -> None:
+        """Remove the group (once every process has left it: the namespace teardown takes a moment)."""
+        group, self.group = self.group, None
+        if group is None:
+            return
+        if self.limit_exceeded is None:
+            self.limit_exceeded = group.exceeded()  # reached in the last instant before the exit
+        if not group.release():
+            with contextlib.suppress(RuntimeError):  # loop closed: the supervisor's close settles it
+                self.loop.call_later(0.05, _retry_release, group, 100)
+
     # ------------------------------------------------------------------ ending
 
     def kill(self) -> None:
@@ -299,6 +341,10 @@ class ChildProcess:
         if self._pidfd is not None:
             _quiet(os.close, self._pidfd)
             self._pidfd = None
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
+        self._release_group()
         self.returncode = self.popen.returncode = code
         self._drain()
         if self.log is not None:

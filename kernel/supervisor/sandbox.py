@@ -1,10 +1,12 @@
 """The plugin sandbox: every plugin process runs inside bubblewrap (Debian package `bubblewrap`).
 
 What a sandboxed plugin sees (bwrap: new user, pid, mount, ipc and uts namespaces, all capabilities
-dropped, no_new_privs, killed with its parent):
+dropped — `--cap-drop ALL`, which a root caller needs, or bwrap keeps them —, no_new_privs, killed with
+its parent; whole-sandbox process and memory limits: cgroups.py):
 - read-only: /usr (and the /bin, /lib... links into it), a few files of /etc (loader cache, time zone,
   CA certificates, passwd/group, resolver), the interpreter it needs (for `python`: the kernel's own
-  prefixes, site-packages and the mrpvm protocol/plugins folders; for another program: its folder),
+  prefixes, site-packages and the mrpvm protocol/plugins folders; for another program: its folder or
+  prefix, or only its file when that folder would be a home or one of its direct children),
   its own plugin folder, and `readPaths` from the config;
 - read-write: its artifacts folder(s), a private /tmp (tmpfs), and `writePaths` from the config;
 - its own /proc (its processes only) and a minimal /dev;
@@ -46,7 +48,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
-from mrpvm.kernel.config import SandboxConfig
+from mrpvm.kernel.config import LimitsConfig, SandboxConfig
+
+from . import cgroups
+from .cgroups import LimitsStatus
 
 MECHANISM = "bubblewrap"
 TMP_BYTES = 256 << 20  # the private /tmp of a plugin
@@ -54,6 +59,10 @@ RELAY_SCRIPT = Path(__file__).with_name("llm_relay.py")
 RELAY_PATH = "/run/mrpvm/llm_relay.py"  # where the relay script and the endpoint's socket appear inside
 RELAY_SOCKET = "/run/mrpvm/llm.sock"
 NAMESPACES = ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+# bwrap keeps every capability (inside the sandbox's namespaces) for a caller that is real root unless told
+# to drop them: a root kernel's plugins could then remount their read-only binds read-write or unmount the
+# tmpfs hiding the kernel home. Dropped for everyone, so a plugin never holds one, whoever runs the kernel.
+NO_CAPABILITIES = ("--cap-drop", "ALL")
 SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32")
 ETC_FILES = (
     "/etc/ld.so.cache",
@@ -106,6 +115,7 @@ class SandboxStatus(msgspec.Struct, kw_only=True):
     mechanism: str  # "bubblewrap 0.8.0", or "none"
     reason: str = ""  # why the sandbox is not active
     isolation: list[str] = []
+    limits: LimitsStatus | None = None  # the whole-sandbox limits in force (cgroups.py)
 
     def notice(self) -> str:
         """One line for stderr: empty when the sandbox is active."""
@@ -164,7 +174,8 @@ def _probe(bwrap: str) -> tuple[str, str]:
     try:
         version = subprocess.run([bwrap, "--version"], capture_output=True, timeout=10, check=False)
         label = version.stdout.decode(errors="replace").strip() or MECHANISM
-        argv = [bwrap, *NAMESPACES, "--unshare-net", "--die-with-parent", *_system_binds(), "--", "true"]
+        argv = [bwrap, *NAMESPACES, *NO_CAPABILITIES, "--unshare-net", "--die-with-parent", *_system_binds()]
+        argv += ["--", "true"]
         run = subprocess.run(argv, capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError) as err:
         return "", f"{bwrap} cannot run: {err}"
@@ -174,9 +185,16 @@ def _probe(bwrap: str) -> tuple[str, str]:
     return label, ""
 
 
-def sandbox_status(config: SandboxConfig | None = None) -> SandboxStatus:
-    """Whether plugins run sandboxed with this config on this machine, and why not (for `config show`)."""
-    config = config or SandboxConfig()
+def sandbox_status(config: SandboxConfig | None = None, limits: LimitsConfig | None = None) -> SandboxStatus:
+    """Whether plugins run sandboxed with this config on this machine, and why not (for `config show`);
+    with `limits`, also which whole-sandbox limits are in force."""
+    status = _status(config or SandboxConfig())
+    if limits is not None:
+        status.limits = cgroups.status(limits.pluginProcesses, limits.pluginMemoryMB, status.active)
+    return status
+
+
+def _status(config: SandboxConfig) -> SandboxStatus:
     if config.mode == "off":
         return SandboxStatus(
             mode="off",
@@ -259,14 +277,37 @@ def python_roots() -> tuple[str, ...]:
     return tuple(_minimal(paths))
 
 
+def _homes() -> set[str]:
+    """The home folders on this machine a program root must never expose: the kernel user's ($HOME and its
+    account's), root's, and every folder under /home."""
+    import pwd
+
+    homes = {os.path.expanduser("~"), "/root"}
+    with contextlib.suppress(KeyError):
+        homes.add(pwd.getpwuid(os.geteuid()).pw_dir)
+    with contextlib.suppress(OSError):
+        homes.update(os.path.join("/home", name) for name in os.listdir("/home"))
+    return {os.path.realpath(h) for h in homes if h and os.path.isabs(h) and os.path.realpath(h) != "/"}
+
+
+def _exposes_a_home(folder: str, homes: Iterable[str]) -> bool:
+    """A home, one of its direct children (~/bin, ~/.local, ~/.ssh's siblings), or a folder holding one."""
+    return any(_inside(home, folder) or os.path.dirname(folder) == home or folder == home for home in homes)
+
+
 def _program_roots(program: str) -> list[str]:
-    """What a program other than the kernel's interpreter needs: its folder (its prefix if in a bin/)."""
+    """What a program other than the kernel's interpreter needs: its folder (its prefix if in a bin/). A
+    program under a home never brings the home with it: where that folder would be a home or one of its
+    direct children (~/bin/x, ~/.local/bin/x), only the program's file is bound."""
     if os.path.realpath(program) == os.path.realpath(sys.executable):
         return list(python_roots())
     real = os.path.realpath(program)
     folder = os.path.dirname(real)
     if os.path.basename(folder) == "bin":
         folder = os.path.dirname(folder)
+    homes = _homes()
+    if _exposes_a_home(folder, homes) or _exposes_a_home(os.path.dirname(real), homes):
+        return [real]
     return [folder]
 
 
@@ -337,10 +378,13 @@ class Sandbox:
         llm: bool,
         writable: Iterable[str] = (),
         memory_bytes: int | None = None,
+        processes: int | None = None,
     ) -> list[str]:
         """The argv to start: `argv` itself when inactive, else bwrap (under prlimit for the memory cap,
         applied before bwrap forks so every process of the sandbox inherits it); `llm`: the plugin
-        declares usesLLM (it starts behind the relay when an endpoint is routed)."""
+        declares usesLLM (it starts behind the relay when an endpoint is routed); `processes`: the
+        RLIMIT_NPROC fallback (cgroups.py), set inside the sandbox's user namespace, where it counts
+        the sandbox's own processes only."""
         if not self.active:
             return argv
         cwd = os.path.realpath(cwd)
@@ -354,6 +398,8 @@ class Sandbox:
             out += ["--bind", path, path]
         out += ["--remount-ro", self.home]  # the tmpfs over the home: only the binds in it are writable
         out += ["--chdir", cwd, "--"]  # bwrap adds PWD (the plugin folder) to the environment
+        if processes and self._prlimit:
+            out += [self._prlimit, f"--nproc={processes}", "--"]
         if relay:
             route = self.llm_route
             assert route is not None
@@ -365,7 +411,14 @@ class Sandbox:
 
     def _prefix(self, program: str, cwd: str, relay: bool) -> list[str]:
         assert self._bwrap is not None
-        args = [self._bwrap, *NAMESPACES, "--unshare-net", "--die-with-parent", "--new-session"]
+        args = [
+            self._bwrap,
+            *NAMESPACES,
+            *NO_CAPABILITIES,
+            "--unshare-net",
+            "--die-with-parent",
+            "--new-session",
+        ]
         args += _system_binds()
         args += ["--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
         bound = ["/usr"]

@@ -13,6 +13,8 @@ from mrpvm.kernel.config import LimitsConfig
 from mrpvm.kernel.errors import UnknownPluginError
 from mrpvm.kernel.registry import Registry
 
+from . import cgroups
+from .cgroups import SandboxGroup
 from .errors import (
     CRASHED,
     INPUT_TOO_LARGE,
@@ -67,6 +69,9 @@ class SupervisorBase:
         self.limits = limits or DEFAULT_LIMITS
         self._env = scrubbed_env(extra_env)
         self._memory = self.limits.pluginMemoryMB << 20
+        self.sandbox.status.limits = cgroups.status(
+            self.limits.pluginProcesses, self.limits.pluginMemoryMB, self.sandbox.active
+        )
         self._spin_s = spin_us / 1e6
         self._close_grace_s = close_grace_s
         self._plugins: dict[str, PluginState] = {}
@@ -158,10 +163,21 @@ class SupervisorBase:
             plugin.pool.retire()
         return bind
 
-    def _command(self, plugin: PluginState, writable: list[str]) -> list[str]:
-        return self.sandbox.command(
-            plugin.argv, plugin.cwd, llm=plugin.uses_llm, writable=writable, memory_bytes=self._memory
+    def _command(self, plugin: PluginState, writable: list[str]) -> tuple[list[str], SandboxGroup | None]:
+        """The argv that starts one process of `plugin`, and the control group it joins (cgroups.py), or
+        with no group where cgroups are out of reach, the RLIMIT_NPROC fallback inside the sandbox."""
+        processes = self.limits.pluginProcesses
+        group = cgroups.new_group(processes, self._memory)
+        nproc = processes if group is None and self.sandbox.active and cgroups.nproc_applies() else None
+        argv = self.sandbox.command(
+            plugin.argv,
+            plugin.cwd,
+            llm=plugin.uses_llm,
+            writable=writable,
+            memory_bytes=self._memory,
+            processes=nproc,
         )
+        return (group.launcher(argv) if group is not None else argv), group
 
     # ------------------------------------------------------------------ errors and accounting
 

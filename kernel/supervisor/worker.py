@@ -18,7 +18,8 @@ from typing import Protocol
 from mrpvm.protocol.errors import parse_error_line
 from mrpvm.protocol.framing import MAX_HEADER_BYTES, FramingError, parse_header_block
 
-from .errors import CRASHED, OUTPUT_TOO_LARGE, PROTOCOL_ERROR, ProcessFailure, describe_exit
+from .cgroups import SandboxGroup
+from .errors import CRASHED, OUTPUT_TOO_LARGE, PROTOCOL_ERROR, SANDBOX_LIMIT, ProcessFailure, describe_exit
 from .process import WORKER_FLAG, ChildProcess, LogFactory
 from .strays import StraySweeper
 
@@ -147,6 +148,7 @@ class Worker:
         sandboxed: bool = False,
         relayed: bool = False,
         log: LogFactory | None = None,
+        group: SandboxGroup | None = None,
     ):
         self.reader = FrameReader(max_output)
         self.job: Job | None = None
@@ -165,6 +167,7 @@ class Worker:
             memory_bytes=memory_bytes,
             sandboxed=sandboxed,
             log=log,
+            group=group,
         )
         self.sweeper = StraySweeper(self.proc.pid, relayed=relayed) if sandboxed else None
 
@@ -264,6 +267,15 @@ class Worker:
                 self.job = None
                 job.worker = None
                 self.pool.stale(self, job)
+            elif self.proc.limit_exceeded:
+                self.fail(
+                    ProcessFailure(
+                        SANDBOX_LIMIT,
+                        self.proc.limit_exceeded,
+                        exit_code=code,
+                        stderr=self.proc.stderr.value(),
+                    )
+                )
             else:
                 stderr = self.proc.stderr.value()
                 info = parse_error_line(stderr) if code > 0 else None

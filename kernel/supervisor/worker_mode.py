@@ -18,8 +18,10 @@ class WorkerMode(SupervisorBase):
         plugin.spawns += 1
         sandboxed = plugin.binds is not None
         writable = plugin.binds.for_worker() if plugin.binds is not None else []
+        argv, group = self._command(plugin, writable)
         return Worker(
-            self._command(plugin, writable),
+            argv,
+            group=group,
             cwd=plugin.cwd,
             env=self._env,
             loop=pool.loop,

@@ -42,6 +42,8 @@ async def read_json(request: Request, kind: type[T], *, optional: bool = False) 
         return decoder.decode(body)
     except msgspec.DecodeError as err:
         raise from_decode_error(err) from None
+    except RecursionError:  # the decoder's depth guard (a body of thousands of nested arrays)
+        raise ApiError(400, "MALFORMED_JSON", "the request body is nested too deeply") from None
 
 
 def json_response(value: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 import msgspec
-from mrpvm.kernel.errors import KernelError
+from mrpvm.kernel.errors import KernelError, as_disk_full
 from mrpvm.kernel.store_rows import now_iso
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -160,6 +160,9 @@ def describe(exc: BaseException) -> tuple[int, str, str, dict[str, Any], str | N
         return status, exc.code, exc.message, exc.details, None
     if isinstance(exc, msgspec.DecodeError):
         return describe(from_decode_error(exc))
+    full = as_disk_full(exc)
+    if full is not None:  # 507 with the remedy, wherever the write failed
+        return describe(full)
     if isinstance(exc, HTTPException):
         code = HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
         return exc.status_code, code, str(exc.detail), {}, None
@@ -173,6 +176,8 @@ def describe(exc: BaseException) -> tuple[int, str, str, dict[str, Any], str | N
 async def handle(request: Request, exc: Exception) -> Response:
     status, code, message, details, session_id = describe(exc)
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if status == 413:  # the rest of the body is not read: the connection closes after the answer
+        headers = {"Connection": "close"}
     if isinstance(exc, HTTPException) and exc.headers:
         headers = {**(headers or {}), **exc.headers}
     return error_response(

@@ -6,8 +6,9 @@ Pure ASGI (not BaseHTTPMiddleware) so streaming responses and client disconnects
 - the Host, Origin, content-type and CORS rules of origin.py (before the token: a preflight carries none);
 - with a token configured, every path but OPEN_PATHS (and those under `open_prefixes`: the web app's
   static files) needs `Authorization: Bearer <token>` (401 otherwise);
+- a URL holding a NUL byte is 400 (no route, file or name may contain one);
 - a body larger than the limit is refused: at once when Content-Length says so, else when the streamed
-  bytes pass it (the endpoint's read raises BodyTooLarge → 413);
+  bytes pass it (the endpoint's read raises BodyTooLarge → 413); at most DRAIN_CAP of it is read;
 - a body that stalls (no bytes for `body_timeout_s` before it is complete) is `408 REQUEST_TIMEOUT`;
 - an exception nothing else handled is logged and answered `500 INTERNAL_ERROR` JSON if no response
   has started.
@@ -27,8 +28,9 @@ from .origin import OriginPolicy, Refusal
 
 OPEN_PATHS = frozenset({"/health"})  # liveness probes work without the token (default)
 # An oversized body is read and dropped up to this much before the 413 goes out, so a client still
-# uploading sees the answer instead of a reset connection; past it the connection just closes.
-DRAIN_CAP = 64 << 20
+# uploading a little too much sees the answer instead of a reset connection; past it (and at once for a
+# client that sent `Expect: 100-continue`) the connection just closes: a 100 MB body is not read.
+DRAIN_CAP = 4 << 20
 BODY_TIMEOUT_S = 30.0
 
 
@@ -89,9 +91,13 @@ class Guard:
         if self.token and not self._open(scope["path"]) and not self._authorized(scope):
             await _send_error(scope, send_wrapper, 401, "UNAUTHORIZED", "missing or wrong bearer token")
             return
+        if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b""):
+            await _send_error(scope, send_wrapper, 400, "BAD_REQUEST", "the URL holds a NUL byte (%00)")
+            return
         length = _content_length(scope)
         if length is not None and length > self.max_body:
-            await _drain(receive, DRAIN_CAP)
+            if not _expects_continue(scope):  # else the client waits for our answer before sending
+                await _drain(receive, min(length, DRAIN_CAP))
             await _send_error(scope, send_wrapper, 413, "BODY_TOO_LARGE", *_too_large(self.max_body, length))
             return
         received = 0
@@ -151,6 +157,10 @@ class Guard:
                     and hmac.compare_digest(given.strip().encode(), self.token.encode())
                 )
         return False
+
+
+def _expects_continue(scope: Scope) -> bool:
+    return any(n == b"expect" and v.lower() == b"100-continue" for n, v in scope.get("headers", []))
 
 
 def _content_length(scope: Scope) -> int | None:

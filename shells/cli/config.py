@@ -1,5 +1,5 @@
 """`mrpvm config show`: the effective configuration, where each value came from, and whether plugins run
-sandboxed on this machine (`sandbox_status`: mode, active, mechanism, reason)."""
+sandboxed on this machine (`sandbox_status`: mode, active, mechanism, reason, whole-sandbox limits)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
     from mrpvm.shells.cli.common import print_json, stdout_console
 
     config, sources = load_config()
-    sandbox = sandbox_status(config.engine.sandbox)
+    sandbox = sandbox_status(config.engine.sandbox, config.engine.limits)
     flat = _flatten(msgspec.to_builtins(config))
     import os
 
@@ -58,6 +58,12 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
     console.print(f"plugin sandbox (mode {sandbox.mode}): {state}")
     for item in sandbox.isolation:
         console.print(f"  - {item}")
+    limits = sandbox.limits
+    if limits is not None:
+        caps = [f"{limits.processes} processes" if limits.processes else "no process cap"]
+        caps.append(f"{limits.memoryMB} MB together" if limits.memoryMB else "memory per process only")
+        why = f" ({limits.reason})" if limits.reason else ""
+        console.print(f"whole-sandbox limits: {limits.mechanism}: {', '.join(caps)}{why}")
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:

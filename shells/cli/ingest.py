@@ -72,6 +72,7 @@ async def _ingest(
     from mrpvm.kernel.errors import KbNotFound
     from mrpvm.knowledge.context import open_context
     from mrpvm.knowledge.ingest import check_sd_plugin
+    from mrpvm.knowledge.ops import delete_kb
     from mrpvm.shells.cli.common import print_json, stdout_console
     from rich.console import Console
     from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
@@ -92,16 +93,21 @@ async def _ingest(
     results: list[dict[str, Any]] = []
     try:
         check_sd_plugin(ctx, sd)  # before creating the KB: a typo must not leave an empty KB behind
+        created = False
         try:
             kb = ctx.store.get_kb(kb_name)
         except KbNotFound:
-            kb = ctx.store.create_kb(kb_name)
+            kb, created = ctx.store.create_kb(kb_name), True
             if not as_json:
                 show.out.print(f"created KB '{kb.name}' ({kb.id})")
         with progress:
             for path, text in texts.items():
                 results.append(await _ingest_file(ctx, kb, path, text, sd, force, show))
         failed = sum(1 for r in results if "error" in r)
+        if created and failed == len(results) and not ctx.store.list_sources(kb.id):
+            delete_kb(ctx.store, ctx.home, kb.id)  # nothing got in: no empty KB is left behind to answer nothing
+            if not as_json:
+                show.err.print(f"removed the KB '{kb.name}' this ingest created: no source could be added")
         if as_json:
             print_json({"kb": {"id": kb.id, "name": kb.name}, "sources": results, "failed": failed})
     finally:

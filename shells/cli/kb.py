@@ -108,12 +108,25 @@ def kb_show(
 @kb_app.command("rm")
 def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     """Remove a KB repository, its sources, units and plugin artifacts (sessions mounting it keep running without it)."""
+    from mrpvm.kernel.config import load_config
+    from mrpvm.kernel.disk_space import free_kb_artifacts
+    from mrpvm.kernel.errors import DiskFull
+    from mrpvm.kernel.store import DB_NAME
     from mrpvm.knowledge.ops import delete_kb
     from mrpvm.shells.cli.common import stdout_console
 
-    with open_store() as store:
+    freed = False
+    try:
+        store = open_store()
+    except DiskFull:  # the database cannot even open: the KB's indexes go first, to make room
+        home = Path(load_config()[0].home)
+        freed = free_kb_artifacts(home, home / DB_NAME, name)
+        if not freed:
+            raise
+        store = open_store()
+    with store:
         artifacts = store.path.parent / "artifacts"
-        had_artifacts = any(artifacts.glob(f"{store.get_kb(name).id}/*"))
+        had_artifacts = freed or any(artifacts.glob(f"{store.get_kb(name).id}/*"))
         kb = delete_kb(store, store.path.parent, name)
     stats_note = " and its plugin artifacts" if had_artifacts else ""
     stdout_console().print(f"removed KB '{kb.name}' ({kb.id}){stats_note}")

@@ -46,7 +46,9 @@ for _name in COMMAND_MODULES:
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: run the app, turning user errors into one line and an exit code."""
-    from mrpvm.kernel.errors import KernelError
+    import sqlite3
+
+    from mrpvm.kernel.errors import KernelError, as_disk_full
     from mrpvm.shells.cli.common import CliError, click_exceptions, say_error
 
     click = click_exceptions()
@@ -75,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2 if 400 <= err.status < 500 else 1
     except KeyboardInterrupt:
         return 130
+    except (OSError, sqlite3.Error) as err:  # a full disk where no layer named it: said, not a traceback
+        full = as_disk_full(err)
+        if full is None:
+            raise
+        say_error(f"{full.code}: {full.message}")
+        return 1
     return result if isinstance(result, int) else 0
 
 

@@ -30,6 +30,7 @@ CONTRACT = {
     "BudgetExhausted": ("BUDGET_EXHAUSTED", 429),
     "DeadlineExceeded": ("DEADLINE_EXCEEDED", 504),
     "StoreError": ("STORE_ERROR", 500),
+    "DiskFull": ("DISK_FULL", 507),
 }
 
 

@@ -497,7 +497,7 @@ def test_an_ended_plugin_call_cancels_its_upstream_call(tmp_path: Path, end: str
 
             async with anyio.create_task_group() as group:
                 group.start_soon(call)
-                with anyio.fail_after(10):  # a guard against a hang, not a timing target
+                with anyio.fail_after(60):  # a guard against a hang, not a timing target
                     while llm.count == 0:
                         await anyio.sleep(0.01)
                     s.bridge.release(token) if end == "release" else s.bridge.expire_request("req-1")
@@ -535,7 +535,7 @@ def test_a_token_released_before_its_call_reaches_the_upstream_never_reaches_it(
 
             async with anyio.create_task_group() as group:
                 group.start_soon(call)
-                with anyio.fail_after(10):  # a guard against a hang, not a timing target
+                with anyio.fail_after(60):  # a guard against a hang, not a timing target
                     while llm.model_requests == 0:
                         await anyio.sleep(0.01)
                     counted = s.bridge.release(token)
@@ -560,7 +560,7 @@ def test_a_cancelled_call_is_in_the_events_drained_when_its_token_is_released(tm
             token = s.token(request_id="req-c", calls=2, call_ref="node-7")
             async with anyio.create_task_group() as group:
                 group.start_soon(s.chat, token)
-                with anyio.fail_after(10):
+                with anyio.fail_after(60):
                     while llm.count == 0:
                         await anyio.sleep(0.01)
                 counted = s.bridge.release(token)

@@ -114,7 +114,7 @@ def test_llm_plugins_reach_the_llm_endpoint_and_nothing_else(
                     )
                 return out
 
-        seen = run(go, limit_s=60)
+        seen = run(go, limit_s=120)
     for plugin in ("llm-oneshot", "llm-worker"):
         reached = seen[f"{plugin} endpoint"]
         assert reached["connected"] and " 401 " in reached["status"] + " ", reached  # the endpoint
@@ -141,7 +141,7 @@ def test_the_relay_outlives_the_stray_sweeps_of_a_warm_worker(registry: Registry
                     await anyio.sleep(0.05)
                 return statuses, pids, processes_with(marker), sup.health()["llm-worker"]["spawns"]
 
-        statuses, pids, left, spawns = run(go, limit_s=60)
+        statuses, pids, left, spawns = run(go, limit_s=120)
     assert all(" 401 " in s + " " for s in statuses), statuses  # the relay still forwards after every sweep
     assert left == [] and spawns == 1 and pids == {2}  # strays killed, the same worker, the plugin is pid 2
 

@@ -23,7 +23,6 @@ from supervisor_support import (
     error_of,
     limits,
     new_supervisor,
-    process_gone,
     request,
     run,
     wait_gone,
@@ -247,7 +246,9 @@ def test_aclose_leaves_no_processes(registry: Registry, tmp_path: Path) -> None:
 
     pids, outcome, late, remaining = run(go)
     assert len(pids) >= 4
-    survivors = [pid for pid in pids if not process_gone(pid)]
+    # aclose has SIGKILLed every one (a killed grandchild still running for an instant on a busy machine
+    # is the kernel delivering the signal, not a survivor): allow that instant, bounded
+    survivors = [pid for pid in pids if not run(lambda pid=pid: wait_gone(pid, 10.0))]
     assert survivors == [], f"processes left after aclose: {survivors}"
     assert outcome["err"].error.code == SHUTDOWN and outcome["oneshot"].error.code == SHUTDOWN
     assert late.error.code == SHUTDOWN

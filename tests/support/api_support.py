@@ -39,7 +39,7 @@ class Daemon:
         self.url = ""
         self.log: list[str] = []
 
-    def start(self, timeout: float = 30.0) -> Daemon:
+    def start(self, timeout: float = 120.0) -> Daemon:
         argv = [sys.executable, "-m", "mrpvm.shells.cli.main", "serve", "--port", "0", *self.args]
         if self.token:
             argv += ["--token", self.token]
@@ -85,7 +85,9 @@ class Daemon:
                     out.append(int(entry.name))
         return out
 
-    def stop(self, timeout: float = 30.0) -> int:
+    def stop(self, timeout: float = 120.0) -> int:
+        """SIGTERM and wait. The daemon's own graceful shutdown may take its 30 s (in-flight requests)
+        plus the plugins' close, and more on a busy machine: the bound only guards against a hang."""
         if self.proc is None or self.proc.poll() is not None:
             return self.proc.returncode if self.proc else 0
         self.proc.send_signal(signal.SIGTERM)
@@ -94,7 +96,9 @@ class Daemon:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-            raise
+            raise AssertionError(
+                f"the daemon did not stop in {timeout} s:\n" + "".join(self.log[-40:])
+            ) from None
 
     def __enter__(self) -> Daemon:
         return self.start()

@@ -103,7 +103,10 @@ def request(prompt: str, items: int = 2) -> Request:
     return Request(prompt=prompt, context=context, op="solve")
 
 
-def run(fn: Callable[[], Awaitable[T]], limit_s: float = 30.0) -> T:
+def run(fn: Callable[[], Awaitable[T]], limit_s: float = 120.0) -> T:
+    """Run `fn` on a fresh event loop; `limit_s` only guards against a hang (a busy 2-core machine with
+    CPU hogs starts Python plugins slowly), it is never what a test measures."""
+
     async def go() -> T:
         with anyio.fail_after(limit_s):
             return await fn()
