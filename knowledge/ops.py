@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import anyio
 import anyio.to_thread
 import msgspec
+from mrpvm.kernel.budgets import check_deliberation
 from mrpvm.kernel.errors import KbExists, ValidationFailed
 from mrpvm.kernel.records import KbRecord, SessionRecord, SourceRecord
 from mrpvm.kernel.store_rows import text_hash
@@ -120,6 +121,7 @@ async def create_session(
     deliberation_level: int = 0,
 ) -> tuple[SessionRecord, list[str]]:
     """A new session (optionally mounting a KB), announced to the kb-plugins (session-created)."""
+    check_deliberation(deliberation_level)
     record = ctx.store.create_session(
         kb_id=kb, preferences=preferences, deliberation_level=deliberation_level
     )

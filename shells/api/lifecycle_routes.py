@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
+from mrpvm.kernel.budgets import check_deliberation
 from mrpvm.knowledge import archive as kb_archive
 from mrpvm.knowledge import ops as kb_ops
 from mrpvm.protocol.envelope import Pins
@@ -142,6 +143,7 @@ async def update_session(request: Request) -> Response:
     if current != msgspec.structs.asdict(record.preferences):
         record = ctx.store.set_session_preferences(session_id, Pins(**current))
     if body.deliberation_level is not None:
+        check_deliberation(body.deliberation_level)
         record = ctx.store.set_session_deliberation(session_id, body.deliberation_level)
     if body.title is not None:
         record = ctx.store.set_session_title(session_id, " ".join(body.title.split()))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from mrpvm.kernel.budgets import MAX_DELIBERATION
+from mrpvm.kernel.budgets import MAX_DELIBERATION, check_deliberation
 from mrpvm.shells.cli.common import open_store
 
 if TYPE_CHECKING:
@@ -166,5 +166,6 @@ def session_set(
     if deliberation_level is None:
         raise CliError("nothing to set: give --deliberation-level")
     with open_store() as store:
+        check_deliberation(deliberation_level)
         record = store.set_session_deliberation(session_id, deliberation_level)
     stdout_console().print(f"session {record.id}: deliberation level {record.deliberationLevel}")

@@ -163,26 +163,16 @@ def test_the_level_is_checked_and_a_session_preference_applies(tmp_path):
     assert overridden.deliberation_level == 0 and not candidates(overridden)
 
 
-def test_a_stored_session_level_is_checked_against_the_one_limit(tmp_path):
-    """The level a session stores (create, draft, set) is held to the same 0..MAX_DELIBERATION."""
-    from mrpvm.kernel.budgets import MAX_DELIBERATION
+def test_the_one_deliberation_limit_refuses_levels_outside_it():
+    """budgets.check_deliberation is what turns, kb_ops.create_session and `session set` all apply."""
+    from mrpvm.kernel.budgets import MAX_DELIBERATION, check_deliberation
 
-    store = Store.open(tmp_path)
-    try:
-        for make in (
-            lambda: store.create_session(deliberation_level=MAX_DELIBERATION + 1),
-            lambda: store.draft_session(deliberation_level=-1),
-            lambda: store.set_session_deliberation(store.create_session().id, 7),
-        ):
-            with pytest.raises(BadInput) as bad:
-                make()
-            assert bad.value.code == "BAD_DELIBERATION"
-            assert bad.value.details["allowed"] == list(range(MAX_DELIBERATION + 1))
-        kept = store.set_session_deliberation(store.create_session().id, MAX_DELIBERATION)
-        assert store.get_session(kept.id).deliberationLevel == MAX_DELIBERATION
-        assert len(store.list_sessions()) == 2  # the refused create stored nothing
-    finally:
-        store.close()
+    assert [check_deliberation(n) for n in (None, 0, MAX_DELIBERATION)] == [None, 0, MAX_DELIBERATION]
+    for bad_level in (-1, MAX_DELIBERATION + 1):
+        with pytest.raises(BadInput) as bad:
+            check_deliberation(bad_level)
+        assert bad.value.code == "BAD_DELIBERATION"
+        assert bad.value.details["allowed"] == list(range(MAX_DELIBERATION + 1))
 
 
 # --------------------------------------------------------------------------- the scoring rule

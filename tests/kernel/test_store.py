@@ -8,8 +8,7 @@ import threading
 
 import msgspec
 import pytest
-from mrpvm.kernel import store_conn as conn_module
-from mrpvm.kernel import store_sessions as sessions_module
+from mrpvm.kernel import store as store_module
 from mrpvm.kernel.errors import (
     KbExists,
     KbNotFound,
@@ -92,8 +91,8 @@ def test_migration_brings_an_old_database_up_and_keeps_rows(tmp_path, monkeypatc
     kb = s.create_kb("docs")
     s.close()
     extra = ["ALTER TABLE kbs ADD COLUMN note TEXT NOT NULL DEFAULT ''", "CREATE INDEX kbs_note ON kbs(note)"]
-    monkeypatch.setattr(conn_module, "MIGRATIONS", [*conn_module.MIGRATIONS, extra])
-    monkeypatch.setattr(conn_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(store_module, "MIGRATIONS", [*store_module.MIGRATIONS, extra])
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     s = Store.open(tmp_path)
     assert s.schema_version() == SCHEMA_VERSION + 1
     assert s.get_kb(kb.id).name == "docs"
@@ -107,7 +106,7 @@ def test_migration_brings_an_old_database_up_and_keeps_rows(tmp_path, monkeypatc
 
 def test_a_version_1_database_migrates_to_the_trimmed_indexes_with_its_rows(tmp_path):
     conn = sqlite3.connect(tmp_path / "mrpvm.db", isolation_level=None)
-    for statement in conn_module.MIGRATIONS[0]:
+    for statement in store_module.MIGRATIONS[0]:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
     conn.execute("INSERT INTO kbs VALUES ('kb_1', 'docs', 'now')")
@@ -173,8 +172,8 @@ def test_the_per_turn_queries_use_indexes(store):
 def test_failed_migration_leaves_the_previous_version(tmp_path, monkeypatch):
     Store.open(tmp_path).close()
     broken = ["ALTER TABLE kbs ADD COLUMN note TEXT", "CREATE TABLE kbs (x)"]  # second statement fails
-    monkeypatch.setattr(conn_module, "MIGRATIONS", [*conn_module.MIGRATIONS, broken])
-    monkeypatch.setattr(conn_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(store_module, "MIGRATIONS", [*store_module.MIGRATIONS, broken])
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     with pytest.raises(sqlite3.OperationalError):
         Store.open(tmp_path)
     conn = sqlite3.connect(tmp_path / "mrpvm.db")
@@ -491,7 +490,7 @@ def test_session_units_see_writes_from_another_connection_and_deletion(store, tm
 
 
 def test_session_units_stay_right_when_the_unit_cache_overflows(store, monkeypatch):
-    monkeypatch.setattr(sessions_module, "SESSION_CACHE_UNITS", 3)
+    monkeypatch.setattr(store_module, "SESSION_CACHE_UNITS", 3)
     a, b = store.create_session(), store.create_session()
     store.add_session_units(a.id, [ku("a::1", "A one."), ku("a::2", "A two.")])
     store.add_session_units(b.id, [ku("b::1", "B one."), ku("b::2", "B two."), ku("b::3", "B three.")])
