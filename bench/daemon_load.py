@@ -46,13 +46,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def start_daemon(home: str) -> tuple[subprocess.Popen, str]:
+def start_daemon(home: str, extra_env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")}
     env |= {
         "MRPVM_HOME": home,
         "MRPVM_ENABLED_PLUGINS": PLUGINS,
         "MRPVM_PLUGIN_ALLOWLIST": "",
         "MRPVM_WRAPPER_FOLDERS": "",
+        **(extra_env or {}),
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "mrpvm.shells.cli.main", "serve", "--port", "0"],

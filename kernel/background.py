@@ -1,7 +1,9 @@
 """Plugin calls a turn leaves running once its answer is ready (recordOutcome with `defer_outcome`).
 
-A later turn waits for the ones pending when it started before it calls the same plugin, so it sees
-exactly what it would have seen had they run in sequence; `KernelContext.aclose` drains them.
+A later turn of the same session waits for the ones pending when it started before it calls the same
+plugin, so a conversation sees exactly what it would have seen had its turns run in sequence; another
+session's turn never waits for them (a buildPlan is never held behind someone else's recordOutcome; it
+reads the planner's table as it is). `KernelContext.aclose` drains them.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ class Background:
 
     A job is tagged with the plugin ids it calls, the session it belongs to and its scope: the KB the
     turn had mounted (None: none), since a plugin keeps what it learns per KB (its artifact folder).
-    `snapshot(scope)` (taken when a turn starts) and `wait_for(...)` let a later turn wait, before
-    calling a plugin, for exactly the jobs of its scope calling it that were pending when it started;
-    a turn on another KB never waits for them. A job's failure is logged, never raised to a waiter: the
+    `snapshot(scope, session)` (taken when a turn starts) and `wait_for(...)` let a later turn of the
+    same session and scope wait, before calling a plugin, for exactly the jobs calling it that were
+    pending when it started; a turn of another session or on another KB never waits for them. A job's failure is logged, never raised to a waiter: the
     turn that started it has already answered.
     """
 
@@ -55,14 +57,14 @@ class Background:
         if not task.cancelled() and task.exception() is not None:
             log.error("a background plugin call failed", exc_info=task.exception())
 
-    def snapshot(self, scope: str | None) -> dict[str, list[asyncio.Task]]:
-        """Plugin id -> the calls to it still running in a job of `scope` now (empty when none: the
-        common case)."""
+    def snapshot(self, scope: str | None, session_id: str | None) -> dict[str, list[asyncio.Task]]:
+        """Plugin id -> the calls to it still running in a job of `session_id` and `scope` now (empty
+        when none: the common case)."""
         if not self._jobs:
             return {}
         out: dict[str, list[asyncio.Task]] = {}
-        for plugin_ids, _, job_scope, calls in self._jobs.values():
-            if job_scope != scope:
+        for plugin_ids, job_session, job_scope, calls in self._jobs.values():
+            if job_scope != scope or job_session != session_id:
                 continue
             waits = [c for c in calls if not c.done()]
             for plugin_id in plugin_ids if waits else ():

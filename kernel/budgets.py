@@ -1,4 +1,5 @@
-"""Request budgets (docs/ARCHITECTURE.md §4, step 8): LLM calls, a wall-clock deadline, and frame depth.
+"""Request budgets (docs/ARCHITECTURE.md §4, step 8): LLM calls, a wall-clock deadline, frame depth and
+the plugin calls a turn may spend falling back after a weak answer.
 
 One `RequestBudget` is shared by every frame of a request, so a child frame inherits exactly what its
 parent has left. LLM calls are charged from what each plugin reports (`LLMCalls`) until the LLM bridge
@@ -53,14 +54,38 @@ class CallBudget:
 class RequestBudget(CallBudget):
     """What a request may still spend."""
 
-    __slots__ = ("deadline", "started", "max_depth", "_clock")
+    __slots__ = ("deadline", "started", "max_depth", "fallback_calls_total", "fallback_calls_used", "_clock")
 
-    def __init__(self, llm_calls: int, timeout_ms: int, max_depth: int, *, clock=time.monotonic):
+    def __init__(
+        self,
+        llm_calls: int,
+        timeout_ms: int,
+        max_depth: int,
+        *,
+        fallback_calls: int = 1 << 30,
+        clock=time.monotonic,
+    ):
         super().__init__(llm_calls)
         self._clock = clock
         self.started = clock()
         self.deadline = self.started + timeout_ms / 1000.0
         self.max_depth = max_depth
+        self.fallback_calls_total = max(0, fallback_calls)
+        self.fallback_calls_used = 0
+
+    def take_fallback_call(self) -> bool:
+        """Charge one backtracking call; False (nothing charged) when the fallback budget is spent."""
+        if self.fallback_calls_used >= self.fallback_calls_total:
+            return False
+        self.fallback_calls_used += 1
+        return True
+
+    def fallback_spent(self) -> bool:
+        return self.fallback_calls_used >= self.fallback_calls_total
+
+    @property
+    def fallback_calls_left(self) -> int:
+        return max(0, self.fallback_calls_total - self.fallback_calls_used)
 
     def time_left_s(self) -> float:
         return max(0.0, self.deadline - self._clock())
@@ -95,4 +120,5 @@ class RequestBudget(CallBudget):
             "llmCallsUsed": self.llm_calls_used,
             "timeLeftMs": self.time_left_ms(),
             "maxDepth": self.max_depth,
+            "fallbackCallsUsed": self.fallback_calls_used,
         }

@@ -28,6 +28,10 @@ class BudgetConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     maxFrameDepth: NonNegative
     maxParallelSeeds: Positive
     maxPluginsPerStage: Positive
+    maxFallbackCalls: NonNegative = 6  # plugin calls a turn may spend backtracking after a weak answer
+
+
+DEFAULT_MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
 
 class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -39,6 +43,8 @@ class LimitsConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     crashBackoffMs: Positive
     crashBackoffMaxMs: Positive
     maxStoredAnswerBytes: Positive = 262144  # a turn's answer texts are stored cut to this (stored_answer.py)
+    # the largest source an ingest accepts; kb-plugins need ingest_request_bytes(this) of input (SPEC §7)
+    maxSourceBytes: Positive = DEFAULT_MAX_SOURCE_BYTES
 
 
 class SandboxConfig(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
@@ -85,11 +91,13 @@ ENV_KEYS: dict[str, str] = {
     "MRPVM_MAX_FRAME_DEPTH": "engine.budget.maxFrameDepth",
     "MRPVM_MAX_PARALLEL_SEEDS": "engine.budget.maxParallelSeeds",
     "MRPVM_MAX_PLUGINS_PER_STAGE": "engine.budget.maxPluginsPerStage",
+    "MRPVM_MAX_FALLBACK_CALLS": "engine.budget.maxFallbackCalls",
     "MRPVM_PLUGIN_TIMEOUT_MS": "engine.limits.pluginTimeoutMs",
     "MRPVM_PLUGIN_MEMORY_MB": "engine.limits.pluginMemoryMB",
     "MRPVM_PLUGIN_PROCESSES": "engine.limits.pluginProcesses",
     "MRPVM_MAX_OUTPUT_BYTES": "engine.limits.maxOutputBytes",
     "MRPVM_MAX_STORED_ANSWER_BYTES": "engine.limits.maxStoredAnswerBytes",
+    "MRPVM_MAX_SOURCE_BYTES": "engine.limits.maxSourceBytes",
     "MRPVM_PLUGIN_ALLOWLIST": "engine.pluginAllowlist",
     "MRPVM_WRAPPER_FOLDERS": "engine.wrapperFolders",
     "MRPVM_ENABLED_PLUGINS": "plugins.enabled",

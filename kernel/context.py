@@ -10,24 +10,29 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mrpvm.protocol.vocab import PLUGIN_TYPES
+
 from .background import Background
 from .config import MANIFESTS_DIR, Config, load_config, wrapper_dirs
-from .registry import PluginEntry, Registry
+from .registry import PluginEntry, Registry, announce_registry
 
 if TYPE_CHECKING:  # the store and supervisor import nothing from here; keep import cost at open()
     from .llm import LLMBridge
     from .store import Store
     from .supervisor import Supervisor
     from .supervisor.sandbox import LlmRoute
+    from .validator_records import ValidatorRecords
 
 SESSION_ARTIFACTS = "_session"
+LLM_STAGE_TYPES = ("sd-plugin", "mrp-plan-plugin", "gs-plugin", "val-plugin")
 
 
 class KernelContext:
     """One kernel's shared state. Open with `await KernelContext.open()`; close with `aclose()`.
 
-    `llm` is the kernel's one LLM bridge; with no MRPVM_LLM_BASE_URL it is not `available` and plugins
-    get `llm: null`. `background` holds the plugin calls turns left running after answering
+    `llm` is the kernel's one LLM bridge; with no MRPVM_LLM_BASE_URL it is None (the bridge and its HTTP
+    client are not even imported), plugins get `llm: null` and the LLM plugins of the turn stages are
+    neither planned nor started (`llm_idle`). `background` holds the plugin calls turns left running after answering
     (recordOutcome); `aclose` waits for them before it stops the workers.
     """
 
@@ -53,6 +58,8 @@ class KernelContext:
         self._enabled_by_type: dict[str, list[PluginEntry]] = {}  # plugin type -> enabled entries
         self.llm = llm
         self.background = Background()
+        # the home's validator records, read at a turn's first validation; None again after eval records more
+        self.validator_records: ValidatorRecords | None = None
 
     @classmethod
     async def open(
@@ -67,7 +74,7 @@ class KernelContext:
 
         The KB layer's start-up repair is not run here: `mrpvm.knowledge.context.open_context` opens a
         context and then lets the KB layer open its part."""
-        from .llm import LLMBridge
+        from .llm import configured
         from .store import Store
         from .supervisor import Supervisor
         from .supervisor.sandbox import Sandbox
@@ -76,18 +83,26 @@ class KernelContext:
         home = Path(config.home)
         home.mkdir(parents=True, exist_ok=True)
         registry = Registry.load(
-            manifests_dir or MANIFESTS_DIR, wrapper_dirs(config), config.engine.pluginAllowlist
+            manifests_dir or MANIFESTS_DIR,
+            wrapper_dirs(config),
+            config.engine.pluginAllowlist,
+            max_source_bytes=config.engine.limits.maxSourceBytes,
         )
+        announce_registry(registry)
         sandbox = Sandbox(config.engine.sandbox, home)
         supervisor = Supervisor(registry, limits=config.engine.limits, extra_env=extra_env, sandbox=sandbox)
         try:
-            store = Store.open(home)
+            store = Store.open(home, environ)
         except BaseException:
             await supervisor.aclose()
             raise
         env = dict(os.environ if environ is None else environ)
         try:
-            llm = await LLMBridge.from_environ(env, store=store).start()
+            llm = None
+            if configured(env):
+                from .llm import LLMBridge
+
+                llm = await LLMBridge.from_environ(env, store=store).start()
         except BaseException:
             try:
                 await supervisor.aclose()
@@ -149,6 +164,43 @@ class KernelContext:
                 out.append(entry)
                 seen.add(entry.id)
         return out
+
+    @property
+    def llm_available(self) -> bool:
+        """An LLM upstream is configured and the bridge's loopback endpoint serves it."""
+        return self.llm is not None and self.llm.available
+
+    def llm_idle(self) -> list[str]:
+        """Enabled plugins of the turn stages (sd, planner, gs, val) that use an LLM, when none is available:
+        they could only answer `unsupported`, so turns do not plan them and the kernel does not start them.
+        kb-plugins are kept (one that uses an LLM still indexes and retrieves)."""
+        if self.llm_available:
+            return []
+        return [
+            entry.id
+            for plugin_type in LLM_STAGE_TYPES
+            for entry in self.enabled(plugin_type)
+            if entry.manifest.usesLLM
+        ]
+
+    async def warm(self) -> dict[str, int]:
+        """Start the whole pool of every enabled worker plugin a turn or an ingest may call (not the
+        `llm_idle` ones): the daemon does this at start, so its first load does not pay for workers
+        starting midway. Plugin id -> workers started; a plugin that cannot start is left to its first
+        call (which reports why)."""
+        from .supervisor import PluginCallError
+
+        idle = set(self.llm_idle())
+        started: dict[str, int] = {}
+        for plugin_type in PLUGIN_TYPES:
+            for entry in self.enabled(plugin_type):
+                if entry.id in idle or not entry.manifest.worker:
+                    continue
+                try:
+                    started[entry.id] = await self.supervisor.warm(entry.id)
+                except PluginCallError:
+                    started[entry.id] = 0
+        return started
 
     def is_enabled(self, plugin_id: str) -> bool:
         entry = self.registry.get(plugin_id) if plugin_id in self.registry else None

@@ -44,6 +44,20 @@ class SessionRecord(msgspec.Struct, kw_only=True):
     title: str = ""
 
 
+SESSION_TITLE_CHARS = 60
+
+
+def title_from_question(message: str) -> str:
+    """An untitled session's title: its first question, whitespace collapsed, cut at a word boundary to
+    at most SESSION_TITLE_CHARS characters (with '…' when cut)."""
+    text = " ".join(message.split())
+    if len(text) <= SESSION_TITLE_CHARS:
+        return text
+    cut = text[: SESSION_TITLE_CHARS - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > SESSION_TITLE_CHARS // 2 else cut).rstrip(" ,;:") + "…"
+
+
 class TurnRecord(msgspec.Struct, kw_only=True):
     """One committed turn: the user message, the response (Markdown + document) and its trace DAG."""
 

@@ -21,7 +21,12 @@ from pathlib import Path
 import msgspec
 from mrpvm.protocol.envelope import PlannerHints
 from mrpvm.protocol.manifest import Manifest
-from mrpvm.protocol.vocab import PLUGIN_TYPES
+from mrpvm.protocol.vocab import (
+    INGEST_REQUEST_FACTOR,
+    INGEST_REQUEST_OVERHEAD,
+    PLUGIN_TYPES,
+    ingest_request_bytes,
+)
 
 from .errors import UnknownPluginError
 
@@ -47,10 +52,10 @@ def _reason(err: msgspec.ValidationError, data: dict) -> str:
 
 
 class ManifestError(ValueError):
-    """A manifest that cannot be loaded; the message names the file and the rule."""
+    """A manifest that cannot be loaded; the message names the file and the rule (`reason`: the rule only)."""
 
     def __init__(self, path: Path, message: str):
-        self.path = path
+        self.path, self.reason = path, message
         super().__init__(f"{path}: {message}")
 
 
@@ -194,7 +199,18 @@ def resolve_argv(
     elif "/" in command:
         target = (folder / command) if not os.path.isabs(command) else Path(command)
         if not _inside(target, folder):
-            raise ManifestError(manifest_path, f"command '{command}' escapes the plugin folder {folder}")
+            bare = Path(command).name
+            if os.path.isabs(command) and shutil.which(bare, path=search_path or os.environ.get("PATH")):
+                raise ManifestError(
+                    manifest_path,
+                    f"command '{command}' escapes the plugin folder {folder}: an interpreter or program on "
+                    f'PATH is named bare — write "command": "{bare}"',
+                )
+            raise ManifestError(
+                manifest_path,
+                f"command '{command}' escapes the plugin folder {folder}: name a program on PATH bare "
+                '("perl", "node") or a file inside the folder ("bin/plugin")',
+            )
         if not target.is_file():
             if manifest.build is not None:
                 build = " ".join([manifest.build.command, *manifest.build.args])
@@ -310,12 +326,31 @@ def allowlist_refusal(plugin_id: str, folder: Path, rules: dict[str, str]) -> st
     return None
 
 
+def size_warning(entry: PluginEntry, max_source_bytes: int) -> str | None:
+    """Why a kb-plugin's `maxInputSizeBytes` cannot take the ingest of a source of `max_source_bytes`
+    (engine.limits.maxSourceBytes), naming the manifest field and the value it needs; None when it can."""
+    manifest = entry.manifest
+    if entry.type != "kb-plugin" or "onSourceText" not in manifest.ops:
+        return None
+    need = ingest_request_bytes(max_source_bytes)
+    if manifest.maxInputSizeBytes >= need:
+        return None
+    fits = max(0, (manifest.maxInputSizeBytes - INGEST_REQUEST_OVERHEAD) // INGEST_REQUEST_FACTOR)
+    return (
+        f"{entry.id}: maxInputSizeBytes ({manifest.maxInputSizeBytes}) in {entry.manifest_path} is below the "
+        f"{need} bytes an ingest request needs for a source of engine.limits.maxSourceBytes "
+        f"({max_source_bytes}); sources over about {fits} bytes will not reach its index — raise "
+        f"maxInputSizeBytes to at least {need} (protocol/SPEC.md §7, 'Sizing a kb-plugin's input')"
+    )
+
+
 class Registry:
     """Every loadable plugin by id; `rejected` keeps (path, reason) for every manifest refused."""
 
     def __init__(self, entries: Iterable[PluginEntry] = (), rejected: Iterable[tuple[Path, str]] = ()):
         self._entries: dict[str, PluginEntry] = {}
         self.rejected: list[tuple[Path, str]] = list(rejected)
+        self.warnings: list[str] = []  # loaded, but something will not work as configured (size_warning)
         for entry in entries:
             self.add(entry)
 
@@ -330,8 +365,10 @@ class Registry:
         manifests_dir: Path,
         wrapper_dirs: Iterable[Path] = (),
         allowlist: Iterable[str] = (),
+        max_source_bytes: int | None = None,
     ) -> Registry:
-        """Built-ins from `manifests_dir`, then the allow-listed wrappers (see `allowlist_refusal`)."""
+        """Built-ins from `manifests_dir`, then the allow-listed wrappers (see `allowlist_refusal`); with
+        `max_source_bytes`, a warning for every kb-plugin too small for such a source (`size_warning`)."""
         registry = cls()
         allowed = parse_allowlist(allowlist)
         for path in sorted(manifests_dir.glob("*.json")):
@@ -342,13 +379,16 @@ class Registry:
                 continue
             for path in sorted(folder.glob("*/manifest.json")):
                 registry._try_add(path, builtin=False, allowed=allowed)
+        if max_source_bytes is not None:
+            found = (size_warning(e, max_source_bytes) for e in registry.list("kb-plugin"))
+            registry.warnings = [w for w in found if w]
         return registry
 
     def _try_add(self, path: Path, *, builtin: bool, allowed: dict[str, str] | None) -> None:
         try:
             self.add(load_manifest(path, builtin=builtin, allowed=allowed))
         except ManifestError as err:
-            self.rejected.append((path, str(err)))
+            self.rejected.append((path, err.reason))
 
     def get(self, plugin_id: str, plugin_type: str | None = None) -> PluginEntry:
         entry = self._entries.get(plugin_id)
@@ -364,3 +404,14 @@ class Registry:
 
     def list(self, plugin_type: str | None = None) -> list[PluginEntry]:
         return [e for e in self._entries.values() if plugin_type is None or e.type == plugin_type]
+
+
+_announced: set[str] = set()
+
+
+def announce_registry(registry: Registry) -> None:
+    """Say each registry warning once per process, on stderr, when a kernel loads the registry."""
+    for warning in registry.warnings:
+        if warning not in _announced:
+            _announced.add(warning)
+            print(f"mrpvm: warning: {warning}", file=sys.stderr, flush=True)

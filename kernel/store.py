@@ -1,21 +1,18 @@
-"""The kernel's one SQLite database (docs/ARCHITECTURE.md §6): KBs, sources, KUs, sessions, turns, planner stats, LLM cache.
+"""The kernel's one database (docs/ARCHITECTURE.md §6): KBs, sources, KUs, sessions, turns, planner stats,
+LLM cache, index acknowledgements, LLM settings — on SQLite (default) or PostgreSQL (kernel/db/).
 
-- WAL journal, foreign keys on, a busy timeout; the schema is versioned by `PRAGMA user_version` and
-  brought up to date by the ordered MIGRATIONS on open (each migration is one transaction, so a crash
-  mid-migration leaves the previous version).
-- Every write that matters is ONE `BEGIN IMMEDIATE ... COMMIT` transaction, rolled back on any error:
-  a process killed mid-ingest or mid-turn leaves the last committed state.
-- One connection per thread (threading.local): the engine may call from its event-loop thread or from
-  worker threads; each call is short.
+- The schema is versioned and brought up to date by the ordered migrations on open (SQLite's MIGRATIONS,
+  PostgreSQL's PG_MIGRATIONS: the same versions); each migration is one transaction, so a crash
+  mid-migration leaves the previous version.
+- Every write that matters is ONE transaction, rolled back on any error: a process killed mid-ingest or
+  mid-turn leaves the last committed state (SQLite: WAL, `synchronous = NORMAL`; PostgreSQL: the server
+  rolls back a transaction whose client died).
+- SQLite serializes writers with one lock; PostgreSQL runs READ COMMITTED, so a read-then-write takes a row
+  lock first (`_lock_row`): the KB's row around its sources (replace/remove), the session's row around its
+  units (the session-units cache counts on a session's later commits having higher pks).
 - A KU is stored as its msgspec JSON plus columns (id, kb_id or session_id, source_id, ku_type, hash,
   claim_key); the JSON is the truth, the columns serve lookups and deduplication. Only indexes some query
-  (or a foreign-key cascade) uses exist, partial where a column is NULL for half the rows: a KB unit
-  updates 2 indexes, a session unit 3 (schema 2; check with EXPLAIN QUERY PLAN before adding one).
-- Durability: `synchronous = NORMAL` under WAL. A committed transaction survives the process dying at any
-  point (SIGKILL, OOM, a crash): its WAL frames are in the OS, and the next open replays them. An OS crash
-  or power loss may roll back the last few commits (never to a torn state). That is the promise (docs/ARCHITECTURE.md
-  §6: "a crash mid-ingest or mid-turn leaves the previous committed state intact"); FULL would add an
-  fsync to every commit.
+  (or a foreign-key cascade) uses exist, partial where a column is NULL for half the rows.
 - A turn is ONE transaction: `commit_turn` creates a drafted session (`draft_session`), promotes the staged
   units, appends the turn and updates the planner-level EWMA together.
 - Test hook: when the process starts with MRPVM_TEST_PAUSE_IN_COMMIT=<file>, `commit_turn` writes <file>
@@ -25,15 +22,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
-import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -41,9 +36,11 @@ import msgspec
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
+from .db import DB_NAME as DB_NAME  # re-exported: tools and tests name the SQLite file through the store
+from .db import URL_VARIABLE, Database, open_database
+from .db.base import Connection
+from .db.pg_schema import PG_MIGRATIONS
 from .errors import (
-    DISK_FULL_REMEDY,
-    DiskFull,
     KbExists,
     KbNotFound,
     SessionNotFound,
@@ -51,10 +48,11 @@ from .errors import (
     StoreError,
     TurnNotFound,
     ValidationFailed,
-    as_disk_full,
 )
 from .names import KB_NAME_MAX, SOURCE_NAME_MAX, TITLE_MAX, checked_name
-from .records import KbRecord, PlannerOutcome, SessionRecord, SourceRecord, TurnRecord
+from .node import LOCAL_NODE, node_id_for
+from .records import KbRecord, PlannerOutcome, SessionRecord, SourceRecord, TurnRecord, title_from_question
+from .store_acks import IndexAcks
 from .store_rows import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -71,10 +69,11 @@ from .store_rows import (
 )
 from .store_stats import PlannerStatsAndCache
 
-DB_NAME = "mrpvm.db"
-BUSY_TIMEOUT_MS = 10_000
+# An untitled session takes its first question as its title; a title set by hand is kept.
+_TITLE_IF_UNTITLED = "title = CASE WHEN title = '' THEN ? ELSE title END"
 SESSION_CACHE_UNITS = 20_000  # decoded session units kept in memory (see Store.session_units)
-PAUSE_IN_COMMIT_S = 30.0
+PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
+KB_CHANNEL = "mrpvm_kb"  # change notices: a KB's sources changed (payload: its id); knowledge/index_watch.py
 _PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see the module docstring
 
 
@@ -84,86 +83,71 @@ def _pause_in_commit() -> None:
     time.sleep(PAUSE_IN_COMMIT_S)
 
 
-def _no_space(path: Path) -> bool:
-    """Whether the filesystem holding `path` has no block left for this user."""
-    try:
-        return os.statvfs(path.parent).f_bavail == 0
-    except OSError:
-        return False
+class Store(PlannerStatsAndCache, IndexAcks):
+    """The kernel's store. `Store.open(home)` uses `<home>/mrpvm.db`, or the PostgreSQL database
+    MRPVM_STORE_URL names (kernel/db/); `node_id` is this machine's identity (kernel/node.py)."""
 
-
-class Store(PlannerStatsAndCache):
-    """The kernel's SQLite store. `Store.open(home)` uses `<home>/mrpvm.db`."""
-
-    def __init__(self, path: Path | str):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._conns: list[sqlite3.Connection] = []
+    def __init__(self, database: Database | Path | str, *, node_id: str = "", home: Path | None = None):
+        self._db: Database = (
+            database
+            if not isinstance(database, Path | str)
+            else open_database(Path(database).parent, f"sqlite:{database}")
+        )
+        self.path: Path | None = getattr(self._db, "path", None)  # the SQLite file (None: a server)
+        # the home this store serves (its artifacts, node id); a SQLite store defaults to its file's folder
+        self.home: Path = Path(home) if home is not None else (self.path.parent if self.path else Path.cwd())
+        self.node_id = node_id or LOCAL_NODE
         self._lock = threading.Lock()
-        self._closed = False
         # session id -> (highest pk decoded, the session's units): see session_units
         self._session_cache: OrderedDict[str, tuple[int, list[KnowledgeUnit]]] = OrderedDict()
         self._cached_units = 0  # sum of the cached sessions' unit counts (kept as they change)
-        self._migrate()
+        try:
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
 
     @classmethod
-    def open(cls, home: Path | str) -> Store:
-        return cls(Path(home) / DB_NAME)
+    def open(cls, home: Path | str, environ: Mapping[str, str] | None = None) -> Store:
+        """The store of a home: MRPVM_STORE_URL (PostgreSQL) or `<home>/mrpvm.db`; the node is
+        MRPVM_NODE_ID or the home's stable default."""
+        env = os.environ if environ is None else environ
+        database = open_database(home, env.get(URL_VARIABLE, ""))
+        try:
+            node = node_id_for(Path(home), env)
+        except BaseException:
+            database.close()
+            raise
+        return cls(database, node_id=node, home=Path(home))
+
+    @property
+    def backend(self) -> str:
+        """ "sqlite" or "postgresql"."""
+        return self._db.kind
+
+    def describe(self) -> str:
+        """Where the store is, without credentials."""
+        return self._db.describe()
 
     # ------------------------------------------------------------------ connections and transactions
 
-    def _conn(self) -> sqlite3.Connection:
-        if self._closed:
-            raise StoreError(f"the store at {self.path} is closed")
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            try:
-                conn = sqlite3.connect(
-                    self.path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
-                )
-                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = NORMAL")  # durable across process crashes in WAL mode
-                conn.execute("PRAGMA foreign_keys = ON")
-            except sqlite3.DatabaseError as err:
-                if _no_space(self.path):  # SQLite says "disk I/O error" when it cannot create its -shm
-                    raise DiskFull(f"disk full: cannot open {self.path}: {DISK_FULL_REMEDY}") from None
-                raise StoreError(f"cannot open the database {self.path}: {err}") from None
-            self._local.conn = conn
-            with self._lock:
-                self._conns.append(conn)
-        return conn
+    def _conn(self) -> Connection:
+        return self._db.connection()
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (BEGIN IMMEDIATE takes the write lock up front); rollback on any error."""
-        conn = self._conn()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            yield conn
-            conn.execute("COMMIT")
-        except BaseException as err:
-            # SQLite may have rolled back already (SQLITE_FULL does): a second ROLLBACK would fail with
-            # "no transaction is active" and hide the cause.
-            if conn.in_transaction:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.execute("ROLLBACK")
-            full = as_disk_full(err, str(self.path))
-            if full is not None and full is not err:
-                raise full from None
-            raise
+    def transaction(self) -> AbstractContextManager[Connection]:
+        """One write transaction; rollback on any error (SQLite: the write lock is taken up front;
+        PostgreSQL: take row locks with `_lock_row` before a read-then-write)."""
+        return self._db.transaction()
+
+    def _lock_row(self, conn: Connection, table: str, key: str) -> bool:
+        return self._db.lock_row(conn, table, key)
+
+    @property
+    def integrity_errors(self) -> tuple[type[BaseException], ...]:
+        return self._db.integrity_errors
 
     def close(self) -> None:
-        with self._lock:
-            conns, self._conns = self._conns, []
-            self._closed = True
-        for conn in conns:
-            try:
-                conn.close()
-            except sqlite3.Error:
-                pass
-        self._local = threading.local()
+        self._db.close()
 
     def __enter__(self) -> Store:
         return self
@@ -172,37 +156,58 @@ class Store(PlannerStatsAndCache):
         self.close()
 
     def schema_version(self) -> int:
-        return int(self._conn().execute("PRAGMA user_version").fetchone()[0])
+        return self._db.schema_version()
 
     def _migrate(self) -> None:
         version = self.schema_version()
         if version > SCHEMA_VERSION:
             raise StoreError(
-                f"{self.path} has schema version {version}; this kernel understands up to {SCHEMA_VERSION}",
+                f"{self.describe()} has schema version {version}; this kernel understands up to {SCHEMA_VERSION}",
                 {"version": version, "supported": SCHEMA_VERSION},
             )
-        while version < SCHEMA_VERSION:
-            with self.transaction() as conn:
-                # Re-read inside the write lock: another process may have migrated meanwhile.
-                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-                if version >= SCHEMA_VERSION:
-                    break
-                for statement in MIGRATIONS[version]:
-                    conn.execute(statement)
-                conn.execute(f"PRAGMA user_version = {version + 1}")
-            version += 1
+        if version < SCHEMA_VERSION:
+            self._db.migrate((MIGRATIONS if self.backend == "sqlite" else PG_MIGRATIONS)[:SCHEMA_VERSION])
 
     def integrity_check(self) -> list[str]:
-        """SQLite's own integrity and foreign-key checks; an empty list means consistent."""
+        """The backend's own checks (SQLite: integrity and foreign keys) and the store's: every source
+        holds the units its row counts, every turn index of a session is there once; [] = consistent."""
         conn = self._conn()
-        problems = [row[0] for row in conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
-        problems += [f"foreign key: {tuple(row)}" for row in conn.execute("PRAGMA foreign_key_check")]
+        problems = self._db.integrity_check()
+        problems += [
+            f"source {r[0]} records {r[1]} units but holds {r[2]}"
+            for r in conn.execute(
+                "SELECT s.id, s.unit_count, COUNT(u.pk) FROM sources s LEFT JOIN units u ON u.source_id = s.id"
+                " GROUP BY s.id, s.unit_count HAVING COUNT(u.pk) <> s.unit_count"
+            )
+        ]
+        problems += [
+            f"session {r[0]} counts {r[1]} turns but holds {r[2]} (indexes {r[3]}..{r[4]})"
+            for r in conn.execute(
+                "SELECT s.id, s.turn_count, COUNT(t.request_id), MIN(t.turn_index), MAX(t.turn_index)"
+                " FROM sessions s LEFT JOIN turns t ON t.session_id = s.id GROUP BY s.id, s.turn_count"
+                " HAVING COUNT(t.request_id) <> s.turn_count OR (COUNT(t.request_id) > 0"
+                " AND (MIN(t.turn_index) <> 0 OR MAX(t.turn_index) <> s.turn_count - 1))"
+            )
+        ]
         return problems
+
+    def register_node(self) -> None:
+        """Record that this node uses the store (a removed source is then owed to its indexes too)."""
+        stamp = now_iso()
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO nodes (id, started_at, seen_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
+                (self.node_id, stamp, stamp),
+            )
+
+    def nodes(self) -> list[str]:
+        return [r[0] for r in self._conn().execute("SELECT id FROM nodes ORDER BY id")]
 
     # ------------------------------------------------------------------ KB repositories (DS026)
 
     @staticmethod
-    def _kb(row: sqlite3.Row | tuple) -> KbRecord:
+    def _kb(row: tuple) -> KbRecord:
         return KbRecord(id=row[0], name=row[1], createdAt=row[2])
 
     def create_kb(self, name: str) -> KbRecord:
@@ -214,7 +219,7 @@ class Store(PlannerStatsAndCache):
                     "INSERT INTO kbs (id, name, created_at) VALUES (?, ?, ?)",
                     (record.id, record.name, record.createdAt),
                 )
-        except sqlite3.IntegrityError:
+        except self.integrity_errors:
             raise KbExists(f"a KB named '{name}' already exists", {"name": name}) from None
         return record
 
@@ -244,6 +249,7 @@ class Store(PlannerStatsAndCache):
         with self.transaction() as conn:
             record = self.get_kb(name_or_id)
             conn.execute("DELETE FROM kbs WHERE id = ?", (record.id,))
+            self._db.notify(conn, KB_CHANNEL, record.id)
         return record
 
     # ------------------------------------------------------------------ sources and KB units (DS018)
@@ -291,6 +297,13 @@ class Store(PlannerStatsAndCache):
         existing = self.find_source(kb_id, name)
         return existing.id if existing else f"{slug(name)}-{secrets.token_hex(4)}"
 
+    def all_sources(self) -> list[SourceRecord]:
+        """Every source of every KB, in stored order."""
+        return [
+            self._source(r)
+            for r in self._conn().execute(f"SELECT {self._SOURCE_COLS} FROM sources ORDER BY rowid")
+        ]
+
     def list_sources(self, kb_id: str) -> list[SourceRecord]:
         rows = self._conn().execute(
             f"SELECT {self._SOURCE_COLS} FROM sources WHERE kb_id = ? ORDER BY rowid", (kb_id,)
@@ -316,7 +329,9 @@ class Store(PlannerStatsAndCache):
         rows = [unit_row(u, kb_id=kb_id, session_id=None, source_id=stored.id) for u in units]
         try:
             with self.transaction() as conn:
-                if conn.execute("SELECT 1 FROM kbs WHERE id = ?", (kb_id,)).fetchone() is None:
+                # the KB's row lock orders concurrent writers of its sources (PostgreSQL; SQLite's
+                # write lock already does): two ingests of one name replace, never collide
+                if not self._lock_row(conn, "kbs", kb_id):
                     raise KbNotFound(f"no KB with id '{kb_id}'", {"kb": kb_id})
                 # ON DELETE CASCADE removes the old units with their source row.
                 conn.execute(
@@ -345,7 +360,8 @@ class Store(PlannerStatsAndCache):
                     conn.execute(
                         "INSERT INTO source_texts (source_id, text) VALUES (?, ?)", (stored.id, text)
                     )
-        except sqlite3.IntegrityError as err:
+                self._db.notify(conn, KB_CHANNEL, kb_id)
+        except self.integrity_errors as err:
             raise ValidationFailed(
                 f"source '{stored.name}' cannot be stored: {err} (duplicate unit id or a source id used by another KB)",
                 {"kb": kb_id, "source": stored.id},
@@ -354,15 +370,23 @@ class Store(PlannerStatsAndCache):
 
     def remove_source(self, kb_id: str, source_id: str, pending_for: Iterable[str] = ()) -> SourceRecord:
         """Remove a source (by id or name) and all its units. In the same transaction, record that each
-        kb-plugin of `pending_for` still has to drop it from its index (kernel/index_ledger.py)."""
+        kb-plugin of `pending_for` still has to drop it from its index on every node that has opened the
+        store (knowledge/index_ledger.py)."""
+        plugins = sorted(set(pending_for))
         with self.transaction() as conn:
+            if not self._lock_row(conn, "kbs", kb_id):
+                raise KbNotFound(f"no KB with id '{kb_id}'", {"kb": kb_id})
             record = self.get_source(kb_id, source_id)
+            nodes = {r[0] for r in conn.execute("SELECT id FROM nodes")} | {self.node_id}
             conn.execute("DELETE FROM sources WHERE id = ?", (record.id,))
+            stamp = now_iso()
             conn.executemany(
-                "INSERT OR REPLACE INTO source_removals"
-                " (source_id, plugin_id, kb_id, source_name, removed_at) VALUES (?, ?, ?, ?, ?)",
-                [(record.id, plugin, kb_id, record.name, now_iso()) for plugin in pending_for],
+                "INSERT INTO source_removals (source_id, plugin_id, node_id, kb_id, source_name, removed_at)"
+                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, plugin_id, node_id)"
+                " DO UPDATE SET source_name = excluded.source_name, removed_at = excluded.removed_at",
+                [(record.id, p, node, kb_id, record.name, stamp) for p in plugins for node in sorted(nodes)],
             )
+            self._db.notify(conn, KB_CHANNEL, kb_id)
         return record
 
     def source_exists(self, source_id: str) -> bool:
@@ -480,6 +504,17 @@ class Store(PlannerStatsAndCache):
         rows = self._conn().execute(f"SELECT {self._SESSION_COLS} FROM sessions ORDER BY rowid")
         return [self._session(r) for r in rows]
 
+    def last_session(self) -> SessionRecord | None:
+        """The session used last (the latest turn or change), or None when there is none."""
+        row = (
+            self._conn()
+            .execute(
+                f"SELECT {self._SESSION_COLS} FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT 1"
+            )
+            .fetchone()
+        )
+        return self._session(row) if row else None
+
     def set_session_preferences(self, session_id: str, preferences: Pins) -> SessionRecord:
         with self.transaction() as conn:
             self.get_session(session_id)
@@ -571,7 +606,10 @@ class Store(PlannerStatsAndCache):
     def add_session_units_list(self, session_id: str, units: list[KnowledgeUnit]) -> list[KnowledgeUnit]:
         """As add_session_units, returning the units actually added (duplicates left out)."""
         with self.transaction() as conn:
-            self.get_session(session_id)
+            # the session's row lock orders its unit writers, so a later commit has higher pks (the
+            # session_units cache relies on it) and deduplication sees every earlier commit
+            if not self._lock_row(conn, "sessions", session_id):
+                raise SessionNotFound(f"no session '{session_id}'", {"session": session_id})
             added = insert_session_units(conn, session_id, units)
             conn.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now_iso(), session_id))
         return added
@@ -630,6 +668,7 @@ class Store(PlannerStatsAndCache):
                 {"request": turn.requestId, "session": session.id},
             )
         created_at = turn.createdAt or stamp
+        first_title = title_from_question(turn.userMessage)  # names an untitled session
         turn_row = [
             turn.requestId,
             turn.sessionId,
@@ -660,7 +699,7 @@ class Store(PlannerStatsAndCache):
                             stamp,
                             1,
                             session.deliberationLevel,
-                            session.title,
+                            session.title or title_from_question(turn.userMessage),
                         ),
                     ).rowcount
                     == 1
@@ -668,15 +707,15 @@ class Store(PlannerStatsAndCache):
                 if not created:  # one statement bumps the count and returns the turn's index
                     if preferences is not None:
                         rows = conn.execute(
-                            "UPDATE sessions SET preferences = ?, turn_count = turn_count + 1, updated_at = ?"
-                            " WHERE id = ? RETURNING turn_count - 1",
-                            (pins_json(preferences), stamp, turn.sessionId),
+                            "UPDATE sessions SET preferences = ?, turn_count = turn_count + 1, updated_at = ?,"
+                            f" {_TITLE_IF_UNTITLED} WHERE id = ? RETURNING turn_count - 1",
+                            (pins_json(preferences), stamp, first_title, turn.sessionId),
                         ).fetchall()
                     else:
                         rows = conn.execute(
-                            "UPDATE sessions SET turn_count = turn_count + 1, updated_at = ? WHERE id = ?"
-                            " RETURNING turn_count - 1",
-                            (stamp, turn.sessionId),
+                            "UPDATE sessions SET turn_count = turn_count + 1, updated_at = ?,"
+                            f" {_TITLE_IF_UNTITLED} WHERE id = ? RETURNING turn_count - 1",
+                            (stamp, first_title, turn.sessionId),
                         ).fetchall()  # fetchall: the statement runs to its end before the next one
                     if not rows:
                         raise SessionNotFound(f"no session '{turn.sessionId}'", {"session": turn.sessionId})
@@ -687,7 +726,7 @@ class Store(PlannerStatsAndCache):
                     self._apply_planner_outcome(conn, outcome, alpha, stamp)
                 if _PAUSE_IN_COMMIT:
                     _pause_in_commit()
-        except sqlite3.IntegrityError as err:
+        except self.integrity_errors as err:
             raise ValidationFailed(
                 f"turn {turn.requestId} cannot be committed: {err}", {"request": turn.requestId}
             ) from None
@@ -728,7 +767,7 @@ class Store(PlannerStatsAndCache):
         params: tuple[Any, ...] = (session_id,) + ((start,) if start is not None else ())
         rows = self._conn().execute(
             f"SELECT {self._TURN_COLS} FROM turns WHERE session_id = ?{where} ORDER BY turn_index {order}"
-            f" LIMIT {-1 if limit is None else max(0, int(limit))}",
+            + ("" if limit is None else f" LIMIT {max(0, int(limit))}"),
             params,
         )
         return [self._turn(r) for r in rows]
@@ -749,7 +788,7 @@ class Store(PlannerStatsAndCache):
 
     # ------------------------------------------------------------------ generic
 
-    def run_in_transaction(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
+    def run_in_transaction(self, work: Callable[[Connection], Any]) -> Any:
         """Run `work(conn)` inside one write transaction (for callers composing several writes)."""
         with self.transaction() as conn:
             return work(conn)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import sqlite3
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ import msgspec
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
+from .db.base import Connection
 from .errors import ValidationFailed
 
 IN_CHUNK = 500  # keys per `IN (...)` lookup (SQLite's bound-parameter limit is far above)
@@ -111,7 +111,7 @@ MIGRATIONS: list[list[str]] = [
         " WHERE session_id IS NOT NULL AND hash IS NOT NULL",
     ],
     [  # 3: which kb-plugin indexed which source version, and removals not yet acknowledged
-        # (kernel/index_ledger.py). Sources stored before are taken as indexed by every plugin ('*').
+        # (knowledge/index_ledger.py). Sources stored before are taken as indexed by every plugin ('*').
         """CREATE TABLE source_acks (
             source_id TEXT NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
             plugin_id TEXT NOT NULL,
@@ -144,6 +144,40 @@ MIGRATIONS: list[list[str]] = [
     ],
     [  # 6: a session's title (the web app names sessions; empty = untitled)
         "ALTER TABLE sessions ADD COLUMN title TEXT NOT NULL DEFAULT ''",
+    ],
+    [  # 7: several machines (kernel/db/): acknowledgements and owed removals per node (an index is
+        # node-local); the nodes that have opened the store; LLM role settings as a store table (the
+        # table kernel/llm/settings.py used to create beside the store is adopted as it is). Rows from
+        # before carry the node '' (knowledge/index_ledger.py: a node adopts them when it holds the index).
+        """CREATE TABLE IF NOT EXISTS llm_settings (
+            key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at TEXT NOT NULL
+        )""",
+        "CREATE TABLE nodes (id TEXT PRIMARY KEY, started_at TEXT NOT NULL, seen_at TEXT NOT NULL)",
+        """CREATE TABLE source_acks_7 (
+            source_id TEXT NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+            plugin_id TEXT NOT NULL,
+            node_id TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            acked_at TEXT NOT NULL,
+            PRIMARY KEY (source_id, plugin_id, node_id)
+        ) WITHOUT ROWID""",
+        "INSERT INTO source_acks_7 SELECT source_id, plugin_id, '', hash, acked_at FROM source_acks",
+        "DROP TABLE source_acks",
+        "ALTER TABLE source_acks_7 RENAME TO source_acks",
+        """CREATE TABLE source_removals_7 (
+            source_id TEXT NOT NULL,
+            plugin_id TEXT NOT NULL,
+            node_id TEXT NOT NULL,
+            kb_id TEXT NOT NULL REFERENCES kbs(id) ON DELETE CASCADE,
+            source_name TEXT NOT NULL,
+            removed_at TEXT NOT NULL,
+            PRIMARY KEY (source_id, plugin_id, node_id)
+        ) WITHOUT ROWID""",
+        "INSERT INTO source_removals_7 SELECT source_id, plugin_id, '', kb_id, source_name, removed_at"
+        " FROM source_removals",
+        "DROP TABLE source_removals",
+        "ALTER TABLE source_removals_7 RENAME TO source_removals",
+        "CREATE INDEX source_removals_kb ON source_removals(kb_id)",
     ],
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -213,7 +247,7 @@ def unit_row(
     )
 
 
-def _session_has(conn: sqlite3.Connection, column: str, session_id: str, keys: set[str]) -> set[str]:
+def _session_has(conn: Connection, column: str, session_id: str, keys: set[str]) -> set[str]:
     """Which of `keys` the session already holds in `column` (id, claim_key or hash): indexed lookups,
     so a commit costs O(staged units · log n), not a scan of the session."""
     found: set[str] = set()
@@ -232,7 +266,7 @@ def _session_has(conn: sqlite3.Connection, column: str, session_id: str, keys: s
 
 
 def insert_session_units(
-    conn: sqlite3.Connection,
+    conn: Connection,
     session_id: str,
     units: Iterable[KnowledgeUnit],
     *,

@@ -1,4 +1,5 @@
-"""The store's planner-level records (the EWMA the kernel ranks planners by) and the LLM response cache.
+"""The store's planner-level records (the EWMA the kernel ranks planners by), the LLM response cache and the
+LLM role settings (DS028: kernel/llm/settings.py reads and writes them as string values by key).
 
 A mixin of `Store` (kernel/store.py): both are small tables the engine and the bridge read and write
 through the store's connection and transactions.
@@ -6,10 +7,10 @@ through the store's connection and transactions.
 
 from __future__ import annotations
 
-import sqlite3
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
+from .db.base import Connection
 from .errors import ValidationFailed
 from .records import PlannerOutcome, PlannerStats
 from .store_rows import now_iso
@@ -18,9 +19,9 @@ from .store_rows import now_iso
 class PlannerStatsAndCache:
     if TYPE_CHECKING:
 
-        def _conn(self) -> sqlite3.Connection: ...
+        def _conn(self) -> Connection: ...
 
-        def transaction(self) -> AbstractContextManager[sqlite3.Connection]: ...
+        def transaction(self) -> AbstractContextManager[Connection]: ...
 
     # ------------------------------------------------------------------ planner-level stats
 
@@ -67,13 +68,14 @@ class PlannerStatsAndCache:
     _PLANNER_UPSERT = (
         "INSERT INTO planner_stats (planner_id, success_rate, latency_ms, samples, updated_at)"
         " VALUES (:id, (1 - :a) * 0.5 + :a * :ok, :ms, 1, :at)"
-        " ON CONFLICT(planner_id) DO UPDATE SET success_rate = (1 - :a) * success_rate + :a * :ok,"
-        " latency_ms = (1 - :a) * latency_ms + :a * :ms, samples = samples + 1, updated_at = :at"
+        " ON CONFLICT(planner_id) DO UPDATE SET success_rate = (1 - :a) * planner_stats.success_rate + :a * :ok,"
+        " latency_ms = (1 - :a) * planner_stats.latency_ms + :a * :ms, samples = planner_stats.samples + 1,"
+        " updated_at = :at"
     )
 
     @classmethod
     def _apply_planner_outcome(
-        cls, conn: sqlite3.Connection, outcome: PlannerOutcome, alpha: float, stamp: str
+        cls, conn: Connection, outcome: PlannerOutcome, alpha: float, stamp: str
     ) -> None:
         conn.execute(
             cls._PLANNER_UPSERT,
@@ -99,4 +101,18 @@ class PlannerStatsAndCache:
                 " ON CONFLICT(key) DO UPDATE SET model = excluded.model, response = excluded.response,"
                 " created_at = excluded.created_at",
                 (key, model, response, now_iso()),
+            )
+
+    # ------------------------------------------------------------------ settings (kernel/llm/settings.py)
+
+    def get_setting(self, key: str) -> str | None:
+        row = self._conn().execute("SELECT value FROM llm_settings WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO llm_settings (key, value, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                (key, value, now_iso()),
             )

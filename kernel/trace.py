@@ -40,6 +40,16 @@ CNL_PREVIEW = 6000  # the CNL a plugin returned, kept up to this many characters
 MAX_IDS = 24
 
 
+def error_line(code: str, message: str, limit: int = 160) -> str:
+    """A failed call in one line: "CODE: first problem" (a message that repeats its code, as "INVALID_CNL:
+    invalid CNL: line 9 ...", says it once)."""
+    first = " ".join(str(message).split("; ")[0].split())
+    spoken = code.replace("_", " ").lower() + ":"
+    if first.lower().startswith(spoken):
+        first = first[len(spoken) :].strip()
+    return f"{code}: {clip(first, limit)}"
+
+
 class TraceNode(msgspec.Struct, kw_only=True, omit_defaults=True):
     id: str
     kind: NodeKind

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from mrpvm.kernel.context import KernelContext
 
-from .reindex import reoffer
+from .reindex import start_node
 
 
 async def open_context(
@@ -20,10 +20,9 @@ async def open_context(
     acknowledged (a kernel killed between an ingest's commit and its notification) are offered again
     before anything else runs. Close the context with `aclose()` as usual."""
     ctx = await KernelContext.open(environ, manifests_dir=manifests_dir, extra_env=extra_env)
-    if repair_indexes:
-        try:
-            await reoffer(ctx)
-        except BaseException:
-            await ctx.aclose()
-            raise
+    try:  # this node registers, adopts what it held before nodes existed, and rebuilds what it owes
+        await start_node(ctx, repair=repair_indexes)
+    except BaseException:
+        await ctx.aclose()
+        raise
     return ctx

@@ -12,15 +12,19 @@ answered success or skipped to the upsert) is recorded here, and:
   command, the daemon's start) and by `check_kb`.
 Sources stored before this ledger existed carry the acknowledgement `*` (every plugin): the upgrade does
 not re-index every KB; `check_kb(..., full=True)` does when wanted.
+
+Acknowledgements and owed removals are per node (kernel/node.py): an index lives in one machine's artifact
+folder, so a node that has not indexed a source owes it, whatever another node did. Rows recorded before
+nodes existed carry the node '' and are adopted by a node that holds the index (`adopt_legacy`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import msgspec
 from mrpvm.kernel.records import SourceRecord
-from mrpvm.kernel.store import Store, now_iso
+from mrpvm.kernel.store import Store
 
 EVERY_PLUGIN = "*"
 
@@ -42,34 +46,18 @@ class PendingRemoval(msgspec.Struct, kw_only=True):
 
 
 def record_ack(store: Store, source: SourceRecord, plugin_id: str) -> bool:
-    """Record that `plugin_id` indexed `source` as it is now; False if the source changed or left since."""
-    with store.transaction() as conn:
-        cursor = conn.execute(
-            "INSERT OR REPLACE INTO source_acks (source_id, plugin_id, hash, acked_at)"
-            " SELECT id, ?, hash, ? FROM sources WHERE id = ? AND hash = ? AND ingested_at = ?",
-            (plugin_id, now_iso(), source.id, source.hash, source.ingestedAt),
-        )
-        return cursor.rowcount > 0
+    """Record that `plugin_id` indexed `source` as it is now on this node; False if the source changed or
+    left since."""
+    return store.record_ack(source.id, source.hash, source.ingestedAt, plugin_id)
 
 
 def record_removal_ack(store: Store, source_id: str, plugin_id: str) -> None:
-    with store.transaction() as conn:
-        conn.execute(
-            "DELETE FROM source_removals WHERE source_id = ? AND plugin_id = ?", (source_id, plugin_id)
-        )
+    store.record_removal_ack(source_id, plugin_id)
 
 
 def acknowledgements(store: Store, kb_id: str) -> dict[str, dict[str, str]]:
-    """source id -> {plugin id: acknowledged hash} for every source of the KB."""
-    rows = store._conn().execute(
-        "SELECT a.source_id, a.plugin_id, a.hash FROM source_acks a"
-        " JOIN sources s ON s.id = a.source_id WHERE s.kb_id = ?",
-        (kb_id,),
-    )
-    out: dict[str, dict[str, str]] = {}
-    for source_id, plugin_id, digest in rows:
-        out.setdefault(source_id, {})[plugin_id] = digest
-    return out
+    """source id -> {plugin id: acknowledged hash} for every source of the KB, on this node."""
+    return store.acknowledgements(kb_id)
 
 
 def missing_plugins(source: SourceRecord, acked: dict[str, str], required: Iterable[str]) -> list[str]:
@@ -80,39 +68,25 @@ def missing_plugins(source: SourceRecord, acked: dict[str, str], required: Itera
 
 
 def pending_sources(store: Store, required: Iterable[str], kb_id: str | None = None) -> list[PendingSource]:
-    """Sources (of one KB, or of all) that some plugin of `required` has not acknowledged."""
+    """Sources (of one KB, or of all) that some plugin of `required` has not acknowledged on this node."""
     required = sorted(set(required))
     if not required:
         return []
-    where, args = ("WHERE s.kb_id = ?", (kb_id,)) if kb_id is not None else ("", ())
-    rows = store._conn().execute(
-        f"SELECT {', '.join('s.' + c.strip() for c in Store._SOURCE_COLS.split(','))},"
-        " group_concat(a.plugin_id, char(31))"
-        " FROM sources s LEFT JOIN source_acks a ON a.source_id = s.id AND a.hash = s.hash"
-        f" {where} GROUP BY s.id ORDER BY s.rowid",
-        args,
-    )
+    acked = store.acknowledgements(kb_id)
+    sources = store.list_sources(kb_id) if kb_id is not None else store.all_sources()
     out: list[PendingSource] = []
-    for row in rows:
-        source = Store._source(row[:8])
-        acked = {p: source.hash for p in (row[8] or "").split("\x1f") if p}
-        missing = missing_plugins(source, acked, required)
+    for source in sources:
+        missing = missing_plugins(source, acked.get(source.id, {}), required)
         if missing:
             out.append(PendingSource(source=source, missing=missing))
     return out
 
 
 def pending_removals(store: Store, plugins: Iterable[str], kb_id: str | None = None) -> list[PendingRemoval]:
-    """Removed sources that some plugin of `plugins` (the enabled ones) has not acknowledged."""
+    """Removed sources that some plugin of `plugins` (the enabled ones) has not dropped on this node."""
     wanted = set(plugins)
-    where, args = ("WHERE kb_id = ?", (kb_id,)) if kb_id is not None else ("", ())
-    rows = store._conn().execute(
-        f"SELECT kb_id, source_id, source_name, plugin_id FROM source_removals {where}"
-        " ORDER BY kb_id, source_id, plugin_id",
-        args,
-    )
     grouped: dict[tuple[str, str, str], list[str]] = {}
-    for kb, source_id, name, plugin_id in rows:
+    for kb, source_id, name, plugin_id in store.owed_removals(kb_id):
         if plugin_id in wanted:
             grouped.setdefault((kb, source_id, name), []).append(plugin_id)
     return [
@@ -122,13 +96,22 @@ def pending_removals(store: Store, plugins: Iterable[str], kb_id: str | None = N
 
 
 def forget_acknowledgements(store: Store, kb_id: str, plugins: Iterable[str] | None = None) -> int:
-    """Drop the acknowledgements of a KB's sources (all, or those of `plugins`, `*` included), so every
-    source is offered again: a full re-index (`check_kb(..., full=True)`)."""
-    with store.transaction() as conn:
-        query = "DELETE FROM source_acks WHERE source_id IN (SELECT id FROM sources WHERE kb_id = ?)"
-        args: tuple = (kb_id,)
-        if plugins is not None:
-            names = [*plugins, EVERY_PLUGIN]
-            query += f" AND plugin_id IN ({', '.join('?' for _ in names)})"
-            args += tuple(names)
-        return conn.execute(query, args).rowcount
+    """Drop this node's acknowledgements of a KB's sources (all, or those of `plugins`, `*` included), so
+    every source is offered again: a full re-index (`check_kb(..., full=True)`)."""
+    return store.forget_acknowledgements(kb_id, None if plugins is None else [*plugins, EVERY_PLUGIN])
+
+
+def adopt_legacy(store: Store, required: Iterable[str], holds_index: Callable[[str, str], bool]) -> int:
+    """Take over what was recorded before nodes existed (node ''), as far as this node can vouch for it:
+    an acknowledgement (`*`: every plugin of `required`) counts for this node only where
+    `holds_index(kb_id, plugin_id)` (its artifact folder for that KB and plugin is there); owed removals
+    become this node's. Legacy rows stay for other nodes to adopt. Returns the acknowledgements taken."""
+    required = sorted(set(required))
+    adopted = [
+        (source_id, plugin, digest, acked_at)
+        for source_id, plugin_id, digest, acked_at, kb_id in store.legacy_acks()
+        for plugin in (required if plugin_id == EVERY_PLUGIN else [plugin_id])
+        if holds_index(kb_id, plugin)
+    ]
+    store.adopt_legacy(adopted)
+    return len(adopted)

@@ -46,7 +46,7 @@ from mrpvm.protocol.envelope import (
 
 from .chunking import chunk_spans
 from .ku_tree import finish_tree, merge_chunk_trees
-from .notify import REQUEST_MARGIN, _notify, kb_listeners, notify_source
+from .notify import REQUEST_MARGIN, _notify, hold_session_notices, kb_listeners, notify_source
 from .reindex import reoffer, reoffer_source
 
 if TYPE_CHECKING:
@@ -274,6 +274,14 @@ async def ingest_source(
     `progress(bytes_done, bytes_total)` follows the chunks; `on_units(n)` the units produced so far.
     """
     store = ctx.store
+    limit = ctx.config.engine.limits.maxSourceBytes
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise IngestError(
+            f"source '{name}' is {size} bytes, over engine.limits.maxSourceBytes ({limit}); split it, or "
+            "raise the limit (MRPVM_MAX_SOURCE_BYTES) and the kb-plugins' maxInputSizeBytes with it",
+            {"source": name, "bytes": size, "maxSourceBytes": limit},
+        )
     digest = text_hash(text)
     existing = store.find_source(kb.id, name)
     if existing is not None and existing.hash == digest and not force:
@@ -381,6 +389,8 @@ async def load_session_context(
                 sessionId=session_id,
             )
 
-        _, notify_warnings = await _notify(ctx, "onSessionEvent", make, f"session context '{source_name}'")
+        what = f"session context '{source_name}'"
+        now = hold_session_notices(ctx, kb_listeners(ctx, "onSessionEvent"), make, what)
+        _, notify_warnings = await _notify(ctx, "onSessionEvent", make, what, entries=now)
         warnings = warnings + notify_warnings
     return LoadedUnits(added, warnings, source_id)

@@ -6,6 +6,7 @@ Every acknowledgement of a source upsert or removal is recorded in the index led
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -31,6 +32,7 @@ from . import index_ledger as ledger
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
 
+log = logging.getLogger("mrpvm.kernel")
 # Bytes kept free in every request besides the measured envelope (ids, numbers that may grow).
 REQUEST_MARGIN = 512
 
@@ -64,8 +66,10 @@ async def _notify(
             note = " (without the raw text, which did not fit)"
         if size > limit:
             warnings.append(
-                f"{entry.id} was not sent {op} for {what}: the request ({size} bytes) exceeds its "
-                f"maxInputSizeBytes ({entry.manifest.maxInputSizeBytes}); its index does not cover this source"
+                f"{entry.id} was not sent {op} for {what}: the request ({size} bytes) exceeds its manifest's "
+                f"maxInputSizeBytes ({entry.manifest.maxInputSizeBytes}), so its index does not cover this "
+                f"source; raise maxInputSizeBytes in {entry.manifest_path} to at least {size + REQUEST_MARGIN} "
+                "(an ingest request is about 6x its source: protocol/SPEC.md §7)"
             )
             return
         request.budget = Budget(llmCalls=0, deadlineMs=entry.manifest.timeoutMs)
@@ -89,6 +93,28 @@ async def _notify(
         for entry in kb_listeners(ctx, op) if entries is None else entries:
             group.start_soon(one, entry)
     return sorted(notified), sorted(warnings)
+
+
+def hold_session_notices(
+    ctx: KernelContext, entries: list[PluginEntry], make: Callable[[PluginEntry, bool], Request], what: str
+) -> list[PluginEntry]:
+    """Of the kb-plugins to tell about session units, the ones to tell now: those with a running worker.
+    The others' notices wait for their next call (`Supervisor.before_next_call`), so loading context
+    starts no worker a turn may never call (protocol/SPEC.md §8: session notices may come late or,
+    for a plugin this kernel never calls again, not at all; the units travel in every retrieve)."""
+    now: list[PluginEntry] = []
+    for entry in entries:
+        if ctx.supervisor.running(entry.id):
+            now.append(entry)
+            continue
+
+        async def deliver(entry: PluginEntry = entry) -> None:
+            _, warnings = await _notify(ctx, "onSessionEvent", make, what, entries=[entry])
+            for warning in warnings:
+                log.warning("%s", warning)
+
+        ctx.supervisor.before_next_call(entry.id, deliver)
+    return now
 
 
 async def notify_source(

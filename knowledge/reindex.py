@@ -46,9 +46,11 @@ class SourceIndexState(msgspec.Struct, kw_only=True):
 
 
 class KbCheckReport(msgspec.Struct, kw_only=True):
-    """`mrpvm kb check NAME`: the state before repair, what the repair did, and whether all is well now."""
+    """`mrpvm kb check NAME`: the state before repair, what the repair did, and whether all is well now,
+    on this node (`node`: each node holds its own indexes)."""
 
     kb: KbRecord
+    node: str = ""
     plugins: list[str]  # the kb-plugins every source must reach (enabled, implementing onSourceText)
     sources: list[SourceIndexState]
     pendingRemovals: list[ledger.PendingRemoval]
@@ -73,6 +75,24 @@ async def reoffer_source(
         return [], []
     units = await anyio.to_thread.run_sync(ctx.store.kb_units, kb.id, source.id)
     return await notify_source(ctx, kb, source, text, units, "upsert", only=missing)
+
+
+def holds_index(ctx: KernelContext, kb_id: str, plugin_id: str) -> bool:
+    """Does this node's artifact folder hold something of the plugin's index of the KB?"""
+    folder = ctx.artifacts_dir(kb_id, plugin_id)
+    return folder.is_dir() and any(folder.iterdir())
+
+
+async def start_node(ctx: KernelContext, *, repair: bool = True) -> ReofferReport:
+    """A kernel opening: register this node, adopt what it held before nodes existed, and (`repair`)
+    rebuild every index it owes from the shared store."""
+    store = ctx.store
+    await anyio.to_thread.run_sync(store.register_node)
+    required = [entry.id for entry in kb_listeners(ctx)]
+    await anyio.to_thread.run_sync(
+        ledger.adopt_legacy, store, required, lambda kb_id, plugin_id: holds_index(ctx, kb_id, plugin_id)
+    )
+    return await reoffer(ctx) if repair else ReofferReport()
 
 
 async def reoffer(
@@ -109,11 +129,7 @@ async def reoffer(
 def _state(ctx: KernelContext, kb: KbRecord, required: list[str]) -> tuple[list[SourceIndexState], list[str]]:
     store = ctx.store
     acked = ledger.acknowledgements(store, kb.id)
-    counts = dict(
-        store._conn().execute(
-            "SELECT source_id, COUNT(*) FROM units WHERE kb_id = ? GROUP BY source_id", (kb.id,)
-        )
-    )
+    counts = store.unit_counts(kb.id)
     states: list[SourceIndexState] = []
     problems: list[str] = []
     for source in store.list_sources(kb.id):
@@ -147,7 +163,12 @@ async def check_kb(
     states, problems = await anyio.to_thread.run_sync(_state, ctx, kb, required)
     removals = await anyio.to_thread.run_sync(ledger.pending_removals, ctx.store, required, kb.id)
     report = KbCheckReport(
-        kb=kb, plugins=required, sources=states, pendingRemovals=removals, problems=problems
+        kb=kb,
+        node=ctx.store.node_id,
+        plugins=required,
+        sources=states,
+        pendingRemovals=removals,
+        problems=problems,
     )
     if repair:
         if full:

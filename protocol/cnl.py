@@ -484,12 +484,13 @@ _NOWHERE = _Nowhere()
 
 
 def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
-    """One cheap pass for the common case: a well-formed document with single-line, non-empty fields.
+    """One cheap pass for the common case: a well-formed document with non-empty fields, values that
+    continue on indented lines included (sd's source units: code blocks, procedures).
 
-    Fields are typed as they are read. Returns None on anything else (continuations, CRs, empty
-    values, stray lines, any rule broken); the full parser then locates every problem. When it returns
-    a document, it is the one the full parser builds (tests/protocol/test_cnl_fastpath.py checks this property
-    on generated documents).
+    Fields are typed as they are read. Returns None on anything else (CRs, empty values, stray lines,
+    any rule broken); the full parser then locates every problem. When it returns a document, it is the
+    one the full parser builds (tests/protocol/test_cnl_fastpath.py checks this property on generated
+    documents).
     """
     if "\r" in text or not text.startswith("## "):
         return None
@@ -499,9 +500,14 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
     fields: dict[str, Any] = {}
     by_name: dict[str, _FieldSpec] = {}
     answer: list[str] | None = None
-    convert = _convert
+    parts: list[str] | None = None  # the field being read: its first value and continuation lines
+    spec: _FieldSpec | None = None
     for line in text.split("\n"):
         if line[:3] == "## ":
+            if parts is not None:
+                if not _settle(fields, spec, parts):
+                    return None
+                parts = None
             kind, key, problem = _classify(line[3:].strip())
             if kind is None or problem or (kind, key) in seen:
                 return None
@@ -518,20 +524,24 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
         elif answer is not None:
             answer.append(line)
         elif line:
+            first = line[0]
+            if first == " " or first == "\t" or first.isspace():  # as parse_sections reads them
+                two = line[:2] == "  "
+                if not two and not line.strip():
+                    continue
+                if parts is None or not (two or first == "\t"):
+                    return None
+                parts.append(line[2:] if two else line[1:])
+                continue
+            if parts is not None and not _settle(fields, spec, parts):
+                return None
             name, sep, value = line.partition(":")
             spec = by_name.get(name)
             if spec is None or spec.attr in fields:
                 return None
-            value = value.strip()
-            if not value:
-                return None
-            if spec.kind == "text":
-                fields[spec.attr] = value
-            else:
-                typed, rule, _ = convert(spec, value)
-                if rule:
-                    return None
-                fields[spec.attr] = typed
+            parts = [value.strip()]
+    if parts is not None and not _settle(fields, spec, parts):
+        return None
     result: PluginResult | None = None
     intents: list[IntentGroup] = []
     units: list[KnowledgeUnit] = []
@@ -575,6 +585,25 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
         answer=answer_text,
         sources=sources,
     )
+
+
+def _settle(fields: dict[str, Any], spec: _FieldSpec | None, parts: list[str]) -> bool:
+    """Type a field read by the fast path (`_typed_fields`' rules); False: the full parser decides."""
+    if spec is None:
+        return False
+    raw = parts[0] if len(parts) == 1 else "\n".join(parts).strip()
+    if not raw:
+        return False
+    if spec.kind == "text":
+        fields[spec.attr] = raw
+        return True
+    if len(parts) > 1:
+        raw = " ".join(p.strip() for p in parts).strip()
+    typed, rule, _ = _convert(spec, raw)
+    if rule:
+        return False
+    fields[spec.attr] = typed
+    return True
 
 
 def _answer_missing(op: str | None, status: str, answer: str | None) -> bool:

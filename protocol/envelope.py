@@ -52,6 +52,7 @@ class LLMAccess(msgspec.Struct, kw_only=True, omit_defaults=True):
     baseUrl: str
     apiKey: str
     model: str = ""
+    contextTokens: int = 0  # the model's context window in tokens (prompt + completion); 0: not known
 
 
 class Paths(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
@@ -175,6 +176,8 @@ class OutcomeAttempt(msgspec.Struct, kw_only=True, omit_defaults=True):
     sufficient: bool | None = None
     intentRef: str | None = None
     frameId: str | None = None
+    # A goal solver's answer: the share of its terms found in the units it cites (the kernel measures it).
+    support: float | None = None
 
 
 class RecordOutcomePayload(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -292,6 +292,7 @@ EXAMPLE_REQUESTS: dict[str, Request] = {
                     durationMs=2.8,
                     intentRef="intent-1",
                     frameId="frame-0",
+                    support=0.92,
                 ),
             ],
             durationMs=31.5,

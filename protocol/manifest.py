@@ -90,7 +90,12 @@ class ManifestBase(
         int, Meta(description="Longest time one call may take (ms); the kernel kills it after.", gt=0)
     ] = 15000
     maxInputSizeBytes: Annotated[
-        int, Meta(description="Larger requests are refused by the kernel before the plugin starts.", gt=0)
+        int,
+        Meta(
+            description="Larger requests are refused by the kernel before the plugin starts. A kb-plugin's "
+            "onSourceText request is about 6x its source plus 64 KB (ingest_request_bytes).",
+            gt=0,
+        ),
     ] = DEFAULT_MAX_INPUT_BYTES
     maxOutputBytes: Annotated[
         int, Meta(description="Larger outputs are an error (OUTPUT_TOO_LARGE); the process is killed.", gt=0)

@@ -153,3 +153,15 @@ EXIT_OK = 0
 EXIT_PROCESSING_ERROR = 1
 EXIT_INVALID_INPUT = 2
 EXIT_TIMEOUT = 3
+
+# How large an ingest's `onSourceText` request is relative to its source (protocol/SPEC.md §7): the text
+# itself plus every knowledge unit of its tree with its metadata. Measured over Markdown documents with
+# sd-symbolic: 4-5x the source for documents of 10 KB and more, more for tiny ones (a fixed part per
+# request). A kb-plugin's `maxInputSizeBytes` should be at least `ingest_request_bytes(largest source)`.
+INGEST_REQUEST_FACTOR = 6
+INGEST_REQUEST_OVERHEAD = 64 * 1024
+
+
+def ingest_request_bytes(source_bytes: int) -> int:
+    """The `maxInputSizeBytes` a kb-plugin needs to be sent a source of `source_bytes` bytes on ingest."""
+    return INGEST_REQUEST_FACTOR * source_bytes + INGEST_REQUEST_OVERHEAD

@@ -55,7 +55,7 @@ async def run_demo() -> int:
         for question in QUESTIONS:
             console.print(Rule(f"[bold]{question}[/]", align="left"))
             result = await run_turn(ctx, TurnRequest(message=question, session_id=session.id))
-            console.print(Markdown(result.response_markdown))
+            console.print(Markdown(result.answer_markdown))
             used = " → ".join(
                 p or "-"
                 for p in (

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from mrpvm.kernel.errors import BadInput
 
+LEGACY_KEYS = ("processing_mode", "retrieval_profile")  # what `derived_legacy` returns
 PROCESSING_MODES: dict[str, dict[str, str]] = {
     "symbolic-only": {"sd": "sd-symbolic", "gs": "gs-symbolic"},
     "llm-assisted": {"sd": "sd-llm-fast", "gs": "gs-llm-fast"},

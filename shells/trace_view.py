@@ -6,7 +6,7 @@ import io
 from typing import Any
 
 import msgspec
-from mrpvm.kernel.trace import Trace, TraceEdge, TraceNode, clip
+from mrpvm.kernel.trace import Trace, TraceEdge, TraceNode, clip, error_line
 
 
 def _node_line(node: TraceNode) -> str:
@@ -21,6 +21,9 @@ def _node_line(node: TraceNode) -> str:
         parts.append(f"({node.durationMs:.1f} ms)")
     if node.ref:
         parts.append(f"[{node.ref}]")
+    code, message = node.output.get("code"), node.output.get("message")
+    if node.status == "error" and code:  # a failed call: what went wrong, in the tree itself
+        parts.append(f"— {error_line(str(code), str(message or ''))}")
     return " ".join(parts)
 
 

@@ -7,7 +7,8 @@ derandomized, so a run on main is reproducible; locally every run explores new e
 Fixtures: `daemon` (a real `mrpvm serve` on loopback with its own home, one per module), `http` (an
 httpx client on it), `registry` (the supervisor test plugins of tests/support/supervisor_support.py, one per
 module), `browser` (a headless Chromium driven by Playwright, one per module; skipped with the reason
-where none is installed: tests/support/web_support.py).
+where none is installed: tests/support/web_support.py); `pg_cluster`, `pg_url`, `store_env` (a throwaway
+PostgreSQL: tests/support/pg_support.py; `store_env` runs a test once per store backend).
 """
 
 from __future__ import annotations
@@ -58,3 +59,30 @@ def registry(tmp_path_factory: pytest.TempPathFactory) -> Registry:
 @pytest.fixture(scope="module")
 def browser():
     yield from browser_or_skip()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    """One throwaway PostgreSQL cluster for the session (tests/support/pg_support.py)."""
+    from pg_support import Cluster
+
+    cluster = Cluster()
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture
+def pg_url(pg_cluster) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for one test (dropped afterwards)."""
+    name = pg_cluster.new_database()
+    yield pg_cluster.url(name)
+    pg_cluster.drop_database(name)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store_env(request, tmp_path) -> dict[str, str]:
+    """The environment a store test runs under, once per backend: {} (SQLite in the home) or
+    MRPVM_STORE_URL naming a fresh PostgreSQL database. `Store.open(home, store_env)` opens it."""
+    if request.param == "sqlite":
+        return {}
+    return {"MRPVM_STORE_URL": request.getfixturevalue("pg_url")}

@@ -60,6 +60,9 @@ def test_retrieval_bench_finds_its_targets(plugin: str) -> None:
     assert plugin in text
     rates = [v for k, v in _flatten(figures) if k == "hit_rate"]
     assert rates and max(rates) > 0.5, figures
+    # the worker's own figures, read through the sandbox's pid namespace (not bwrap's ~2 MB, 0 ms)
+    assert min(v for k, v in _flatten(figures) if k == "peak_rss_mb") > 15, figures
+    assert min(v for k, v in _flatten(figures) if k == "worker_cpu_ms_per_query") > 0, figures
 
 
 def _flatten(value: object, prefix: str = "") -> list[tuple[str, float]]:
@@ -73,3 +76,16 @@ def _flatten(value: object, prefix: str = "") -> list[tuple[str, float]]:
     elif isinstance(value, int | float) and not isinstance(value, bool):
         out.append((prefix, float(value)))
     return out
+
+
+def test_embedding_bench_reports_throughput_and_memory() -> None:
+    figures = run_bench("embedding.py", "--units", "20")
+    assert figures["units_encoded"] == 20 and figures["tokens"] > 20
+    assert figures["units_per_s"] > 0 and figures["rss_with_model_mb"] >= figures["rss_before_mb"] > 0
+
+
+def test_store_nodes_bench_answers_on_every_backend() -> None:
+    figures = run_bench("store_nodes.py", "--turns", "6", "--clients", "2", timeout=600)
+    for name in ("sqlite_1", "pg_1", "pg_3"):
+        assert figures[f"turns_{name}"] == 6 and figures[f"failed_{name}"] == 0
+        assert figures[f"p99_ms_{name}"] >= figures[f"p50_ms_{name}"] > 0

@@ -10,6 +10,7 @@ structure only, never at claim text.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from mrpvm.protocol.document import KnowledgeUnit
@@ -24,7 +25,7 @@ from mrpvm.protocol.vocab import Op
 
 from ..llm.hooks import grant, settle
 from ..supervisor import CallResult, PluginCallError
-from ..trace import PROMPT_PREVIEW, TraceNode, clip, clip_tail, summarize_output
+from ..trace import PROMPT_PREVIEW, TraceNode, clip, clip_tail, error_line, summarize_output
 from .frame import ExecutionFrame
 from .scope import (
     Attempt,
@@ -34,12 +35,19 @@ from .scope import (
     MemoKey,
     PluginInfo,
 )
+from .support import evidence_support
 
 SKIPPED_BUDGET = "skipped-budget"
 SKIPPED_KNOWN = "skipped-known-failure"
 
 
 # --------------------------------------------------------------------------- one call
+
+# True in a seed's task once its first candidate path gave no accepted answer, and in every planner
+# branch after the first: calls made there are backtracking and spend the turn's fallback budget
+# (engine.budget.maxFallbackCalls); once it is spent they are skipped (`skipped-budget`).
+FALLING_BACK: ContextVar[bool] = ContextVar("mrpvm_falling_back", default=False)
+FALLBACK_OPS = frozenset({"buildPlan", "detectSeeds", "retrieve", "solve", "validate"})
 
 
 async def call_plugin(
@@ -80,9 +88,13 @@ async def call_plugin(
         if reused is not None:
             return reused
     timeout_s, reason = _window(state, info)
+    backtracking = FALLING_BACK.get() and op in FALLBACK_OPS and not background
+    if timeout_s is not None and backtracking and not state.budget.take_fallback_call():
+        timeout_s = None
+        reason = f"the turn's {state.budget.fallback_calls_total} fallback calls are spent"
     if timeout_s is None:
         _skip(state, attempt, SKIPPED_BUDGET, reason)
-        _record(branch, attempt, frame, intent_ref)
+        _record(branch, attempt, frame, intent_ref, units)
         return attempt
     on_event = None if background else state.on_event
     if on_event is not None:
@@ -130,7 +142,7 @@ async def call_plugin(
             state.calls.memo[memo_key] = attempt
         elif attempt.status not in ("success", "accepted"):
             frame.failures.remember(memo_key, attempt.status, node.id)
-    _record(branch, attempt, frame, intent_ref)
+    _record(branch, attempt, frame, intent_ref, units)
     return attempt
 
 
@@ -215,6 +227,9 @@ def _settle(
                 detail["stderrTail"] = clip_tail(error.stderrTail)
             if error.exitCode is not None:
                 detail["exitCode"] = error.exitCode
+            state.plugin_failures.setdefault(
+                attempt.plugin_id, f"{attempt.op}: {error_line(error.code, error.message)}"
+            )
         trace.finish(node, "error", **detail)
         return
     doc = result.document
@@ -257,14 +272,23 @@ def build_request(
 
 
 def _record(
-    branch: BranchRun | None, attempt: Attempt, frame: ExecutionFrame, intent_ref: str | None
+    branch: BranchRun | None,
+    attempt: Attempt,
+    frame: ExecutionFrame,
+    intent_ref: str | None,
+    units: list[KnowledgeUnit],
 ) -> None:
-    """The attempt, in the branch's list for recordOutcome."""
+    """The attempt, in the branch's list for recordOutcome; a goal solver's answer with its evidence
+    support (support.py), measured against the units it was given."""
     if branch is None:
         return
     sufficient = None
-    if attempt.doc is not None and attempt.doc.resolved:
-        sufficient = attempt.doc.resolved[0].sufficient
+    doc = attempt.doc
+    if doc is not None and doc.resolved:
+        sufficient = doc.resolved[0].sufficient
+    support = None
+    if attempt.type == "gs-plugin" and attempt.status == "success" and doc is not None and doc.answer:
+        support = evidence_support(doc.answer, list(doc.sources or []), units)
     branch.attempts.append(
         OutcomeAttempt(
             pluginId=attempt.plugin_id,
@@ -276,5 +300,16 @@ def _record(
             sufficient=sufficient,
             intentRef=intent_ref,
             frameId=frame.frame_id,
+            support=support,
         )
     )
+
+
+def relabel_outcome(branch: BranchRun | None, attempt: Attempt, status: str) -> None:
+    """Change the status recordOutcome will report for `attempt` (its latest record in the branch)."""
+    if branch is None:
+        return
+    for record in reversed(branch.attempts):
+        if record.pluginId == attempt.plugin_id and record.op == attempt.op:
+            record.status = status
+            return

@@ -16,6 +16,7 @@ import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 
 from ..trace import PROMPT_PREVIEW, clip
+from .calls import FALLING_BACK
 from .concurrency import let_requests_out, run_all
 from .early import (
     Early,
@@ -63,6 +64,9 @@ def splits(parent: str, intents: list[IntentGroup]) -> bool:
 
 
 BranchResult = tuple[BranchRun, list[SeedOutcome], str | None]
+# A next planner can change an answer only with both plans, the seeds, a retrieve and a solve: fewer
+# fallback calls left and it is not tried (its calls would be skipped before it could answer).
+NEXT_PLANNER_CALLS = 5
 
 
 async def run_frame(
@@ -84,12 +88,27 @@ async def run_frame(
         },
     )
     frame.node_id = node.id
+    idle = state.static.llm_idle
+    if idle and frame.depth == 0:  # said once per turn: why the LLM plugins are not in any plan
+        trace.node(
+            "event",
+            f"no LLM endpoint is configured (MRPVM_LLM_BASE_URL): not planned: {', '.join(idle)}",
+            parent=node.id,
+            frameId=frame.frame_id,
+            status="skipped",
+        )
     best: dict[str, SeedOutcome] = {}
     results: list[BranchResult] = []
     previous: str | None = None
     for planner_id in rank_planners(state):
         if results and state.budget.expired():
             state.warnings.append("the request deadline passed before every planner was tried")
+            break
+        if results and state.budget.fallback_calls_left < NEXT_PLANNER_CALLS:
+            state.warnings.append(
+                f"the fallback budget ({state.budget.fallback_calls_total} calls) left too few calls for "
+                "another planner"
+            )
             break
         branch_node = trace.node(
             "branch",
@@ -104,7 +123,12 @@ async def run_frame(
         frame.branches.append(branch_node.id)
         state.branches.append(branch)
         t0 = time.perf_counter()
-        outcomes, sd_plugin = await run_branch(state, frame, branch, best, ref_prefix)
+        token = FALLING_BACK.set(True) if len(frame.branches) > 1 else None  # a next planner backtracks
+        try:
+            outcomes, sd_plugin = await run_branch(state, frame, branch, best, ref_prefix)
+        finally:
+            if token is not None:
+                FALLING_BACK.reset(token)
         branch.duration_ms = (time.perf_counter() - t0) * 1000.0
         branch.status = turn_status(outcomes)
         trace.finish(branch_node, branch.status)

@@ -79,6 +79,8 @@ class ResponseDocument(msgspec.Struct, kw_only=True):
     status: str
     groups: list[ResponseGroup] = []
     warnings: list[str] = []
+    # one line per plugin whose call failed in the turn: "kb-x failed retrieve: INVALID_CNL: line 9: [...] ..."
+    pluginFailures: list[str] = []
     plugins: dict[str, str] = {}
     currentTurnUnits: int = 0
     llmCalls: int = 0
@@ -111,7 +113,9 @@ def build_group(
     outcome: SeedOutcome, origin: dict[str, str], lookup: dict[str, KnowledgeUnit]
 ) -> ResponseGroup:
     evidence = {u.id: u for u in outcome.evidence}
-    cited = outcome.sources or list(evidence)
+    # a refusal cites nothing: the units it looked at do not answer (listing them would read as an answer)
+    refused = outcome.answer.strip() in ("", NO_CONTEXT_ANSWER)
+    cited = [] if refused else (outcome.sources or list(evidence))
     kb, session = [], []
     for unit_id in dict.fromkeys(cited):
         unit = evidence.get(unit_id) or lookup.get(unit_id)
@@ -121,7 +125,7 @@ def build_group(
             session.append(ref)
         elif where == "kb":
             kb.append(ref)
-    current = [_ref(u) for u in outcome.evidence if origin.get(u.id) == "current-turn"]
+    current = [] if refused else [_ref(u) for u in outcome.evidence if origin.get(u.id) == "current-turn"]
     plugins = {k: v for k, v in (("kb", outcome.kb_plugin), ("gs", outcome.gs_plugin)) if v}
     return ResponseGroup(
         intentRef=outcome.ref,
@@ -190,7 +194,7 @@ def group_markdown(group: ResponseGroup, number: int) -> str:
 
 
 def document_markdown(doc: ResponseDocument) -> str:
-    parts = [f"> {w}" for w in doc.warnings]
+    parts = [f"> {line}" for line in (*doc.pluginFailures, *doc.warnings)]
     if parts:
         parts.append("")
     if not doc.groups:
@@ -203,6 +207,10 @@ def document_markdown(doc: ResponseDocument) -> str:
 
 
 # --------------------------------------------------------------------------- answer-only Markdown
+
+# The no-context answer as a person reads it (the protocol's sentence, NO_CONTEXT_ANSWER, speaks of
+# "intents" and "persistent KB"; plugins and the response document keep that one).
+REFUSAL_FOR_PEOPLE = "Your documents do not contain enough evidence to answer this question."
 
 WEAK_NOTES = {
     "partial": "Only part of this question could be answered from the available knowledge.",
@@ -236,7 +244,7 @@ def _places(group: ResponseGroup) -> list[str]:
 def answer_markdown(doc: ResponseDocument) -> str:
     """What a person reads (the OpenAI-compatible `content`): each intent's answer (a short heading per
     intent only when there are several), a note only when an answer is weak, then one compact "Sources"
-    list (file › heading). The full document stays in `document_markdown` and the response document."""
+    list ("Sources:" then file › heading lines). The full document stays in `document_markdown` and the response document."""
     if not doc.groups:
         return f"Noted: {doc.currentTurnUnits} knowledge units from this message; no question found.\n"
     several = len(doc.groups) > 1
@@ -244,15 +252,19 @@ def answer_markdown(doc: ResponseDocument) -> str:
     for group in doc.groups:
         if several:
             parts.append(f"### {group.intent.strip().rstrip('?.!')}")
-        parts.append(group.answerMarkdown.strip() or NO_CONTEXT_ANSWER)
+        answer = group.answerMarkdown.strip()
+        parts.append(REFUSAL_FOR_PEOPLE if answer in ("", NO_CONTEXT_ANSWER) else answer)
         note = weak_note(group)
         if note:
             parts.append(f"*{note}*")
     if doc.status == "failed":
         parts += [f"*{w}*" for w in doc.warnings[:2]]
+    if doc.pluginFailures:  # a plugin the user pinned, or the planner chose, broke: say which and why
+        see = f"`mrpvm trace {doc.requestId}`"
+        parts.append("\n".join(f"*Plugin {line} (details: {see})*" for line in doc.pluginFailures))
     places = list(dict.fromkeys(p for g in doc.groups for p in _places(g)))
     if places:
-        parts.append("**Sources**\n\n" + "\n".join(f"- {p}" for p in places))
+        parts.append("Sources:\n" + "\n".join(f"- {p}" for p in places))
     return "\n\n".join(parts).rstrip() + "\n"
 
 

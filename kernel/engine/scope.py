@@ -123,6 +123,7 @@ class CallScope(Protocol):
     trace: TraceRecorder
     calls: TurnCalls
     on_event: EventHook | None
+    plugin_failures: dict[str, str]  # plugin id -> "op: CODE: message" of its first failed call
 
     @property
     def session_id(self) -> str: ...

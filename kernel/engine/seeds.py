@@ -16,6 +16,7 @@ from mrpvm.protocol.document import IntentGroup, Plan
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 from ..trace import PROMPT_PREVIEW, clip
+from .calls import FALLING_BACK
 from .deliberation import Candidate, choose
 from .early import Early, early_solve_of
 from .frame import ExecutionFrame, FrameOutcome
@@ -117,6 +118,13 @@ class SeedRun:
         )
 
     async def _resolve(self) -> SeedOutcome:
+        token = FALLING_BACK.set(FALLING_BACK.get())  # what this seed sets stays in this seed
+        try:
+            return await self._resolve_views()
+        finally:
+            FALLING_BACK.reset(token)
+
+    async def _resolve_views(self) -> SeedOutcome:
         state, frame = self.state, self.frame
         if self.plan.decompose:
             done = await self._decompose(self.node_id, "the plan asked for decomposition")
@@ -125,6 +133,7 @@ class SeedRun:
         kb_order, cursor = self.plan.kbPluginOrder, [0]
         previous: list[str | None] = [None]
         views = 0
+        spent = ""
         while True:
             view = await next_view(
                 state,
@@ -152,12 +161,17 @@ class SeedRun:
                 return done
             if cursor[0] >= len(kb_order):
                 break
+            if state.budget.fallback_spent():
+                spent = f"fallback budget spent ({state.budget.fallback_calls_total} calls): no further views"
+                break
         if self.candidates:
             best = max(self.candidates, key=lambda o: o.rank())
             if len(self.candidates) > 1 or best.status != "success":
                 best.warnings.append(
                     f"weak recovery: best of {len(self.candidates)} weak answers ({best.status})"
                 )
+            if spent:
+                best.warnings.append(spent)
             return best
         return self._outcome(
             "failed",
@@ -282,6 +296,8 @@ class SeedRun:
                 done = await self._decompose(attempt.node.id, f"{plugin_id} returned needs-decomposition")
                 if done is not None:
                     return done, index + 1
+            if not explore:
+                FALLING_BACK.set(True)  # no accepted answer yet: what this seed tries next is backtracking
         return None, len(order)
 
     def _view_node(self, view: View, number: int, note: str = "") -> str:

@@ -16,16 +16,20 @@ from mrpvm.protocol.envelope import (
     ValidatePayload,
 )
 
-from .calls import call_plugin
+from ..validator_records import ValidatorRecords
+from ..validator_records import load as load_validator_records
+from .calls import call_plugin, relabel_outcome
 from .concurrency import PendingCall, run_all
 from .early import fitting_early
 from .frame import ExecutionFrame
 from .payloads import retrieve_key, retrieve_payload, seed_key, seed_request, solve_key, solve_payload
 from .scope import Attempt, BranchRun
 from .state import MAX_GUIDANCE
+from .support import evidence_support
 from .views import View, confidence_rank, view_from
 
 if TYPE_CHECKING:
+    from ..context import KernelContext
     from .early import Early
     from .state import TurnState
 
@@ -246,6 +250,14 @@ async def solve(
     )
 
 
+def validator_records(ctx: KernelContext) -> ValidatorRecords:
+    """The home's validator records, read once per kernel context."""
+    records = ctx.validator_records
+    if records is None:
+        records = ctx.validator_records = load_validator_records(ctx.home)
+    return records
+
+
 async def validate(
     state: TurnState,
     frame: ExecutionFrame,
@@ -260,7 +272,9 @@ async def validate(
     """Validators in order. Returns (verdict, warnings, rejecting node id).
 
     verdict: `rejected` (one rejected: VALIDATION_REJECTED), `accepted` (at least one accepted, none
-    rejected) or `unvalidated` (none could judge: unsupported, skipped or error; errors warn).
+    rejected) or `unvalidated` (none could judge: unsupported, skipped or error; errors warn). A rejection
+    by a validator the evaluations measured as untrustworthy, of an answer its evidence supports, is
+    overruled (VALIDATION_OVERRULED, a warning; kernel/validator_records.py).
     """
     doc = answer.doc
     assert doc is not None
@@ -294,6 +308,13 @@ async def validate(
         previous = attempt.node.id
         if attempt.status == "rejected":
             reason = attempt.doc.result.result if attempt.doc else ""
+            support = evidence_support(doc.answer or "", list(doc.sources or []), view.evidence)
+            overruled, why = validator_records(state.ctx).overrules(plugin_id, support)
+            if overruled:  # a validator measured to reject right answers cannot reject a supported one
+                attempt.node.output = {**attempt.node.output, "code": "VALIDATION_OVERRULED", "why": why}
+                relabel_outcome(branch, attempt, "overruled")
+                warnings.append(f"{plugin_id} rejected the answer of {answer.plugin_id} ({reason}); {why}")
+                continue
             attempt.node.output = {**attempt.node.output, "code": "VALIDATION_REJECTED"}
             warnings.append(f"{plugin_id} rejected the answer of {answer.plugin_id}: {reason}".rstrip(": "))
             return "rejected", warnings, attempt.node.id

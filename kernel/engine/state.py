@@ -112,12 +112,14 @@ class TurnState:
         self._kb_shape = kb_shape(ctx, self.kb_id)
         self._profile: tuple[tuple[int, int], KnowledgeProfile] | None = None
         self.warnings: list[str] = []
+        # plugin id → "op: CODE: message" of its first failed call (crash, invalid CNL, timeout, ...)
+        self.plugin_failures: dict[str, str] = {}
         self.branches: list[BranchRun] = []
         self._items: dict[str, ContextItem] = {}
         self.descriptors: list[Descriptor] = static.descriptors
         self.artifact_paths: dict[str, Paths] = static.paths.setdefault(self.kb_id, {})
         self._planner_stats: list[PluginStats] | None = None
-        self.calls = TurnCalls(ctx.background, ctx.background.snapshot(self.kb_id))
+        self.calls = TurnCalls(ctx.background, ctx.background.snapshot(self.kb_id, session.id))
 
     # ------------------------------------------------------------------ units
 
@@ -266,6 +268,7 @@ class Static:
 
     __slots__ = (
         "enabled",
+        "llm_idle",
         "descriptors",
         "max_parallel_seeds",
         "max_per_stage",
@@ -281,9 +284,13 @@ class Static:
 
     def __init__(self, ctx: KernelContext):
         types = [*STAGE_TYPES.values(), "mrp-plan-plugin"]
-        self.enabled: dict[str, list[str]] = {t: [e.id for e in ctx.enabled(t)] for t in types}
+        self.llm_idle: list[str] = ctx.llm_idle()  # not planned: no LLM (KernelContext.llm_idle)
+        idle = set(self.llm_idle)
+        self.enabled: dict[str, list[str]] = {
+            t: [e.id for e in ctx.enabled(t) if e.id not in idle] for t in types
+        }
         self.descriptors: list[Descriptor] = [
-            e.manifest.descriptor() for t in STAGE_TYPES.values() for e in ctx.enabled(t)
+            e.manifest.descriptor() for t in STAGE_TYPES.values() for e in ctx.enabled(t) if e.id not in idle
         ]
         budget = ctx.config.engine.budget
         self.max_parallel_seeds: int = budget.maxParallelSeeds

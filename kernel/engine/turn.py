@@ -153,7 +153,10 @@ def _open_turn(
     kb_ref = request.kb or session.kbId
     kb = store.get_kb(kb_ref) if kb_ref else None
     budget = RequestBudget(
-        max_calls, config.engine.budget.requestTimeoutMs, config.engine.budget.maxFrameDepth
+        max_calls,
+        config.engine.budget.requestTimeoutMs,
+        config.engine.budget.maxFrameDepth,
+        fallback_calls=config.engine.budget.maxFallbackCalls,
     )
     if ctx.llm is not None:
         ctx.llm.open_request(request_id, budget)  # the bridge charges upstream calls to this budget live
@@ -288,6 +291,7 @@ def _response(
         status=status,
         groups=groups,
         warnings=list(dict.fromkeys(state.warnings)),
+        pluginFailures=[f"{pid} failed {what}" for pid, what in state.plugin_failures.items()],
         plugins={k: v for k, v in plugin_ids.items() if v},
         currentTurnUnits=len(state.staged),
     )

@@ -171,7 +171,9 @@ class LLMBridge:
         token = self.tokens.issue(request_id, frame_id, plugin_id, role, calls_allowed, deadline, call_ref)
         ledger = self.tokens.ledger(request_id)
         model = self.roles.resolve(role, plugin_id, ledger.model if ledger else "").model
-        return LLMAccess(baseUrl=self.base_url or "", apiKey=token, model=model)
+        return LLMAccess(
+            baseUrl=self.base_url or "", apiKey=token, model=model, contextTokens=self.options.context_tokens
+        )
 
     def release(self, token: str) -> int:
         """Revoke a plugin call's token when the call is over; returns how many LLM calls it made."""

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING
 
 from mrpvm.protocol.envelope import LLMAccess
 
-from .bridge import LLMBridge
 from .settings import role_for_call
 
 if TYPE_CHECKING:
     from ..registry import PluginEntry
     from ..trace import TraceNode, TraceRecorder
+    from .bridge import LLMBridge
 
 
 def grant(

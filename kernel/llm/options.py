@@ -13,6 +13,7 @@ from .client import (
     DEFAULT_TIMEOUT_S,
     UpstreamConfig,
 )
+from .configured import BASE_URL_VAR
 
 _OFF = {"0", "off", "false", "no"}
 
@@ -22,12 +23,14 @@ class BridgeOptions(msgspec.Struct, kw_only=True, frozen=True):
     cache: bool = True
     host: str = "127.0.0.1"
     port: int = 0  # 0: an ephemeral port
+    context_tokens: int = 0  # the upstream model's context window (MRPVM_LLM_CONTEXT_TOKENS); 0: unknown
 
 
 def options_from_environ(environ: Mapping[str, str] | None = None) -> BridgeOptions:
-    """MRPVM_LLM_BASE_URL, _API_KEY, _TIMEOUT_MS (per attempt), _MAX_ATTEMPTS, _BACKOFF_MS, _CACHE (on/off)."""
+    """MRPVM_LLM_BASE_URL, _API_KEY, _TIMEOUT_MS (per attempt), _MAX_ATTEMPTS, _BACKOFF_MS, _CACHE (on/off),
+    _CONTEXT_TOKENS (the model's context window, told to plugins so their prompts fit it)."""
     env = os.environ if environ is None else environ
-    base = (env.get("MRPVM_LLM_BASE_URL") or "").strip()
+    base = (env.get(BASE_URL_VAR) or "").strip()
     upstream = None
     if base:
         upstream = UpstreamConfig(
@@ -38,7 +41,8 @@ def options_from_environ(environ: Mapping[str, str] | None = None) -> BridgeOpti
             backoff_s=_number(env, "MRPVM_LLM_BACKOFF_MS", DEFAULT_BACKOFF_S * 1000) / 1000.0,
         )
     cache = (env.get("MRPVM_LLM_CACHE") or "on").strip().lower() not in _OFF
-    return BridgeOptions(upstream=upstream, cache=cache)
+    context = int(_number(env, "MRPVM_LLM_CONTEXT_TOKENS", 0.0)) if env.get("MRPVM_LLM_CONTEXT_TOKENS") else 0
+    return BridgeOptions(upstream=upstream, cache=cache, context_tokens=context)
 
 
 def _number(env: Mapping[str, str], name: str, default: float) -> float:

@@ -2,16 +2,13 @@
 
 Resolution order for a call: plugin override → role → request/session model → default model. An empty
 string means "not set here, ask the next level". Shipped defaults live in `config/llm-roles.json`; what
-`mrpvm settings llm-roles --set` changes is stored in the kernel's SQLite database (`<home>/mrpvm.db`)
-through a `SettingsStore`: the Store's own `get_setting/set_setting` when it has them, otherwise a small
-key-value table (`llm_settings`) on the same database file. `MRPVM_LLM_MODEL` overrides the default model.
+`mrpvm settings llm-roles --set` changes is stored in the kernel's store (its `llm_settings` table, so every
+node sharing a store resolves roles alike) through a `SettingsStore`: the Store's `get_setting/set_setting`.
+`MRPVM_LLM_MODEL` overrides the default model.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import threading
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -59,57 +56,11 @@ class SettingsStore(Protocol):
     def set_setting(self, key: str, value: str) -> None: ...
 
 
-class SqliteSettings:
-    """A key-value table on the kernel's database file, for stores without get_setting/set_setting."""
-
-    TABLE = "llm_settings"
-
-    def __init__(self, path: Path | str):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        with self._conn() as conn:
-            conn.execute(
-                f"CREATE TABLE IF NOT EXISTS {self.TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL,"
-                " updated_at TEXT NOT NULL)"
-            )
-
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout = 10000")
-            self._local.conn = conn
-        return conn
-
-    def get_setting(self, key: str) -> str | None:
-        row = self._conn().execute(f"SELECT value FROM {self.TABLE} WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
-
-    def set_setting(self, key: str, value: str) -> None:
-        stamp = datetime.now(UTC).isoformat(timespec="milliseconds")
-        with self._conn() as conn:  # one transaction
-            conn.execute(
-                f"INSERT INTO {self.TABLE} (key, value, updated_at) VALUES (?, ?, ?)"
-                " ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-                (key, value, stamp),
-            )
-
-    def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
-
-
 def settings_store_for(store: Any) -> SettingsStore:
-    """The store itself if it persists settings, else the key-value table on its database file."""
+    """The store persists settings itself (its `llm_settings` table, on either backend)."""
     if isinstance(store, SettingsStore):
         return store
-    path = getattr(store, "path", None)
-    if path is None:
-        raise TypeError(f"cannot persist LLM settings in {type(store).__name__}")
-    return SqliteSettings(path)
+    raise TypeError(f"cannot persist LLM settings in {type(store).__name__}")
 
 
 def shipped_defaults(path: Path = DEFAULTS_FILE) -> RoleSettings:

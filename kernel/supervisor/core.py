@@ -3,7 +3,7 @@
 Per call the kernel does the minimum: one dict lookup, one encode, one write, one parse. Everything
 about a process (pipes, exit, limits) lives in `process.py`; framing and the one-request-at-a-time rule
 in `worker.py`; the pool (a dispatcher) in `pool.py`; the crash-loop throttle in `breaker.py`. The
-`Supervisor` here holds the two entry points and shutdown; it stacks the call modes (`one_shot.py`,
+`Supervisor` here holds the two entry points and shutdown; it stacks the call modes (`one_shot_mode.py`,
 `worker_mode.py`) on the shared state and helpers (`supervisor_base.py`, `plugin_state.py`).
 
 Choices worth knowing:
@@ -45,11 +45,14 @@ from .errors import (
     ProcessFailure,
     RawReply,
 )
-from .one_shot import OneShotMode
+from .held import HeldJob
+from .one_shot_mode import OneShotMode
+from .oneshot import one_shot_result
 from .plugin_state import PluginState, peek_op, peek_request
 from .process import ChildProcess
 from .sandbox import LlmRoute
 from .supervisor_base import DEFAULT_LIMITS, SupervisorBase
+from .worker_mode import BACKGROUND_OPS
 
 __all__ = ["DEFAULT_LIMITS", "Supervisor", "SupervisorBase"]
 
@@ -72,6 +75,8 @@ class Supervisor(OneShotMode):
         INTERNAL_ERROR failure of this call, so a turn moves to its next candidate instead of dying.
         """
         try:
+            if self._held.pending(plugin_id):
+                await self._held.release(plugin_id)
             return await self._call(plugin_id, request, timeout_s)
         except PluginCallError:
             raise
@@ -114,13 +119,14 @@ class Supervisor(OneShotMode):
         self._active += 1
         try:
             if plugin.worker:
+                pool = self._pool(plugin, loop, lane=op in BACKGROUND_OPS)
                 data, stderr = await self._worker_call(
-                    plugin, loop, encode_frame(body), str(rid).encode(), deadline, request.requestId
+                    pool, loop, encode_frame(body), str(rid).encode(), deadline, request.requestId
                 )
                 mode = "worker"
             else:
                 outcome = await self._one_shot(plugin, loop, body, deadline, artifacts, request.requestId)
-                data, stderr = self._one_shot_result(outcome), outcome.stderr
+                data, stderr = one_shot_result(outcome), outcome.stderr
                 mode = "one-shot"
         except ProcessFailure as failure:
             self._raise(plugin, op, failure)
@@ -181,7 +187,7 @@ class Supervisor(OneShotMode):
             if plugin.worker and not one_shot:
                 try:
                     data, stderr = await self._worker_call(
-                        plugin, loop, encode_frame(body), None, deadline, peek.requestId
+                        self._pool(plugin, loop), loop, encode_frame(body), None, deadline, peek.requestId
                     )
                 except ProcessFailure as failure:
                     if failure.code not in (TIMEOUT, CRASHED) or failure.details.get("queued"):
@@ -238,8 +244,18 @@ class Supervisor(OneShotMode):
         workers of LLM plugins make way for fresh ones started with the new route."""
         self.sandbox.route_llm(route)
         for plugin in self._plugins.values():
-            if plugin.uses_llm and plugin.pool is not None:
-                plugin.pool.retire()
+            if plugin.uses_llm:
+                for pool in plugin.pools():
+                    pool.retire()
+
+    def running(self, plugin_id: str) -> bool:
+        """The plugin has a live worker now (a call to it starts no process)."""
+        plugin = self._plugins.get(plugin_id)
+        return plugin is not None and any(w.usable for pool in plugin.pools() for w in pool.workers)
+
+    def before_next_call(self, plugin_id: str, job: HeldJob) -> None:
+        """Run `job` right before the next `call` to `plugin_id` (held.py); dropped if none comes."""
+        self._held.hold(plugin_id, job)
 
     def health(self) -> dict[str, dict[str, Any]]:
         """Per registered plugin: mode, workers alive/busy, calls, failures by code, crash-loop state.
@@ -257,13 +273,13 @@ class Supervisor(OneShotMode):
             else:
                 wait = plugin.breaker.retry_in(now)
                 state = "backoff" if wait > 0 else ("degraded" if plugin.breaker.consecutive else "ok")
-            pool = plugin.pool
+            pool, pools = plugin.pool, plugin.pools()
             report[entry.id] = {
                 "mode": "worker" if plugin.worker else "one-shot",
                 "state": state,
-                "workers": sum(1 for w in pool.workers if w.usable) if pool else 0,
-                "busy": pool.busy if pool else plugin.active,
-                "queued": len(pool.queue) if pool else 0,
+                "workers": sum(1 for p in pools for w in p.workers if w.usable),
+                "busy": sum(p.busy for p in pools) if pools else plugin.active,
+                "queued": sum(len(p.queue) for p in pools),
                 "concurrency": plugin.concurrency,
                 "calls": plugin.calls,
                 "ok": plugin.ok,
@@ -282,12 +298,13 @@ class Supervisor(OneShotMode):
         """Every plugin process currently started and not yet reaped."""
         pids = [proc.pid for proc in self._oneshot_procs]
         for plugin in self._plugins.values():
-            if plugin.pool is not None:
-                pids.extend(w.pid for w in plugin.pool.workers)
+            for pool in plugin.pools():
+                pids.extend(w.pid for w in pool.workers)
         return pids
 
     async def warm(self, plugin_id: str) -> int:
-        """Start a worker plugin's whole pool ahead of the first call; how many workers were started.
+        """Start a worker plugin's whole pool (and its background lane) ahead of the first call; how many
+        workers were started.
 
         A first call otherwise pays the interpreter start and imports inside its deadline.
         """
@@ -295,21 +312,23 @@ class Supervisor(OneShotMode):
         loop = self._admit(plugin, "")
         if not plugin.worker:
             return 0
+        lanes = [False, *([True] if BACKGROUND_OPS & set(self.registry.get(plugin_id).manifest.ops) else [])]
         try:
-            return self._pool(plugin, loop).fill()
+            return sum(self._pool(plugin, loop, lane).fill() for lane in lanes)
         except ProcessFailure as failure:
             self._raise(plugin, "", failure)
 
     async def aclose(self) -> None:
         """Stop every plugin process: EOF to idle workers, then SIGKILL to whatever is left; reap all."""
         self._closed = True
+        self._held.drop()
         procs: list[ChildProcess] = list(self._oneshot_procs)
         for proc in procs:
             proc.kill()
         for plugin in self._plugins.values():
-            if plugin.pool is not None:
-                plugin.pool.close()
-                procs.extend(w.proc for w in plugin.pool.workers)
+            for pool in plugin.pools():
+                pool.close()
+                procs.extend(w.proc for w in pool.workers)
         waiting = [p.exited for p in procs if not p.exited.done()]
         if waiting:
             await asyncio.wait(waiting, timeout=self._close_grace_s)

@@ -58,6 +58,7 @@ class PluginState:
         "max_out",
         "timeout_ms",
         "pool",
+        "lane",
         "oneshots",
         "breaker",
         "calls",
@@ -84,6 +85,7 @@ class PluginState:
         self.max_out: int = min(m.maxOutputBytes, limits.maxOutputBytes)
         self.timeout_ms: int = m.timeoutMs
         self.pool: WorkerPool | None = None
+        self.lane: WorkerPool | None = None  # BACKGROUND_OPS' own workers (worker_mode.py)
         self.oneshots = asyncio.Semaphore(self.concurrency)
         self.breaker = CrashLoopBreaker(
             limits.crashLoopThreshold, limits.crashBackoffMs / 1000.0, limits.crashBackoffMaxMs / 1000.0
@@ -94,3 +96,6 @@ class PluginState:
         self.last_error: CallError | None = None
         self.spawns = 0
         self.active = 0
+
+    def pools(self) -> list[WorkerPool]:
+        return [pool for pool in (self.pool, self.lane) if pool is not None]

@@ -31,8 +31,9 @@ PASSED_ENV = ("PATH", "HOME", "LANG")
 ENV_PREFIX = "MRPVM_"
 WORKER_FLAG = "MRPVM_WORKER"
 # Secrets plugins must never see: they reach the LLM only through the kernel's loopback endpoint with a
-# per-call token (the upstream key would let a plugin bypass budgets), and never the HTTP API's token.
-SECRET_ENV = ("MRPVM_LLM_API_KEY", "MRPVM_LLM_BASE_URL", "MRPVM_API_TOKEN")
+# per-call token (the upstream key would let a plugin bypass budgets), never the HTTP API's token, and
+# never the store's URL (it may carry the database password; plugins have no business in the database).
+SECRET_ENV = ("MRPVM_LLM_API_KEY", "MRPVM_LLM_BASE_URL", "MRPVM_API_TOKEN", "MRPVM_STORE_URL")
 
 
 def scrubbed_env(

@@ -27,6 +27,7 @@ from .errors import (
     PluginCallError,
     ProcessFailure,
 )
+from .held import HeldWork
 from .plugin_log import PluginLogs
 from .plugin_state import PluginState
 from .process import ChildProcess, scrubbed_env
@@ -75,6 +76,7 @@ class SupervisorBase:
         self._spin_s = spin_us / 1e6
         self._close_grace_s = close_grace_s
         self._plugins: dict[str, PluginState] = {}
+        self._held = HeldWork()
         self._oneshot_procs: set[ChildProcess] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._seq = 0
@@ -85,7 +87,7 @@ class SupervisorBase:
 
     def _plugins_started(self) -> bool:
         return bool(self._oneshot_procs) or any(
-            p.pool is not None and p.pool.workers for p in self._plugins.values()
+            pool.workers for p in self._plugins.values() for pool in p.pools()
         )
 
     def _plugin(self, plugin_id: str, op: str) -> PluginState:
@@ -110,7 +112,7 @@ class SupervisorBase:
                     "this Supervisor's processes belong to another event loop; use one per loop"
                 )
             for known in self._plugins.values():  # nothing runs: rebind to this loop
-                known.pool = None
+                known.pool = known.lane = None
                 known.oneshots = asyncio.Semaphore(known.concurrency)
             self._loop = loop
         wait = plugin.breaker.retry_in(loop.time())
@@ -159,8 +161,9 @@ class SupervisorBase:
             bind, retire = plugin.binds.for_call(path, plugin.worker if for_worker is None else for_worker)
         except ProcessFailure as failure:
             self._raise(plugin, op, failure, count=False)
-        if retire and plugin.pool is not None:
-            plugin.pool.retire()
+        if retire:
+            for pool in plugin.pools():
+                pool.retire()
         return bind
 
     def _command(self, plugin: PluginState, writable: list[str]) -> tuple[list[str], SandboxGroup | None]:

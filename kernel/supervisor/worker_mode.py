@@ -10,6 +10,11 @@ from .pool import WorkerPool
 from .supervisor_base import SupervisorBase
 from .worker import Job, Worker
 
+# Ops no caller waits for (a turn answers before its recordOutcome ends) run on their own one-worker lane
+# of the plugin, so they never queue ahead of a call someone waits for (buildPlan on the same planner).
+BACKGROUND_OPS = frozenset({"recordOutcome"})
+BACKGROUND_LANE_SIZE = 1
+
 
 class WorkerMode(SupervisorBase):
     # ------------------------------------------------------------------ worker mode
@@ -33,15 +38,21 @@ class WorkerMode(SupervisorBase):
             log=lambda pid: self.logs.for_process(plugin.id, pid),
         )
 
-    def _pool(self, plugin: PluginState, loop: asyncio.AbstractEventLoop) -> WorkerPool:
-        pool = plugin.pool
+    def _pool(self, plugin: PluginState, loop: asyncio.AbstractEventLoop, lane: bool = False) -> WorkerPool:
+        """The plugin's pool, or its background lane (BACKGROUND_OPS), created on first use."""
+        pool = plugin.lane if lane else plugin.pool
         if pool is None:
-            pool = plugin.pool = WorkerPool(plugin.concurrency, lambda p: self._spawn_worker(plugin, p), loop)
+            size = BACKGROUND_LANE_SIZE if lane else plugin.concurrency
+            pool = WorkerPool(size, lambda p: self._spawn_worker(plugin, p), loop)
+            if lane:
+                plugin.lane = pool
+            else:
+                plugin.pool = pool
         return pool
 
     async def _worker_call(
         self,
-        plugin: PluginState,
+        pool: WorkerPool,
         loop: asyncio.AbstractEventLoop,
         frame: bytes,
         rid: bytes | None,
@@ -49,7 +60,6 @@ class WorkerMode(SupervisorBase):
         request_id: str = "",
     ) -> tuple[bytes, bytes]:
         """One framed round trip: (reply body, the stderr the worker wrote meanwhile). Raises ProcessFailure."""
-        pool = plugin.pool or self._pool(plugin, loop)
         fut: asyncio.Future[bytes] = loop.create_future()
         job = Job(frame, rid, fut, deadline)
         job.request_id = request_id

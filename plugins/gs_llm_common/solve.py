@@ -1,11 +1,20 @@
 """solve: a grounded answer from one intent and its evidence (DS016 {prompt, context} shape).
 
 No LLM (`llm: null`) → `unsupported` at once. No evidence → `no-context` with the protocol's exact
-sentence, without calling the LLM. Otherwise the model answers in `## Answer` / `## Sources` form, or
-says `NO-CONTEXT`, or (when the request allows it) `NEEDS-DECOMPOSITION: <why>`. Cited ids are kept
-only if they name evidence or guidance units, and an answer citing none is an error (UNGROUNDED_ANSWER):
-the kernel falls back to the next solver. Guidance units are given to the model as output instructions.
-The deep variant drafts, then refines the draft against the evidence.
+sentence, without calling the LLM. The evidence is budgeted to the model's context window
+(`llm.contextTokens`): whole units in order while they fit, never one cut mid-unit; only the units
+actually given can be cited. Otherwise the model answers in `## Answer` / `## Sources` form, or says
+`NO-CONTEXT`, or (when the request allows it) `NEEDS-DECOMPOSITION: <why>`.
+
+Units are shown as `[E1]`, `[E2]` ... (a small model copies short labels, not `src::chunk-003::unit-012`);
+cited labels or ids are mapped back to the units given. When the model names no source, the plugin
+attributes the answer itself: the given units that hold its terms, if they hold at least ATTRIBUTION_MIN
+of them (the result says the sources were attributed). A completion that cannot be a grounded answer
+is a structured error with the reason (the kernel then falls back to the next solver): empty or cut at
+max_tokens (INVALID_MODEL_OUTPUT), citing any label or id that was not given, or naming none while its
+terms are not in the evidence (UNGROUNDED_ANSWER: a made-up source is never passed on, and an answer
+resting on one is not trusted). Guidance units are given to the model as output instructions. The deep
+variant drafts, then refines the draft against the evidence.
 """
 
 from __future__ import annotations
@@ -14,8 +23,19 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk import Call, Plugin, PluginFailure
-from mrpvm.plugins.sdk.llm import calls_left, chat, fill, format_units, load_prompt, unsupported_without_llm
+from mrpvm.plugins.sdk.llm import (
+    calls_left,
+    complete,
+    evidence_chars,
+    evidence_label,
+    fill,
+    fit_units,
+    load_prompt,
+    reply_tokens,
+    unsupported_without_llm,
+)
 from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_sections
+from mrpvm.plugins.sdk.text import content_words
 from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
@@ -24,6 +44,10 @@ NO_CONTEXT = re.compile(r"^\W*NO[-_ ]CONTEXT\b", re.IGNORECASE)
 NEEDS_DECOMPOSITION = re.compile(r"^\W*NEEDS[-_ ]DECOMPOSITION\b\W*(.*)", re.IGNORECASE | re.DOTALL)
 _HEADING = re.compile(r"^## +(.*?)\s*$")
 _KNOWN = ("Answer", "Sources")
+_ID_WRAP = " \t[]()`'\"*."
+_LABEL = re.compile(r"\bE\d+\b")
+_LABEL_REFS = re.compile(r"\s*\[(?:E\d+)(?:\s*,\s*E\d+)*\]")
+ATTRIBUTION_MIN = 0.6  # share of the answer's content words its attributed units must hold
 DECOMPOSE_RULE = (
     "\nIf the question is too broad for one answer and should be split into smaller questions, write only\n"
     "this line instead:\nNEEDS-DECOMPOSITION: <one sentence saying why>\n"
@@ -43,8 +67,8 @@ class Draft:
     status: str  # success | no-context | needs-decomposition
     answer: str = ""
     sources: list[str] | None = None
-    dropped: int = 0  # cited ids that name no evidence unit
     reason: str = ""
+    attributed: bool = False  # the plugin, not the model, named the sources
 
 
 def make_plugin(variant: GsVariant) -> Plugin:
@@ -55,7 +79,8 @@ def _intent(call: Call, payload: SolvePayload) -> IntentGroup:
     return payload.intent or IntentGroup(act="describe", intent=call.prompt, output="an answer")
 
 
-def _question(intent: IntentGroup, evidence: list[KnowledgeUnit], guidance: list[KnowledgeUnit]) -> str:
+def _question(intent: IntentGroup, evidence: str, guidance: list[KnowledgeUnit]) -> str:
+    """The user message; `evidence` is the budgeted unit lines (fit_units)."""
     instructions = ""
     if guidance:
         rules = "\n".join(f"- [{u.id}] {' '.join(u.body.split())}" for u in guidance)
@@ -70,7 +95,7 @@ def _question(intent: IntentGroup, evidence: list[KnowledgeUnit], guidance: list
         criterion=f"A good answer: {intent.criterion}\n" if intent.criterion else "",
         context=f"Context: {intent.context}\n" if intent.context else "",
         instructions=instructions,
-        evidence=format_units(evidence),
+        evidence=evidence,
     )
 
 
@@ -82,9 +107,28 @@ def _system(variant: GsVariant, name: str, allow_decompose: bool) -> str:
     )
 
 
-def read_answer(text: str, plugin_id: str, known_ids: set[str], allow_decompose: bool) -> Draft:
-    """The model's answer as a Draft. Lenient about wrapping (missing heading, stray ## headings)."""
+def read_answer(
+    text: str,
+    plugin_id: str,
+    known: set[str] | dict[str, str],
+    allow_decompose: bool,
+    truncated: bool = False,
+    texts: dict[str, str] | None = None,
+) -> Draft:
+    """The model's answer as a Draft. Lenient about wrapping (missing heading, stray ## headings), strict
+    about substance: a cut, empty or ungrounded answer is a PluginFailure saying why. `known`: what may be
+    cited (a label or id → the unit id); `texts`: unit id → its text, to attribute an answer that cites
+    nothing."""
+    known_ids = known if isinstance(known, dict) else {i: i for i in known}
     stripped = text.strip()
+    if not stripped:
+        raise PluginFailure("INVALID_MODEL_OUTPUT", "the model's completion is empty", {"reason": "empty"})
+    if truncated:
+        raise PluginFailure(
+            "INVALID_MODEL_OUTPUT",
+            f"the model's answer was cut at its max_tokens limit: {_preview(stripped)!r}",
+            {"reason": "truncated"},
+        )
     if NO_CONTEXT.match(stripped):
         return Draft("no-context", NO_CONTEXT_ANSWER, [])
     match = NEEDS_DECOMPOSITION.match(stripped)
@@ -111,18 +155,80 @@ def read_answer(text: str, plugin_id: str, known_ids: set[str], allow_decompose:
         answer, cited = (doc.answer or "").strip(), list(doc.sources or [])
     except ModelOutputError:
         answer, cited = _loose_answer(fixed), []
+    answer = _without_trailing_headings(answer)
+    if not answer:  # an empty section after the answer the model wrote first ("No, ...\n\n## Answer")
+        answer = _without_trailing_headings("\n".join(_preamble(fixed)))
     if not answer:
-        raise PluginFailure("INVALID_MODEL_OUTPUT", "the model's answer is empty")
-    if not cited:  # no Sources line: take the evidence ids the answer mentions
-        cited = sorted((i for i in known_ids if i in answer), key=answer.index)
-    kept = [i for i in dict.fromkeys(cited) if i in known_ids]
-    if not kept:  # an answer that rests on no evidence unit is not grounded: let the kernel fall back
+        raise PluginFailure("INVALID_MODEL_OUTPUT", "the model's answer is empty", {"reason": "empty-answer"})
+    if NO_CONTEXT.match(answer):
+        return Draft("no-context", NO_CONTEXT_ANSWER, [])
+    cited = [c.strip(_ID_WRAP) for c in cited]
+    cited = [c for c in dict.fromkeys(cited) if c]
+    if not cited:  # no Sources line: take the labels and ids the answer mentions
+        mentioned = [i for i in known_ids if i in answer and not _LABEL.fullmatch(i)]
+        mentioned += _LABEL.findall(answer)
+        cited = list(dict.fromkeys(sorted(mentioned, key=answer.index)))
+    unknown = [i for i in cited if i not in known_ids]
+    if unknown:  # a made-up (or left-out) source: the answer may rest on it, so it is not trusted
         raise PluginFailure(
             "UNGROUNDED_ANSWER",
-            f"the model's answer cites no evidence unit: {' '.join(answer.split())[:160]!r}",
-            {"cited": list(dict.fromkeys(cited))[:12]},
+            f"the model cited {len(unknown)} id(s) it was not given ({', '.join(unknown[:4])}): "
+            f"{_preview(answer)!r}",
+            {"reason": "hallucinated-source", "cited": cited[:12], "unknown": unknown[:12]},
         )
-    return Draft("success", answer, kept, dropped=len(set(cited)) - len(kept))
+    answer = _LABEL_REFS.sub("", answer).strip()  # `[E2]` means nothing to the user: the sources say it
+    if cited:
+        return Draft("success", answer, list(dict.fromkeys(known_ids[c] for c in cited)))
+    sources, share = attribute(answer, texts or {})
+    if share < ATTRIBUTION_MIN:  # an answer that rests on no evidence unit is not grounded
+        raise PluginFailure(
+            "UNGROUNDED_ANSWER",
+            f"the model's answer cites no evidence unit and only {share:.0%} of its words are in the "
+            f"evidence: {_preview(answer)!r}",
+            {"reason": "no-source"},
+        )
+    return Draft("success", answer, sources, attributed=True)
+
+
+def attribute(answer: str, texts: dict[str, str]) -> tuple[list[str], float]:
+    """(the units that hold the answer's content words, greedily by how many new words each adds; the share
+    of the answer's words they hold)."""
+    wanted = set(content_words(answer))
+    if not wanted or not texts:
+        return [], 0.0
+    words = {uid: set(content_words(text)) & wanted for uid, text in texts.items()}
+    chosen: list[str] = []
+    covered: set[str] = set()
+    while True:
+        best = max(words, key=lambda uid: (len(words[uid] - covered), -list(words).index(uid)))
+        gain = words[best] - covered
+        if not gain:
+            break
+        chosen.append(best)
+        covered |= gain
+    return chosen, len(covered) / len(wanted)
+
+
+def _preamble(lines: list[str]) -> list[str]:
+    """The lines before the first `## ` heading."""
+    out: list[str] = []
+    for line in lines:
+        if _HEADING.match(line):
+            break
+        out.append(line)
+    return out
+
+
+def _without_trailing_headings(answer: str) -> str:
+    """Drop heading-only lines a model leaves at the end (an empty `## Sources`, a repeated `## Answer`)."""
+    lines = answer.rstrip().split("\n")
+    while lines and lines[-1].lstrip().startswith("#"):
+        lines.pop()
+    return "\n".join(lines).strip()
+
+
+def _preview(text: str) -> str:
+    return " ".join(text.split())[:160]
 
 
 def _loose_answer(lines: list[str]) -> str:
@@ -152,13 +258,12 @@ def _reply(call: Call, draft: Draft, note: str = "") -> CnlDocument:
             result=draft.reason or "the model judged the intent too broad for one answer",
         )
     sources = draft.sources or []
-    confidence = "medium" if draft.dropped else "high"
-    evidence = f"cites {len(sources)} evidence unit(s)"
-    if draft.dropped:
-        evidence += f"; {draft.dropped} cited id(s) named no evidence unit and were dropped"
+    evidence = f"cites {len(sources)} of the evidence unit(s) it was given"
+    if draft.attributed:
+        evidence += " (attributed by the plugin: the model named none)"
     return call.reply(
         "success",
-        confidence,
+        "medium" if draft.attributed else "high",
         result=f"grounded answer from {len(sources)} cited unit(s)" + (f"; {note}" if note else ""),
         evidence=evidence,
         answer=draft.answer,
@@ -175,30 +280,58 @@ def solve(call: Call, variant: GsVariant) -> CnlDocument:
         return call.reply("no-context", result="no evidence was given", answer=NO_CONTEXT_ANSWER, sources=[])
     evidence_ids = {u.id for u in evidence}
     guidance = [u for u in {u.id: u for u in payload.guidance}.values() if u.id not in evidence_ids]
-    known = evidence_ids | {u.id for u in guidance}
     intent = _intent(call, payload)
-    question = _question(intent, evidence, guidance)
     first = "draft" if variant.deep else "answer"
-    messages = [
-        {"role": "system", "content": _system(variant, first, payload.allowDecompose)},
-        {"role": "user", "content": question},
-    ]
-    text = chat(call, messages, max_tokens=variant.max_tokens)
-    draft = read_answer(text, variant.plugin_id, known, payload.allowDecompose)
-    if not variant.deep or draft.status != "success":
-        return _reply(call, draft)
-    if calls_left(call) < 1:
-        return _reply(call, draft, "draft only: no LLM call left for the refine pass")
-    refine = fill(load_prompt(variant.anchor, "refine"), draft=text.strip())
-    messages = [*messages, {"role": "assistant", "content": text}, {"role": "user", "content": refine}]
-    try:
-        refined = read_answer(
-            chat(call, messages, max_tokens=variant.max_tokens), variant.plugin_id, known, False
+    system = _system(variant, first, payload.allowDecompose)
+    reply = reply_tokens(call, variant.max_tokens)
+    fixed = [system, _question(intent, "", guidance)]
+    if variant.deep:  # the refine pass adds the draft and its own prompt to the same conversation
+        fixed.append(load_prompt(variant.anchor, "refine"))
+    budget = evidence_chars(call, fixed, reply * (2 if variant.deep else 1), 4 if variant.deep else 2)
+    lines, given = fit_units(evidence, budget, labels=True)
+    if not given:
+        raise PluginFailure(
+            "CONTEXT_WINDOW_TOO_SMALL",
+            f"no evidence unit fits the model's context window ({budget} characters left for evidence)",
+            {"reason": "context-window", "evidenceUnits": len(evidence)},
         )
+    known = {evidence_label(n): u.id for n, u in enumerate(given)}
+    known |= {u.id: u.id for u in [*given, *guidance]}
+    texts = {u.id: f"{u.title or ''} {u.topic or ''} {u.body}" for u in given}
+    messages = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": _question(intent, lines, guidance)},
+    ]
+    note = (
+        f"{len(evidence) - len(given)} unit(s) left out to fit the context window"
+        if len(given) < len(evidence)
+        else ""
+    )
+    first_reply = complete(call, messages, max_tokens=reply)
+    draft = read_answer(
+        first_reply.text, variant.plugin_id, known, payload.allowDecompose, first_reply.truncated, texts
+    )
+    if not variant.deep or draft.status != "success":
+        return _reply(call, draft, note)
+    if calls_left(call) < 1:
+        return _reply(call, draft, _join(note, "draft only: no LLM call left for the refine pass"))
+    refine = fill(load_prompt(variant.anchor, "refine"), draft=first_reply.text.strip())
+    messages = [
+        *messages,
+        {"role": "assistant", "content": first_reply.text},
+        {"role": "user", "content": refine},
+    ]
+    try:
+        second = complete(call, messages, max_tokens=reply)
+        refined = read_answer(second.text, variant.plugin_id, known, False, second.truncated, texts)
     except PluginFailure as failure:
         if failure.code == "TIMEOUT":
             raise
-        return _reply(call, draft, f"draft only: the refine pass failed ({failure.code})")
+        return _reply(call, draft, _join(note, f"draft only: the refine pass failed ({failure.code})"))
     if refined.status != "success":
-        return _reply(call, draft, "draft only: the refine pass found no answer")
-    return _reply(call, refined, "drafted and refined")
+        return _reply(call, draft, _join(note, "draft only: the refine pass found no answer"))
+    return _reply(call, refined, _join(note, "drafted and refined"))
+
+
+def _join(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)

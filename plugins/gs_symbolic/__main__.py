@@ -14,6 +14,7 @@ retrieval in a child frame). A multi-question intent with some answers is answer
 from __future__ import annotations
 
 from mrpvm.plugins.sdk import Call, Plugin
+from mrpvm.plugins.sdk.embedding import for_call, shared_encoder
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
@@ -39,6 +40,7 @@ def _split_guidance(units: list[KnowledgeUnit]) -> tuple[list[KnowledgeUnit], li
 
 def solve(call: Call) -> CnlDocument:
     payload: SolvePayload = call.payload
+    for_call(call.time_left())  # a short one-shot call does not wait for the model to load
     intent = payload.intent
     text = (intent.intent if intent else "") or call.prompt
     units = payload.evidence or call.context_units()
@@ -89,12 +91,15 @@ def _combine(parts: list[tuple[str, Outcome | None]]) -> Outcome:
         ids.extend(i for i in out.sources if i not in ids)
         confs.append(out.confidence)
     conf = min(confs, key=lambda c: _RANK[c])
-    return Outcome("\n\n".join(blocks), ids, conf, f"{len(parts)} sub-questions", "multi")
+    supported = all(out is not None and out.supported for _, out in parts)
+    return Outcome("\n\n".join(blocks), ids, conf, f"{len(parts)} sub-questions", "multi", supported)
 
 
 def _success(call: Call, out: Outcome, n_units: int) -> CnlDocument:
+    """`success` when a passage answering by the question's words supports the answer; otherwise the best
+    candidate as `insufficient` (the kernel keeps it as a weak answer, tries the other candidates first)."""
     return call.reply(
-        "success",
+        "success" if out.supported else "insufficient",
         out.confidence,
         result=f"{out.kind} answer from {len(out.sources)} of {n_units} units",
         evidence=out.evidence,
@@ -108,7 +113,12 @@ def _no_context(call: Call, n_units: int) -> CnlDocument:
     return call.reply("no-context", result=why, answer=NO_CONTEXT_ANSWER, sources=[])
 
 
-plugin = Plugin(PLUGIN_ID, "gs-plugin", {"solve": solve})
+def _load_model() -> None:
+    """A warm worker loads the sentence encoder before its first request (meaning.py uses it per question)."""
+    shared_encoder()
+
+
+plugin = Plugin(PLUGIN_ID, "gs-plugin", {"solve": solve}, on_worker_start=_load_model)
 
 if __name__ == "__main__":
     plugin.main()

@@ -187,6 +187,7 @@ class Scorer:
         # weight towards what a passage must cover (a paraphrase, or what the source does not say) — unless
         # it is `essential`: the kind of thing asked for ("which database …")
         self.unknown = {t for t, w in (collection or {}).items() if w == 0} - essential
+        self.collection_known = bool(collection)  # the retriever said which terms the collection holds
 
         weight = {t: idf(t) for t in question_terms}
         for t in support or []:

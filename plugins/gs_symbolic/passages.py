@@ -28,6 +28,7 @@ from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
 from .evidence import Scorer, Sentence
+from .meaning import Meaning
 
 MAX_WINDOW = 3
 EXTRA_SENTENCE_COST = 0.06
@@ -40,7 +41,23 @@ MIN_COVERAGE = 0.38  # weighted share of the question terms the passage and its 
 # "I did X and Y happened. Why?": the user's own account of the situation is worded unlike the source
 MIN_REASON_COVERAGE = 0.25
 COMMON_SHARE = 0.5  # a name in this share of the evidence units is the subject of all of it
+# Meaning (meaning.py), calibrated on ../shared/eval/real01-10 only: a window's cosine with the question
+# adds SEM_WEIGHT x cosine to its score; a passage this close answers with fewer of the question's words
+# (a paraphrase), and one under SEM_FLOOR does not answer whatever words it shares with the question.
+SEM_WEIGHT = 0.15
+SEM_ACCEPT = 0.6
+SEM_FLOOR = 0.25
+SEM_KEY = 0.65
+SEM_SUPPORT = 0.5  # an answer is `success` only when its passage answers by its words and is this close
 
+
+# answers a heading may hold for the passages under it (a release, a date, an option line, a command)
+HEADED_TYPES = frozenset({"version", "date", "option", "command"})
+
+# answer types a definition answers ("What is X?" expects an entity; "" an open question or a compared side)
+DEFINED_TYPES = frozenset({"", "definition", "entity"})
+# "X is a …", "X are …", "X means …": the sentence that defines what stands before its copula
+DEFINING = re.compile(r"^(.{1,80}?)\s+(?:is|are|means|refers to)\s+(?:an?|the|one|any)\b", re.I)
 
 FUTURE = re.compile(
     r"\b(?:will|shall|intends?|intended|plans?|planned|going to|in (?:the )?future|eventually|later on)\b",
@@ -55,6 +72,7 @@ class Passage:
     coverage: float
     typed: bool
     dated_by: str | None = None  # the heading that holds the answer's version or date
+    meaning: float | None = None  # cosine with the question (None without the model)
 
     @property
     def unit_id(self) -> str:
@@ -154,8 +172,12 @@ class Judge:
         condition: bool | None = None,
         year: bool = False,
         options: list[set[str]] | None = None,
+        meaning: Meaning | None = None,
+        subject: set[str] | None = None,
     ):
         self.scorer = scorer
+        self.meaning = meaning
+        self.subject = subject or set()  # the names the question asks about (a success must state them)
         self.answer_type = answer_type
         self.keys = keys
         self.future = future  # the question asks about the future ("when will …")
@@ -195,14 +217,15 @@ class Judge:
             return True, None
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
-        heading = window[0].unit.heading
-        if (
-            self.answer_type in ("version", "date")
-            and heading
-            and mentions_type(_unnumbered(heading), self.answer_type)
-            and not any(FUTURE.search(s.text) for s in window)
-        ):
-            return True, heading
+        dated = self.answer_type in ("version", "date")
+        if self.answer_type not in HEADED_TYPES or (dated and any(FUTURE.search(s.text) for s in window)):
+            return False, None
+        # the nearest heading on the unit's path that holds it: a changelog's "Features" under "v10.2.0", a
+        # manual's option line ("-L, --location") over its description
+        path = [part.strip() for part in (window[0].unit.sectionTitle or "").split(" > ") if part.strip()]
+        for heading in reversed(path):
+            if mentions_type(_unnumbered(heading), self.answer_type):
+                return True, heading if dated else None
         return False, None
 
     def score(self, window: list[Sentence]) -> Passage:
@@ -220,20 +243,56 @@ class Judge:
             s.code or mentions_type(s.text, "command") for s in window
         ):
             value += TYPE_BONUS  # "which command …": code, or a command written as one
+        if self.answer_type in DEFINED_TYPES and any(self._defines(s) for s in window):
+            value += TYPE_BONUS  # "what is X?": the sentence that says what X is
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
         # of passages that say as much, the one that says less besides is the focused one
         said = {t for s in window for t in s.terms}
         value -= UNFOCUSED_COST * len(said - set(sc.weights))
         if self.condition is not None and any(stated_condition(s.text) == self.condition for s in window):
             value += CONDITION_BONUS  # "If I don't pass -f" answered by "If this option is not given"
+        close = self.meaning.window(window) if self.meaning is not None else None
+        if close is not None:
+            value += SEM_WEIGHT * close
         context = unit_context(window[0])
         coverage = sc.asked_coverage(own | ctx | context)
-        return Passage(window, value, coverage, typed, dated_by)
+        return Passage(window, value, coverage, typed, dated_by, close)
 
-    def answers(self, passage: Passage) -> bool:
-        """The passage states the question's key terms, enough of its words, and an answer of its shape."""
+    def _defines(self, sentence: Sentence) -> bool:
+        """The sentence defines what the question asks about: what stands before its copula is said in the
+        question's own words ("The zorblax is a teal bird." for "What is the zorblax?")."""
+        match = DEFINING.match(sentence.text)
+        defined = set(terms(match.group(1))) if match else set()
+        return bool(defined) and defined <= set(self.scorer.weights)
+
+    def supports(self, passage: Passage) -> bool:
+        """The passage answers by the question's own words (no allowance for a paraphrase) and, with the
+        model, means what the question asks: the answer is reported as `success`, otherwise as weak."""
+        close = passage.meaning
+        return (
+            self.answers(passage, by_meaning=False)
+            and (close is None or close >= SEM_SUPPORT)
+            and self.subject <= self._said(passage)  # about what was asked, not only like it
+        )
+
+    @staticmethod
+    def _said(passage: Passage) -> set[str]:
+        """The terms a passage states with its unit's context (term, title, headings)."""
+        said = set(unit_context(passage.sentences[0]))
+        for s in passage.sentences:
+            said.update(s.terms)
+            said.update(s.carried)
+            said.update(s.under)
+        return said
+
+    def answers(self, passage: Passage, by_meaning: bool = True) -> bool:
+        """The passage states the question's key terms, enough of its words, and an answer of its shape;
+        `by_meaning`: a passage close enough in meaning may state fewer of them (a paraphrase)."""
         needed = MIN_REASON_COVERAGE if self.answer_type == "reason" else MIN_COVERAGE
-        if passage.coverage < needed:
+        close = passage.meaning
+        if close is not None and close < SEM_FLOOR:
+            return False  # the question's words without its meaning
+        if passage.coverage < needed and (not by_meaning or close is None or close < SEM_ACCEPT):
             return False
         if self.future and self.answer_type in ("version", "date"):
             # what happened in a release does not say what a later one will do: one sentence must state
@@ -241,15 +300,23 @@ class Judge:
             when = [s for s in passage.sentences if FUTURE.search(s.text)]
             if not any(mentions_type(s.text, self.answer_type) for s in when):
                 return False
-        said = set(unit_context(passage.sentences[0]))
-        for s in passage.sentences:
-            said.update(s.terms)
-            said.update(s.carried)
-            said.update(s.under)
+        said = self._said(passage)
         if not self.options:
-            return self.keys <= said
+            return self.keys <= said or (by_meaning and self._paraphrased(passage, self.keys - said))
         optional = set().union(*self.options)
         return self.keys - optional <= said and any(option <= said for option in self.options)
+
+    def _paraphrased(self, passage: Passage, missing: set[str]) -> bool:
+        """A passage that means the question (cosine >= SEM_KEY) answers it without repeating a key name the
+        collection holds elsewhere (the document's own subject, a product named in its title); a key term the
+        collection never holds marks a question about something the documents do not cover."""
+        close = passage.meaning
+        return (
+            close is not None
+            and close >= SEM_KEY
+            and self.scorer.collection_known
+            and not missing & self.scorer.unknown
+        )
 
     def ranked(self, pool: list[Sentence]) -> list[Passage]:
         """Every window, best first."""

@@ -22,7 +22,7 @@ from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, find_type
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
-from . import explicit
+from . import explicit, meaning
 from .evidence import Scorer, Sentence, procedure_steps, relevant, split_units
 from .narrowing import (
     code_under_named_heading,
@@ -60,6 +60,7 @@ class Outcome:
     confidence: str
     evidence: str = ""
     kind: str = "sentences"
+    supported: bool = True  # False: the best candidate, reported as weak (`insufficient`), not `success`
 
 
 @dataclass(slots=True)
@@ -328,6 +329,13 @@ def _strip_det(phrase: str) -> str:
     return " ".join(toks)
 
 
+def _sides_named(keys: list[set[str]], s: Sentence) -> list[int]:
+    """The sides a sentence is about: those its own words name; only when they name none, those its
+    context (heading, carried subject) names — a heading naming every side says nothing of one of them."""
+    own = [k for k, ks in enumerate(keys) if ks & set(s.terms)]
+    return own or [k for k, ks in enumerate(keys) if _names_side(ks, s)]
+
+
 def _names_side(keys: set[str], s: Sentence) -> bool:
     """The sentence names the side: one of its key terms, a hyphenated one also as its words side by side
     ("full-icu" named by "full ICU support" in the heading)."""
@@ -364,7 +372,7 @@ def _compare(q: Question, m: Material) -> Outcome | None:
     for own_terms in side_terms:
         distinct = own_terms - shared or own_terms
         keys.append({t for t in distinct if _SIDE_KEY.search(t)} or distinct)
-    named = [[k for k, ks in enumerate(keys) if _names_side(ks, s)] for s in pool]
+    named = [_sides_named(keys, s) for s in pool]
     blocks: list[str] = []
     ids: list[str] = []
     found = 0
@@ -452,7 +460,17 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         stated_condition(q.focus) if re.match(r"\s*(?:if|unless|when)\b", q.focus or "", re.I) else None
     )
     keys = key_terms(q.terms, q.name_terms, pool)
-    judge = Judge(scorer, q.answer_type, keys, future, condition, q.year, q.options)
+    judge = Judge(
+        scorer,
+        q.answer_type,
+        keys,
+        future,
+        condition,
+        q.year,
+        q.options,
+        meaning.for_question(q.text, pool, scorer.score),
+        q.name_terms,
+    )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
     echoing = {id(s) for s in pool if echoes(s, asked)}
@@ -482,7 +500,10 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     conf = "high" if coverage >= 0.75 else ("medium" if coverage >= 0.55 else "low")
     ids = list(dict.fromkeys(s.unit.id for p in chosen for s in p.sentences))
     evidence = f"{sum(len(p.sentences) for p in chosen)} sentence(s), term coverage {coverage:.2f}"
-    return Outcome("\n\n".join(parts), ids, conf, evidence, "sentences")
+    if passage.meaning is not None:
+        evidence += f", meaning {passage.meaning:.2f}"
+    supported = judge.supports(passage)
+    return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
 
 
 _ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)

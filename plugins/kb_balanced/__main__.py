@@ -7,6 +7,7 @@ budget, on top of the kb family's goal-conditioned selection (plugins/kb_common)
 from mrpvm.plugins.kb_balanced.retriever import BalancedRetriever
 from mrpvm.plugins.kb_common import SelectionConfig
 from mrpvm.plugins.sdk import Plugin
+from mrpvm.plugins.sdk.embedding import shared_encoder
 
 CONFIG = SelectionConfig(
     budget={"specific": 5, "moderate": 6, "broad": 8},
@@ -16,7 +17,14 @@ CONFIG = SelectionConfig(
 )
 
 retriever = BalancedRetriever("kb-balanced", CONFIG)
-plugin = Plugin("kb-balanced", "kb-plugin", retriever.handlers())
+
+
+def _load_model() -> None:
+    """A warm worker loads the sentence encoder before its first request (the dense view)."""
+    shared_encoder()
+
+
+plugin = Plugin("kb-balanced", "kb-plugin", retriever.handlers(), on_worker_start=_load_model)
 
 if __name__ == "__main__":
     plugin.main()

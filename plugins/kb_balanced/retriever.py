@@ -5,7 +5,9 @@ inline units and, when the mounted KB is small enough to scan (<= SCAN_LIMIT uni
 Larger KBs (pool mode): the association reranks the lexical pool only, so the cost stays bounded
 whatever the KB size.
 Fusion: normalised score fusion, LEX_WEIGHT on BM25 (relative to the best), the rest on the association
-above the pool's mean (a second baseline shift, over the candidates), on a fixed scale.
+above the pool's mean (a second baseline shift, over the candidates), on a fixed scale. With the
+sentence-embedding model installed (dense.py), the dense view takes the association's place in the score
+(`_fuse`); HDC still adds candidates and admits misspelt ones.
 Diversity: MMR over the evidence that passed the relative cut, similarity = max(term Jaccard, HDC claim
 similarity); a candidate too similar to one already chosen (>= DUPLICATE_SIM) is dropped.
 
@@ -35,7 +37,9 @@ from mrpvm.plugins.kb_common import (
     unit_hash,
 )
 from mrpvm.plugins.sdk import Call
+from mrpvm.plugins.sdk.embedding import for_call
 
+from .dense import InlineVectors, dense_file, encode, from_rows, write_dense
 from .hdc import (
     CLAIM_DIM,
     TOPIC_DIM,
@@ -58,6 +62,14 @@ MMR_POOL = 3  # MMR looks at the best MMR_POOL x budget candidates
 DUPLICATE_SIM = 0.8
 TITLED_FACTOR = 0.6  # the similarity of two units whose titles (definition terms) differ counts this much
 INLINE_CACHE = 200_000  # encoded inline units kept per worker (by unit hash)
+DENSE_NEIGHBOURS = 12  # dense nearest neighbours added per scanned KB
+INGEST_BATCH = 256  # units encoded per batch at ingest
+DEADLINE_RESERVE = (
+    0.2  # share of an ingest call's remaining time kept back from encoding (the write after it)
+)
+INLINE_ENCODE = 16  # uncached inline candidates encoded per intent (the best by BM25)
+DENSE_WEIGHT = 0.5  # share of the fused score that comes from the dense view (measured: retriever docstring)
+DENSE_FLOOR = 0.35  # a dense neighbour or a candidate with no query term needs this cosine to be evidence
 
 
 Vectors = tuple[np.ndarray, np.ndarray]  # packed (topic, claim)
@@ -123,6 +135,10 @@ class _CallVectors:
         self.inline: Matrix | None = None
         self.kb_scan: tuple[list[str], Matrix] | None = None
         self.vectors: VectorFile | None = None
+        self.dense: VectorFile | None = None
+        self.dense_scan: tuple[list[str], np.ndarray] | None = None
+        self.cosine: dict[str, float] = {}  # candidate id -> cosine with the current intent
+        self.dense_by_id: dict[str, np.ndarray] = {}  # candidate id -> its dense vector
 
 
 class BalancedRetriever(Retriever):
@@ -132,6 +148,9 @@ class BalancedRetriever(Retriever):
         super().__init__(plugin_id, config)
         self.last_write: tuple[int, int] = (0, 0)  # (encoded, reused) of the last KB write
         self._call = _CallVectors()
+        self._inline_dense = InlineVectors()
+        self._deadline = float("inf")  # of the current onSourceText call (dense encoding stops before it)
+        self.dense_skipped = 0
 
     # ------------------------------------------------------------------ KB vector cache
 
@@ -153,6 +172,21 @@ class BalancedRetriever(Retriever):
             out[i] = reuse[n.hash] if n.hash in reuse else by_id[n.unit.id]
         vf.write([n.key for n in new], out)
         self.last_write = (len(fresh), len(new) - len(fresh))
+        self._write_dense(db, old, new)
+
+    def _write_dense(self, db, old: list[OldUnit], new: list[NewUnit]) -> None:
+        self.dense_skipped = write_dense(dense_file(root_of(db)), old, new, self._deadline)
+
+    def on_source_text(self, call: Call):
+        for_call(call.time_left())
+        self._deadline = call.deadline
+        self.dense_skipped = 0
+        doc = super().on_source_text(call)
+        if self.dense_skipped and doc.result.status == "success":
+            doc.result.result = (
+                f"{doc.result.result}; {self.dense_skipped} units left without dense vectors (deadline)"
+            )
+        return doc
 
     def _vector_file(self, call: Call, views: Views) -> VectorFile | None:
         if views.store is None:
@@ -217,9 +251,26 @@ class BalancedRetriever(Retriever):
 
     # ------------------------------------------------------------------ hooks
 
+    def _dense_scan(self, call: Call, views: Views) -> tuple[list[str], np.ndarray] | None:
+        store, df = views.store, self._call.dense
+        if store is None or df is None or not 0 < store.size <= SCAN_LIMIT or not df.valid():
+            return None
+        cache: dict[str, Any] = call.state.setdefault("kb_balanced.dense_scan", {})
+        key = (str(store.root), store.generation)
+        if cache.get("key") != key:
+            pairs = store.db.execute("SELECT key, id FROM units").fetchall()
+            rows, found = df.read([k for k, _ in pairs])
+            cache["key"] = key
+            cache["value"] = ([i for _, i in pairs], from_rows(rows)) if pairs and found.all() else None
+        return cache["value"]
+
     def prepare(self, call: Call, views: Views) -> None:
+        for_call(call.time_left())  # a short one-shot call does not wait for the model to load
         self._call = _CallVectors()
         self._call.vectors = self._vector_file(call, views)
+        if views.store is not None:
+            self._call.dense = dense_file(views.store.root)
+            self._call.dense_scan = self._dense_scan(call, views)
         if views.inline is not None and views.inline.size:
             self._call.inline = self._inline_matrix(call, views.inline)
         self._call.kb_scan = self._kb_scan(call, views)
@@ -241,7 +292,46 @@ class BalancedRetriever(Retriever):
             wanted = [ids[int(i)] for i in matrix.neighbours(q, HDC_NEIGHBOURS)]
             for ident, entry in views.lookup(i for i in wanted if i not in pool).items():
                 pool[ident] = Candidate(entry, 0.0)
+        if self._call.dense_scan is not None:
+            query = encode([profile.text])
+            ids, matrix = self._call.dense_scan
+            if query is not None:
+                cos = matrix @ query[0]
+                k = min(DENSE_NEIGHBOURS, len(cos))
+                top = np.argpartition(-cos, k - 1)[:k]
+                wanted = [ids[int(i)] for i in top if cos[i] >= DENSE_FLOOR]
+                for ident, entry in views.lookup(i for i in wanted if i not in pool).items():
+                    pool[ident] = Candidate(entry, 0.0)
         return pool
+
+    def _cosines(self, views: Views, profile: GoalProfile, cands: list[Candidate]) -> np.ndarray | None:
+        """Each candidate's cosine with the intent: KB rows from the artifact file, inline units from the
+        worker's cache (encoded when first judged); None without the model."""
+        query = encode([profile.text])
+        if query is None:
+            return None
+        vectors = np.zeros((len(cands), query.shape[1]), np.float32)
+        done = np.zeros(len(cands), bool)
+        kb = [i for i, c in enumerate(cands) if c.origin == "kb" and c.key]
+        if kb and self._call.dense is not None and self._call.dense.valid():
+            rows, found = self._call.dense.read([cands[i].key or 0 for i in kb])
+            for j, i in enumerate(kb):
+                if found[j]:
+                    vectors[i], done[i] = from_rows(rows[j : j + 1])[0], True
+        # units without stored rows (inline ones): those cached, and the INLINE_ENCODE best by BM25, are read
+        # (the cost of a turn stays bounded); the others keep cosine 0 (lexical and HDC evidence only)
+        hashes = {i: unit_hash(cands[i].unit) for i in range(len(cands)) if not done[i]}
+        fresh = sorted(
+            (i for i, h in hashes.items() if h not in self._inline_dense), key=lambda i: -cands[i].lexical
+        )
+        rest = [i for i, h in hashes.items() if h in self._inline_dense] + fresh[:INLINE_ENCODE]
+        if rest:
+            encoded = self._inline_dense.get([(hashes[i], cands[i].unit) for i in rest])
+            if encoded is None:
+                return None
+            vectors[rest] = encoded
+        self._call.dense_by_id.update((c.id, v) for c, v in zip(cands, vectors, strict=True))
+        return vectors @ query[0]
 
     def _vectors(self, views: Views, cands: list[Candidate]) -> Vectors:
         known = self._call.by_id
@@ -265,8 +355,12 @@ class BalancedRetriever(Retriever):
         topics, claims = self._vectors(views, cands)
         assoc = association(self._query(profile), topics, claims, [c.unit for c in cands])
         best_lex = max(c.lexical for c in cands)
+        cosines = self._cosines(views, profile, cands)
         # the association above the pool's mean, on a fixed scale: a flat, weak signal adds little
         lift = np.clip((assoc - float(assoc.mean())) / ASSOC_SCALE, 0.0, 1.0) if len(cands) > 1 else assoc
+        if cosines is not None:  # the dense view: BM25 and meaning fused
+            self._fuse(cands, assoc, lift, cosines, best_lex)
+            return
         for c, a, up in zip(cands, assoc, lift, strict=True):
             c.assoc = float(a)
             if best_lex > 0:
@@ -274,8 +368,33 @@ class BalancedRetriever(Retriever):
             else:
                 c.score = c.assoc
 
+    def _fuse(
+        self,
+        cands: list[Candidate],
+        assoc: np.ndarray,
+        lift: np.ndarray,
+        cosines: np.ndarray,
+        best_lex: float,
+    ) -> None:
+        """Score fusion on the lexical scale (the cut, goal boosts and sufficiency downstream read scores
+        relative to the best): (1 - DENSE_WEIGHT) x BM25 relative to the best, plus DENSE_WEIGHT x the
+        stronger associative signal: the cosine above DENSE_FLOOR relative to the pool's best, or HDC's lift
+        (misspellings). Rank fusion (RRF) was tried first and dropped: it flattens the scores, so the
+        relative cut let unrelated candidates through."""
+        top = float(cosines.max()) - DENSE_FLOOR
+        dense = np.clip((cosines - DENSE_FLOOR) / top, 0.0, 1.0) if top > 0 else np.zeros(len(cands))
+        self._call.cosine = {c.id: float(x) for c, x in zip(cands, cosines, strict=True)}
+        for c, a, up, d in zip(cands, assoc, lift, dense, strict=True):
+            c.assoc = float(a)
+            near = max(float(d), float(up))
+            if best_lex > 0:
+                c.score = best_lex * ((1 - DENSE_WEIGHT) * c.lexical / best_lex + DENSE_WEIGHT * near)
+            else:
+                c.score = max(float(d), c.assoc)
+
     def admit(self, c: Candidate) -> bool:
-        return bool(c.related) or c.assoc >= ASSOC_FLOOR
+        """About the intent by a subject term, by association (HDC: misspellings) or by meaning (dense)."""
+        return bool(c.related) or c.assoc >= ASSOC_FLOOR or self._call.cosine.get(c.id, 0.0) >= DENSE_FLOOR
 
     def diversify(
         self, call: Call, views: Views, profile: GoalProfile, ranked: list[Candidate], budget: int
@@ -286,7 +405,11 @@ class BalancedRetriever(Retriever):
             return ranked
         _, claims = self._vectors(views, ranked)
         m = len(ranked)
-        sims = pairwise(claims, CLAIM_DIM)  # the larger of HDC and term-set similarity, per pair
+        sims = pairwise(claims, CLAIM_DIM)  # the largest of HDC, dense and term-set similarity, per pair
+        dense = self._call.dense_by_id
+        if all(c.id in dense for c in ranked):
+            vectors = np.stack([dense[c.id] for c in ranked])
+            sims = np.maximum(sims, vectors @ vectors.T)
         for i in range(m):
             for j in range(i + 1, m):
                 jac = jaccard(ranked[i].terms, ranked[j].terms)
@@ -316,4 +439,10 @@ class BalancedRetriever(Retriever):
     def notes(self, views: Views, profile: GoalProfile, result: IntentResult) -> list[str]:
         best = max((c.assoc for c in result.evidence), default=0.0)
         scan = "scan" if self._call.kb_scan is not None else "pool"
-        return [f"hdc best association {best:.2f} ({scan} mode)", f"mmr lambda {MMR_LAMBDA}"]
+        notes = [f"hdc best association {best:.2f} ({scan} mode)", f"mmr lambda {MMR_LAMBDA}"]
+        if self._call.cosine:
+            close = max((self._call.cosine.get(c.id, 0.0) for c in result.evidence), default=0.0)
+            notes.append(f"dense view: bm25+minilm score fusion, best cosine {close:.2f}")
+        else:
+            notes.append("dense view off: the sentence-embedding model is not installed")
+        return notes

@@ -249,7 +249,8 @@ def rank(
     llm_calls_left: int,
 ) -> list[Ranked]:
     task_terms = set(signals.terms)
-    learned = {d.id: table.evidence(d.id, signals.acts, kernel_stats.get(d.id)) for d in candidates}
+    keys = signals.kinds or signals.acts
+    learned = {d.id: table.evidence(d.id, keys, kernel_stats.get(d.id)) for d in candidates}
     prior = stage_prior(list(learned.values()))
     out: list[Ranked] = []
     for d in candidates:

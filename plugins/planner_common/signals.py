@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import msgspec
+from mrpvm.plugins.sdk.answer_types import expected_type
 from mrpvm.plugins.sdk.text import terms, words
 from mrpvm.protocol.document import IntentGroup
 from mrpvm.protocol.envelope import KnowledgeProfile
@@ -157,6 +158,13 @@ _SUBORDINATORS = frozenset(
 )
 
 
+def task_kind(intent: IntentGroup) -> str:
+    """`act/answer-type` of one intent (e.g. `describe/number`), or the act alone when the type is
+    unknown: the finest key the planner learns under."""
+    kind = expected_type(intent.intent)
+    return f"{intent.act}/{kind}" if kind else intent.act
+
+
 class TaskSignals(msgspec.Struct, kw_only=True):
     acts: list[str]
     terms: list[str]
@@ -167,6 +175,7 @@ class TaskSignals(msgspec.Struct, kw_only=True):
     explanatory: bool
     short_factual: bool
     sub_questions: dict[str, int]  # intent ref -> number of questions it holds
+    kinds: list[str] = []  # task_kind of each intent: learned utility is looked up by these first
     symbolic_knowledge: bool = False  # the knowledge in scope is rich in symbolic facts
     relational: bool = False  # a relational/causal question over symbolic knowledge
 
@@ -275,6 +284,7 @@ def read_signals(
         explanatory=explanatory,
         short_factual=short,
         sub_questions=subq,
+        kinds=sorted({task_kind(i) for i in intents}),
         symbolic_knowledge=symbolic_kb,
         relational=relational,
     )

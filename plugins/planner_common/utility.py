@@ -1,8 +1,16 @@
 """Per-plugin EWMA utility a planner learns from `recordOutcome`, persisted in its artifact folder.
 
-For each plugin the planner keeps one overall record and one per act (an act's record is used once it
-has samples, so a kb-plugin that fails on `explain` but serves `define` well is ranked per question):
-success rate, latency, LLM calls and sufficiency, each an exponentially weighted moving average.
+For each plugin the planner keeps one overall record, one per act and one per act and answer type
+(`describe/number`, signals.task_kind): the finest record with samples is used, so a kb-plugin that fails
+on `explain` but serves `define` well, or an LLM solver that helps on definitions but not on numbers, is
+ranked per question: success rate, latency, LLM calls and sufficiency, each an exponentially weighted
+moving average.
+
+The outcome signal (strict verdicts exist only in an evaluation, never at run time): whether the plugin
+answered, refused or failed; for a goal solver's answer, its evidence support (the share of the answer's
+terms found in the units it cites, measured by the kernel) and the validators' verdict — the kernel
+passes on only verdicts of validators it trusts (a rejection it overruled arrives as `overruled`, which
+counts as no verdict).
 Updates are deterministic (no clock reads) and the file is written atomically under a lock, since a
 planner runs as several warm workers.
 """
@@ -18,6 +26,8 @@ from pathlib import Path
 
 import msgspec
 from mrpvm.protocol.envelope import OutcomeAttempt, PluginStats, RecordOutcomePayload
+
+from .signals import task_kind
 
 ALPHA = 0.3
 FILE_NAME = "utility.json"
@@ -75,7 +85,7 @@ class UtilityTable(msgspec.Struct, kw_only=True):
 
     def record(self, payload: RecordOutcomePayload) -> int:
         """Learn from every attempt of an outcome; returns how many attempts were learned from."""
-        acts = {i.ref: i.act for i in payload.intents}
+        acts = {i.ref: (i.act, task_kind(i)) for i in payload.intents}
         verdicts = validation_verdicts(payload.attempts)
         learned = 0
         for n, attempt in enumerate(payload.attempts):
@@ -87,9 +97,11 @@ class UtilityTable(msgspec.Struct, kw_only=True):
             record = self.plugins.setdefault(attempt.pluginId, PluginRecord())
             args = (success, attempt.durationMs, float(attempt.llmCalls), sufficient, self.alpha)
             record.overall.update(*args)
-            act = acts.get(attempt.intentRef or "")
+            act, kind = acts.get(attempt.intentRef or "", ("", ""))
             if act:
                 record.acts.setdefault(act, Stat()).update(*args)
+            if kind and kind != act:
+                record.acts.setdefault(kind, Stat()).update(*args)
             learned += 1
         self.outcomes += 1
         return learned
@@ -114,8 +126,10 @@ class UtilityTable(msgspec.Struct, kw_only=True):
         stats: list[Stat] = []
         on_task = True
         if record is not None:
-            for act in acts:
+            for act in acts:  # `act/type` falls back to `act` before the overall record
                 stat = record.acts.get(act)
+                if (stat is None or not stat.samples) and "/" in act:
+                    stat = record.acts.get(act.split("/", 1)[0])
                 if stat is not None and stat.samples:
                     stats.append(stat)
                 else:
@@ -167,13 +181,18 @@ def validation_verdicts(attempts: list[OutcomeAttempt]) -> dict[int, str]:
 def score_attempt(attempt: OutcomeAttempt, verdict: str | None = None) -> tuple[float, float | None]:
     """(success in [0, 1], sufficiency or None) of one attempt, by what its plugin type was asked.
 
-    A goal solver's answer counts as a success only once a validator accepted it; an unvalidated answer
-    (no validator could judge it) is neutral, 0.5: it shows the solver answered, not that it was right,
-    and learning it as a success would promote whichever solver answers most readily."""
+    A goal solver's answer: the validators' verdict (accepted 1, rejected 0, none 0.5) averaged with its
+    evidence support when the kernel measured one. An unvalidated, unmeasured answer is neutral, 0.5: it
+    shows the solver answered, not that it was right, and learning it as a success would promote
+    whichever solver answers most readily; support tells an answer that says what its units say from one
+    that does not."""
     status = attempt.status
     if attempt.type == "gs-plugin" and status in SUCCESS:
         sufficient = None if attempt.sufficient is None else (1.0 if attempt.sufficient else 0.0)
-        return {"accepted": 1.0, "rejected": 0.0}.get(verdict or "", 0.5), sufficient
+        judged = {"accepted": 1.0, "rejected": 0.0}.get(verdict or "", 0.5)
+        if attempt.support is None:
+            return judged, sufficient
+        return 0.5 * judged + 0.5 * attempt.support, sufficient
     sufficient = None if attempt.sufficient is None else (1.0 if attempt.sufficient else 0.0)
     if attempt.type == "val-plugin":  # a verdict either way is the validator doing its job
         return (1.0 if status in ("accepted", "rejected") else 0.0), None

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from mrpvm.plugins.sdk import Call, PluginFailure
-from mrpvm.plugins.sdk.llm import calls_left, chat, fill, load_prompt
+from mrpvm.plugins.sdk.llm import calls_left, chat, fill, load_prompt, reply_tokens
 from mrpvm.plugins.sdk.model_output import ModelOutputError
 
 T = TypeVar("T")
@@ -26,6 +26,7 @@ def ask_valid(
     The retry happens only when `retry` is set and the budget has a call left; an answer still invalid
     after it is a PluginFailure (INVALID_MODEL_OUTPUT) naming the problems.
     """
+    max_tokens = reply_tokens(call, max_tokens)  # within the model's context window, when known
     text = chat(call, messages, max_tokens=max_tokens)
     try:
         return parse(text), False

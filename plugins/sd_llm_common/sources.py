@@ -16,7 +16,14 @@ from datetime import UTC, datetime
 
 import msgspec
 from mrpvm.plugins.sdk import Call, InvalidInput, PluginFailure
-from mrpvm.plugins.sdk.llm import calls_left, fill, load_prompt, unsupported_without_llm
+from mrpvm.plugins.sdk.llm import (
+    calls_left,
+    evidence_chars,
+    fill,
+    load_prompt,
+    reply_tokens,
+    unsupported_without_llm,
+)
 from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_sections
 from mrpvm.protocol.cnl import CnlIssue
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
@@ -115,15 +122,19 @@ def normalize_source(call: Call, variant: SdVariant) -> CnlDocument:
         )
     source_name = payload.sourceName or payload.sourceId or "source"
     source_id = _SAFE.sub("-", payload.sourceId or source_name).strip("-") or "source"
-    spans = split_parts(text, context_chars())
+    system = system_prompt(variant, "normalize", "units_format")
+    template = fill(load_prompt(__file__, "source"), source_name=source_name, part=1, parts=1, text="")
+    reply = reply_tokens(call, variant.source_max_tokens)
+    window_chars = evidence_chars(call, [system, template], reply)
+    part_chars = max(MIN_CONTEXT_CHARS, min(context_chars(), window_chars))
+    spans = split_parts(text, part_chars)
     if len(spans) > calls_left(call):
         raise PluginFailure(
             "LLM_BUDGET_TOO_SMALL",
-            f"the text needs {len(spans)} LLM calls (one per {context_chars()} characters) but this call may make "
+            f"the text needs {len(spans)} LLM calls (one per {part_chars} characters) but this call may make "
             f"{calls_left(call)}; send smaller parts or raise the call budget",
             {"parts": len(spans), "callsLeft": calls_left(call)},
         )
-    system = system_prompt(variant, "normalize", "units_format")
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
     aggregate_id = f"{source_id}::source-summary"
     units: list[KnowledgeUnit] = []

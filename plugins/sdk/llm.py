@@ -16,9 +16,10 @@ httpx is imported on first use only, so symbolic plugins that import the SDK pay
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .runtime import Call, PluginFailure
 
@@ -26,6 +27,12 @@ if TYPE_CHECKING:
     from mrpvm.protocol.document import CnlDocument
 
 TIMEOUT_MARGIN_S = 0.05  # leave the SDK time to answer before the plugin's own deadline
+# Prompt budgeting against `llm.contextTokens`: a conservative characters-per-token ratio (English prose
+# runs ~4 with these tokenizers, option lists and ids nearer 3) and the chat template's markers per message.
+CHARS_PER_TOKEN = 3.0
+MESSAGE_OVERHEAD_TOKENS = 8
+DEFAULT_EVIDENCE_CHARS = 24000  # when the window is not known
+REPLY_SHARE = 4  # a reply may take at most 1/REPLY_SHARE of a known window
 ERROR_TEXT = 300
 _clients: dict[str, Any] = {}
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -87,6 +94,11 @@ def _bridge_error(response: Any) -> tuple[str, str, bool]:
     return "", " ".join(response.text.split())[:ERROR_TEXT], charged
 
 
+class Completion(NamedTuple):
+    text: str
+    truncated: bool  # the model stopped at max_tokens (finish_reason "length"): its text is cut
+
+
 def chat(
     call: Call,
     messages: list[dict[str, str]],
@@ -97,6 +109,21 @@ def chat(
     no_cache: bool = False,
 ) -> str:
     """One chat completion through the kernel's bridge; the first choice's message content."""
+    return complete(
+        call, messages, temperature=temperature, max_tokens=max_tokens, stop=stop, no_cache=no_cache
+    ).text
+
+
+def complete(
+    call: Call,
+    messages: list[dict[str, str]],
+    *,
+    temperature: float = 0.0,
+    max_tokens: int | None = None,
+    stop: list[str] | None = None,
+    no_cache: bool = False,
+) -> Completion:
+    """`chat`, also saying whether the completion was cut at max_tokens."""
     access = call.llm
     if access is None or not access.baseUrl:
         raise PluginFailure("LLM_UNAVAILABLE", "this call has no LLM endpoint (request.llm is null)")
@@ -136,14 +163,17 @@ def chat(
         call.llm_calls += 1
         try:
             data = response.json()
-            content = data["choices"][0]["message"]["content"]
+            choice = data["choices"][0]
+            content = choice["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
             raise PluginFailure(
                 "LLM_BAD_RESPONSE", "the LLM endpoint answered without message content"
             ) from None
+        if content is None:  # some servers send null for an empty completion
+            content = ""
         if not isinstance(content, str):
             raise PluginFailure("LLM_BAD_RESPONSE", "the LLM answer's content is not text")
-        return content
+        return Completion(content, choice.get("finish_reason") == "length")
     code, message, charged = _bridge_error(response)
     details = {"status": status, "bridgeCode": code}
     if status == 401:
@@ -192,17 +222,62 @@ def fill(template: str, **values: Any) -> str:
 # --------------------------------------------------------------------------- units in prompts
 
 
-def format_units(units: list[Any], max_chars: int = 24000) -> str:
-    """Knowledge units as prompt lines `[id] (Role; Topic) statement`, stopping before `max_chars`."""
+def unit_line(unit: Any, label: str = "") -> str:
+    """One knowledge unit as a prompt line `[id] (Role; Topic) statement` (`[label]` instead of the id
+    when given: short labels are what a small model can copy)."""
+    body = " ".join(unit.body.split()) if unit.role != "Procedure" else unit.body.strip()
+    condition = f" (when {unit.condition})" if unit.condition else ""
+    return f"[{label or unit.id}] ({unit.role}; {unit.topic}) {body}{condition}"
+
+
+def fit_units(units: Sequence[Any], max_chars: int, *, labels: bool = False) -> tuple[str, list[Any]]:
+    """(prompt lines, the units they hold): whole units in order while they fit `max_chars`; a unit that
+    does not fit is left out whole (never cut mid-unit) and a later, shorter one may still fit. A last
+    line says how many were left out. `labels`: the n-th unit given is `[En]` (evidence_label)."""
     lines: list[str] = []
+    given: list[Any] = []
     size = 0
     for unit in units:
-        body = " ".join(unit.body.split()) if unit.role != "Procedure" else unit.body.strip()
-        condition = f" (when {unit.condition})" if unit.condition else ""
-        line = f"[{unit.id}] ({unit.role}; {unit.topic}) {body}{condition}"
-        if lines and size + len(line) > max_chars:
-            lines.append(f"(+{len(units) - len(lines)} more evidence items left out for length)")
-            break
+        line = unit_line(unit, evidence_label(len(given)) if labels else "")
+        if size + len(line) + 1 > max_chars:
+            continue
         lines.append(line)
+        given.append(unit)
         size += len(line) + 1
-    return "\n".join(lines)
+    if len(given) < len(units):
+        lines.append(f"(+{len(units) - len(given)} more evidence items left out for length)")
+    return "\n".join(lines), given
+
+
+def evidence_label(index: int) -> str:
+    """The prompt label of the index-th unit given (0-based): E1, E2, ..."""
+    return f"E{index + 1}"
+
+
+def format_units(units: list[Any], max_chars: int = DEFAULT_EVIDENCE_CHARS) -> str:
+    """Knowledge units as prompt lines (fit_units), whole units only, within `max_chars`."""
+    return fit_units(units, max_chars)[0]
+
+
+# --------------------------------------------------------------------------- the context window
+
+
+def context_tokens(call: Call) -> int:
+    """The model's context window the kernel told this call (`llm.contextTokens`); 0 when unknown."""
+    return max(0, int(getattr(call.llm, "contextTokens", 0) or 0)) if call.llm is not None else 0
+
+
+def reply_tokens(call: Call, wanted: int) -> int:
+    """The max_tokens to ask for: `wanted`, within 1/REPLY_SHARE of a known context window."""
+    window = context_tokens(call)
+    return min(wanted, window // REPLY_SHARE) if window else wanted
+
+
+def evidence_chars(call: Call, fixed: Sequence[str], reply: int, messages: int = 2) -> int:
+    """Characters of evidence a prompt may add to its `fixed` texts (every other message part) so that the
+    prompt and a `reply`-token completion fit the context window; DEFAULT_EVIDENCE_CHARS when unknown."""
+    window = context_tokens(call)
+    if not window:
+        return DEFAULT_EVIDENCE_CHARS
+    used = sum(len(t) for t in fixed) / CHARS_PER_TOKEN + messages * MESSAGE_OVERHEAD_TOKENS + reply
+    return max(0, min(DEFAULT_EVIDENCE_CHARS, int((window - used) * CHARS_PER_TOKEN)))

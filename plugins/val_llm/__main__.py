@@ -9,7 +9,15 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk import Call, Plugin, PluginFailure
-from mrpvm.plugins.sdk.llm import chat, fill, format_units, load_prompt, unsupported_without_llm
+from mrpvm.plugins.sdk.llm import (
+    chat,
+    evidence_chars,
+    fill,
+    fit_units,
+    load_prompt,
+    reply_tokens,
+    unsupported_without_llm,
+)
 from mrpvm.protocol.document import CnlDocument, IntentGroup
 from mrpvm.protocol.envelope import ValidatePayload
 
@@ -63,21 +71,32 @@ def validate(call: Call) -> CnlDocument:
             + "\n".join(f"- {' '.join(u.body.split())}" for u in payload.guidance)
             + "\n"
         )
-    case = fill(
-        load_prompt(__file__, "case"),
-        act=intent.act,
-        intent=intent.intent,
-        output=intent.output,
-        criteria=criteria,
-        answer=answer,
-        cited=cited,
-        evidence=format_units(evidence),
-    )
-    messages = [
-        {"role": "system", "content": load_prompt(__file__, "validate")},
-        {"role": "user", "content": case},
-    ]
-    verdict, reason = read_verdict(chat(call, messages, max_tokens=MAX_TOKENS))
+    system = load_prompt(__file__, "validate")
+
+    def case(evidence_lines: str) -> str:
+        return fill(
+            load_prompt(__file__, "case"),
+            act=intent.act,
+            intent=intent.intent,
+            output=intent.output,
+            criteria=criteria,
+            answer=answer,
+            cited=cited,
+            evidence=evidence_lines,
+        )
+
+    reply = reply_tokens(call, MAX_TOKENS)
+    # the cited units first: they are what the answer claims to rest on
+    ordered = sorted(evidence, key=lambda u: u.id not in set(payload.sources))
+    lines, given = fit_units(ordered, evidence_chars(call, [system, case("")], reply))
+    if not given:
+        raise PluginFailure(
+            "CONTEXT_WINDOW_TOO_SMALL",
+            "the answer and its question leave no room for evidence in the model's context window",
+            {"reason": "context-window"},
+        )
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": case(lines)}]
+    verdict, reason = read_verdict(chat(call, messages, max_tokens=reply))
     default = (
         "grounded in the evidence and addresses the question"
         if verdict == "accepted"
@@ -87,7 +106,7 @@ def validate(call: Call) -> CnlDocument:
         verdict,
         "medium",
         result=reason or default,
-        evidence=f"checked against {len(evidence)} evidence unit(s)",
+        evidence=f"checked against {len(given)} of {len(evidence)} evidence unit(s)",
     )
 
 

@@ -138,11 +138,18 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         from mrpvm.knowledge.context import open_context
+        from mrpvm.knowledge.index_watch import IndexWatch
 
         context = ctx if ctx is not None else await open_context(environ)
         app.state.ctx = context
         try:
-            yield
+            # this node's indexes follow what other nodes write to a shared store
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(IndexWatch(context).run)
+                try:
+                    yield
+                finally:
+                    tasks.cancel_scope.cancel()
         finally:
             if owned:
                 with anyio.CancelScope(shield=True):

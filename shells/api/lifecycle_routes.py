@@ -1,5 +1,5 @@
 """KB and session lifecycle over HTTP (DS026): a KB's detail, deletion, source removal, export and import;
-a session's workspace and preferences. The kernel does the work (kernel/kb_ops.py, kernel/kb_archive.py);
+a session's workspace and preferences. The kernel does the work (knowledge/ops.py, knowledge/archive.py);
 these routes read bodies and shape answers.
 
 - `DELETE /kbs/{kb}/sources/{source}` removes the source's units and tells the kb-plugins through the

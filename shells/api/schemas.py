@@ -409,6 +409,9 @@ class Ready(Struct, kw_only=True):
     store: dict[str, Any] = {}
     supervisor: dict[str, Any] = {}
     sandbox: dict[str, Any] = {}  # the plugin sandbox: mode, active, mechanism, reason, isolation
+    # the LLM endpoint (never its key): configured, baseUrl, apiKeySet, reachable, models, problem, roles;
+    # optional, so an LLM that does not answer never makes the daemon unready
+    llm: dict[str, Any] = {}
 
 
 class Deleted(Struct, kw_only=True):

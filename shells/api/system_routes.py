@@ -1,8 +1,10 @@
 """Plugins, LLM role settings, liveness and readiness.
 
 `/health` is liveness only (the process serves HTTP) and is the one path open without the token;
-`/ready` answers 200 when the registry has plugins, the store answers, and no enabled plugin is in
-crash-loop backoff, else 503 with the same body saying what is wrong. It also reports the plugin
+`/ready` answers 200 when the registry has plugins, the store answers, this node owes its kb indexes nothing
+(knowledge/index_watch.py rebuilds what other nodes wrote) and no enabled plugin is in crash-loop backoff, else
+503 with the same body saying what is wrong. The store part names the backend, where it is (never with
+credentials) and the node. It also reports the plugin
 sandbox (mode, active, mechanism, reason, isolation): information for the operator, so behind the token,
 not on the open `/health`; an inactive sandbox (mode `auto` on a machine without it) does not make the
 daemon unready.
@@ -13,7 +15,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import anyio.to_thread
 import msgspec
+from mrpvm.knowledge.index_watch import owed
 from mrpvm.protocol.vocab import PLUGIN_TYPES
 from starlette.requests import Request
 from starlette.responses import Response
@@ -122,16 +126,49 @@ async def health(request: Request) -> Response:
     return json_response(Health(version=VERSION, uptime_s=round(time.time() - request.app.state.started, 3)))
 
 
+LLM_STATUS_TTL_S = 30.0  # /ready is polled: the endpoint is probed at most this often
+
+
+async def _llm_status(request: Request) -> Any:
+    """The LLM endpoint's status (kernel/llm/status.py), probed at most every LLM_STATUS_TTL_S."""
+    from mrpvm.kernel.llm.settings import ROLES
+    from mrpvm.kernel.llm.status import llm_status
+
+    state = request.app.state
+    cached = getattr(state, "llm_status", None)
+    if cached is not None and time.monotonic() - cached[0] < LLM_STATUS_TTL_S:
+        return cached[1]
+    effective = role_table(request).effective()
+    roles = {role: effective.roles.get(role, "") or effective.defaultModel for role in ROLES}
+    ctx = state.ctx
+    status = await llm_status(ctx.environ, bridge=getattr(ctx, "llm", None), roles=roles)
+    state.llm_status = (time.monotonic(), status)
+    return status
+
+
 async def ready(request: Request) -> Response:
     ctx = request.app.state.ctx
     problems: list[str] = []
     by_type = {t: len(ctx.registry.list(t)) for t in PLUGIN_TYPES}
     if not sum(by_type.values()):
         problems.append("no plugins are registered")
-    store: dict[str, Any] = {"path": str(ctx.store.path)}
+    store: dict[str, Any] = {
+        "backend": ctx.store.backend,
+        "location": ctx.store.describe(),  # never with credentials
+        "node": ctx.store.node_id,
+    }
+    if ctx.store.path is not None:
+        store["path"] = str(ctx.store.path)
     try:
-        store["schemaVersion"] = ctx.store.schema_version()
+        store["schemaVersion"] = await anyio.to_thread.run_sync(ctx.store.schema_version)
         store["ok"] = True
+        debt = await anyio.to_thread.run_sync(owed, ctx)
+        store["owed"] = {"sources": debt.sources, "removals": debt.removals}
+        if not debt.nothing:
+            problems.append(
+                f"node {debt.node} still owes its kb indexes {debt.sources} source(s) and"
+                f" {debt.removals} removal(s) (being rebuilt from the store)"
+            )
     except Exception as err:  # noqa: BLE001 - reported, not raised
         store.update(ok=False, error=str(err))
         problems.append(f"the store does not answer: {err}")
@@ -152,7 +189,10 @@ async def ready(request: Request) -> Response:
     import msgspec
 
     sandbox = msgspec.to_builtins(ctx.supervisor.sandbox.status)
-    body = Ready(ready=not problems, registry=by_type, store=store, supervisor=supervisor, sandbox=sandbox)
+    llm = msgspec.to_builtins(await _llm_status(request))
+    body = Ready(
+        ready=not problems, registry=by_type, store=store, supervisor=supervisor, sandbox=sandbox, llm=llm
+    )
     return json_response(body, 200 if not problems else 503)
 
 

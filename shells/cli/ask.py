@@ -8,11 +8,17 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from mrpvm.kernel.budgets import MAX_DELIBERATION
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 from mrpvm.shells.cli.common import LocalLLMFlag
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnResult
+
+
+# `mrpvm ask` exits 0 with an answer (weak ones included: the answer says so), REFUSED_EXIT when no question
+# of the turn could be answered from the documents (the no-context sentence), 1-2 on errors (main.py).
+REFUSED_EXIT = 3
 
 
 def register(app: typer.Typer) -> None:
@@ -26,7 +32,12 @@ def ask(
         typer.Option("--source", help="A file loaded into the session as context (repeatable)."),
     ] = None,
     kb: Annotated[str | None, typer.Option("--kb", help="Mount this KB (name or id).")] = None,
-    session: Annotated[str | None, typer.Option("--session", help="Continue this session.")] = None,
+    session: Annotated[
+        str | None, typer.Option("--session", help="Continue this session (an id from `session list`).")
+    ] = None,
+    continue_last: Annotated[
+        bool, typer.Option("--continue", "-c", help="Continue the session used last.")
+    ] = False,
     planner: Annotated[str | None, typer.Option("--planner", help="Pin the planner.")] = None,
     sd: Annotated[str | None, typer.Option("--sd", help="Pin the seed detector.")] = None,
     kb_plugin: Annotated[str | None, typer.Option("--kb-plugin", help="Pin the kb-plugin.")] = None,
@@ -54,22 +65,70 @@ def ask(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the turn as one JSON object.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            "--verbose", "-v", help="Print the full response: act, intent, status, every source with its id."
+        ),
+    ] = False,
     local_llm: LocalLLMFlag = False,
-) -> None:
-    """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer."""
-    import anyio
-    from mrpvm.kernel.engine import TurnRequest, run_turn
-    from mrpvm.knowledge.context import open_context
-    from mrpvm.protocol.envelope import Pins
-    from mrpvm.shells.cli.common import CliError, print_json, run_with_local_llm
+    use_daemon: Annotated[
+        bool,
+        typer.Option(
+            "--daemon/--no-daemon",
+            help="Use a running `mrpvm serve` on the same home when there is one (default), else in-process.",
+        ),
+    ] = True,
+) -> int:
+    """Ask one question: seeds, plan, retrieval, solving and validation, then print the answer.
+
+    A daemon running on the same home (`mrpvm serve`) answers it with its warm workers; without one the
+    turn runs in this process, starting only the plugins it calls.
+
+    Exit status: 0 answered, 3 refused (the documents do not answer it), 2 bad input, 1 other errors.
+    """
+    from mrpvm.shells.cli.common import CliError, print_json
 
     if not question.strip():
         raise CliError("the question is empty")
+    if continue_last:
+        session = continued_session(session)
     sources = list(source or [])
     texts = [read_source(p) for p in sources]
     from mrpvm.shells.legacy import legacy_pins
 
     legacy = legacy_pins(processing_mode, retrieval_profile)  # explicit --sd/--kb-plugin/--gs win
+    if use_daemon and not local_llm:
+        from mrpvm.shells.cli.daemon_client import DaemonRefused, ask_daemon
+
+        fields = {
+            "planner_plugin": planner,
+            "seed_detector_plugin": sd or legacy.get("sd"),
+            "kb_plugin": kb_plugin or legacy.get("kb"),
+            "goal_solver_plugin": gs or legacy.get("gs"),
+            "kb": kb,
+            "max_llm_calls": max_llm_calls,
+            "deliberation_level": deliberation_level,
+        }
+        try:
+            reply, via = ask_daemon(
+                _home(),
+                question,
+                sources=[(p.name, t) for p, t in zip(sources, texts, strict=True)],
+                session_id=session,
+                turn_fields=fields,
+            )
+        except DaemonRefused as err:
+            raise CliError(str(err)) from None
+        if reply is not None:
+            _print_daemon_reply(reply, as_json, via, verbose)
+            return REFUSED_EXIT if refused(reply.get("response_document") or {}) else 0
+    import anyio
+    from mrpvm.kernel.engine import TurnRequest, run_turn
+    from mrpvm.knowledge.context import open_context
+    from mrpvm.protocol.envelope import Pins
+    from mrpvm.shells.cli.common import run_with_local_llm
+
     pins = Pins(
         planner=planner,
         sd=sd or legacy.get("sd"),
@@ -104,7 +163,38 @@ def ask(
         legacy_echo = derived_legacy(result.seed_detector_plugin, result.kb_plugin, result.goal_solver_plugin)
         print_json({**result.as_json(), **legacy_echo, "deliberation_level": result.deliberation_level})
     else:
-        print_answer(result)
+        print_answer(result, verbose=verbose, footer=verbose)
+    return REFUSED_EXIT if refused(result.response_document) else 0
+
+
+def refused(response_document: dict) -> bool:
+    """Every question of the turn was answered with the no-context sentence (none: a statement, not refused)."""
+    groups = response_document.get("groups") or []
+    return bool(groups) and all(
+        (g.get("answerMarkdown") or "").strip() in ("", NO_CONTEXT_ANSWER) for g in groups
+    )
+
+
+def _home() -> Path:
+    from mrpvm.kernel.config import load_config
+
+    config, _ = load_config()
+    return Path(config.home)
+
+
+def _print_daemon_reply(reply: dict, as_json: bool, via: str, verbose: bool) -> None:
+    """A daemon's TurnResponse printed exactly as an in-process turn would be."""
+    if as_json:
+        from mrpvm.kernel.engine.turn import JSON_KEYS
+        from mrpvm.shells.cli.common import print_json
+        from mrpvm.shells.legacy import LEGACY_KEYS
+
+        keys = (*JSON_KEYS, *LEGACY_KEYS, "deliberation_level")
+        print_json({key: reply.get(key) for key in keys})
+        return
+    from types import SimpleNamespace
+
+    print_answer(SimpleNamespace(**reply), verbose=verbose, footer=verbose, via=via)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- shared with `chat`
@@ -130,20 +220,36 @@ async def load_sources(ctx: KernelContext, session_id: str, sources: list[Path],
     return added
 
 
-def print_answer(result: TurnResult, *, footer: bool = True) -> None:
-    """The answer's Markdown (rendered on a terminal), and a one-line status footer on stderr."""
+def continued_session(session: str | None) -> str:
+    """`--continue`: the session used last (CliError when `--session` is given too or there is none)."""
+    from mrpvm.shells.cli.common import CliError, open_store
+
+    if session is not None:
+        raise CliError("give --continue or --session ID, not both")
+    with open_store() as store:
+        last = store.last_session()
+    if last is None:
+        raise CliError("no session to continue yet: ask without --continue to start one")
+    return last.id
+
+
+def print_answer(result: TurnResult, *, verbose: bool = False, footer: bool = True, via: str = "") -> None:
+    """What a person reads (the answer, a note when it is weak, then `Sources:` file › heading lines); with
+    `verbose` the full response document (act, intent, status, warnings, every source with its id).
+    `footer`: a one-line status on stderr (status, request and session ids, time, LLM calls, `via`)."""
     from mrpvm.shells.cli.common import stdout_console
 
+    text = result.response_markdown if verbose else (result.answer_markdown or result.response_markdown)
     console = stdout_console()
     if console.is_terminal:
         from rich.markdown import Markdown
 
-        console.print(Markdown(result.response_markdown))
+        console.print(Markdown(text))
     else:
-        sys.stdout.write(result.response_markdown)
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
     if footer:
         sys.stderr.write(
             f"[{result.status}] request {result.request_id} · session {result.session_id} · "
-            f"{result.duration_ms:.0f} ms · {result.llm_calls} LLM calls\n"
+            f"{result.duration_ms:.0f} ms · {result.llm_calls} LLM calls{f' · {via}' if via else ''}\n"
         )

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from mrpvm.shells.cli.ask import load_sources, print_answer, read_source
+from mrpvm.shells.cli.ask import continued_session, load_sources, print_answer, read_source
 from mrpvm.shells.cli.common import LocalLLMFlag
 
 
@@ -17,6 +17,9 @@ def register(app: typer.Typer) -> None:
 
 def chat(
     session: Annotated[str | None, typer.Option("--session", help="Continue this session.")] = None,
+    continue_last: Annotated[
+        bool, typer.Option("--continue", "-c", help="Continue the session used last.")
+    ] = False,
     source: Annotated[
         list[Path] | None,
         typer.Option("--source", help="A file loaded into the session as context (repeatable)."),
@@ -24,6 +27,9 @@ def chat(
     kb: Annotated[
         str | None, typer.Option("--kb", help="Mount this KB (name or id) for a new session.")
     ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Print each full response (every source with its id).")
+    ] = False,
     local_llm: LocalLLMFlag = False,
 ) -> None:
     """A REPL keeping one session across turns; EOF (Ctrl-D) or `exit` ends it."""
@@ -33,6 +39,8 @@ def chat(
     from mrpvm.knowledge.context import open_context
     from mrpvm.shells.cli.common import run_with_local_llm
 
+    if continue_last:
+        session = continued_session(session)
     sources = list(source or [])
     texts = [read_source(p) for p in sources]
 
@@ -61,7 +69,7 @@ def chat(
                 except KernelError as err:
                     sys.stderr.write(f"mrpvm: error: {err.code}: {err.message}\n")
                     continue
-                print_answer(result)
+                print_answer(result, verbose=verbose)
         finally:
             await ctx.aclose()
 

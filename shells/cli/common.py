@@ -105,7 +105,8 @@ async def run_with_local_llm(work: Callable[[dict[str, str] | None], Awaitable[T
 
 
 def open_store() -> Store:
-    """The kernel's SQLite store under the configured home, without starting plugins (kb, session, trace)."""
+    """The kernel's store for the configured home (MRPVM_STORE_URL or its SQLite file), without starting
+    plugins (kb, session, trace)."""
     from mrpvm.kernel.config import load_config
     from mrpvm.kernel.store import Store
 

@@ -1,8 +1,10 @@
-"""`mrpvm config show`: the effective configuration, where each value came from, and whether plugins run
-sandboxed on this machine (`sandbox_status`: mode, active, mechanism, reason, whole-sandbox limits)."""
+"""`mrpvm config show`: the effective configuration, where each value came from, the store (backend and
+location, never credentials) and this node, and whether plugins run sandboxed on this machine
+(`sandbox_status`: mode, active, mechanism, reason, whole-sandbox limits)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -25,13 +27,27 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
 
     config, sources = load_config()
     sandbox = sandbox_status(config.engine.sandbox, config.engine.limits)
+    llm = _llm_status()
     flat = _flatten(msgspec.to_builtins(config))
     import os
+
+    from mrpvm.kernel.db import URL_VARIABLE, store_location
+    from mrpvm.kernel.node import NODE_VARIABLE, node_id_for
 
     home_source = "env MRPVM_HOME" if os.environ.get("MRPVM_HOME") else "default (~/.mrpvm)"
     rows = [
         {"key": k, "value": v, "source": sources.get(k, home_source if k == "home" else "")}
         for k, v in flat.items()
+    ]
+    # the store and this node (README "Running on several machines"); the URL is shown without credentials
+    backend, location = store_location(config.home, os.environ.get(URL_VARIABLE, ""))
+    url_source = f"env {URL_VARIABLE}" if os.environ.get(URL_VARIABLE) else "default (the home's SQLite file)"
+    node_source = f"env {NODE_VARIABLE}" if os.environ.get(NODE_VARIABLE) else "default (<home>/node-id)"
+    store = {"backend": backend, "location": location, "node": node_id_for(Path(config.home))}
+    rows += [
+        {"key": "store.backend", "value": backend, "source": url_source},
+        {"key": "store.location", "value": location, "source": url_source},
+        {"key": "store.node", "value": store["node"], "source": node_source},
     ]
     if as_json:
         print_json(
@@ -39,6 +55,8 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
                 "config": msgspec.to_builtins(config),
                 "sources": {r["key"]: r["source"] for r in rows},
                 "sandbox": msgspec.to_builtins(sandbox),
+                "store": store,
+                "llm": llm,
             }
         )
         return
@@ -64,6 +82,26 @@ def config_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON
         caps.append(f"{limits.memoryMB} MB together" if limits.memoryMB else "memory per process only")
         why = f" ({limits.reason})" if limits.reason else ""
         console.print(f"whole-sandbox limits: {limits.mechanism}: {', '.join(caps)}{why}")
+    console.print(llm.summary(), markup=False, highlight=False, soft_wrap=True)
+    if llm.configured:
+        for role, model in llm.roles.items():
+            console.print(
+                f"  - {role}: {model or '(the request model, else the endpoint default)'}", markup=False
+            )
+
+
+def _llm_status():
+    """The LLM endpoint (no key), whether it answers, and the model per role (from the stored settings)."""
+    import os
+
+    from mrpvm.kernel.llm.settings import RoleTable, settings_store_for
+    from mrpvm.shells.cli.common import open_store
+    from mrpvm.shells.cli.settings import endpoint_status, role_models
+
+    with open_store() as store:
+        table = RoleTable(settings_store_for(store), env_model=os.environ.get("MRPVM_LLM_MODEL", ""))
+        roles = role_models(table.effective())
+    return endpoint_status(roles)
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""`mrpvm eval DIR... [--combo SD,KB,GS | --matrix] [--deliberation-level N] [--json]`: run evaluation suites (DS021)."""
+"""`mrpvm eval DIR... [--combo SD,KB,GS|LABEL | --matrix [--only LABEL]... | --passes N] [--local-llm]
+[--deliberation-level N] [--json]`: run evaluation suites (DS021)."""
 
 from __future__ import annotations
 
@@ -26,18 +27,33 @@ def eval_suites(
         str | None,
         typer.Option(
             "--combo",
-            help="Pin SD,KB,GS plugin ids for every question ('-' leaves a stage to the engine). "
-            "Without it the engine's planners choose.",
+            help="Pin SD,KB,GS plugin ids for every question ('-' leaves a stage to the engine), or name "
+            "a standard combo (symbolic-only, sd-llm+gs-symbolic, gs-llm-fast, gs-llm-fast+val-llm, "
+            "gs-symbolic+val-llm). Without it the engine's planners choose.",
         ),
     ] = None,
     matrix: Annotated[
         bool,
         typer.Option(
             "--matrix",
-            help="Also run each suite under every plugin combo its eval.json lists (pluginCombos) and "
-            "print the runs side by side.",
+            help="Also run each suite under every plugin combo its eval.json lists (pluginCombos; else "
+            "the standard combos) and print the runs side by side.",
         ),
     ] = False,
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help="With --matrix: run only the combos with this label (repeatable)."),
+    ] = None,
+    passes: Annotated[
+        int,
+        typer.Option(
+            "--passes",
+            min=1,
+            help="Run the suites this many times with the engine choosing, the planners learning across "
+            "suites and passes (the home is put back after); the report shows each pass and the "
+            "planners' records before and after.",
+        ),
+    ] = 1,
     deliberation_level: Annotated[
         int | None,
         typer.Option(
@@ -71,6 +87,8 @@ def eval_suites(
             list(folders),
             combo,
             matrix=matrix,
+            only=only,
+            passes=passes,
             environ=environ,
             progress=progress if live else None,
             deliberation_level=deliberation_level,
@@ -104,7 +122,8 @@ def _summary(suite: SuiteResult) -> str:
         f"context {suite.contextPass}/{suite.total} · intents {suite.intentPass}/{suite.total} · "
         f"avg context F1 {suite.avgContextF1:.2f} · median answer {suite.medianAnswerChars:.0f} chars · "
         f"refused unanswerable {suite.refusedUnanswerable}/{suite.unanswerable} · "
-        f"false refusals {suite.falseRefusals} · false answers {suite.falseAnswers}"
+        f"false refusals {suite.falseRefusals} · false answers {suite.falseAnswers} · "
+        f"LLM calls {suite.llmCalls} · {suite.secondsPerTurn:.1f} s/turn"
     )
 
 
@@ -147,6 +166,15 @@ def _print_tables(report: EvalReport) -> None:
             console.print(f"[yellow]warning:[/] {escape(warning)}")
     if report.matrix:
         _print_matrix(report)
+    for learning in report.passes:
+        strict = sum(r.answerStrictPass for r in learning.suites)
+        total = sum(r.total for r in learning.suites)
+        false = sum(r.falseAnswers for r in learning.suites)
+        calls = sum(r.llmCalls for r in learning.suites)
+        console.print(
+            f"[bold]pass {learning.number}[/]: strict {strict}/{total} · false answers {false} · "
+            f"LLM calls {calls}"
+        )
 
 
 def _print_matrix(report: EvalReport) -> None:

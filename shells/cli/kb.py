@@ -125,9 +125,9 @@ def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
             raise
         store = open_store()
     with store:
-        artifacts = store.path.parent / "artifacts"
+        artifacts = store.home / "artifacts"
         had_artifacts = freed or any(artifacts.glob(f"{store.get_kb(name).id}/*"))
-        kb = delete_kb(store, store.path.parent, name)
+        kb = delete_kb(store, store.home, name)
     stats_note = " and its plugin artifacts" if had_artifacts else ""
     stdout_console().print(f"removed KB '{kb.name}' ({kb.id}){stats_note}")
 
@@ -166,7 +166,7 @@ def kb_export(
 ) -> None:
     """Export a KB as one portable archive: its sources' units and texts (plugin indexes are rebuilt on import)."""
     from mrpvm.knowledge import archive as kb_archive
-    from mrpvm.shells.cli.common import CliError, with_kernel
+    from mrpvm.shells.cli.common import CliError, human_bytes, stdout_console, with_kernel
 
     async def work(ctx):
         return kb_archive.export_kb(ctx, name)
@@ -180,7 +180,8 @@ def kb_export(
         file.write_bytes(data)
     except OSError as err:
         raise CliError(f"cannot write {file}: {err.strerror}") from None
-    sys.stderr.write(f"exported KB '{kb.name}' to {file} ({len(data)} bytes)\n")
+    # the report goes to stdout, as `kb import`'s does (stderr only when the archive itself is on stdout)
+    stdout_console().print(f"exported KB '{kb.name}' to {file} ({human_bytes(len(data))})", markup=False)
 
 
 @kb_app.command("import")
@@ -200,7 +201,17 @@ def kb_import(
     async def work(ctx):
         return await kb_archive.import_kb(ctx, data, kb)
 
-    result = with_kernel(work)
+    from mrpvm.kernel.errors import KbExists
+    from mrpvm.shells.cli.common import CliError
+
+    try:
+        result = with_kernel(work)
+    except KbExists as err:
+        taken = err.details.get("name") or kb or "NAME"
+        raise CliError(
+            f"KB_EXISTS: {err.message}; import it under another name with --kb NEW_NAME "
+            f"(or remove the existing one first: mrpvm kb rm {taken})"
+        ) from None
     units = sum(s.unitCount for s in result.sources)
     summary = (
         f"imported KB '{result.kb.name}' ({result.kb.id}): {len(result.sources)} source(s), {units} unit(s)"
@@ -284,7 +295,9 @@ def _print_check(report: Any, *, repair: bool, full: bool) -> None:
     console = stdout_console()
     kb = report.kb
     plugins = ", ".join(report.plugins) or "none (no enabled kb-plugin indexes sources)"
-    console.print(f"KB '{kb.name}' ({kb.id}): {len(report.sources)} source(s); kb-plugins: {plugins}")
+    console.print(
+        f"KB '{kb.name}' ({kb.id}) on node {report.node}: {len(report.sources)} source(s); kb-plugins: {plugins}"
+    )
     if report.sources:
         table = Table(box=box.SIMPLE_HEAD)
         for column in ("source", "units", "indexed by", "missing"):
@@ -318,6 +331,7 @@ def _print_check(report: Any, *, repair: bool, full: bool) -> None:
         console.print(
             "OK: every kb-plugin's index holds every source"
             + (" (after the repair)" if repaired and (repaired.offered or repaired.removed) else "")
+            + f" on node {report.node}"
         )
     elif repair:
         console.print(

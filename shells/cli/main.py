@@ -37,11 +37,33 @@ COMMAND_MODULES: tuple[str, ...] = tuple(
         "settings",
         "eval",
         "serve",
+        "store",
     )
 )
 
 for _name in COMMAND_MODULES:
     importlib.import_module(_name).register(app)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            number = version("mrp-vm")
+        except PackageNotFoundError:  # run from a source tree that is not installed
+            number = "unknown"
+        print(f"mrpvm {number} (Python {sys.version.split()[0]})")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    show_version: bool = typer.Option(
+        False, "--version", "-V", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """MRP-VM: answers questions over knowledge through typed, process-isolated plugins."""
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ def plugins(
         typer.Option("--type", "-t", help="Only this type (gs-plugin, or short: sd, plan, kb, gs, val)."),
     ] = None,
     as_json: Annotated[
-        bool, typer.Option("--json", help="Print JSON: {plugins: [...], rejected: [...]}.")
+        bool, typer.Option("--json", help="Print JSON: {plugins: [...], rejected: [...], warnings: [...]}.")
     ] = False,
 ) -> None:
     """List the registry: built-ins and allow-listed wrappers, and every manifest that was rejected."""
@@ -34,10 +34,11 @@ def plugins(
     if as_json:
         from mrpvm.shells.cli.common import print_json
 
-        print_json({"plugins": rows, "rejected": rejected})
+        print_json({"plugins": rows, "rejected": rejected, "warnings": registry.warnings})
         return
     from mrpvm.shells.cli.common import stdout_console
     from rich import box
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"MRP-VM plugins ({len(rows)})", title_justify="left", box=box.SIMPLE_HEAD)
@@ -54,7 +55,9 @@ def plugins(
     if rejected:
         console.print(f"[bold yellow]{len(rejected)} manifest(s) rejected:[/]")
         for item in rejected:
-            console.print(f"  [yellow]{item.path}[/]: {item.reason}", markup=True, soft_wrap=True)
+            console.print(f"  [yellow]{escape(item.path)}[/]: {escape(item.reason)}", soft_wrap=True)
+    for warning in registry.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
 
 
 def _build_first(spec: str, registry, *, force: bool = False) -> None:

@@ -133,25 +133,45 @@ def _bind(host: str, port: int):
     return sock
 
 
+def _loopback(host: str) -> str:
+    """The loopback address a local `mrpvm ask` reaches this daemon at (a wildcard bind included)."""
+    return {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+
+
 async def _serve(
     host: str, port: int, settings, access_log: bool, log_level: str, environ: dict[str, str] | None = None
 ) -> None:
     import asyncio
+    import os
 
     import uvicorn
     from mrpvm.knowledge.context import open_context
     from mrpvm.shells.api import create_app
     from mrpvm.shells.api.server import plugin_reach_warning, uvicorn_config
+    from mrpvm.shells.cli.daemon_file import DaemonAddress, advertise, withdraw
 
     sock = _bind(host, port)
     ctx = await open_context(environ)
+    await ctx.warm()  # every pool at its size now, not midway through the first load
     app = create_app(ctx, settings, owns_context=True)  # the lifespan closes it at shutdown
-    server = uvicorn.Server(uvicorn_config(app, settings, access_log=access_log, log_level=log_level))
+
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets=None) -> None:
+            try:
+                await super().shutdown(sockets)
+            finally:  # here, not after serve(): uvicorn re-raises SIGTERM/SIGINT once serve() ends
+                withdraw(ctx.home, os.getpid())
+
+    server = Server(uvicorn_config(app, settings, access_log=access_log, log_level=log_level))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started and not task.done():
         await asyncio.sleep(0.01)
     if server.started:
         bound = sock.getsockname()
+        address = DaemonAddress(
+            pid=os.getpid(), host=_loopback(bound[0]), port=bound[1], token=bool(settings.token)
+        )
+        advertise(ctx.home, address)  # before the ready line: whoever waits for it finds the file
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
         auth = "bearer token required" if settings.token else "no token"
         sys.stderr.write(f"mrpvm: serving on http://{shown}:{bound[1]} ({auth})\n")
@@ -162,5 +182,6 @@ async def _serve(
     try:
         await task
     finally:
+        withdraw(ctx.home, os.getpid())
         if not server.started:  # the lifespan never ran: close the context here
             await ctx.aclose()

@@ -30,6 +30,7 @@ def _session_row(store: Store, record: SessionRecord) -> dict[str, Any]:
         kb_name = kb.name if kb else None
     return {
         "id": record.id,
+        "title": record.title,
         "kbId": record.kbId,
         "kbName": kb_name,
         "turns": record.turnCount,
@@ -57,13 +58,28 @@ def session_list(as_json: Annotated[bool, typer.Option("--json", help="Print JSO
     if not rows:
         console.print("no sessions yet: `mrpvm chat` or `mrpvm ask` starts one")
         return
-    table = Table(title=f"Sessions ({len(rows)})", title_justify="left", box=box.SIMPLE_HEAD)
-    for column in ("id", "KB", "turns", "preferences", "updated"):
-        table.add_column(column, justify="right" if column == "turns" else "left")
+    rows.sort(key=lambda r: r["updatedAt"], reverse=True)
+    table = Table(title=f"Sessions ({len(rows)}), last used first", title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("id", no_wrap=True)
+    table.add_column("title", overflow="ellipsis", max_width=48, no_wrap=True)
+    table.add_column("KB", overflow="ellipsis", max_width=20, no_wrap=True)
+    table.add_column("turns", justify="right")
+    table.add_column("last used", no_wrap=True)
     for row in rows:
-        prefs = ", ".join(f"{k}={v}" for k, v in row["preferences"].items()) or "-"
-        table.add_row(row["id"], row["kbName"] or "-", str(row["turns"]), prefs, row["updatedAt"])
+        title = row["title"] or "(untitled)"
+        table.add_row(row["id"], title, row["kbName"] or "-", str(row["turns"]), _when(row["updatedAt"]))
     console.print(table)
+    console.print('continue one: mrpvm ask --session ID "..."; the last one: mrpvm ask -c "..."', style="dim")
+
+
+def _when(stamp: str) -> str:
+    """An ISO timestamp as local 'YYYY-MM-DD HH:MM' (as stored when it does not parse)."""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(stamp.replace("Z", "+00:00")).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return stamp
 
 
 @session_app.command("show")
@@ -103,7 +119,8 @@ def session_show(
     console = stdout_console()
     prefs = ", ".join(f"{k}={v}" for k, v in row["preferences"].items()) or "none"
     kb = f"{row['kbName']} ({row['kbId']})" if row["kbId"] else "none"
-    console.print(f"session {record.id}  KB {kb}  created {record.createdAt}")
+    console.print(f"session {record.id}  {record.title or '(untitled)'}")
+    console.print(f"KB {kb}  created {_when(record.createdAt)}  last used {_when(record.updatedAt)}")
     console.print(f"preferences: {prefs}; {len(units)} committed unit(s); {len(turns)} turn(s)")
     if turn_rows:
         table = Table(box=box.SIMPLE_HEAD)
@@ -159,13 +176,29 @@ def session_set(
             help="Candidates compared per question in this session (0-3).",
         ),
     ] = None,
+    title: Annotated[
+        str | None,
+        typer.Option(
+            "--title", help='Rename the session ("" makes it untitled: its next question names it).'
+        ),
+    ] = None,
 ) -> None:
-    """Change a session's preferences (today: its deliberation level)."""
+    """Change a session's title or preferences (its deliberation level)."""
     from mrpvm.shells.cli.common import CliError, stdout_console
 
-    if deliberation_level is None:
-        raise CliError("nothing to set: give --deliberation-level")
+    if deliberation_level is None and title is None:
+        raise CliError("nothing to set: give --title or --deliberation-level")
+    clean = (
+        None if title is None else " ".join(title.split())
+    )  # the store checks its length (kernel/names.py)
     with open_store() as store:
-        check_deliberation(deliberation_level)
-        record = store.set_session_deliberation(session_id, deliberation_level)
-    stdout_console().print(f"session {record.id}: deliberation level {record.deliberationLevel}")
+        record = store.get_session(session_id)
+        if clean is not None:
+            record = store.set_session_title(session_id, clean)
+        if deliberation_level is not None:
+            check_deliberation(deliberation_level)
+            record = store.set_session_deliberation(session_id, deliberation_level)
+    stdout_console().print(
+        f"session {record.id}: title {record.title or '(untitled)'!r}, deliberation level {record.deliberationLevel}",
+        markup=False,
+    )

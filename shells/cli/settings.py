@@ -46,6 +46,7 @@ def llm_roles(
         effective, stored = table.effective(), table.stored()
     finally:
         store.close()
+    endpoint = endpoint_status(role_models(effective))
     if as_json:
         from mrpvm.shells.cli.common import print_json
 
@@ -54,6 +55,7 @@ def llm_roles(
                 "defaultModel": effective.defaultModel,
                 "roles": {role: effective.roles.get(role, "") for role in ROLES},
                 "plugins": effective.plugins,
+                "endpoint": endpoint,
             }
         )
         return
@@ -84,7 +86,27 @@ def llm_roles(
         default_label,
         origin(effective.defaultModel, stored.defaultModel, env=bool(table.env_model)),
     )
-    stdout_console().print(out)
+    console = stdout_console()
+    console.print(endpoint.summary(), markup=False, highlight=False, soft_wrap=True)
+    console.print(out)
+
+
+def role_models(effective) -> dict[str, str]:
+    """Each role's model as it resolves without a request model: its own, else the default ("" if none)."""
+    from mrpvm.kernel.llm.settings import ROLES
+
+    return {role: effective.roles.get(role, "") or effective.defaultModel for role in ROLES}
+
+
+def endpoint_status(roles: dict[str, str]):
+    """The LLM endpoint's LLMStatus (probed: does it answer?) with `roles`."""
+    import anyio
+    from mrpvm.kernel.llm.status import llm_status
+
+    async def probe():
+        return await llm_status(roles=roles)
+
+    return anyio.run(probe)
 
 
 @settings_app.command("llm-models")

@@ -41,3 +41,28 @@ class Learned:
 
     def discard(self) -> None:
         shutil.rmtree(self.saved, ignore_errors=True)
+
+
+def planner_records(ctx: KernelContext) -> dict[str, object]:
+    """What the planners have learned, as stored: each planner's utility table (per plugin, overall and
+    per act/answer type) and the kernel's planner-level records."""
+    import json
+
+    tables: dict[str, object] = {}
+    for entry in ctx.registry.list(PLANNER_TYPE):
+        path = ctx.artifacts_dir(None, entry.id) / "utility.json"
+        try:
+            tables[entry.id] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+    stats = {k: _builtins(v) for k, v in ctx.store.planner_stats().items()}
+    return {"planners": tables, "plannerStats": stats}
+
+
+def _builtins(value: object) -> object:
+    import msgspec
+
+    try:
+        return msgspec.to_builtins(value)
+    except TypeError:
+        return repr(value)

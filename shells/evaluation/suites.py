@@ -53,6 +53,9 @@ class PluginCombo(msgspec.Struct, kw_only=True):
     seedDetectorPlugin: str | None = None
     kbPlugin: str | None = None
     goalSolverPlugin: str | None = None
+    validatorPlugin: str | None = None
+    # Plugins switched off for this run (e.g. ["val-llm"]: no validator at all), beside the pins.
+    disabledPlugins: list[str] = []
 
     def pins(self) -> Pins:
         return Pins(
@@ -60,15 +63,23 @@ class PluginCombo(msgspec.Struct, kw_only=True):
             sd=self.seedDetectorPlugin,
             kb=self.kbPlugin,
             gs=self.goalSolverPlugin,
+            val=self.validatorPlugin,
         )
 
     def name(self) -> str:
-        """The label, else the pinned plugin ids joined."""
+        """The label, else the pinned plugin ids joined (and the switched-off ones)."""
         chosen = [
             p
-            for p in (self.plannerPlugin, self.seedDetectorPlugin, self.kbPlugin, self.goalSolverPlugin)
+            for p in (
+                self.plannerPlugin,
+                self.seedDetectorPlugin,
+                self.kbPlugin,
+                self.goalSolverPlugin,
+                self.validatorPlugin,
+            )
             if p
         ]
+        chosen += [f"no {p}" for p in self.disabledPlugins]
         return self.label or "+".join(chosen) or ENGINE_COMBO
 
 

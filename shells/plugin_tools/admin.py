@@ -62,7 +62,12 @@ class Target(msgspec.Struct, kw_only=True):
 def open_registry(environ: dict[str, str] | None = None) -> tuple[Config, Registry]:
     """The effective config and the registry it describes (built-ins + allow-listed wrappers)."""
     config, _ = load_config(environ)
-    registry = Registry.load(MANIFESTS_DIR, wrapper_dirs(config), config.engine.pluginAllowlist)
+    registry = Registry.load(
+        MANIFESTS_DIR,
+        wrapper_dirs(config),
+        config.engine.pluginAllowlist,
+        max_source_bytes=config.engine.limits.maxSourceBytes,
+    )
     return config, registry
 
 

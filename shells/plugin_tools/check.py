@@ -5,7 +5,8 @@ with exit 0 and the manifest's id in `Plugin:` (a solve success with a non-empty
 DS016 `{"prompt","context"}` must work for the main op; every named invalid request that every plugin
 must refuse gives exit 2 with the error JSON as the last stderr line, and so does one about an optional
 field the manifest `reads` (a field it does not read may be ignored: see check_judge.py); an input over
-`maxInputSizeBytes` must be refused by the kernel before the plugin starts; and a plugin that declares
+`maxInputSizeBytes` must be refused by the kernel before the plugin starts; a kb-plugin indexes a small
+built-in document and answers realistic retrieves over it (check_scenario.py); and a plugin that declares
 `worker` must answer several framed requests on one process, each with its own `Request:` id, survive a
 bad request, and exit on EOF (check_worker.py).
 
@@ -33,6 +34,7 @@ from .check_judge import (
     judge_llm_unreachable,
     judge_valid,
 )
+from .check_scenario import check_kb_scenario, scenario_applies
 from .check_worker import STARTUP_SLACK_S, check_worker
 
 BARE_REQUEST = {
@@ -218,6 +220,8 @@ async def check_plugin(
             + (" (legacy)" if entry.legacy else ""),
         )
     )
+    if entry.type == "kb-plugin" and "onSourceText" in entry.manifest.ops:
+        checks.append(_ingest_size_check(entry, limits))
     with tempfile.TemporaryDirectory(prefix="mrpvm-check-") as scratch:
         fx = Fixtures(artifacts=os.path.join(scratch, "artifacts", entry.id), llm_url=closed_llm_url())
         probes = _probes(entry, fx)
@@ -230,6 +234,13 @@ async def check_plugin(
 
             checks.extend(await asyncio.gather(*(run(p) for p in probes)))
             checks.append(await _check_size_limit(supervisor, entry, timeout_s, fx))
+            if scenario_applies(list(entry.manifest.ops), entry.type):
+                scenario_artifacts = os.path.join(scratch, "artifacts-scenario", entry.id)
+                checks.extend(
+                    await check_kb_scenario(
+                        supervisor, entry, scenario_artifacts, timeout_s + STARTUP_SLACK_S
+                    )
+                )
             argv = _worker_argv(supervisor, entry, fx) if entry.manifest.worker else []
         if entry.manifest.worker:
 
@@ -247,6 +258,27 @@ async def check_plugin(
         target=target or str(entry.manifest_path),
         notes=list(notes or []),
         warnings=sum(c.warning for c in checks),
+    )
+
+
+def _ingest_size_check(entry: PluginEntry, limits) -> CheckResult:
+    """Does `maxInputSizeBytes` hold the onSourceText request of the largest source an ingest accepts?
+    (A warning, not a failure: smaller sources still reach the index.)"""
+    from mrpvm.kernel.config import DEFAULT_MAX_SOURCE_BYTES
+    from mrpvm.kernel.registry import size_warning
+    from mrpvm.protocol.vocab import ingest_request_bytes
+
+    max_source = getattr(limits, "maxSourceBytes", None) or DEFAULT_MAX_SOURCE_BYTES
+    name = "maxInputSizeBytes holds an ingest request (about 6x the source + 64 KB)"
+    problem = size_warning(entry, max_source)
+    if problem:
+        return CheckResult(name=name, passed=True, warning=True, detail=problem.split(": ", 1)[1])
+    need = ingest_request_bytes(max_source)
+    return CheckResult(
+        name=name,
+        passed=True,
+        detail=f"{entry.manifest.maxInputSizeBytes} ≥ {need}, what a source of engine.limits.maxSourceBytes "
+        f"({max_source}) needs",
     )
 
 

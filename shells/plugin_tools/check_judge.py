@@ -60,12 +60,12 @@ def judge_answer(
     except UnicodeDecodeError:
         return None, "output is not UTF-8 — fix: write stdout as UTF-8"
     try:
-        doc = parse_document(text, op)
+        doc = parse_document(text, op)  # the validation the kernel's supervisor applies in a turn
     except CnlError as err:
         issues = "; ".join(str(issue) for issue in err.issues[:2])
         return None, (
-            f"invalid CNL for {op}: {issues} (output starts {preview(text, 60)}) — fix: follow SPEC.md §6 "
-            f"(protocol/SPEC.md §8 shows a valid {op} answer)"
+            f"invalid CNL for {op}: {issues} (output starts {preview(text, 60)}) — fix: "
+            f"{cnl_fix(text, err)} (protocol/SPEC.md §8 shows a valid {op} answer)"
         )
     if doc.result.plugin != plugin_id:
         return None, (
@@ -79,6 +79,32 @@ def judge_answer(
             "`Request:` of its answer's result block"
         )
     return doc, ""
+
+
+# The exact change for a CNL rule whose fix is known (protocol/cnl.py names the rules).
+CNL_RULE_FIXES = {
+    "procedure-role": "write a `Role: Procedure` unit's steps in `Procedure:` (not `Claim:`), and use "
+    "`Procedure:` only with that role",
+    "claim-or-procedure": "give every Context Unit exactly one of `Claim:` or `Procedure:`",
+    "triple-all-or-none": "write Subject, Relation and Object together, or none of them",
+    "confidence-needs-triple": "drop a unit's `Confidence:` unless it has Subject, Relation and Object",
+    "duplicate-field": "write each field once per section",
+}
+
+
+def cnl_fix(text: str, err: CnlError) -> str:
+    """The change that makes this output valid: a precise one when known, else SPEC.md §6."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    rules = [issue.rule for issue in err.issues]
+    if first and not first.startswith("## ") and "content-outside-section" in rules:
+        return (
+            f"stdout must hold only the CNL document, starting with '## Plugin Result'; the first line "
+            f"{preview(first, 50)} looks like a log line: write logs to stderr"
+        )
+    for rule in rules:
+        if rule in CNL_RULE_FIXES:
+            return CNL_RULE_FIXES[rule]
+    return "follow SPEC.md §6"
 
 
 def describe(doc: CnlDocument) -> str:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import shutil
+import sys
 from pathlib import Path
 
 import msgspec
@@ -111,7 +113,10 @@ def new_plugin(name: str, plugin_type: str, lang: str, parent: Path) -> Scaffold
     if folder.exists() and any(folder.iterdir()):
         raise BadInput(f"{folder} exists and is not empty: choose another name or --dir")
     code_file = {"python": "plugin.py", "node": "plugin.js", "go": "main.go"}[lang]
-    run_line = {"python": "python plugin.py", "node": "node plugin.js", "go": f"bin/{name}"}[lang]
+    # A Python plugin imports the SDK: it runs with the interpreter MRP-VM is installed in (the one the
+    # kernel starts for `"command": "python"`), so the line works from any shell, venv active or not.
+    python = shlex.quote(sys.executable)
+    run_line = {"python": f"{python} plugin.py", "node": "node plugin.js", "go": f"bin/{name}"}[lang]
     values = {
         "ID": name,
         "TYPE": plugin_type,
@@ -134,11 +139,6 @@ def new_plugin(name: str, plugin_type: str, lang: str, parent: Path) -> Scaffold
         "README.md": _fill((TEMPLATES / "README.md.txt").read_text(encoding="utf-8"), values),
         "input.json": json.dumps(SAMPLE_INPUT, indent=2) + "\n",
     }
-    if lang == "python":
-        files["README.md"] = files["README.md"].replace(
-            "prints a CNL document",
-            "(with the MRP-VM environment active: `source .venv/bin/activate`) prints a CNL document",
-        )
     if lang == "go":
         files["go.mod"] = f"module mrpvm.plugin/{name}\n\ngo 1.19\n"
         files[".gitignore"] = "bin/\n"
@@ -151,7 +151,7 @@ def new_plugin(name: str, plugin_type: str, lang: str, parent: Path) -> Scaffold
         folder=str(folder),
         files=sorted(files),
         try_command=f"mrpvm plugin check {folder}",
-        by_hand=f"cd {folder} && cat input.json | {run_line}",
+        by_hand=f"cd {shlex.quote(str(folder))} && cat input.json | {run_line}",
         allowlist_command=f"export MRPVM_WRAPPER_FOLDERS={folder.parent} MRPVM_PLUGIN_ALLOWLIST={name}",
     )
     if lang == "go":

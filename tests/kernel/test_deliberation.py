@@ -131,6 +131,7 @@ def test_deliberation_respects_the_llm_budget(tmp_path):
         script(GROUNDED, GROUNDED, **{"gs-llm": {"solve": GROUNDED}}),
         orders={"gs": ["gs-a", "gs-llm"]},
     )
+    h.environ["MRPVM_LLM_BASE_URL"] = "http://127.0.0.1:9/v1"  # configured (never reached): gs-llm is planned
     result = h.ask(QUESTION, deliberation_level=2, max_llm_calls=0)
     llm_nodes = nodes(result, kind="plugin", pluginId="gs-llm")
     assert llm_nodes and all(n["status"] == "skipped-budget" for n in llm_nodes)

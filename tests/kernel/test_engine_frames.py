@@ -126,6 +126,7 @@ def test_skipped_budget_and_llm_calls_charged(tmp_path):
         "gs-a": {"solve": {"answer": "Alpha is a widget.", "sources": "evidence"}},
     }
     h = Harness(tmp_path, script, orders={"gs": ["gs-llm", "gs-a"]})
+    h.environ["MRPVM_LLM_BASE_URL"] = "http://127.0.0.1:9/v1"  # configured (never reached): gs-llm is planned
     result = h.ask("what is alpha?", max_llm_calls=3)  # sd spends 1: gs-llm (maxLLMCalls 3) no longer fits
     assert calls_in_order(result, "solve") == [("gs-llm", "skipped-budget"), ("gs-a", "success")]
     skipped = nodes(result, kind="plugin", pluginId="gs-llm")[0]

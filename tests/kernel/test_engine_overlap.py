@@ -172,7 +172,7 @@ def test_a_solve_starts_on_the_early_view_while_the_planner_plans_and_is_used_on
     script["planner-a"]["buildPlan"][1] = {
         "when": {"phase": "post-seed"},
         "plan": plan,
-        "sleepMs": 300,
+        "waitMax": 2,  # the post-seed plan is made only once the early solve runs beside it
         "track": True,
     }
     script["gs-a"]["solve"] |= {"sleepMs": 50, "track": True}
@@ -268,7 +268,12 @@ def test_an_early_retrieve_that_answers_after_its_seed_ended_starts_no_solve(tmp
     pre = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"], "goalSolverOrder": ["gs-a"]}
     post = {"kbPluginOrder": ["kb-b"], "goalSolverOrder": ["gs-b"]}
     script = base_script(pre, post)
-    script["kb-a"]["retrieve"] = {"select": "all", "sleepMs": 400}
+    # kb-a's early retrieve answers only after the seed's own solve (gs-b on kb-b's view) has run
+    script["kb-a"]["retrieve"] = {
+        "select": "all",
+        "waitCall": {"plugin": "gs-b", "op": "solve"},
+        "sleepMs": 400,
+    }
     script["gs-b"] = {"solve": {"answer": "Alpha is a gadget.", "sources": "evidence"}}
     h = Harness(tmp_path, script, planners=("planner-a",), enabled=[*ENABLED, "gs-b"])
     result = h.ask("what is alpha?")

@@ -144,7 +144,7 @@ def test_weak_recovery_returns_the_best_weak_answer_with_its_status(tmp_path):
         },
         "gs-c": {"solve": {"fail": {"code": "BOOM"}}},
     }
-    h = Harness(tmp_path, script)
+    h = Harness(tmp_path, script, budget={"maxFallbackCalls": 20})  # room to reach the next planner
     result = h.ask("what is omega?")
     group = result.response_document["groups"][0]
     assert group["status"] == "no-context"
@@ -190,7 +190,7 @@ def test_validation_rejection_moves_to_the_next_goal_solver_then_the_next_planne
             ]
         },
     }
-    h = Harness(tmp_path, script)
+    h = Harness(tmp_path, script, budget={"maxFallbackCalls": 20})  # room for the whole backtracking
     result = h.ask("what is alpha?")
     assert calls_in_order(result, "solve") == [
         ("gs-a", "success"),

@@ -432,9 +432,10 @@ def test_stream_requests_get_server_sent_events(tmp_path: Path) -> None:
 
 
 def test_role_model_reaches_the_upstream(tmp_path: Path) -> None:
-    from mrpvm.kernel.llm.settings import RoleTable, SqliteSettings
+    from mrpvm.kernel.llm.settings import RoleTable
+    from mrpvm.kernel.store import Store
 
-    settings = SqliteSettings(tmp_path / "mrpvm.db")
+    settings = Store(tmp_path / "mrpvm.db")
     RoleTable(settings).update(
         {"goal-deep": "big-model", "plugin:val-llm": "judge-model", "default": "small"}
     )

@@ -381,7 +381,7 @@ def test_sd_llm_normalize_makes_one_call_per_part_and_refuses_too_small_a_budget
 def test_gs_llm_answer_with_sources(tmp_path: Path) -> None:
     answer = (
         f"## Answer\nNo: keep the rollback journal, because WAL needs shared memory [{WAL.id}].\n\n"
-        f"## Why\nNFS cannot share memory.\n\n## Sources\nUsed: {WAL.id}, {NFS.id}, made-up::id"
+        f"## Why\nNFS cannot share memory.\n\n## Sources\nUsed: [{WAL.id}], {NFS.id}"
     )
     with ScriptedLLM() as llm:
         llm.push(reply(answer))
@@ -398,9 +398,9 @@ def test_gs_llm_answer_with_sources(tmp_path: Path) -> None:
     assert doc.result.status == "success"
     assert doc.answer.startswith("No: keep the rollback journal")
     assert "### Why" in doc.answer  # a stray level-2 heading is demoted, not an error
-    assert doc.sources == [WAL.id, NFS.id]  # the invented id is dropped
-    assert doc.result.confidence == "medium" and "dropped" in doc.result.evidence
-    assert WAL.claim in prompt and NFS.id in prompt
+    assert doc.sources == [WAL.id, NFS.id]  # brackets around a cited id are not part of it
+    assert doc.result.confidence == "high" and "cites 2 of the evidence unit(s)" in doc.result.evidence
+    assert WAL.claim in prompt and NFS.claim in prompt and f"[E2] ({NFS.role}" in prompt  # short labels
     assert "Answer in at most two sentences." in prompt  # guidance reaches the model as an instruction
 
 

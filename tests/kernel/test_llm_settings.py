@@ -14,7 +14,6 @@ from mrpvm.kernel.llm.settings import (
     ROLES,
     RoleSettings,
     RoleTable,
-    SqliteSettings,
     parse_assignment,
     role_for_call,
     settings_store_for,
@@ -25,7 +24,7 @@ SHIPPED = RoleSettings(defaultModel="", roles={r: "" for r in ROLES}, plugins={}
 
 
 def table(tmp_path: Path, env_model: str = "", defaults: RoleSettings = SHIPPED) -> RoleTable:
-    return RoleTable(SqliteSettings(tmp_path / "mrpvm.db"), env_model=env_model, defaults=defaults)
+    return RoleTable(Store(tmp_path / "mrpvm.db"), env_model=env_model, defaults=defaults)
 
 
 def test_resolution_order_plugin_then_role_then_request_then_default(tmp_path: Path) -> None:
@@ -66,13 +65,15 @@ def test_shipped_defaults_apply_until_overridden(tmp_path: Path) -> None:
     assert table(tmp_path, defaults=shipped).resolve("planner", None).model == "mine"
 
 
-def test_settings_persist_in_the_kernel_database_next_to_the_store(tmp_path: Path) -> None:
-    store = Store(tmp_path / "mrpvm.db")
+def test_settings_persist_in_the_store_and_every_node_sees_them(tmp_path: Path, store_env) -> None:
+    store = Store.open(tmp_path / "a", store_env)
     try:
         RoleTable(settings_store_for(store)).update({"kb-ingest": "ingest-model"})
     finally:
         store.close()
-    reopened = Store(tmp_path / "mrpvm.db")
+    # another node's store: the same database (PostgreSQL) or the same file (SQLite, one machine)
+    other_home = tmp_path / ("b" if store_env else "a")
+    reopened = Store.open(other_home, {**store_env, "MRPVM_NODE_ID": "other"})
     try:
         assert reopened.integrity_check() == []
         assert RoleTable(settings_store_for(reopened)).resolve("kb-ingest", None).model == "ingest-model"

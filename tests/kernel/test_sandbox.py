@@ -340,3 +340,12 @@ def test_the_kernel_process_is_not_dumpable(registry: Registry) -> None:
     new_supervisor(registry)  # any supervisor protects the process that runs it
     assert sandbox_module.protect_kernel() is True
     assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE: 0
+
+
+def test_the_store_url_never_reaches_a_plugin() -> None:
+    """It may carry the database password (README "Running on several machines")."""
+    from mrpvm.kernel.supervisor.process import scrubbed_env
+
+    url = "postgresql://mrpvm:db-SECRET-5e2a@db.internal/mrpvm"
+    env = scrubbed_env({"MRPVM_STORE_URL": url}, environ={"MRPVM_STORE_URL": url, "MRPVM_HOME": "/h"})
+    assert env == {"MRPVM_HOME": "/h"}

@@ -1,4 +1,6 @@
-"""The SQLite store: schema versioning, transactions, KB ids, sessions, turns, planner stats (real files)."""
+"""The store on both backends (the `store` fixture runs each test on SQLite and on a throwaway PostgreSQL):
+schema versioning, transactions, KB ids, sessions, turns, planner stats. Tests of one backend's own
+mechanics (SQLite's pragmas and user_version migrations, PostgreSQL's advisory-locked ones) say so."""
 
 from __future__ import annotations
 
@@ -48,10 +50,20 @@ def units_for(source_id: str, n: int, tag: str) -> list[KnowledgeUnit]:
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = Store.open(tmp_path)
+def store(tmp_path, store_env):
+    s = Store.open(tmp_path, store_env)
     yield s
     s.close()
+
+
+@pytest.fixture
+def reopen(tmp_path, store_env):
+    """Another store on the same database (another kernel process, or another node)."""
+    return lambda node="": Store.open(tmp_path, {**store_env, **({"MRPVM_NODE_ID": node} if node else {})})
+
+
+def count(store: Store, table: str) -> int:
+    return int(store._conn().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
 
 
 def schema_dump(path) -> list[tuple]:
@@ -64,8 +76,10 @@ def schema_dump(path) -> list[tuple]:
 # --------------------------------------------------------------------------- schema and migrations
 
 
-def test_schema_version_and_pragmas(store, tmp_path):
-    assert store.schema_version() == SCHEMA_VERSION >= 1
+def test_schema_version_and_pragmas(tmp_path):
+    store = Store.open(tmp_path)  # SQLite's own settings
+    assert store.schema_version() == SCHEMA_VERSION >= 1 and store.backend == "sqlite"
+    store.close()
     conn = sqlite3.connect(tmp_path / "mrpvm.db")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -146,8 +160,9 @@ def test_a_version_1_database_migrates_to_the_trimmed_indexes_with_its_rows(tmp_
         s.close()
 
 
-def test_the_per_turn_queries_use_indexes(store):
-    """Every lookup a turn makes is an index search, never a scan of units or turns."""
+def test_the_per_turn_queries_use_indexes(tmp_path):
+    """Every lookup a turn makes is an index search, never a scan of units or turns (SQLite's planner)."""
+    store = Store.open(tmp_path)
     conn = store._conn()
     queries = [
         ("SELECT claim_key FROM units WHERE session_id = ? AND claim_key IN (?, ?)", ("s", "a", "b")),
@@ -167,6 +182,7 @@ def test_the_per_turn_queries_use_indexes(store):
         plan = [r[3] for r in conn.execute("EXPLAIN QUERY PLAN " + sql, args)]
         assert any("USING" in step and "INDEX" in step for step in plan), (sql, plan)
         assert not any(step.startswith("SCAN") for step in plan), (sql, plan)
+    store.close()
 
 
 def test_failed_migration_leaves_the_previous_version(tmp_path, monkeypatch):
@@ -213,17 +229,14 @@ def test_kb_ids_are_random_and_names_unique(store):
     assert [k.name for k in store.list_kbs()] == [f"kb{i}" for i in range(40)]
 
 
-def test_delete_kb_cascades_to_sources_and_units(store, tmp_path):
+def test_delete_kb_cascades_to_sources_and_units(store):
     kb = store.create_kb("docs")
     session = store.create_session(kb.id)
     store.replace_source(
         kb.id, SourceRecord(id="a-1", kbId=kb.id, name="a.md", hash="h"), units_for("a-1", 5, "a")
     )
     store.delete_kb("docs")
-    conn = sqlite3.connect(tmp_path / "mrpvm.db")
-    assert conn.execute("SELECT COUNT(*) FROM units").fetchone()[0] == 0
-    assert conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 0
-    conn.close()
+    assert count(store, "units") == 0 and count(store, "sources") == 0
     assert store.get_session(session.id).kbId is None  # the session survives without its KB
     assert store.integrity_check() == []
 
@@ -363,7 +376,7 @@ def test_list_turns_pages_in_either_order_and_keeps_the_truncation_flag(store):
         store.list_turns("ses_missing", limit=1)
 
 
-def test_update_turn_trace_replaces_only_that_turns_trace(store, tmp_path):
+def test_update_turn_trace_replaces_only_that_turns_trace(store, reopen):
     session = store.create_session()
     store.commit_turn(turn(session.id, "req-1"), [], None)
     store.commit_turn(turn(session.id, "req-2"), [], None)
@@ -371,7 +384,7 @@ def test_update_turn_trace_replaces_only_that_turns_trace(store, tmp_path):
     store.update_turn_trace("req-1", finished)
     assert store.get_turn("req-1").trace == finished
     assert store.get_turn("req-2").trace == {"nodes": [{"id": "n1"}], "edges": []}
-    other = Store.open(tmp_path)  # durable: another connection sees it
+    other = reopen()  # durable: another connection sees it
     try:
         assert other.get_turn("req-1").trace == finished
         assert other.get_turn("req-1").responseMarkdown == "## Answer"
@@ -468,11 +481,11 @@ def test_recent_user_messages_are_the_last_n_oldest_first(store):
         store.recent_user_messages("ses_missing", 8)
 
 
-def test_session_units_see_writes_from_another_connection_and_deletion(store, tmp_path):
+def test_session_units_see_writes_from_another_connection_and_deletion(store, reopen):
     session = store.create_session()
     store.add_session_units(session.id, [ku("a::1", "First.")])
     assert [u.id for u in store.session_units(session.id)] == ["a::1"]
-    other = Store.open(tmp_path)  # another kernel process on the same database
+    other = reopen()  # another kernel process on the same database
     try:
         other.commit_turn(turn(session.id, "req-1"), [ku("a::2", "Second."), ku("a::3", "Third.")], None)
         noise = other.create_session()
@@ -507,14 +520,11 @@ def test_session_units_stay_right_when_the_unit_cache_overflows(store, monkeypat
     assert store._cached_units == sum(len(u) for _, u in store._session_cache.values()) == 3
 
 
-def test_delete_session_removes_its_units_and_turns(store, tmp_path):
+def test_delete_session_removes_its_units_and_turns(store):
     session = store.create_session()
     store.commit_turn(turn(session.id, "req-1"), [ku("t1::1", "Fact one.")], None)
     store.delete_session(session.id)
-    conn = sqlite3.connect(tmp_path / "mrpvm.db")
-    assert conn.execute("SELECT COUNT(*) FROM units").fetchone()[0] == 0
-    assert conn.execute("SELECT COUNT(*) FROM turns").fetchone()[0] == 0
-    conn.close()
+    assert count(store, "units") == 0 and count(store, "turns") == 0
     assert store.list_sessions() == []
 
 
@@ -579,3 +589,155 @@ def test_errors_carry_code_status_and_details():
         and legacy.details == {"session": "s"}
     )
     assert msgspec.json.decode(msgspec.json.encode(err.to_dict()))["code"] == "KB_NOT_FOUND"
+
+
+# --------------------------------------------------------------------------- several writers, several nodes
+
+
+def test_postgresql_migrations_match_sqlite_and_concurrent_opens_agree(pg_url, tmp_path):
+    from mrpvm.kernel.db.pg_schema import PG_MIGRATIONS
+
+    assert len(PG_MIGRATIONS) == len(store_module.MIGRATIONS) == SCHEMA_VERSION
+    env = {"MRPVM_STORE_URL": pg_url}
+    stores: list[Store] = []
+    errors: list[BaseException] = []
+
+    def open_one() -> None:
+        try:
+            stores.append(Store.open(tmp_path, env))  # all race to migrate an empty database
+        except BaseException as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and len(stores) == 4
+    assert {s.schema_version() for s in stores} == {SCHEMA_VERSION}
+    stores[0].create_kb("docs")
+    assert [k.name for k in stores[3].list_kbs()] == ["docs"]
+    with stores[0].transaction() as conn:
+        conn.execute("UPDATE mrpvm_schema SET version = ?", (SCHEMA_VERSION + 2,))
+    for s in stores:
+        s.close()
+    with pytest.raises(StoreError) as info:
+        Store.open(tmp_path, env)
+    assert str(SCHEMA_VERSION + 2) in info.value.message and "user:" not in info.value.message
+
+
+def test_a_failed_postgresql_migration_leaves_the_previous_version(pg_url, tmp_path, monkeypatch):
+    from mrpvm.kernel.db import pg_schema
+
+    env = {"MRPVM_STORE_URL": pg_url}
+    Store.open(tmp_path, env).close()
+    broken = ["ALTER TABLE kbs ADD COLUMN note TEXT", "CREATE TABLE kbs (x INTEGER)"]
+    monkeypatch.setattr(store_module, "PG_MIGRATIONS", [*pg_schema.PG_MIGRATIONS, broken])
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with pytest.raises(Exception, match="already exists"):
+        Store.open(tmp_path, env)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION)
+    with Store.open(tmp_path, env) as s:
+        assert s.schema_version() == SCHEMA_VERSION
+        columns = (
+            s._conn()
+            .execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'kbs'")
+            .fetchall()
+        )
+        assert "note" not in {c[0] for c in columns}
+
+
+def test_a_later_commit_with_a_lower_key_is_not_skipped_by_the_session_unit_cache(store, reopen):
+    """Regression (found on PostgreSQL): the cache reads a session's units past the highest key it has
+    seen. A writer that took a lower key but commits later must not be skipped: a session's unit writers
+    are ordered by its row lock, so a second writer waits for the first instead of overtaking it."""
+    session = store.create_session()
+    store.add_session_units(session.id, [ku("r::0", "Before.")])
+    assert [u.id for u in store.session_units(session.id)] == ["r::0"]
+    slow, fast = reopen(), reopen()  # two other kernels writing to the same session
+    holding, release, fast_done = threading.Event(), threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def first() -> None:  # takes its keys, then holds its transaction open
+        try:
+            with slow.transaction() as conn:
+                assert slow._lock_row(conn, "sessions", session.id)
+                from mrpvm.kernel.store_rows import insert_session_units
+
+                insert_session_units(conn, session.id, [ku("r::1", "Slow writer.")])
+                holding.set()
+                release.wait(30)
+        except BaseException as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    def second() -> None:
+        try:
+            fast.add_session_units(session.id, [ku("r::2", "Fast writer.")])
+        except BaseException as err:  # pragma: no cover - reported below
+            errors.append(err)
+        fast_done.set()
+
+    a = threading.Thread(target=first)
+    a.start()
+    assert holding.wait(30)
+    b = threading.Thread(target=second)
+    b.start()
+    fast_done.wait(2.0)  # a broken store lets the second writer commit now, past the first's keys
+    seen_between = [u.id for u in store.session_units(session.id)]  # caches the highest key it saw
+    release.set()
+    a.join()
+    b.join()
+    slow.close()
+    fast.close()
+    assert errors == []
+    assert seen_between == ["r::0"]  # neither later write is visible before the first commits
+    assert [u.id for u in store.session_units(session.id)] == ["r::0", "r::1", "r::2"]
+    assert store.integrity_check() == []
+
+
+def test_concurrent_ingests_of_one_source_name_replace_each_other(store, reopen):
+    kb = store.create_kb("docs")
+    writers = [reopen() for _ in range(4)]
+    errors: list[BaseException] = []
+
+    def ingest(n: int) -> None:
+        try:
+            for i in range(5):
+                units = units_for("a-1", 3, f"w{n}v{i}")
+                writers[n].replace_source(
+                    kb.id, SourceRecord(id="a-1", kbId=kb.id, name="a.md", hash=f"h{n}{i}"), units
+                )
+        except BaseException as err:  # pragma: no cover - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=ingest, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for w in writers:
+        w.close()
+    assert errors == []
+    (source,) = store.list_sources(kb.id)
+    assert store.kb_stats(kb.id) == {"sources": 1, "units": 3}
+    tags = {u.claim.split(" ")[0] for u in store.kb_units(kb.id)}
+    assert tags == {f"w{source.hash[1]}v{source.hash[2]}"}  # the units are the stored version's, whole
+    assert store.integrity_check() == []
+
+
+def test_the_store_names_its_backend_and_node_without_credentials(store, store_env, tmp_path):
+    assert store.backend == ("postgresql" if store_env else "sqlite")
+    assert store.node_id and (tmp_path / "node-id").read_text().strip() == store.node_id
+    described = store.describe()
+    assert described.startswith("postgresql://mrpvm@/" if store_env else "sqlite:")
+    with Store.open(tmp_path, {**store_env, "MRPVM_NODE_ID": "node-b"}) as other:
+        assert other.node_id == "node-b"
+    from mrpvm.kernel.db import describe_url
+
+    assert describe_url("postgresql://app:s3cret@db.example:5433/mrpvm?sslmode=require&password=x") == (
+        "postgresql://app@db.example:5433/mrpvm"
+    )
+    with pytest.raises(KernelError):
+        Store.open(tmp_path, {**store_env, "MRPVM_NODE_ID": "../etc"})
+    with pytest.raises(StoreError):
+        Store.open(tmp_path, {"MRPVM_STORE_URL": "mysql://x@y/z"})

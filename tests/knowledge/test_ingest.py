@@ -241,6 +241,8 @@ def test_session_context_load_uses_the_same_path_and_deduplicates(tmp_path):
     async def work(ctx):
         kb = ctx.store.create_kb("docs")
         session = ctx.store.create_session(kb.id)
+        for running in ("test-kb", "test-kb-fail"):  # told at once (else held: test_session_notices_held)
+            await ctx.supervisor.warm(running)
         first = await load_session_context(ctx, session.id, text, "notes.md", sd_plugin="test-sd")
         again = await load_session_context(ctx, session.id, text, "notes.md", sd_plugin="test-sd")
         with pytest.raises(SessionNotFound):

@@ -234,7 +234,7 @@ def test_check_full_reindexes_every_source(tmp_path):
     assert report.repaired.offered == ["docs/relay.md -> kb-balanced, kb-fast"]
 
 
-def test_a_database_from_before_the_ledger_is_migrated_as_indexed(tmp_path):
+def test_a_database_from_before_the_ledger_is_indexed_only_where_the_index_is(tmp_path):
     path = tmp_path / DB_NAME
     with sqlite3.connect(path) as conn:  # a schema-2 database with one KB and one source
         for statement in MIGRATIONS[0] + MIGRATIONS[1]:
@@ -244,8 +244,14 @@ def test_a_database_from_before_the_ledger_is_migrated_as_indexed(tmp_path):
         conn.execute(
             "INSERT INTO sources (id, kb_id, name, hash, ingested_at) VALUES ('s-1', 'kb_1', 'a.md', 'h1', 't')"
         )
-    with Store(path) as store:
-        assert ledger.acknowledgements(store, "kb_1") == {"s-1": {ledger.EVERY_PLUGIN: "h1"}}
+    with Store(path, node_id="copy") as copy:  # a node without the index (its artifacts are elsewhere)
+        assert ledger.acknowledgements(copy, "kb_1") == {}
+        assert ledger.adopt_legacy(copy, KB_PLUGINS, lambda kb, plugin: False) == 0
+        (owed,) = ledger.pending_sources(copy, KB_PLUGINS)
+        assert owed.missing == KB_PLUGINS
+    with Store(path, node_id="here") as store:  # the node whose artifact folders hold every index
+        assert ledger.adopt_legacy(store, KB_PLUGINS, lambda kb, plugin: kb == "kb_1") == len(KB_PLUGINS)
+        assert ledger.acknowledgements(store, "kb_1") == {"s-1": dict.fromkeys(KB_PLUGINS, "h1")}
         assert ledger.pending_sources(store, KB_PLUGINS) == []
         store.replace_source("kb_1", SourceRecord(id="s-1", kbId="kb_1", name="a.md", hash="h2"), [])
         (pending,) = ledger.pending_sources(store, KB_PLUGINS)  # a new version is owed again

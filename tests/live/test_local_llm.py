@@ -1,8 +1,8 @@
-"""Live: the kernel's LLM bridge and a whole turn against the real llama.cpp server (Gemma 3 270M base).
+"""Live: the kernel's LLM bridge and a whole turn against the real llama.cpp server (SmolLM2-135M-Instruct).
 
-The model is not instruction-tuned, so what it writes is rarely valid CNL or a grounded answer: these
-tests prove the transport (real calls, tokens counted, cache, budget) and that a turn with the LLM
-plugins still answers — with the model's output or by falling back — with every LLM call in the trace.
+The model is tiny, so what it writes is often not valid CNL or a grounded answer: these tests prove the
+transport (real calls, tokens counted, cache, budget) and that a turn with the LLM plugins still answers
+— with the model's output or by falling back — with every LLM call in the trace.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from mrpvm.kernel.store import Store
 from mrpvm.knowledge.context import open_context
 from mrpvm.knowledge.ingest import ingest_source
 from mrpvm.protocol.envelope import Pins
+from mrpvm.shells.cli.ask import REFUSED_EXIT
 from mrpvm.shells.local_llm import MODEL_ALIAS
 
 pytestmark = pytest.mark.live
@@ -41,8 +42,14 @@ LLM_FIRST = {
     "gs": ["gs-llm-fast", "gs-symbolic"],
     "val": ["val-llm"],
 }
-# What an LLM plugin may answer when the base model's text is unusable (the engine then falls back).
-MODEL_FAILURES = {"INVALID_MODEL_OUTPUT", "UNGROUNDED_ANSWER", "TIMEOUT", "LLM_TIMEOUT"}
+# What an LLM plugin may answer when the model's text is unusable (the engine then falls back).
+MODEL_FAILURES = {
+    "INVALID_MODEL_OUTPUT",
+    "UNGROUNDED_ANSWER",
+    "CONTEXT_WINDOW_TOO_SMALL",
+    "TIMEOUT",
+    "LLM_TIMEOUT",
+}
 
 
 def test_the_bridge_completes_real_calls_counts_tokens_caches_and_enforces_the_budget(local_llm, tmp_path):
@@ -98,7 +105,8 @@ def test_the_bridge_completes_real_calls_counts_tokens_caches_and_enforces_the_b
         ("refused", False),
     ]
     upstream = events[0]
-    assert upstream.model == MODEL_ALIAS and upstream.modelSource == "upstream"
+    # the local server tells the kernel its model (MRPVM_LLM_MODEL): no call waits on GET /models
+    assert upstream.model == MODEL_ALIAS and upstream.modelSource == "default"
     assert upstream.promptTokens == data["usage"]["prompt_tokens"]
     assert upstream.completionTokens == data["usage"]["completion_tokens"]
     assert upstream.latencyMs > 0 and upstream.attempts == 1
@@ -183,7 +191,7 @@ def test_mrpvm_ask_local_llm_starts_the_server_answers_and_stops_it(local_llm, t
         text=True,
         timeout=300,
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode in (0, REFUSED_EXIT), done.stderr  # answered, or refused (exit 3)
     assert "mrpvm: local LLM ready at http://127.0.0.1:" in done.stderr
     result = json.loads(done.stdout)
     assert result["response_markdown"].strip() and result["llm_calls"] >= 1

@@ -114,7 +114,10 @@ def test_mmr_prefers_new_information_over_a_paraphrase():
         [intent(1, "describe", "What does the harbour crane do?")], [a, paraphrase, b], maxUnits=2
     )
     assert set(selected(run(fast, request))) == {"a", "a2"}  # lexical order: the paraphrase is second
-    assert selected(run(balanced, request)) == ["a", "b"]
+    chosen = selected(
+        run(balanced, request)
+    )  # the dense view may rank the paraphrase first: either, not both
+    assert len(chosen) == 2 and chosen[1] == "b" and chosen[0] in ("a", "a2")
 
 
 def test_associative_recall_finds_misspelt_terms():

@@ -100,6 +100,26 @@ def test_rendered_examples_take_the_fast_path_when_single_line(op: str) -> None:
         assert cnl._parse_fast(text, op) == parse_document(text, op)
 
 
+def test_source_units_with_continued_values_take_the_fast_path() -> None:
+    """sd's source units carry code blocks and procedures on continuation lines: one pass, not two."""
+    unit = (
+        "## Context Unit s::chunk-000::unit-{n}\nSourceId: s\nChunkId: s::chunk-000\nKUType: atomic\n"
+        "Role: {role}\nTopic: T{n}\n{body}\nParentUnitIds: s::section-000,\n  s::section-001\n"
+    )
+    code = "Claim: ```js\n  const x = 1;\n  \n\n\tconsole.log(x);\n   \n  ```"
+    steps = "Procedure:\n  1. Build.\n  2. Test."
+    text = "## Plugin Result\nStatus: success\nPlugin: sd\nConfidence: high\n\n" + "\n".join(
+        unit.format(n=n, role=role, body=body)
+        for n, (role, body) in enumerate([("Description", code), ("Procedure", steps)] * 3)
+    )
+    fast = cnl._parse_fast(text, "normalizePersistentContext")
+    assert fast is not None and fast == cnl._parse_full(text, "normalizePersistentContext")
+    assert fast.units[0].claim == "```js\nconst x = 1;\n\nconsole.log(x);\n \n```"
+    assert fast.units[0].parentUnitIds == ["s::section-000", "s::section-001"]
+    assert fast.units[1].procedure == "1. Build.\n2. Test."
+    check_same(text, "normalizePersistentContext")
+
+
 def test_a_typical_solve_reply_takes_the_fast_path() -> None:
     text = "## Plugin Result\nStatus: success\nPlugin: p\nConfidence: high\nRequest: 4\n\n## Answer\nText.\n\n## Sources\nUsed: a, b\n"
     doc = cnl._parse_fast(text, "solve")

@@ -53,7 +53,7 @@ def test_openai_content_is_the_answer_non_stream(daemon, kb_session):
     content = done.choices[0].message.content
     assert "Norway" in content
     assert not [marker for marker in INTERNALS if marker in content], content
-    assert "**Sources**" in content and "- birds.md › Birds" in content
+    assert "Sources:\n- " in content and "- birds.md › Birds" in content
     assert not content.lstrip().startswith("#")  # one intent: no heading
     extra = done.model_extra
     assert extra["response_document"]["groups"][0]["answerMarkdown"] in content

@@ -37,7 +37,7 @@ def run(home: Path, *args: str, stdin: str | None = None) -> subprocess.Complete
 def asked(tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     proc = run(home, "ask", "What does WAL mode change?", "--json", "--max-llm-calls", "0")
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3, proc.stderr  # nothing loaded: refused, the documented exit status
     return home, json.loads(proc.stdout)
 
 
@@ -132,8 +132,8 @@ def test_sources_name_the_file_and_the_heading_they_come_from(tmp_path):
     doc.write_text("# Guide\n\n## Cleaning\n\nDelete the cache folder to clean a broken cache.\n")
     proc = run(tmp_path / "home", "ask", "How do I clean a broken cache?", "--source", str(doc))
     assert proc.returncode == 0, proc.stderr
-    sources = proc.stdout.split("Sources Used", 1)[1]
-    assert "(guide.md › Cleaning)" in sources
+    sources = proc.stdout.split("Sources:", 1)[1]
+    assert "- guide.md › Cleaning" in sources
     data = json.loads(
         run(tmp_path / "home", "ask", "How do I clean a broken cache?", "--source", str(doc), "--json").stdout
     )

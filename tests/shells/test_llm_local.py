@@ -142,7 +142,7 @@ def test_missing_packages_or_model_say_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setattr(local, "missing_packages", lambda: [])
     with pytest.raises(LocalLLMError, match="MRPVM_LOCAL_LLM_MODEL .*no.gguf is not a file"):
         anyio.run(LocalLLMServer(environ).start)
-    assert local.model_path({"MRPVM_HOME": "/x"}) == Path("/x/models/gemma-3-270m-q4_k_m.gguf")
+    assert local.model_path({"MRPVM_HOME": "/x"}) == Path("/x/models/SmolLM2-135M-Instruct.Q4_1.gguf")
 
 
 def test_a_key_that_starts_with_a_dash_still_reaches_the_server(tmp_path):

@@ -41,7 +41,8 @@ def test_ask_over_an_example_see_sources_and_the_graph_with_a_plugin_cnl(browser
     assert "tessel-build.md › Cleaning a broken cache" in source.inner_text()
     assert first.locator(".pill").first.inner_text() == "success"
     meta = turn.locator(".turn-meta").inner_text()
-    assert "success" in meta and "kb-fast" in meta and "LLM calls" in meta
+    # the turn's status: weak when one of its questions is answered only weakly (the second one here)
+    assert meta.split("\n")[0] in ("success", "weak") and "kb-fast" in meta and "LLM calls" in meta
     shot(page, "ask-chat-1280")
 
     source.click()

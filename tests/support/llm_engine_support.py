@@ -149,7 +149,8 @@ class LLMHarness:
         """The context (role models m-<role> set) and the id of a KB holding KB_TEXT (sd-symbolic)."""
         ctx = await open_context(self.environ, extra_env=self.extra_env)
         try:
-            ctx.llm.roles.update({role: role_model(role) for role in ROLES})
+            if ctx.llm is not None:  # None: no LLM configured
+                ctx.llm.roles.update({role: role_model(role) for role in ROLES})
             kb_id = None
             if kb:
                 record = ctx.store.create_kb("docs")

@@ -35,13 +35,18 @@ class Action:
     seconds: float = 0.0
     then: Action | None = None
     retry_after: float | None = None
+    finish_reason: str | None = "stop"
     usage: dict[str, int] = field(default_factory=lambda: {"prompt_tokens": 11, "completion_tokens": 7})
 
 
-def reply(content: str, prompt_tokens: int = 11, completion_tokens: int = 7) -> Action:
+def reply(
+    content: str, prompt_tokens: int = 11, completion_tokens: int = 7, finish_reason: str | None = "stop"
+) -> Action:
+    """A valid completion; `finish_reason="length"` says the model was cut at max_tokens."""
     return Action(
         "reply",
         content=content,
+        finish_reason=finish_reason,
         usage={"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
     )
 
@@ -256,7 +261,11 @@ def _completion(action: Action, body: dict[str, Any]) -> dict[str, Any]:
         "created": int(time.time()),
         "model": body.get("model", ""),
         "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": action.content}, "finish_reason": "stop"}
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": action.content},
+                "finish_reason": action.finish_reason,
+            }
         ],
         "usage": usage,
     }

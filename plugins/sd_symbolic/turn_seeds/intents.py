@@ -23,6 +23,7 @@ from ..shared.roles import condition_of, group_role
 from ..shared.topics import entities, key_phrases, topic_of
 from ..shared.triples import extract_triple
 from .acts import WH, criterion_for, detect_act, evidence_for, is_yes_no, strip_polite
+from .followups import resolve
 from .instructions import Found, find_cues, is_instruction_sentence, strip_edge_cues
 from .turn import clean_lead, looks_like_request, split_turn
 
@@ -281,7 +282,13 @@ def _analyse(questions: list[_Question], history: list[str]) -> None:
     """Act and key phrases of each question; a question that only points back ("How did it end?")
     inherits the entities of the one before it (or of the previous turn)."""
     previous = _history_entities(history)
+    asked: list[str] = list(reversed(history))  # newest first
     for q in questions:
+        if _has_pronoun(q.text):
+            q.text = resolve(
+                q.text, asked
+            )  # "What is its default?" -> "... the default of ServerAliveInterval?"
+        asked.insert(0, q.text)
         q.act, q.matched = detect_act(q.text)
         q.phrases = key_phrases(strip_polite(q.text))
         own = [p for p, _ in entities(q.text)]

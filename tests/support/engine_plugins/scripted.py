@@ -16,6 +16,9 @@ The first rule whose `when` matches answers (a plugin/op with no rule answers `u
   guidanceIds ids a retrieve marks as guidance (they must be among the selected units' ids)
   plan        a Plan object (buildPlan)
   sleepMs     sleep before answering; track: true counts concurrent requests in MRPVM_TEST_COUNTER
+  waitMax     n: before answering, wait until n tracked requests have run at once (a barrier: the test
+              states an order of events instead of hoping a sleep is long enough on a busy machine)
+  waitCall    {"plugin", "op"}: before answering, wait until that call is in MRPVM_TEST_LOG
   fail        {"code", "message"}: raise a processing error; badCnl: true returns CNL that fails validation
 Every request is appended as one JSON line to MRPVM_TEST_LOG (plugin, op, prompt, payload summary and the
 number of context items).
@@ -28,6 +31,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 import msgspec
 from mrpvm.plugins.sdk import Call, Plugin, PluginFailure
@@ -57,6 +61,8 @@ def _log(call: Call) -> None:
     for name in ("guidance", "evidence", "units"):
         if hasattr(p, name):
             entry[name] = [u.id for u in getattr(p, name)]
+    if getattr(p, "descriptors", None):
+        entry["descriptors"] = [d.id for d in p.descriptors]
     if getattr(p, "parentIntent", None) is not None:
         entry["parentIntent"] = p.parentIntent.intent
     if hasattr(p, "intents"):
@@ -83,6 +89,29 @@ def _matches(rule: dict, call: Call) -> bool:
     if "evidenceAtLeast" in when and len(getattr(call.payload, "evidence", [])) < when["evidenceAtLeast"]:
         return False
     return "answerContains" not in when or when["answerContains"] in getattr(call.payload, "answer", "")
+
+
+BARRIER_LIMIT_S = 60.0  # a hang guard only: a barrier that is never reached lets the test's assertion fail
+
+
+def _wait_until(reached) -> None:
+    deadline = time.monotonic() + BARRIER_LIMIT_S
+    while not reached() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def _max_tracked() -> int:
+    path = os.environ["MRPVM_TEST_COUNTER"]
+    raw = Path(path).read_text().strip() if os.path.exists(path) else ""
+    return json.loads(raw).get("max", 0) if raw else 0
+
+
+def _logged(plugin: str, op: str) -> bool:
+    path = os.environ.get("MRPVM_TEST_LOG", "")
+    if not path or not os.path.exists(path):
+        return False
+    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    return any(r["plugin"] == plugin and r["op"] == op for r in rows)
 
 
 def _counter(delta: int) -> None:
@@ -114,6 +143,10 @@ def handle(call: Call):
     if rule.get("track"):
         _counter(+1)
     try:
+        if rule.get("waitMax"):
+            _wait_until(lambda: _max_tracked() >= rule["waitMax"])
+        if rule.get("waitCall"):
+            _wait_until(lambda: _logged(rule["waitCall"]["plugin"], rule["waitCall"]["op"]))
         if rule.get("sleepMs"):
             time.sleep(rule["sleepMs"] / 1000.0)
     finally:

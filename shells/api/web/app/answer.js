@@ -2,7 +2,7 @@
 // warnings, the answer as Markdown and the sources it used (each opens the unit's text), then what
 // served the turn (plugins, time, LLM calls) and the way to its execution graph.
 
-import {clip, h, ms, pill} from './dom.js';
+import {clip, count, h, ms, pill} from './dom.js';
 import {renderMarkdown} from './markdown.js';
 
 const STAGES = [['planner', 'planner'], ['sd', 'seeds'], ['kb', 'knowledge'], ['gs', 'solver'], ['val', 'validator']];
@@ -112,7 +112,7 @@ export function answerBody(turn, {onSource, onGraph}) {
   const body = h('div', {class: 'assistant-body'});
   if ((doc.warnings || []).length) body.append(h('ul', {class: 'warnings turn-warnings'}, doc.warnings.map((w) => h('li', null, w))));
   if (!groups.length) {
-    const text = turn.markdown || `Context recorded: ${doc.currentTurnUnits || 0} knowledge units from this turn; no question found.`;
+    const text = turn.markdown || `Context recorded: ${count(doc.currentTurnUnits, 'knowledge unit')} from this turn; no question found.`;
     body.append(renderMarkdown(h('div', {class: 'answer'}), text));
   }
   groups.forEach((group, index) => body.append(groupCard(group, String(index + 1), onSource)));

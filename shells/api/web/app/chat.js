@@ -3,7 +3,7 @@
 import {streamTurn} from './api.js';
 import {answerBody, progressView, turnElement, turnFromCompleted} from './answer.js';
 import {$, clear, h, toast} from './dom.js';
-import {autoTitle, ensureSession, refreshSessions, reloadSession} from './sessions.js';
+import {ensureSession, refreshSessions, reloadSession} from './sessions.js';
 import {emit, on, PIN_STAGES, setPin, state} from './state.js';
 import {openUnit} from './unit_dialog.js';
 
@@ -67,7 +67,6 @@ export async function ask(text) {
     live.root.replaceWith(answerBody(turn, handlers));
     if (state.session?.session_id === sessionId) {
       state.turns.push(turn); // (the user may have opened another session meanwhile)
-      await autoTitle(message).catch(() => {});
       await reloadSession();
     }
   } catch (err) {

@@ -46,6 +46,12 @@ export function clear(el, ...children) {
 
 export const $ = (selector, root = document) => root.querySelector(selector);
 
+/** "1 source", "2 sources": a number with its noun, singular for one. */
+export function count(n, noun) {
+  const value = Number(n) || 0;
+  return `${value} ${noun}${value === 1 ? '' : 's'}`;
+}
+
 export function clip(text, limit) {
   const value = String(text ?? '');
   return value.length <= limit ? value : `${value.slice(0, limit - 1)}…`;

@@ -30,9 +30,23 @@ function engine() {
   return elk;
 }
 
+const LABEL_CHAR = 6.8; // average width of a character of a 12-12.5px label
+const MAX_BOX_WIDTH = 420;
+const MAX_CONTAINER_WIDTH = 620;
+
+/** A box is widened (up to MAX_BOX_WIDTH) so its label is shown whole, not cut. */
 export function sizeOf(node, collapsed) {
   if (collapsed) return SIZES.collapsed;
-  return SIZES[node.kind] || SIZES.other;
+  const [width, height] = SIZES[node.kind] || SIZES.other;
+  const label = node.kind === 'plugin' ? `${node.pluginId || ''} · ${node.op || ''}` : node.label || node.kind;
+  return [Math.max(width, Math.min(MAX_BOX_WIDTH, Math.ceil(label.length * LABEL_CHAR) + 30)), height];
+}
+
+/** A container's minimum width: room for its title (a seed's intent) beside its badges. */
+function containerOptions(node) {
+  const title = node.kind === 'seed' ? node.label || '' : `${node.kind} · ${node.label || ''}`;
+  const width = Math.max(CONTAINER_MIN_WIDTH, Math.min(MAX_CONTAINER_WIDTH, Math.ceil(title.length * LABEL_CHAR) + 200));
+  return width === CONTAINER_MIN_WIDTH ? CONTAINER_OPTIONS : {...CONTAINER_OPTIONS, 'elk.nodeSize.minimum': `(${HEADER + 30}, ${width})`};
 }
 
 const ROOT_OPTIONS = {
@@ -100,7 +114,7 @@ export function elkGraph(model, vis) {
     if (isContainer(node) && !folded) {
       const kids = node.children.filter((c) => vis.visible.has(c)).sort(byStart);
       groups.push(kids);
-      return {id, layoutOptions: CONTAINER_OPTIONS, children: kids.map(build)};
+      return {id, layoutOptions: containerOptions(node), children: kids.map(build)};
     }
     const [width, height] = sizeOf(node, folded);
     return {id, width, height};

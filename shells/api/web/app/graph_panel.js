@@ -75,7 +75,10 @@ function skeleton() {
     if (nodeEl) toggle(nodeEl.dataset.nodeId);
   });
   new ResizeObserver(() => {
-    if (current.laid && !canvas.dataset.touched) zoom.fit(undefined, undefined, {widthOnly: true});
+    if (!current.laid) return;
+    const selected = current.selected && current.laid.positions.get(current.selected);
+    if (selected) zoom.reveal(selected); // the details sheet opened or closed: keep the selection in sight
+    else if (!canvas.dataset.touched) zoom.fit(undefined, undefined, {widthOnly: true, readable: true});
   }).observe(canvas);
   svg.addEventListener('pointerdown', () => {
     canvas.dataset.touched = '1';
@@ -177,7 +180,7 @@ async function relayout(collapsed, {fit = false, reveal = null} = {}) {
   ui.view.classList.remove('laying-out');
   if (fit) {
     delete ui.canvas.dataset.touched;
-    ui.zoom.fit(laid.width, laid.height, {widthOnly: true});
+    ui.zoom.fit(laid.width, laid.height, {widthOnly: true, readable: true});
   }
   else ui.zoom.bounds = {width: laid.width, height: laid.height};
   if (reveal && laid.positions.get(reveal)) ui.zoom.reveal(laid.positions.get(reveal));
@@ -212,6 +215,9 @@ export async function select(id) {
   highlight(id);
   inspect(ui.inspector, current.model || {nodes: new Map()}, id, select);
   if (id) ui.inspector.scrollTop = 0;
+  // On a phone the inspector opens as a sheet below the canvas, which shrinks: keep the node in sight.
+  const rect = id && current.laid?.positions.get(id);
+  if (rect) ui.zoom.reveal(rect);
 }
 
 export function initGraph() {

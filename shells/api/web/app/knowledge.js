@@ -2,7 +2,7 @@
 // (every KB with its counts, a KB's sources, a drop zone for documents).
 
 import {routes} from './api.js';
-import {$, askText, bytes, clear, h, toast, when} from './dom.js';
+import {$, askText, bytes, clear, count, h, toast, when} from './dom.js';
 import {chooseKb, ensureSession, nextKb, reloadSession} from './sessions.js';
 import {on, state} from './state.js';
 import {dropTarget, pickButton} from './upload.js';
@@ -16,7 +16,7 @@ export async function refreshKbs() {
 }
 
 function kbLabel(kb) {
-  return `${kb.name} (${kb.units} units)`;
+  return `${kb.name} (${count(kb.units, 'unit')})`;
 }
 
 async function run(label, work) {
@@ -84,7 +84,7 @@ async function saveSession() {
     const result = await routes.saveKb(state.session.session_id, name);
     await reloadSession();
     const source = result.sources[0];
-    return `Saved ${source.unit_count} units into ${result.kb.name} as ${source.name}`;
+    return `Saved ${count(source.unit_count, 'unit')} into ${result.kb.name} as ${source.name}`;
   });
 }
 
@@ -103,7 +103,7 @@ export function renderKbBar() {
   clear(bar,
     h('label', {for: 'kb-select', class: 'kb-label'}, 'KB'),
     select,
-    known ? h('span', {class: 'kb-stats'}, `${known.sources} sources · ${known.units} units`) : null,
+    known ? h('span', {class: 'kb-stats'}, `${count(known.sources, 'source')} · ${count(known.units, 'unit')}`) : null,
     h('span', {class: 'kb-actions'},
       h('button', {type: 'button', class: 'secondary small', onclick: createKb}, 'New KB'),
       h('button', {type: 'button', class: 'secondary small', onclick: forkKb, disabled: !current}, 'Fork'),

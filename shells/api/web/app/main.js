@@ -51,6 +51,7 @@ async function daemonStatus() {
   const box = $('#daemon-status');
   try {
     const ready = await routes.ready();
+    state.llm = ready.llm || null; // the Settings and Plugins tabs say whether an LLM is configured and answers
     box.className = `daemon-status ${ready.ready ? 'ok' : 'bad'}`;
     box.textContent = ready.ready ? 'ready' : 'not ready';
     box.title = ready.ready ? 'The daemon is ready' : (ready.supervisor?.problems || []).join('\n');

@@ -3,6 +3,7 @@
 // click: clicks after a pan are swallowed.
 
 const MIN = 0.08;
+const NARROW = 600; // a canvas narrower than this is a phone's: the first view keeps text readable
 const MAX = 3;
 
 export class PanZoom {
@@ -63,7 +64,7 @@ export class PanZoom {
    * Show the whole drawing (never enlarged past 1:1), centred; `widthOnly`: fit its width and start at
    * its top (a tall trace stays readable and is scrolled by dragging).
    */
-  fit(width = this.bounds.width, height = this.bounds.height, {widthOnly = false} = {}) {
+  fit(width = this.bounds.width, height = this.bounds.height, {widthOnly = false, readable = false} = {}) {
     this.bounds = {width, height};
     const box = this.svg.getBoundingClientRect();
     if (!width || !height || !box.width || !box.height) return;
@@ -71,8 +72,16 @@ export class PanZoom {
     const across = (box.width - 2 * margin) / width;
     const down = (box.height - 2 * margin) / height;
     this.k = Math.max(MIN, Math.min(1, widthOnly ? across : Math.min(across, down)));
+    if (readable && this.k < 1 && box.width < NARROW) {
+      // a phone: text at its real size (never under 11px), the drawing's top left first; drag to see more
+      this.k = 1;
+      this.x = margin;
+      this.y = margin;
+      this.apply();
+      return;
+    }
     this.x = (box.width - width * this.k) / 2;
-    this.y = Math.max(margin, (box.height - height * this.k) / 2);
+    this.y = widthOnly ? margin : Math.max(margin, (box.height - height * this.k) / 2);
     this.apply();
   }
 

@@ -43,6 +43,14 @@ function hints(plugin) {
     h('dl', null, Object.entries(plugin.plannerHints).map(([k, v]) => [h('dt', null, k), h('dd', null, value(v))])));
 }
 
+/** Why an LLM plugin cannot answer here ("" when an endpoint is configured and answers). */
+function llmMissing() {
+  const llm = state.llm;
+  if (!llm) return '';
+  if (!llm.configured) return 'No LLM endpoint is configured (MRPVM_LLM_BASE_URL): this plugin answers "unsupported".';
+  return llm.reachable === false ? `The LLM endpoint ${llm.baseUrl} does not answer: ${llm.problem}` : '';
+}
+
 function card(plugin) {
   return h('article', {class: ['plugin-card', plugin.enabled ? '' : 'disabled'], dataset: {plugin: plugin.id}},
     h('header', null,
@@ -51,6 +59,7 @@ function card(plugin) {
         h('span', {class: ['chip', plugin.enabled ? 'chip-on' : 'chip-off']}, plugin.enabled ? 'enabled' : 'disabled'),
         h('span', {class: 'chip'}, plugin.costClass || 'cost ?'),
         plugin.usesLLM ? h('span', {class: 'chip chip-llm'}, `LLM ≤ ${plugin.maxLLMCalls}`) : h('span', {class: 'chip'}, 'no LLM'),
+        plugin.usesLLM && llmMissing() ? h('span', {class: 'chip chip-off', title: llmMissing()}, 'no LLM endpoint') : null,
         plugin.builtin ? null : h('span', {class: 'chip'}, 'external'))),
     h('p', {class: 'plugin-name'}, `${plugin.name || plugin.id} · v${plugin.version}`),
     h('p', {class: 'plugin-description'}, plugin.description || 'No description.'),

@@ -8,7 +8,6 @@ import {askText, clear, clip, confirmAction, h, toast, when} from './dom.js';
 import {emit, state, syncUrl} from './state.js';
 import {turnFromEntry} from './answer.js';
 
-export const TITLE_CHARS = 60;
 let pendingKb = ''; // the KB the next new session mounts (chosen before a session exists)
 
 export function nextKb() {
@@ -43,10 +42,34 @@ function item(session) {
       h('button', {type: 'button', class: 'icon-button', title: 'Delete', 'aria-label': `Delete ${title(session)}`, onclick: () => deleteSession(session)}, '×')));
 }
 
+// One-question sessions (every `mrpvm ask`, every API call without a session) pile up: the latest few
+// stay in the list, the older ones fold under one row that shows them on demand.
+const RECENT_SINGLES = 5;
+let showAllSingles = false;
+
 export function renderSessions() {
   const list = document.getElementById('session-list');
   const sessions = [...state.sessions].sort((a, b) => (b.updated_at || '').localeCompare(a.updated_at || ''));
-  clear(list, sessions.length ? sessions.map(item) : h('li', {class: 'empty'}, 'No sessions yet. Ask a question to start one.'));
+  if (!sessions.length) {
+    clear(list, h('li', {class: 'empty'}, 'No sessions yet. Ask a question to start one.'));
+    return;
+  }
+  const openId = state.session?.session_id;
+  let singles = 0;
+  const shown = [];
+  const folded = [];
+  for (const session of sessions) {
+    const single = session.turn_count <= 1 && session.session_id !== openId;
+    if (single) singles += 1;
+    (single && singles > RECENT_SINGLES && !showAllSingles ? folded : shown).push(session);
+  }
+  const more = folded.length
+    ? h('li', {class: 'session-more'}, h('button', {type: 'button', class: 'link-button', onclick: () => {
+      showAllSingles = true;
+      renderSessions();
+    }}, `${folded.length} older one-question session${folded.length === 1 ? '' : 's'}…`))
+    : null;
+  clear(list, shown.map(item), more);
 }
 
 export async function refreshSessions() {
@@ -115,13 +138,6 @@ export async function renameSession(session) {
   } catch (err) {
     toast(`Rename failed: ${err.message}`, 'error');
   }
-}
-
-/** Name an untitled session after its first question. */
-export async function autoTitle(question) {
-  if (!state.session || state.session.title) return;
-  const text = question.replace(/\s+/g, ' ').trim();
-  state.session = await routes.renameSession(state.session.session_id, clip(text, TITLE_CHARS));
 }
 
 export async function deleteSession(session) {

@@ -71,6 +71,24 @@ function rolesForm() {
   return form;
 }
 
+/** The LLM endpoint: its URL (never the key), whether it answers, what it offers; or how to set one. */
+function endpointSection(llm) {
+  if (!llm) return null;
+  const rows = llm.configured
+    ? [
+      ['Endpoint', llm.baseUrl],
+      ['API key', llm.apiKeySet ? 'set (not shown)' : 'not set'],
+      ['Answers', llm.reachable ? 'yes' : `no: ${llm.problem}`],
+      ['Models offered', (llm.models || []).slice(0, 6).join(', ') || '—'],
+    ]
+    : [['Endpoint', 'none configured']];
+  return h('section', {class: 'endpoint-section', id: 'llm-endpoint'},
+    h('h2', null, 'LLM endpoint'),
+    h('dl', {class: 'kv'}, rows.flatMap(([k, v]) => [h('dt', null, k), h('dd', null, v)])),
+    llm.configured ? null : h('p', {class: 'hint'},
+      'Answers come from the symbolic plugins, quoted from your documents. For LLM answers start the daemon with MRPVM_LLM_BASE_URL (an OpenAI-compatible endpoint; MRPVM_LLM_API_KEY and MRPVM_LLM_MODEL when it needs them), then pin an LLM plugin or choose llm-assisted.'));
+}
+
 function tokenSection() {
   const has = Boolean(token());
   return h('section', {class: 'token-section'},
@@ -96,7 +114,10 @@ export async function renderSettings() {
       return;
     }
   }
+  const llm = await routes.ready().then((ready) => ready.llm || null).catch(() => null);
+  state.llm = llm;
   clear(view,
+    endpointSection(llm),
     h('div', {class: 'view-head'}, h('h2', null, 'LLM role settings')),
     h('p', {class: 'hint'}, 'Which model serves each role (seed detection, goal solving, validation, …). A plugin override wins over its role, a role over the default.'),
     rolesForm(),

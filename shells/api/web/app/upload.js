@@ -3,18 +3,29 @@
 // a tray showing each file's progress (sending, then ingesting) and an overall bar.
 
 import {postWithProgress, routes} from './api.js';
-import {bytes, clear, h, toast} from './dom.js';
+import {bytes, clear, count, h, toast} from './dom.js';
 import {ensureSession, reloadSession} from './sessions.js';
 import {emit, state} from './state.js';
 
 const BINARY_HINT = /\u0000/;
+
+/** Keep the tray above the chat's composer (never over the Send button), or at the bottom elsewhere. */
+function place(box) {
+  const composer = document.getElementById('composer');
+  const shown = composer && composer.offsetParent !== null;
+  box.style.bottom = shown ? `${Math.max(16, window.innerHeight - composer.getBoundingClientRect().top + 8)}px` : '';
+}
 
 function tray() {
   let box = document.getElementById('upload-tray');
   if (!box) {
     box = h('section', {id: 'upload-tray', class: 'upload-tray', 'aria-label': 'Uploads', 'aria-live': 'polite'});
     document.body.append(box);
+    const follow = () => (box.isConnected ? place(box) : window.removeEventListener('resize', follow));
+    window.addEventListener('resize', follow);
+    new MutationObserver(follow).observe(document.querySelector('.views') || document.body, {attributes: true, subtree: true, attributeFilter: ['hidden']});
   }
+  place(box);
   return box;
 }
 
@@ -79,7 +90,7 @@ export async function uploadFiles(fileList) {
       item.bar.value = 1;
       item.note.textContent = source.unchanged
         ? 'unchanged (already in the KB)'
-        : `${source.unit_count} units${source.warnings?.length ? ` · ${source.warnings.length} warnings` : ''}`;
+        : `${count(source.unit_count, 'unit')}${source.warnings?.length ? ` · ${count(source.warnings.length, 'warning')}` : ''}`;
       if (source.warnings?.length) item.note.title = source.warnings.join('\n');
       item.row.className = 'upload-row done';
       added += 1;

@@ -1,0 +1,88 @@
+"""The sentence-embedding model's cost: load time, resident memory of a process that loads it, and the
+throughput of ingest-time encoding (what kb-balanced's dense view does for every unit it indexes).
+
+    .venv/bin/python bench/embedding.py [--source FILE] [--units N] [--threads T] [--json]
+
+Units come from sd-symbolic's tree of the source (default: the 1.1 MB corpus of ../shared/perf when present,
+else examples/); each is read as kb-balanced reads it (dense.unit_text). A transformer costs ~20 MFLOP per
+token (6 layers, hidden 384): tokens/s x 2e7 is the sustained FLOP rate, printed to show where the time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "perf" / "corpus" / "node-api-1.1mb.md"
+FLOP_PER_TOKEN = 2.1e7  # 2 x the encoder's ~10.6 M non-embedding parameters
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", type=Path, default=CORPUS if CORPUS.exists() else None)
+    parser.add_argument("--units", type=int, default=2000, help="encode at most this many units")
+    parser.add_argument("--threads", type=int, default=0, help="onnxruntime threads (0: the default)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    from mrpvm.plugins.kb_balanced.dense import unit_text
+    from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+    from mrpvm.plugins.sdk.embedding import Encoder, missing_reason
+
+    if missing_reason():
+        print(json.dumps({"error": missing_reason()}) if args.json else missing_reason())
+        return 1
+    text = args.source.read_text() if args.source else (ROOT / "examples" / "tessel-build.md").read_text()
+    units = [u for u in build_tree(text, SourceMeta("bench", "bench.md", "text", created_at="t0"))]
+    texts = [unit_text(u) for u in units][: args.units]
+    before = rss_mb()
+    start = time.perf_counter()
+    encoder = Encoder(threads=args.threads or None)
+    load_s = time.perf_counter() - start
+    loaded = rss_mb()
+    tokens = sum(len(e.ids) for e in encoder.tokenizer.encode_batch(texts))
+    start = time.perf_counter()
+    encoder.encode(texts)
+    encode_s = time.perf_counter() - start
+    start = time.perf_counter()
+    for question in (
+        "How do I verify a signature?",
+        "What is the default encoding?",
+        "Which flag sets the mode?",
+    ):
+        encoder.encode([question])
+    query_ms = (time.perf_counter() - start) / 3 * 1000
+    figures = {
+        "source": str(args.source or "examples/tessel-build.md"),
+        "units_in_source": len(units),
+        "units_encoded": len(texts),
+        "tokens": tokens,
+        "model_load_s": round(load_s, 2),
+        "rss_before_mb": round(before, 1),
+        "rss_with_model_mb": round(loaded, 1),
+        "rss_after_encoding_mb": round(rss_mb(), 1),
+        "encode_s": round(encode_s, 2),
+        "units_per_s": round(len(texts) / encode_s, 1),
+        "tokens_per_s": round(tokens / encode_s, 1),
+        "gflop_per_s": round(tokens * FLOP_PER_TOKEN / encode_s / 1e9, 1),
+        "query_ms": round(query_ms, 1),
+    }
+    if args.json:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key:24} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""Per-stage breakdown of `mrpvm ingest --kb x FILE` (cold: fresh MRPVM_HOME, workers start), in-process.
+
+    CHECKOUT/.venv/bin/python ingest_breakdown.py FILE [--profile OUT.pstats] [--json] [--dump DIR]
+
+Runs the real CLI entry point (mrpvm.shells.cli.main.main) with timers wrapped around, without changing
+the project: KernelContext.open/aclose, normalize_text (the sd-plugin stage, chunks + tree merge),
+Supervisor._worker_call per plugin.op (send -> reply on the pipe: the plugin's own work, plus the
+worker's start on its first call), the kernel's CNL parse (parse_document) and request encoding
+(encode_request) per op, Store.replace_source (SQLite), notify_source (every kb-plugin's onSourceText,
+in parallel), reoffer, and the whole process wall time. --profile: cProfile of the kernel process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import sys
+import tempfile
+import time
+
+T0 = time.perf_counter()
+stats: dict[str, list[float]] = {}
+
+
+def add(key: str, secs: float) -> None:
+    stats.setdefault(key, []).append(secs)
+
+
+def wrap_async(owner, name, key_fn):
+    orig = getattr(owner, name)
+
+    @functools.wraps(orig)
+    async def w(*a, **k):
+        t = time.perf_counter()
+        try:
+            return await orig(*a, **k)
+        finally:
+            add(key_fn(a, k), time.perf_counter() - t)
+
+    setattr(owner, name, w)
+
+
+def wrap_sync(owner, name, key_fn):
+    orig = getattr(owner, name)
+
+    @functools.wraps(orig)
+    def w(*a, **k):
+        t = time.perf_counter()
+        try:
+            return orig(*a, **k)
+        finally:
+            add(key_fn(a, k), time.perf_counter() - t)
+
+    setattr(owner, name, w)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--profile", default=None)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--dump", default=None, help="write each plugin request body to DIR/<n>-<op>.json")
+    a = ap.parse_args()
+    home = tempfile.mkdtemp(prefix="ingbd-")
+    for k in [k for k in os.environ if k.startswith("MRPVM_")]:
+        del os.environ[k]
+    os.environ["MRPVM_HOME"] = home
+
+    t_imp = time.perf_counter()
+    import mrpvm.kernel.context as kctx
+    import mrpvm.kernel.store as kstore
+    import mrpvm.kernel.supervisor.core as core
+    import mrpvm.knowledge.ingest as king
+    from mrpvm.shells.cli.main import main as cli_main
+
+    add("import kernel+cli modules", time.perf_counter() - t_imp)
+
+    wrap_async(kctx.KernelContext, "open", lambda a, k: "KernelContext.open")
+    wrap_async(kctx.KernelContext, "aclose", lambda a, k: "KernelContext.aclose (workers stop)")
+    wrap_async(king, "normalize_text", lambda a, k: "normalize_text (sd stage, total)")
+    wrap_async(king, "notify_source", lambda a, k: "notify_source (3 kb onSourceText, parallel, total)")
+    wrap_async(king, "reoffer", lambda a, k: "reoffer (owed sources)")
+    wrap_sync(kstore.Store, "replace_source", lambda a, k: "Store.replace_source (SQLite)")
+    wrap_async(core.Supervisor, "call", lambda a, k: f"plugin call {a[1]}")
+    wrap_sync(
+        core, "parse_document", lambda a, k: f"kernel parse_document op={a[1] if len(a) > 1 else k.get('op')}"
+    )
+    wrap_sync(core, "encode_request", lambda a, k: "kernel encode_request")
+    if a.dump:
+        os.makedirs(a.dump, exist_ok=True)
+        enc = core.encode_request
+
+        def dumping(req, *x, **k):
+            body = enc(req, *x, **k)
+            n = len(os.listdir(a.dump))
+            with open(os.path.join(a.dump, f"{n}-{req.op}.json"), "wb") as f:
+                f.write(body)
+            return body
+
+        core.encode_request = dumping
+    prof = None
+    if a.profile:
+        import cProfile
+
+        prof = cProfile.Profile()
+        prof.enable()
+    t = time.perf_counter()
+    old = sys.stdout
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+    try:
+        rc = cli_main(["ingest", "--kb", "x", "--json", a.file])
+    except SystemExit as e:
+        rc = e.code
+    finally:
+        sys.stdout.close()
+        sys.stdout = old
+    add("cli main (ingest command)", time.perf_counter() - t)
+    if prof:
+        prof.disable()
+        prof.dump_stats(a.profile)
+    total = time.perf_counter() - T0
+    import sqlite3
+
+    db = [os.path.join(home, f) for f in os.listdir(home) if f.endswith((".db", ".sqlite", ".sqlite3"))]
+    units = None
+    if db:
+        try:
+            units = sqlite3.connect(db[0]).execute("select count(*) from units").fetchone()[0]
+        except sqlite3.Error:
+            pass
+    rows = sorted(((k, sum(v), len(v)) for k, v in stats.items()), key=lambda r: -r[1])
+    out = {
+        "file": a.file,
+        "rc": rc,
+        "process_wall_s": round(total, 3),
+        "units": units,
+        "stages": {k: {"s": round(s, 3), "calls": n} for k, s, n in rows},
+    }
+    if a.json:
+        print(json.dumps(out))
+    else:
+        print(f"{a.file}: rc {rc}, process wall {total:.3f} s, units {units}")
+        for k, s, n in rows:
+            print(f"  {s:8.3f} s  {n:5d}x  {k}")
+    import shutil
+
+    shutil.rmtree(home, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

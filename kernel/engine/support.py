@@ -1,0 +1,111 @@
+"""Evidence support of a goal solver's answer: the share of its terms found in the units it cites.
+
+A run-time measure of groundedness that needs no gold answer: an answer that restates what its cited
+units say scores near 1, one that adds names, numbers or claims they do not contain scores low. It is
+term-level (lower-cased words and numbers, stop words and one-letter tokens dropped), so it cannot tell
+a negation from an assertion; it is a signal for learning and for weighing a validator's rejection,
+never a verdict of its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mrpvm.protocol.document import KnowledgeUnit
+
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9_.+-]*[a-z0-9]|[a-z0-9]")
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "do",
+        "does",
+        "for",
+        "from",
+        "has",
+        "have",
+        "how",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "may",
+        "must",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "so",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "yes",
+        "also",
+        "only",
+        "other",
+        "more",
+        "most",
+        "any",
+        "all",
+        "each",
+        "both",
+        "use",
+        "used",
+        "uses",
+        "using",
+        "see",
+        "set",
+    ]
+)
+
+
+def answer_terms(text: str) -> set[str]:
+    return {t for t in _TOKEN.findall(text.lower()) if (len(t) > 1 or t.isdigit()) and t not in _STOP}
+
+
+def evidence_support(answer: str, sources: list[str], evidence: list[KnowledgeUnit]) -> float | None:
+    """Share of the answer's terms present in its cited units (all evidence when it cites none that were
+    given); None for an answer without terms or without evidence."""
+    terms = answer_terms(answer)
+    if not terms or not evidence:
+        return None
+    cited = [u for u in evidence if u.id in set(sources)] or evidence
+    known: set[str] = set()
+    for unit in cited:
+        known |= answer_terms(f"{unit.title or ''} {unit.topic or ''} {unit.body}")
+    return round(len(terms & known) / len(terms), 3)

@@ -1,0 +1,54 @@
+"""Work held for a plugin until the kernel next calls it (`Supervisor.before_next_call`).
+
+A session-context notice to a kb-plugin that has no running worker is held here instead of starting the
+worker for it: it runs right before the next call to that plugin (every caller of that call waits for
+it, so nothing overtakes it), or never, when this kernel ends without calling the plugin again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+
+HeldJob = Callable[[], Awaitable[None]]
+# The plugins whose held work the current task (and the tasks it starts) is running: their own calls
+# to that plugin go straight through instead of waiting for themselves.
+_RELEASING: ContextVar[frozenset[str]] = ContextVar("mrpvm_releasing", default=frozenset())
+
+
+class HeldWork:
+    def __init__(self) -> None:
+        self._held: dict[str, list[HeldJob]] = {}
+        self._running: dict[str, asyncio.Task[None]] = {}
+
+    def hold(self, plugin_id: str, job: HeldJob) -> None:
+        self._held.setdefault(plugin_id, []).append(job)
+
+    def pending(self, plugin_id: str) -> bool:
+        return plugin_id in self._held or plugin_id in self._running
+
+    async def release(self, plugin_id: str) -> None:
+        """Run what is held for the plugin (once; concurrent callers wait for the same run)."""
+        if plugin_id in _RELEASING.get():
+            return
+        task = self._running.get(plugin_id)
+        if task is None:
+            jobs = self._held.pop(plugin_id, None)
+            if not jobs:
+                return
+            task = self._running[plugin_id] = asyncio.get_running_loop().create_task(_run(plugin_id, jobs))
+            task.add_done_callback(lambda _: self._running.pop(plugin_id, None))
+        await asyncio.shield(task)
+
+    def drop(self) -> int:
+        """Forget everything held (the kernel closes); how many jobs were dropped."""
+        dropped = sum(len(jobs) for jobs in self._held.values())
+        self._held.clear()
+        return dropped
+
+
+async def _run(plugin_id: str, jobs: list[HeldJob]) -> None:
+    _RELEASING.set(_RELEASING.get() | {plugin_id})  # this task's own context (create_task copied it)
+    for job in jobs:
+        await job()  # a job reports its own failures (a held notice becomes a warning, never an error)

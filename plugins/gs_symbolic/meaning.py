@@ -1,0 +1,77 @@
+"""Meaning: how close a passage is to the question, by sentence embeddings (all-MiniLM-L6-v2).
+
+The lexical judge (passages.py) counts the question's words; a paraphrase or a synonym defeats it, and a
+passage that repeats the question's words without answering passes it. The cosine between the question and
+a passage's sentences (each read with the heading it stands under, so an option's description carries the
+option) is a second, independent signal: the judge adds it to a window's score and uses it to accept a
+passage whose words differ from the question's and to refuse one whose words match but meaning does not.
+
+Vectors are cached per text in the warm worker (the same evidence recurs across a session's turns). Without
+the model installed, `for_question` returns None and the judge is purely lexical.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from mrpvm.plugins.sdk.embedding import shared_encoder
+
+from .evidence import Sentence
+
+CACHE_SIZE = 50_000
+MAX_SENTENCES = 24  # the sentences read per question: those sharing most of its words (bounds a turn's cost)
+MAX_CONTEXT = 80  # characters of the heading a sentence is read with
+_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+
+
+def sentence_text(s: Sentence) -> str:
+    """What a sentence says in its place: prefixed by its unit's term or heading when it does not name it."""
+    label = (s.unit.title or s.unit.heading or "").strip()[:MAX_CONTEXT]
+    if not label or label.lower() in s.text.lower():
+        return s.text
+    return f"{label}: {s.text}"
+
+
+def _vectors(texts: Sequence[str]) -> np.ndarray:
+    encoder = shared_encoder()
+    assert encoder is not None
+    missing = list(dict.fromkeys(t for t in texts if t not in _cache))
+    if missing:
+        for text, vector in zip(missing, encoder.encode(missing), strict=True):
+            _cache[text] = vector
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return np.stack([_cache[t] for t in texts]) if texts else np.zeros((0, 1), np.float32)
+
+
+class Meaning:
+    """Cosines of one question with the sentences of its evidence."""
+
+    def __init__(self, question: str, pool: Sequence[Sentence]):
+        texts = [sentence_text(s) for s in pool]
+        vectors = _vectors([question, *texts])
+        self._by_sentence = {id(s): float(c) for s, c in zip(pool, vectors[1:] @ vectors[0], strict=True)}
+
+    def of(self, sentence: Sentence) -> float | None:
+        return self._by_sentence.get(id(sentence))
+
+    def window(self, sentences: Sequence[Sentence]) -> float | None:
+        """A window means what its closest sentence means (the others complete it); None when none of its
+        sentences was read (the judge is then lexical for it)."""
+        read = [c for c in (self.of(s) for s in sentences) if c is not None]
+        return max(read) if read else None
+
+
+def for_question(
+    question: str, pool: Sequence[Sentence], overlap: Callable[[Sentence], float] | None = None
+) -> Meaning | None:
+    """The question's Meaning over the MAX_SENTENCES sentences of `pool` with the most `overlap` (the
+    question's weighted words; cached ones are read free), or None without the model (lexical path only)."""
+    if not pool or shared_encoder() is None:
+        return None
+    if overlap is not None and len(pool) > MAX_SENTENCES:
+        ranked = sorted(pool, key=lambda s: -overlap(s))
+        pool = ranked[:MAX_SENTENCES] + [s for s in ranked[MAX_SENTENCES:] if sentence_text(s) in _cache]
+    return Meaning(question, pool)

