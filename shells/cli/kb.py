@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from mrpvm.shells.cli.common import human_bytes, open_store
+from mrpvm.shells.cli.common import command_group, human_bytes, open_store
 
-kb_app = typer.Typer(
-    help="KB repositories: list, create, show, remove, check, remove a source, export, import, fork.",
-    no_args_is_help=True,
+kb_app = command_group(
+    "KB repositories: list, create, show, remove, check, remove a source, export, import, fork."
 )
 
 

@@ -6,15 +6,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from mrpvm.kernel.budgets import MAX_DELIBERATION, check_deliberation
-from mrpvm.shells.cli.common import open_store
+from mrpvm.shells.cli.common import command_group, open_store
 
 if TYPE_CHECKING:
     from mrpvm.kernel.records import SessionRecord
     from mrpvm.kernel.store import Store
 
-session_app = typer.Typer(
-    help="Chat sessions: list, show, save into a KB, set preferences.", no_args_is_help=True
-)
+session_app = command_group("Chat sessions: list, show, save into a KB, set preferences.")
 
 
 def register(app: typer.Typer) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from mrpvm.shells.cli.common import command_group
 
-settings_app = typer.Typer(help="Kernel settings: LLM models per role.", no_args_is_help=True)
+settings_app = command_group("Kernel settings: LLM models per role.")
 
 
 def register(app: typer.Typer) -> None:
