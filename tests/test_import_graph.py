@@ -4,7 +4,8 @@ Every import counts: relative ones, ones inside functions and ones under `if TYP
 type-only import is still a dependency a reader has to follow). No module reaches itself through its
 imports, and inside the kernel the packages stack one way:
 
-    base (config, errors, records, registry, store*, budgets, trace, background)
+    base (config, errors, names, records, registry, plugin_command, store* and db/, node, budgets, trace,
+          background, validator_records)
       ← llm, supervisor ← context (the composition root) ← engine
 
 so the base modules never import the packages above them and the loop sees everything below it.
