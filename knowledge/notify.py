@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import anyio
@@ -26,6 +26,7 @@ from mrpvm.protocol.envelope import (
     SessionEvent,
     encode_request,
 )
+from mrpvm.protocol.handoff import encode_handoff
 
 from . import index_ledger as ledger
 
@@ -45,33 +46,28 @@ def kb_listeners(ctx: KernelContext, op: str = "onSourceText") -> list[PluginEnt
 async def _notify(
     ctx: KernelContext,
     op: str,
-    make: Callable[[PluginEntry, bool], Request],
+    make: Callable[..., Request],
     what: str,
     entries: list[PluginEntry] | None = None,
     on_ack: Callable[[PluginEntry], None] | None = None,
+    units_file: Callable[[], Awaitable[bytes]] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Send `op` to every enabled kb-plugin that implements it (or to `entries`): (notified plugin ids,
-    warnings). `on_ack(entry)` runs for each plugin that answered success or skipped."""
+    warnings). `on_ack(entry)` runs for each plugin that answered success or skipped. `units_file`: the
+    handoff document (encoded once, on first need) a plugin declaring `handoff: file` gets as a file
+    bound for its call (`make(entry, False, path)`), instead of the text and units inline."""
     notified: list[str] = []
     warnings: list[str] = []
 
-    async def one(entry: PluginEntry) -> None:
-        limit = entry.manifest.maxInputSizeBytes - REQUEST_MARGIN
-        request = make(entry, True)
-        size = len(encode_request(request))
-        note = ""
-        if size > limit:  # the raw text is also in the units' bodies: try without it
-            request = make(entry, False)
-            size = len(encode_request(request))
-            note = " (without the raw text, which did not fit)"
-        if size > limit:
-            warnings.append(
-                f"{entry.id} was not sent {op} for {what}: the request ({size} bytes) exceeds its manifest's "
-                f"maxInputSizeBytes ({entry.manifest.maxInputSizeBytes}), so its index does not cover this "
-                f"source; raise maxInputSizeBytes in {entry.manifest_path} to at least {size + REQUEST_MARGIN} "
-                "(an ingest request is about 6x its source: protocol/SPEC.md §7)"
-            )
-            return
+    def too_large(entry: PluginEntry, size: int, kind: str) -> None:
+        warnings.append(
+            f"{entry.id} was not sent {op} for {what}: the {kind} ({size} bytes) exceeds its manifest's "
+            f"maxInputSizeBytes ({entry.manifest.maxInputSizeBytes}), so its index does not cover this "
+            f"source; raise maxInputSizeBytes in {entry.manifest_path} to at least {size + REQUEST_MARGIN} "
+            "(an ingest request is about 6x its source: protocol/SPEC.md §7)"
+        )
+
+    async def send(entry: PluginEntry, request: Request, note: str) -> None:
         request.budget = Budget(llmCalls=0, deadlineMs=entry.manifest.timeoutMs)
         try:
             result = await ctx.supervisor.call(entry.id, request)
@@ -88,6 +84,43 @@ async def _notify(
             warnings.append(
                 f"{entry.id} answered {status} to {op} for {what}" + (f": {reason}" if reason else "")
             )
+
+    async def one(entry: PluginEntry) -> None:
+        limit = entry.manifest.maxInputSizeBytes - REQUEST_MARGIN
+        if units_file is not None:
+            try:
+                folder = ctx.supervisor.handoff(entry.id)
+            except PluginCallError as err:
+                warnings.append(f"{entry.id} failed {op} for {what}: {err.error.code}: {err.error.message}")
+                return
+            if folder is not None:
+                data = await units_file()
+                if len(data) > limit:
+                    too_large(entry, len(data), "units file")
+                    return
+                try:
+                    path = folder.write(data)
+                except OSError as err:
+                    warnings.append(
+                        f"{entry.id} was not sent {op} for {what}: cannot write its units file: {err}"
+                    )
+                    return
+                try:
+                    await send(entry, make(entry, False, path), "")
+                finally:
+                    folder.discard(path)
+                return
+        request = make(entry, True)
+        size = len(encode_request(request))
+        note = ""
+        if size > limit:  # the raw text is also in the units' bodies: try without it
+            request = make(entry, False)
+            size = len(encode_request(request))
+            note = " (without the raw text, which did not fit)"
+        if size > limit:
+            too_large(entry, size, "request")
+            return
+        await send(entry, request, note)
 
     async with anyio.create_task_group() as group:
         for entry in kb_listeners(ctx, op) if entries is None else entries:
@@ -138,14 +171,15 @@ async def notify_source(
         else:
             ledger.record_removal_ack(ctx.store, source.id, entry.id)
 
-    def make(entry: PluginEntry, with_text: bool) -> Request:
+    def make(entry: PluginEntry, with_text: bool, units_file: str = "") -> Request:
         payload = OnSourceTextPayload(
             kbId=kb.id,
             sourceId=source.id,
             sourceName=source.name,
             text=text if with_text else "",
-            units=units,
+            units=[] if units_file else units,
             action=action,  # type: ignore[arg-type]
+            unitsFile=units_file,
         )
         return Request(
             prompt=f"{'Index' if action == 'upsert' else 'Forget'} source {source.name} of KB {kb.name}",
@@ -156,7 +190,27 @@ async def notify_source(
             requestId=f"ingest-{secrets.token_hex(6)}",
         )
 
-    return await _notify(ctx, "onSourceText", make, f"source '{source.name}'", entries, acknowledged)
+    encoded: list[bytes] = []
+    lock = anyio.Lock()
+
+    async def units_file() -> bytes:
+        """The handoff document, encoded and analysed once for every plugin that takes a file."""
+        async with lock:
+            if not encoded:
+                encoded.append(
+                    await anyio.to_thread.run_sync(encode_handoff, source.id, source.name, text, units)
+                )
+        return encoded[0]
+
+    return await _notify(
+        ctx,
+        "onSourceText",
+        make,
+        f"source '{source.name}'",
+        entries,
+        acknowledged,
+        units_file if action == "upsert" else None,
+    )
 
 
 async def notify_session_event(

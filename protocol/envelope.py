@@ -213,6 +213,9 @@ class OnSourceTextPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
     text: str = ""
     units: list[KnowledgeUnit] = []
     action: Literal["upsert", "remove"] = "upsert"
+    # A plugin whose manifest says `handoff: file`: the read-only file holding `text` and `units` (and
+    # their analysis) for this call only (protocol/handoff.py); then `text` and `units` are empty.
+    unitsFile: str = ""
 
 
 class OnSessionEventPayload(msgspec.Struct, kw_only=True, omit_defaults=True):

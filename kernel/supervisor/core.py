@@ -57,6 +57,7 @@ from .errors import (
     ProcessFailure,
     RawReply,
 )
+from .handoff import HandoffFolder
 from .held import HeldJob, HeldWork
 from .oneshot import OneShotOutcome, one_shot_result
 from .plugin_log import PluginLogs
@@ -130,6 +131,7 @@ class _Plugin:
         "active",
         "uses_llm",
         "binds",
+        "handoff",
     )
 
     def __init__(self, entry: PluginEntry, limits: LimitsConfig, sandbox: Sandbox):
@@ -140,6 +142,11 @@ class _Plugin:
         self.cwd = entry.folder
         self.uses_llm: bool = bool(m.usesLLM)  # sandboxed: reaches the LLM endpoint through the relay
         self.binds = ArtifactBinds(sandbox, m.id, entry.folder) if sandbox.active else None
+        # units files (handoff.py): the folder exists before any process of the plugin binds it
+        self.handoff: HandoffFolder | None = None
+        if getattr(m, "handoff", "inline") == "file":
+            self.handoff = HandoffFolder(sandbox.home, m.id)
+            self.handoff.prepare()
         self.worker: bool = bool(m.worker)
         self.concurrency: int = max(1, m.concurrency)
         self.max_in: int = m.maxInputSizeBytes
@@ -466,6 +473,7 @@ class Supervisor:
             plugin.cwd,
             llm=plugin.uses_llm,
             writable=writable,
+            readable=[plugin.handoff.path] if plugin.handoff is not None else [],
             memory_bytes=self._memory,
             processes=nproc,
         )
@@ -666,6 +674,11 @@ class Supervisor:
             if plugin.uses_llm:
                 for pool in plugin.pools():
                     pool.retire()
+
+    def handoff(self, plugin_id: str) -> HandoffFolder | None:
+        """Where `plugin_id`'s units files go (manifest `handoff: file`), else None (units travel inline).
+        Raises PluginCallError for a plugin that cannot be called."""
+        return self._plugin(plugin_id, "onSourceText").handoff
 
     def running(self, plugin_id: str) -> bool:
         """The plugin has a live worker now (a call to it starts no process)."""
