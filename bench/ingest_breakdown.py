@@ -68,6 +68,13 @@ def main() -> None:
         help="only these plugins enabled (MRPVM_ENABLED_PLUGINS), e.g. sd-symbolic,kb-fast,kb-thinkingdb: "
         "the lexical kb-plugins without kb-balanced's dense (semantic) view",
     )
+    ap.add_argument(
+        "--timeout-ms",
+        type=int,
+        default=0,
+        help="give every plugin at least this deadline (a loaded machine: sd-symbolic's 10 s is too short "
+        "for 1 MB there); bench only, the project is unchanged",
+    )
     a = ap.parse_args()
     home = tempfile.mkdtemp(prefix="ingbd-")
     for k in [k for k in os.environ if k.startswith("MRPVM_")]:
@@ -85,6 +92,14 @@ def main() -> None:
 
     add("import kernel+cli modules", time.perf_counter() - t_imp)
 
+    if a.timeout_ms:
+        init = core._Plugin.__init__
+
+        def longer(self, *args, **kw):
+            init(self, *args, **kw)
+            self.timeout_ms = max(self.timeout_ms, a.timeout_ms)
+
+        core._Plugin.__init__ = longer
     wrap_async(kctx.KernelContext, "open", lambda a, k: "KernelContext.open")
     wrap_async(kctx.KernelContext, "aclose", lambda a, k: "KernelContext.aclose (workers stop)")
     wrap_async(king, "normalize_text", lambda a, k: "normalize_text (sd stage, total)")

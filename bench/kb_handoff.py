@@ -21,7 +21,7 @@ from mrpvm.plugins.kb_common.fields import unit_fields, unit_hash
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree, source_id_for
 from mrpvm.protocol import analysis
 from mrpvm.protocol.envelope import OnSourceTextPayload, Paths, Request, decode_request, encode_request
-from mrpvm.protocol.handoff import ANALYSER, decode_handoff, encode_handoff
+from mrpvm.protocol.handoff import ANALYSER, decode_handoff, encode_handoff, paused_gc
 
 
 def cpu(fn, *args):
@@ -69,10 +69,11 @@ def main() -> None:
     fresh_cache()
     data, enc_file = cpu(encode_handoff, sid, name, text, units)
 
-    def plugin_file():
+    def plugin_file():  # as kb_common does: decode, then the store's prepare (both with the GC paused)
         doc = decode_handoff(data, sid)
         assert doc.analyser == ANALYSER
-        return [(x.hash, x.fields()) for x in doc.analysis]
+        with paused_gc():
+            return [(x.hash, x.fields()) for x in doc.analysis]
 
     file_plugin = []
     for _ in range(a.plugins):

@@ -10,7 +10,10 @@ not each decode a multi-megabyte JSON request and repeat the same analysis. A pl
 
 from __future__ import annotations
 
+import gc
 import hashlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Literal
 
@@ -139,6 +142,20 @@ def analyse_unit(unit: KnowledgeUnit) -> UnitAnalysis:
 
 # --------------------------------------------------------------------------- the file
 
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """The cyclic garbage collector off while a whole source's objects are built: they hold no cycles,
+    and the collections their allocations trigger cost 3/4 of decoding a 1 MB source's file."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 _encode = msgspec.msgpack.Encoder().encode
 _decode = msgspec.msgpack.Decoder(UnitsHandoff).decode
 
@@ -148,16 +165,18 @@ def encode_handoff(
 ) -> bytes:
     """The handoff document of one source, its units analysed once here (`analysed`)."""
     doc = UnitsHandoff(sourceId=source_id, sourceName=source_name, text=text, units=units)
-    if analysed:
-        doc.analyser = ANALYSER
-        doc.analysis = [analyse_unit(u) for u in units]
-    return _encode(doc)
+    with paused_gc():
+        if analysed:
+            doc.analyser = ANALYSER
+            doc.analysis = [analyse_unit(u) for u in units]
+        return _encode(doc)
 
 
 def decode_handoff(data: bytes, source_id: str = "") -> UnitsHandoff:
     """The document in `data`; HandoffError when it is not one (or is another source's)."""
     try:
-        doc = _decode(data)
+        with paused_gc():
+            doc = _decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         raise HandoffError(f"not a {HANDOFF_FORMAT} document: {err}") from None
     if doc.version != HANDOFF_VERSION:
