@@ -26,7 +26,6 @@ from mrpvm.protocol.envelope import (
     SessionEvent,
     encode_request,
 )
-from mrpvm.protocol.handoff import encode_handoff
 
 from . import index_ledger as ledger
 
@@ -195,6 +194,8 @@ async def notify_source(
 
     async def units_file() -> bytes:
         """The handoff document, encoded and analysed once for every plugin that takes a file."""
+        from mrpvm.protocol.handoff import encode_handoff  # imports the analyser: only for an ingest
+
         async with lock:
             if not encoded:
                 encoded.append(

@@ -15,8 +15,6 @@ import os
 import secrets
 import shutil
 
-from mrpvm.protocol.handoff import HANDOFF_SUFFIX
-
 FOLDER_MODE = 0o300  # owner: create and open by name; nobody lists
 FILE_MODE = 0o400
 
@@ -50,6 +48,8 @@ class HandoffFolder:
     def write(self, data: bytes) -> str:
         """A fresh read-only file holding `data` for one call: its path (OSError when it cannot be written).
         The caller removes it with `discard` when the call ends."""
+        from mrpvm.protocol.handoff import HANDOFF_SUFFIX  # the analyser's import only when a file is made
+
         path = os.path.join(self.prepare(), secrets.token_hex(16) + HANDOFF_SUFFIX)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
         try:
