@@ -49,12 +49,13 @@ async def _notify(
     what: str,
     entries: list[PluginEntry] | None = None,
     on_ack: Callable[[PluginEntry], None] | None = None,
-    units_file: Callable[[], Awaitable[bytes]] | None = None,
+    units_file: Callable[[bool], Awaitable[bytes]] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Send `op` to every enabled kb-plugin that implements it (or to `entries`): (notified plugin ids,
-    warnings). `on_ack(entry)` runs for each plugin that answered success or skipped. `units_file`: the
-    handoff document (encoded once, on first need) a plugin declaring `handoff: file` gets as a file
-    bound for its call (`make(entry, False, path)`), instead of the text and units inline."""
+    warnings). `on_ack(entry)` runs for each plugin that answered success or skipped. `units_file(analysed)`:
+    the handoff document (encoded once, on first need) a plugin declaring `handoff: file` gets as a file
+    bound for its call (`make(entry, False, path)`), instead of the text and units inline; without the
+    analysis when the file with it exceeds the plugin's maxInputSizeBytes (the plugin then analyses)."""
     notified: list[str] = []
     warnings: list[str] = []
 
@@ -93,7 +94,9 @@ async def _notify(
                 warnings.append(f"{entry.id} failed {op} for {what}: {err.error.code}: {err.error.message}")
                 return
             if folder is not None:
-                data = await units_file()
+                data = await units_file(True)
+                if len(data) > limit:  # the analysis is a convenience: hand the units without it
+                    data = await units_file(False)
                 if len(data) > limit:
                     too_large(entry, len(data), "units file")
                     return
@@ -189,19 +192,19 @@ async def notify_source(
             requestId=f"ingest-{secrets.token_hex(6)}",
         )
 
-    encoded: list[bytes] = []
+    encoded: dict[bool, bytes] = {}
     lock = anyio.Lock()
 
-    async def units_file() -> bytes:
-        """The handoff document, encoded and analysed once for every plugin that takes a file."""
+    async def units_file(analysed: bool) -> bytes:
+        """The handoff document (with the units' analysis, or without), encoded once for every plugin."""
         from mrpvm.protocol.handoff import encode_handoff  # imports the analyser: only for an ingest
 
         async with lock:
-            if not encoded:
-                encoded.append(
-                    await anyio.to_thread.run_sync(encode_handoff, source.id, source.name, text, units)
+            if analysed not in encoded:
+                encoded[analysed] = await anyio.to_thread.run_sync(
+                    lambda: encode_handoff(source.id, source.name, text, units, analysed=analysed)
                 )
-        return encoded[0]
+        return encoded[analysed]
 
     return await _notify(
         ctx,

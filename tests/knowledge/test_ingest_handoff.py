@@ -22,6 +22,7 @@ import pytest
 from mrpvm.kernel.config import PROJECT_ROOT
 from mrpvm.knowledge.context import open_context
 from mrpvm.knowledge.ingest import ingest_source
+from mrpvm.knowledge.notify import REQUEST_MARGIN
 from mrpvm.plugins.kb_common.store import KBStore
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import OnSourceTextPayload, Paths, Request, encode_request
@@ -121,6 +122,23 @@ def test_the_file_is_the_calls_own_and_gone_after_it(tmp_path, manifests):
     folder = home / "handoff" / "test-kb-file"
     os.chmod(folder, 0o700)
     assert os.listdir(folder) == []
+
+
+def test_a_file_over_the_plugins_limit_goes_without_the_analysis(tmp_path, manifests):
+    """The analysis is a convenience: when the file with it exceeds maxInputSizeBytes, the units go
+    without it (the plugin analyses them), before the source is left out of the plugin's index."""
+    kb_id, _, _ = ingest(tmp_path / "first", manifests, [("tessel-build.md", TESSEL)])
+    [full] = probe_log(tmp_path / "first", kb_id)
+    lean = len(encode_handoff("s", "n", TESSEL, [], analysed=False))  # text alone: below the units' file
+    assert full["analysed"] > 0 and full["bytes"] > lean
+    manifest = json.loads((manifests / "test-kb-file.json").read_text())
+    manifest["maxInputSizeBytes"] = full["bytes"] + REQUEST_MARGIN - 1  # the analysed file no longer fits
+    (manifests / "test-kb-file.json").write_text(json.dumps(manifest))
+    kb_id, results, _ = ingest(tmp_path / "second", manifests, [("tessel-build.md", TESSEL)])
+    [seen] = probe_log(tmp_path / "second", kb_id)
+    assert "test-kb-file" in results[0].notified
+    assert seen["analyser"] == "" and seen["analysed"] == 0
+    assert len(seen["units"]) == len(full["units"]) and seen["bytes"] < full["bytes"]
 
 
 def kb_fast_one_shot(

@@ -27,6 +27,7 @@ if request.get("op") == "onSourceText" and path:
         sys.stderr.write(json.dumps({"code": "INVALID_HANDOFF", "message": str(err)}) + "\n")
         sys.exit(2)
     entry.update(
+        bytes=os.path.getsize(path),
         format=doc.get("format"),
         version=doc.get("version"),
         sourceId=doc.get("sourceId"),
