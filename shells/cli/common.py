@@ -82,13 +82,6 @@ def print_json(data: Any) -> None:
     sys.stdout.flush()
 
 
-def json_line(data: Any) -> str:
-    """One line of JSON (for stderr error records)."""
-    import msgspec
-
-    return msgspec.json.encode(data, enc_hook=str).decode()
-
-
 def stdout_console():
     """Rich output on stdout: the terminal's width, or 120 columns when piped."""
     from rich.console import Console

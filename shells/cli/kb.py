@@ -111,7 +111,7 @@ def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     from mrpvm.kernel.disk_space import free_kb_artifacts
     from mrpvm.kernel.errors import DiskFull
     from mrpvm.kernel.store import DB_NAME
-    from mrpvm.knowledge.ingest import delete_kb
+    from mrpvm.knowledge.ops import delete_kb
     from mrpvm.shells.cli.common import stdout_console
 
     freed = False
@@ -131,7 +131,7 @@ def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     stdout_console().print(f"removed KB '{kb.name}' ({kb.id}){stats_note}")
 
 
-# --------------------------------------------------------------------------- lifecycle (kernel/kb_ops.py)
+# --------------------------------------------------------------------------- lifecycle (knowledge/ops.py)
 
 
 @kb_app.command("rm-source")
