@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from mrpvm.protocol.analysis import IRREGULAR  # noqa: F401 - the analyser's own list, re-exported
+from mrpvm.protocol.analysis import IRREGULAR  # noqa: F401 - the analyser's own list (graded forms too), re-exported
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -29,27 +29,3 @@ IMPERATIVE_VERBS = word_set(
     start stir stop store submit swap switch tap test tighten toggle transfer turn type unlock unmount
     unplug unzip update upgrade upload use validate verify visit wait wash watch whisk wipe write"""
 )
-
-
-# Gradable adjectives: "the largest message" meets "How large can …" (a stemmer keeps "largest" apart).
-_GRADABLE = """
-big small large long short high low fast slow quick old new young early late wide narrow deep shallow heavy
-light cheap easy hard safe strong weak close near tall thin thick fine simple busy quiet loud hot cold warm
-cool dense rare clean dry wet soft tight loose great full fresh rich poor sharp smooth steep strict
-"""
-
-
-def _graded(base: str) -> tuple[str, str]:
-    """(comparative, superlative) of a regular adjective: large → larger, largest; big → bigger; easy → easier."""
-    if base.endswith("e"):
-        return base + "r", base + "st"
-    if base.endswith("y") and base[-2] not in "aeiou":
-        return base[:-1] + "ier", base[:-1] + "iest"
-    if len(base) <= 4 and base[-1] not in "aeiouwy" and base[-2] in "aeiou" and base[-3] not in "aeiou":
-        return base + base[-1] + "er", base + base[-1] + "est"  # big → bigger, hot → hotter, wet → wetter
-    return base + "er", base + "est"
-
-
-for _base in _GRADABLE.split():
-    for _form in _graded(_base):
-        IRREGULAR.setdefault(_form, _base)

@@ -204,3 +204,19 @@ def test_decode_checks_the_analysis_matches_the_units():
     with pytest.raises(HandoffError, match="0 analyses for 1 units"):
         decode_handoff(msgspec.msgpack.encode(doc))
     assert decode_handoff(encode_handoff("s", "n", "", [UNIT])).units == [UNIT]
+
+
+def test_the_kernels_analysis_is_the_plugins_without_importing_them():
+    """The kernel analyses with protocol.analysis alone (it never imports plugins): graded adjectives and
+    irregular verbs included, as the plugins' sdk analyses them."""
+    code = (
+        "import sys, json; from mrpvm.protocol.analysis import terms; "
+        "print(json.dumps([terms('the later, bigger ones were sent'), "
+        "any(m.startswith('mrpvm.plugins') for m in sys.modules)]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    kernel_terms, imported_plugins = json.loads(out)
+    from mrpvm.plugins.sdk.text import terms
+
+    assert not imported_plugins
+    assert kernel_terms == terms("the later, bigger ones were sent") == ["late", "big", "send"]
