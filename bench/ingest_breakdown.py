@@ -93,13 +93,17 @@ def main() -> None:
     add("import kernel+cli modules", time.perf_counter() - t_imp)
 
     if a.timeout_ms:
-        init = core._Plugin.__init__
+        try:  # the per-plugin state: kernel/supervisor/plugin_state.py (core._Plugin before the split)
+            from mrpvm.kernel.supervisor.plugin_state import PluginState as state_class
+        except ImportError:
+            state_class = core._Plugin
+        init = state_class.__init__
 
         def longer(self, *args, **kw):
             init(self, *args, **kw)
             self.timeout_ms = max(self.timeout_ms, a.timeout_ms)
 
-        core._Plugin.__init__ = longer
+        state_class.__init__ = longer
     wrap_async(kctx.KernelContext, "open", lambda a, k: "KernelContext.open")
     wrap_async(kctx.KernelContext, "aclose", lambda a, k: "KernelContext.aclose (workers stop)")
     wrap_async(king, "normalize_text", lambda a, k: "normalize_text (sd stage, total)")

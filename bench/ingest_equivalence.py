@@ -35,7 +35,8 @@ def stored(home: str) -> dict[str, list]:
         con = sqlite3.connect(db)
         rows = con.execute("SELECT id, hash, terms FROM units ORDER BY id").fetchall()
         con.close()
-        out[db.parent.name] = [[i, h, sorted(t.split())] for i, h, t in rows]
+        # unit ids start with the source id, which depends on the home: compared without it
+        out[db.parent.name] = sorted([i.split("::", 1)[-1], h, sorted(t.split())] for i, h, t in rows)
     return out
 
 
@@ -73,7 +74,10 @@ def compare(a_path: str, b_path: str) -> int:
     for suite in sorted(set(a) | set(b)):
         sa, sb = a.get(suite, {}), b.get(suite, {})
         for plugin in sorted(set(sa.get("units", {})) | set(sb.get("units", {}))):
-            ua, ub = sa.get("units", {}).get(plugin), sb.get("units", {}).get(plugin)
+            ua, ub = (
+                sorted([i.split("::", 1)[-1], h, t] for i, h, t in side.get("units", {}).get(plugin, []))
+                for side in (sa, sb)
+            )
             if ua != ub:
                 diffs += 1
                 print(f"{suite} {plugin}: stored units differ ({len(ua or [])} vs {len(ub or [])} rows)")
