@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import anyio.to_thread
 from mrpvm.protocol.vocab import PLUGIN_TYPES
 
 from .config import MANIFESTS_DIR, Config, load_config, wrapper_dirs
@@ -72,6 +73,7 @@ class KernelContext:
         The KB layer's start-up repair is not run here: `mrpvm.knowledge.context.open_context` opens a
         context and then lets the KB layer open its part."""
         from .llm import configured
+        from .planner_import import import_planner_files
         from .store import Store
         from .supervisor import Supervisor
         from .supervisor.sandbox import Sandbox
@@ -108,6 +110,12 @@ class KernelContext:
             raise
         ctx = cls(config, sources, registry, supervisor, store, home, env, llm)
         supervisor.route_llm(llm_route(llm))
+        try:  # planners' learning kept in files before the store kept it (schema 8), merged once
+            planners = [entry.id for entry in registry.list("mrp-plan-plugin")]
+            await anyio.to_thread.run_sync(import_planner_files, store, home, planners)
+        except BaseException:
+            await ctx.aclose()
+            raise
         return ctx
 
     async def aclose(self) -> None:

@@ -50,9 +50,11 @@ from .errors import (
     ValidationFailed,
 )
 from .names import KB_NAME_MAX, SOURCE_NAME_MAX, TITLE_MAX, checked_name
-from .node import LOCAL_NODE, node_id_for
+from .node import LOCAL_NODE, node_id_for, node_stale_after_s
 from .records import KbRecord, PlannerOutcome, SessionRecord, SourceRecord, TurnRecord, title_from_question
 from .store_acks import IndexAcks
+from .store_learning import PlannerLearning
+from .store_nodes import NodeRegistry
 from .store_rows import (
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -83,7 +85,7 @@ def _pause_in_commit() -> None:
     time.sleep(PAUSE_IN_COMMIT_S)
 
 
-class Store(PlannerStatsAndCache, IndexAcks):
+class Store(PlannerStatsAndCache, IndexAcks, NodeRegistry, PlannerLearning):
     """The kernel's store. `Store.open(home)` uses `<home>/mrpvm.db`, or the PostgreSQL database
     MRPVM_STORE_URL names (kernel/db/); `node_id` is this machine's identity (kernel/node.py)."""
 
@@ -115,10 +117,13 @@ class Store(PlannerStatsAndCache, IndexAcks):
         database = open_database(home, env.get(URL_VARIABLE, ""))
         try:
             node = node_id_for(Path(home), env)
+            stale_after_s = node_stale_after_s(env)
         except BaseException:
             database.close()
             raise
-        return cls(database, node_id=node, home=Path(home))
+        store = cls(database, node_id=node, home=Path(home))
+        store.stale_after_s = stale_after_s
+        return store
 
     @property
     def backend(self) -> str:
@@ -191,19 +196,6 @@ class Store(PlannerStatsAndCache, IndexAcks):
         ]
         return problems
 
-    def register_node(self) -> None:
-        """Record that this node uses the store (a removed source is then owed to its indexes too)."""
-        stamp = now_iso()
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO nodes (id, started_at, seen_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
-                (self.node_id, stamp, stamp),
-            )
-
-    def nodes(self) -> list[str]:
-        return [r[0] for r in self._conn().execute("SELECT id FROM nodes ORDER BY id")]
-
     # ------------------------------------------------------------------ KB repositories (DS026)
 
     @staticmethod
@@ -249,6 +241,7 @@ class Store(PlannerStatsAndCache, IndexAcks):
         with self.transaction() as conn:
             record = self.get_kb(name_or_id)
             conn.execute("DELETE FROM kbs WHERE id = ?", (record.id,))
+            self._forget_learning(conn, record.id)
             self._db.notify(conn, KB_CHANNEL, record.id)
         return record
 
@@ -377,7 +370,7 @@ class Store(PlannerStatsAndCache, IndexAcks):
             if not self._lock_row(conn, "kbs", kb_id):
                 raise KbNotFound(f"no KB with id '{kb_id}'", {"kb": kb_id})
             record = self.get_source(kb_id, source_id)
-            nodes = {r[0] for r in conn.execute("SELECT id FROM nodes")} | {self.node_id}
+            nodes = self._live_nodes(conn)
             conn.execute("DELETE FROM sources WHERE id = ?", (record.id,))
             stamp = now_iso()
             conn.executemany(

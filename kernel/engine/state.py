@@ -18,6 +18,7 @@ from mrpvm.protocol.envelope import (
     ContextItem,
     Descriptor,
     KnowledgeProfile,
+    LearnedStat,
     Paths,
     Pins,
     PluginStats,
@@ -124,6 +125,7 @@ class TurnState:
         self.descriptors: list[Descriptor] = static.descriptors
         self.artifact_paths: dict[str, Paths] = static.paths.setdefault(self.kb_id, {})
         self._planner_stats: list[PluginStats] | None = None
+        self._learned: dict[str, list[LearnedStat]] = {}
         self.calls = TurnCalls(ctx.background, ctx.background.snapshot(self.kb_id, session.id))
 
     # ------------------------------------------------------------------ units
@@ -229,6 +231,15 @@ class TurnState:
                 for s in self.ctx.store.planner_stats().values()
             ]
         return self._planner_stats
+
+    def learned(self, planner_id: str) -> list[LearnedStat]:
+        """What the planner has learned about the descriptors' plugins in this KB's scope, on every node
+        (kernel/store_learning.py); read once per turn and planner."""
+        hit = self._learned.get(planner_id)
+        if hit is None:
+            ids = [d.id for d in self.descriptors]
+            hit = self._learned[planner_id] = self.ctx.store.learned(planner_id, self.kb_id, ids)
+        return hit
 
     def emit(self, **event: Any) -> None:
         """Tell the progress listener (if any); a failing listener never breaks the turn."""

@@ -11,8 +11,9 @@ from llm_engine_support import FakeModel, LLMHarness, ask, calls, plugin_nodes
 from llm_server import ScriptedLLM
 from mrpvm.kernel import validator_records as vr
 from mrpvm.kernel.engine.support import evidence_support
+from mrpvm.kernel.store import Store
 from mrpvm.plugins.planner_common.signals import read_signals, task_kind
-from mrpvm.plugins.planner_common.utility import UtilityTable, score_attempt
+from mrpvm.plugins.planner_common.utility import UtilityTable, observations, score_attempt
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import OutcomeAttempt, RecordOutcomePayload
 from mrpvm.shells.evaluation.calibration import judged_verdicts, measured
@@ -56,9 +57,9 @@ def test_a_solvers_score_blends_its_verdict_with_its_support() -> None:
     assert score_attempt(attempt(0.9), "rejected")[0] == 0.45
 
 
-def test_the_planner_learns_per_act_and_answer_type() -> None:
+def test_the_planner_learns_per_act_and_answer_type(tmp_path: Path, store_env: dict[str, str]) -> None:
+    """The planner's observations, folded by the store (both backends), rebuild its table per task."""
     assert task_kind(HOW_MANY) == "describe/number" and task_kind(WHAT_IS) == "describe/definition"
-    table = UtilityTable()
     good = OutcomeAttempt(
         pluginId="gs-llm-fast",
         type="gs-plugin",
@@ -70,9 +71,12 @@ def test_the_planner_learns_per_act_and_answer_type() -> None:
     bad = OutcomeAttempt(
         pluginId="gs-llm-fast", type="gs-plugin", op="solve", status="error", intentRef="intent-1"
     )
-    for _ in range(4):
-        table.record(RecordOutcomePayload(attempts=[good], intents=[WHAT_IS]))
-        table.record(RecordOutcomePayload(attempts=[bad], intents=[HOW_MANY]))
+    with Store.open(tmp_path, store_env) as store:
+        for _ in range(4):
+            for attempt, question in ((good, WHAT_IS), (bad, HOW_MANY)):
+                payload = RecordOutcomePayload(attempts=[attempt], intents=[question])
+                store.record_observations("planner-default", None, observations(payload))
+        table = UtilityTable.from_learned(store.learned("planner-default", None))
     acts = table.plugins["gs-llm-fast"].acts
     assert set(acts) == {"describe", "describe/number", "describe/definition"}
     on_definitions = table.evidence("gs-llm-fast", read_signals("", [WHAT_IS]).kinds)
