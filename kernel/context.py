@@ -77,6 +77,7 @@ class KernelContext:
         from .store import Store
         from .supervisor import Supervisor
         from .supervisor.sandbox import Sandbox
+        from .validator_records import import_legacy as import_validator_records
 
         config, sources = load_config(environ)
         home = Path(config.home)
@@ -113,6 +114,7 @@ class KernelContext:
         try:  # planners' learning kept in files before the store kept it (schema 8), merged once
             planners = [entry.id for entry in registry.list("mrp-plan-plugin")]
             await anyio.to_thread.run_sync(import_planner_files, store, home, planners)
+            await anyio.to_thread.run_sync(import_validator_records, store, home)
         except BaseException:
             await ctx.aclose()
             raise

@@ -139,6 +139,16 @@ class PlannerLearning:
                 )
         return len(ordered)
 
+    def _first_import(self, conn: Connection, digest: str, what: str, records: int) -> bool:
+        """Claim the import of a legacy file (by its content `digest`); False: some node imported it."""
+        return bool(
+            conn.execute(
+                "INSERT INTO learning_imports (digest, what, node_id, records, imported_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING",
+                (digest, what, self.node_id, records, now_iso()),
+            ).rowcount
+        )
+
     def import_learned(
         self, digest: str, planner_id: str, kb_id: str | None, stats: list[LearnedStat]
     ) -> bool:
@@ -146,12 +156,7 @@ class PlannerLearning:
         when that digest was imported before (by any node)."""
         stamp, key = now_iso(), kb_key(kb_id)
         with self.transaction() as conn:
-            taken = conn.execute(
-                "INSERT INTO planner_imports (digest, planner_id, kb_key, node_id, records, imported_at)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (digest) DO NOTHING",
-                (digest, planner_id, key, self.node_id, len(stats), stamp),
-            ).rowcount
-            if not taken:
+            if not self._first_import(conn, digest, f"{planner_id} {key or '_session'}", len(stats)):
                 return False
             conn.executemany(
                 _MERGE,
@@ -205,6 +210,36 @@ class PlannerLearning:
                     for r in rows
                 ],
             )
+
+    # ------------------------------------------------------------------ validators (kernel/validator_records.py)
+
+    def validator_counts(self) -> dict[str, tuple[int, int, int, int]]:
+        """validator id -> (rejected, right rejections, accepted, right acceptances) as measured."""
+        rows = self._conn().execute(
+            "SELECT validator_id, rejected, right_rejections, accepted, right_acceptances FROM validator_records"
+        )
+        return {r[0]: (int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows}
+
+    def add_validator_counts(
+        self, counts: dict[str, tuple[int, int, int, int]], *, digest: str = "", what: str = ""
+    ) -> bool:
+        """Add measured counts (one transaction, each an atomic add). With `digest` (a legacy file's), only
+        the first time: False when it was imported before."""
+        stamp = now_iso()
+        with self.transaction() as conn:
+            if digest and not self._first_import(conn, digest, what, len(counts)):
+                return False
+            conn.executemany(
+                "INSERT INTO validator_records (validator_id, rejected, right_rejections, accepted,"
+                " right_acceptances, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (validator_id) DO UPDATE"
+                " SET rejected = validator_records.rejected + excluded.rejected,"
+                " right_rejections = validator_records.right_rejections + excluded.right_rejections,"
+                " accepted = validator_records.accepted + excluded.accepted,"
+                " right_acceptances = validator_records.right_acceptances + excluded.right_acceptances,"
+                " updated_at = excluded.updated_at",
+                [(v, *c, stamp) for v, c in sorted(counts.items())],
+            )
+        return True
 
     def _forget_learning(self, conn: Connection, kb_id: str) -> None:
         """A deleted KB's records go with it (inside `delete_kb`'s transaction)."""

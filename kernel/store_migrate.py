@@ -68,7 +68,15 @@ TABLES: dict[str, list[str]] = {
         "samples",
         "updated_at",
     ],
-    "planner_imports": ["digest", "planner_id", "kb_key", "node_id", "records", "imported_at"],
+    "validator_records": [
+        "validator_id",
+        "rejected",
+        "right_rejections",
+        "accepted",
+        "right_acceptances",
+        "updated_at",
+    ],
+    "learning_imports": ["digest", "what", "node_id", "records", "imported_at"],
 }
 BYTEA = {("sessions", "preferences"), ("units", "data"), ("turns", "response_document")}
 BYTEA |= {("turns", "trace"), ("turns", "plugin_ids")}

@@ -176,7 +176,10 @@ async def check_kb(
     ctx: KernelContext, name_or_id: str, *, repair: bool = True, full: bool = False
 ) -> KbCheckReport:
     """Report a KB's index state; with `repair`, offer what is owed (with `full`, every source to every
-    plugin: a complete re-index) and report the state after."""
+    plugin: a complete re-index) and report the state after. A repair registers the node first: one that
+    had been forgotten (kernel/store_nodes.py) owes, and rebuilds, every index."""
+    if repair and await anyio.to_thread.run_sync(ctx.store.register_node):
+        await drop_local_indexes(ctx)
     kb = ctx.store.get_kb(name_or_id)
     required = [entry.id for entry in kb_listeners(ctx)]
     states, problems = await anyio.to_thread.run_sync(_state, ctx, kb, required)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 SHARED_MIGRATIONS: list[list[str]] = [
     [  # 8: shared learning (kernel/store_learning.py): each planner's per-plugin records, per KB scope
-        # (kb_key '' = sessions without a KB), once per artifacts folder and node before; the legacy
-        # utility.json files imported (by content digest: once, whichever node reads one); nodes that
-        # have not been seen for a while are forgotten (kernel/store_nodes.py)
+        # (kb_key '' = sessions without a KB), once per artifacts folder and node before; the validators'
+        # measured verdict counts, once a file per home; the legacy files imported (by content digest:
+        # once, whichever node reads one); nodes that have not been seen for a while are forgotten
+        # (kernel/store_nodes.py)
         """CREATE TABLE planner_utility (
             planner_id TEXT NOT NULL,
             kb_key TEXT NOT NULL,
@@ -26,10 +27,17 @@ SHARED_MIGRATIONS: list[list[str]] = [
             updated_at TEXT NOT NULL,
             PRIMARY KEY (planner_id, kb_key, plugin_id, task)
         )""",
-        """CREATE TABLE planner_imports (
+        """CREATE TABLE validator_records (
+            validator_id TEXT PRIMARY KEY,
+            rejected BIGINT NOT NULL,
+            right_rejections BIGINT NOT NULL,
+            accepted BIGINT NOT NULL,
+            right_acceptances BIGINT NOT NULL,
+            updated_at TEXT NOT NULL
+        )""",
+        """CREATE TABLE learning_imports (
             digest TEXT PRIMARY KEY,
-            planner_id TEXT NOT NULL,
-            kb_key TEXT NOT NULL,
+            what TEXT NOT NULL,
             node_id TEXT NOT NULL,
             records BIGINT NOT NULL,
             imported_at TEXT NOT NULL

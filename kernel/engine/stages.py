@@ -254,7 +254,7 @@ def validator_records(ctx: KernelContext) -> ValidatorRecords:
     """The home's validator records, read once per kernel context."""
     records = ctx.state.get("validator_records")
     if records is None:
-        records = ctx.state["validator_records"] = load_validator_records(ctx.home)
+        records = ctx.state["validator_records"] = load_validator_records(ctx.store)
     return records
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 from llm_engine_support import FakeModel, LLMHarness, ask, calls, plugin_nodes
 from llm_server import ScriptedLLM
 from mrpvm.kernel import validator_records as vr
@@ -99,15 +100,27 @@ def test_validator_records_trust_only_measured_precision() -> None:
     assert records.overrules("val-good", 1.0) == (False, "")
 
 
-def test_records_persist_add_up_and_survive_damage(tmp_path: Path) -> None:
+def test_records_persist_add_up_and_a_legacy_file_is_added_once(tmp_path: Path, store_env) -> None:
+    """The validators' records live in the store (both backends); a home's file from before is added once."""
     one = vr.ValidatorRecords()
     one.add("val-llm", "accepted", True)
     one.add("val-llm", "rejected", False)
-    vr.add_measured(tmp_path, one)
-    merged = vr.add_measured(tmp_path, one)
-    assert merged.validators["val-llm"].rejected == 2 and merged.validators["val-llm"].rightAcceptances == 2
-    (tmp_path / vr.FILE_NAME).write_text("{not json")
-    assert vr.load(tmp_path).validators == {}
+    legacy = tmp_path / vr.FILE_NAME
+    with Store.open(tmp_path, store_env) as store:
+        assert vr.load(store).validators == {}
+        vr.add_measured(store, one)
+        merged = vr.add_measured(store, one)
+        assert (
+            merged.validators["val-llm"].rejected == 2 and merged.validators["val-llm"].rightAcceptances == 2
+        )
+        legacy.write_text("{not json")
+        assert vr.import_legacy(store, tmp_path) is False and legacy.exists()  # damaged: left, not fatal
+        data = msgspec.json.encode(one)
+        legacy.write_bytes(data)
+        assert vr.import_legacy(store, tmp_path) is True and not legacy.exists()
+        legacy.write_bytes(data)  # the same file again (a copy on another node): never added twice
+        assert vr.import_legacy(store, tmp_path) is False
+        assert vr.load(store).validators["val-llm"].rejected == 3
 
 
 def test_calibration_scores_the_answer_each_verdict_judged() -> None:
@@ -162,7 +175,7 @@ def test_an_untrusted_validator_cannot_reject_a_supported_answer(tmp_path: Path)
     with ScriptedLLM() as llm:
         llm.responder = FakeModel(val="reject-llm")
         h = LLMHarness(tmp_path, enabled=ALL_FAST, orders={**LLM_FIRST, "sd": ["sd-symbolic"]}, upstream=llm)
-        vr.add_measured(h.home, noisy)
+        (h.home / vr.FILE_NAME).write_bytes(msgspec.json.encode(noisy))  # measured before the store kept them
         result = run(h, lambda ctx, kb_id: ask(ctx, kb_id))
     assert calls(result, "solve") == [("gs-llm-fast", "success")]
     [val] = plugin_nodes(result, "val-llm")
@@ -179,7 +192,8 @@ def test_a_trusted_validator_still_rejects(tmp_path: Path) -> None:
     with ScriptedLLM() as llm:
         llm.responder = FakeModel(val="reject-llm")
         h = LLMHarness(tmp_path, enabled=ALL_FAST, orders={**LLM_FIRST, "sd": ["sd-symbolic"]}, upstream=llm)
-        vr.add_measured(h.home, trusted)
+        with Store.open(h.home) as store:
+            vr.add_measured(store, trusted)
         result = run(h, lambda ctx, kb_id: ask(ctx, kb_id))
     assert calls(result, "solve") == [("gs-llm-fast", "success"), ("gs-symbolic", "success")]
     assert plugin_nodes(result, "val-llm")[0]["output"]["code"] == "VALIDATION_REJECTED"
