@@ -96,6 +96,8 @@ class PlannerLearning:
 
         def transaction(self) -> AbstractContextManager[Connection]: ...
 
+        def _lock_row(self, conn: Connection, table: str, key: str) -> bool: ...
+
     def learned(
         self, planner_id: str, kb_id: str | None, plugin_ids: list[str] | None = None
     ) -> list[LearnedStat]:
@@ -110,7 +112,8 @@ class PlannerLearning:
         return out[:MAX_LEARNED]
 
     def record_observations(self, planner_id: str, kb_id: str | None, observations: list[Observation]) -> int:
-        """Fold one outcome's observations into the planner's records (one transaction); returns how many."""
+        """Fold one outcome's observations into the planner's records (one transaction); returns how many
+        (none when the KB was deleted meanwhile: its records went with it, and must not come back)."""
         if len(observations) > MAX_OBSERVATIONS:
             raise ValidationFailed(
                 f"{planner_id} sent {len(observations)} observations for one outcome (at most {MAX_OBSERVATIONS})",
@@ -121,6 +124,8 @@ class PlannerLearning:
         stamp, key = now_iso(), kb_key(kb_id)
         ordered = sorted(observations, key=lambda o: (o.plugin, o.task, o.index))  # one lock order
         with self.transaction() as conn:
+            if kb_id is not None and not self._lock_row(conn, "kbs", kb_id):
+                return 0
             for item in ordered:
                 conn.execute(
                     _FOLD,

@@ -146,3 +146,36 @@ def test_a_snapshot_restores_the_records_exactly(tmp_path, store_env):
         store.record_observations(PLANNER, None, [obs("kb-fast", 0.0)])
         store.restore_learning(snapshot)
         assert store.learning_snapshot() == snapshot
+
+
+def test_a_schema_7_store_migrates_to_8_keeping_its_nodes(tmp_path, store_env):
+    """The migration as both backends run it (SQLite's user_version, PostgreSQL's version table under its
+    advisory lock): a store left at version 7 by an older kernel gains the learning tables and keeps its
+    nodes."""
+    from mrpvm.kernel.db import open_database
+    from mrpvm.kernel.db.pg_schema import PG_MIGRATIONS
+    from mrpvm.kernel.store_rows import MIGRATIONS, SCHEMA_VERSION
+
+    assert SCHEMA_VERSION == 8 and MIGRATIONS[7] is PG_MIGRATIONS[7]  # one text for both from 8 on
+    database = open_database(tmp_path, store_env.get("MRPVM_STORE_URL", ""))
+    try:
+        database.migrate((MIGRATIONS if database.kind == "sqlite" else PG_MIGRATIONS)[:7])
+        assert database.schema_version() == 7
+        with database.transaction() as conn:
+            conn.execute("INSERT INTO nodes (id, started_at, seen_at) VALUES ('old', ?, ?)", ("x", "x"))
+    finally:
+        database.close()
+    with Store.open(tmp_path, store_env) as store:
+        assert store.schema_version() == 8
+        assert [(n.id, n.forgottenAt) for n in store.node_records()] == [("old", None)]
+        store.record_observations(PLANNER, None, [obs("kb-fast", 1.0)])
+        assert store.validator_counts() == {} and len(store.learned(PLANNER, None)) == 1
+
+
+def test_a_deleted_kbs_outcome_arriving_late_is_not_stored(tmp_path, store_env):
+    with Store.open(tmp_path, store_env) as store:
+        kb = store.create_kb("docs")
+        assert store.record_observations(PLANNER, kb.id, [obs("kb-fast", 1.0)]) == 1
+        store.delete_kb(kb.id)
+        assert store.record_observations(PLANNER, kb.id, [obs("kb-fast", 1.0)]) == 0  # recordOutcome ran late
+        assert store.learning_snapshot() == []
