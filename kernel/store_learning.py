@@ -126,9 +126,9 @@ class PlannerLearning:
         with self.transaction() as conn:
             if kb_id is not None and not self._lock_row(conn, "kbs", kb_id):
                 return 0
-            for item in ordered:
-                conn.execute(
-                    _FOLD,
+            conn.executemany(  # one batch (psycopg pipelines it), applied in order
+                _FOLD,
+                [
                     {
                         "planner": planner_id,
                         "kb": key,
@@ -140,8 +140,10 @@ class PlannerLearning:
                         "calls": float(item.llmCalls),
                         "suf": None if item.sufficiency is None else float(item.sufficiency),
                         "at": stamp,
-                    },
-                )
+                    }
+                    for item in ordered
+                ],
+            )
         return len(ordered)
 
     def _first_import(self, conn: Connection, digest: str, what: str, records: int) -> bool:
