@@ -52,7 +52,7 @@ async def build_plan(
         failures=frame.failures.notes(),
         llmCallsLeft=state.budget.llm_calls_left,
         knowledge=state.knowledge_profile(),
-        learned=state.learned(branch.planner_id),
+        learned=await state.learned(branch.planner_id),
     )
     attempt = await call_plugin(
         state,

@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import anyio
+import anyio.to_thread
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 from mrpvm.protocol.envelope import (
     ContextItem,
@@ -232,13 +232,16 @@ class TurnState:
             ]
         return self._planner_stats
 
-    def learned(self, planner_id: str) -> list[LearnedStat]:
+    async def learned(self, planner_id: str) -> list[LearnedStat]:
         """What the planner has learned about the descriptors' plugins in this KB's scope, on every node
-        (kernel/store_learning.py); read once per turn and planner."""
+        (kernel/store_learning.py); read once per turn and planner, off the event loop (a server round
+        trip on PostgreSQL)."""
         hit = self._learned.get(planner_id)
         if hit is None:
             ids = [d.id for d in self.descriptors]
-            hit = self._learned[planner_id] = self.ctx.store.learned(planner_id, self.kb_id, ids)
+            read = self.ctx.store.learned
+            hit = await anyio.to_thread.run_sync(read, planner_id, self.kb_id, ids)
+            self._learned[planner_id] = hit
         return hit
 
     def emit(self, **event: Any) -> None:
