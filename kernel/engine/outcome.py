@@ -17,9 +17,10 @@ from mrpvm.protocol.envelope import RecordOutcomePayload
 
 from ..errors import StoreError, TurnNotFound, ValidationFailed
 from ..records import PlannerOutcome, SessionRecord, TurnRecord
-from .calls import Attempt, BranchRun, call_plugin
+from .calls import call_plugin
 from .concurrency import PendingCall, hold_spin
 from .frame import ExecutionFrame
+from .scope import Attempt, BranchRun
 from .stages import notify_kb
 from .state import TurnState
 from .stored_answer import cap_answer
