@@ -98,6 +98,7 @@ def _cnl_attr_specs() -> dict[str, dict[str, Any]]:
         "KnowledgeUnit": cnl.UNIT,
         "ResolvedIntent": cnl.RESOLVED,
         "Plan": cnl.PLAN,
+        "Observation": cnl.OBSERVATION,
     }
     return {name: {spec.attr: spec for spec in kind.fields} for name, kind in by_struct.items()}
 
@@ -125,7 +126,7 @@ def _document_schema() -> dict[str, Any]:
     unit = schema["$defs"]["KnowledgeUnit"]["properties"]
     _narrow(unit["confidence"], {"type": "number", "minimum": 0, "maximum": 1})
     schema["$defs"]["KnowledgeUnit"]["properties"]["id"]["pattern"] = r"^\S+$"
-    for struct in ("IntentGroup", "ResolvedIntent"):
+    for struct in ("IntentGroup", "ResolvedIntent", "Observation"):
         schema["$defs"][struct]["properties"]["index"]["minimum"] = 1
     return _with_header(
         schema,
@@ -211,6 +212,7 @@ _HEADINGS = {
     "Plan": "## Plan",
     "Answer": "## Answer",
     "Sources": "## Sources",
+    "Observation": "## Observation <N>",
 }
 
 
