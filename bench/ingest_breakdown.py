@@ -62,11 +62,26 @@ def main() -> None:
     ap.add_argument("--profile", default=None)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--dump", default=None, help="write each plugin request body to DIR/<n>-<op>.json")
+    ap.add_argument(
+        "--plugins",
+        default=None,
+        help="only these plugins enabled (MRPVM_ENABLED_PLUGINS), e.g. sd-symbolic,kb-fast,kb-thinkingdb: "
+        "the lexical kb-plugins without kb-balanced's dense (semantic) view",
+    )
+    ap.add_argument(
+        "--timeout-ms",
+        type=int,
+        default=0,
+        help="give every plugin at least this deadline (a loaded machine: sd-symbolic's 10 s is too short "
+        "for 1 MB there); bench only, the project is unchanged",
+    )
     a = ap.parse_args()
     home = tempfile.mkdtemp(prefix="ingbd-")
     for k in [k for k in os.environ if k.startswith("MRPVM_")]:
         del os.environ[k]
     os.environ["MRPVM_HOME"] = home
+    if a.plugins:
+        os.environ["MRPVM_ENABLED_PLUGINS"] = a.plugins
 
     t_imp = time.perf_counter()
     import mrpvm.kernel.context as kctx
@@ -77,6 +92,18 @@ def main() -> None:
 
     add("import kernel+cli modules", time.perf_counter() - t_imp)
 
+    if a.timeout_ms:
+        try:  # the per-plugin state: kernel/supervisor/plugin_state.py (core._Plugin before the split)
+            from mrpvm.kernel.supervisor.plugin_state import PluginState as state_class
+        except ImportError:
+            state_class = core._Plugin
+        init = state_class.__init__
+
+        def longer(self, *args, **kw):
+            init(self, *args, **kw)
+            self.timeout_ms = max(self.timeout_ms, a.timeout_ms)
+
+        state_class.__init__ = longer
     wrap_async(kctx.KernelContext, "open", lambda a, k: "KernelContext.open")
     wrap_async(kctx.KernelContext, "aclose", lambda a, k: "KernelContext.aclose (workers stop)")
     wrap_async(king, "normalize_text", lambda a, k: "normalize_text (sd stage, total)")
@@ -131,17 +158,25 @@ def main() -> None:
         except sqlite3.Error:
             pass
     rows = sorted(((k, sum(v), len(v)) for k, v in stats.items()), key=lambda r: -r[1])
+    ingest_s = sum(stats.get("cli main (ingest command)", [0.0]))
+    rate = round(units / total) if units else 0
     out = {
         "file": a.file,
         "rc": rc,
+        "plugins": a.plugins or "all enabled",
         "process_wall_s": round(total, 3),
         "units": units,
+        "units_per_s_end_to_end": rate,
+        "units_per_s_ingest_command": round(units / ingest_s) if units and ingest_s else 0,
         "stages": {k: {"s": round(s, 3), "calls": n} for k, s, n in rows},
     }
     if a.json:
         print(json.dumps(out))
     else:
-        print(f"{a.file}: rc {rc}, process wall {total:.3f} s, units {units}")
+        print(
+            f"{a.file}: rc {rc}, plugins {out['plugins']}, process wall {total:.3f} s, units {units}, "
+            f"{rate} units/s end to end, {out['units_per_s_ingest_command']} units/s in the ingest command"
+        )
         for k, s, n in rows:
             print(f"  {s:8.3f} s  {n:5d}x  {k}")
     import shutil

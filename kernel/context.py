@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import anyio.to_thread
 from mrpvm.protocol.vocab import PLUGIN_TYPES
 
 from .background import Background
@@ -75,9 +76,11 @@ class KernelContext:
         The KB layer's start-up repair is not run here: `mrpvm.knowledge.context.open_context` opens a
         context and then lets the KB layer open its part."""
         from .llm import configured
+        from .planner_import import import_planner_files
         from .store import Store
         from .supervisor import Supervisor
         from .supervisor.sandbox import Sandbox
+        from .validator_records import import_legacy as import_validator_records
 
         config, sources = load_config(environ)
         home = Path(config.home)
@@ -111,6 +114,13 @@ class KernelContext:
             raise
         ctx = cls(config, sources, registry, supervisor, store, home, env, llm)
         supervisor.route_llm(llm_route(llm))
+        try:  # planners' learning kept in files before the store kept it (schema 8), merged once
+            planners = [entry.id for entry in registry.list("mrp-plan-plugin")]
+            await anyio.to_thread.run_sync(import_planner_files, store, home, planners)
+            await anyio.to_thread.run_sync(import_validator_records, store, home)
+        except BaseException:
+            await ctx.aclose()
+            raise
         return ctx
 
     async def aclose(self) -> None:

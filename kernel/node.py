@@ -19,6 +19,10 @@ from pathlib import Path
 from .errors import BadInput
 
 NODE_VARIABLE = "MRPVM_NODE_ID"
+STALE_VARIABLE = (
+    "MRPVM_NODE_STALE_HOURS"  # a node not seen for this long is forgotten (kernel/store_nodes.py)
+)
+DEFAULT_STALE_HOURS = 168.0
 NODE_FILE = "node-id"
 LOCAL_NODE = "local"  # a store opened without a home (tests, tools): one node
 _VALID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -57,3 +61,22 @@ def node_id_for(home: Path, environ: Mapping[str, str] | None = None) -> str:
     finally:
         tmp.unlink(missing_ok=True)
     return valid_node_id(path.read_text(encoding="utf-8"))
+
+
+def node_stale_after_s(environ: Mapping[str, str] | None = None) -> float:
+    """MRPVM_NODE_STALE_HOURS (a positive number of hours, default a week) in seconds."""
+    env = os.environ if environ is None else environ
+    raw = env.get(STALE_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_STALE_HOURS * 3600.0
+    try:
+        hours = float(raw)
+    except ValueError:
+        hours = -1.0
+    if not (0.0 < hours <= 10 * 365 * 24):  # NaN fails too
+        raise BadInput(
+            "BAD_NODE_STALE_HOURS",
+            f"{STALE_VARIABLE} is a number of hours in (0, 87600] (got {raw!r})",
+            {"value": raw},
+        )
+    return hours * 3600.0

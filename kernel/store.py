@@ -28,7 +28,7 @@ from pathlib import Path
 
 from .db import DB_NAME as DB_NAME  # re-exported: tools and tests name the SQLite file through the store
 from .db import URL_VARIABLE, open_database
-from .node import node_id_for
+from .node import node_id_for, node_stale_after_s
 from .store_conn import StoreConnection
 from .store_kbs import KB_CHANNEL, KbTables
 from .store_rows import SCHEMA_VERSION, new_id, now_iso
@@ -56,7 +56,7 @@ class Store(TurnTables):
     One class of one job each, stacked: the connection, transactions, migrations and checks
     (store_conn.py), KBs, sources and KB units (store_kbs.py), sessions (store_sessions.py), turns
     (store_turns.py), planner stats and the LLM cache (store_stats.py), index acknowledgements
-    (store_acks.py); the row codecs and the SQLite schema are in store_rows.py, the backends in kernel/db/.
+    (store_acks.py), the nodes (store_nodes.py), what planners learned (store_learning.py); the row codecs and the SQLite schema are in store_rows.py, the backends in kernel/db/.
     """
 
     @classmethod
@@ -67,7 +67,10 @@ class Store(TurnTables):
         database = open_database(home, env.get(URL_VARIABLE, ""))
         try:
             node = node_id_for(Path(home), env)
+            stale_after_s = node_stale_after_s(env)
         except BaseException:
             database.close()
             raise
-        return cls(database, node_id=node, home=Path(home))
+        store = cls(database, node_id=node, home=Path(home))
+        store.stale_after_s = stale_after_s
+        return store

@@ -16,17 +16,18 @@ from .errors import (
 )
 from .node import LOCAL_NODE
 from .store_acks import IndexAcks
+from .store_learning import PlannerLearning
+from .store_nodes import NodeRegistry
 from .store_rows import (
     MIGRATIONS,
     SCHEMA_VERSION,
-    now_iso,
 )
 from .store_stats import PlannerStatsAndCache
 
 
-class StoreConnection(PlannerStatsAndCache, IndexAcks):
-    """The database behind the store (a kernel/db backend), its transactions, migrations and checks, and
-    this node's registration."""
+class StoreConnection(PlannerStatsAndCache, IndexAcks, NodeRegistry, PlannerLearning):
+    """The database behind the store (a kernel/db backend), its transactions, migrations and checks, the
+    nodes (store_nodes.py) and what planners learned (store_learning.py)."""
 
     def __init__(self, database: Database | Path | str, *, node_id: str = "", home: Path | None = None):
         self._db: Database = (
@@ -115,16 +116,3 @@ class StoreConnection(PlannerStatsAndCache, IndexAcks):
             )
         ]
         return problems
-
-    def register_node(self) -> None:
-        """Record that this node uses the store (a removed source is then owed to its indexes too)."""
-        stamp = now_iso()
-        with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO nodes (id, started_at, seen_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET seen_at = excluded.seen_at",
-                (self.node_id, stamp, stamp),
-            )
-
-    def nodes(self) -> list[str]:
-        return [r[0] for r in self._conn().execute("SELECT id FROM nodes ORDER BY id")]

@@ -75,6 +75,7 @@ class KbTables(StoreConnection):
         with self.transaction() as conn:
             record = self.get_kb(name_or_id)
             conn.execute("DELETE FROM kbs WHERE id = ?", (record.id,))
+            self._forget_learning(conn, record.id)
             self._db.notify(conn, KB_CHANNEL, record.id)
         return record
 
@@ -203,7 +204,7 @@ class KbTables(StoreConnection):
             if not self._lock_row(conn, "kbs", kb_id):
                 raise KbNotFound(f"no KB with id '{kb_id}'", {"kb": kb_id})
             record = self.get_source(kb_id, source_id)
-            nodes = {r[0] for r in conn.execute("SELECT id FROM nodes")} | {self.node_id}
+            nodes = self._live_nodes(conn)
             conn.execute("DELETE FROM sources WHERE id = ?", (record.id,))
             stamp = now_iso()
             conn.executemany(

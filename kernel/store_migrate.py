@@ -53,9 +53,30 @@ TABLES: dict[str, list[str]] = {
     "planner_stats": ["planner_id", "success_rate", "latency_ms", "samples", "updated_at"],
     "llm_cache": ["key", "model", "response", "created_at"],
     "llm_settings": ["key", "value", "updated_at"],
-    "nodes": ["id", "started_at", "seen_at"],
+    "nodes": ["id", "started_at", "seen_at", "forgotten_at"],
     "source_acks": ["source_id", "plugin_id", "node_id", "hash", "acked_at"],
     "source_removals": ["source_id", "plugin_id", "node_id", "kb_id", "source_name", "removed_at"],
+    "planner_utility": [
+        "planner_id",
+        "kb_key",
+        "plugin_id",
+        "task",
+        "success_rate",
+        "latency_ms",
+        "llm_calls",
+        "sufficiency",
+        "samples",
+        "updated_at",
+    ],
+    "validator_records": [
+        "validator_id",
+        "rejected",
+        "right_rejections",
+        "accepted",
+        "right_acceptances",
+        "updated_at",
+    ],
+    "learning_imports": ["digest", "what", "node_id", "records", "imported_at"],
 }
 BYTEA = {("sessions", "preferences"), ("units", "data"), ("turns", "response_document")}
 BYTEA |= {("turns", "trace"), ("turns", "plugin_ids")}

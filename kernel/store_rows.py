@@ -19,6 +19,7 @@ from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
 from .db.base import Connection
+from .db.shared_schema import SHARED_MIGRATIONS
 from .errors import ValidationFailed
 
 IN_CHUNK = 500  # keys per `IN (...)` lookup (SQLite's bound-parameter limit is far above)
@@ -179,6 +180,7 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE source_removals_7 RENAME TO source_removals",
         "CREATE INDEX source_removals_kb ON source_removals(kb_id)",
     ],
+    *SHARED_MIGRATIONS,  # 8 on: one text for both backends
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

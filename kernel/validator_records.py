@@ -2,7 +2,8 @@
 
 At run time nothing tells whether a validator's rejection was right, so its precision is measured by
 `mrpvm eval`, which scores the very answer each verdict judged against the suite's expectations and
-records the counts here (`<home>/validator-records.json`, written atomically). The engine reads them:
+records the counts in the store every node shares (kernel/store_learning.py; a home's
+`validator-records.json` from before is added once when a kernel opens). The engine reads them:
 a validator whose rejections have been measured wrong more often than TRUST_PRECISION cannot reject an
 answer its cited evidence supports, and an acceptance by one measured not to tell right answers from wrong
 ones (MIN_LIFT) validates nothing (kernel/engine/stages.py); unmeasured validators keep their full say.
@@ -10,10 +11,15 @@ ones (MIN_LIFT) validates nothing (kernel/engine/stages.py); unmeasured validato
 
 from __future__ import annotations
 
-import os
+import hashlib
+import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
+
+if TYPE_CHECKING:
+    from .store import Store
 
 FILE_NAME = "validator-records.json"
 MIN_SAMPLES = 8  # rejections measured before the precision is acted on
@@ -23,6 +29,7 @@ SUPPORTED = 0.6  # evidence support above which an untrusted rejection is overru
 # the answers it rejected (P(right | accepted) - P(right | rejected)), measured on MIN_SAMPLES verdicts. One
 # that accepts everything tells right answers from wrong ones no better than chance.
 MIN_LIFT = 0.2
+log = logging.getLogger("mrpvm.validator_records")
 
 
 class ValidatorRecord(msgspec.Struct, kw_only=True):
@@ -110,21 +117,48 @@ class ValidatorRecords(msgspec.Struct, kw_only=True):
 _decoder = msgspec.json.Decoder(ValidatorRecords)
 
 
-def load(home: Path) -> ValidatorRecords:
-    """The records under `home`; empty when there are none or the file is damaged (never fatal)."""
+def _counts(records: ValidatorRecords) -> dict[str, tuple[int, int, int, int]]:
+    return {
+        plugin_id: (r.rejected, r.rightRejections, r.accepted, r.rightAcceptances)
+        for plugin_id, r in records.validators.items()
+    }
+
+
+def load(store: Store) -> ValidatorRecords:
+    """The records in the store (empty when nothing was measured)."""
+    return ValidatorRecords(
+        validators={
+            plugin_id: ValidatorRecord(
+                rejected=c[0], rightRejections=c[1], accepted=c[2], rightAcceptances=c[3]
+            )
+            for plugin_id, c in store.validator_counts().items()
+        }
+    )
+
+
+def add_measured(store: Store, measured: ValidatorRecords) -> ValidatorRecords:
+    """Add an evaluation's counts to the store's records (atomic adds); the records after."""
+    store.add_validator_counts(_counts(measured))
+    return load(store)
+
+
+def import_legacy(store: Store, home: Path) -> bool:
+    """Add `<home>/validator-records.json` (the file kept before the store held the records) once, by
+    its content digest, then rename it `.imported`; a damaged file is left where it is."""
+    path = Path(home) / FILE_NAME
     try:
-        return _decoder.decode((home / FILE_NAME).read_bytes())
-    except (OSError, msgspec.DecodeError):
-        return ValidatorRecords()
-
-
-def add_measured(home: Path, measured: ValidatorRecords) -> ValidatorRecords:
-    """Add an evaluation's counts to the records under `home` (atomic replace); the merged records."""
-    records = load(home)
-    records.merge(measured)
-    home.mkdir(parents=True, exist_ok=True)
-    path = home / FILE_NAME
-    tmp = path.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
-    tmp.write_bytes(msgspec.json.format(msgspec.json.encode(records), indent=1))
-    os.replace(tmp, path)
-    return records
+        data = path.read_bytes()
+        records = _decoder.decode(data)
+    except FileNotFoundError:
+        return False
+    except (OSError, msgspec.DecodeError) as err:
+        log.warning("%s not imported: %s", path, err)
+        return False
+    counts = {k: c for k, c in _counts(records).items() if min(c) >= 0}
+    digest = hashlib.sha256(b"validator-records\0" + data).hexdigest()
+    imported = store.add_validator_counts(counts, digest=digest, what=FILE_NAME)
+    try:
+        path.rename(path.with_name(FILE_NAME + ".imported"))
+    except OSError as err:  # the digest keeps it from being added twice anyway
+        log.warning("%s imported but not renamed: %s", path, err)
+    return imported

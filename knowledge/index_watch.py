@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import shutil
+import time
 from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -25,12 +26,13 @@ from mrpvm.kernel.store import KB_CHANNEL
 
 from . import index_ledger as ledger
 from .notify import kb_listeners
-from .reindex import reoffer
+from .reindex import drop_local_indexes, reoffer
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
 
 POLL_S = 5.0
+HEARTBEAT_S = 300.0  # how often a running daemon tells the store it is alive (kernel/store_nodes.py)
 log = logging.getLogger("mrpvm.index_watch")
 
 
@@ -57,10 +59,13 @@ def owed(ctx: KernelContext) -> Owed:
 
 
 class IndexWatch:
+    """The daemon's watch over the shared store: catch-up rounds, and the node's heartbeat."""
+
     def __init__(self, ctx: KernelContext, poll_s: float = POLL_S):
         self.ctx = ctx
         self.poll_s = poll_s
         self.rounds = 0  # catch-up rounds run (tests and /ready read it)
+        self._beat_at = time.monotonic()  # the node registered when the kernel opened
 
     async def run(self) -> None:
         """Until cancelled: wait for a notice or the poll interval, then catch up."""
@@ -97,6 +102,8 @@ class IndexWatch:
     async def catch_up(self, kb_ids: Iterable[str] = ()) -> None:
         """Drop the artifacts of KBs deleted elsewhere, then offer everything this node owes."""
         store = self.ctx.store
+        if time.monotonic() - self._beat_at >= min(HEARTBEAT_S, store.stale_after_s / 4):
+            await self.heartbeat()
         for kb_id in sorted(set(kb_ids)):
             if await anyio.to_thread.run_sync(store.find_kb, kb_id) is None:
                 folder = self.ctx.home / "artifacts" / kb_id
@@ -109,3 +116,15 @@ class IndexWatch:
         self.rounds += 1
         for line in report.offered + report.removed:
             log.info("index caught up: %s", line)
+
+    async def heartbeat(self) -> None:
+        """Tell the store this node is alive (it forgets nodes gone stale); a node that had been
+        forgotten meanwhile (suspended past the window) drops its indexes, which the round rebuilds."""
+        self._beat_at = time.monotonic()
+        try:
+            forgotten = await anyio.to_thread.run_sync(self.ctx.store.register_node)
+        except Exception as err:  # noqa: BLE001 - the next beat tries again
+            log.warning("the node heartbeat failed: %s", err)
+            return
+        if forgotten:
+            await drop_local_indexes(self.ctx)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import anyio
@@ -45,33 +45,29 @@ def kb_listeners(ctx: KernelContext, op: str = "onSourceText") -> list[PluginEnt
 async def _notify(
     ctx: KernelContext,
     op: str,
-    make: Callable[[PluginEntry, bool], Request],
+    make: Callable[..., Request],
     what: str,
     entries: list[PluginEntry] | None = None,
     on_ack: Callable[[PluginEntry], None] | None = None,
+    units_file: Callable[[bool], Awaitable[bytes]] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Send `op` to every enabled kb-plugin that implements it (or to `entries`): (notified plugin ids,
-    warnings). `on_ack(entry)` runs for each plugin that answered success or skipped."""
+    warnings). `on_ack(entry)` runs for each plugin that answered success or skipped. `units_file(analysed)`:
+    the handoff document (encoded once, on first need) a plugin declaring `handoff: file` gets as a file
+    bound for its call (`make(entry, False, path)`), instead of the text and units inline; without the
+    analysis when the file with it exceeds the plugin's maxInputSizeBytes (the plugin then analyses)."""
     notified: list[str] = []
     warnings: list[str] = []
 
-    async def one(entry: PluginEntry) -> None:
-        limit = entry.manifest.maxInputSizeBytes - REQUEST_MARGIN
-        request = make(entry, True)
-        size = len(encode_request(request))
-        note = ""
-        if size > limit:  # the raw text is also in the units' bodies: try without it
-            request = make(entry, False)
-            size = len(encode_request(request))
-            note = " (without the raw text, which did not fit)"
-        if size > limit:
-            warnings.append(
-                f"{entry.id} was not sent {op} for {what}: the request ({size} bytes) exceeds its manifest's "
-                f"maxInputSizeBytes ({entry.manifest.maxInputSizeBytes}), so its index does not cover this "
-                f"source; raise maxInputSizeBytes in {entry.manifest_path} to at least {size + REQUEST_MARGIN} "
-                "(an ingest request is about 6x its source: protocol/SPEC.md §7)"
-            )
-            return
+    def too_large(entry: PluginEntry, size: int, kind: str) -> None:
+        warnings.append(
+            f"{entry.id} was not sent {op} for {what}: the {kind} ({size} bytes) exceeds its manifest's "
+            f"maxInputSizeBytes ({entry.manifest.maxInputSizeBytes}), so its index does not cover this "
+            f"source; raise maxInputSizeBytes in {entry.manifest_path} to at least {size + REQUEST_MARGIN} "
+            "(an ingest request is about 6x its source: protocol/SPEC.md §7)"
+        )
+
+    async def send(entry: PluginEntry, request: Request, note: str) -> None:
         request.budget = Budget(llmCalls=0, deadlineMs=entry.manifest.timeoutMs)
         try:
             result = await ctx.supervisor.call(entry.id, request)
@@ -88,6 +84,45 @@ async def _notify(
             warnings.append(
                 f"{entry.id} answered {status} to {op} for {what}" + (f": {reason}" if reason else "")
             )
+
+    async def one(entry: PluginEntry) -> None:
+        limit = entry.manifest.maxInputSizeBytes - REQUEST_MARGIN
+        if units_file is not None:
+            try:
+                folder = ctx.supervisor.handoff(entry.id)
+            except PluginCallError as err:
+                warnings.append(f"{entry.id} failed {op} for {what}: {err.error.code}: {err.error.message}")
+                return
+            if folder is not None:
+                data = await units_file(True)
+                if len(data) > limit:  # the analysis is a convenience: hand the units without it
+                    data = await units_file(False)
+                if len(data) > limit:
+                    too_large(entry, len(data), "units file")
+                    return
+                try:
+                    path = folder.write(data)
+                except OSError as err:
+                    warnings.append(
+                        f"{entry.id} was not sent {op} for {what}: cannot write its units file: {err}"
+                    )
+                    return
+                try:
+                    await send(entry, make(entry, False, path), "")
+                finally:
+                    folder.discard(path)
+                return
+        request = make(entry, True)
+        size = len(encode_request(request))
+        note = ""
+        if size > limit:  # the raw text is also in the units' bodies: try without it
+            request = make(entry, False)
+            size = len(encode_request(request))
+            note = " (without the raw text, which did not fit)"
+        if size > limit:
+            too_large(entry, size, "request")
+            return
+        await send(entry, request, note)
 
     async with anyio.create_task_group() as group:
         for entry in kb_listeners(ctx, op) if entries is None else entries:
@@ -138,14 +173,15 @@ async def notify_source(
         else:
             ledger.record_removal_ack(ctx.store, source.id, entry.id)
 
-    def make(entry: PluginEntry, with_text: bool) -> Request:
+    def make(entry: PluginEntry, with_text: bool, units_file: str = "") -> Request:
         payload = OnSourceTextPayload(
             kbId=kb.id,
             sourceId=source.id,
             sourceName=source.name,
             text=text if with_text else "",
-            units=units,
+            units=[] if units_file else units,
             action=action,  # type: ignore[arg-type]
+            unitsFile=units_file,
         )
         return Request(
             prompt=f"{'Index' if action == 'upsert' else 'Forget'} source {source.name} of KB {kb.name}",
@@ -156,7 +192,29 @@ async def notify_source(
             requestId=f"ingest-{secrets.token_hex(6)}",
         )
 
-    return await _notify(ctx, "onSourceText", make, f"source '{source.name}'", entries, acknowledged)
+    encoded: dict[bool, bytes] = {}
+    lock = anyio.Lock()
+
+    async def units_file(analysed: bool) -> bytes:
+        """The handoff document (with the units' analysis, or without), encoded once for every plugin."""
+        from mrpvm.protocol.handoff import encode_handoff  # imports the analyser: only for an ingest
+
+        async with lock:
+            if analysed not in encoded:
+                encoded[analysed] = await anyio.to_thread.run_sync(
+                    lambda: encode_handoff(source.id, source.name, text, units, analysed=analysed)
+                )
+        return encoded[analysed]
+
+    return await _notify(
+        ctx,
+        "onSourceText",
+        make,
+        f"source '{source.name}'",
+        entries,
+        acknowledged,
+        units_file if action == "upsert" else None,
+    )
 
 
 async def notify_session_event(

@@ -11,7 +11,10 @@
 
 from __future__ import annotations
 
+import logging
+import shutil
 from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING
 
 import anyio.to_thread
@@ -23,6 +26,8 @@ from .notify import kb_listeners, notify_source
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
+
+log = logging.getLogger("mrpvm.reindex")
 
 
 class ReofferReport(msgspec.Struct, kw_only=True):
@@ -83,11 +88,25 @@ def holds_index(ctx: KernelContext, kb_id: str, plugin_id: str) -> bool:
     return folder.is_dir() and any(folder.iterdir())
 
 
+async def drop_local_indexes(ctx: KernelContext) -> None:
+    """This node was forgotten (kernel/store_nodes.py): its kb-plugins' indexes may hold sources removed
+    while it was away, so they go, and `reoffer` rebuilds them from the store (nothing is acknowledged
+    for this node any more)."""
+    plugins = [entry.id for entry in kb_listeners(ctx)]
+    kb_ids = [kb.id for kb in await anyio.to_thread.run_sync(ctx.store.list_kbs)]
+    for kb_id in kb_ids:
+        for plugin_id in plugins:
+            folder = ctx.artifacts_dir(kb_id, plugin_id)
+            await anyio.to_thread.run_sync(partial(shutil.rmtree, folder, ignore_errors=True))
+    log.warning("node %s had been forgotten: its kb indexes are rebuilt from the store", ctx.store.node_id)
+
+
 async def start_node(ctx: KernelContext, *, repair: bool = True) -> ReofferReport:
     """A kernel opening: register this node, adopt what it held before nodes existed, and (`repair`)
     rebuild every index it owes from the shared store."""
     store = ctx.store
-    await anyio.to_thread.run_sync(store.register_node)
+    if await anyio.to_thread.run_sync(store.register_node):
+        await drop_local_indexes(ctx)
     required = [entry.id for entry in kb_listeners(ctx)]
     await anyio.to_thread.run_sync(
         ledger.adopt_legacy, store, required, lambda kb_id, plugin_id: holds_index(ctx, kb_id, plugin_id)
@@ -157,7 +176,10 @@ async def check_kb(
     ctx: KernelContext, name_or_id: str, *, repair: bool = True, full: bool = False
 ) -> KbCheckReport:
     """Report a KB's index state; with `repair`, offer what is owed (with `full`, every source to every
-    plugin: a complete re-index) and report the state after."""
+    plugin: a complete re-index) and report the state after. A repair registers the node first: one that
+    had been forgotten (kernel/store_nodes.py) owes, and rebuilds, every index."""
+    if repair and await anyio.to_thread.run_sync(ctx.store.register_node):
+        await drop_local_indexes(ctx)
     kb = ctx.store.get_kb(name_or_id)
     required = [entry.id for entry in kb_listeners(ctx)]
     states, problems = await anyio.to_thread.run_sync(_state, ctx, kb, required)

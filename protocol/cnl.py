@@ -16,7 +16,16 @@ from typing import Any
 
 import msgspec
 
-from .document import CnlDocument, IntentGroup, KnowledgeUnit, Plan, PluginResult, ResolvedIntent
+from .cnl_rules import check_observation, check_unit
+from .document import (
+    CnlDocument,
+    IntentGroup,
+    KnowledgeUnit,
+    Observation,
+    Plan,
+    PluginResult,
+    ResolvedIntent,
+)
 from .vocab import (
     ACTS,
     ANSWER_TYPES,
@@ -238,6 +247,17 @@ PLAN_FIELDS[1].attr = "kbPluginOrder"
 
 SOURCES_FIELDS = (_f("Used", "csv"),)
 
+OBSERVATION_FIELDS = (
+    _f("Plugin", required=True),
+    _f("Task"),
+    _f("Success", "float", required=True),
+    _f("LatencyMs", "float"),
+    _f("LLMCalls", "float"),
+    _f("Sufficiency", "float"),
+    _f("Alpha", "float"),
+)
+OBSERVATION_FIELDS[4].attr = "llmCalls"
+
 
 class _SectionKind:
     __slots__ = ("name", "fields", "by_name", "key", "required")
@@ -255,7 +275,8 @@ RESOLVED = _SectionKind("Resolved Intent", RESOLVED_FIELDS, key="number")
 PLAN = _SectionKind("Plan", PLAN_FIELDS)
 ANSWER = _SectionKind("Answer", ())
 SOURCES = _SectionKind("Sources", SOURCES_FIELDS)
-SECTION_KINDS = (RESULT, INTENT, UNIT, RESOLVED, PLAN, ANSWER, SOURCES)
+OBSERVATION = _SectionKind("Observation", OBSERVATION_FIELDS, key="number")
+SECTION_KINDS = (RESULT, INTENT, UNIT, RESOLVED, PLAN, ANSWER, SOURCES, OBSERVATION)
 
 # Which sections may follow the result block, per op (None: any op, e.g. a foreign tool's own use).
 SECTIONS_BY_OP: dict[str, tuple[_SectionKind, ...]] = {
@@ -267,7 +288,7 @@ SECTIONS_BY_OP: dict[str, tuple[_SectionKind, ...]] = {
     "validate": (),
     "onSourceText": (),
     "onSessionEvent": (),
-    "recordOutcome": (),
+    "recordOutcome": (OBSERVATION,),
 }
 
 
@@ -279,7 +300,7 @@ def _classify(heading: str) -> tuple[_SectionKind | None, str, str | None]:
             "",
             None,
         )
-    for kind in (INTENT, RESOLVED):
+    for kind in (INTENT, RESOLVED, OBSERVATION):
         if heading.startswith(kind.name):
             rest = heading[len(kind.name) :].strip()
             if rest.isascii() and rest.isdigit() and len(rest) <= 9 and int(rest) >= 1:
@@ -437,29 +458,6 @@ def _typed_fields(section: _Section, report: Callable[[int, str, str], None]) ->
     return out
 
 
-def _check_unit(section: _Section, fields: dict[str, Any], report: Callable[[int, str, str], None]) -> None:
-    has_claim, has_proc = "claim" in fields, "procedure" in fields
-    if has_claim == has_proc:
-        report(section.line, "claim-or-procedure", "a Context Unit has exactly one of Claim or Procedure")
-    role = fields.get("role")
-    if role is not None and has_proc != (role == "Procedure"):
-        report(section.line, "procedure-role", "Procedure is used if and only if Role is Procedure")
-    triple = [k for k in ("subject", "relation", "object") if k in fields]
-    if triple and len(triple) != 3:
-        report(
-            section.line, "triple-all-or-none", "Subject, Relation and Object come all three or not at all"
-        )
-    if "confidence" in fields:
-        if len(triple) != 3:
-            report(
-                section.lines["Confidence"],
-                "confidence-needs-triple",
-                "Confidence is allowed only with a triple",
-            )
-        elif not 0.0 <= fields["confidence"] <= 1.0:
-            report(section.lines["Confidence"], "confidence-range", "Confidence must be in [0,1]")
-
-
 class _Bail(Exception):
     """The fast path met something unusual; the full parser takes over."""
 
@@ -549,6 +547,7 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
     plan: Plan | None = None
     answer_text: str | None = None
     sources: list[str] | None = None
+    observations: list[Observation] = []
     try:
         for kind, key, content in sections:
             if kind is ANSWER:
@@ -562,7 +561,7 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
                     return None
                 result = PluginResult(**content)
             elif kind is UNIT:
-                _check_unit(_NOWHERE, content, _bail)  # type: ignore[arg-type]
+                check_unit(_NOWHERE, content, _bail)
                 units.append(KnowledgeUnit(id=key, **content))
             elif kind is INTENT:
                 intents.append(IntentGroup(index=int(key), **content))
@@ -572,6 +571,9 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
                 plan = Plan(**content)
             elif kind is SOURCES:
                 sources = content.get("used", [])
+            elif kind is OBSERVATION:
+                check_observation(_NOWHERE, content, _bail)
+                observations.append(Observation(index=int(key), **content))
     except _Bail:
         return None
     if result is None or _answer_missing(op, result.status, answer_text):
@@ -584,6 +586,7 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
         plan=plan,
         answer=answer_text,
         sources=sources,
+        observations=observations,
     )
 
 
@@ -649,6 +652,7 @@ def _parse_full(text: str, op: str | None) -> CnlDocument:
     plan: Plan | None = None
     answer: str | None = None
     sources: list[str] | None = None
+    observations: list[Observation] = []
     seen_keys: set[tuple[str, str]] = set()
     for section in sections:
         kind = section.kind
@@ -667,7 +671,9 @@ def _parse_full(text: str, op: str | None) -> CnlDocument:
         before = issues.found
         fields = _typed_fields(section, report)
         if kind is UNIT:
-            _check_unit(section, fields, report)
+            check_unit(section, fields, report)
+        elif kind is OBSERVATION:
+            check_observation(section, fields, report)
         if issues.found != before:
             continue
         if kind is RESULT:
@@ -685,6 +691,8 @@ def _parse_full(text: str, op: str | None) -> CnlDocument:
             plan = Plan(**fields)
         elif kind is SOURCES:
             sources = fields.get("used", [])
+        elif kind is OBSERVATION:
+            observations.append(Observation(index=int(section.key), **fields))
     if result is None and not issues.found:  # defensive: a missing or bad result block is reported above
         report(1, "result-missing", "output must begin with a valid '## Plugin Result'")
     if result is not None and _answer_missing(op, result.status, answer):
@@ -705,6 +713,7 @@ def _parse_full(text: str, op: str | None) -> CnlDocument:
         plan=plan,
         answer=answer,
         sources=sources,
+        observations=observations,
     )
 
 
@@ -779,5 +788,9 @@ def render_document(doc: CnlDocument) -> str:
     if doc.sources is not None:
         out.append("## Sources")
         out.append(f"Used: {', '.join(doc.sources)}".rstrip())
+        out.append("")
+    for seen in doc.observations:
+        out.append(f"## Observation {seen.index}")
+        _render_fields(out, OBSERVATION_FIELDS, seen)
         out.append("")
     return "\n".join(out)

@@ -163,6 +163,22 @@ class Plan(msgspec.Struct, kw_only=True, omit_defaults=True):
     notes: str = ""
 
 
+class Observation(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What a planner learned from one attempt of an outcome (`recordOutcome`'s `## Observation N`): the
+    planner scores the attempt (its policy); the kernel folds the scores into the planner's shared records
+    for `plugin` and `task` as exponentially weighted moving averages with weight `alpha`, and hands the
+    records back in every `buildPlan` (`learned`), on every node sharing the store."""
+
+    index: int
+    plugin: str
+    task: str = ""  # "" (the plugin's overall record), an act, or `act/answer type`: the planner's choice
+    success: float = 0.5  # in [0, 1]
+    latencyMs: float = 0.0
+    llmCalls: float = 0.0
+    sufficiency: float | None = None  # in [0, 1]; None leaves the record's sufficiency as it is
+    alpha: float = 0.3  # the EWMA weight of this sample, in (0, 1]
+
+
 class CnlDocument(msgspec.Struct, kw_only=True, omit_defaults=True):
     """A whole plugin output: the result block and the op's sections, in order of kind."""
 
@@ -173,3 +189,4 @@ class CnlDocument(msgspec.Struct, kw_only=True, omit_defaults=True):
     plan: Plan | None = None
     answer: str | None = None
     sources: list[str] | None = None
+    observations: list[Observation] = []

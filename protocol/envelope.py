@@ -143,6 +143,20 @@ class PluginStats(msgspec.Struct, kw_only=True, omit_defaults=True):
     samples: int = 0
 
 
+class LearnedStat(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """One record the planner has learned (its `## Observation` scores of earlier outcomes, folded by the
+    kernel into EWMAs, shared by every node of the store): for `pluginId` on `task` ("" overall, an act, or
+    `act/answer type`), in the scope of the turn's KB."""
+
+    pluginId: str
+    task: str = ""
+    successRate: float = 0.5
+    latencyMs: float = 0.0
+    llmCalls: float = 0.0
+    sufficiency: float = 0.5
+    samples: int = 0
+
+
 class KnowledgeProfile(msgspec.Struct, kw_only=True, omit_defaults=True, frozen=True):
     """The shape of the knowledge in scope (current turn, session, mounted KB), counted by the kernel from
     unit fields alone (never from claim text): how many atomic units, how many carry a symbolic triple."""
@@ -164,6 +178,8 @@ class BuildPlanPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
     failures: list[str] = []
     llmCallsLeft: int = 0
     knowledge: KnowledgeProfile = KnowledgeProfile()
+    # this planner's learned records of the descriptors' plugins (empty: nothing learned yet)
+    learned: list[LearnedStat] = []
 
 
 class OutcomeAttempt(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -213,6 +229,9 @@ class OnSourceTextPayload(msgspec.Struct, kw_only=True, omit_defaults=True):
     text: str = ""
     units: list[KnowledgeUnit] = []
     action: Literal["upsert", "remove"] = "upsert"
+    # A plugin whose manifest says `handoff: file`: the read-only file holding `text` and `units` (and
+    # their analysis) for this call only (protocol/handoff.py); then `text` and `units` are empty.
+    unitsFile: str = ""
 
 
 class OnSessionEventPayload(msgspec.Struct, kw_only=True, omit_defaults=True):

@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import msgspec
 
-from .document import CnlDocument, IntentGroup, KnowledgeUnit, Plan, PluginResult, ResolvedIntent
+from .document import (
+    CnlDocument,
+    IntentGroup,
+    KnowledgeUnit,
+    Observation,
+    Plan,
+    PluginResult,
+    ResolvedIntent,
+)
 from .envelope import (
     Budget,
     BuildPlanPayload,
     Descriptor,
     DetectSeedsPayload,
+    LearnedStat,
     LLMAccess,
     NormalizePayload,
     OnSessionEventPayload,
@@ -257,6 +266,18 @@ EXAMPLE_REQUESTS: dict[str, Request] = {
             descriptors=DESCRIPTORS,
             pins=Pins(gs="gs-symbolic"),
             stats=[PluginStats(pluginId="kb-fast", successRate=0.82, latencyMs=4.1, samples=37)],
+            learned=[
+                LearnedStat(pluginId="kb-fast", successRate=0.74, latencyMs=4.6, sufficiency=0.7, samples=41),
+                LearnedStat(
+                    pluginId="kb-fast",
+                    task="recommend",
+                    successRate=0.58,
+                    latencyMs=5.2,
+                    sufficiency=0.45,
+                    samples=6,
+                ),
+                LearnedStat(pluginId="gs-symbolic", successRate=0.66, latencyMs=2.9, samples=39),
+            ],
             maxDepth=3,
             llmCallsLeft=2,
         ),
@@ -455,7 +476,15 @@ EXAMPLE_RESPONSES: dict[str, CnlDocument] = {
         ),
     ),
     "recordOutcome": CnlDocument(
-        result=_result("planner-default", result="EWMA updated for kb-fast, gs-symbolic"),
+        result=_result("planner-default", result="cheap-first: 4 observations of 2 plugins"),
+        observations=[
+            Observation(index=1, plugin="kb-fast", success=1.0, latencyMs=4.3, sufficiency=1.0),
+            Observation(
+                index=2, plugin="kb-fast", task="recommend", success=1.0, latencyMs=4.3, sufficiency=1.0
+            ),
+            Observation(index=3, plugin="gs-symbolic", success=0.71, latencyMs=2.8),
+            Observation(index=4, plugin="gs-symbolic", task="recommend", success=0.71, latencyMs=2.8),
+        ],
     ),
     "retrieve": CnlDocument(
         result=_result(
@@ -659,6 +688,16 @@ RULE_EXAMPLES: dict[str, tuple[str | None, str, int]] = {
     ),
     "answer-required": ("solve", _HEAD + "\n## Sources\nUsed: src-1::chunk-000::unit-000\n", 1),
     "heading-in-answer": ("solve", _HEAD + "\n## Answer\nUse WAL.\n\n## Why\nReaders never block.\n", 9),
+    "observation-range": (
+        "recordOutcome",
+        _HEAD + "\n## Observation 1\nPlugin: kb-fast\nSuccess: 1.4\n",
+        8,
+    ),
+    "observation-task": (
+        "recordOutcome",
+        _HEAD + "\n## Observation 1\nPlugin: kb-fast\nTask: everything\nSuccess: 1\n",
+        8,
+    ),
     "section-not-allowed": (
         "validate",
         "## Plugin Result\nStatus: accepted\nPlugin: val-llm\n\n## Answer\nOK\n",

@@ -18,6 +18,8 @@ from msgspec import Meta
 from .envelope import Descriptor, PlannerHints
 from .vocab import OPS_BY_TYPE, CostClass, GsOp, KbOp, PlanOp, PluginType, ReadField, SdOp, ValOp
 
+Handoff = Literal["inline", "file"]  # how a kb-plugin receives a source's units (KbManifest.handoff)
+
 DEFAULT_MAX_INPUT_BYTES = 1 << 20
 DEFAULT_MAX_OUTPUT_BYTES = 16 << 20
 
@@ -169,6 +171,14 @@ class PlanManifest(ManifestBase, tag="mrp-plan-plugin"):
 class KbManifest(ManifestBase, tag="kb-plugin"):
     plannerHints: PlannerHints
     ops: Annotated[list[KbOp], Meta(min_length=1, description=OPS_DOC)] = _ops("kb-plugin")
+    handoff: Annotated[
+        Handoff,
+        Meta(
+            description="How onSourceText hands over a source's units: `inline` (text and units in the "
+            "request) or `file` (payload.unitsFile: a read-only MessagePack file bound for this call only, "
+            "holding the text, the units and the kernel's analysis of each; protocol/SPEC.md, Units handoff)."
+        ),
+    ] = "inline"
 
 
 class GsManifest(ManifestBase, tag="gs-plugin"):

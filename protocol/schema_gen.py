@@ -29,6 +29,7 @@ from .examples import (
     RULE_EXAMPLES,
     example_request_json,
 )
+from .handoff import UnitsHandoff
 from .manifest import Manifest
 from .vocab import MAIN_OP, OPS, OPS_BY_TYPE
 
@@ -97,6 +98,7 @@ def _cnl_attr_specs() -> dict[str, dict[str, Any]]:
         "KnowledgeUnit": cnl.UNIT,
         "ResolvedIntent": cnl.RESOLVED,
         "Plan": cnl.PLAN,
+        "Observation": cnl.OBSERVATION,
     }
     return {name: {spec.attr: spec for spec in kind.fields} for name, kind in by_struct.items()}
 
@@ -124,7 +126,7 @@ def _document_schema() -> dict[str, Any]:
     unit = schema["$defs"]["KnowledgeUnit"]["properties"]
     _narrow(unit["confidence"], {"type": "number", "minimum": 0, "maximum": 1})
     schema["$defs"]["KnowledgeUnit"]["properties"]["id"]["pattern"] = r"^\S+$"
-    for struct in ("IntentGroup", "ResolvedIntent"):
+    for struct in ("IntentGroup", "ResolvedIntent", "Observation"):
         schema["$defs"][struct]["properties"]["index"]["minimum"] = 1
     return _with_header(
         schema,
@@ -173,6 +175,13 @@ def build_schemas() -> dict[str, dict[str, Any]]:
             "One line of JSON a plugin writes to stderr when it fails.",
         ),
         "cnl-document.schema.json": _document_schema(),
+        "units-handoff.schema.json": _with_header(
+            msgspec.json.schema(UnitsHandoff),
+            "units-handoff.schema.json",
+            "Units handoff file",
+            "The MessagePack document a kb-plugin declaring `handoff: file` reads from payload.unitsFile of "
+            "onSourceText (MessagePack maps/arrays/strings/numbers, described here in JSON terms).",
+        ),
     }
     for op in OPS:
         out[f"payload/{op}.schema.json"] = _payload_schema(op)
@@ -203,6 +212,7 @@ _HEADINGS = {
     "Plan": "## Plan",
     "Answer": "## Answer",
     "Sources": "## Sources",
+    "Observation": "## Observation <N>",
 }
 
 
@@ -332,6 +342,9 @@ def spec_manifest() -> str:
         hints = "**required**" if "plannerHints" in vdef.get("required", []) else "optional"
         ops = ", ".join(f"`{op}`" for op in vdef["properties"]["ops"]["items"]["enum"])
         out.append(f"| `{kind}` | {hints} | {ops} |")
+    kb_only = {k: v for k, v in defs["KbManifest"]["properties"].items() if k not in gs["properties"]}
+    out += ["", "kb-plugin only:", ""]
+    out += _field_rows(kb_only, [], defs)
     for name, title in (("PlannerHints", "`plannerHints`"), ("Build", "`build`")):
         out += ["", f"{title} fields:", ""]
         out += _field_rows(defs[name]["properties"], defs[name].get("required", []), defs)

@@ -15,12 +15,12 @@ from typing import Any
 import anyio
 from mrpvm.protocol.envelope import RecordOutcomePayload
 
-from ..errors import TurnNotFound
+from ..errors import StoreError, TurnNotFound, ValidationFailed
 from ..records import PlannerOutcome, SessionRecord, TurnRecord
 from .calls import call_plugin
 from .concurrency import PendingCall, hold_spin
 from .frame import ExecutionFrame
-from .scope import BranchRun
+from .scope import Attempt, BranchRun
 from .stages import notify_kb
 from .state import TurnState
 from .stored_answer import cap_answer
@@ -161,19 +161,49 @@ def outcome_calls(
             intents=root.intents,
         )
         outcomes.append(PlannerOutcome(planner_id, status == "success", duration))
-        return lambda: call_plugin(
-            state,
-            root,
-            None,
-            planner_id,
-            "recordOutcome",
-            state.message,
-            [],
-            payload,
-            parent=root.node_id or "",
-            label=f"record outcome ({status})",
-            input_summary={"status": status, "attempts": len(attempts)},
-            background=deferred,
-        )
+
+        async def call() -> Attempt:
+            attempt = await call_plugin(
+                state,
+                root,
+                None,
+                planner_id,
+                "recordOutcome",
+                state.message,
+                [],
+                payload,
+                parent=root.node_id or "",
+                label=f"record outcome ({status})",
+                input_summary={"status": status, "attempts": len(attempts)},
+                background=deferred,
+            )
+            await learn(state, planner_id, attempt, {a.pluginId for a in attempts})
+            return attempt
+
+        return call
 
     return [one(planner_id, branches) for planner_id, branches in by_planner.items()]
+
+
+async def learn(state: TurnState, planner_id: str, attempt: Attempt, attempted: set[str]) -> None:
+    """Fold the planner's `## Observation` sections into its shared records (kernel/store_learning.py);
+    the trace node says how many were stored, or why none was. A planner observes only the plugins the
+    outcome names (the records stay bounded by what ran)."""
+    doc = attempt.doc
+    if attempt.status != "success" or doc is None or not doc.observations:
+        return
+    try:
+        strangers = sorted({o.plugin for o in doc.observations} - attempted)
+        if strangers:
+            raise ValidationFailed(
+                f"observations of plugins the outcome does not name: {', '.join(strangers[:5])}",
+                {"planner": planner_id, "plugins": strangers[:20]},
+            )
+        stored = await anyio.to_thread.run_sync(
+            state.ctx.store.record_observations, planner_id, state.kb_id, doc.observations
+        )
+    except (ValidationFailed, StoreError) as err:
+        attempt.node.output["observationsRejected"] = str(err)
+        state.warnings.append(f"{planner_id}: observations not stored: {err}")
+        return
+    attempt.node.output["observationsStored"] = stored

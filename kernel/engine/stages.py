@@ -53,6 +53,7 @@ async def build_plan(
         failures=frame.failures.notes(),
         llmCallsLeft=state.budget.llm_calls_left,
         knowledge=state.knowledge_profile(),
+        learned=await state.learned(branch.planner_id),
     )
     attempt = await call_plugin(
         state,
@@ -254,7 +255,7 @@ def validator_records(ctx: KernelContext) -> ValidatorRecords:
     """The home's validator records, read once per kernel context."""
     records = ctx.validator_records
     if records is None:
-        records = ctx.validator_records = load_validator_records(ctx.home)
+        records = ctx.validator_records = load_validator_records(ctx.store)
     return records
 
 

@@ -12,12 +12,13 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import anyio
+import anyio.to_thread
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 from mrpvm.protocol.envelope import (
     ContextItem,
     Descriptor,
     KnowledgeProfile,
+    LearnedStat,
     Paths,
     Pins,
     PluginStats,
@@ -119,6 +120,7 @@ class TurnState:
         self.descriptors: list[Descriptor] = static.descriptors
         self.artifact_paths: dict[str, Paths] = static.paths.setdefault(self.kb_id, {})
         self._planner_stats: list[PluginStats] | None = None
+        self._learned: dict[str, list[LearnedStat]] = {}
         self.calls = TurnCalls(ctx.background, ctx.background.snapshot(self.kb_id, session.id))
 
     # ------------------------------------------------------------------ units
@@ -224,6 +226,18 @@ class TurnState:
                 for s in self.ctx.store.planner_stats().values()
             ]
         return self._planner_stats
+
+    async def learned(self, planner_id: str) -> list[LearnedStat]:
+        """What the planner has learned about the descriptors' plugins in this KB's scope, on every node
+        (kernel/store_learning.py); read once per turn and planner, off the event loop (a server round
+        trip on PostgreSQL)."""
+        hit = self._learned.get(planner_id)
+        if hit is None:
+            ids = [d.id for d in self.descriptors]
+            read = self.ctx.store.learned
+            hit = await anyio.to_thread.run_sync(read, planner_id, self.kb_id, ids)
+            self._learned[planner_id] = hit
+        return hit
 
     # ------------------------------------------------------------------ the call scope (calls.CallScope)
 

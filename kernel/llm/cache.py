@@ -1,6 +1,7 @@
 """The LLM response cache: successful upstream responses keyed by sha256 of (model, messages, parameters).
 
-Entries live in the kernel's SQLite database (the Store's `llm_cache` table, via `cache_get`/`cache_put`).
+Entries live in the kernel's store (its `llm_cache` table, via `cache_get`/`cache_put`): on PostgreSQL one
+cache every node shares.
 Only parameters that change the completion enter the key; transport flags (`stream`, `user`) do not.
 """
 

@@ -46,6 +46,7 @@ from .errors import (
     ProcessFailure,
     RawReply,
 )
+from .handoff import HandoffFolder
 from .held import HeldJob
 from .one_shot_mode import OneShotMode
 from .oneshot import one_shot_result
@@ -260,6 +261,11 @@ class Supervisor(OneShotMode):
             if plugin.uses_llm:
                 for pool in plugin.pools():
                     pool.retire()
+
+    def handoff(self, plugin_id: str) -> HandoffFolder | None:
+        """Where `plugin_id`'s units files go (manifest `handoff: file`), else None (units travel inline).
+        Raises PluginCallError for a plugin that cannot be called."""
+        return self._plugin(plugin_id, "onSourceText").handoff
 
     def running(self, plugin_id: str) -> bool:
         """The plugin has a live worker now (a call to it starts no process)."""

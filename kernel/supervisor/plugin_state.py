@@ -16,6 +16,7 @@ from .breaker import CrashLoopBreaker
 from .errors import (
     CallError,
 )
+from .handoff import HandoffFolder
 from .pool import WorkerPool
 from .sandbox import Sandbox
 
@@ -69,6 +70,7 @@ class PluginState:
         "active",
         "uses_llm",
         "binds",
+        "handoff",
     )
 
     def __init__(self, entry: PluginEntry, limits: LimitsConfig, sandbox: Sandbox):
@@ -79,6 +81,11 @@ class PluginState:
         self.cwd = entry.folder
         self.uses_llm: bool = bool(m.usesLLM)  # sandboxed: reaches the LLM endpoint through the relay
         self.binds = ArtifactBinds(sandbox, m.id, entry.folder) if sandbox.active else None
+        # units files (handoff.py): the folder exists before any process of the plugin binds it
+        self.handoff: HandoffFolder | None = None
+        if getattr(m, "handoff", "inline") == "file":
+            self.handoff = HandoffFolder(sandbox.home, m.id)
+            self.handoff.prepare()
         self.worker: bool = bool(m.worker)
         self.concurrency: int = max(1, m.concurrency)
         self.max_in: int = m.maxInputSizeBytes

@@ -263,12 +263,14 @@ class Sandbox:
         *,
         llm: bool,
         writable: Iterable[str] = (),
+        readable: Iterable[str] = (),
         memory_bytes: int | None = None,
         processes: int | None = None,
     ) -> list[str]:
         """The argv to start: `argv` itself when inactive, else bwrap (under prlimit for the memory cap,
         applied before bwrap forks so every process of the sandbox inherits it); `llm`: the plugin
-        declares usesLLM (it starts behind the relay when an endpoint is routed); `processes`: the
+        declares usesLLM (it starts behind the relay when an endpoint is routed); `readable`: folders bound
+        read-only (inside the hidden home too); `processes`: the
         RLIMIT_NPROC fallback (cgroups.py), set inside the sandbox's user namespace, where it counts
         the sandbox's own processes only."""
         if not self.active:
@@ -282,6 +284,8 @@ class Sandbox:
         out = list(prefix)
         for path in writable:
             out += ["--bind", path, path]
+        for path in readable:  # e.g. the plugin's units-file folder (handoff.py), inside the home
+            out += ["--ro-bind", path, path]
         out += ["--remount-ro", self.home]  # the tmpfs over the home: only the binds in it are writable
         out += ["--chdir", cwd, "--"]  # bwrap adds PWD (the plugin folder) to the environment
         if processes and self._prlimit:

@@ -181,6 +181,7 @@ class SupervisorBase:
             plugin.cwd,
             llm=plugin.uses_llm,
             writable=writable,
+            readable=[plugin.handoff.path] if plugin.handoff is not None else [],
             memory_bytes=self._memory,
             processes=nproc,
         )

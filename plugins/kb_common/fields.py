@@ -6,13 +6,19 @@ index built by one process is read consistently by another.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from functools import lru_cache
 
-import msgspec
-from mrpvm.plugins.sdk.text import notation_terms, plain_text, sentences, terms
+from mrpvm.plugins.sdk.text import sentences, terms
 from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.handoff import (  # noqa: F401 - a unit's fields are analysed as the kernel's handoff does
+    acts_terms,
+    body_text,
+    role_terms,
+    topic_text,
+    unit_fields,
+    unit_hash,
+)
 
 # DS009 field weights. `body` is the claim or the procedure steps.
 FIELD_WEIGHTS: dict[str, float] = {
@@ -37,55 +43,8 @@ LEVEL_RANK: dict[str, int] = {level: i for i, level in enumerate(LEVELS)}
 GUIDANCE_PHASES: frozenset[str] = frozenset({"mrp-plan-plugin", "frame", "val-plugin", "gs-plugin"})
 
 
-def body_text(unit: KnowledgeUnit) -> str:
-    """The unit's statement, with its TextBody when that adds text the claim does not carry."""
-    body = unit.body
-    extra = unit.textBody or ""
-    if extra and extra.strip() != body.strip():
-        return extra if body and body in extra else f"{body}\n{extra}"
-    return body
-
-
 # The kb family's analyser: sdk `terms` (which caches per token; ingest analyses millions of units).
 analyse = terms
-
-
-@lru_cache(maxsize=64)
-def role_terms(role: str) -> tuple[str, ...]:
-    return tuple(terms(role))
-
-
-@lru_cache(maxsize=1024)
-def acts_terms(acts: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(terms(" ".join(acts)))
-
-
-_ITEMIZED = frozenset({"list", "table"})
-
-
-def topic_text(unit: KnowledgeUnit) -> str:
-    """The topic field: Topic, plus Title when it adds words; for a list or table, also the heading it
-    stands under (a list under "Exit Codes" is found by "exit code" although no item says it)."""
-    parts = [unit.topic]
-    for extra in (unit.title, unit.heading if unit.chunkType in _ITEMIZED else None):
-        if extra and not any(extra in p for p in parts):
-            parts.append(extra)
-    return " ".join(parts)
-
-
-def unit_fields(unit: KnowledgeUnit) -> dict[str, list[str]]:
-    """Analysed terms of each weighted field (stemmed content words, as sdk `terms`)."""
-    return {
-        "topic": analyse(plain_text(topic_text(unit))),
-        # every atomic unit is also found by the heading it stands under (a section's own heading is its
-        # topic already)
-        "heading": analyse(unit.heading) if unit.kuType == "atomic" else [],
-        "body": analyse(plain_text(body_text(unit))) + notation_terms(body_text(unit)),
-        "role": list(role_terms(unit.role)),
-        "acts": list(acts_terms(tuple(unit.acts))),
-        "note": analyse(unit.utilityNote) if unit.utilityNote else [],
-        "condition": analyse(unit.condition) if unit.condition else [],
-    }
 
 
 def content_terms(fields: dict[str, list[str]]) -> frozenset[str]:
@@ -94,17 +53,6 @@ def content_terms(fields: dict[str, list[str]]) -> frozenset[str]:
     for name in TEXT_FIELDS:
         out.update(fields.get(name, ()))
     return frozenset(out)
-
-
-_hash_encoder = msgspec.json.Encoder(order="deterministic")
-
-
-def unit_hash(unit: KnowledgeUnit) -> str:
-    """A content hash: the unit's own Hash when present, else a digest of its fields (score excluded)."""
-    if unit.hash:
-        return unit.hash
-    clean = msgspec.structs.replace(unit, score=None, resolvedFor=[])
-    return hashlib.blake2b(_hash_encoder.encode(clean), digest_size=12).hexdigest()
 
 
 def level_of(unit: KnowledgeUnit) -> int:

@@ -1,11 +1,15 @@
-"""Ingest helpers: the per-source summary artifact (DS023) and a fallback when a source comes without units."""
+"""Ingest helpers: the units a request hands over (inline or as a units file), the per-source summary
+artifact (DS023) and a fallback when a source comes without units."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 
+from mrpvm.plugins.sdk import InvalidInput
 from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.envelope import OnSourceTextPayload
+from mrpvm.protocol.handoff import ANALYSER, HandoffError, UnitAnalysis, read_handoff
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 MAX_FALLBACK_CHARS = 800
@@ -57,3 +61,16 @@ def fallback_units(source_id: str, source_name: str, text: str) -> list[Knowledg
             while offset < len(body) and body[offset].isspace():
                 offset += 1
     return units
+
+
+def handed_units(payload: OnSourceTextPayload) -> tuple[str, list[KnowledgeUnit], list[UnitAnalysis] | None]:
+    """(text, units, the kernel's analysis of them or None) of an upsert: inline, or read from the
+    `unitsFile` the kernel bound for this call (protocol/handoff.py). A missing or corrupt file is an
+    INVALID_HANDOFF error (exit 2); an analysis by another analyser version is ignored (re-analysed)."""
+    if not payload.unitsFile:
+        return payload.text, payload.units, None
+    try:
+        doc = read_handoff(payload.unitsFile, payload.sourceId)
+    except HandoffError as err:
+        raise InvalidInput("INVALID_HANDOFF", str(err)) from None
+    return doc.text, doc.units, doc.analysis if doc.analyser == ANALYSER else None

@@ -21,7 +21,7 @@ from mrpvm.protocol.envelope import OnSessionEventPayload, OnSourceTextPayload, 
 
 from .candidates import Candidate, Views
 from .fields import is_evidence, is_guidance, is_question_like
-from .ingest import fallback_units, source_summary
+from .ingest import fallback_units, handed_units, source_summary
 from .memindex import memory_index
 from .output import IntentResult, build_document
 from .profile import GoalProfile, bare_intent, build_profile
@@ -220,13 +220,15 @@ class Retriever:
             if payload.action == "remove":
                 removed = store.remove(payload.sourceId, self.store_hook())
                 return call.reply("success", "high", result=f"removed {removed} units of {payload.sourceId}")
-            units = payload.units or fallback_units(payload.sourceId, payload.sourceName, payload.text)
+            text, units, analysis = handed_units(payload)
+            units = units or fallback_units(payload.sourceId, payload.sourceName, text)
             removed, added = store.upsert(
                 payload.sourceId,
                 payload.sourceName,
                 units,
                 self.store_hook(),
-                summary=source_summary(payload.text, units),
+                summary=source_summary(text, units),
+                analysis=analysis if analysis and len(analysis) == len(units) else None,
             )
         except ArtifactError as err:
             raise PluginFailure("ARTIFACT_ERROR", str(err)) from None

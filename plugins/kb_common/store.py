@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import msgspec
 import tantivy
 from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.handoff import UnitAnalysis, paused_gc
 
 from .fields import FIELD_WEIGHTS, TEXT_FIELDS, content_terms, unit_fields, unit_hash
 from .scoring import idf, tag_terms, tag_terms_of
@@ -163,9 +164,15 @@ class KBStore:
         units: list[KnowledgeUnit],
         hook: WriteHook | None = None,
         summary: dict | None = None,
+        analysis: list[UnitAnalysis] | None = None,
     ) -> tuple[int, int]:
-        """Replace every unit of `source_id` with `units`. Returns (removed, added)."""
-        prepared = [(u, unit_hash(u), unit_fields(u)) for u in units]
+        """Replace every unit of `source_id` with `units`. Returns (removed, added). `analysis`: each
+        unit's hash and field terms as the kernel handed them (protocol/handoff.py), else computed here."""
+        with paused_gc():
+            if analysis is not None:
+                prepared = [(u, a.hash, a.fields()) for u, a in zip(units, analysis, strict=True)]
+            else:
+                prepared = [(u, unit_hash(u), unit_fields(u)) for u in units]
         return self._write(source_id, source_name, prepared, hook, summary)
 
     def remove(self, source_id: str, hook: WriteHook | None = None) -> int:

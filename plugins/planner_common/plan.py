@@ -8,7 +8,6 @@ preferences go first, failed plugins go last, unaffordable LLM plugins after aff
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import msgspec
 from mrpvm.plugins.sdk import Call, Plugin
@@ -107,7 +106,7 @@ def _stage_note(key: str, ranked: list[Ranked], order: list[str]) -> str:
 def build_plan(call: Call, strategy: Strategy) -> CnlDocument:
     payload: BuildPlanPayload = call.payload
     signals = read_signals(call.prompt, payload.intents, payload.knowledge)
-    table = _table(call)
+    table = utility.UtilityTable.from_learned(payload.learned)
     kernel_stats = {s.pluginId: s for s in payload.stats}
     failed = failed_ids(payload.failures)
     bias, guided_by = guidance_bias(payload.guidance, [d.id for d in payload.descriptors])
@@ -174,28 +173,16 @@ def _purpose(payload: BuildPlanPayload, signals: TaskSignals) -> str:
 # --------------------------------------------------------------------------- recordOutcome
 
 
-def _table(call: Call) -> utility.UtilityTable:
-    folder = call.artifacts()
-    if folder is None:
-        return call.state.setdefault("utility", utility.UtilityTable())
-    return utility.load(folder)
-
-
 def record_outcome(call: Call, strategy: Strategy) -> CnlDocument:
+    """Score the outcome's attempts (`## Observation N`); the kernel folds them into the shared records."""
     payload: RecordOutcomePayload = call.payload
-    folder: Path | None = call.artifacts()
-    if folder is None:
-        table = call.state.setdefault("utility", utility.UtilityTable())
-        learned = table.record(payload)
-    else:
-        with utility.locked(folder):
-            table = utility.load(folder)
-            learned = table.record(payload)
-            utility.save(folder, table)
+    learned = utility.observations(payload)
+    plugins = len({o.plugin for o in learned})
     return call.reply(
         "success",
         "high",
-        result=f"{strategy.name} learned from {learned} attempts ({table.outcomes} outcomes recorded)",
+        result=f"{strategy.name}: {len(learned)} observations of {plugins} plugins",
+        observations=learned,
     )
 
 

@@ -1,4 +1,4 @@
-"""Per-plugin EWMA utility a planner learns from `recordOutcome`, persisted in its artifact folder.
+"""Per-plugin utility a planner learns from `recordOutcome`, kept by the kernel in the shared store.
 
 For each plugin the planner keeps one overall record, one per act and one per act and answer type
 (`describe/number`, signals.task_kind): the finest record with samples is used, so a kb-plugin that fails
@@ -6,32 +6,29 @@ on `explain` but serves `define` well, or an LLM solver that helps on definition
 ranked per question: success rate, latency, LLM calls and sufficiency, each an exponentially weighted
 moving average.
 
+The planner owns the policy: `observations` scores each attempt of an outcome and names the records it
+feeds (protocol/SPEC.md, `## Observation N`); the kernel folds the scores into the records (EWMA with
+weight ALPHA) in the store every node shares, and hands them back in `buildPlan` (`learned`), from which
+`UtilityTable.from_learned` rebuilds the table. The plugin keeps no file of its own.
+
 The outcome signal (strict verdicts exist only in an evaluation, never at run time): whether the plugin
 answered, refused or failed; for a goal solver's answer, its evidence support (the share of the answer's
 terms found in the units it cites, measured by the kernel) and the validators' verdict — the kernel
 passes on only verdicts of validators it trusts (a rejection it overruled arrives as `overruled`, which
 counts as no verdict).
-Updates are deterministic (no clock reads) and the file is written atomically under a lock, since a
-planner runs as several warm workers.
 """
 
 from __future__ import annotations
 
-import fcntl
 import math
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import msgspec
-from mrpvm.protocol.envelope import OutcomeAttempt, PluginStats, RecordOutcomePayload
+from mrpvm.protocol.document import Observation
+from mrpvm.protocol.envelope import LearnedStat, OutcomeAttempt, PluginStats, RecordOutcomePayload
 
 from .signals import task_kind
 
 ALPHA = 0.3
-FILE_NAME = "utility.json"
-LOCK_NAME = "utility.lock"
 MAX_LATENCY_MS = 60_000.0
 # Statuses that say nothing about the plugin's own quality: not learned from.
 NEUTRAL = frozenset({"skipped", "skipped-budget"})
@@ -44,17 +41,6 @@ class Stat(msgspec.Struct, kw_only=True):
     llmCalls: float = 0.0
     sufficiency: float = 0.5
     samples: int = 0
-
-    def update(
-        self, success: float, latency_ms: float, llm_calls: float, sufficient: float | None, alpha: float
-    ) -> None:
-        first = self.samples == 0
-        self.successRate = (1 - alpha) * self.successRate + alpha * success
-        self.latencyMs = latency_ms if first else (1 - alpha) * self.latencyMs + alpha * latency_ms
-        self.llmCalls = llm_calls if first else (1 - alpha) * self.llmCalls + alpha * llm_calls
-        if sufficient is not None:
-            self.sufficiency = (1 - alpha) * self.sufficiency + alpha * sufficient
-        self.samples += 1
 
     def utility(self) -> float:
         """In [-1, 1]: above 0 when the plugin has served better than an unknown plugin would."""
@@ -76,35 +62,26 @@ class PluginRecord(msgspec.Struct, kw_only=True):
 
 
 class UtilityTable(msgspec.Struct, kw_only=True):
-    version: int = 1
-    alpha: float = ALPHA
-    outcomes: int = 0
     plugins: dict[str, PluginRecord] = {}
 
-    # ------------------------------------------------------------------ learning
-
-    def record(self, payload: RecordOutcomePayload) -> int:
-        """Learn from every attempt of an outcome; returns how many attempts were learned from."""
-        acts = {i.ref: (i.act, task_kind(i)) for i in payload.intents}
-        verdicts = validation_verdicts(payload.attempts)
-        learned = 0
-        for n, attempt in enumerate(payload.attempts):
-            if attempt.status in NEUTRAL or (attempt.type == "gs-plugin" and attempt.status == "no-context"):
-                # a goal solver's no-context is a verdict on the evidence, not on the solver: learning it
-                # as a failure would rank an honest solver below one that answers anything
-                continue
-            success, sufficient = score_attempt(attempt, verdicts.get(n))
-            record = self.plugins.setdefault(attempt.pluginId, PluginRecord())
-            args = (success, attempt.durationMs, float(attempt.llmCalls), sufficient, self.alpha)
-            record.overall.update(*args)
-            act, kind = acts.get(attempt.intentRef or "", ("", ""))
-            if act:
-                record.acts.setdefault(act, Stat()).update(*args)
-            if kind and kind != act:
-                record.acts.setdefault(kind, Stat()).update(*args)
-            learned += 1
-        self.outcomes += 1
-        return learned
+    @classmethod
+    def from_learned(cls, learned: list[LearnedStat]) -> UtilityTable:
+        """The table the kernel's records describe (`buildPlan` `learned`)."""
+        table = cls()
+        for item in learned:
+            record = table.plugins.setdefault(item.pluginId, PluginRecord())
+            stat = Stat(
+                successRate=item.successRate,
+                latencyMs=item.latencyMs,
+                llmCalls=item.llmCalls,
+                sufficiency=item.sufficiency,
+                samples=item.samples,
+            )
+            if item.task:
+                record.acts[item.task] = stat
+            else:
+                record.overall = stat
+        return table
 
     # ------------------------------------------------------------------ reading
 
@@ -154,6 +131,36 @@ class UtilityTable(msgspec.Struct, kw_only=True):
         if not stats:
             return 0.0, 0, False
         return sum(s.utility() for s in stats) / len(stats), min(s.samples for s in stats), on_task
+
+
+def observations(payload: RecordOutcomePayload) -> list[Observation]:
+    """What to learn from every attempt of an outcome: for each, its score for the plugin's overall
+    record, for the act of its intent and for the act and answer type (the kernel folds them in)."""
+    acts = {i.ref: (i.act, task_kind(i)) for i in payload.intents}
+    verdicts = validation_verdicts(payload.attempts)
+    out: list[Observation] = []
+    for n, attempt in enumerate(payload.attempts):
+        if attempt.status in NEUTRAL or (attempt.type == "gs-plugin" and attempt.status == "no-context"):
+            # a goal solver's no-context is a verdict on the evidence, not on the solver: learning it
+            # as a failure would rank an honest solver below one that answers anything
+            continue
+        success, sufficient = score_attempt(attempt, verdicts.get(n))
+        act, kind = acts.get(attempt.intentRef or "", ("", ""))
+        tasks = [""] + ([act] if act else []) + ([kind] if kind and kind != act else [])
+        for task in tasks:
+            out.append(
+                Observation(
+                    index=len(out) + 1,
+                    plugin=attempt.pluginId,
+                    task=task,
+                    success=success,
+                    latencyMs=max(0.0, attempt.durationMs),
+                    llmCalls=float(max(0, attempt.llmCalls)),
+                    sufficiency=sufficient,
+                    alpha=ALPHA,
+                )
+            )
+    return out
 
 
 def validation_verdicts(attempts: list[OutcomeAttempt]) -> dict[int, str]:
@@ -209,69 +216,3 @@ def score_attempt(attempt: OutcomeAttempt, verdict: str | None = None) -> tuple[
     if status == "no-context":
         return 0.2, sufficient
     return 0.0, sufficient  # error, unsupported, rejected
-
-
-# --------------------------------------------------------------------------- persistence
-
-_decoder = msgspec.json.Decoder(UtilityTable)
-
-
-def load(folder: Path | None) -> UtilityTable:
-    if folder is None:
-        return UtilityTable()
-    path = folder / FILE_NAME
-    try:
-        return _decoder.decode(path.read_bytes())
-    except FileNotFoundError:
-        return UtilityTable()
-    except (msgspec.DecodeError, OSError):
-        return UtilityTable()  # a damaged table is relearned, never fatal
-
-
-def save(folder: Path, table: UtilityTable) -> None:
-    path = os.path.join(folder, FILE_NAME)
-    tmp = f"{path[: -len('.json')]}.{os.getpid()}.tmp"
-    data = msgspec.json.format(msgspec.json.encode(table), indent=1)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-
-
-# folder -> an open descriptor of its lock file, kept for the worker's life (a recordOutcome per turn
-# would otherwise create the folder and open the lock file every time).
-_lock_fds: dict[str, int] = {}
-
-
-def _lock_fd(folder: Path) -> int:
-    key = str(folder)
-    fd = _lock_fds.get(key)
-    if fd is not None:
-        try:
-            if os.fstat(fd).st_nlink > 0:  # still the folder's lock file (not removed with the folder)
-                return fd
-        except OSError:
-            pass
-        _lock_fds.pop(key, None)
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    folder.mkdir(parents=True, exist_ok=True)
-    fd = _lock_fds[key] = os.open(os.path.join(key, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
-    return fd
-
-
-@contextmanager
-def locked(folder: Path) -> Iterator[None]:
-    """An exclusive lock on the folder's table (workers of the same planner share it)."""
-    fd = _lock_fd(folder)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    try:
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)

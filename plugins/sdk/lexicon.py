@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from mrpvm.protocol.analysis import IRREGULAR  # noqa: F401 - the analyser's own list (graded forms too), re-exported
+
 
 def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -27,49 +29,3 @@ IMPERATIVE_VERBS = word_set(
     start stir stop store submit swap switch tap test tighten toggle transfer turn type unlock unmount
     unplug unzip update upgrade upload use validate verify visit wait wash watch whisk wipe write"""
 )
-
-
-# Irregular past forms → base form, so "Did Elara flee" meets "Elara fled" and "send" meets "sent" (stems cannot do that).
-_IRREGULAR_TEXT = """
-bought:buy brought:bring built:build caught:catch chose:choose chosen:choose came:come dug:dig drove:drive
-driven:drive ate:eat eaten:eat fell:fall fallen:fall felt:feel found:find flew:fly flown:fly forgot:forget
-forgotten:forget froze:freeze frozen:freeze gave:give given:give went:go gone:go grew:grow grown:grow hid:hide
-hidden:hide held:hold kept:keep knew:know known:know led:lead lost:lose made:make met:meet paid:pay
-rode:ride ridden:ride rose:rise risen:rise ran:run said:say saw:see seen:see sold:sell sent:send shook:shake
-shaken:shake shot:shoot sat:sit slept:sleep spoke:speak spoken:speak spent:spend stood:stand stole:steal
-stolen:steal swam:swim swum:swim took:take taken:take taught:teach told:tell thought:think threw:throw
-thrown:throw understood:understand woke:wake woken:wake wore:wear worn:wear won:win wrote:write written:write
-began:begin begun:begin broke:break broken:break drew:draw drawn:draw drank:drink drunk:drink fought:fight
-heard:hear lent:lend meant:mean sought:seek sang:sing sung:sing sank:sink sunk:sink struck:strike became:become
-borne:bear bitten:bite blew:blow blown:blow dealt:deal fled:flee forbade:forbid
-forbidden:forbid forgave:forgive forgiven:forgive hung:hang rang:ring rung:ring
-slid:slide spun:spin stuck:stick stung:sting swore:swear sworn:swear swept:sweep swung:swing tore:tear
-torn:tear wove:weave woven:weave wept:weep withdrew:withdraw withdrawn:withdraw chosen:choose arose:arise
-arisen:arise awoke:awake fed:feed fled:flee froze:freeze overcame:overcome overcome:overcome
-shone:shine shrank:shrink shrunk:shrink spoke:speak sprang:spring sprung:spring strove:strive
-undertook:undertake undertaken:undertake upheld:uphold
-"""
-IRREGULAR: dict[str, str] = dict(pair.split(":") for pair in _IRREGULAR_TEXT.split())
-
-# Gradable adjectives: "the largest message" meets "How large can …" (a stemmer keeps "largest" apart).
-_GRADABLE = """
-big small large long short high low fast slow quick old new young early late wide narrow deep shallow heavy
-light cheap easy hard safe strong weak close near tall thin thick fine simple busy quiet loud hot cold warm
-cool dense rare clean dry wet soft tight loose great full fresh rich poor sharp smooth steep strict
-"""
-
-
-def _graded(base: str) -> tuple[str, str]:
-    """(comparative, superlative) of a regular adjective: large → larger, largest; big → bigger; easy → easier."""
-    if base.endswith("e"):
-        return base + "r", base + "st"
-    if base.endswith("y") and base[-2] not in "aeiou":
-        return base[:-1] + "ier", base[:-1] + "iest"
-    if len(base) <= 4 and base[-1] not in "aeiouwy" and base[-2] in "aeiou" and base[-3] not in "aeiou":
-        return base + base[-1] + "er", base + base[-1] + "est"  # big → bigger, hot → hotter, wet → wetter
-    return base + "er", base + "est"
-
-
-for _base in _GRADABLE.split():
-    for _form in _graded(_base):
-        IRREGULAR.setdefault(_form, _base)

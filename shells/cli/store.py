@@ -70,3 +70,27 @@ def store_show(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.
     console = stdout_console()
     for key, value in info.items():
         console.print(f"{key}: {', '.join(value) if isinstance(value, list) else value}")
+
+
+@store_app.command("nodes")
+def store_nodes(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Every node that has used this store, with when it was last seen. A node not seen for
+    MRPVM_NODE_STALE_HOURS (default 168) is stale: nothing is owed to it any more, and it is forgotten
+    (its acknowledgements dropped) when a node next registers; if it comes back it rebuilds its indexes."""
+    from mrpvm.kernel.node import STALE_VARIABLE
+    from mrpvm.shells.cli.common import open_store, print_json, stdout_console
+    from rich.table import Table
+
+    with open_store() as store:
+        records = store.node_records()
+        hours = store.stale_after_s / 3600
+    if as_json:
+        print_json({"staleAfterHours": hours, "nodes": records})
+        return
+    table = Table(title=f"nodes (stale after {hours:g} h, {STALE_VARIABLE})", title_justify="left")
+    for column in ("node", "last seen", "started", "state"):
+        table.add_column(column, overflow="fold")
+    for node in records:
+        state = "forgotten" if node.forgottenAt else ("stale" if node.stale else "live")
+        table.add_row(node.id + (" (this node)" if node.current else ""), node.seenAt, node.startedAt, state)
+    stdout_console().print(table)

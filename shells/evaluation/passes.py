@@ -37,7 +37,7 @@ def record_verdicts(ctx: KernelContext, results: list[SuiteResult]) -> None:
     """Add the verdicts the runs measured to the home's validator records; the kernel re-reads them."""
     scored = scored_verdicts(results)
     if scored.validators:
-        add_measured(ctx.home, scored)
+        add_measured(ctx.store, scored)
         ctx.validator_records = None
 
 

@@ -27,6 +27,7 @@ from mrpvm.protocol.envelope import ContextItem, Paths, Request, encode_request
 from mrpvm.protocol.examples import EXAMPLE_REQUESTS, INVALID_REQUESTS
 from mrpvm.protocol.vocab import MAIN_OP
 
+from .check_handoff import check_handoff
 from .check_judge import (
     CheckResult,
     effective_reads,
@@ -227,6 +228,18 @@ async def check_plugin(
         probes = _probes(entry, fx)
         limiter = asyncio.Semaphore(PARALLEL_PROBES)
         async with Supervisor(Registry([entry]), limits=limits) as supervisor:
+            folder = supervisor.handoff(entry.id) if entry.type == "kb-plugin" else None
+            if folder is not None:  # onSourceText as an ingest sends it: the units in a file
+                probes = [p for p in probes if not (p.op == "onSourceText" and p.kind == "valid")]
+                checks.extend(
+                    await check_handoff(
+                        supervisor,
+                        entry,
+                        folder,
+                        example_request("onSourceText", fx),
+                        timeout_s + STARTUP_SLACK_S,
+                    )
+                )
 
             async def run(probe: _Probe) -> CheckResult:
                 async with limiter:
@@ -238,7 +251,7 @@ async def check_plugin(
                 scenario_artifacts = os.path.join(scratch, "artifacts-scenario", entry.id)
                 checks.extend(
                     await check_kb_scenario(
-                        supervisor, entry, scenario_artifacts, timeout_s + STARTUP_SLACK_S
+                        supervisor, entry, scenario_artifacts, timeout_s + STARTUP_SLACK_S, folder
                     )
                 )
             argv = _worker_argv(supervisor, entry, fx) if entry.manifest.worker else []

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 
 import msgspec
+from mrpvm.kernel.store_learning import MAX_OBSERVATIONS
 from mrpvm.protocol.cnl import CnlError, parse_document
 from mrpvm.protocol.document import CnlDocument
-from mrpvm.protocol.examples import INVALID_REQUEST_FIELD, INVALID_REQUEST_FIX
+from mrpvm.protocol.examples import EXAMPLE_REQUESTS, INVALID_REQUEST_FIELD, INVALID_REQUEST_FIX
 from mrpvm.protocol.vocab import EXIT_INVALID_INPUT, EXIT_OK, EXIT_PROCESSING_ERROR
 
 REFUSE = (
@@ -89,6 +90,10 @@ CNL_RULE_FIXES = {
     "triple-all-or-none": "write Subject, Relation and Object together, or none of them",
     "confidence-needs-triple": "drop a unit's `Confidence:` unless it has Subject, Relation and Object",
     "duplicate-field": "write each field once per section",
+    "observation-range": "score an attempt's Success and Sufficiency in [0, 1], LatencyMs and LLMCalls >= 0, "
+    "Alpha in (0, 1]",
+    "observation-task": "leave Task out for the plugin's overall record, else write an act or act/answer type "
+    "(protocol/vocab.py: ACTS, ANSWER_TYPES), e.g. `Task: describe/number`",
 }
 
 
@@ -128,7 +133,31 @@ def judge_valid(reply, op: str, plugin_id: str) -> tuple[bool, str]:
     doc, problem = judge_answer(reply.stdout, op, plugin_id)
     if doc is None:
         return False, problem
+    if doc.observations:
+        problem = observations_problem(doc, op)
+        if problem:
+            return False, problem
+        return True, f"{describe(doc)}, {len(doc.observations)} observations; {reply.durationMs:.0f} ms"
     return True, f"{describe(doc)}; {reply.durationMs:.0f} ms"
+
+
+def observations_problem(doc: CnlDocument, op: str) -> str:
+    """What the kernel would refuse to store of a recordOutcome's observations ("" when nothing): more
+    than MAX_OBSERVATIONS, or a plugin the example outcome does not name (SPEC.md §6 planner learning)."""
+    if len(doc.observations) > MAX_OBSERVATIONS:
+        return (
+            f"{len(doc.observations)} observations for one outcome; the kernel stores at most {MAX_OBSERVATIONS} "
+            "— fix: one observation per attempt and record (overall, act, act/answer type)"
+        )
+    payload = EXAMPLE_REQUESTS[op].payload
+    named = {a.pluginId for a in getattr(payload, "attempts", [])}
+    strangers = sorted({o.plugin for o in doc.observations} - named)
+    if strangers:
+        return (
+            f"observations of {', '.join(strangers[:3])}, which the outcome does not name; the kernel would "
+            "store none of them — fix: observe only the plugins of `payload.attempts`"
+        )
+    return ""
 
 
 def error_record(stderr: bytes) -> tuple[dict | None, str]:

@@ -17,6 +17,7 @@ from mrpvm.protocol.document import IntentGroup
 from mrpvm.protocol.envelope import Budget, Paths, Request, RetrievePayload, encode_request
 from mrpvm.protocol.examples import EXAMPLE_REQUESTS, KB_UNITS
 
+from .check_handoff import with_units_file
 from .check_judge import CheckResult, judge_answer, judge_valid
 
 # (question, act, answer shape): one question per unit kind the built-in document holds
@@ -32,14 +33,14 @@ def scenario_applies(ops: list[str], plugin_type: str) -> bool:
     return plugin_type == "kb-plugin" and "onSourceText" in ops and "retrieve" in ops
 
 
-def _index_request(artifacts: str, timeout_ms: int) -> bytes:
+def _index_request(artifacts: str, timeout_ms: int) -> Request:
     request = msgspec.structs.replace(
         EXAMPLE_REQUESTS["onSourceText"],
         paths=Paths(artifacts=artifacts),
         budget=Budget(llmCalls=0, deadlineMs=timeout_ms),
     )
     request.payload = msgspec.structs.replace(request.payload, kbId=KB_ID)
-    return encode_request(request)
+    return request
 
 
 def _retrieve_request(question: str, act: str, output: str, artifacts: str, timeout_ms: int) -> bytes:
@@ -58,22 +59,31 @@ def _retrieve_request(question: str, act: str, output: str, artifacts: str, time
     return encode_request(request)
 
 
-async def check_kb_scenario(supervisor, entry, artifacts: str, timeout_s: float) -> list[CheckResult]:
-    """onSourceText with the built-in document, then one retrieve per question kind; judged as a turn is."""
+async def check_kb_scenario(
+    supervisor, entry, artifacts: str, timeout_s: float, handoff=None
+) -> list[CheckResult]:
+    """onSourceText with the built-in document (in a units file in `handoff`, the plugin's handoff folder,
+    when it declares `handoff: file`), then one retrieve per question kind; judged as a turn is."""
     from mrpvm.kernel.supervisor import PluginCallError
 
     os.makedirs(artifacts, exist_ok=True)
     timeout_ms = int(timeout_s * 1000)
     roles = ", ".join(sorted({u.role for u in KB_UNITS}))
     name = f"built-in document ({len(KB_UNITS)} units: {roles}) indexed with onSourceText"
+    request, path = _index_request(artifacts, timeout_ms), None
+    if handoff is not None:
+        request, path = with_units_file(request, handoff)
     try:
         reply = await supervisor.call_raw(
-            entry.id, _index_request(artifacts, timeout_ms), timeout_s=timeout_s, one_shot=True
+            entry.id, encode_request(request), timeout_s=timeout_s, one_shot=True
         )
     except PluginCallError as err:
         return [
             CheckResult(name=name, passed=False, detail=f"kernel error {err.error.code}: {err.error.message}")
         ]
+    finally:
+        if path is not None:
+            handoff.discard(path)
     passed, detail = judge_valid(reply, "onSourceText", entry.id)
     results = [CheckResult(name=name, passed=passed, detail=detail)]
     if not passed:

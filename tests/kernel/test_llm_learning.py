@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 from llm_engine_support import FakeModel, LLMHarness, ask, calls, plugin_nodes
 from llm_server import ScriptedLLM
 from mrpvm.kernel import validator_records as vr
 from mrpvm.kernel.engine.support import evidence_support
+from mrpvm.kernel.store import Store
 from mrpvm.plugins.planner_common.signals import read_signals, task_kind
-from mrpvm.plugins.planner_common.utility import UtilityTable, score_attempt
+from mrpvm.plugins.planner_common.utility import UtilityTable, observations, score_attempt
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import OutcomeAttempt, RecordOutcomePayload
 from mrpvm.shells.evaluation.calibration import judged_verdicts, measured
@@ -56,9 +58,9 @@ def test_a_solvers_score_blends_its_verdict_with_its_support() -> None:
     assert score_attempt(attempt(0.9), "rejected")[0] == 0.45
 
 
-def test_the_planner_learns_per_act_and_answer_type() -> None:
+def test_the_planner_learns_per_act_and_answer_type(tmp_path: Path, store_env: dict[str, str]) -> None:
+    """The planner's observations, folded by the store (both backends), rebuild its table per task."""
     assert task_kind(HOW_MANY) == "describe/number" and task_kind(WHAT_IS) == "describe/definition"
-    table = UtilityTable()
     good = OutcomeAttempt(
         pluginId="gs-llm-fast",
         type="gs-plugin",
@@ -70,9 +72,12 @@ def test_the_planner_learns_per_act_and_answer_type() -> None:
     bad = OutcomeAttempt(
         pluginId="gs-llm-fast", type="gs-plugin", op="solve", status="error", intentRef="intent-1"
     )
-    for _ in range(4):
-        table.record(RecordOutcomePayload(attempts=[good], intents=[WHAT_IS]))
-        table.record(RecordOutcomePayload(attempts=[bad], intents=[HOW_MANY]))
+    with Store.open(tmp_path, store_env) as store:
+        for _ in range(4):
+            for attempt, question in ((good, WHAT_IS), (bad, HOW_MANY)):
+                payload = RecordOutcomePayload(attempts=[attempt], intents=[question])
+                store.record_observations("planner-default", None, observations(payload))
+        table = UtilityTable.from_learned(store.learned("planner-default", None))
     acts = table.plugins["gs-llm-fast"].acts
     assert set(acts) == {"describe", "describe/number", "describe/definition"}
     on_definitions = table.evidence("gs-llm-fast", read_signals("", [WHAT_IS]).kinds)
@@ -123,7 +128,8 @@ def test_a_blind_validators_acceptance_validates_nothing(tmp_path: Path) -> None
     with ScriptedLLM() as llm:
         llm.responder = FakeModel(val="accept")
         h = LLMHarness(tmp_path, enabled=ALL_FAST, orders={**LLM_FIRST, "sd": ["sd-symbolic"]}, upstream=llm)
-        vr.add_measured(h.home, blind)
+        with Store.open(h.home) as store:
+            vr.add_measured(store, blind)
         result = run(h, lambda ctx, kb_id: ask(ctx, kb_id))
     [val] = plugin_nodes(result, "val-llm")
     assert val["status"] == "accepted" and val["output"]["code"] == "VALIDATION_DISCOUNTED"
@@ -132,15 +138,27 @@ def test_a_blind_validators_acceptance_validates_nothing(tmp_path: Path) -> None
     assert group["validation"] == "unvalidated" and result.goal_solver_plugin == "gs-llm-fast"
 
 
-def test_records_persist_add_up_and_survive_damage(tmp_path: Path) -> None:
+def test_records_persist_add_up_and_a_legacy_file_is_added_once(tmp_path: Path, store_env) -> None:
+    """The validators' records live in the store (both backends); a home's file from before is added once."""
     one = vr.ValidatorRecords()
     one.add("val-llm", "accepted", True)
     one.add("val-llm", "rejected", False)
-    vr.add_measured(tmp_path, one)
-    merged = vr.add_measured(tmp_path, one)
-    assert merged.validators["val-llm"].rejected == 2 and merged.validators["val-llm"].rightAcceptances == 2
-    (tmp_path / vr.FILE_NAME).write_text("{not json")
-    assert vr.load(tmp_path).validators == {}
+    legacy = tmp_path / vr.FILE_NAME
+    with Store.open(tmp_path, store_env) as store:
+        assert vr.load(store).validators == {}
+        vr.add_measured(store, one)
+        merged = vr.add_measured(store, one)
+        assert (
+            merged.validators["val-llm"].rejected == 2 and merged.validators["val-llm"].rightAcceptances == 2
+        )
+        legacy.write_text("{not json")
+        assert vr.import_legacy(store, tmp_path) is False and legacy.exists()  # damaged: left, not fatal
+        data = msgspec.json.encode(one)
+        legacy.write_bytes(data)
+        assert vr.import_legacy(store, tmp_path) is True and not legacy.exists()
+        legacy.write_bytes(data)  # the same file again (a copy on another node): never added twice
+        assert vr.import_legacy(store, tmp_path) is False
+        assert vr.load(store).validators["val-llm"].rejected == 3
 
 
 def test_calibration_scores_the_answer_each_verdict_judged() -> None:
@@ -195,7 +213,7 @@ def test_an_untrusted_validator_cannot_reject_a_supported_answer(tmp_path: Path)
     with ScriptedLLM() as llm:
         llm.responder = FakeModel(val="reject-llm")
         h = LLMHarness(tmp_path, enabled=ALL_FAST, orders={**LLM_FIRST, "sd": ["sd-symbolic"]}, upstream=llm)
-        vr.add_measured(h.home, noisy)
+        (h.home / vr.FILE_NAME).write_bytes(msgspec.json.encode(noisy))  # measured before the store kept them
         result = run(h, lambda ctx, kb_id: ask(ctx, kb_id))
     assert calls(result, "solve") == [("gs-llm-fast", "success")]
     [val] = plugin_nodes(result, "val-llm")
@@ -212,7 +230,8 @@ def test_a_trusted_validator_still_rejects(tmp_path: Path) -> None:
     with ScriptedLLM() as llm:
         llm.responder = FakeModel(val="reject-llm")
         h = LLMHarness(tmp_path, enabled=ALL_FAST, orders={**LLM_FIRST, "sd": ["sd-symbolic"]}, upstream=llm)
-        vr.add_measured(h.home, trusted)
+        with Store.open(h.home) as store:
+            vr.add_measured(store, trusted)
         result = run(h, lambda ctx, kb_id: ask(ctx, kb_id))
     assert calls(result, "solve") == [("gs-llm-fast", "success"), ("gs-symbolic", "success")]
     assert plugin_nodes(result, "val-llm")[0]["output"]["code"] == "VALIDATION_REJECTED"

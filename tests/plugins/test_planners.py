@@ -1,15 +1,18 @@
 """planner-default and planner-depth: ranking signals, pins, preferences, failures, budgets, decomposition,
-EWMA learning persisted in the artifact folder (deterministic), and the real process boundary."""
+EWMA learning (the planner's observations folded by the kernel's store and handed back in `learned`,
+deterministic), and the real process boundary."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import msgspec
 import pytest
 from mrpvm.kernel.config import MANIFESTS_DIR
 from mrpvm.kernel.registry import Registry
+from mrpvm.kernel.store import Store
 from mrpvm.plugins.planner_default.__main__ import plugin as default_planner
 from mrpvm.plugins.planner_depth.__main__ import plugin as depth_planner
 from mrpvm.protocol.cnl import parse_document
@@ -34,8 +37,42 @@ def intent(act: str, text: str, index: int = 1) -> IntentGroup:
     return IntentGroup(index=index, act=act, intent=text, output="an answer")
 
 
+@pytest.fixture(autouse=True)
+def _close_stores():
+    yield
+    while STORES:
+        STORES.popitem()[1].close()
+
+
+STORES: dict[str, Store] = {}
+
+
+def store_at(folder) -> Store:
+    """The kernel's side of learning for these plugin-level tests: one store per `folder` (a KB scope)."""
+    key = str(folder)
+    if key not in STORES:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        STORES[key] = Store(Path(folder) / "mrpvm.db")
+    return STORES[key]
+
+
+def table_of(folder) -> dict:
+    """The planner's records at `folder` as {"plugins": {id: {"overall": {...}, "acts": {task: {...}}}}}."""
+    plugins: dict = {}
+    for stat in store_at(folder).learned(default_planner.id, None):
+        record = plugins.setdefault(stat.pluginId, {"overall": None, "acts": {}})
+        data = msgspec.to_builtins(stat) | {"samples": stat.samples}
+        if stat.task:
+            record["acts"][stat.task] = data
+        else:
+            record["overall"] = data
+    return {"plugins": plugins}
+
+
 def plan_of(planner, intents, *, artifacts=None, prompt="question", **fields) -> Plan:
     fields.setdefault("descriptors", DESCRIPTORS)
+    if artifacts is not None:
+        fields.setdefault("learned", store_at(artifacts).learned(planner.id, None))
     payload = BuildPlanPayload(phase=fields.pop("phase", "post-seed"), intents=intents, **fields)
     request = Request(
         prompt=prompt,
@@ -60,6 +97,7 @@ def record(planner, artifacts, attempts, intents):
     )
     doc, failure, _ = planner.run(encode_request(request))
     assert failure is None and doc.result.status == "success"
+    store_at(artifacts).record_observations(planner.id, None, doc.observations)
     return doc
 
 
@@ -338,9 +376,9 @@ def test_ewma_learning_changes_the_order_and_is_persisted_deterministically(tmp_
     assert plan_of(default_planner, DEFINE, artifacts=tmp_path / "a").kbPluginOrder[0] == "kb-fast"
     # the same outcomes in a fresh folder give byte-identical tables and the same orders
     assert teach(tmp_path / "b", 6) == orders
-    assert (tmp_path / "a" / "utility.json").read_bytes() == (tmp_path / "b" / "utility.json").read_bytes()
-    table = msgspec.json.decode((tmp_path / "a" / "utility.json").read_bytes())
-    assert table["outcomes"] == 6 and table["plugins"]["kb-thinkingdb"]["acts"]["explain"]["samples"] == 6
+    assert table_of(tmp_path / "a") == table_of(tmp_path / "b")
+    table = table_of(tmp_path / "a")
+    assert table["plugins"]["kb-thinkingdb"]["acts"]["explain"]["samples"] == 6
 
 
 def test_kernel_stats_are_used_when_the_planner_has_no_samples():
@@ -356,8 +394,8 @@ def test_kernel_stats_are_used_when_the_planner_has_no_samples():
 def test_skipped_attempts_teach_nothing(tmp_path):
     attempts = [OutcomeAttempt(pluginId="gs-llm-deep", type="gs-plugin", op="solve", status="skipped-budget")]
     doc = record(default_planner, tmp_path, attempts, DEFINE)
-    assert "learned from 0 attempts" in doc.result.result
-    assert msgspec.json.decode((tmp_path / "utility.json").read_bytes())["plugins"] == {}
+    assert "0 observations" in doc.result.result and doc.observations == []
+    assert table_of(tmp_path)["plugins"] == {}
 
 
 def test_an_honest_no_context_does_not_demote_a_goal_solver(tmp_path):
@@ -386,8 +424,9 @@ def test_an_honest_no_context_does_not_demote_a_goal_solver(tmp_path):
             [gs("gs-symbolic", "no-context", 5.0), gs("gs-llm-fast", "success", 5.0), val("unsupported")],
             question,
         )
-        assert "learned from 2 attempts" in doc.result.result  # gs-llm-fast and val-llm, not the no-context
-    table = msgspec.json.decode((tmp_path / "a" / "utility.json").read_bytes())
+        # gs-llm-fast and val-llm, not the no-context
+        assert {o.plugin for o in doc.observations} == {"gs-llm-fast", "val-llm"}
+    table = table_of(tmp_path / "a")
     assert "gs-symbolic" not in table["plugins"]
     assert table["plugins"]["gs-llm-fast"]["overall"]["successRate"] == pytest.approx(0.5)
     assert (
@@ -407,7 +446,7 @@ def test_an_honest_no_context_does_not_demote_a_goal_solver(tmp_path):
             ],
             question,
         )
-    table = msgspec.json.decode((tmp_path / "b" / "utility.json").read_bytes())
+    table = table_of(tmp_path / "b")
     assert table["plugins"]["gs-symbolic"]["overall"]["successRate"] < 0.2
     assert table["plugins"]["gs-llm-fast"]["overall"]["successRate"] > 0.8
     assert (

@@ -19,6 +19,7 @@ from mrpvm.plugins.sdk.text import (
     trim_span,
     words,
 )
+from mrpvm.protocol import analysis
 
 
 def reference_terms(value: str) -> list[str]:
@@ -92,13 +93,13 @@ def test_terms_keep_short_options_digits_and_naming_capitals():
 
 
 def test_the_cache_is_bounded_and_clearing_it_changes_nothing(monkeypatch):
-    monkeypatch.setattr(text, "_TERMS_CACHE_MAX", 3)
-    monkeypatch.setattr(text, "_TERMS_CACHE", {})
+    monkeypatch.setattr(analysis, "_TERMS_CACHE_MAX", 3)
+    monkeypatch.setattr(analysis, "_TERMS_CACHE", {})
     sentence = "lanterns harbour ferries timetables ships"
     expected = reference_terms(sentence)
     for _ in range(3):
         assert terms(sentence) == expected
-        assert len(text._TERMS_CACHE) <= 3
+        assert len(analysis._TERMS_CACHE) <= 3
 
 
 @pytest.mark.parametrize(

@@ -74,11 +74,19 @@ def test_every_schema_file_is_draft_2020_12_with_an_id():
     files = sorted(
         p.relative_to(schema_gen.SCHEMA_DIR).as_posix() for p in schema_gen.SCHEMA_DIR.rglob("*.json")
     )
-    assert len(files) == 5 + len(OPS)
+    assert len(files) == 6 + len(OPS)  # request, manifest, descriptor, error, cnl-document, units-handoff
     for rel in files:
         schema = _schema(rel)
         assert schema["$schema"] == schema_gen.SCHEMA_DRAFT
         assert schema["$id"].endswith(rel)
+
+
+def test_units_handoff_schema_matches_the_file_struct():
+    from mrpvm.protocol.handoff import UnitAnalysis, UnitsHandoff
+
+    schema = _schema("units-handoff.schema.json")
+    assert _props(schema, "UnitsHandoff") == set(UnitsHandoff.__struct_fields__)
+    assert _props(schema, "UnitAnalysis") == set(UnitAnalysis.__struct_fields__)
 
 
 def test_request_schema_matches_the_envelope():

@@ -542,16 +542,15 @@ def test_matrix_rejects_combo_and_bad_plugin_combos_are_one_line_errors(tmp_path
 
 def test_a_suite_scores_the_same_alone_or_after_others_and_the_home_keeps_what_it_learned(tmp_path):
     from mrpvm.kernel.store import Store
+    from mrpvm.protocol.document import Observation
 
     home = tmp_path / "home"
     home.mkdir()
     store = Store.open(home)
     store.record_planner_outcome("planner-default", True, 12.0)
-    before = store.planner_stats()
+    store.record_observations("planner-default", None, [Observation(index=1, plugin="kb-fast", success=1.0)])
+    before, learned = store.planner_stats(), store.learning_snapshot()
     store.close()
-    utility = home / "artifacts" / "_session" / "planner-default" / "utility.json"
-    utility.parent.mkdir(parents=True)
-    utility.write_text('{"plugins": {}, "outcomes": 0}')
     alone = run_eval(tmp_path / "alone", str(OWN_SUITES / "markdown_reference"), "--json")
     after = run_eval(
         home, str(OWN_SUITES / "procedure_manual"), str(OWN_SUITES / "markdown_reference"), "--json"
@@ -564,5 +563,5 @@ def test_a_suite_scores_the_same_alone_or_after_others_and_the_home_keeps_what_i
     assert answers[0] == answers[1]
     store = Store.open(home)
     assert store.planner_stats() == before  # the evaluation's turns did not change what the home learned
+    assert store.learning_snapshot() == learned
     store.close()
-    assert utility.read_text() == '{"plugins": {}, "outcomes": 0}'

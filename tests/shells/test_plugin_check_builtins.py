@@ -21,3 +21,6 @@ def test_check_passes_on_every_builtin(tmp_path, plugin_id):
     assert {f"invalid input: {name}" for name in INVALID_REQUESTS} <= set(names)
     assert any(name.startswith("input over maxInputSizeBytes") for name in names)
     assert sum(name.startswith("worker:") for name in names) == 3  # built-ins declare worker mode
+    if plugin_id.startswith("kb-"):  # handoff: file — onSourceText as an ingest sends it
+        assert "onSourceText: example request, units in a handoff file (handoff: file)" in names
+        assert "onSourceText: a units file that does not exist is refused (exit 2, INVALID_HANDOFF)" in names
