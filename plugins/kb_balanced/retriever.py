@@ -34,6 +34,7 @@ from mrpvm.plugins.kb_common import (
     SelectionConfig,
     Views,
     jaccard,
+    own_terms,
     unit_hash,
 )
 from mrpvm.plugins.sdk import Call
@@ -60,7 +61,7 @@ ASSOC_FLOOR = 0.3  # a candidate with no query term must reach this association 
 MMR_LAMBDA = 0.6
 MMR_POOL = 3  # MMR looks at the best MMR_POOL x budget candidates
 DUPLICATE_SIM = 0.8
-TITLED_FACTOR = 0.6  # the similarity of two units whose titles (definition terms) differ counts this much
+TITLED_FACTOR = 0.6  # the similarity of two units about different terms or subjects counts this much
 INLINE_CACHE = 200_000  # encoded inline units kept per worker (by unit hash)
 DENSE_NEIGHBOURS = 12  # dense nearest neighbours added per scanned KB
 INGEST_BATCH = 256  # units encoded per batch at ingest
@@ -139,6 +140,11 @@ class _CallVectors:
         self.dense_scan: tuple[list[str], np.ndarray] | None = None
         self.cosine: dict[str, float] = {}  # candidate id -> cosine with the current intent
         self.dense_by_id: dict[str, np.ndarray] = {}  # candidate id -> its dense vector
+
+
+def _about(unit) -> str | None:
+    """What the unit states something about: its definition term, else its statement's subject."""
+    return unit.title or unit.subject
 
 
 class BalancedRetriever(Retriever):
@@ -410,13 +416,17 @@ class BalancedRetriever(Retriever):
         if all(c.id in dense for c in ranked):
             vectors = np.stack([dense[c.id] for c in ranked])
             sims = np.maximum(sims, vectors @ vectors.T)
+        own = [own_terms(c.unit) for c in ranked]  # a shared heading is no sign of saying the same thing
+        aspects = [o & set(profile.content) for o in own]
         for i in range(m):
             for j in range(i + 1, m):
-                jac = jaccard(ranked[i].terms, ranked[j].terms)
+                jac = jaccard(own[i], own[j])
                 if jac > sims[i, j]:
                     sims[i, j] = sims[j, i] = jac
-                a, b = ranked[i].unit.title, ranked[j].unit.title
-                if a and b and a != b:  # two definitions of different terms say different things
+                a, b = _about(ranked[i].unit), _about(ranked[j].unit)
+                # statements of different terms or subjects, or each naming a query term the other does not
+                # (the two sides of a comparison), say different things
+                if (a and b and a != b) or (aspects[i] - aspects[j] and aspects[j] - aspects[i]):
                     sims[i, j] = sims[j, i] = min(sims[i, j] * TITLED_FACTOR, DUPLICATE_SIM - 0.01)
         top = ranked[0].score or 1.0
         chosen: list[int] = []

@@ -96,6 +96,13 @@ def content_terms(fields: dict[str, list[str]]) -> frozenset[str]:
     return frozenset(out)
 
 
+def own_terms(unit: KnowledgeUnit) -> frozenset[str]:
+    """The terms of the unit's own words (topic and statement), without the heading it inherits: two
+    sibling units share every term of their heading, which says nothing of whether they say the same thing
+    (the redundancy checks compare these)."""
+    return frozenset(analyse(plain_text(topic_text(unit)))) | frozenset(analyse(plain_text(body_text(unit))))
+
+
 _hash_encoder = msgspec.json.Encoder(order="deterministic")
 
 
