@@ -143,7 +143,7 @@ def _term_like(term: str) -> bool:
     term = term.strip()
     if not term or len(term) > MAX_TERM_CHARS or _TERMINAL.search(term.rstrip(":")):
         return False
-    if term[0] in "-+" and len(term) > 1 and term[1].isalnum():
+    if re.match(r"(?:--?|\+)[A-Za-z0-9]", term):  # an option: "-f", "--fixup=[(amend|reword):]<commit>"
         return True
     words = term.replace(",", " ").split()
     if len(words) <= 3 and all(len(w) <= 30 for w in words):
@@ -442,7 +442,8 @@ def _classify_labels(text: str, nodes: list[_Node]) -> None:
                 or (n.kind == "label" and has_nested[i + 1 + k])
                 for k, n in enumerate(nested)
             )
-            if not _term_like(body) or structured or size > MAX_DEFINITION_CHARS:
+            entry = _term_like(body) and _among_terms(text, nodes, i) and not _holds_sections(nested)
+            if not entry and (not _term_like(body) or structured or size > MAX_DEFINITION_CHARS):
                 node.kind = "heading" if not _TERMINAL.search(body) else "text"
             else:
                 node.kind = "term"
@@ -463,6 +464,30 @@ def _classify_labels(text: str, nodes: list[_Node]) -> None:
             node.kind = "heading"
         else:
             node.kind = "text"
+
+
+def _among_terms(text: str, nodes: list[_Node], i: int) -> bool:
+    """Node i is one entry of a list of terms: the node before it or after its subtree at its indent is a
+    term with its description ("RemoteForward" between "PubkeyAuthentication" and "RequestTTY"). Such a
+    label is a term however long or structured its description: as a heading it would become the section
+    of every later entry of the list."""
+    node = nodes[i]
+    end = _subtree_end(nodes, i)
+    after = nodes[end] if end < len(nodes) else None
+    before = next((n for n in reversed(nodes[:i]) if n.indent <= node.indent), None)
+    for other in (before, after):
+        if other is None or other.indent != node.indent:
+            continue
+        if other.kind in ("term", "inline"):
+            return True
+        if other.kind == "label" and _term_like(_content(text, other.lines[0])):
+            return other is after and _subtree_end(nodes, end) > end + 1  # the next label has a description
+    return False
+
+
+def _holds_sections(nested: list[_Node]) -> bool:
+    """Nested headings, or labels over text of their own: sub-sections, not one entry's description."""
+    return any(n.kind == "heading" for n in nested)
 
 
 def _numbered_titles(text: str, nodes: list[_Node]) -> None:
