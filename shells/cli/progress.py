@@ -18,7 +18,6 @@ from rich.progress import (
     BarColumn,
     DownloadColumn,
     Progress,
-    ProgressColumn,
     SpinnerColumn,
     Task,
     TaskID,
@@ -30,15 +29,18 @@ from rich.text import Text
 NAME_CHARS = 22  # the file name column: the bar fits an 80-column terminal
 
 
-class _PhaseColumn(ProgressColumn):
-    """The job's step without a byte count and its elapsed seconds, re-read at every refresh."""
+class _PhaseColumn(TimeRemainingColumn):
+    """The time left; during a step without a byte count, that step's verb and its elapsed seconds
+    instead (re-read at every refresh: the bar keeps moving while a kb-plugin embeds)."""
 
     def __init__(self, job: JobProgress):
         super().__init__()
         self.job = job
 
     def render(self, task: Task) -> Text:
-        return Text(self.job.phase_text())
+        if self.job.phase_text():
+            return Text(self.job.phase_text(short=True))
+        return super().render(task)
 
 
 class JobProgress:
@@ -60,11 +62,10 @@ class JobProgress:
         self.progress = Progress(
             SpinnerColumn(),
             TextColumn("{task.description}"),
-            BarColumn(bar_width=20),
+            BarColumn(bar_width=10),
             TextColumn("{task.fields[files]}"),
             DownloadColumn(),
             TextColumn("{task.fields[units]}"),
-            TimeRemainingColumn(),
             _PhaseColumn(self),
             console=self.err,
             transient=True,
@@ -101,11 +102,13 @@ class JobProgress:
             units=f"{self.units:,} units {self.rate():,.0f}/s",
         )
 
-    def phase_text(self) -> str:
-        """The step in work that has no byte count, with its elapsed seconds; empty when there is none."""
+    def phase_text(self, short: bool = False) -> str:
+        """The step in work that has no byte count (`short`: its first word, for the bar), with its
+        elapsed seconds; empty when there is none."""
         if not self._phase:
             return ""
-        return f"{self._phase} {time.perf_counter() - self._phase_started:.0f} s"
+        what = self._phase.split()[0] + "…" if short else self._phase
+        return f"{what} {time.perf_counter() - self._phase_started:.0f}s"
 
     def phase(self, name: str, text: str) -> None:
         """The file `name` is in a step with no byte count (`text`, e.g. "indexing 1,234 units")."""
