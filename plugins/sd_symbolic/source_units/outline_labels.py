@@ -117,8 +117,9 @@ def classify_labels(text: str, nodes: list[Node]) -> None:
                 or (n.kind == "label" and has_nested[i + 1 + k])
                 for k, n in enumerate(nested)
             )
-            entry = term_like(body) and _among_terms(text, nodes, i) and not _holds_sections(nested)
-            if not entry and (not term_like(body) or structured or size > MAX_DEFINITION_CHARS):
+            # one entry of a list of terms stays a term however long its plain description
+            long_entry = size > MAX_DEFINITION_CHARS and _among_terms(text, nodes, i)
+            if not term_like(body) or structured or (size > MAX_DEFINITION_CHARS and not long_entry):
                 node.kind = "heading" if not TERMINAL.search(body) else "text"
             else:
                 node.kind = "term"
@@ -144,8 +145,8 @@ def classify_labels(text: str, nodes: list[Node]) -> None:
 def _among_terms(text: str, nodes: list[Node], i: int) -> bool:
     """Node i is one entry of a list of terms: the node before it or after its subtree at its indent is a
     term with its description ("RemoteForward" between "PubkeyAuthentication" and "RequestTTY"). Such a
-    label is a term however long or structured its description: as a heading it would become the section
-    of every later entry of the list."""
+    label is a term however long its description: as a heading it would become the section of every
+    later entry of the list."""
     node = nodes[i]
     end = subtree_end(nodes, i)
     after = nodes[end] if end < len(nodes) else None
@@ -158,11 +159,6 @@ def _among_terms(text: str, nodes: list[Node], i: int) -> bool:
         if other.kind == "label" and term_like(content(text, other.lines[0])):
             return other is after and subtree_end(nodes, end) > end + 1  # the next label has a description
     return False
-
-
-def _holds_sections(nested: list[Node]) -> bool:
-    """Nested headings, or labels over text of their own: sub-sections, not one entry's description."""
-    return any(n.kind == "heading" for n in nested)
 
 
 def numbered_titles(text: str, nodes: list[Node]) -> None:
