@@ -10,6 +10,23 @@ from __future__ import annotations
 
 import time
 
+from .errors import BadInput
+
+# Comparative deliberation (engine/deliberation.py): up to this many more candidate answers per seed.
+# The one home of the limit: turns, stored session preferences and the shells' options all check it.
+MAX_DELIBERATION = 3
+
+
+def check_deliberation(level: int | None) -> int | None:
+    """A deliberation level is 0..MAX_DELIBERATION (None: not given), else BadInput BAD_DELIBERATION."""
+    if level is not None and not 0 <= level <= MAX_DELIBERATION:
+        raise BadInput(
+            "BAD_DELIBERATION",
+            f"the deliberation level must be 0..{MAX_DELIBERATION} (got {level})",
+            {"field": "deliberation_level", "allowed": list(range(MAX_DELIBERATION + 1))},
+        )
+    return level
+
 
 class CallBudget:
     """LLM calls a request may still make. The LLM bridge charges a call before it goes upstream and
@@ -75,9 +92,6 @@ class RequestBudget(CallBudget):
 
     def time_left_ms(self) -> int:
         return int(self.time_left_s() * 1000)
-
-    def elapsed_ms(self) -> float:
-        return (self._clock() - self.started) * 1000.0
 
     def expired(self) -> bool:
         return self._clock() >= self.deadline

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mrpvm.protocol.vocab import PLUGIN_TYPES
 
+from .background import Background
 from .config import MANIFESTS_DIR, Config, load_config, wrapper_dirs
 from .registry import PluginEntry, Registry, announce_registry
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:  # the store and supervisor import nothing from here; keep imp
     from .store import Store
     from .supervisor import Supervisor
     from .supervisor.sandbox import LlmRoute
+    from .validator_records import ValidatorRecords
 
 SESSION_ARTIFACTS = "_session"
 LLM_STAGE_TYPES = ("sd-plugin", "mrp-plan-plugin", "gs-plugin", "val-plugin")
@@ -52,11 +54,12 @@ class KernelContext:
         self.store = store
         self.home = home
         self.environ = dict(os.environ if environ is None else environ)
-        self.state: dict[str, Any] = {}  # per-process scratch for shells (e.g. the daemon)
+        self._artifacts: dict[tuple[str | None, str], Path] = {}  # (kb id, plugin id) -> folder
+        self._enabled_by_type: dict[str, list[PluginEntry]] = {}  # plugin type -> enabled entries
         self.llm = llm
-        from .engine.background import Background
-
         self.background = Background()
+        # the home's validator records, read at a turn's first validation; None again after eval records more
+        self.validator_records: ValidatorRecords | None = None
 
     @classmethod
     async def open(
@@ -132,7 +135,7 @@ class KernelContext:
     def artifacts_dir(self, kb_id: str | None, plugin_id: str) -> Path:
         """`<home>/artifacts/<kbId or _session>/<pluginId>/` (not created here: the supervisor creates it
         when it binds it into a plugin's sandbox, else the plugin does)."""
-        cache = self.state.setdefault("artifacts", {})
+        cache = self._artifacts
         key = (kb_id, plugin_id)
         path = cache.get(key)
         if path is None:
@@ -141,7 +144,7 @@ class KernelContext:
 
     def enabled(self, plugin_type: str) -> list[PluginEntry]:
         """Enabled built-ins of a type (config order) plus every allow-listed wrapper of that type."""
-        cache = self.state.setdefault("enabled", {})
+        cache = self._enabled_by_type
         hit = cache.get(plugin_type)
         if hit is None:
             hit = cache[plugin_type] = self._enabled(plugin_type)

@@ -38,7 +38,9 @@ class SessionRecord(msgspec.Struct, kw_only=True):
     createdAt: str = ""
     updatedAt: str = ""
     turnCount: int = 0
-    deliberationLevel: int = 0  # comparative deliberation preference (0-3); 0: the first accepted answer
+    deliberationLevel: int = (
+        0  # comparative deliberation (0..budgets.MAX_DELIBERATION); 0: first accepted answer
+    )
     title: str = ""
 
 

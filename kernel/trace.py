@@ -12,13 +12,14 @@ tree, JSON or Mermaid (shells/trace_view.py).
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Literal, get_args
 
 import msgspec
 from mrpvm.protocol.document import CnlDocument
 
-NODE_KINDS = ("frame", "branch", "seed", "plugin", "llm", "event", "result", "candidate")
-EDGE_KINDS = (
+# The closed sets of node and edge kinds (msgspec checks them when a stored trace is read back).
+NodeKind = Literal["frame", "branch", "seed", "plugin", "llm", "event", "result", "candidate"]
+EdgeKind = Literal[
     "parent",
     "next-candidate",
     "next-view",
@@ -30,7 +31,9 @@ EDGE_KINDS = (
     "decomposes",
     "reuses",
     "chooses",
-)
+]
+NODE_KINDS: tuple[str, ...] = get_args(NodeKind)
+EDGE_KINDS: tuple[str, ...] = get_args(EdgeKind)
 ANSWER_PREVIEW = 600
 PROMPT_PREVIEW = 240
 CNL_PREVIEW = 6000  # the CNL a plugin returned, kept up to this many characters
@@ -49,7 +52,7 @@ def error_line(code: str, message: str, limit: int = 160) -> str:
 
 class TraceNode(msgspec.Struct, kw_only=True, omit_defaults=True):
     id: str
-    kind: str
+    kind: NodeKind
     label: str = ""
     frameId: str | None = None
     pluginId: str | None = None
@@ -66,7 +69,7 @@ class TraceNode(msgspec.Struct, kw_only=True, omit_defaults=True):
 class TraceEdge(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):
     src: str
     dst: str
-    kind: str
+    kind: EdgeKind
     reason: str = ""  # why (a deliberation's `chooses` edge says why that candidate won)
 
 
@@ -97,7 +100,7 @@ class TraceRecorder:
     def now_ms(self) -> float:
         return (self._clock() - self._t0) * 1000.0
 
-    def node(self, kind: str, label: str = "", *, parent: str | None = None, **fields: Any) -> TraceNode:
+    def node(self, kind: NodeKind, label: str = "", *, parent: str | None = None, **fields: Any) -> TraceNode:
         self._count += 1
         node_id = f"n{self._count}"
         node = TraceNode(
@@ -154,7 +157,7 @@ class TraceRecorder:
         elif self.trace.root is None:
             self.trace.root = node.id
 
-    def edge(self, src: str | None, dst: str | None, kind: str, reason: str = "") -> None:
+    def edge(self, src: str | None, dst: str | None, kind: EdgeKind, reason: str = "") -> None:
         if src and dst and src != dst:
             self._edges.append(TraceEdge(src=src, dst=dst, kind=kind, reason=reason))
 

@@ -274,6 +274,6 @@ async def import_kb(ctx: KernelContext, data: bytes, name: str | None = None) ->
             warnings += notes
     except BaseException:
         with anyio.CancelScope(shield=True):
-            delete_kb(ctx, kb.id)
+            delete_kb(ctx.store, ctx.home, kb.id)
         raise
     return ImportResult(kb=kb, sources=stored, warnings=warnings)

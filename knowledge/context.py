@@ -21,9 +21,7 @@ async def open_context(
     before anything else runs. Close the context with `aclose()` as usual."""
     ctx = await KernelContext.open(environ, manifests_dir=manifests_dir, extra_env=extra_env)
     try:  # this node registers, adopts what it held before nodes existed, and rebuilds what it owes
-        report = await start_node(ctx, repair=repair_indexes)
-        if repair_indexes:
-            ctx.state["reindex"] = report
+        await start_node(ctx, repair=repair_indexes)
     except BaseException:
         await ctx.aclose()
         raise

@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import os
 import secrets
-import shutil
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import anyio
@@ -34,7 +32,6 @@ from mrpvm.kernel.llm import CallBudget
 from mrpvm.kernel.llm.hooks import grant
 from mrpvm.kernel.records import KbRecord, SourceRecord
 from mrpvm.kernel.registry import PluginEntry
-from mrpvm.kernel.store import Store
 from mrpvm.kernel.store_rows import slug, text_hash
 from mrpvm.kernel.supervisor.errors import PluginCallError
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
@@ -353,14 +350,6 @@ async def _take_back(ctx: KernelContext, kb: KbRecord, stored: SourceRecord, war
         f"no kb-plugin indexed '{stored.name}', so it was not kept in KB '{kb.name}': {reasons}",
         {"source": stored.name, "kb": kb.name},
     )
-
-
-def delete_kb(store: Store, home: Path, name_or_id: str) -> KbRecord:
-    """Delete a KB and every plugin's artifacts for it under `home`: the artifacts first, so that on a full
-    disk their space is free before the rows' removal (one transaction: sources, units) needs room."""
-    record = store.get_kb(name_or_id)
-    shutil.rmtree(Path(home) / "artifacts" / record.id, ignore_errors=True)
-    return store.delete_kb(record.id)
 
 
 async def remove_source(ctx: KernelContext, kb: KbRecord, name_or_id: str) -> tuple[SourceRecord, list[str]]:

@@ -15,26 +15,27 @@ about. Each new source is stored in one transaction (`Store.replace_source`).
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
 import msgspec
-from mrpvm.kernel.errors import BadInput, KbExists, ValidationFailed
+from mrpvm.kernel.budgets import check_deliberation
+from mrpvm.kernel.errors import KbExists, ValidationFailed
 from mrpvm.kernel.records import KbRecord, SessionRecord, SourceRecord
 from mrpvm.kernel.store_rows import text_hash
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
 
 from .ingest import IngestResult, remove_source
-from .ingest import delete_kb as delete_kb_files
 from .ku_tree import finish_tree
 from .notify import notify_session_event, notify_source
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
-
-MAX_DELIBERATION = 3
+    from mrpvm.kernel.store import Store
 
 
 def rebase_units(
@@ -120,6 +121,7 @@ async def create_session(
     deliberation_level: int = 0,
 ) -> tuple[SessionRecord, list[str]]:
     """A new session (optionally mounting a KB), announced to the kb-plugins (session-created)."""
+    check_deliberation(deliberation_level)
     record = ctx.store.create_session(
         kb_id=kb, preferences=preferences, deliberation_level=deliberation_level
     )
@@ -185,7 +187,7 @@ async def fork_kb(
             warnings += notes
     except BaseException:
         with anyio.CancelScope(shield=True):
-            delete_kb(ctx, copy.id)
+            delete_kb(ctx.store, ctx.home, copy.id)
         raise
     _, notes = await notify_session_event(
         ctx, "kb-forked", session_id, copy, origin=original, source_ids=[s.id for s in stored]
@@ -198,18 +200,11 @@ async def fork_kb(
 __all__ = ["remove_source"]  # ingest.remove_source: a source out of a KB through the index ledger
 
 
-def delete_kb(ctx: KernelContext, name_or_id: str) -> KbRecord:
+def delete_kb(store: Store, home: Path, name_or_id: str) -> KbRecord:
     """Delete a KB (one transaction: sources, units, owed removals; sessions mounting it keep running
-    without a KB) and every plugin's artifacts for it: the plugins' indexes go with the folder."""
-    return delete_kb_files(ctx.store, ctx.home, name_or_id)
-
-
-def check_deliberation(level: int | None) -> int | None:
-    """A deliberation level is 0..3 (None: not given)."""
-    if level is not None and not 0 <= level <= MAX_DELIBERATION:
-        raise BadInput(
-            "BAD_DELIBERATION",
-            f"deliberation_level must be 0..{MAX_DELIBERATION}, got {level}",
-            {"field": "deliberation_level", "allowed": list(range(MAX_DELIBERATION + 1))},
-        )
-    return level
+    without a KB) and every plugin's artifacts for it under `home`: the plugins' indexes go with the
+    folder, removed first, so that on a full disk their space is free before the rows' removal needs
+    room. It needs no running plugins, so `mrpvm kb rm` calls it on the store alone."""
+    record = store.get_kb(name_or_id)
+    shutil.rmtree(Path(home) / "artifacts" / record.id, ignore_errors=True)
+    return store.delete_kb(record.id)

@@ -278,8 +278,8 @@ Payload = (
 # --------------------------------------------------------------------------- the envelope
 
 
-class Request(msgspec.Struct, kw_only=True, omit_defaults=True):
-    """The request as the kernel builds it (payload: any op's payload Struct)."""
+class RequestEnvelope(msgspec.Struct, kw_only=True):
+    """The request envelope's fields (protocol/SPEC.md §5), the one home of both views below."""
 
     prompt: str
     context: list[ContextItem]
@@ -295,21 +295,14 @@ class Request(msgspec.Struct, kw_only=True, omit_defaults=True):
     id: str | int | None = None
 
 
-class WireRequest(msgspec.Struct, kw_only=True):
+class Request(RequestEnvelope, kw_only=True, omit_defaults=True):
+    """The request as the kernel builds it (payload: any op's payload Struct)."""
+
+
+class WireRequest(RequestEnvelope, kw_only=True):
     """The request as a plugin decodes it: the payload stays raw until the op is known."""
 
-    prompt: str
-    context: list[ContextItem]
-    protocolVersion: Literal[1] = 1
-    op: Op | None = None
     payload: msgspec.Raw = msgspec.Raw(b"{}")
-    budget: Budget = Budget()
-    llm: LLMAccess | None = None
-    paths: Paths = Paths()
-    requestId: str = ""
-    frameId: str = ""
-    sessionId: str = ""
-    id: str | int | None = None
 
 
 class DecodedRequest(msgspec.Struct, kw_only=True):

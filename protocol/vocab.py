@@ -5,8 +5,6 @@ The tuples are what validators and schema generators read; the Literals are what
 
 from typing import Literal, get_args
 
-PROTOCOL_VERSION = 1
-
 PluginType = Literal["sd-plugin", "mrp-plan-plugin", "kb-plugin", "gs-plugin", "val-plugin"]
 Op = Literal[
     "detectSeeds",

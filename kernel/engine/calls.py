@@ -10,97 +10,35 @@ structure only, never at claim text.
 
 from __future__ import annotations
 
-import time
 from contextvars import ContextVar
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
-from mrpvm.protocol.envelope import Budget, LLMAccess, OutcomeAttempt, OutcomeStatus, Paths, Payload, Request
+from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.envelope import (
+    Budget,
+    LLMAccess,
+    OutcomeAttempt,
+    Payload,
+    Request,
+)
 from mrpvm.protocol.vocab import Op
 
 from ..llm.hooks import grant, settle
 from ..supervisor import CallResult, PluginCallError
 from ..trace import PROMPT_PREVIEW, TraceNode, clip, clip_tail, error_line, summarize_output
 from .frame import ExecutionFrame
+from .scope import (
+    Attempt,
+    BranchRun,
+    CallScope,
+    EarlyCall,
+    MemoKey,
+    PluginInfo,
+)
 from .support import evidence_support
-
-if TYPE_CHECKING:
-    import asyncio
-
-    from .background import Background
-    from .early import Early
-    from .state import PluginInfo, TurnState
 
 SKIPPED_BUDGET = "skipped-budget"
 SKIPPED_KNOWN = "skipped-known-failure"
-MemoKey = tuple[str, ...]  # stage, plugin id, then what the call's result depends on
-
-
-@dataclass(slots=True)
-class Attempt:
-    """One plugin call as the stage logic sees it."""
-
-    plugin_id: str
-    type: str
-    op: str
-    status: str
-    node: TraceNode
-    doc: CnlDocument | None = None
-    duration_ms: float = 0.0
-    llm_calls: int = 0
-
-
-@dataclass(slots=True)
-class BranchRun:
-    """One planner's attempt at a frame: the attempts it caused, for recordOutcome."""
-
-    planner_id: str | None
-    node: TraceNode
-    frame_id: str
-    attempts: list[OutcomeAttempt] = field(default_factory=list)
-    status: OutcomeStatus = "failed"
-    duration_ms: float = 0.0
-
-
-class TurnCalls:
-    """The call bookkeeping of one turn (`state.calls`): memo, in-flight time, and the earlier turns'
-    background calls this turn waits for. It holds no reference back to the turn state."""
-
-    def __init__(self, background: Background, earlier: dict[str, list[asyncio.Task]]):
-        self.memo: dict[MemoKey, Attempt] = {}
-        self.plugin_ms = 0.0  # wall time with at least one plugin call in flight (overlaps counted once)
-        self._in_flight = 0
-        self._busy_since = 0.0
-        self._background = background
-        # plugin id -> background calls (earlier turns' recordOutcome on this KB) pending when this turn
-        # started: this turn waits for them before calling that plugin, as if they had run in sequence
-        self._earlier = earlier
-
-    def known(self, frame: ExecutionFrame, key: MemoKey) -> bool:
-        """The result of the call with memo key `key` is known in this frame (memo or failure memory)."""
-        return key in self.memo or frame.failures.recall(key) is not None
-
-    def earlier_pending(self, plugin_id: str) -> bool:
-        """An earlier turn's background call to `plugin_id` was pending when this turn started."""
-        return bool(self._earlier) and plugin_id in self._earlier
-
-    async def after_earlier(self, plugin_id: str) -> None:
-        """Wait for the background calls to `plugin_id` that were pending when this turn started."""
-        jobs = self._earlier.pop(plugin_id, None)
-        if jobs:
-            await self._background.wait_for(jobs)
-
-    def mark_busy(self) -> None:
-        """A plugin call goes out (pair with `mark_idle`): `plugin_ms` counts time with one in flight."""
-        if self._in_flight == 0:
-            self._busy_since = time.perf_counter()
-        self._in_flight += 1
-
-    def mark_idle(self) -> None:
-        self._in_flight -= 1
-        if self._in_flight == 0:
-            self.plugin_ms += (time.perf_counter() - self._busy_since) * 1000.0
 
 
 # --------------------------------------------------------------------------- one call
@@ -113,7 +51,7 @@ FALLBACK_OPS = frozenset({"buildPlan", "detectSeeds", "retrieve", "solve", "vali
 
 
 async def call_plugin(
-    state: TurnState,
+    state: CallScope,
     frame: ExecutionFrame,
     branch: BranchRun | None,
     plugin_id: str,
@@ -127,7 +65,7 @@ async def call_plugin(
     memo_key: MemoKey | None = None,
     intent_ref: str | None = None,
     input_summary: dict[str, Any] | None = None,
-    early: Early | None = None,
+    early: EarlyCall | None = None,
     background: bool = False,
 ) -> Attempt:
     """Call a plugin through the supervisor, within budget, recording a trace node and the attempt.
@@ -137,7 +75,7 @@ async def call_plugin(
     `background`: a call the turn does not wait for (recordOutcome): its node is `pending` until it
     ends and it sends no progress events.
     """
-    info = state.static.plugin(state.ctx, plugin_id)
+    info = state.plugin_info(plugin_id)
     summary = {"prompt": clip(prompt, PROMPT_PREVIEW), "context": len(units)}
     if input_summary:
         summary.update(input_summary)
@@ -182,13 +120,13 @@ async def call_plugin(
         result, failure, counted = None, None, 0
         calls.mark_busy()
         try:
-            result = await state.ctx.supervisor.call(plugin_id, request, timeout_s=timeout_s)
+            result = await state.supervisor.call(plugin_id, request, timeout_s=timeout_s)
         except PluginCallError as err:
             failure = err
         finally:  # revoke the token; one `llm` trace node per LLM call under this plugin node
             calls.mark_idle()
             if access is not None:
-                counted = settle(state.ctx.llm, access, state.trace, node, state.request_id)
+                counted = settle(state.llm, access, state.trace, node, state.request_id)
     _settle(state, attempt, result, failure, counted)
     if on_event is not None and state.on_event is not None:
         state.emit(
@@ -208,7 +146,7 @@ async def call_plugin(
     return attempt
 
 
-def _reuse(state: TurnState, frame: ExecutionFrame, key: MemoKey, attempt: Attempt) -> Attempt | None:
+def _reuse(state: CallScope, frame: ExecutionFrame, key: MemoKey, attempt: Attempt) -> Attempt | None:
     """The attempt standing for a call whose result is known: a failure (skipped) or a memo hit."""
     trace, node = state.trace, attempt.node
     known = frame.failures.recall(key)
@@ -227,7 +165,7 @@ def _reuse(state: TurnState, frame: ExecutionFrame, key: MemoKey, attempt: Attem
     return Attempt(attempt.plugin_id, attempt.type, attempt.op, cached.status, node, cached.doc, 0.0, 0)
 
 
-def _window(state: TurnState, info: PluginInfo) -> tuple[float | None, str | None]:
+def _window(state: CallScope, info: PluginInfo) -> tuple[float | None, str | None]:
     """(the call's timeout, None) within budget, else (None, why it is skipped)."""
     budget = state.budget
     if not budget.affords(info.max_llm_calls):
@@ -236,14 +174,14 @@ def _window(state: TurnState, info: PluginInfo) -> tuple[float | None, str | Non
     return timeout_s, None if timeout_s is not None else "the request deadline has passed"
 
 
-def _skip(state: TurnState, attempt: Attempt, status: str, reason: str | None) -> None:
+def _skip(state: CallScope, attempt: Attempt, status: str, reason: str | None) -> None:
     state.trace.finish(attempt.node, status, reason=reason)
     attempt.node.durationMs = 0.0
     attempt.status = status
 
 
 def _prepare(
-    state: TurnState,
+    state: CallScope,
     frame: ExecutionFrame,
     info: PluginInfo,
     plugin_id: str,
@@ -254,7 +192,7 @@ def _prepare(
 ) -> tuple[Request, LLMAccess | None]:
     """The request, with a fresh LLM token for this call only when the plugin declares LLM calls (the
     caller revokes it with `settle` once the call ends)."""
-    llm = state.ctx.llm
+    llm = state.llm
     access = None
     if info.max_llm_calls > 0 and llm is not None and llm.available:
         access = grant(
@@ -271,7 +209,7 @@ def _prepare(
 
 
 def _settle(
-    state: TurnState,
+    state: CallScope,
     attempt: Attempt,
     result: CallResult | None,
     failure: PluginCallError | None,
@@ -307,7 +245,7 @@ def _settle(
 
 
 def build_request(
-    state: TurnState,
+    state: CallScope,
     frame: ExecutionFrame,
     plugin_id: str,
     op: Op,
@@ -325,20 +263,12 @@ def build_request(
         op=op,
         payload=payload,
         budget=Budget(llmCalls=state.budget.llm_calls_left, deadlineMs=max(1, int(timeout_s * 1000))),
-        paths=_artifacts(state, plugin_id),
+        paths=state.artifact_path(plugin_id),
         requestId=state.request_id,
         frameId=frame.frame_id,
-        sessionId=state.session.id,
+        sessionId=state.session_id,
         llm=access,
     )
-
-
-def _artifacts(state: TurnState, plugin_id: str) -> Paths:
-    paths = state.artifact_paths  # cached per kernel context and KB (see state.Static)
-    hit = paths.get(plugin_id)
-    if hit is None:
-        hit = paths[plugin_id] = Paths(artifacts=str(state.ctx.artifacts_dir(state.kb_id, plugin_id)))
-    return hit
 
 
 def _record(

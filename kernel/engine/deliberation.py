@@ -40,7 +40,6 @@ from .response import SeedOutcome
 from .state import TurnState
 from .views import View, confidence_rank
 
-MAX_LEVEL = 3
 MARGIN = 0.1
 VERDICT = {"accepted": 1.0, "unvalidated": 0.5, "none": 0.5}
 _WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)

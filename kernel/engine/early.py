@@ -30,10 +30,11 @@ from mrpvm.protocol.envelope import Payload, Request
 from mrpvm.protocol.vocab import Op
 
 from ..supervisor import CallResult, PluginCallError
-from .calls import Attempt, BranchRun, MemoKey, build_request
+from .calls import build_request
 from .concurrency import hold_spin
 from .frame import ExecutionFrame
 from .payloads import retrieve_key, retrieve_payload, seed_key, seed_request, solve_key, solve_payload
+from .scope import Attempt, BranchRun, MemoKey
 from .state import intent_key
 from .views import view_from
 
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
     from .state import TurnState
 
 log = logging.getLogger("mrpvm.kernel")
-SD_FIRST = "sd_first"  # ctx.state key: planner id -> the sd-plugin its last pre-seed plan put first
 
 
 class Early:
@@ -150,8 +150,7 @@ def start_early_seeds(state: TurnState, frame: ExecutionFrame, branch: BranchRun
     """Start the expected first sd-plugin's detectSeeds while the branch's planner plans pre-seed."""
     if branch.planner_id is None:
         return None
-    guesses: dict[str | None, str] = state.ctx.state.setdefault(SD_FIRST, {})
-    guess = guesses.get(branch.planner_id) if state.pins.sd is None else None
+    guess = state.static.sd_first.get(branch.planner_id) if state.pins.sd is None else None
     if guess is None or guess not in state.enabled_ids("sd-plugin"):
         defaults = state.stage_order("sd", None)
         guess = defaults[0] if defaults else None
@@ -165,7 +164,7 @@ def start_early_seeds(state: TurnState, frame: ExecutionFrame, branch: BranchRun
 def remember_sd_first(state: TurnState, planner_id: str | None, plan: Plan | None, order: list[str]) -> None:
     """Remember what a planner's pre-seed plan put first: the guess for its next turn (per kernel context)."""
     if plan is not None and order:
-        state.ctx.state.setdefault(SD_FIRST, {})[planner_id] = order[0]
+        state.static.sd_first[planner_id] = order[0]
 
 
 async def settle_early_seeds(
@@ -314,7 +313,7 @@ def _start(
     key `key` is not already known in this frame."""
     if state.calls.known(frame, key):
         return None
-    info = state.static.plugin(state.ctx, plugin_id)
+    info = state.plugin_info(plugin_id)
     if info.max_llm_calls > 0:
         return None
     timeout_s = state.budget.call_window_s(info.timeout_ms)

@@ -8,7 +8,7 @@ lives in the engine's turn state, which each frame references.
 from __future__ import annotations
 
 import secrets
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
@@ -16,7 +16,8 @@ from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 if TYPE_CHECKING:
     from .response import SeedOutcome
 
-FRAME_STATUSES = ("running", "success", "weak", "failed")
+FrameStatus = Literal["running", "success", "weak", "failed"]
+FRAME_STATUSES: tuple[str, ...] = get_args(FrameStatus)
 
 
 def new_frame_id() -> str:
@@ -57,11 +58,21 @@ class FrameSummary(msgspec.Struct, kw_only=True, omit_defaults=True):
     requestId: str
     depth: int
     maxDepth: int
-    status: str
+    status: FrameStatus
     purpose: str
     seeds: list[str] = []
     branches: list[str] = []
     failures: list[str] = []
+
+
+class FrameOutcome(msgspec.Struct, kw_only=True):
+    """What running a frame produced: its node, status and the seeds' outcomes (None: no seeds)."""
+
+    node_id: str
+    status: FrameStatus
+    outcomes: list[SeedOutcome] | None
+    planner_id: str | None = None
+    sd_plugin: str | None = None
 
 
 class ExecutionFrame:
@@ -83,7 +94,7 @@ class ExecutionFrame:
         self.request_id = request_id
         self.depth = depth
         self.max_depth = max_depth
-        self.status = "running"
+        self.status: FrameStatus = "running"
         self.purpose = purpose
         self.prompt = prompt
         self.parent_intent = parent_intent

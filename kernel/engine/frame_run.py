@@ -16,7 +16,7 @@ import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 
 from ..trace import PROMPT_PREVIEW, clip
-from .calls import FALLING_BACK, Attempt, BranchRun
+from .calls import FALLING_BACK
 from .concurrency import let_requests_out, run_all
 from .early import (
     Early,
@@ -27,21 +27,15 @@ from .early import (
     start_early_seeds,
     start_early_views,
 )
-from .frame import ExecutionFrame
+from .frame import ExecutionFrame, FrameOutcome
 from .response import SeedOutcome, turn_status
+from .scope import Attempt, BranchRun
+from .seeds import SeedRun
 from .stages import build_plan, detect_seeds, kb_notifications
 from .state import TurnState, intent_key
 
 PLANNER_PRIOR = 0.5
 FALLBACK_ACT = "describe"
-
-
-class FrameOutcome(msgspec.Struct, kw_only=True):
-    node_id: str
-    status: str
-    outcomes: list[SeedOutcome] | None
-    planner_id: str | None = None
-    sd_plugin: str | None = None
 
 
 def rank_planners(state: TurnState) -> list[str | None]:
@@ -279,8 +273,6 @@ async def plan_and_solve(
     early: dict[int, Early],
 ) -> list[SeedOutcome]:
     """`buildPlan` post-seed (with the kb notice of staged units), then every seed (in parallel)."""
-    from .seeds import SeedRun  # a seed may open a child frame through run_frame
-
     planned: list[Plan | None] = [None]
 
     async def plan_post() -> None:
@@ -308,7 +300,7 @@ async def plan_and_solve(
 
     async def one(index: int) -> None:
         ref = f"{ref_prefix}{index + 1}" if ref_prefix else f"intent-{index + 1}"
-        seed = SeedRun(state, frame, branch, intents[index], ref, plan, early.get(index))
+        seed = SeedRun(state, frame, branch, intents[index], ref, plan, run_frame, early.get(index))
         outcomes[index] = await seed.run(best)
 
     if len(intents) == 1:

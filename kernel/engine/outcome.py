@@ -17,9 +17,10 @@ from mrpvm.protocol.envelope import RecordOutcomePayload
 
 from ..errors import TurnNotFound
 from ..records import PlannerOutcome, SessionRecord, TurnRecord
-from .calls import BranchRun, call_plugin
+from .calls import call_plugin
 from .concurrency import PendingCall, hold_spin
 from .frame import ExecutionFrame
+from .scope import BranchRun
 from .stages import notify_kb
 from .state import TurnState
 from .stored_answer import cap_answer

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import DetectSeedsPayload, RetrievePayload, SeedMode, SolvePayload
 
-from .calls import MemoKey
 from .frame import ExecutionFrame
+from .scope import MemoKey
 from .state import MAX_HISTORY, intent_key
 from .views import View
 

@@ -8,20 +8,21 @@ the seed. When every path is weak, the best weak answer is returned with a `weak
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, Protocol
 
 import anyio
 from mrpvm.protocol.document import IntentGroup, Plan
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 from ..trace import PROMPT_PREVIEW, clip
-from .calls import FALLING_BACK, BranchRun
+from .calls import FALLING_BACK
 from .deliberation import Candidate, choose
 from .early import Early, early_solve_of
-from .frame import ExecutionFrame
-from .frame_run import run_frame
+from .frame import ExecutionFrame, FrameOutcome
 from .payloads import solve_key
 from .response import SeedOutcome, combine_children
+from .scope import BranchRun
 from .stages import next_view, solve, validate
 from .state import TurnState, intent_key
 from .views import View, empty_view
@@ -48,6 +49,14 @@ class _Slot:
             self.limiter.release()
 
 
+class RunFrame(Protocol):
+    """`frame_run.run_frame`, handed to each seed so a decomposed seed can run its child frame."""
+
+    def __call__(
+        self, state: TurnState, frame: ExecutionFrame, *, parent: str, ref_prefix: str
+    ) -> Awaitable[FrameOutcome]: ...
+
+
 class SeedRun:
     """Resolve one seed: decomposition branch (if planned), knowledge views × goal solvers, validation."""
 
@@ -59,9 +68,11 @@ class SeedRun:
         intent: IntentGroup,
         ref: str,
         plan: Plan,
+        run_frame: RunFrame,
         early: Early | None = None,
     ):
         self.state = state
+        self.run_frame = run_frame  # how a decomposed seed runs its child frame (frame_run.run_frame)
         self.frame = frame
         self.branch = branch
         self.intent = intent
@@ -344,7 +355,7 @@ class SeedRun:
         child = frame.child(prompt=self.intent.intent, parent_intent=self.intent)
         self.slot.release()  # a waiting parent must not hold a seed slot its children need
         try:
-            result = await run_frame(state, child, parent=self.node_id, ref_prefix=f"{self.ref}.")
+            result = await self.run_frame(state, child, parent=self.node_id, ref_prefix=f"{self.ref}.")
         finally:
             await self.slot.acquire()
         trace.edge(trigger, result.node_id, "decomposes")

@@ -18,14 +18,15 @@ from mrpvm.protocol.envelope import (
 
 from ..validator_records import ValidatorRecords
 from ..validator_records import load as load_validator_records
-from .calls import Attempt, BranchRun, call_plugin, relabel_outcome
+from .calls import call_plugin, relabel_outcome
 from .concurrency import PendingCall, run_all
 from .early import fitting_early
 from .frame import ExecutionFrame
 from .payloads import retrieve_key, retrieve_payload, seed_key, seed_request, solve_key, solve_payload
+from .scope import Attempt, BranchRun
 from .state import MAX_GUIDANCE
 from .support import evidence_support
-from .views import View, confidence_rank, view_of
+from .views import View, confidence_rank, view_from
 
 if TYPE_CHECKING:
     from ..context import KernelContext
@@ -251,9 +252,9 @@ async def solve(
 
 def validator_records(ctx: KernelContext) -> ValidatorRecords:
     """The home's validator records, read once per kernel context."""
-    records = ctx.state.get("validator_records")
+    records = ctx.validator_records
     if records is None:
-        records = ctx.state["validator_records"] = load_validator_records(ctx.home)
+        records = ctx.validator_records = load_validator_records(ctx.home)
     return records
 
 
@@ -325,3 +326,8 @@ async def validate(
                 f"validator {plugin_id} failed ({code or 'error'}); the answer is not validated by it"
             )
     return verdict, warnings, None
+
+
+def view_of(attempt: Attempt) -> View | None:
+    """The view a retrieve attempt yields, or None when it failed."""
+    return view_from(attempt.plugin_id, attempt.status, attempt.doc, attempt.node)

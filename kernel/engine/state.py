@@ -8,8 +8,8 @@ orders) is resolved once per context (`Static`).
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -26,14 +26,15 @@ from mrpvm.protocol.envelope import (
 
 from ..budgets import RequestBudget
 from ..errors import UnknownPluginError
-from ..registry import PluginEntry
 from ..trace import TraceRecorder
-from .calls import TurnCalls
+from .scope import EventHook, PluginInfo, TurnCalls
 
 if TYPE_CHECKING:
     from ..context import KernelContext
+    from ..llm import LLMBridge
     from ..records import KbRecord, SessionRecord
-    from .calls import BranchRun
+    from ..supervisor import Supervisor
+    from .scope import BranchRun
 
 STAGE_TYPES = {"sd": "sd-plugin", "kb": "kb-plugin", "gs": "gs-plugin", "val": "val-plugin"}
 PIN_TYPES = {"planner": "mrp-plan-plugin", **STAGE_TYPES}  # what each Pins field must name
@@ -48,7 +49,6 @@ MAX_SHARED_ITEMS = 50_000  # context items kept across turns (per kernel context
 # protocol/SPEC.md §6.3: units a turn's message contributes are `session::<turnId>::unit-NNN`
 TURN_UNIT_PREFIX = "session::"
 MAX_HISTORY = 8
-EventHook = Callable[[dict[str, Any]], None]
 
 
 def check_pins(ctx: KernelContext, pins: Pins, *, prefix: str = "") -> None:
@@ -69,11 +69,6 @@ def check_pins(ctx: KernelContext, pins: Pins, *, prefix: str = "") -> None:
 
 def intent_key(intent: IntentGroup) -> str:
     return f"{intent.act}|{' '.join(intent.intent.lower().split())}"
-
-
-def units_key(units: list[KnowledgeUnit]) -> str:
-    digest = hashlib.blake2s("\n".join(sorted(u.id for u in units)).encode(), digest_size=8)
-    return digest.hexdigest()
 
 
 class TurnState:
@@ -230,6 +225,31 @@ class TurnState:
             ]
         return self._planner_stats
 
+    # ------------------------------------------------------------------ the call scope (calls.CallScope)
+
+    @property
+    def session_id(self) -> str:
+        return self.session.id
+
+    @property
+    def supervisor(self) -> Supervisor:
+        return self.ctx.supervisor
+
+    @property
+    def llm(self) -> LLMBridge | None:
+        return self.ctx.llm
+
+    def plugin_info(self, plugin_id: str) -> PluginInfo:
+        return self.static.plugin(self.ctx, plugin_id)
+
+    def artifact_path(self, plugin_id: str) -> Paths:
+        """The plugin's artifacts folder for the mounted KB (cached per kernel context and KB)."""
+        paths = self.artifact_paths
+        hit = paths.get(plugin_id)
+        if hit is None:
+            hit = paths[plugin_id] = Paths(artifacts=str(self.ctx.artifacts_dir(self.kb_id, plugin_id)))
+        return hit
+
     def emit(self, **event: Any) -> None:
         """Tell the progress listener (if any); a failing listener never breaks the turn."""
         if self.on_event is not None:
@@ -240,19 +260,6 @@ class TurnState:
 
 
 # --------------------------------------------------------------------------- per-context caches
-
-
-class PluginInfo:
-    """What a plugin call needs from the registry and config, resolved once per kernel context."""
-
-    __slots__ = ("entry", "type", "max_llm_calls", "timeout_ms")
-
-    def __init__(self, entry: PluginEntry, limit_ms: int):
-        manifest = entry.manifest
-        self.entry = entry
-        self.type: str = entry.type
-        self.max_llm_calls: int = manifest.maxLLMCalls
-        self.timeout_ms: int = min(manifest.timeoutMs, limit_ms)
 
 
 class Static:
@@ -270,6 +277,9 @@ class Static:
         "plugins",
         "paths",
         "items",
+        "kb_scans",
+        "sd_first",
+        "__weakref__",
     )
 
     def __init__(self, ctx: KernelContext):
@@ -279,7 +289,9 @@ class Static:
         self.enabled: dict[str, list[str]] = {
             t: [e.id for e in ctx.enabled(t) if e.id not in idle] for t in types
         }
-        self.descriptors = descriptors(ctx)
+        self.descriptors: list[Descriptor] = [
+            e.manifest.descriptor() for t in STAGE_TYPES.values() for e in ctx.enabled(t) if e.id not in idle
+        ]
         budget = ctx.config.engine.budget
         self.max_parallel_seeds: int = budget.maxParallelSeeds
         self.max_per_stage: int = budget.maxPluginsPerStage
@@ -289,6 +301,10 @@ class Static:
         self.plugins: dict[str, PluginInfo] = {}
         self.paths: dict[str | None, dict[str, Paths]] = {}
         self.items: dict[str, tuple[KnowledgeUnit, ContextItem]] = {}
+        # kb id -> (its sources' (id, hash), (guidance units, atomic units, facts)): see _kb_scan
+        self.kb_scans: dict[str, tuple[tuple[tuple[str, str], ...], KbScan]] = {}
+        # planner id -> the sd-plugin its last pre-seed plan put first (early.start_early_seeds' guess)
+        self.sd_first: dict[str | None, str] = {}
 
     def plugin(self, ctx: KernelContext, plugin_id: str) -> PluginInfo:
         info = self.plugins.get(plugin_id)
@@ -297,27 +313,24 @@ class Static:
         return info
 
 
+# One Static per open kernel context, dropped with it (the context knows nothing of the engine).
+_STATICS: weakref.WeakKeyDictionary[KernelContext, Static] = weakref.WeakKeyDictionary()
+
+
 def _static(ctx: KernelContext) -> Static:
-    static = ctx.state.get("turn_static")
+    static = _STATICS.get(ctx)
     if static is None:
-        static = ctx.state["turn_static"] = Static(ctx)
+        static = _STATICS[ctx] = Static(ctx)
     return static
 
 
-def descriptors(ctx: KernelContext) -> list[Descriptor]:
-    cached = ctx.state.get("descriptors")
-    if cached is None:
-        idle = set(ctx.llm_idle())
-        cached = ctx.state["descriptors"] = [
-            e.manifest.descriptor() for t in STAGE_TYPES.values() for e in ctx.enabled(t) if e.id not in idle
-        ]
-    return cached
+KbScan = tuple[list[KnowledgeUnit], int, int]
 
 
-def _kb_scan(ctx: KernelContext, kb_id: str) -> tuple[list[KnowledgeUnit], int, int]:
+def _kb_scan(ctx: KernelContext, kb_id: str) -> KbScan:
     """One pass over a KB's units (cached per KB content version): guidance units, atomic units, facts."""
     version = tuple((s.id, s.hash) for s in ctx.store.list_sources(kb_id))
-    cache = ctx.state.setdefault("kb_guidance", {})
+    cache = _static(ctx).kb_scans
     hit = cache.get(kb_id)
     if hit is not None and hit[0] == version:
         return hit[1]

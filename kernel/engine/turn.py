@@ -21,14 +21,13 @@ import anyio
 import msgspec
 from mrpvm.protocol.envelope import Pins
 
-from ..budgets import RequestBudget
+from ..budgets import RequestBudget, check_deliberation
 from ..errors import BadInput
 from ..records import PlannerOutcome
 from ..trace import TraceRecorder
 from .concurrency import concurrently, let_requests_out
-from .deliberation import MAX_LEVEL
-from .frame import ExecutionFrame
-from .frame_run import FrameOutcome, run_frame
+from .frame import ExecutionFrame, FrameOutcome
+from .frame_run import run_frame
 from .outcome import commit, outcome_calls, record_in_background
 from .response import ResponseDocument, SeedOutcome, answer_markdown, build_group, document_markdown
 from .stages import kb_notifications, notify_kb
@@ -147,9 +146,7 @@ def _open_turn(
     max_calls = config.engine.budget.maxLLMCalls if request.max_llm_calls is None else request.max_llm_calls
     if max_calls < 0:
         raise BadInput("BAD_BUDGET", f"max LLM calls must not be negative (got {max_calls})")
-    level = request.deliberation_level
-    if level is not None and not 0 <= level <= MAX_LEVEL:
-        raise BadInput("BAD_DELIBERATION", f"the deliberation level must be 0..{MAX_LEVEL} (got {level})")
+    level = check_deliberation(request.deliberation_level)
     fresh = not request.session_id
     # A fresh session is stored by the turn's own commit (one transaction per turn).
     session = store.draft_session(kb_id=request.kb) if fresh else store.get_session(request.session_id or "")

@@ -7,15 +7,20 @@ the evidence sufficient. A seed tries gs candidates on a view before it asks for
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit, ResolvedIntent
 
 from ..trace import TraceNode
-from .calls import Attempt
-from .state import units_key
 
 CONFIDENCE_RANK = {"high": 3, "medium": 2, "low": 1}
+
+
+def units_key(units: list[KnowledgeUnit]) -> str:
+    """A short key for a set of units (order-free): what a view's evidence is, for memo keys."""
+    digest = hashlib.blake2s("\n".join(sorted(u.id for u in units)).encode(), digest_size=8)
+    return digest.hexdigest()
 
 
 def confidence_rank(value: str | None) -> float:
@@ -44,11 +49,6 @@ class View:
     @property
     def key(self) -> str:
         return units_key(self.evidence)
-
-
-def view_of(attempt: Attempt) -> View | None:
-    """The view a retrieve attempt yields, or None when it failed."""
-    return view_from(attempt.plugin_id, attempt.status, attempt.doc, attempt.node)
 
 
 def view_from(plugin_id: str, status: str, doc: CnlDocument | None, node: TraceNode | None) -> View | None:

@@ -13,16 +13,17 @@ from .configured import configured
 
 if TYPE_CHECKING:
     from ..budgets import CallBudget
-    from .bridge import BridgeOptions, LLMBridge, options_from_environ
+    from .bridge import LLMBridge
     from .errors import LLMError
     from .events import LLMCallEvent
+    from .options import BridgeOptions, options_from_environ
     from .settings import ROLES, RoleSettings, RoleTable, role_for_call
 
 _HOMES = {
     "CallBudget": "..budgets",
-    "BridgeOptions": ".bridge",
+    "BridgeOptions": ".options",
     "LLMBridge": ".bridge",
-    "options_from_environ": ".bridge",
+    "options_from_environ": ".options",
     "LLMError": ".errors",
     "LLMCallEvent": ".events",
     "ROLES": ".settings",

@@ -26,20 +26,14 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import msgspec
 from mrpvm.protocol.envelope import LLMAccess
 
 from ..budgets import CallBudget
 from .cache import FORWARDED_PARAMS, CacheBackend, ResponseCache, cache_key
 from .client import (
-    DEFAULT_BACKOFF_S,
-    DEFAULT_MAX_ATTEMPTS,
-    DEFAULT_TIMEOUT_S,
     Completion,
     UpstreamClient,
-    UpstreamConfig,
 )
-from .configured import BASE_URL_VAR
 from .errors import (
     LLM_BAD_REQUEST,
     LLM_BAD_RESPONSE,
@@ -54,6 +48,7 @@ from .errors import (
     LLMError,
 )
 from .events import CACHE_HIT, LLMCallEvent
+from .options import BridgeOptions, options_from_environ
 from .settings import RoleTable, SettingsStore, settings_store_for
 from .tokens import CANCELLED_MESSAGE, Grant, InFlight, Ledger, TokenTable
 
@@ -63,51 +58,6 @@ MODELS_TTL_S = 60.0
 BREAKER_THRESHOLD = 3
 BREAKER_COOLDOWN_S = 15.0
 FALLBACK_MODEL = "default"  # sent when no level names a model and the upstream lists none
-_OFF = {"0", "off", "false", "no"}
-
-
-class BridgeOptions(msgspec.Struct, kw_only=True, frozen=True):
-    upstream: UpstreamConfig | None = None
-    cache: bool = True
-    host: str = "127.0.0.1"
-    port: int = 0  # 0: an ephemeral port
-    context_tokens: int = 0  # the upstream model's context window (MRPVM_LLM_CONTEXT_TOKENS); 0: unknown
-
-
-def options_from_environ(environ: Mapping[str, str] | None = None) -> BridgeOptions:
-    """MRPVM_LLM_BASE_URL, _API_KEY, _TIMEOUT_MS (per attempt), _MAX_ATTEMPTS, _BACKOFF_MS, _CACHE (on/off),
-    _CONTEXT_TOKENS (the model's context window, told to plugins so their prompts fit it)."""
-    env = os.environ if environ is None else environ
-    base = (env.get(BASE_URL_VAR) or "").strip()
-    upstream = None
-    if base:
-        upstream = UpstreamConfig(
-            base_url=base,
-            api_key=(env.get("MRPVM_LLM_API_KEY") or "").strip(),
-            timeout_s=_number(env, "MRPVM_LLM_TIMEOUT_MS", DEFAULT_TIMEOUT_S * 1000) / 1000.0,
-            max_attempts=int(_number(env, "MRPVM_LLM_MAX_ATTEMPTS", DEFAULT_MAX_ATTEMPTS)),
-            backoff_s=_number(env, "MRPVM_LLM_BACKOFF_MS", DEFAULT_BACKOFF_S * 1000) / 1000.0,
-        )
-    cache = (env.get("MRPVM_LLM_CACHE") or "on").strip().lower() not in _OFF
-    context = int(_number(env, "MRPVM_LLM_CONTEXT_TOKENS", 0.0)) if env.get("MRPVM_LLM_CONTEXT_TOKENS") else 0
-    return BridgeOptions(upstream=upstream, cache=cache, context_tokens=context)
-
-
-def _number(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name)
-    if raw is None or not raw.strip():
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        from ..errors import ConfigError
-
-        raise ConfigError(f"{name}={raw!r} is not a number") from None
-    if value <= 0:
-        from ..errors import ConfigError
-
-        raise ConfigError(f"{name} must be positive (got {raw})")
-    return value
 
 
 class LLMBridge:

@@ -18,7 +18,7 @@ import shutil
 import socket
 import tempfile
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 import uvicorn
@@ -28,9 +28,22 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from .errors import LLM_BAD_REQUEST, LLM_TOKEN_INVALID, LLMError
+from .tokens import TokenTable
 
-if TYPE_CHECKING:
-    from .bridge import LLMBridge
+
+class CompletionBackend(Protocol):
+    """What the endpoint serves from (bridge.LLMBridge): token checks, completions, the model list."""
+
+    tokens: TokenTable
+
+    async def complete(
+        self, token: str, body: dict[str, Any], *, use_cache: bool = True
+    ) -> dict[str, Any]: ...
+
+    async def available_models(
+        self, *, refresh: bool = False, deadline: float | None = None
+    ) -> list[str]: ...
+
 
 STARTUP_TIMEOUT_S = 10.0
 
@@ -89,7 +102,7 @@ def _sse(body: dict[str, Any]) -> StreamingResponse:
     return StreamingResponse(events(), media_type="text/event-stream")
 
 
-def build_app(bridge: LLMBridge) -> Starlette:
+def build_app(bridge: CompletionBackend) -> Starlette:
     async def chat_completions(request: Request) -> Response:
         try:
             token = _token(request)
@@ -138,7 +151,7 @@ class _QuietServer(uvicorn.Server):
 class LoopbackEndpoint:
     """Runs the app on 127.0.0.1:<ephemeral> as a task of the current event loop."""
 
-    def __init__(self, bridge: LLMBridge, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, bridge: CompletionBackend, host: str = "127.0.0.1", port: int = 0):
         self.bridge = bridge
         self.host, self.requested_port = host, port
         self.port: int | None = None

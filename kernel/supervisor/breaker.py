@@ -34,7 +34,3 @@ class CrashLoopBreaker:
             self.backoff_s = min(self.max_s, self.base_s * (2 ** min(step, 30)))
             self.open_until = now + self.backoff_s
             self.trips += 1
-
-    @property
-    def backing_off(self) -> bool:
-        return self.consecutive >= self.threshold

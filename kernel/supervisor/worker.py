@@ -13,7 +13,7 @@ import asyncio
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from mrpvm.protocol.errors import parse_error_line
 from mrpvm.protocol.framing import MAX_HEADER_BYTES, FramingError, parse_header_block
@@ -22,9 +22,6 @@ from .cgroups import SandboxGroup
 from .errors import CRASHED, OUTPUT_TOO_LARGE, PROTOCOL_ERROR, SANDBOX_LIMIT, ProcessFailure, describe_exit
 from .process import WORKER_FLAG, ChildProcess, LogFactory
 from .strays import StraySweeper
-
-if TYPE_CHECKING:
-    from .pool import WorkerPool
 
 SWEEP_INTERVAL_S = 0.05  # a sandboxed worker's strays are killed within this long after a reply
 # A frame starts with a header name; CNL or prose written without framing fails this at once.
@@ -119,6 +116,20 @@ def reply_request_id(body: bytes) -> bytes | None:
     return (block[i + 9 :] if j < 0 else block[i + 9 : j]).strip()
 
 
+class JobSink(Protocol):
+    """Where a worker reports each job's end (pool.WorkerPool): its generation and four outcomes."""
+
+    generation: int
+
+    def done(self, worker: Worker, job: Job, body: bytes) -> None: ...
+
+    def failed(self, worker: Worker, job: Job, failure: ProcessFailure) -> None: ...
+
+    def stale(self, worker: Worker, job: Job) -> None: ...
+
+    def gone(self, worker: Worker) -> None: ...
+
+
 class Worker:
     """A worker process plus the one job it may be serving."""
 
@@ -133,7 +144,7 @@ class Worker:
         loop: asyncio.AbstractEventLoop,
         max_output: int,
         memory_bytes: int | None,
-        pool: WorkerPool,
+        pool: JobSink,
         sandboxed: bool = False,
         relayed: bool = False,
         log: LogFactory | None = None,

@@ -20,7 +20,7 @@ import re
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms, words
 
-from .evidence import Scorer, Sentence
+from .evidence import Sentence
 
 NEGATED_PREFIX = "no-"
 _NEGATOR = re.compile(r"\b(?:no|not|non|never|without|lacks?|lacking)\b[\s-]+", re.I)
@@ -60,40 +60,6 @@ def with_negations(pool: list[Sentence], question_negations: list[str]) -> list[
     for s in pool:
         extra = negation_terms(s.text)
         out.append(dataclasses.replace(s, terms=s.terms + extra) if extra else s)
-    return out
-
-
-_ALTERNATIVE_KINDS = frozenset({"list", "table"})
-
-
-def _alternatives_key(s: Sentence) -> tuple[str, str, str] | None:
-    """Sentences with one key are parallel: the rows of the tables, or the items of the lists, of one
-    section of one source. A lead-in ("Output fields:") is not an item."""
-    unit = s.unit
-    if unit.chunkType not in _ALTERNATIVE_KINDS or s.code or s.text.rstrip().endswith(":"):
-        return None
-    section = unit.sectionTitle if unit.sectionTitle is not None else str(unit.chunkIndex)
-    return (unit.sourceId, section, unit.chunkType)
-
-
-def best_alternatives(chosen: list[Sentence], scorer: Scorer) -> list[Sentence]:
-    """Of each set of parallel rows or items, only the ones that match the question best by themselves
-    (ties all stay: "What are the exit codes?" keeps every code)."""
-    best: dict[tuple[str, str, str], float] = {}
-    count: dict[tuple[str, str, str], int] = {}
-    for s in chosen:
-        key = _alternatives_key(s)
-        if key is not None:
-            best[key] = max(best.get(key, 0.0), scorer.own_score(s))
-            count[key] = count.get(key, 0) + 1
-    out = []
-    for s in chosen:
-        key = _alternatives_key(s)
-        # a list its heading or lead-in names as a whole ("Output fields:") answers whole
-        weaker = key is not None and count[key] > 1 and scorer.own_score(s) < best[key] - 1e-9
-        if weaker and not scorer.headed(s):
-            continue
-        out.append(s)
     return out
 
 

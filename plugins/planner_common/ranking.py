@@ -122,12 +122,6 @@ def cost_of(d: Descriptor) -> float:
     return _facts(d).cost
 
 
-def traits_of(d: Descriptor) -> tuple[set[str], set[str]]:
-    """(declared hint traits: tags, topicTags, evidenceStyle, depth; words of the description)."""
-    facts = _facts(d)
-    return set(facts.declared), set(facts.described)
-
-
 def cue_fit(d: Descriptor, signals: TaskSignals) -> tuple[float, list[str]]:
     """In [-1, 1]: how well the plugin's declared traits match the turn's symbolic cues.
 

@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from mrpvm.plugins.sdk import Call, Plugin
 from mrpvm.protocol.document import CnlDocument
 
-
-@dataclass(frozen=True, slots=True)
-class SdVariant:
-    plugin_id: str
-    anchor: str  # the plugin module's __file__: its prompts/ folder holds detect.md and normalize.md
-    deep: bool = False
-    max_tokens: int = 1200
-    source_max_tokens: int = 2400
+from .seeds import detect_seeds
+from .sources import normalize_source
+from .variant import SdVariant
 
 
 def make_plugin(variant: SdVariant) -> Plugin:
-    from .seeds import detect_seeds
-    from .sources import normalize_source
-
     def on_detect(call: Call) -> CnlDocument:
         return detect_seeds(call, variant)
 

@@ -21,7 +21,7 @@ from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import DetectSeedsPayload
 
 from .ask import ask_valid
-from .plugin import SdVariant
+from .variant import SdVariant
 
 TURN_SOURCE_NAME = "Current-Turn Context"
 MAX_HISTORY = 6

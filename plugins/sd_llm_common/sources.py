@@ -30,8 +30,8 @@ from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import NormalizePayload
 
 from .ask import ask_valid
-from .plugin import SdVariant
 from .seeds import system_prompt
+from .variant import SdVariant
 
 DEFAULT_CONTEXT_CHARS = 6000
 MIN_CONTEXT_CHARS = 500

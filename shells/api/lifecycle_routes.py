@@ -1,5 +1,5 @@
 """KB and session lifecycle over HTTP (DS026): a KB's detail, deletion, source removal, export and import;
-a session's workspace and preferences. The kernel does the work (kernel/kb_ops.py, kernel/kb_archive.py);
+a session's workspace and preferences. The kernel does the work (knowledge/ops.py, knowledge/archive.py);
 these routes read bodies and shape answers.
 
 - `DELETE /kbs/{kb}/sources/{source}` removes the source's units and tells the kb-plugins through the
@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
+from mrpvm.kernel.budgets import check_deliberation
 from mrpvm.knowledge import archive as kb_archive
 from mrpvm.knowledge import ops as kb_ops
 from mrpvm.protocol.envelope import Pins
@@ -75,7 +76,7 @@ async def kb_detail(request: Request) -> Response:
 
 async def delete_kb(request: Request) -> Response:
     ctx = request.app.state.ctx
-    kb = await anyio.to_thread.run_sync(kb_ops.delete_kb, ctx, _kb_param(request))
+    kb = await anyio.to_thread.run_sync(kb_ops.delete_kb, ctx.store, ctx.home, _kb_param(request))
     return json_response(KbDeleted(deleted=kb.id, name=kb.name))
 
 
@@ -142,6 +143,7 @@ async def update_session(request: Request) -> Response:
     if current != msgspec.structs.asdict(record.preferences):
         record = ctx.store.set_session_preferences(session_id, Pins(**current))
     if body.deliberation_level is not None:
+        check_deliberation(body.deliberation_level)
         record = ctx.store.set_session_deliberation(session_id, body.deliberation_level)
     if body.title is not None:
         record = ctx.store.set_session_title(session_id, " ".join(body.title.split()))

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import msgspec
+from mrpvm.kernel.budgets import MAX_DELIBERATION
 from msgspec import Meta, Struct
 
 NonEmpty = Annotated[str, Meta(min_length=1)]
 NonNegative = Annotated[int, Meta(ge=0)]
-DeliberationLevel = Annotated[int, Meta(ge=0, le=3)]
+DeliberationLevel = Annotated[int, Meta(ge=0, le=MAX_DELIBERATION)]
 
 # --------------------------------------------------------------------------- shared turn fields
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from mrpvm.kernel.budgets import MAX_DELIBERATION
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 from mrpvm.shells.cli.common import LocalLLMFlag
 
@@ -59,7 +60,7 @@ def ask(
         typer.Option(
             "--deliberation-level",
             min=0,
-            max=3,
+            max=MAX_DELIBERATION,
             help="Compare up to N more candidate answers per question and keep the best (0-3).",
         ),
     ] = None,

@@ -23,6 +23,11 @@ LocalLLMFlag = Annotated[
 ]
 
 
+def command_group(help: str) -> typer.Typer:
+    """A `mrpvm <group>` sub-app: help when called bare, docstrings as Markdown (wrapped lines reflow)."""
+    return typer.Typer(help=help, no_args_is_help=True, rich_markup_mode="markdown")
+
+
 class CliError(Exception):
     """A user error: printed as one line on stderr, the process exits with `exit_code` (2: bad usage)."""
 
@@ -75,13 +80,6 @@ def print_json(data: Any) -> None:
 
     sys.stdout.write(msgspec.json.format(msgspec.json.encode(data, enc_hook=str), indent=2).decode() + "\n")
     sys.stdout.flush()
-
-
-def json_line(data: Any) -> str:
-    """One line of JSON (for stderr error records)."""
-    import msgspec
-
-    return msgspec.json.encode(data, enc_hook=str).decode()
 
 
 def stdout_console():

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from mrpvm.shells.cli.common import command_group
 
-config_app = typer.Typer(help="Show the effective configuration.", no_args_is_help=True)
+config_app = command_group("Show the effective configuration.")
 
 
 def register(app: typer.Typer) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from mrpvm.kernel.budgets import MAX_DELIBERATION
 from mrpvm.shells.cli.common import LocalLLMFlag
 
 if TYPE_CHECKING:
@@ -56,7 +57,10 @@ def eval_suites(
     deliberation_level: Annotated[
         int | None,
         typer.Option(
-            "--deliberation-level", min=0, max=3, help="Deliberation level of every question (0-3)."
+            "--deliberation-level",
+            min=0,
+            max=MAX_DELIBERATION,
+            help="Deliberation level of every question (0-3).",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,

@@ -105,7 +105,9 @@ async def _ingest(
                 results.append(await _ingest_file(ctx, kb, name, path, text, size, sd, force, job, as_json))
         failed = sum(1 for r in results if "error" in r)
         if created and failed == len(results) and not ctx.store.list_sources(kb.id):
-            delete_kb(ctx, kb.id)  # nothing got in: no empty KB is left behind to answer nothing
+            delete_kb(
+                ctx.store, ctx.home, kb.id
+            )  # nothing got in: no empty KB is left behind to answer nothing
             if not as_json:
                 job.warn(f"removed the KB '{kb.name}' this ingest created: no source could be added")
         if as_json:

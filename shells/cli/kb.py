@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from mrpvm.shells.cli.common import human_bytes, open_store
+from mrpvm.shells.cli.common import command_group, human_bytes, open_store
 
-kb_app = typer.Typer(
-    help="KB repositories: list, create, show, remove, check, remove a source, export, import, fork.",
-    no_args_is_help=True,
+kb_app = command_group(
+    "KB repositories: list, create, show, remove, check, remove a source, export, import, fork."
 )
 
 
@@ -112,7 +111,7 @@ def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     from mrpvm.kernel.disk_space import free_kb_artifacts
     from mrpvm.kernel.errors import DiskFull
     from mrpvm.kernel.store import DB_NAME
-    from mrpvm.knowledge.ingest import delete_kb
+    from mrpvm.knowledge.ops import delete_kb
     from mrpvm.shells.cli.common import stdout_console
 
     freed = False
@@ -132,7 +131,7 @@ def kb_rm(name: Annotated[str, typer.Argument(help="KB name or id.")]) -> None:
     stdout_console().print(f"removed KB '{kb.name}' ({kb.id}){stats_note}")
 
 
-# --------------------------------------------------------------------------- lifecycle (kernel/kb_ops.py)
+# --------------------------------------------------------------------------- lifecycle (knowledge/ops.py)
 
 
 @kb_app.command("rm-source")

@@ -20,6 +20,7 @@ app = typer.Typer(
     help="MRP-VM: answers questions over knowledge through typed, process-isolated plugins.",
     no_args_is_help=True,
     add_completion=False,
+    rich_markup_mode="markdown",
     pretty_exceptions_enable=False,
 )
 

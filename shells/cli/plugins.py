@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from mrpvm.shells.cli.common import command_group
 
-plugin_app = typer.Typer(help="Run or check one plugin.", no_args_is_help=True)
+plugin_app = command_group("Run or check one plugin.")
 
 
 def register(app: typer.Typer) -> None:

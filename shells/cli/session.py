@@ -5,15 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from mrpvm.shells.cli.common import open_store
+from mrpvm.kernel.budgets import MAX_DELIBERATION, check_deliberation
+from mrpvm.shells.cli.common import command_group, open_store
 
 if TYPE_CHECKING:
     from mrpvm.kernel.records import SessionRecord
     from mrpvm.kernel.store import Store
 
-session_app = typer.Typer(
-    help="Chat sessions: list, show, save into a KB, set preferences.", no_args_is_help=True
-)
+session_app = command_group("Chat sessions: list, show, save into a KB, set preferences.")
 
 
 def register(app: typer.Typer) -> None:
@@ -171,7 +170,7 @@ def session_set(
         typer.Option(
             "--deliberation-level",
             min=0,
-            max=3,
+            max=MAX_DELIBERATION,
             help="Candidates compared per question in this session (0-3).",
         ),
     ] = None,
@@ -195,6 +194,7 @@ def session_set(
         if clean is not None:
             record = store.set_session_title(session_id, clean)
         if deliberation_level is not None:
+            check_deliberation(deliberation_level)
             record = store.set_session_deliberation(session_id, deliberation_level)
     stdout_console().print(
         f"session {record.id}: title {record.title or '(untitled)'!r}, deliberation level {record.deliberationLevel}",

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from mrpvm.shells.cli.common import command_group
 
-settings_app = typer.Typer(help="Kernel settings: LLM models per role.", no_args_is_help=True)
+settings_app = command_group("Kernel settings: LLM models per role.")
 
 
 def register(app: typer.Typer) -> None:
@@ -114,7 +115,8 @@ def llm_models(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.
     """List the models the configured upstream (MRPVM_LLM_BASE_URL) offers, from its /models."""
     import asyncio
 
-    from mrpvm.kernel.llm.bridge import LLMBridge, options_from_environ
+    from mrpvm.kernel.llm.bridge import LLMBridge
+    from mrpvm.kernel.llm.options import options_from_environ
 
     bridge = LLMBridge(options_from_environ())
     names = asyncio.run(bridge.available_models())

@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from mrpvm.shells.cli.common import command_group
 
-store_app = typer.Typer(
-    help="The kernel store: where it is, and moving it to PostgreSQL.", no_args_is_help=True
-)
+store_app = command_group("The kernel store: where it is, and moving it to PostgreSQL.")
 
 
 def register(app: typer.Typer) -> None:

@@ -1,16 +1,7 @@
 """Evaluation suites (DS021): `mrpvm eval DIR...` — suite folders, scoring, and the runner."""
 
-from mrpvm.shells.evaluation.runner import (
-    EvalReport,
-    QuestionResult,
-    SuiteResult,
-    answer_text,
-    evaluate_suite,
-    evidence_texts,
-    report_json,
-    run_eval,
-    unit_text,
-)
+from mrpvm.shells.evaluation.results import QuestionResult, SuiteResult
+from mrpvm.shells.evaluation.runner import EvalReport, report_json, run_eval
 from mrpvm.shells.evaluation.scoring import (
     Score,
     Totals,
@@ -21,6 +12,7 @@ from mrpvm.shells.evaluation.scoring import (
     score,
     totals,
 )
+from mrpvm.shells.evaluation.suite_run import answer_text, evaluate_suite, evidence_texts, unit_text
 from mrpvm.shells.evaluation.suites import (
     EvalQuestion,
     Expected,

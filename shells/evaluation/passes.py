@@ -14,14 +14,11 @@ from mrpvm.shells.evaluation.calibration import measured
 from mrpvm.shells.evaluation.combos import enabled_environ
 from mrpvm.shells.evaluation.isolation import Learned, planner_records
 from mrpvm.shells.evaluation.results import SuiteResult
+from mrpvm.shells.evaluation.suite_run import Progress, evaluate_suite
 from mrpvm.shells.evaluation.suites import PluginCombo, Suite
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from mrpvm.kernel.context import KernelContext
-
-    Progress = Callable[[str], None]
 
 
 class LearningPass(msgspec.Struct, kw_only=True):
@@ -41,7 +38,7 @@ def record_verdicts(ctx: KernelContext, results: list[SuiteResult]) -> None:
     scored = scored_verdicts(results)
     if scored.validators:
         add_measured(ctx.home, scored)
-        ctx.state.pop("validator_records", None)
+        ctx.validator_records = None
 
 
 async def isolated(
@@ -53,8 +50,6 @@ async def isolated(
     label: str,
 ) -> list[SuiteResult]:
     """Each suite from what the home held: the planners' learning is put back after every one."""
-    from mrpvm.shells.evaluation.runner import evaluate_suite
-
     learned = Learned(ctx)
     out = []
     try:
@@ -99,8 +94,6 @@ async def main_passes(
     """(first pass, every pass when more than one, the records before the first). Learning carries
     across suites and passes: the planners' EWMA (from run-time outcomes only) and, after each pass, the
     validators' precision measured on that pass (calibration.py)."""
-    from mrpvm.shells.evaluation.runner import evaluate_suite
-
     if passes == 1:
         return await isolated(ctx, suites, combo.pins(), progress, deliberation_level, label), [], {}
     before = planner_records(ctx)

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import msgspec
-from mrpvm.kernel.registry import SHELLS, shell_name, shell_refusal
+from mrpvm.kernel.plugin_command import SHELLS, shell_name, shell_refusal
 from mrpvm.protocol.manifest import Manifest
 
 BUILD_TIMEOUT_S = 600.0

@@ -164,6 +164,18 @@ def test_the_level_is_checked_and_a_session_preference_applies(tmp_path):
     assert overridden.deliberation_level == 0 and not candidates(overridden)
 
 
+def test_the_one_deliberation_limit_refuses_levels_outside_it():
+    """budgets.check_deliberation is what turns, kb_ops.create_session and `session set` all apply."""
+    from mrpvm.kernel.budgets import MAX_DELIBERATION, check_deliberation
+
+    assert [check_deliberation(n) for n in (None, 0, MAX_DELIBERATION)] == [None, 0, MAX_DELIBERATION]
+    for bad_level in (-1, MAX_DELIBERATION + 1):
+        with pytest.raises(BadInput) as bad:
+            check_deliberation(bad_level)
+        assert bad.value.code == "BAD_DELIBERATION"
+        assert bad.value.details["allowed"] == list(range(MAX_DELIBERATION + 1))
+
+
 # --------------------------------------------------------------------------- the scoring rule
 
 

@@ -10,7 +10,7 @@ import threading
 
 import msgspec
 import pytest
-from mrpvm.kernel import store as store_module
+from mrpvm.kernel import store_conn, store_rows, store_sessions
 from mrpvm.kernel.errors import (
     KbExists,
     KbNotFound,
@@ -105,8 +105,8 @@ def test_migration_brings_an_old_database_up_and_keeps_rows(tmp_path, monkeypatc
     kb = s.create_kb("docs")
     s.close()
     extra = ["ALTER TABLE kbs ADD COLUMN note TEXT NOT NULL DEFAULT ''", "CREATE INDEX kbs_note ON kbs(note)"]
-    monkeypatch.setattr(store_module, "MIGRATIONS", [*store_module.MIGRATIONS, extra])
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(store_conn, "MIGRATIONS", [*store_rows.MIGRATIONS, extra])
+    monkeypatch.setattr(store_conn, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     s = Store.open(tmp_path)
     assert s.schema_version() == SCHEMA_VERSION + 1
     assert s.get_kb(kb.id).name == "docs"
@@ -120,7 +120,7 @@ def test_migration_brings_an_old_database_up_and_keeps_rows(tmp_path, monkeypatc
 
 def test_a_version_1_database_migrates_to_the_trimmed_indexes_with_its_rows(tmp_path):
     conn = sqlite3.connect(tmp_path / "mrpvm.db", isolation_level=None)
-    for statement in store_module.MIGRATIONS[0]:
+    for statement in store_rows.MIGRATIONS[0]:
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
     conn.execute("INSERT INTO kbs VALUES ('kb_1', 'docs', 'now')")
@@ -188,8 +188,8 @@ def test_the_per_turn_queries_use_indexes(tmp_path):
 def test_failed_migration_leaves_the_previous_version(tmp_path, monkeypatch):
     Store.open(tmp_path).close()
     broken = ["ALTER TABLE kbs ADD COLUMN note TEXT", "CREATE TABLE kbs (x)"]  # second statement fails
-    monkeypatch.setattr(store_module, "MIGRATIONS", [*store_module.MIGRATIONS, broken])
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(store_conn, "MIGRATIONS", [*store_rows.MIGRATIONS, broken])
+    monkeypatch.setattr(store_conn, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     with pytest.raises(sqlite3.OperationalError):
         Store.open(tmp_path)
     conn = sqlite3.connect(tmp_path / "mrpvm.db")
@@ -503,7 +503,7 @@ def test_session_units_see_writes_from_another_connection_and_deletion(store, re
 
 
 def test_session_units_stay_right_when_the_unit_cache_overflows(store, monkeypatch):
-    monkeypatch.setattr(store_module, "SESSION_CACHE_UNITS", 3)
+    monkeypatch.setattr(store_sessions, "SESSION_CACHE_UNITS", 3)
     a, b = store.create_session(), store.create_session()
     store.add_session_units(a.id, [ku("a::1", "A one."), ku("a::2", "A two.")])
     store.add_session_units(b.id, [ku("b::1", "B one."), ku("b::2", "B two."), ku("b::3", "B three.")])
@@ -597,7 +597,7 @@ def test_errors_carry_code_status_and_details():
 def test_postgresql_migrations_match_sqlite_and_concurrent_opens_agree(pg_url, tmp_path):
     from mrpvm.kernel.db.pg_schema import PG_MIGRATIONS
 
-    assert len(PG_MIGRATIONS) == len(store_module.MIGRATIONS) == SCHEMA_VERSION
+    assert len(PG_MIGRATIONS) == len(store_rows.MIGRATIONS) == SCHEMA_VERSION
     env = {"MRPVM_STORE_URL": pg_url}
     stores: list[Store] = []
     errors: list[BaseException] = []
@@ -632,11 +632,11 @@ def test_a_failed_postgresql_migration_leaves_the_previous_version(pg_url, tmp_p
     env = {"MRPVM_STORE_URL": pg_url}
     Store.open(tmp_path, env).close()
     broken = ["ALTER TABLE kbs ADD COLUMN note TEXT", "CREATE TABLE kbs (x INTEGER)"]
-    monkeypatch.setattr(store_module, "PG_MIGRATIONS", [*pg_schema.PG_MIGRATIONS, broken])
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(store_conn, "PG_MIGRATIONS", [*pg_schema.PG_MIGRATIONS, broken])
+    monkeypatch.setattr(store_conn, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     with pytest.raises(Exception, match="already exists"):
         Store.open(tmp_path, env)
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", SCHEMA_VERSION)
+    monkeypatch.setattr(store_conn, "SCHEMA_VERSION", SCHEMA_VERSION)
     with Store.open(tmp_path, env) as s:
         assert s.schema_version() == SCHEMA_VERSION
         columns = (

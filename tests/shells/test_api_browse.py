@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 
 from api_support import FACTS, ask, new_session
-from mrpvm.kernel import store as store_module
+from mrpvm.kernel import store_rows
 from mrpvm.kernel.store import Store
 from web_support import EXAMPLE, ingest_example
 
@@ -122,7 +122,7 @@ def test_every_answered_plugin_call_keeps_the_cnl_it_returned(http):
 
 def test_a_version_3_database_gains_session_titles_and_keeps_its_sessions(tmp_path):
     conn = sqlite3.connect(tmp_path / "mrpvm.db", isolation_level=None)
-    for migration in store_module.MIGRATIONS[:3]:
+    for migration in store_rows.MIGRATIONS[:3]:
         for statement in migration:
             conn.execute(statement)
     conn.execute("PRAGMA user_version = 3")
@@ -132,7 +132,7 @@ def test_a_version_3_database_gains_session_titles_and_keeps_its_sessions(tmp_pa
     conn.close()
     store = Store.open(tmp_path)
     try:
-        assert store.schema_version() == store_module.SCHEMA_VERSION >= 4
+        assert store.schema_version() == store_rows.SCHEMA_VERSION >= 4
         old = store.get_session("ses_1")
         assert old.title == "" and old.turnCount == 2
         assert store.set_session_title("ses_1", "Named").title == "Named"

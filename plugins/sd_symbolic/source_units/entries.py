@@ -15,7 +15,6 @@ from .blocks import Block, Segment, sentences_in
 _QUESTION = re.compile(r"^(?:(?:q|question)\s*\d*\s*[:.)]\s*|\d{1,3}[.)]\s+)?(?P<q>.*\?)['\"”’)]*$", re.I)
 _ENTRY_NUMBER = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
 # "Q: …?" then, on a later line of the same paragraph, "A: …"
-_ASKED_MARK = re.compile(r"(?:q|question)\s*\d*\s*[:.)]\s*", re.I)
 _ANSWER_MARK = re.compile(r"\n[ \t]*(?:a|answer)\s*\d*\s*[:.)][ \t]*(?=\S)", re.I)
 MAX_QUESTION_CHARS = 300
 

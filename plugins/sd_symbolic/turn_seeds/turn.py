@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
+from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS, word_set
 from mrpvm.plugins.sdk.text import sentence_spans, trim_span
 
 from .acts import POLITE, WH, YES_NO
@@ -146,3 +146,22 @@ def split_turn(text: str) -> list[Span]:
                     if cb > ca:
                         spans.append(Span(ca, cb, k))
     return spans
+
+
+_PRONOUNS = word_set("he she it they him her them his its their theirs hers this these those")
+_WORD = re.compile(r"[A-Za-z][\w'-]*")
+
+
+def sentence_case(text: str) -> str:
+    text = " ".join(text.split())
+    return text[:1].upper() + text[1:] if text else text
+
+
+def ensure_end(text: str, question: bool) -> str:
+    if text and text[-1] not in ".?!":
+        return text + ("?" if question else ".")
+    return text
+
+
+def has_pronoun(text: str) -> bool:
+    return any(w.lower() in _PRONOUNS for w in _WORD.findall(text))

@@ -1,0 +1,214 @@
+"""The store's turn table (kernel/store.py): a turn is ONE transaction (`commit_turn`), with the test hook
+MRPVM_TEST_PAUSE_IN_COMMIT described in kernel/store.py's docstring."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import msgspec
+from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.envelope import Pins
+
+from .errors import (
+    SessionNotFound,
+    TurnNotFound,
+    ValidationFailed,
+)
+from .records import PlannerOutcome, SessionRecord, TurnRecord, title_from_question
+from .store_rows import (
+    decode_json,
+    insert_session_units,
+    json_encoder,
+    now_iso,
+    pins_json,
+)
+from .store_sessions import SessionTables
+
+# An untitled session takes its first question as its title; a title set by hand is kept.
+_TITLE_IF_UNTITLED = "title = CASE WHEN title = '' THEN ? ELSE title END"
+PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
+_PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see kernel/store.py
+
+
+def _pause_in_commit() -> None:
+    """MRPVM_TEST_PAUSE_IN_COMMIT (tests only): announce, then hold the open turn transaction."""
+    Path(_PAUSE_IN_COMMIT).write_text(str(os.getpid()))
+    time.sleep(PAUSE_IN_COMMIT_S)
+
+
+class TurnTables(SessionTables):
+    # ------------------------------------------------------------------ turns
+
+    _TURN_COLS = (
+        "request_id, session_id, turn_index, user_message, response_markdown, response_document, trace,"
+        " status, plugin_ids, llm_calls, duration_ms, created_at, answer_truncated"
+    )
+
+    _INSERT_TURN = f"INSERT INTO turns ({_TURN_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+    @staticmethod
+    def _turn(row: tuple) -> TurnRecord:
+        return TurnRecord(
+            requestId=row[0],
+            sessionId=row[1],
+            turnIndex=row[2],
+            userMessage=row[3],
+            responseMarkdown=row[4],
+            responseDocument=decode_json(row[5]),
+            trace=decode_json(row[6]),
+            status=row[7],
+            pluginIds=decode_json(row[8]),
+            llmCalls=row[9],
+            durationMs=row[10],
+            createdAt=row[11],
+            answerTruncated=bool(row[12]),
+        )
+
+    def commit_turn(
+        self,
+        turn: TurnRecord,
+        units: list[KnowledgeUnit],
+        preferences: Pins | None = None,
+        *,
+        session: SessionRecord | None = None,
+        planner_outcomes: Iterable[PlannerOutcome] = (),
+        alpha: float = 0.3,
+    ) -> TurnRecord:
+        """ONE transaction: store `session` if given and new (a `draft_session()` record), promote the
+        staged turn units (deduplicated), append the turn with its response document and trace, bump the
+        session's turn count, update its preferences if given, and fold `planner_outcomes` into the
+        planner-level EWMA (as `record_planner_outcome`).
+
+        The turn index is the session's turn count (the store's, not the caller's). Returns the stored turn.
+        """
+        stamp = now_iso()
+        outcomes = list(planner_outcomes)
+        if outcomes and not 0.0 < alpha <= 1.0:
+            raise ValidationFailed(f"alpha must be in (0, 1], got {alpha}")
+        if session is not None and session.id != turn.sessionId:
+            raise ValidationFailed(
+                f"turn {turn.requestId} belongs to session {turn.sessionId}, not {session.id}",
+                {"request": turn.requestId, "session": session.id},
+            )
+        created_at = turn.createdAt or stamp
+        first_title = title_from_question(turn.userMessage)  # names an untitled session
+        turn_row = [
+            turn.requestId,
+            turn.sessionId,
+            0,  # the turn index, set below from the session's turn count
+            turn.userMessage,
+            turn.responseMarkdown,
+            json_encoder.encode(turn.responseDocument),
+            json_encoder.encode(turn.trace),
+            turn.status,
+            json_encoder.encode(turn.pluginIds),
+            turn.llmCalls,
+            turn.durationMs,
+            created_at,
+            int(turn.answerTruncated),
+        ]
+        try:
+            with self.transaction() as conn:
+                # A drafted session is inserted already holding this turn (turn_count 1, its preferences).
+                created = (
+                    session is not None
+                    and conn.execute(
+                        self._INSERT_SESSION + " ON CONFLICT(id) DO NOTHING",
+                        (
+                            session.id,
+                            session.kbId,
+                            pins_json(session.preferences if preferences is None else preferences),
+                            session.createdAt,
+                            stamp,
+                            1,
+                            session.deliberationLevel,
+                            session.title or title_from_question(turn.userMessage),
+                        ),
+                    ).rowcount
+                    == 1
+                )
+                if not created:  # one statement bumps the count and returns the turn's index
+                    if preferences is not None:
+                        rows = conn.execute(
+                            "UPDATE sessions SET preferences = ?, turn_count = turn_count + 1, updated_at = ?,"
+                            f" {_TITLE_IF_UNTITLED} WHERE id = ? RETURNING turn_count - 1",
+                            (pins_json(preferences), stamp, first_title, turn.sessionId),
+                        ).fetchall()
+                    else:
+                        rows = conn.execute(
+                            "UPDATE sessions SET turn_count = turn_count + 1, updated_at = ?,"
+                            f" {_TITLE_IF_UNTITLED} WHERE id = ? RETURNING turn_count - 1",
+                            (stamp, first_title, turn.sessionId),
+                        ).fetchall()  # fetchall: the statement runs to its end before the next one
+                    if not rows:
+                        raise SessionNotFound(f"no session '{turn.sessionId}'", {"session": turn.sessionId})
+                    turn_row[2] = rows[0][0]
+                insert_session_units(conn, turn.sessionId, units, empty=created)
+                conn.execute(self._INSERT_TURN, turn_row)
+                for outcome in outcomes:
+                    self._apply_planner_outcome(conn, outcome, alpha, stamp)
+                if _PAUSE_IN_COMMIT:
+                    _pause_in_commit()
+        except self.integrity_errors as err:
+            raise ValidationFailed(
+                f"turn {turn.requestId} cannot be committed: {err}", {"request": turn.requestId}
+            ) from None
+        return msgspec.structs.replace(turn, turnIndex=turn_row[2], createdAt=created_at)
+
+    def update_turn_trace(self, request_id: str, trace: dict[str, Any]) -> None:
+        """Replace a committed turn's trace (a call the turn left running has ended: see
+        `overlap.Background`); one transaction. TurnNotFound when no such turn is stored."""
+        updated = (
+            self._conn()  # one statement: its own transaction (autocommit)
+            .execute(
+                "UPDATE turns SET trace = ? WHERE request_id = ?", (json_encoder.encode(trace), request_id)
+            )
+            .rowcount
+        )
+        if updated == 0:
+            raise TurnNotFound(f"no turn with request id '{request_id}'", {"request": request_id})
+
+    def get_turn(self, request_id: str) -> TurnRecord:
+        row = (
+            self._conn()
+            .execute(f"SELECT {self._TURN_COLS} FROM turns WHERE request_id = ?", (request_id,))
+            .fetchone()
+        )
+        if row is None:
+            raise TurnNotFound(f"no turn with request id '{request_id}'", {"request": request_id})
+        return self._turn(row)
+
+    def list_turns(
+        self, session_id: str, *, start: int | None = None, limit: int | None = None, descending: bool = False
+    ) -> list[TurnRecord]:
+        """The session's turns with their decoded document and trace (for display; see
+        `recent_user_messages` for the history a turn needs), in turn order (`descending`: newest first),
+        from turn index `start` on (down, when descending), at most `limit`."""
+        self.get_session(session_id)
+        order, bound = ("DESC", "<=") if descending else ("ASC", ">=")
+        where = f" AND turn_index {bound} ?" if start is not None else ""
+        params: tuple[Any, ...] = (session_id,) + ((start,) if start is not None else ())
+        rows = self._conn().execute(
+            f"SELECT {self._TURN_COLS} FROM turns WHERE session_id = ?{where} ORDER BY turn_index {order}"
+            + ("" if limit is None else f" LIMIT {max(0, int(limit))}"),
+            params,
+        )
+        return [self._turn(r) for r in rows]
+
+    def recent_user_messages(self, session_id: str, limit: int) -> list[str]:
+        """The user messages of the session's last `limit` turns, oldest first; no trace is read."""
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT user_message FROM turns WHERE session_id = ? ORDER BY turn_index DESC LIMIT ?",
+                (session_id, max(0, limit)),
+            )
+            .fetchall()
+        )
+        if not rows:
+            self.get_session(session_id)  # SessionNotFound for an unknown session
+        return [r[0] for r in reversed(rows)]

@@ -1,0 +1,84 @@
+"""Worker mode (kernel/supervisor/core.py): one pool of long-lived framed workers per plugin and event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from .plugin_state import PluginState
+from .pool import WorkerPool
+from .supervisor_base import SupervisorBase
+from .worker import Job, Worker
+
+# Ops no caller waits for (a turn answers before its recordOutcome ends) run on their own one-worker lane
+# of the plugin, so they never queue ahead of a call someone waits for (buildPlan on the same planner).
+BACKGROUND_OPS = frozenset({"recordOutcome"})
+BACKGROUND_LANE_SIZE = 1
+
+
+class WorkerMode(SupervisorBase):
+    # ------------------------------------------------------------------ worker mode
+
+    def _spawn_worker(self, plugin: PluginState, pool: WorkerPool) -> Worker:
+        plugin.spawns += 1
+        sandboxed = plugin.binds is not None
+        writable = plugin.binds.for_worker() if plugin.binds is not None else []
+        argv, group = self._command(plugin, writable)
+        return Worker(
+            argv,
+            group=group,
+            cwd=plugin.cwd,
+            env=self._env,
+            loop=pool.loop,
+            max_output=plugin.max_out,
+            memory_bytes=self._memory,
+            pool=pool,
+            sandboxed=sandboxed,
+            relayed=self.sandbox.relays(plugin.uses_llm),
+            log=lambda pid: self.logs.for_process(plugin.id, pid),
+        )
+
+    def _pool(self, plugin: PluginState, loop: asyncio.AbstractEventLoop, lane: bool = False) -> WorkerPool:
+        """The plugin's pool, or its background lane (BACKGROUND_OPS), created on first use."""
+        pool = plugin.lane if lane else plugin.pool
+        if pool is None:
+            size = BACKGROUND_LANE_SIZE if lane else plugin.concurrency
+            pool = WorkerPool(size, lambda p: self._spawn_worker(plugin, p), loop)
+            if lane:
+                plugin.lane = pool
+            else:
+                plugin.pool = pool
+        return pool
+
+    async def _worker_call(
+        self,
+        pool: WorkerPool,
+        loop: asyncio.AbstractEventLoop,
+        frame: bytes,
+        rid: bytes | None,
+        deadline: float,
+        request_id: str = "",
+    ) -> tuple[bytes, bytes]:
+        """One framed round trip: (reply body, the stderr the worker wrote meanwhile). Raises ProcessFailure."""
+        fut: asyncio.Future[bytes] = loop.create_future()
+        job = Job(frame, rid, fut, deadline)
+        job.request_id = request_id
+        pool.submit(job)
+        if not fut.done():
+            worker = job.worker
+            if worker is not None and self._active == 1 and pool.ewma_s < self._spin_s:
+                # Alone in flight and the plugin answers fast: busy-poll the reply instead of sleeping
+                # in epoll, which saves the wake-up latency (tens of µs on a VM) at a bounded CPU cost.
+                poll = worker.proc.poll_stdout
+                clock = time.perf_counter
+                end = clock() + self._spin_s
+                while not fut.done() and job.worker is worker:
+                    if not poll() and clock() > end:
+                        break
+            if not fut.done():
+                try:
+                    await fut
+                except asyncio.CancelledError:
+                    pool.cancel(job)
+                    raise
+        return fut.result(), job.stderr
