@@ -268,10 +268,13 @@ async def ingest_source(
     force: bool = False,
     progress: Progress | None = None,
     on_units: Callable[[int], None] | None = None,
+    on_phase: Callable[[str], None] | None = None,
 ) -> IngestResult:
     """Ingest one source into a KB. Same name and same text: a no-op (`unchanged`), unless `force`.
 
-    `progress(bytes_done, bytes_total)` follows the chunks; `on_units(n)` the units produced so far.
+    `progress(bytes_done, bytes_total)` follows the chunks; `on_units(n)` the units produced so far;
+    `on_phase(text)` names the step after them that has no byte count: the kb-plugins indexing the units
+    (kb-balanced embeds every unit there, the longest step of a large ingest).
     """
     store = ctx.store
     limit = ctx.config.engine.limits.maxSourceBytes
@@ -320,6 +323,9 @@ async def ingest_source(
         bytes=len(text.encode("utf-8", "surrogatepass")),
     )
     stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units, text)
+    if on_phase:
+        listeners = ", ".join(e.manifest.id for e in kb_listeners(ctx)) or "no kb-plugin"
+        on_phase(f"indexing {len(units):,} units ({listeners})")
     notified, notify_warnings = await notify_source(ctx, kb, stored, text, units, "upsert")
     if not notified and kb_listeners(ctx):
         await _take_back(ctx, kb, stored, notify_warnings)

@@ -37,15 +37,27 @@ class Sentence:
 
 
 def procedure_steps(unit: KnowledgeUnit) -> list[str]:
-    """The steps of a Procedure unit, in order, without their numbering."""
+    """The steps of a Procedure unit, in order, without their numbering; a step's fenced code block (sd
+    puts it on the lines after the step) is part of the step."""
     body = unit.procedure or unit.claim or ""
     lines = [ln for ln in body.split("\n") if ln.strip()]
     if len(lines) == 1:
         # one line: numbered inline ("1. a 2. b") or plain sentences
         inline = re.split(r"\s+(?=\d+[.)]\s)", lines[0])
         lines = inline if len(inline) > 1 else [lines[0][a:b] for a, b in sentence_spans(lines[0])]
-    steps = [_STEP_PREFIX.sub("", ln).strip() for ln in lines]
-    return [s for s in steps if s]
+    steps: list[str] = []
+    fenced = False
+    for ln in lines:
+        if ln.lstrip().startswith("```") or fenced:  # a step's code block stays with the step
+            if ln.lstrip().startswith("```"):
+                fenced = not fenced
+            if steps:
+                steps[-1] += "\n" + ln
+                continue
+        step = ln if fenced else _STEP_PREFIX.sub("", ln).strip()
+        if step:
+            steps.append(step)
+    return steps
 
 
 _FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]{1,20}\]$")

@@ -13,7 +13,10 @@ AUX = word_set(
 )
 # Modals that make a question hypothetical or predictive, and the statement modals that state the same.
 HYPOTHETICAL_MODALS = {"would": {"would", "will"}, "could": {"could", "can"}, "might": {"might", "may"}}
-NEGATORS = word_set("not no never cannot neither nor none nothing nobody nowhere")
+# "rarely" and its kin mean "almost never": a yes/no answer reports them as No (quoting the sentence)
+NEGATORS = word_set(
+    "not no never cannot neither nor none nothing nobody nowhere rarely seldom hardly scarcely"
+)
 NEGATIVE_VERBS = word_set("lack lacks lacked lacking unable fail fails failed failing")
 HEDGES = word_set(
     """if unless may might could would possibly perhaps probably likely unlikely whether suppose supposing

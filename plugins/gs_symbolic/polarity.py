@@ -12,8 +12,12 @@ options?"). This reading is looser about the wording and strict about what a sta
   question's subject: its own resolved subject names it ("Its jug holds 1.5 litres" is about the jug, not
   the T3; "The billing service depends on the ledger" is not about the ledger), unless the question asks
   about a generic person ("Can I …") or the clause has no subject of its own (a definition's description);
-- a hedged clause ("may compress") states nothing; a sentence whose statement holds only under a condition
-  ("If the disk fills up, …") states it only for a question about what is possible ("Can I …");
+- a hedged clause ("may compress") answers "Possibly" (or "Possibly not"), quoted, and only when no plain
+  statement answers; a sentence whose statement holds only under a condition ("If the disk fills up, …")
+  states it only for a question about what is possible ("Can I …"), except a necessary condition
+  ("only if …"), which answers "Only under a condition" and quotes it;
+- qualifiers turn the answer like a negation (qualifiers.py): a past-only state ("formerly called"), an
+  exception that names the question's term ("except the cache archives");
 - a question about what a generic person does ("Can I change …") is stated only by a sentence that carries
   its verb: "The user name is fixed" shares the question's nouns but does not say whether it changes;
 - the answer's polarity is the parity of negations in that clause against the question's own ("Isn't X
@@ -37,6 +41,7 @@ from .evidence import Scorer, Sentence
 from .lexicon import CONDITIONALS, NEGATIVE_VERBS, PRONOUNS
 from .passages import unit_context
 from .propositions import Claim, read_question
+from .qualifiers import asks_past, only_if, turns
 
 MIN_STATED = 0.75  # weighted share of the proposition the sentence (with its context) states
 MIN_OWN = 0.5  # ... and the sentence itself
@@ -51,6 +56,8 @@ _HEDGES = frozenset(
     ["may", "might", "could", "would", "possibly", "perhaps", "probably", "likely", "unlikely"]
 )
 _POSSIBILITY = frozenset(["can", "could", "may", "might"])
+CONDITIONAL = "Only under a condition"  # the answer when the statement holds only if a condition does
+HEDGED = {"Yes": "Possibly", "No": "Possibly not"}  # the answers a hedged statement ("may") gives
 
 
 @dataclass(slots=True)
@@ -74,10 +81,15 @@ class _Clause:
     hedged: bool
     conditional: bool  # another clause of the sentence is a condition on it
     subject: set[str] | None  # stems of the clause's own (resolved) subject; None: it has none
+    necessary: bool = False  # the condition is a necessary one ("only if")
 
 
 def _stating_clause(
-    text: str, predicate: set[str], antecedent: Subject | None, subject: set[str] = frozenset()
+    text: str,
+    predicate: set[str],
+    antecedent: Subject | None,
+    subject: set[str] = frozenset(),
+    question_past: bool = True,
 ) -> _Clause | None:
     """The clause of `text` that carries most of the predicate stems, read for negation, hedging,
     conditions and its subject (which stops at the predicate's words, not at `subject`'s: "The preview
@@ -102,6 +114,7 @@ def _stating_clause(
         for k, t in enumerate(ct)
         if is_negator(t, ct[k + 1] if k + 1 < len(ct) else None) or t.low in NEGATIVE_VERBS
     )
+    negations += turns(ct, predicate, question_past)  # "formerly", "except …" (qualifiers.py)
     hedged = any(t.low in _HEDGES for t in ct)
     conditional = any(c.lead in CONDITIONALS for c in clauses) or clause.lead in CONDITIONALS
     sub = subjects[best[1]]
@@ -111,7 +124,7 @@ def _stating_clause(
         stems = None
     else:
         stems = content_stems(sub.toks[sub.owner :]) or None
-    return _Clause(negations % 2 == 1, hedged, conditional, stems)
+    return _Clause(negations % 2 == 1, hedged, conditional, stems, only_if(toks))
 
 
 def _antecedent(s: Sentence) -> Subject | None:
@@ -166,6 +179,7 @@ def verdict(
     predicate = {t for t in prop if t not in names} or set(prop)
     question = _stating_clause(main, predicate, None)
     question_negated = question.negated if question else False
+    question_past = asks_past(tokenize(main))
     found: dict[str, PolarVerdict] = {}
     for s in pool:
         if s.code or s.text.rstrip().endswith("?"):
@@ -178,15 +192,19 @@ def verdict(
         said = sum(scorer_terms[t] for t in prop if t in own) / total
         if stated < MIN_STATED or said < MIN_OWN:
             continue
-        clause = _stating_clause(s.text, predicate, _antecedent(s), subject)
-        if clause is None or (clause.hedged and not question_hedged and not possibility):
+        clause = _stating_clause(s.text, predicate, _antecedent(s), subject, question_past)
+        if clause is None:
             continue
-        if clause.conditional and not possibility:
+        if clause.conditional and not possibility and not clause.necessary:
             continue  # true only under a condition the question does not ask about
         around = set(s.under) | set(unit_context(s))
         if readings and not any(_about_subject(r, clause, around) for r in readings):
             continue
         answer = "Yes" if clause.negated == question_negated else "No"
+        if clause.conditional and not possibility:
+            answer = CONDITIONAL if answer == "Yes" else "No"  # "only if": the condition is the answer
+        elif clause.hedged and not question_hedged and not possibility:
+            answer = HEDGED[answer]  # "may delete": possibly, said as the sentence says it
         best = found.get(answer)
         if (
             best is None
@@ -194,9 +212,12 @@ def verdict(
             or (stated == best.stated and len(s.text) < len(best.sentence.text))
         ):
             found[answer] = PolarVerdict(answer, s, stated)
-    if len(found) != 1:
-        return None  # nothing states it, or statements of both polarities: no side is taken
-    return next(iter(found.values()))
+    # a plain statement outweighs a hedged or conditional one; of either kind, both polarities: no answer
+    for kind in (("Yes", "No"), (CONDITIONAL,), tuple(HEDGED.values())):
+        stated_here = [found[a] for a in kind if a in found]
+        if stated_here:
+            return stated_here[0] if len(stated_here) == 1 else None
+    return None
 
 
 _GENERIC_SUBJECT = re.compile(

@@ -9,7 +9,8 @@ A polar question is read as the statement it asks about: "Does the Southgate X9 
 - every predicate stem occurs in the clause, in any order, with modifiers in between ("descale the K2
   with vinegar" ↔ "use vinegar to descale the K2"); irregular past forms count as their verb;
 - no hedge (may, might, probably …) and no condition ("if …" anywhere in the sentence) qualifies it.
-The clause's negation (not, never, no, cannot, neither, lack, without + the predicate's object) decides No.
+The clause's negation (not, never, no, cannot, neither, lack, without + the predicate's object) decides No;
+so do a past-only state and an exception naming the question's term (qualifiers.py).
 
 Hypothetical questions ("If …, would …?", "Were … to …", "Had … been …", "Would X …?") are answered only
 from a sentence that states that conditional: a conditional clause holding the question's condition, and
@@ -48,6 +49,7 @@ from .lexicon import (
     PREPOSITIONS,
     PRONOUNS,
 )
+from .qualifiers import asks_past, turns
 
 _IF_FIRST = re.compile(
     r"^\s*(?P<w>if|unless|suppose|supposing|assuming|provided(?:\s+that)?|in\s+case)\s+(?P<c>.+?),\s*(?P<m>.+)$",
@@ -75,6 +77,7 @@ class Claim:
     condition: set[str] | None = None  # stems of the question's condition
     condition_negated: bool = False
     without: bool = False  # the predicate itself says "without"
+    past: bool = False  # the question asks about the past ("Was it …"): a past-only state answers Yes
 
     @property
     def subject_stems(self) -> set[str]:
@@ -150,7 +153,9 @@ def read_question(focus: str) -> list[Claim] | None:
         if not cond_stems:
             return None
     lead_stems = content_stems(tokenize(lead))
+    past = asks_past(toks)
     for c in claims:
+        c.past = past
         c.modifiers |= lead_stems
         c.condition = cond_stems
         c.condition_negated = negated
@@ -379,7 +384,7 @@ def polarity(claim: Claim, sentence: Parsed) -> str | None:
             continue  # "Would X …?" needs a statement of what X would (or will) do
         if (lows & HEDGES) - allowed:
             return None  # a hedged statement answers nothing
-        negations = _negation_count(ext, sub, first, pos, claim)
+        negations = _negation_count(ext, sub, first, pos, claim) + turns(ext, claim.predicate, claim.past)
         return "No" if negations % 2 else "Yes"
     return None
 

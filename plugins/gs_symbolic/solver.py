@@ -245,7 +245,7 @@ def _steps(q: Question, m: Material) -> Outcome | None:
     parts: list[str] = []
     for u in chosen:
         steps = procedure_steps(u)
-        lines = [f"{i}. {st}" for i, st in enumerate(steps, 1)]
+        lines = [f"{i}. " + st.replace("\n", "\n   ") for i, st in enumerate(steps, 1)]  # code under its step
         head = f"**{u.title or u.topic}**\n\n" if len(chosen) > 1 else ""
         parts.append(head + "\n".join(lines))
     conf = "high" if best >= 0.75 else "medium"

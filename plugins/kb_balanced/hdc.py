@@ -150,3 +150,61 @@ def association(
     s_acts = similarity(acts, q.acts, SYMBOL_DIM)
     w = FIELD_WEIGHTS
     return w["role"] * s_role + w["topic"] * s_topic + w["claim"] * s_claim + w["acts"] * s_acts
+
+
+# --------------------------------------------------------------------------- many units at once
+
+
+Vectors = tuple[np.ndarray, np.ndarray]  # packed (topic, claim)
+
+
+def encode_fields(fields: list[tuple[list[str], list[str]]]) -> Vectors:
+    """Topic and claim hypervectors of many units from their analysed (topic, body) terms."""
+    return encode_many([t for t, _ in fields], TOPIC_DIM), encode_many([b for _, b in fields], CLAIM_DIM)
+
+
+class Matrix:
+    """Packed vectors of many units, kept also as bit columns (one bitmap over the units per dimension).
+
+    A query vector is sparse (tens of bits), so its overlap with every unit is the sum of the bit columns
+    of its set bits: O(query bits x units / 8) instead of O(units x dim).
+    """
+
+    __slots__ = ("n", "topics", "claims", "topic_counts", "claim_counts", "topic_cols", "claim_cols")
+
+    def __init__(self, topics: np.ndarray, claims: np.ndarray):
+        self.n = len(topics)
+        self.topics, self.claims = topics, claims
+        self.topic_counts, self.claim_counts = popcount(topics), popcount(claims)
+        self.topic_cols, self.claim_cols = _columns(topics), _columns(claims)
+
+    def _similarity(self, cols: np.ndarray, counts: np.ndarray, query: np.ndarray, dim: int) -> np.ndarray:
+        bits = np.flatnonzero(np.unpackbits(query))
+        if not len(bits):
+            return np.zeros(self.n)
+        overlap = np.zeros(self.n, dtype=np.int32)
+        for j in bits:
+            overlap += np.unpackbits(cols[j], count=self.n)
+        nq = float(len(bits))
+        na = counts.astype(np.float64)
+        expected = na * nq / dim
+        denom = np.maximum(np.sqrt(na * nq) - expected, 1e-9)
+        return np.clip((overlap - expected) / denom, 0.0, 1.0)
+
+    def neighbours(self, q: QueryVectors, k: int) -> np.ndarray:
+        """Rows with the highest topic+claim association to the query (positive only)."""
+        partial = 0.35 * self._similarity(self.topic_cols, self.topic_counts, q.topic, TOPIC_DIM)
+        partial += 0.35 * self._similarity(self.claim_cols, self.claim_counts, q.claim, CLAIM_DIM)
+        k = min(k, len(partial))
+        top = np.argpartition(-partial, k - 1)[:k] if len(partial) > k else np.arange(len(partial))
+        return top[partial[top] > 0]
+
+
+def _columns(packed: np.ndarray, chunk: int = 8192) -> np.ndarray:
+    """Transpose packed rows (n, dim/8) into packed bit columns (dim, ceil(n/8))."""
+    n, width = packed.shape
+    cols = np.zeros((width * 8, (n + 7) // 8), dtype=np.uint8)
+    for start in range(0, n, chunk):  # chunks of a multiple of 8 rows keep the byte boundaries aligned
+        bits = np.unpackbits(packed[start : start + chunk], axis=1)
+        cols[:, start // 8 : (start + len(bits) + 7) // 8] = np.packbits(bits.T, axis=1)
+    return cols

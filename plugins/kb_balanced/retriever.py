@@ -11,7 +11,7 @@ sentence-embedding model installed (dense.py), the dense view takes the associat
 Diversity: MMR over the evidence that passed the relative cut, similarity = max(term Jaccard, HDC claim
 similarity); a candidate too similar to one already chosen (>= DUPLICATE_SIM) is dropped.
 
-Encoded vectors are cached per unit hash: in the KB's artifact folder (`vectors.py`: a memory-mapped row per
+HDC matrices and encoding live in hdc.py, the dense view's rows in dense.py. Encoded vectors are cached per unit hash: in the KB's artifact folder (`vectors.py`: a memory-mapped row per
 unit key, written inside every KB write, re-encoding only units whose hash changed) and in `Call.state`
 for inline units.
 """
@@ -34,6 +34,7 @@ from mrpvm.plugins.kb_common import (
     SelectionConfig,
     Views,
     jaccard,
+    own_terms,
     unit_hash,
 )
 from mrpvm.plugins.sdk import Call
@@ -42,12 +43,12 @@ from mrpvm.plugins.sdk.embedding import for_call
 from .dense import InlineVectors, dense_file, encode, from_rows, write_dense
 from .hdc import (
     CLAIM_DIM,
-    TOPIC_DIM,
+    Matrix,
     QueryVectors,
+    Vectors,
     association,
-    encode_many,
+    encode_fields,
     pairwise,
-    popcount,
     unit_texts,
 )
 from .vectors import ROW, VectorFile, join, root_of, split
@@ -60,71 +61,12 @@ ASSOC_FLOOR = 0.3  # a candidate with no query term must reach this association 
 MMR_LAMBDA = 0.6
 MMR_POOL = 3  # MMR looks at the best MMR_POOL x budget candidates
 DUPLICATE_SIM = 0.8
-TITLED_FACTOR = 0.6  # the similarity of two units whose titles (definition terms) differ counts this much
+TITLED_FACTOR = 0.6  # the similarity of two units about different terms or subjects counts this much
 INLINE_CACHE = 200_000  # encoded inline units kept per worker (by unit hash)
 DENSE_NEIGHBOURS = 12  # dense nearest neighbours added per scanned KB
-INGEST_BATCH = 256  # units encoded per batch at ingest
-DEADLINE_RESERVE = (
-    0.2  # share of an ingest call's remaining time kept back from encoding (the write after it)
-)
 INLINE_ENCODE = 16  # uncached inline candidates encoded per intent (the best by BM25)
 DENSE_WEIGHT = 0.5  # share of the fused score that comes from the dense view (measured: retriever docstring)
 DENSE_FLOOR = 0.35  # a dense neighbour or a candidate with no query term needs this cosine to be evidence
-
-
-Vectors = tuple[np.ndarray, np.ndarray]  # packed (topic, claim)
-
-
-def encode_fields(fields: list[tuple[list[str], list[str]]]) -> Vectors:
-    """Topic and claim hypervectors of many units from their analysed (topic, body) terms."""
-    return encode_many([t for t, _ in fields], TOPIC_DIM), encode_many([b for _, b in fields], CLAIM_DIM)
-
-
-class Matrix:
-    """Packed vectors of many units, kept also as bit columns (one bitmap over the units per dimension).
-
-    A query vector is sparse (tens of bits), so its overlap with every unit is the sum of the bit columns
-    of its set bits: O(query bits x units / 8) instead of O(units x dim).
-    """
-
-    __slots__ = ("n", "topics", "claims", "topic_counts", "claim_counts", "topic_cols", "claim_cols")
-
-    def __init__(self, topics: np.ndarray, claims: np.ndarray):
-        self.n = len(topics)
-        self.topics, self.claims = topics, claims
-        self.topic_counts, self.claim_counts = popcount(topics), popcount(claims)
-        self.topic_cols, self.claim_cols = _columns(topics), _columns(claims)
-
-    def _similarity(self, cols: np.ndarray, counts: np.ndarray, query: np.ndarray, dim: int) -> np.ndarray:
-        bits = np.flatnonzero(np.unpackbits(query))
-        if not len(bits):
-            return np.zeros(self.n)
-        overlap = np.zeros(self.n, dtype=np.int32)
-        for j in bits:
-            overlap += np.unpackbits(cols[j], count=self.n)
-        nq = float(len(bits))
-        na = counts.astype(np.float64)
-        expected = na * nq / dim
-        denom = np.maximum(np.sqrt(na * nq) - expected, 1e-9)
-        return np.clip((overlap - expected) / denom, 0.0, 1.0)
-
-    def neighbours(self, q: QueryVectors, k: int) -> np.ndarray:
-        """Rows with the highest topic+claim association to the query (positive only)."""
-        partial = 0.35 * self._similarity(self.topic_cols, self.topic_counts, q.topic, TOPIC_DIM)
-        partial += 0.35 * self._similarity(self.claim_cols, self.claim_counts, q.claim, CLAIM_DIM)
-        k = min(k, len(partial))
-        top = np.argpartition(-partial, k - 1)[:k] if len(partial) > k else np.arange(len(partial))
-        return top[partial[top] > 0]
-
-
-def _columns(packed: np.ndarray, chunk: int = 8192) -> np.ndarray:
-    """Transpose packed rows (n, dim/8) into packed bit columns (dim, ceil(n/8))."""
-    n, width = packed.shape
-    cols = np.zeros((width * 8, (n + 7) // 8), dtype=np.uint8)
-    for start in range(0, n, chunk):  # chunks of a multiple of 8 rows keep the byte boundaries aligned
-        bits = np.unpackbits(packed[start : start + chunk], axis=1)
-        cols[:, start // 8 : (start + len(bits) + 7) // 8] = np.packbits(bits.T, axis=1)
-    return cols
 
 
 class _CallVectors:
@@ -139,6 +81,11 @@ class _CallVectors:
         self.dense_scan: tuple[list[str], np.ndarray] | None = None
         self.cosine: dict[str, float] = {}  # candidate id -> cosine with the current intent
         self.dense_by_id: dict[str, np.ndarray] = {}  # candidate id -> its dense vector
+
+
+def _about(unit) -> str | None:
+    """What the unit states something about: its definition term, else its statement's subject."""
+    return unit.title or unit.subject
 
 
 class BalancedRetriever(Retriever):
@@ -410,13 +357,17 @@ class BalancedRetriever(Retriever):
         if all(c.id in dense for c in ranked):
             vectors = np.stack([dense[c.id] for c in ranked])
             sims = np.maximum(sims, vectors @ vectors.T)
+        own = [own_terms(c.unit) for c in ranked]  # a shared heading is no sign of saying the same thing
+        aspects = [o & set(profile.content) for o in own]
         for i in range(m):
             for j in range(i + 1, m):
-                jac = jaccard(ranked[i].terms, ranked[j].terms)
+                jac = jaccard(own[i], own[j])
                 if jac > sims[i, j]:
                     sims[i, j] = sims[j, i] = jac
-                a, b = ranked[i].unit.title, ranked[j].unit.title
-                if a and b and a != b:  # two definitions of different terms say different things
+                a, b = _about(ranked[i].unit), _about(ranked[j].unit)
+                # statements of different terms or subjects, or each naming a query term the other does not
+                # (the two sides of a comparison), say different things
+                if (a and b and a != b) or (aspects[i] - aspects[j] and aspects[j] - aspects[i]):
                     sims[i, j] = sims[j, i] = min(sims[i, j] * TITLED_FACTOR, DUPLICATE_SIM - 0.01)
         top = ranked[0].score or 1.0
         chosen: list[int] = []

@@ -27,6 +27,7 @@ from .fields import (
     is_guidance,
     is_question_like,
     level_of,
+    own_terms,
     unit_fields,
     unit_hash,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "build_document",
     "build_profile",
     "content_terms",
+    "own_terms",
     "goal_boost",
     "guess_act",
     "intent_ref",

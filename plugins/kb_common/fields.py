@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from mrpvm.plugins.sdk.text import sentences, terms
+from mrpvm.plugins.sdk.text import plain_text, sentences, terms
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.handoff import (  # noqa: F401 - a unit's fields are analysed as the kernel's handoff does
     acts_terms,
@@ -53,6 +53,13 @@ def content_terms(fields: dict[str, list[str]]) -> frozenset[str]:
     for name in TEXT_FIELDS:
         out.update(fields.get(name, ()))
     return frozenset(out)
+
+
+def own_terms(unit: KnowledgeUnit) -> frozenset[str]:
+    """The terms of the unit's own words (topic and statement), without the heading it inherits: two
+    sibling units share every term of their heading, which says nothing of whether they say the same thing
+    (the redundancy checks compare these)."""
+    return frozenset(analyse(plain_text(topic_text(unit)))) | frozenset(analyse(plain_text(body_text(unit))))
 
 
 def level_of(unit: KnowledgeUnit) -> int:

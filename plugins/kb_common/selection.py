@@ -13,7 +13,7 @@ import msgspec
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
 
 from .candidates import Candidate, Entry, Views
-from .fields import LEVELS, body_text, is_evidence, is_question_like
+from .fields import LEVELS, body_text, is_evidence, is_question_like, own_terms
 from .profile import GoalProfile
 from .scoring import tag_score
 
@@ -245,7 +245,16 @@ def remove_redundant(
     limit: int | None = None,
 ) -> list[Candidate]:
     """Drop a unit whose ancestor or descendant is also selected (keeping the better-scored) and
-    near-duplicates (term-set Jaccard >= duplicate_jaccard), keeping the better-scored; at most `limit`."""
+    near-duplicates (Jaccard of their own terms >= duplicate_jaccard: a shared heading is no evidence of
+    saying the same thing), keeping the better-scored; at most `limit`."""
+    own: dict[str, frozenset[str]] = {}
+
+    def words(c: Candidate) -> frozenset[str]:
+        found = own.get(c.id)
+        if found is None:
+            found = own[c.id] = own_terms(c.unit)
+        return found
+
     by_id = {c.id: c for c in ranked}
     lineage = {i: found & by_id.keys() for i, found in ancestor_map(list(by_id), views).items()}
     kept: list[Candidate] = []
@@ -255,7 +264,7 @@ def remove_redundant(
             break
         if lineage[c.id] & kept_ids or any(c.id in lineage[k] for k in kept_ids):
             continue
-        if any(jaccard(c.terms, k.terms) >= config.duplicate_jaccard for k in kept):
+        if any(jaccard(words(c), words(k)) >= config.duplicate_jaccard for k in kept):
             continue
         kept.append(c)
         kept_ids.add(c.id)

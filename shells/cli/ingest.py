@@ -145,7 +145,15 @@ async def _ingest_file(
     started = time.perf_counter()
     try:
         result = await ingest_source(
-            ctx, kb, name, text, sd_plugin=sd, force=force, progress=on_progress, on_units=on_units
+            ctx,
+            kb,
+            name,
+            text,
+            sd_plugin=sd,
+            force=force,
+            progress=on_progress,
+            on_units=on_units,
+            on_phase=lambda phase: job.phase(name, phase),
         )
     except KernelError as err:
         job.file_done(size, 0)

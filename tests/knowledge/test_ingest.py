@@ -74,15 +74,23 @@ def test_a_chunked_source_becomes_one_tree(tmp_path):
 
     async def work(ctx):
         kb = ctx.store.create_kb("docs")
-        seen = []
+        seen, phases = [], []
         result = await ingest_source(
-            ctx, kb, "alpha.md", text, sd_plugin="test-sd", progress=lambda d, t: seen.append((d, t))
+            ctx,
+            kb,
+            "alpha.md",
+            text,
+            sd_plugin="test-sd",
+            progress=lambda d, t: seen.append((d, t)),
+            on_phase=lambda p: phases.append((p, len(calls(tmp_path, kb.id)))),
         )
-        return kb, result, ctx.store.kb_units(kb.id), seen
+        return kb, result, ctx.store.kb_units(kb.id), seen, phases
 
-    kb, result, units, seen = run_kernel(tmp_path, work)
+    kb, result, units, seen, phases = run_kernel(tmp_path, work)
     assert result.chunks >= 6 and result.unitCount == len(units) and not result.unchanged
     assert seen[-1][0] == seen[-1][1] == len(text.encode())
+    # after the bytes, the indexing step is named (with its unit count) before the kb-plugin is called
+    assert phases == [(f"indexing {len(units):,} units (test-kb, test-kb-fail)", 0)]
     ids = [u.id for u in units]
     assert len(ids) == len(set(ids))
     by_id = {u.id: u for u in units}

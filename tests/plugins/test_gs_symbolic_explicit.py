@@ -147,7 +147,6 @@ def test_states_the_answer(question: str, claims: list[str], expected: str) -> N
         ("Does the glass clean bleach?", KETTLE),  # a subject that is the object of the statement
         ("Does the uploader reject new files?", SERVICES),  # only under a condition
         ("If the disk is empty, does the uploader reject new files?", SERVICES),  # another condition
-        ("Does the archiver compress old invoices?", SERVICES),  # hedged ("may")
         ("Would the proxy drop requests?", SERVICES),  # a prediction stated only under a condition
         ("Does the proxy drop requests?", SERVICES),
         ("Does the dashboard stop working?", SERVICES),
@@ -157,7 +156,6 @@ def test_states_the_answer(question: str, claims: list[str], expected: str) -> N
         ("Would the search service be faster instead of the billing service?", SERVICES),  # counterfactual
         ("Did Marco Duarte approve the rollout plan?", SERVICES),  # another person
         ("Does the mailer need a filter?", SERVICES),
-        ("Does the Lumen S8 require a Lumen login?", ["The Lumen S8 may require a Lumen login."]),
         ("Would the council have fallen?", TALE),  # only under the stated condition
         ("Did Mara open the letter?", TALE),
         ("Did the harbour master let Mara board the ship?", TALE),
@@ -226,3 +224,15 @@ def test_a_generic_question_needs_its_verb_stated_and_keep_doing_asks_about_the_
     # "keep using" asks whether they can be used; the scene ("after release 8.8 …") is not the proposition
     assert verdict("Can I keep using my existing RSA keys after release 8.8 disabled SHA-1?", keys) == "Yes"
     assert verdict("Can I keep using my existing DSA keys?", keys) == "refused"
+
+
+@pytest.mark.parametrize(
+    ("question", "claims"),
+    [
+        ("Does the archiver compress old invoices?", SERVICES),
+        ("Does the Lumen S8 require a Lumen login?", ["The Lumen S8 may require a Lumen login."]),
+    ],
+)
+def test_a_hedged_statement_answers_possibly_never_yes(question: str, claims: list[str]) -> None:
+    """A hedge ("may") is read, not dropped: the answer says as much as the sentence does, and quotes it."""
+    assert verdict(question, claims) == "Possibly"

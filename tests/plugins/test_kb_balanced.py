@@ -22,14 +22,16 @@ from mrpvm.plugins.kb_balanced.__main__ import plugin as balanced
 from mrpvm.plugins.kb_balanced.hdc import (
     CLAIM_DIM,
     TOPIC_DIM,
+    Matrix,
     QueryVectors,
+    encode_fields,
     encode_many,
     encode_terms,
     pairwise,
     similarity,
     unit_texts,
 )
-from mrpvm.plugins.kb_balanced.retriever import BalancedRetriever, Matrix, encode_fields
+from mrpvm.plugins.kb_balanced.retriever import BalancedRetriever
 from mrpvm.plugins.kb_balanced.vectors import VectorFile, join
 from mrpvm.plugins.kb_common import KBStore
 from mrpvm.plugins.kb_fast.__main__ import plugin as fast

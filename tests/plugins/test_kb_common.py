@@ -493,3 +493,33 @@ def test_a_dropped_ancestor_does_not_take_other_units_with_it():
     ]
     profile = build_profile(intent(1, "explain", "Explain the mesh network and the 5 GHz band."))
     assert [c.id for c in remove_redundant(ranked, profile, views, SelectionConfig())] == [first, other]
+
+
+@pytest.mark.parametrize("plugin", PLUGINS, ids=lambda p: p.id)
+def test_parallel_statements_under_one_heading_are_not_duplicates(plugin):
+    """Two sibling units share every term of their heading; that is no sign they say the same thing, so a
+    comparison keeps each side's own statement (issue 20: pc-q01 lost the second product's definition)."""
+    heading = "Harbor 12 and Lumen 30: two studio lamps"
+    lamps = [
+        msgspec.structs.replace(
+            unit(
+                f"lamps::chunk-000::unit-00{i}",
+                "Definition",
+                name,
+                f"The {name} is a lamp for studios of up to {size} square metres.",
+            ),
+            sectionTitle=heading,
+        )
+        for i, (name, size) in enumerate((("Harbor 12", 20), ("Lumen 30", 60)))
+    ]
+    views = Views(MemoryIndex(lamps), None)
+    entries = views.lookup([u.id for u in lamps])
+    ranked = [Candidate(entries[u.id], 2.0 - i) for i, u in enumerate(lamps)]
+    profile = build_profile(intent(1, "compare", "Compare the Harbor 12 and the Lumen 30."))
+    assert [c.id for c in remove_redundant(ranked, profile, views, SelectionConfig())] == [
+        u.id for u in lamps
+    ]
+    doc = run(
+        plugin, retrieve_request([intent(1, "compare", "Compare the Harbor 12 and the Lumen 30.")], lamps)
+    )
+    assert set(selected(doc)) == {u.id for u in lamps}

@@ -79,7 +79,12 @@ def test_the_job_progress_counts_every_file_of_the_job():
         job.file_done(100, 8)
         job.file_callbacks("b.md")[1](3)
         assert job.units == 11
+        job.phase("b.md", "indexing 4 units (kb-balanced)")
+        shown = job.phase_text()
+        assert shown.startswith("indexing 4 units (kb-balanced) ") and shown.endswith("s"), shown
+        assert job.phase_text(short=True).startswith("indexing… ")
         job.file_done(200, 4)
+        assert job.phase_text() == ""  # the step ends with its file
     task = job.progress.tasks[0]
     assert job.units == 12 and task.completed == 300 and task.fields["files"] == "2/2"
 

@@ -198,11 +198,7 @@ def test_suite01_answers_only_what_the_story_states(shared_report):
 
 # Open regressions, each named on its issue; the strict xfail below fails as soon as one is fixed, so the
 # entry must then go.
-KNOWN_REGRESSIONS = {
-    # issue 20: since the session-6 merges the comparison's view lacks the Southgate X9's own definition
-    # unit (retrieved by neither kb-fast nor kb-balanced), so its side is answered by its price
-    "pc-q01",
-}
+KNOWN_REGRESSIONS: set[str] = set()
 
 
 def test_own_suites_pass_every_question(own_report):
@@ -214,11 +210,12 @@ def test_own_suites_pass_every_question(own_report):
                 assert q["answerPass"] and q["contextPass"], (suite["suiteId"], q)
 
 
-@pytest.mark.xfail(strict=True, reason="open regressions (KNOWN_REGRESSIONS): see issue 20")
-def test_known_regressions_still_fail(own_report):
-    known = [q for s in own_report["suites"] for q in s["questions"] if q["id"] in KNOWN_REGRESSIONS]
-    assert len(known) == len(KNOWN_REGRESSIONS)
-    assert all(q["answerPass"] and q["contextPass"] for q in known)
+@pytest.mark.parametrize("question_id", sorted(KNOWN_REGRESSIONS))
+@pytest.mark.xfail(strict=True, reason="open regressions (KNOWN_REGRESSIONS): see their issue")
+def test_known_regressions_still_fail(own_report, question_id):
+    known = [q for s in own_report["suites"] for q in s["questions"] if q["id"] == question_id]
+    assert len(known) == 1
+    assert known[0]["answerPass"] and known[0]["contextPass"]
 
 
 def test_markdown_tables_and_code_are_read_as_statements_not_quoted_raw(own_report):

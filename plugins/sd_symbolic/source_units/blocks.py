@@ -242,11 +242,27 @@ def _parse_list(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Bl
             j += 1
             continue
         indented = line.startswith("  ") or line.startswith("\t")
+        fence = FENCE.match(line) if indented and item_start >= 0 else None
+        if fence is not None and blank_run <= 1:
+            # a fenced block indented under an item belongs to it: the step keeps the command it shows
+            close()
+            mark = fence.group(1)[:3]
+            k = j + 1
+            while k < n and not text[lines[k][0] : lines[k][1]].lstrip().startswith(mark):
+                k += 1
+            end = lines[min(k, n - 1)][1]
+            blk.segments.append(Segment(la, end, "code", index))
+            item_start = item_end = -1
+            marker, blank_run, j = "", 0, k + 1
+            continue
         if (indented or blank_run == 0) and not (
             _ATX.match(line) or FENCE.match(line) or TABLE_ROW.match(line) or _RULE.match(line)
         ):
             if blank_run and not indented:
                 break
+            if item_start < 0:  # text after an item's code block: the item goes on, without a marker
+                item_start = la + len(line) - len(line.lstrip())
+                marker_start = item_start
             item_end = lb
             blank_run = 0
             j += 1

@@ -78,6 +78,16 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / min(len(a), len(b))
 
 
+# A definite description with no complement to say of what ("The default is 256.", "By default, …",
+# "Defaults to 8."): a bridging reference to what the text just described, like a pronoun.
+_BRIDGING = re.compile(
+    r"^(?:(?:the|its|their)\s+(?:default|maximum|minimum|limit|range|value|unit)s?(?:\s+value)?"
+    r"(?!\s+(?:of|for)\b)\s+(?:is|are|was|were)\b|by\s+default\b|defaults?\s+(?:to|is)\b)",
+    re.I,
+)
+
+
 def anaphoric(piece: Piece) -> bool:
+    """The piece opens with a word or phrase that refers back to what precedes it."""
     m = _FIRST_WORD.match(piece.clean)
-    return bool(m) and m.group(0).lower() in _ANAPHORA
+    return (bool(m) and m.group(0).lower() in _ANAPHORA) or _BRIDGING.match(piece.clean) is not None

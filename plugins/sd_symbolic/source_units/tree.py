@@ -92,7 +92,7 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
     if spec.kind == "procedure":
         role = "Procedure"
         lines = [spec.intro.clean] if spec.intro else []
-        lines += [f"{i}. {_strip_marker(t)}" for i, t in enumerate(texts, 1)]
+        lines += _numbered_steps(spec.pieces)
         procedure = "\n".join(lines)
         topic = (
             _procedure_topic(spec.intro.clean) if spec.intro else section_topic or topic_of(texts, "steps")
@@ -123,7 +123,8 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
         role = group_role(all_texts, cues, pasts)
         if spec.kind == "list":
             items = [
-                f"{p.seg.marker} {t}" if p.seg.marker else t for p, t in zip(spec.pieces, texts, strict=True)
+                _code_block(p.clean) if p.seg.kind == "code" else f"{p.seg.marker} {t}" if p.seg.marker else t
+                for p, t in zip(spec.pieces, texts, strict=True)
             ]
             claim = "\n".join(([spec.intro.clean] if spec.intro else []) + items)
             unit_type = "list"
@@ -166,10 +167,19 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
         if spec.kind == "definition" or clean(body) == clean(claim if claim is not None else procedure or "")
         else body,
         chunkType=_CHUNK_TYPES.get(spec.kind, "paragraph"),
-        sectionTitle=sec.path,
+        sectionTitle=_heading_path(sec.path, title if spec.kind == "definition" else None),
         charStart=start + off,
         charEnd=end + off,
     )
+
+
+def _heading_path(path: str | None, term: str | None) -> str | None:
+    """The heading path a unit stands under: a definition's own term line ("-L, --location") is the
+    heading of its description (a citation names it), below the section's path."""
+    if not term:
+        return path
+    term = " ".join(_INLINE_MARKUP.sub("", term).split())
+    return f"{path} > {term}" if path else term
 
 
 def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
@@ -194,6 +204,25 @@ def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
 
 
 _PURPOSE = re.compile(r"^(?:in order\s+)?to\s+(.+?)(?:,\s*(?:follow|do|use|run|perform)\b.*)?[:.]?$", re.I)
+
+
+def _code_block(raw: str) -> str:
+    """A code segment as a Markdown fence, dedented (a fenced block keeps its own fence lines)."""
+    body = textwrap.dedent(raw).strip("\n")
+    return body if _FENCED.match(body) else f"```\n{body}\n```"
+
+
+def _numbered_steps(pieces: list[Piece]) -> list[str]:
+    """Steps numbered in order; the code block a step shows follows it, unnumbered."""
+    lines: list[str] = []
+    step = 0
+    for p in pieces:
+        if p.seg.kind == "code":
+            lines.append(_code_block(p.clean))
+        else:
+            step += 1
+            lines.append(f"{step}. {_strip_marker(p.clean)}")
+    return lines
 
 
 def _fenced(spec: Spec) -> str:

@@ -1,0 +1,78 @@
+"""Qualifiers that change what a statement says about a yes/no question's proposition (issue 20, item 5).
+
+Both polarity readers (propositions.polarity: the proposition word for word; polarity.verdict: looser
+wording) count negations; these are the other ways English turns a statement's answer:
+
+- a state that held only in the past ("was formerly called", "previously required", "used to run") does
+  not hold now: No to a present-tense question, Yes to a past one ("Was it called …?");
+- an exception ("encrypts every archive except the cache archives") says No of what it excepts: a
+  question term stated only after "except" / "other than" / "apart from" / "excluding";
+- a necessary condition ("runs on battery only if …") answers neither Yes nor No: the answer is the
+  condition, quoted;
+- frequency adverbs that mean "almost never" (rarely, seldom, hardly, scarcely) negate like "not"
+  (lexicon NEGATORS), so "not usually" and "rarely" both answer No, quoting the hedged sentence.
+"""
+
+from __future__ import annotations
+
+from .clauses import Tok
+
+_PAST_ONLY = frozenset(["formerly", "previously"])
+_PAST_AUX = frozenset(["was", "were", "did", "had", "wasn't", "weren't", "didn't", "hadn't"])
+_EXCEPT_ONE = frozenset(["except", "excluding", "excepting"])
+_EXCEPT_TWO = frozenset([("other", "than"), ("apart", "from"), ("aside", "from"), ("except", "for")])
+
+
+def past_only(toks: list[Tok]) -> bool:
+    """The statement says the state held only in the past ("formerly", "previously", "used to")."""
+    lows = [t.low for t in toks]
+    if any(w in _PAST_ONLY for w in lows):
+        return True
+    return any(a == "used" and b == "to" for a, b in zip(lows, lows[1:], strict=False))
+
+
+def asks_past(toks: list[Tok]) -> bool:
+    """The question asks about the past: its first auxiliary is a past form ("Was it …", "Did it …")."""
+    for t in toks:
+        if t.low in _PAST_AUX:
+            return True
+        if t.low in ("is", "are", "does", "do", "has", "have", "can", "will", "should", "must"):
+            return False
+    return False
+
+
+def exception_start(toks: list[Tok]) -> int | None:
+    """Where an exception phrase opens ("except", "other than", "apart from", "excluding"), if any."""
+    for k, t in enumerate(toks):
+        if t.low in _EXCEPT_ONE:
+            return k
+        if k + 1 < len(toks) and (t.low, toks[k + 1].low) in _EXCEPT_TWO:
+            return k
+    return None
+
+
+def excepted(toks: list[Tok], stems: set[str]) -> bool:
+    """A question stem the clause states only inside its exception phrase: the clause says No of it."""
+    start = exception_start(toks)
+    if start is None:
+        return False
+    before = {s for t in toks[:start] for s in t.stems}
+    after = {s for t in toks[start:] for s in t.stems}
+    return any(s in after and s not in before for s in stems)
+
+
+def turns(toks: list[Tok], stems: set[str], question_past: bool) -> int:
+    """How many times the qualifiers of a clause turn its answer (added to its negation count)."""
+    count = 1 if excepted(toks, stems) else 0
+    if past_only(toks) and not question_past:
+        count += 1
+    return count
+
+
+def only_if(toks: list[Tok]) -> bool:
+    """The clause states a necessary condition ("only if", "only when", "only after")."""
+    lows = [t.low for t in toks]
+    return any(
+        a == "only" and b in ("if", "when", "after", "once", "provided")
+        for a, b in zip(lows, lows[1:], strict=False)
+    )

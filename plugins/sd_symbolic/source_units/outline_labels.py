@@ -1,0 +1,194 @@
+"""What the nodes of a plain-text layout are: code, tables, headings (and their levels), definition terms.
+
+A one-line label over deeper nodes is a heading or a term; a lone title line is a heading; unpunctuated
+lines after a lead-in or shaped like a synopsis are code (see outline.py's docstring for the whole reading).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .outline_layout import (
+    MAX_DEFINITION_CHARS,
+    NUMBERED_TITLE,
+    PILCROW,
+    TERMINAL,
+    Node,
+    columns,
+    content,
+    term_like,
+    title_like,
+)
+
+_SYNOPSIS_CHARS = re.compile(r"[\[\]{}|<>]")
+_CODE_CHARS = re.compile(r"[\[\]{}|<>=$/\\]|(?:^|\s)--?\w|\w\(\d\)")
+
+# --------------------------------------------------------------------------- classification
+
+
+_ELLIPSIS = re.compile(r"\.\.\.[\])}]*$")  # "[FILE...]": an argument list, not a sentence's end
+
+
+def _unpunctuated(text: str, node: Node) -> bool:
+    def open_line(line: str) -> bool:
+        return not TERMINAL.search(line) or line.endswith(":") or _ELLIPSIS.search(line) is not None
+
+    return all(open_line(content(text, ln)) for ln in node.lines)
+
+
+def mark_code(text: str, nodes: list[Node]) -> None:
+    """Code: unpunctuated code-shaped lines after a lead-in ending with ':' (with every deeper or equal
+    unpunctuated node after them: a config stanza keeps its own indentation), or synopsis-shaped lines."""
+    i = 0
+    while i < len(nodes):
+        node = nodes[i]
+        prev = nodes[i - 1] if i else None
+        lead_in = (
+            prev is not None
+            and prev.kind in ("text", "label", "item", "inline")
+            and text[prev.start : prev.end].rstrip().endswith(":")
+        )
+        lines = [content(text, ln) for ln in node.lines]
+        if lines[0].startswith("-- "):
+            i += 1  # a signature ("-- Name <mail>  date") closes an entry: prose, not code
+            continue
+        # after a lead-in, unpunctuated lines indented deeper than it, or shaped like code, are an example
+        deeper = lead_in and prev is not None and node.indent > prev.indent
+        shaped = deeper or sum(1 for ln in lines if _CODE_CHARS.search(ln)) * 2 >= len(lines)
+        synopsis = sum(1 for ln in lines if _SYNOPSIS_CHARS.search(ln)) * 2 >= len(lines)
+        over_nested = i + 1 < len(nodes) and nodes[i + 1].indent > node.indent  # a term, unless a stanza
+        over_prose = over_nested and not _unpunctuated(text, nodes[i + 1])  # a term over its description
+        if (
+            node.kind in ("text", "label", "inline")
+            and _unpunctuated(text, node)
+            and not lines[-1].endswith(":")
+            and (
+                (lead_in and shaped and not over_prose)
+                or (synopsis and node.kind != "inline" and not over_nested)
+            )
+        ):
+            node.kind = "code"
+            j = i + 1
+            while (
+                j < len(nodes)
+                and nodes[j].indent >= node.indent
+                and nodes[j].kind in ("text", "label", "inline")
+                and _unpunctuated(text, nodes[j])
+                and (not nodes[j].blank_before or nodes[j].indent > node.indent)
+            ):
+                nodes[j].kind = "code"
+                j += 1
+            i = j
+            continue
+        i += 1
+
+
+def is_table(text: str, node: Node) -> bool:
+    if len(node.lines) < 3 or node.kind not in ("text", "inline", "label"):
+        return False
+    counts = [len(columns(text, ln)) for ln in node.lines]
+    header = content(text, node.lines[0])
+    return min(counts) >= 3 and not any(c.isdigit() for c in header) and not TERMINAL.search(header)
+
+
+def subtree_end(nodes: list[Node], i: int) -> int:
+    """Index after the last node nested under node i (deeper indent)."""
+    j = i + 1
+    while j < len(nodes) and nodes[j].indent > nodes[i].indent:
+        j += 1
+    return j
+
+
+def classify_labels(text: str, nodes: list[Node]) -> None:
+    """A one-line node over deeper nodes is a heading (over labels or items, or much text, or ALL-CAPS /
+    numbered / title-shaped at the margin) or a definition term; a lone title line over same-indent body
+    text is a heading; any other one-liner is a paragraph."""
+    has_nested = [subtree_end(nodes, i) > i + 1 for i in range(len(nodes))]
+    for i, node in enumerate(nodes):
+        if node.kind != "label":
+            continue
+        body = content(text, node.lines[0])
+        end = subtree_end(nodes, i)
+        nested = nodes[i + 1 : end]
+        if nested:
+            size = sum(n.end - n.start for n in nested)
+            structured = any(
+                n.kind in ("item", "heading", "inline", "table")
+                or (n.kind == "label" and has_nested[i + 1 + k])
+                for k, n in enumerate(nested)
+            )
+            # one entry of a list of terms stays a term however long its plain description
+            long_entry = size > MAX_DEFINITION_CHARS and _among_terms(text, nodes, i)
+            if not term_like(body) or structured or (size > MAX_DEFINITION_CHARS and not long_entry):
+                node.kind = "heading" if not TERMINAL.search(body) else "text"
+            else:
+                node.kind = "term"
+            continue
+        numbered = NUMBERED_TITLE.match(body)
+        following = nodes[i + 1] if i + 1 < len(nodes) else None
+        if (
+            title_like(body)
+            and following is not None
+            and following.kind not in ("heading",)
+            and (numbered or body.endswith(PILCROW) or following.blank_before or node.indent == 0)
+            and (
+                numbered
+                or body.endswith(PILCROW)
+                or not (following.kind == "label" and title_like(content(text, following.lines[0])))
+            )
+        ):
+            node.kind = "heading"
+        else:
+            node.kind = "text"
+
+
+def _among_terms(text: str, nodes: list[Node], i: int) -> bool:
+    """Node i is one entry of a list of terms: the node before it or after its subtree at its indent is a
+    term with its description ("RemoteForward" between "PubkeyAuthentication" and "RequestTTY"). Such a
+    label is a term however long its description: as a heading it would become the section of every
+    later entry of the list."""
+    node = nodes[i]
+    end = subtree_end(nodes, i)
+    after = nodes[end] if end < len(nodes) else None
+    before = next((n for n in reversed(nodes[:i]) if n.indent <= node.indent), None)
+    for other in (before, after):
+        if other is None or other.indent != node.indent:
+            continue
+        if other.kind in ("term", "inline"):
+            return True
+        if other.kind == "label" and term_like(content(text, other.lines[0])):
+            return other is after and subtree_end(nodes, end) > end + 1  # the next label has a description
+    return False
+
+
+def numbered_titles(text: str, nodes: list[Node]) -> None:
+    """ "2. Completing the move to Python 3¶" alone on its line, at the margin, over body text that is not
+    another item: a numbered heading, not a list of one."""
+    for i, node in enumerate(nodes):
+        if node.kind != "item" or len(node.lines) != 1 or node.indent > 1 or not node.marker[:1].isdigit():
+            continue
+        body = content(text, node.lines[0])
+        following = nodes[i + 1] if i + 1 < len(nodes) else None
+        if not NUMBERED_TITLE.match(body) or not title_like(body) or following is None:
+            continue
+        if following.kind != "item" and (following.blank_before or body.endswith(PILCROW)):
+            node.kind = "heading"
+
+
+def assign_levels(text: str, nodes: list[Node]) -> None:
+    stack: list[tuple[int, int]] = []  # (indent, level) of the open headings
+    for node in nodes:
+        if node.kind != "heading":
+            continue
+        if node.level:  # an underlined title: "=" level 1, "-" level 2
+            stack = [(node.indent, node.level)]
+            continue
+        numbered = NUMBERED_TITLE.match(content(text, node.lines[0]))
+        if numbered and node.indent <= 1:
+            node.level = min(6, numbered["num"].count(".") + 1)
+            stack = [(node.indent, node.level)]
+            continue
+        while stack and stack[-1][0] >= node.indent:
+            stack.pop()
+        node.level = min(6, stack[-1][1] + 1 if stack else 1)
+        stack.append((node.indent, node.level))

@@ -1,0 +1,307 @@
+"""The layout of a plain-text document: its lines, and the runs of lines that belong together (nodes).
+
+A node is a paragraph, a list item, a term with its description on one line, a one-line label, a heading
+line or an aligned table; outline_labels.py then says what each label is, outline.py makes blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+TAB = 8
+_MARKER = re.compile(r"(?:[-*+•·]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)])[ \t]+(?=\S)")
+_GAP = re.compile(r"\S(?:[ \t]{2,})(?=\S)")
+_INLINE_TERM = re.compile(r"(?P<term>\S(?:[^ \t]| (?! ))*?)[ \t]{2,}(?P<desc>\S.*)$")
+NUMBERED_TITLE = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2})*)\.?\s+(?P<title>\S.*)$")
+TERMINAL = re.compile(r"[.!?:;,]['\"”’)\]]*$")
+PILCROW = "¶"
+_UNDERLINE = re.compile(r"^(?:={3,}|-{3,}|~{3,}|\*{3,})\s*$")  # "Title" over "=====": a heading
+MAX_TITLE_WORDS = 12
+MAX_TERM_CHARS = 60
+MAX_DEFINITION_CHARS = 1500  # a label over more text than this (or over labels/items) is a heading
+
+
+@dataclass(slots=True)
+class Line:
+    start: int  # first character of the line
+    end: int  # end of the line, newline excluded
+    indent: int  # columns before the first character (tabs to TAB)
+    body: int  # offset of the first non-blank character
+
+
+@dataclass(slots=True)
+class Node:
+    """A run of lines that belong together: a paragraph, an item, an inline definition, a label."""
+
+    lines: list[Line]
+    indent: int
+    cont: int  # the indent its continuation lines have
+    kind: str = "text"  # text | item | inline | label | heading | code | table
+    marker: str = ""
+    body_start: int = -1  # where an item's text (after its marker) or an inline term's description starts
+    term_end: int = -1  # where an inline term ends
+    level: int = 0
+    blank_before: bool = False
+
+    @property
+    def start(self) -> int:
+        return self.lines[0].body
+
+    @property
+    def end(self) -> int:
+        return self.lines[-1].end
+
+
+def _indent(line: str) -> int:
+    col = 0
+    for ch in line:
+        if ch == " ":
+            col += 1
+        elif ch == "\t":
+            col += TAB - col % TAB
+        else:
+            break
+    return col
+
+
+def layout_lines(text: str) -> list[Line | None]:
+    """Every line of the text; None for a blank one."""
+    out: list[Line | None] = []
+    pos = 0
+    for raw in text.split("\n"):
+        end = pos + len(raw)
+        stripped_end = end - 1 if raw.endswith("\r") else end
+        if raw.strip():
+            lead = len(raw) - len(raw.lstrip())
+            out.append(Line(pos, stripped_end, _indent(raw), pos + lead))
+        else:
+            out.append(None)
+        pos = end + 1
+    return out
+
+
+def content(text: str, line: Line) -> str:
+    return text[line.body : line.end].rstrip()
+
+
+def _is_caps_heading(line: str, indent: int) -> bool:
+    body = line.strip()
+    letters = [c for c in body if c.isalpha()]
+    return (
+        indent <= 1
+        and len(letters) >= 2
+        and all(c.isupper() for c in letters)
+        and len(body.split()) <= 8
+        and not TERMINAL.search(body)
+    )
+
+
+def term_like(term: str) -> bool:
+    """A definition term: an option, a short identifier or code, a number, a few comma-separated words."""
+    term = term.strip()
+    if not term or len(term) > MAX_TERM_CHARS or TERMINAL.search(term.rstrip(":")):
+        return False
+    if re.match(r"(?:--?|\+)[A-Za-z0-9]", term):  # an option: "-f", "--fixup=[(amend|reword):]<commit>"
+        return True
+    words = term.replace(",", " ").split()
+    if len(words) <= 3 and all(len(w) <= 30 for w in words):
+        return True
+    return bool(re.fullmatch(r"[\w.\[\]=:<>/|{}@+-]+", term))
+
+
+def title_like(text: str) -> bool:
+    body = text.strip().rstrip(PILCROW).strip()
+    if not body or len(body) > 90 or TERMINAL.search(body):
+        return False
+    n_words = len(body.split())
+    return 1 <= n_words <= MAX_TITLE_WORDS and (body[0].isupper() or body[0].isdigit())
+
+
+def columns(text: str, line: Line) -> list[tuple[int, int]]:
+    """(start, end) of the cells of a line whose cells stand two or more spaces apart."""
+    body = text[line.body : line.end]
+    cells: list[tuple[int, int]] = []
+    pos = 0
+    for m in _GAP.finditer(body):
+        cells.append((line.body + pos, line.body + m.start() + 1))
+        pos = m.end()
+    cells.append((line.body + pos, line.body + len(body.rstrip())))
+    return cells
+
+
+# --------------------------------------------------------------------------- nodes
+
+
+def _description_columns(lines: list[Line | None]) -> dict[int, int]:
+    """Indent of a term line -> the column its description most often starts at (the next line's indent
+    when that is deeper): where a short term's description starts on its own line ("--acls Enable …")."""
+    seen: dict[int, dict[int, int]] = {}
+    for a, b in zip(lines, lines[1:], strict=False):
+        if a is not None and b is not None and b.indent > a.indent:
+            counts = seen.setdefault(a.indent, {})
+            counts[b.indent] = counts.get(b.indent, 0) + 1
+    return {indent: max(counts, key=lambda c: counts[c]) for indent, counts in seen.items()}
+
+
+MIN_TABLE_ROWS = 3
+
+
+def _aligned_tables(text: str, lines: list[Line | None]) -> dict[int, int]:
+    """Line index -> table number, for runs of at least MIN_TABLE_ROWS consecutive lines at one indent
+    whose every line has three or more cells two spaces apart ("Suffix  Units  Byte Equivalent")."""
+    out: dict[int, int] = {}
+    run: list[int] = []
+    count = 0
+
+    def close() -> None:
+        nonlocal count
+        if len(run) >= MIN_TABLE_ROWS:
+            count += 1
+            out.update((i, count) for i in run)
+        run.clear()
+
+    indent = -1
+    for n, line in enumerate(lines):
+        wide = line is not None and len(columns(text, line)) >= 3
+        if wide and line is not None and (not run or line.indent == indent):
+            run.append(n)
+            indent = line.indent
+            continue
+        close()
+        if wide and line is not None:
+            run.append(n)
+            indent = line.indent
+    close()
+    return out
+
+
+def layout_nodes(text: str, lines: list[Line | None]) -> list[Node]:
+    """Runs of non-blank lines cut where the layout changes: a new bullet, an indent that is not the
+    current node's continuation indent, an ALL-CAPS heading line, a term with its description."""
+    columns = _description_columns(lines)
+    tables = _aligned_tables(text, lines)
+    nodes: list[Node] = []
+    current: Node | None = None
+    blank = True
+    ended = True  # the previous line ended a sentence (a number opening the next line may be an item)
+    for n, line in enumerate(lines):
+        if line is None:
+            current = None
+            blank = ended = True
+            continue
+        if n in tables:  # a row of an aligned table: the table's node holds it
+            if current is None or current.kind != "table":
+                current = Node([line], line.indent, line.indent, kind="table", blank_before=blank)
+                nodes.append(current)
+            else:
+                current.lines.append(line)
+            blank = False
+            if n + 1 not in tables or tables[n + 1] != tables[n]:
+                current = None
+            continue
+        body = content(text, line)
+        if _UNDERLINE.match(body):
+            titled = current is not None and all(title_like(content(text, ln)) for ln in current.lines)
+            if (
+                titled
+                and current is not None
+                and len(current.lines) <= 2
+                and current.kind != "item"
+                and not blank
+            ):
+                current.kind, current.level = "heading", 1 if body.lstrip()[0] in "=~" else 2
+                current.cont = -1  # the underline closes the title
+            current = None  # a rule between entries separates them
+            blank = ended = True
+            continue
+        marker = _MARKER.match(body)
+        numbered = marker is not None and marker.group(0)[0] not in "-*+•·"
+        if numbered and not ended and current is not None and line.indent == current.cont:
+            marker = None  # "… multiple of\n512. It can …": a wrapped number, not an item
+        ended = bool(TERMINAL.search(body)) or marker is not None
+        caps = _is_caps_heading(body, line.indent)
+        previous = nodes[-1] if nodes else None
+        short = _short_term(body, line, columns.get(line.indent), previous)
+        asked = current is not None and _asks_line(content(text, current.lines[-1])) and body[:1].isupper()
+        if (
+            current is not None
+            and not marker
+            and not caps
+            and short is None
+            and not asked
+            and line.indent == current.cont
+        ):
+            current.lines.append(line)
+            if current.kind == "label":
+                current.kind = "text"  # a second line at the same indent: a paragraph after all
+            continue
+        current = _start_node(text, line, body, marker, caps, short)
+        current.blank_before = blank
+        nodes.append(current)
+        blank = False
+    return nodes
+
+
+def _short_term(body: str, line: Line, column: int | None, previous: Node | None) -> int | None:
+    """Where the description starts when a short term and its description share a line one space apart,
+    the description at the document's description column ("--acls Enable …", "oldgnu GNU format …");
+    only for an option, or for a term after another such term."""
+    if column is None or column <= line.indent:
+        return None
+    at = column - line.indent
+    if len(body) <= at or body[at - 1] != " " or body[at] == " ":
+        return None
+    term = body[: at - 1].rstrip()
+    if not term or " " in term or not term_like(term):
+        return None
+    sibling = previous is not None and previous.kind == "inline" and previous.indent == line.indent
+    return at if term[0] in "-+" or sibling else None
+
+
+def _asks_line(line: str) -> bool:
+    """A line that ends a question ("1.2. Where does the name come from?"): what follows answers it."""
+    return line.rstrip().endswith("?") and len(line) <= 200
+
+
+def _start_node(
+    text: str, line: Line, body: str, marker: re.Match[str] | None, caps: bool, short: int | None = None
+) -> Node:
+    if caps:
+        return Node([line], line.indent, -1, kind="heading")
+    if marker is not None:
+        width = marker.end()
+        return Node(
+            [line],
+            line.indent,
+            line.indent + width,
+            kind="item",
+            marker=marker.group(0).strip(),
+            body_start=line.body + width,
+        )
+    if short is not None:
+        return Node(
+            [line],
+            line.indent,
+            line.indent + short,
+            kind="inline",
+            body_start=line.body + short,
+            term_end=line.body + len(body[:short].rstrip()),
+        )
+    inline = _INLINE_TERM.match(body)
+    if (
+        inline
+        and term_like(inline["term"])
+        and not TERMINAL.search(inline["term"])
+        and not (line.indent == 0 and _GAP.search(inline["desc"]))  # a page header or footer line
+    ):
+        desc_col = line.indent + inline.start("desc")
+        return Node(
+            [line],
+            line.indent,
+            desc_col,
+            kind="inline",
+            body_start=line.body + inline.start("desc"),
+            term_end=line.body + inline.end("term"),
+        )
+    return Node([line], line.indent, line.indent, kind="label")
