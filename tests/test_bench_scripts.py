@@ -80,7 +80,10 @@ def _flatten(value: object, prefix: str = "") -> list[tuple[str, float]]:
 
 def test_embedding_bench_reports_throughput_and_memory() -> None:
     figures = run_bench("embedding.py", "--units", "20")
-    assert figures["units_encoded"] == 20 and figures["tokens"] > 20
+    # the shared 1.1 MB corpus when ../shared is present, else a smaller example (15 units of its own)
+    assert figures["units_in_source"] > 0
+    assert figures["units_encoded"] == min(20, figures["units_in_source"])
+    assert figures["tokens"] > figures["units_encoded"]
     assert figures["units_per_s"] > 0 and figures["rss_with_model_mb"] >= figures["rss_before_mb"] > 0
 
 
