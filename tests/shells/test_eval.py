@@ -196,26 +196,12 @@ def test_suite01_answers_only_what_the_story_states(shared_report):
 # --------------------------------------------------------------------------- generality on own suites
 
 
-# Open regressions, each named on its issue; the strict xfail below fails as soon as one is fixed, so the
-# entry must then go.
-KNOWN_REGRESSIONS: set[str] = set()
-
-
 def test_own_suites_pass_every_question(own_report):
     for suite in own_report["suites"]:
         if suite["suiteId"] == "must-fail":
             continue
         for q in suite["questions"]:
-            if q["id"] not in KNOWN_REGRESSIONS:
-                assert q["answerPass"] and q["contextPass"], (suite["suiteId"], q)
-
-
-@pytest.mark.parametrize("question_id", sorted(KNOWN_REGRESSIONS))
-@pytest.mark.xfail(strict=True, reason="open regressions (KNOWN_REGRESSIONS): see their issue")
-def test_known_regressions_still_fail(own_report, question_id):
-    known = [q for s in own_report["suites"] for q in s["questions"] if q["id"] == question_id]
-    assert len(known) == 1
-    assert known[0]["answerPass"] and known[0]["contextPass"]
+            assert q["answerPass"] and q["contextPass"], (suite["suiteId"], q)
 
 
 def test_markdown_tables_and_code_are_read_as_statements_not_quoted_raw(own_report):
