@@ -102,12 +102,20 @@ def worker_pids() -> list[int]:
     return out
 
 
-def stream_until_meta(url: str, body: dict, lines: list[str], meta: threading.Event) -> None:
+GS_STARTED = '"event":"plugin-start"'  # with the pluginId: the goal solver's call was sent, its worker runs
+
+
+def stream_until(url: str, body: dict, lines: list[str], reached: threading.Event, *marks: str) -> None:
+    """Read the whole SSE stream into `lines`; set `reached` at the first line holding every mark."""
     with httpx.stream("POST", url + "/chat/completions", json=body, timeout=30) as reply:
         for line in reply.iter_lines():
             lines.append(line)
-            if line.startswith("event: response.meta"):
-                meta.set()
+            if all(mark in line for mark in marks):
+                reached.set()
+
+
+def stream_until_meta(url: str, body: dict, lines: list[str], meta: threading.Event) -> None:
+    stream_until(url, body, lines, meta, "event: response.meta")
 
 
 @pytest.fixture
@@ -118,12 +126,13 @@ def harness(tmp_path):
 def test_shutdown_lets_the_running_turn_finish_then_stops_the_workers(harness):
     with ThreadServer(harness) as server:
         lines: list[str] = []
-        meta = threading.Event()
+        solving = threading.Event()  # not the meta event: workers start lazily, after it
+        body = {"message": "slow: what is alpha?"}
         client = threading.Thread(
-            target=stream_until_meta, args=(server.url, {"message": "slow: what is alpha?"}, lines, meta)
+            target=stream_until, args=(server.url, body, lines, solving, GS_STARTED, '"pluginId":"gs-a"')
         )
         client.start()
-        assert meta.wait(20)
+        assert solving.wait(20)
         workers = worker_pids()
         assert workers
         server.stop()  # while the slow goal solver is still working
