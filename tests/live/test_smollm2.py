@@ -11,6 +11,7 @@ import anyio
 import pytest
 from anyio.from_thread import start_blocking_portal
 from mrpvm.kernel.engine import TurnRequest, run_turn
+from mrpvm.kernel.store import Store
 from mrpvm.knowledge.context import open_context
 from mrpvm.knowledge.ingest import ingest_source
 from mrpvm.protocol.envelope import Pins
@@ -158,23 +159,25 @@ def test_the_llm_call_budget_holds_with_a_real_server(local_llm, tmp_path):
 
 def test_the_planner_records_move_after_outcomes(local_llm, tmp_path):
     enabled = [*SYMBOLIC, "gs-llm-fast", "val-llm"]
+    home = tmp_path / "home"
 
     async def main():
-        ctx, kb = await _session(local_llm, tmp_path / "home", enabled)
-        table = ctx.artifacts_dir(kb, "planner-default") / "utility.json"
+        ctx, kb = await _session(local_llm, home, enabled)
         try:
-            before = json.loads(table.read_text()) if table.exists() else {"plugins": {}}
+            before = ctx.store.learned("planner-default", kb)
             for question in QUESTIONS[:2]:
                 await run_turn(ctx, TurnRequest(message=question, kb=kb))
-            return before, json.loads(table.read_text())
         finally:
-            await ctx.aclose()
+            await ctx.aclose()  # drains the planners' recordOutcome, which runs after each turn
+        return kb, before
 
-    before, after = anyio.run(main)
-    assert before["plugins"] == {}
-    solvers = {p: r for p, r in after["plugins"].items() if p.startswith("gs-")}
-    assert solvers, after["plugins"].keys()
-    for record in solvers.values():
-        assert record["overall"]["samples"] >= 1
-        assert record["overall"]["successRate"] != 0.5  # the EWMA moved from its prior
-        assert any("/" in key for key in record["acts"])  # learned per act and answer type too
+    kb, before = anyio.run(main)
+    assert before == []
+    with Store.open(home) as store:  # the records live in the store, shared by every node
+        after = store.learned("planner-default", kb)
+    solvers = [s for s in after if s.pluginId.startswith("gs-")]
+    assert solvers, after
+    overall = [s for s in solvers if s.task == ""]
+    assert overall and all(s.samples >= 1 for s in overall)
+    assert any(s.successRate != 0.5 for s in overall)  # the EWMA moved from its prior
+    assert any("/" in s.task for s in solvers)  # learned per act and answer type too
