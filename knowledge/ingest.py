@@ -46,7 +46,15 @@ from mrpvm.protocol.envelope import (
 
 from .chunking import chunk_spans
 from .ku_tree import finish_tree, merge_chunk_trees
-from .notify import REQUEST_MARGIN, _notify, hold_session_notices, kb_listeners, notify_source
+from .notify import (
+    REQUEST_MARGIN,
+    UnitsFile,
+    _notify,
+    hold_session_notices,
+    kb_listeners,
+    notify_source,
+    wants_units_file,
+)
 from .reindex import reoffer, reoffer_source
 
 if TYPE_CHECKING:
@@ -323,11 +331,20 @@ async def ingest_source(
         hash=digest,
         bytes=len(text.encode("utf-8", "surrogatepass")),
     )
-    stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units, text)
+    units_file = UnitsFile(source_id, name, text, units) if wants_units_file(ctx) else None
+    try:
+        async with anyio.create_task_group() as group:
+            if units_file is not None:  # the kb-plugins' units file is analysed while the store commits
+                group.start_soon(units_file.get, True)
+            stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units, text)
+    except BaseExceptionGroup as group_error:  # the commit's own error, as it would be raised alone
+        raise group_error.exceptions[0] if len(group_error.exceptions) == 1 else group_error from None
     if on_phase:
         listeners = ", ".join(e.manifest.id for e in kb_listeners(ctx)) or "no kb-plugin"
         on_phase(f"indexing {len(units):,} units ({listeners})")
-    notified, notify_warnings = await notify_source(ctx, kb, stored, text, units, "upsert")
+    notified, notify_warnings = await notify_source(
+        ctx, kb, stored, text, units, "upsert", units_file=units_file
+    )
     if not notified and kb_listeners(ctx):
         await _take_back(ctx, kb, stored, notify_warnings)
     others = await reoffer(ctx, kb, skip={stored.id})
