@@ -43,6 +43,7 @@ from mrpvm.protocol.envelope import (
     Request,
     encode_request,
 )
+from mrpvm.protocol.vocab import ingest_deadline_ms
 
 from .chunking import chunk_spans
 from .ku_tree import finish_tree, merge_chunk_trees
@@ -160,8 +161,11 @@ async def normalize_text(
     async def run(index: int, start: int, end: int) -> None:
         chunk = text[start:end]
         if chunk.strip():
+            deadline_ms = ingest_deadline_ms(
+                entry.manifest.timeoutMs, len(chunk.encode("utf-8", "surrogatepass"))
+            )
             async with limiter:
-                request = build(index, start, chunk, entry.manifest.timeoutMs)
+                request = build(index, start, chunk, deadline_ms)
                 request.llm = grant(
                     bridge,
                     entry,
@@ -169,10 +173,12 @@ async def normalize_text(
                     request_id,
                     f"chunk-{index}",
                     budget.llm_calls_left,
-                    entry.manifest.timeoutMs / 1000.0,
+                    deadline_ms / 1000.0,
                 )
                 try:
-                    doc = await _call(ctx, sd_plugin, request, part=f"part {index + 1} of {len(spans)}")
+                    doc = await _call(
+                        ctx, sd_plugin, request, deadline_ms, part=f"part {index + 1} of {len(spans)}"
+                    )
                 finally:
                     if bridge is not None and request.llm is not None:
                         bridge.release(request.llm.apiKey)
@@ -234,10 +240,15 @@ def _first_kernel_error(group: BaseExceptionGroup) -> BaseException:
     return group
 
 
-async def _call(ctx: KernelContext, plugin_id: str, request: Request, part: str) -> CnlDocument:
-    """normalizePersistentContext through the supervisor; anything but success is an IngestError."""
+async def _call(
+    ctx: KernelContext, plugin_id: str, request: Request, deadline_ms: int, part: str
+) -> CnlDocument:
+    """normalizePersistentContext through the supervisor within `deadline_ms` (the manifest's timeoutMs
+    per started MiB of the chunk, protocol/vocab.py); anything but success is an IngestError."""
     try:
-        result = await ctx.supervisor.call(plugin_id, request)  # the plugin's own timeoutMs
+        result = await ctx.supervisor.call(
+            plugin_id, request, timeout_s=deadline_ms / 1000, beyond_manifest=True
+        )
     except PluginCallError as err:
         raise IngestError(
             f"{plugin_id} failed on {part}: {err.error.code}: {err.error.message}",

@@ -26,6 +26,7 @@ from mrpvm.protocol.envelope import (
     SessionEvent,
     encode_request,
 )
+from mrpvm.protocol.vocab import ingest_deadline_ms
 
 from . import index_ledger as ledger
 
@@ -50,12 +51,15 @@ async def _notify(
     entries: list[PluginEntry] | None = None,
     on_ack: Callable[[PluginEntry], None] | None = None,
     units_file: Callable[[bool], Awaitable[bytes]] | None = None,
+    text_bytes: int = 0,
 ) -> tuple[list[str], list[str]]:
     """Send `op` to every enabled kb-plugin that implements it (or to `entries`): (notified plugin ids,
     warnings). `on_ack(entry)` runs for each plugin that answered success or skipped. `units_file(analysed)`:
     the handoff document (encoded once, on first need) a plugin declaring `handoff: file` gets as a file
     bound for its call (`make(entry, False, path)`), instead of the text and units inline; without the
-    analysis when the file with it exceeds the plugin's maxInputSizeBytes (the plugin then analyses)."""
+    analysis when the file with it exceeds the plugin's maxInputSizeBytes (the plugin then analyses).
+    `text_bytes`: the size of the text the op handles (a source upsert), which scales each plugin's
+    deadline (`ingest_deadline_ms`); 0: the manifest's timeoutMs."""
     notified: list[str] = []
     warnings: list[str] = []
 
@@ -68,9 +72,15 @@ async def _notify(
         )
 
     async def send(entry: PluginEntry, request: Request, note: str) -> None:
-        request.budget = Budget(llmCalls=0, deadlineMs=entry.manifest.timeoutMs)
+        deadline_ms = ingest_deadline_ms(entry.manifest.timeoutMs, text_bytes)
+        request.budget = Budget(llmCalls=0, deadlineMs=deadline_ms)
         try:
-            result = await ctx.supervisor.call(entry.id, request)
+            if text_bytes:
+                result = await ctx.supervisor.call(
+                    entry.id, request, timeout_s=deadline_ms / 1000, beyond_manifest=True
+                )
+            else:
+                result = await ctx.supervisor.call(entry.id, request)
         except PluginCallError as err:
             warnings.append(f"{entry.id} failed {op} for {what}: {err.error.code}: {err.error.message}")
             return
@@ -204,6 +214,7 @@ async def notify_source(
         entries,
         acknowledged,
         units_file.get if action == "upsert" else None,
+        len(text.encode("utf-8", "surrogatepass")) if action == "upsert" else 0,
     )
 
 
