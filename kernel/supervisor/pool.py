@@ -195,10 +195,10 @@ class WorkerPool:
 
     # ------------------------------------------------------------------ warm-up and shutdown
 
-    def fill(self) -> int:
-        """Start workers in every free slot; how many were started (spawn failures raise)."""
+    def fill(self, most: int | None = None) -> int:
+        """Start workers in every free slot (at most `most`); how many were started (spawn failures raise)."""
         started = 0
-        while self.slots < self.size and not self.closed:
+        while self.slots < self.size and not self.closed and (most is None or started < most):
             self.slots += 1
             try:
                 worker = self._spawn(self)
