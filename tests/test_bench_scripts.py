@@ -100,3 +100,17 @@ def test_store_nodes_bench_answers_on_every_backend() -> None:
     for name in ("sqlite_1", "pg_1", "pg_3"):
         assert figures[f"turns_{name}"] == 6 and figures[f"failed_{name}"] == 0
         assert figures[f"p99_ms_{name}"] >= figures[f"p50_ms_{name}"] > 0
+
+
+def test_ingest_stage_cpu_bench_times_every_stage() -> None:
+    figures = run_bench("ingest_stage_cpu.py", str(PROJECT_ROOT / "examples" / "tessel-build.md"))
+    assert figures["units"] > 10 and figures["cnl_bytes"] > 0 and figures["units_file_bytes"] > 0
+    for stage in (
+        "sd_run",
+        "sd_render",
+        "kernel_parse",
+        "kernel_units_file",
+        "kb-fast_upsert",
+        "kb-thinkingdb_upsert",
+    ):
+        assert figures[f"{stage}_cpu_s"] >= 0

@@ -56,7 +56,7 @@ class WorkerMode(SupervisorBase):
         if pool.slots or plugin.breaker.retry_in(loop.time()) > 0.0:
             return False
         try:
-            return pool.fill(most=1) == 1
+            return pool.fill(upto=1) == 1
         except ProcessFailure:
             return False
 
