@@ -85,6 +85,14 @@ def test_embedding_bench_reports_throughput_and_memory() -> None:
     assert figures["units_encoded"] == min(20, figures["units_in_source"])
     assert figures["tokens"] > figures["units_encoded"]
     assert figures["units_per_s"] > 0 and figures["rss_with_model_mb"] >= figures["rss_before_mb"] > 0
+    assert figures["graph"] == "cache"  # make setup built it; a worker only opens it
+    assert figures["memory_now_mb"]["rss"] >= figures["memory_now_mb"]["pss"] > 0
+
+
+def test_ask_daemon_bench_times_asks_answered_by_the_daemon() -> None:
+    figures = run_bench("ask_daemon.py", "--runs", "1")
+    (cli,) = [k for k in figures if k != "load_average"]
+    assert set(figures[cli]) == {"wall_ms", "cli_cpu_ms", "turn_in_daemon_ms"}
 
 
 def test_store_nodes_bench_answers_on_every_backend() -> None:
