@@ -12,10 +12,13 @@ weight ALPHA) in the store every node shares, and hands them back in `buildPlan`
 `UtilityTable.from_learned` rebuilds the table. The plugin keeps no file of its own.
 
 The outcome signal (strict verdicts exist only in an evaluation, never at run time): whether the plugin
-answered, refused or failed; for a goal solver's answer, its evidence support (the share of the answer's
-terms found in the units it cites, measured by the kernel) and the validators' verdict — the kernel
-passes on only verdicts of validators it trusts (a rejection it overruled arrives as `overruled`, which
-counts as no verdict).
+answered, refused or failed; for a goal solver's answer, its support (the share of the terms it adds to
+the question that are found in the units it cites, measured by the kernel: a restated question scores 0)
+and the validators' verdict — the kernel passes on only verdicts of validators it trusts (a rejection it
+overruled, or an acceptance by a validator measured not to discriminate, arrives as `overruled`, which
+counts as no verdict). A goal solver's refusal is learned only when another solver then answered the same
+intent with well-supported terms (a failure: the evidence held an answer); a call the kernel skipped, or
+killed when the request's deadline had cut its time, says nothing of the plugin and is not learned.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ MAX_LATENCY_MS = 60_000.0
 # Statuses that say nothing about the plugin's own quality: not learned from.
 NEUTRAL = frozenset({"skipped", "skipped-budget"})
 SUCCESS = frozenset({"success", "accepted"})
+# The support of a peer's answer that makes a goal solver's refusal of the same intent a failure.
+PEER_SUPPORT = 0.8
 
 
 class Stat(msgspec.Struct, kw_only=True):
@@ -138,13 +143,15 @@ def observations(payload: RecordOutcomePayload) -> list[Observation]:
     record, for the act of its intent and for the act and answer type (the kernel folds them in)."""
     acts = {i.ref: (i.act, task_kind(i)) for i in payload.intents}
     verdicts = validation_verdicts(payload.attempts)
+    refuted = refuted_refusals(payload.attempts)
     out: list[Observation] = []
     for n, attempt in enumerate(payload.attempts):
-        if attempt.status in NEUTRAL or (attempt.type == "gs-plugin" and attempt.status == "no-context"):
+        refusal = attempt.type == "gs-plugin" and attempt.status == "no-context"
+        if attempt.status in NEUTRAL or (refusal and n not in refuted):
             # a goal solver's no-context is a verdict on the evidence, not on the solver: learning it
             # as a failure would rank an honest solver below one that answers anything
             continue
-        success, sufficient = score_attempt(attempt, verdicts.get(n))
+        success, sufficient = (0.0, None) if refusal else score_attempt(attempt, verdicts.get(n))
         act, kind = acts.get(attempt.intentRef or "", ("", ""))
         tasks = [""] + ([act] if act else []) + ([kind] if kind and kind != act else [])
         for task in tasks:
@@ -160,6 +167,23 @@ def observations(payload: RecordOutcomePayload) -> list[Observation]:
                     alpha=ALPHA,
                 )
             )
+    return out
+
+
+def refuted_refusals(attempts: list[OutcomeAttempt]) -> set[int]:
+    """Indexes of goal-solver refusals (no-context) after which another goal solver answered the same
+    intent in the same frame with support of at least PEER_SUPPORT: the evidence held an answer the
+    refusing solver did not give, so its refusal is learned as a failure (else it is not learned)."""
+    refused: dict[tuple[str | None, str | None], list[int]] = {}
+    out: set[int] = set()
+    for n, attempt in enumerate(attempts):
+        if attempt.type != "gs-plugin":
+            continue
+        key = (attempt.frameId, attempt.intentRef)
+        if attempt.status == "no-context":
+            refused.setdefault(key, []).append(n)
+        elif attempt.status in SUCCESS and (attempt.support or 0.0) >= PEER_SUPPORT:
+            out.update(i for i in refused.pop(key, []) if attempts[i].pluginId != attempt.pluginId)
     return out
 
 
