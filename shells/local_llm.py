@@ -13,7 +13,8 @@ llama.cpp format for a model without one (e.g. `chatml` for a base model). SmolL
 model but a tiny one: it follows the answer formats often, cites ids sometimes wrongly and is often wrong
 on facts — what the plugins' checks and the engine's fallbacks are for.
 
-The context window is DEFAULT_N_CTX tokens, and the kernel tells the plugins (MRPVM_LLM_CONTEXT_TOKENS →
+The context window is DEFAULT_N_CTX tokens (MRPVM_LOCAL_LLM_N_CTX: a smaller one keeps prompts, hence
+calls, short on a busy CPU), and the kernel tells the plugins (MRPVM_LLM_CONTEXT_TOKENS →
 `llm.contextTokens`) so their prompts budget the evidence to fit it. Each completion is capped at 256
 tokens (MRPVM_LOCAL_LLM_MAX_TOKENS; 0: no cap); threads: MRPVM_LOCAL_LLM_THREADS (default half the cores).
 
@@ -223,7 +224,7 @@ class LocalLLMServer:
         *,
         model: Path | None = None,
         host: str = "127.0.0.1",
-        n_ctx: int = DEFAULT_N_CTX,
+        n_ctx: int | None = None,
         chat_format: str | None = DEFAULT_CHAT_FORMAT,
         n_threads: int | None = None,
         max_tokens: int | None = None,
@@ -234,7 +235,8 @@ class LocalLLMServer:
         self.environ = dict(os.environ if environ is None else environ)
         self.model = model or model_path(self.environ)
         self.host = host
-        self.n_ctx = n_ctx
+        raw_ctx = (self.environ.get("MRPVM_LOCAL_LLM_N_CTX") or "").strip()
+        self.n_ctx = n_ctx or (int(raw_ctx) if raw_ctx.isdigit() and int(raw_ctx) >= 256 else DEFAULT_N_CTX)
         self.chat_format = (
             chat_format or (self.environ.get("MRPVM_LOCAL_LLM_CHAT_FORMAT") or "").strip() or None
         )
