@@ -19,7 +19,8 @@ calls, short on a busy CPU), and the kernel tells the plugins (MRPVM_LLM_CONTEXT
 tokens (MRPVM_LOCAL_LLM_MAX_TOKENS; 0: no cap); threads: MRPVM_LOCAL_LLM_THREADS (default half the cores).
 
 The child runs with a scrubbed environment in its own session, writes its output to
-`<home>/logs/local-llm.log`, dies with the kernel (PR_SET_PDEATHSIG on Linux) and is stopped with
+`<home>/logs/local-llm.log`, dies with the kernel (PR_SET_PDEATHSIG SIGKILL on Linux: uvicorn would
+finish an in-flight completion after a SIGTERM, minutes on a busy CPU) and is stopped with
 SIGTERM, then SIGKILL, on exit. `MRPVM_LOCAL_LLM_MODEL` points at another GGUF file.
 """
 
@@ -79,7 +80,7 @@ _LAUNCHER = (
     "import os, runpy, signal, sys\n"
     "if sys.platform.startswith('linux'):\n"
     "    import ctypes\n"
-    "    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG\n"
+    "    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG\n"
     "    if os.getppid() != int(os.environ.pop('MRPVM_PARENT_PID', os.getppid())):\n"
     "        sys.exit(1)\n"
     "cap = int(os.environ.pop('MRPVM_MAX_TOKENS', '0') or 0)\n"
