@@ -12,7 +12,9 @@ import anyio
 import pytest
 from llm_engine_support import FakeModel, LLMHarness, ask, calls, llm_nodes, plugin_nodes
 from llm_server import ScriptedLLM
+from mrpvm.kernel.engine.frame_run import order_planners
 from mrpvm.kernel.engine.support import answer_support
+from mrpvm.kernel.records import PlannerStats
 from mrpvm.plugins.gs_llm_common.solve import PROMPT_MARKERS, read_answer
 from mrpvm.plugins.planner_common.utility import observations, refuted_refusals
 from mrpvm.plugins.sdk import PluginFailure
@@ -186,3 +188,23 @@ def test_an_llm_call_that_cannot_finish_in_the_time_left_is_not_started(tmp_path
     assert "one LLM call takes about 122 s here (measured)" in node["output"]["reason"]
     assert sent == 0 and not llm_nodes(result)
     assert result.goal_solver_plugin == "gs-symbolic"
+
+
+def _planner(rate: float, samples: int) -> PlannerStats:
+    return PlannerStats(plannerId="", successRate=rate, samples=samples)
+
+
+def test_one_weak_turn_does_not_hand_the_lead_to_the_heavy_first_planner():
+    """Session 8, real01: planner-default's first turn was weak (EWMA 0.35 on 1 sample) and the unmeasured
+    planner-depth (prior 0.5) led every later turn, trying the LLM solvers first. The lead now moves on
+    evidence: pooled with the prior and by a margin."""
+    base = ["planner-default", "planner-depth"]
+    one_weak = {"planner-default": _planner(0.35, 1)}
+    assert order_planners(base, one_weak, None) == base
+    three_weak = {"planner-default": _planner(0.17, 3)}
+    assert order_planners(base, three_weak, None) == ["planner-depth", "planner-default"]
+    measured = {"planner-default": _planner(0.35, 1), "planner-depth": _planner(0.9, 6)}
+    assert order_planners(base, measured, None) == ["planner-depth", "planner-default"]
+    assert order_planners(base, {}, "planner-depth") == ["planner-depth", "planner-default"]  # a tie
+    better = {"planner-default": _planner(0.95, 8)}
+    assert order_planners(base, better, "planner-depth") == base  # a preference never beats evidence
