@@ -14,8 +14,8 @@ import time
 import anyio
 import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
+from mrpvm.protocol.envelope import PluginStats
 
-from ..records import PlannerStats
 from ..trace import PROMPT_PREVIEW, clip
 from .calls import FALLING_BACK
 from .concurrency import let_requests_out, run_all
@@ -58,7 +58,7 @@ def rank_planners(state: TurnState) -> list[str | None]:
     return [*order_planners(base, stats, state.preferences.planner)]
 
 
-def order_planners(base: list[str], stats: dict[str, PlannerStats], preferred: str | None) -> list[str]:
+def order_planners(base: list[str], stats: dict[str, PluginStats], preferred: str | None) -> list[str]:
     """`base` (config order) reordered by pooled success: a planner moves ahead of the one before it when
     it scores more than PLANNER_MARGIN higher, or within the margin when it is the preferred one."""
 

@@ -14,12 +14,11 @@ from llm_engine_support import FakeModel, LLMHarness, ask, calls, llm_nodes, plu
 from llm_server import ScriptedLLM
 from mrpvm.kernel.engine.frame_run import order_planners
 from mrpvm.kernel.engine.support import answer_support
-from mrpvm.kernel.records import PlannerStats
 from mrpvm.plugins.gs_llm_common.solve import PROMPT_MARKERS, read_answer
 from mrpvm.plugins.planner_common.utility import observations, refuted_refusals
 from mrpvm.plugins.sdk import PluginFailure
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Observation
-from mrpvm.protocol.envelope import OutcomeAttempt, RecordOutcomePayload
+from mrpvm.protocol.envelope import OutcomeAttempt, PluginStats, RecordOutcomePayload
 
 ENABLED = ["sd-symbolic", "kb-fast", "gs-llm-fast", "gs-symbolic"]
 ORDERS = {"sd": ["sd-symbolic"], "kb": ["kb-fast"], "gs": ["gs-llm-fast", "gs-symbolic"], "val": []}
@@ -190,8 +189,8 @@ def test_an_llm_call_that_cannot_finish_in_the_time_left_is_not_started(tmp_path
     assert result.goal_solver_plugin == "gs-symbolic"
 
 
-def _planner(rate: float, samples: int) -> PlannerStats:
-    return PlannerStats(plannerId="", successRate=rate, samples=samples)
+def _planner(rate: float, samples: int) -> PluginStats:
+    return PluginStats(pluginId="", successRate=rate, samples=samples)
 
 
 def test_one_weak_turn_does_not_hand_the_lead_to_the_heavy_first_planner():
