@@ -227,6 +227,13 @@ def evidence_markers(units: list[KnowledgeUnit]) -> list[str]:
     return [f"({u.role}; {u.topic})" for u in units]
 
 
+def criterion_marker(intent: IntentGroup) -> list[str]:
+    """The intent's criterion (shown as `A good answer: ...`) without its first word, when it is long enough
+    to be recognised: a small model copies it as "This answer describes the main facts ..."."""
+    words = intent.criterion.split()
+    return [" ".join(words[1:])] if len(words) >= 5 else []
+
+
 def _preamble(lines: list[str]) -> list[str]:
     """The lines before the first `## ` heading."""
     out: list[str] = []
@@ -316,7 +323,7 @@ def solve(call: Call, variant: GsVariant) -> CnlDocument:
     known = {evidence_label(n): u.id for n, u in enumerate(given)}
     known |= {u.id: u.id for u in [*given, *guidance]}
     texts = {u.id: f"{u.title or ''} {u.topic or ''} {u.body}" for u in given}
-    markers = (*PROMPT_MARKERS, *evidence_markers(given))
+    markers = (*PROMPT_MARKERS, *evidence_markers(given), *criterion_marker(intent))
     messages = [
         {"role": "system", "content": system},
         {"role": "user", "content": _question(intent, lines, guidance)},

@@ -32,10 +32,19 @@ from mrpvm.protocol.envelope import LearnedStat, OutcomeAttempt, PluginStats, Re
 from .signals import task_kind
 
 ALPHA = 0.3
+# A plugin measured to fail is left out of a stage that has another candidate: its overall success below
+# FAILING on at least FAILING_SAMPLES outcomes, with no record of the task's act or kind (at least
+# KIND_SAMPLES outcomes) at or above FAILING. Trying it after a better solver refused only turns a right
+# refusal into a wrong answer (SmolLM2's gs-llm-fast on an unanswerable question).
+FAILING = 0.25
+FAILING_SAMPLES = 5
+KIND_SAMPLES = 3
 MAX_LATENCY_MS = 60_000.0
 # Statuses that say nothing about the plugin's own quality: not learned from.
 NEUTRAL = frozenset({"skipped", "skipped-budget"})
 SUCCESS = frozenset({"success", "accepted"})
+# The least support an answer needs for a validator's acceptance to count (below it: no verdict).
+VOUCHED_SUPPORT = 0.5
 # The support of a peer's answer that makes a goal solver's refusal of the same intent a failure.
 PEER_SUPPORT = 0.8
 
@@ -137,6 +146,22 @@ class UtilityTable(msgspec.Struct, kw_only=True):
             return 0.0, 0, False
         return sum(s.utility() for s in stats) / len(stats), min(s.samples for s in stats), on_task
 
+    def failing(self, plugin_id: str, acts: list[str]) -> str | None:
+        """Why the plugin is measured to fail on tasks with these act keys (None when it is not)."""
+        record = self.plugins.get(plugin_id)
+        if record is None:
+            return None
+        overall = record.overall
+        if overall.samples < FAILING_SAMPLES or overall.successRate >= FAILING:
+            return None
+        keys = {k for act in acts for k in (act, act.split("/", 1)[0])}
+        if any(
+            (s := record.acts.get(k)) is not None and s.samples >= KIND_SAMPLES and s.successRate >= FAILING
+            for k in keys
+        ):
+            return None
+        return f"{plugin_id} success {overall.successRate:.2f} on {overall.samples}"
+
 
 def observations(payload: RecordOutcomePayload) -> list[Observation]:
     """What to learn from every attempt of an outcome: for each, its score for the plugin's overall
@@ -213,7 +238,8 @@ def score_attempt(attempt: OutcomeAttempt, verdict: str | None = None) -> tuple[
     """(success in [0, 1], sufficiency or None) of one attempt, by what its plugin type was asked.
 
     A goal solver's answer: the validators' verdict (accepted 1, rejected 0, none 0.5) averaged with its
-    evidence support when the kernel measured one. An unvalidated, unmeasured answer is neutral, 0.5: it
+    evidence support when the kernel measured one (an acceptance of an answer with support below
+    VOUCHED_SUPPORT counts as no verdict: what the evidence does not hold, no validator vouches for). An unvalidated, unmeasured answer is neutral, 0.5: it
     shows the solver answered, not that it was right, and learning it as a success would promote
     whichever solver answers most readily; support tells an answer that says what its units say from one
     that does not."""
@@ -223,6 +249,8 @@ def score_attempt(attempt: OutcomeAttempt, verdict: str | None = None) -> tuple[
         judged = {"accepted": 1.0, "rejected": 0.0}.get(verdict or "", 0.5)
         if attempt.support is None:
             return judged, sufficient
+        if judged > 0.5 and attempt.support < VOUCHED_SUPPORT:  # no validator vouches for unsupported terms
+            judged = 0.5
         return 0.5 * judged + 0.5 * attempt.support, sufficient
     sufficient = None if attempt.sufficient is None else (1.0 if attempt.sufficient else 0.0)
     if attempt.type == "val-plugin":  # a verdict either way is the validator doing its job

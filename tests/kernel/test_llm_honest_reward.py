@@ -14,8 +14,8 @@ from llm_engine_support import FakeModel, LLMHarness, ask, calls, llm_nodes, plu
 from llm_server import ScriptedLLM
 from mrpvm.kernel.engine.frame_run import order_planners
 from mrpvm.kernel.engine.support import answer_support
-from mrpvm.plugins.gs_llm_common.solve import PROMPT_MARKERS, read_answer
-from mrpvm.plugins.planner_common.utility import observations, refuted_refusals
+from mrpvm.plugins.gs_llm_common.solve import PROMPT_MARKERS, criterion_marker, read_answer
+from mrpvm.plugins.planner_common.utility import observations, refuted_refusals, score_attempt
 from mrpvm.plugins.sdk import PluginFailure
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Observation
 from mrpvm.protocol.envelope import OutcomeAttempt, PluginStats, RecordOutcomePayload
@@ -207,3 +207,34 @@ def test_one_weak_turn_does_not_hand_the_lead_to_the_heavy_first_planner():
     assert order_planners(base, {}, "planner-depth") == ["planner-depth", "planner-default"]  # a tie
     better = {"planner-default": _planner(0.95, 8)}
     assert order_planners(base, better, "planner-depth") == base  # a preference never beats evidence
+
+
+def test_an_acceptance_of_an_unsupported_answer_counts_as_no_verdict():
+    """real01 q10: val-llm (unmeasured) accepted "The answer is: The largest file size; tar; store. This
+    answer describes the main facts accurately ..." (support 0): the acceptance must not lift it."""
+    restated = OutcomeAttempt(
+        pluginId="gs-llm-fast", type="gs-plugin", op="solve", status="success", support=0.0
+    )
+    supported = OutcomeAttempt(
+        pluginId="gs-llm-fast", type="gs-plugin", op="solve", status="success", support=0.9
+    )
+    assert score_attempt(restated, "accepted")[0] == score_attempt(restated)[0] == 0.25
+    assert score_attempt(supported, "accepted")[0] == 0.95  # a supported answer's acceptance still counts
+
+
+def test_a_copied_criterion_is_a_copy_of_the_prompt():
+    intent = IntentGroup(
+        index=1,
+        act="describe",
+        intent="What is the largest file size tar can store?",
+        output="a size",
+        criterion="The answer describes the main facts accurately and completely.",
+    )
+    text = "The answer is: The largest file size. This answer describes the main facts accurately and completely."
+    with pytest.raises(PluginFailure, match="copied the prompt"):
+        read_answer(
+            text, "gs-llm-fast", {"E1": "u1"}, False, markers=(*PROMPT_MARKERS, *criterion_marker(intent))
+        )
+    assert (
+        criterion_marker(IntentGroup(index=1, act="define", intent="x", output="y", criterion="Short.")) == []
+    )
