@@ -13,12 +13,14 @@ llama.cpp format for a model without one (e.g. `chatml` for a base model). SmolL
 model but a tiny one: it follows the answer formats often, cites ids sometimes wrongly and is often wrong
 on facts — what the plugins' checks and the engine's fallbacks are for.
 
-The context window is DEFAULT_N_CTX tokens, and the kernel tells the plugins (MRPVM_LLM_CONTEXT_TOKENS →
+The context window is DEFAULT_N_CTX tokens (MRPVM_LOCAL_LLM_N_CTX: a smaller one keeps prompts, hence
+calls, short on a busy CPU), and the kernel tells the plugins (MRPVM_LLM_CONTEXT_TOKENS →
 `llm.contextTokens`) so their prompts budget the evidence to fit it. Each completion is capped at 256
 tokens (MRPVM_LOCAL_LLM_MAX_TOKENS; 0: no cap); threads: MRPVM_LOCAL_LLM_THREADS (default half the cores).
 
 The child runs with a scrubbed environment in its own session, writes its output to
-`<home>/logs/local-llm.log`, dies with the kernel (PR_SET_PDEATHSIG on Linux) and is stopped with
+`<home>/logs/local-llm.log`, dies with the kernel (PR_SET_PDEATHSIG SIGKILL on Linux: uvicorn would
+finish an in-flight completion after a SIGTERM, minutes on a busy CPU) and is stopped with
 SIGTERM, then SIGKILL, on exit. `MRPVM_LOCAL_LLM_MODEL` points at another GGUF file.
 """
 
@@ -78,7 +80,7 @@ _LAUNCHER = (
     "import os, runpy, signal, sys\n"
     "if sys.platform.startswith('linux'):\n"
     "    import ctypes\n"
-    "    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG\n"
+    "    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG\n"
     "    if os.getppid() != int(os.environ.pop('MRPVM_PARENT_PID', os.getppid())):\n"
     "        sys.exit(1)\n"
     "cap = int(os.environ.pop('MRPVM_MAX_TOKENS', '0') or 0)\n"
@@ -223,7 +225,7 @@ class LocalLLMServer:
         *,
         model: Path | None = None,
         host: str = "127.0.0.1",
-        n_ctx: int = DEFAULT_N_CTX,
+        n_ctx: int | None = None,
         chat_format: str | None = DEFAULT_CHAT_FORMAT,
         n_threads: int | None = None,
         max_tokens: int | None = None,
@@ -234,7 +236,8 @@ class LocalLLMServer:
         self.environ = dict(os.environ if environ is None else environ)
         self.model = model or model_path(self.environ)
         self.host = host
-        self.n_ctx = n_ctx
+        raw_ctx = (self.environ.get("MRPVM_LOCAL_LLM_N_CTX") or "").strip()
+        self.n_ctx = n_ctx or (int(raw_ctx) if raw_ctx.isdigit() and int(raw_ctx) >= 256 else DEFAULT_N_CTX)
         self.chat_format = (
             chat_format or (self.environ.get("MRPVM_LOCAL_LLM_CHAT_FORMAT") or "").strip() or None
         )

@@ -25,6 +25,7 @@ from mrpvm.protocol.vocab import Op
 
 from ..llm.hooks import grant, settle
 from ..supervisor import CallResult, PluginCallError
+from ..supervisor.errors import TIMEOUT
 from ..trace import PROMPT_PREVIEW, TraceNode, clip, clip_tail, error_line, summarize_output
 from .frame import ExecutionFrame
 from .scope import (
@@ -35,7 +36,7 @@ from .scope import (
     MemoKey,
     PluginInfo,
 )
-from .support import evidence_support
+from .support import answer_support
 
 SKIPPED_BUDGET = "skipped-budget"
 SKIPPED_KNOWN = "skipped-known-failure"
@@ -87,14 +88,14 @@ async def call_plugin(
         reused = _reuse(state, frame, memo_key, attempt)
         if reused is not None:
             return reused
-    timeout_s, reason = _window(state, info)
+    timeout_s, reason, cut = _window(state, info)
     backtracking = FALLING_BACK.get() and op in FALLBACK_OPS and not background
     if timeout_s is not None and backtracking and not state.budget.take_fallback_call():
         timeout_s = None
         reason = f"the turn's {state.budget.fallback_calls_total} fallback calls are spent"
     if timeout_s is None:
         _skip(state, attempt, SKIPPED_BUDGET, reason)
-        _record(branch, attempt, frame, intent_ref, units)
+        _record(branch, attempt, frame, intent_ref, units, prompt)
         return attempt
     on_event = None if background else state.on_event
     if on_event is not None:
@@ -146,7 +147,7 @@ async def call_plugin(
             state.calls.memo[memo_key] = attempt
         elif attempt.status not in ("success", "accepted"):
             frame.failures.remember(memo_key, attempt.status, node.id)
-    _record(branch, attempt, frame, intent_ref, units)
+    _record(branch, attempt, frame, intent_ref, units, prompt, cut=cut)
     return attempt
 
 
@@ -169,13 +170,26 @@ def _reuse(state: CallScope, frame: ExecutionFrame, key: MemoKey, attempt: Attem
     return Attempt(attempt.plugin_id, attempt.type, attempt.op, cached.status, node, cached.doc, 0.0, 0)
 
 
-def _window(state: CallScope, info: PluginInfo) -> tuple[float | None, str | None]:
-    """(the call's timeout, None) within budget, else (None, why it is skipped)."""
+def _window(state: CallScope, info: PluginInfo) -> tuple[float | None, str | None, bool]:
+    """(the call's timeout, None, whether the request's deadline cut the plugin's own time) within
+    budget, else (None, why it is skipped, False). A plugin that may call the LLM is not started when
+    one LLM call, at the endpoint's measured pace, would take longer than the request has left."""
     budget = state.budget
     if not budget.affords(info.max_llm_calls):
-        return None, f"maxLLMCalls {info.max_llm_calls} exceeds the {budget.llm_calls_left} LLM calls left"
-    timeout_s = budget.call_window_s(plugin_timeout_ms(state, info))
-    return timeout_s, None if timeout_s is not None else "the request deadline has passed"
+        return (
+            None,
+            f"maxLLMCalls {info.max_llm_calls} exceeds the {budget.llm_calls_left} LLM calls left",
+            False,
+        )
+    own_ms = plugin_timeout_ms(state, info)
+    timeout_s = budget.call_window_s(own_ms)
+    if timeout_s is None:
+        return None, "the request deadline has passed", False
+    expected = state.llm.pace.expected_s() if info.max_llm_calls > 0 and state.llm is not None else None
+    if expected is not None and expected > timeout_s:
+        why = f"one LLM call takes about {expected:.0f} s here (measured) and {timeout_s:.0f} s are left"
+        return None, why, False
+    return timeout_s, None, timeout_s < own_ms / 1000.0
 
 
 def plugin_timeout_ms(state: CallScope, info: PluginInfo) -> int:
@@ -291,9 +305,14 @@ def _record(
     frame: ExecutionFrame,
     intent_ref: str | None,
     units: list[KnowledgeUnit],
+    question: str,
+    *,
+    cut: bool = False,
 ) -> None:
-    """The attempt, in the branch's list for recordOutcome; a goal solver's answer with its evidence
-    support (support.py), measured against the units it was given."""
+    """The attempt, in the branch's list for recordOutcome; a goal solver's answer with its support
+    (support.answer_support: the terms it adds to the question, found in the units it cites). A call
+    that timed out within a window the request's deadline cut short is reported `skipped-budget`: the
+    time ran out behind other calls, which says nothing of the plugin (the trace keeps its error)."""
     if branch is None:
         return
     sufficient = None
@@ -302,13 +321,16 @@ def _record(
         sufficient = doc.resolved[0].sufficient
     support = None
     if attempt.type == "gs-plugin" and attempt.status == "success" and doc is not None and doc.answer:
-        support = evidence_support(doc.answer, list(doc.sources or []), units)
+        support = answer_support(doc.answer, question, list(doc.sources or []), units)
+    status = attempt.status
+    if cut and status == "error" and attempt.node.output.get("code") == TIMEOUT:
+        status = SKIPPED_BUDGET
     branch.attempts.append(
         OutcomeAttempt(
             pluginId=attempt.plugin_id,
             type=attempt.type,
             op=attempt.op,
-            status=attempt.status,
+            status=status,
             durationMs=round(attempt.duration_ms, 3),
             llmCalls=attempt.llm_calls,
             sufficient=sufficient,

@@ -14,6 +14,7 @@ import time
 import anyio
 import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
+from mrpvm.protocol.envelope import PluginStats
 
 from ..trace import PROMPT_PREVIEW, clip
 from .calls import FALLING_BACK
@@ -35,11 +36,18 @@ from .stages import build_plan, detect_seeds, kb_notifications
 from .state import TurnState, intent_key
 
 PLANNER_PRIOR = 0.5
+# A planner's measured success is pooled with this many samples' worth of the prior, and a planner leads
+# one configured before it only with a pooled score higher by more than PLANNER_MARGIN: the lead moves on
+# evidence, not on one weak turn (a fallback planner, heavy-first, would otherwise lead every turn after
+# the first planner's first weak answer, trying the slow plugins first).
+PLANNER_PRIOR_WEIGHT = 3
+PLANNER_MARGIN = 0.1
 FALLBACK_ACT = "describe"
 
 
 def rank_planners(state: TurnState) -> list[str | None]:
-    """Explicit pin > planner-level EWMA; the session's preferred planner breaks ties, then config order."""
+    """Explicit pin > planner-level EWMA (pooled with the prior, by a margin); within the margin the
+    session's preferred planner comes first, then config order."""
     if state.pins.planner:
         return [state.pins.planner]
     enabled = state.enabled_ids("mrp-plan-plugin")
@@ -47,14 +55,30 @@ def rank_planners(state: TurnState) -> list[str | None]:
     if not base:
         return [None]
     stats = {s.pluginId: s for s in state.planner_stats()}
+    return [*order_planners(base, stats, state.preferences.planner)]
+
+
+def order_planners(base: list[str], stats: dict[str, PluginStats], preferred: str | None) -> list[str]:
+    """`base` (config order) reordered by pooled success: a planner moves ahead of the one before it when
+    it scores more than PLANNER_MARGIN higher, or within the margin when it is the preferred one."""
 
     def score(planner_id: str) -> float:
         s = stats.get(planner_id)
-        return s.successRate if s is not None and s.samples > 0 else PLANNER_PRIOR
+        n = s.samples if s is not None else 0
+        rate = s.successRate if s is not None else PLANNER_PRIOR
+        return (n * rate + PLANNER_PRIOR_WEIGHT * PLANNER_PRIOR) / (n + PLANNER_PRIOR_WEIGHT)
 
-    preferred = state.preferences.planner
-    ranked: list[str] = sorted(base, key=lambda p: (-score(p), p != preferred, base.index(p)))
-    return [*ranked]
+    ranked = list(base)
+    moved = True
+    while moved:  # each swap moves a planner past one it beats; none can swap back, so this ends
+        moved = False
+        for i in range(len(ranked) - 1):
+            ahead, behind = ranked[i], ranked[i + 1]
+            lead = score(behind) - score(ahead)
+            if lead > PLANNER_MARGIN or (lead >= -PLANNER_MARGIN and behind == preferred):
+                ranked[i], ranked[i + 1] = behind, ahead
+                moved = True
+    return ranked
 
 
 def splits(parent: str, intents: list[IntentGroup]) -> bool:

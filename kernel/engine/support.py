@@ -1,5 +1,9 @@
 """Evidence support of a goal solver's answer: the share of its terms found in the units it cites.
 
+`answer_support` is what the planner learns from: the same share over the terms the answer adds to the
+question (an answer that only restates the question's own words says nothing, and scores 0 however well
+the evidence "supports" those words).
+
 A run-time measure of groundedness that needs no gold answer: an answer that restates what its cited
 units say scores near 1, one that adds names, numbers or claims they do not contain scores low. It is
 term-level (lower-cased words and numbers, stop words and one-letter tokens dropped), so it cannot tell
@@ -13,6 +17,7 @@ import re
 
 from mrpvm.protocol.document import KnowledgeUnit
 
+_VERDICT = re.compile(r"^\W*(?:yes|no|true|false)\b", re.IGNORECASE)
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.+-]*[a-z0-9]|[a-z0-9]")
 _STOP = frozenset(
     [
@@ -104,8 +109,30 @@ def evidence_support(answer: str, sources: list[str], evidence: list[KnowledgeUn
     terms = answer_terms(answer)
     if not terms or not evidence:
         return None
+    return round(len(terms & _cited_terms(sources, evidence)) / len(terms), 3)
+
+
+def _cited_terms(sources: list[str], evidence: list[KnowledgeUnit]) -> set[str]:
+    """The terms of the cited units (all evidence when none of the cited ids was given)."""
     cited = [u for u in evidence if u.id in set(sources)] or evidence
     known: set[str] = set()
     for unit in cited:
         known |= answer_terms(f"{unit.title or ''} {unit.topic or ''} {unit.body}")
-    return round(len(terms & known) / len(terms), 3)
+    return known
+
+
+def answer_support(
+    answer: str, question: str, sources: list[str], evidence: list[KnowledgeUnit]
+) -> float | None:
+    """`evidence_support` of the terms the answer adds to `question`; 0.0 when it adds none (a restated
+    question is not an answer), unless it opens with a verdict (yes/no/true/false: the restated words are
+    what it affirms or denies); None for an answer without terms or without evidence."""
+    terms = answer_terms(answer)
+    if not terms or not evidence:
+        return None
+    added = terms - answer_terms(question)
+    if not added and _VERDICT.match(answer):
+        added = terms
+    if not added:
+        return 0.0
+    return round(len(added & _cited_terms(sources, evidence)) / len(added), 3)

@@ -10,7 +10,9 @@ where the per-call time is the configured upstream timeout (`MRPVM_LLM_TIMEOUT_M
 may take) until the bridge has timed MIN_SAMPLES upstream answers, and then SLACK × the slowest of the
 last WINDOW (never below FLOOR_S, never above the configured time). A call that timed out counts as taking
 the time it was given, so a slower phase of the endpoint widens the next deadlines again. The request's
-own deadline still bounds every call (kernel/budgets.py). Measurements live in memory for the kernel's
+own deadline still bounds every call (kernel/budgets.py), and a plugin call whose one LLM call would take
+longer, as measured (`expected_s`: the median of the last WINDOW calls plus PLUGIN_WORK_S), than the
+request has left is not started (kernel/engine/calls.py: `skipped-budget`). Measurements live in memory for the kernel's
 life: a restart starts from the configured time again.
 """
 
@@ -48,6 +50,14 @@ class LLMPace:
         if not self.measured:
             return self.configured_s
         return min(self.configured_s, max(FLOOR_S, SLACK * max(self._samples)))
+
+    def expected_s(self) -> float | None:
+        """How long a plugin call with one LLM call is expected to take (the median of the measured
+        calls, plus the plugin's own work); None until MIN_SAMPLES calls are measured."""
+        if not self.measured:
+            return None
+        ordered = sorted(self._samples)
+        return ordered[len(ordered) // 2] + PLUGIN_WORK_S
 
     def plugin_ms(self, calls: int) -> int:
         """The least deadline of a plugin call that may make `calls` LLM calls (0: no LLM time)."""

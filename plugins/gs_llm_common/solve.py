@@ -47,6 +47,9 @@ _KNOWN = ("Answer", "Sources")
 _ID_WRAP = " \t[]()`'\"*."
 _LABEL = re.compile(r"\bE\d+\b")
 _LABEL_REFS = re.compile(r"\s*\[(?:E\d+)(?:\s*,\s*E\d+)*\]")
+# Lines of the user message (prompts/question.md) that no answer holds: a completion with one copied the
+# prompt. The evidence lines' `(Role; Topic)` headers are added per call (evidence_markers).
+PROMPT_MARKERS = ("Question (", "Expected output:", "A good answer:")
 ATTRIBUTION_MIN = 0.6  # share of the answer's content words its attributed units must hold
 DECOMPOSE_RULE = (
     "\nIf the question is too broad for one answer and should be split into smaller questions, write only\n"
@@ -114,11 +117,13 @@ def read_answer(
     allow_decompose: bool,
     truncated: bool = False,
     texts: dict[str, str] | None = None,
+    markers: tuple[str, ...] = PROMPT_MARKERS,
 ) -> Draft:
     """The model's answer as a Draft. Lenient about wrapping (missing heading, stray ## headings), strict
-    about substance: a cut, empty or ungrounded answer is a PluginFailure saying why. `known`: what may be
-    cited (a label or id → the unit id); `texts`: unit id → its text, to attribute an answer that cites
-    nothing."""
+    about substance: a cut, empty, copied or ungrounded answer is a PluginFailure saying why. `known`: what
+    may be cited (a label or id → the unit id); `texts`: unit id → its text, to attribute an answer that
+    cites nothing; `markers`: text only a copy of the prompt holds (its fixed lines, the evidence lines'
+    `(Role; Topic)` headers)."""
     known_ids = known if isinstance(known, dict) else {i: i for i in known}
     stripped = text.strip()
     if not stripped:
@@ -162,6 +167,13 @@ def read_answer(
         raise PluginFailure("INVALID_MODEL_OUTPUT", "the model's answer is empty", {"reason": "empty-answer"})
     if NO_CONTEXT.match(answer):
         return Draft("no-context", NO_CONTEXT_ANSWER, [])
+    copied = next((m for m in markers if m and m in answer), None)
+    if copied is not None:  # it continued the prompt or the evidence list instead of answering
+        raise PluginFailure(
+            "INVALID_MODEL_OUTPUT",
+            f"the model copied the prompt ({copied!r}) instead of answering: {_preview(answer)!r}",
+            {"reason": "copied-prompt"},
+        )
     cited = [c.strip(_ID_WRAP) for c in cited]
     cited = [c for c in dict.fromkeys(cited) if c]
     if not cited:  # no Sources line: take the labels and ids the answer mentions
@@ -207,6 +219,19 @@ def attribute(answer: str, texts: dict[str, str]) -> tuple[list[str], float]:
         chosen.append(best)
         covered |= gain
     return chosen, len(covered) / len(wanted)
+
+
+def evidence_markers(units: list[KnowledgeUnit]) -> list[str]:
+    """The `(Role; Topic)` header of each unit's prompt line (sdk.llm.unit_line): an answer holding one
+    copied the evidence list."""
+    return [f"({u.role}; {u.topic})" for u in units]
+
+
+def criterion_marker(intent: IntentGroup) -> list[str]:
+    """The intent's criterion (shown as `A good answer: ...`) without its first word, when it is long enough
+    to be recognised: a small model copies it as "This answer describes the main facts ..."."""
+    words = intent.criterion.split()
+    return [" ".join(words[1:])] if len(words) >= 5 else []
 
 
 def _preamble(lines: list[str]) -> list[str]:
@@ -298,6 +323,7 @@ def solve(call: Call, variant: GsVariant) -> CnlDocument:
     known = {evidence_label(n): u.id for n, u in enumerate(given)}
     known |= {u.id: u.id for u in [*given, *guidance]}
     texts = {u.id: f"{u.title or ''} {u.topic or ''} {u.body}" for u in given}
+    markers = (*PROMPT_MARKERS, *evidence_markers(given), *criterion_marker(intent))
     messages = [
         {"role": "system", "content": system},
         {"role": "user", "content": _question(intent, lines, guidance)},
@@ -309,7 +335,13 @@ def solve(call: Call, variant: GsVariant) -> CnlDocument:
     )
     first_reply = complete(call, messages, max_tokens=reply)
     draft = read_answer(
-        first_reply.text, variant.plugin_id, known, payload.allowDecompose, first_reply.truncated, texts
+        first_reply.text,
+        variant.plugin_id,
+        known,
+        payload.allowDecompose,
+        first_reply.truncated,
+        texts,
+        markers,
     )
     if not variant.deep or draft.status != "success":
         return _reply(call, draft, note)
@@ -323,7 +355,7 @@ def solve(call: Call, variant: GsVariant) -> CnlDocument:
     ]
     try:
         second = complete(call, messages, max_tokens=reply)
-        refined = read_answer(second.text, variant.plugin_id, known, False, second.truncated, texts)
+        refined = read_answer(second.text, variant.plugin_id, known, False, second.truncated, texts, markers)
     except PluginFailure as failure:
         if failure.code == "TIMEOUT":
             raise

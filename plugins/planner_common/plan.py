@@ -119,6 +119,12 @@ def build_plan(call: Call, strategy: Strategy) -> CnlDocument:
             candidates, dropped = act_filter(candidates, signals.acts)
             candidates, unfit = format_filter(candidates, [i.output for i in payload.intents])
             dropped += unfit
+        failing = {
+            d.id: why for d in candidates if (why := table.failing(d.id, signals.kinds or signals.acts))
+        }
+        if failing and len(failing) < len(candidates):  # measured to fail, and another candidate is left
+            candidates = [d for d in candidates if d.id not in failing]
+            notes.append(f"{key}: left out, measured to fail: {'; '.join(failing.values())}")
         ranked = rank(
             candidates,
             signals,

@@ -12,10 +12,13 @@ weight ALPHA) in the store every node shares, and hands them back in `buildPlan`
 `UtilityTable.from_learned` rebuilds the table. The plugin keeps no file of its own.
 
 The outcome signal (strict verdicts exist only in an evaluation, never at run time): whether the plugin
-answered, refused or failed; for a goal solver's answer, its evidence support (the share of the answer's
-terms found in the units it cites, measured by the kernel) and the validators' verdict — the kernel
-passes on only verdicts of validators it trusts (a rejection it overruled arrives as `overruled`, which
-counts as no verdict).
+answered, refused or failed; for a goal solver's answer, its support (the share of the terms it adds to
+the question that are found in the units it cites, measured by the kernel: a restated question scores 0)
+and the validators' verdict — the kernel passes on only verdicts of validators it trusts (a rejection it
+overruled, or an acceptance by a validator measured not to discriminate, arrives as `overruled`, which
+counts as no verdict). A goal solver's refusal is learned only when another solver then answered the same
+intent with well-supported terms (a failure: the evidence held an answer); a call the kernel skipped, or
+killed when the request's deadline had cut its time, says nothing of the plugin and is not learned.
 """
 
 from __future__ import annotations
@@ -29,10 +32,21 @@ from mrpvm.protocol.envelope import LearnedStat, OutcomeAttempt, PluginStats, Re
 from .signals import task_kind
 
 ALPHA = 0.3
+# A plugin measured to fail is left out of a stage that has another candidate: its overall success below
+# FAILING on at least FAILING_SAMPLES outcomes, with no record of the task's act or kind (at least
+# KIND_SAMPLES outcomes) at or above FAILING. Trying it after a better solver refused only turns a right
+# refusal into a wrong answer (SmolLM2's gs-llm-fast on an unanswerable question).
+FAILING = 0.25
+FAILING_SAMPLES = 5
+KIND_SAMPLES = 3
 MAX_LATENCY_MS = 60_000.0
 # Statuses that say nothing about the plugin's own quality: not learned from.
 NEUTRAL = frozenset({"skipped", "skipped-budget"})
 SUCCESS = frozenset({"success", "accepted"})
+# The least support an answer needs for a validator's acceptance to count (below it: no verdict).
+VOUCHED_SUPPORT = 0.5
+# The support of a peer's answer that makes a goal solver's refusal of the same intent a failure.
+PEER_SUPPORT = 0.8
 
 
 class Stat(msgspec.Struct, kw_only=True):
@@ -132,19 +146,37 @@ class UtilityTable(msgspec.Struct, kw_only=True):
             return 0.0, 0, False
         return sum(s.utility() for s in stats) / len(stats), min(s.samples for s in stats), on_task
 
+    def failing(self, plugin_id: str, acts: list[str]) -> str | None:
+        """Why the plugin is measured to fail on tasks with these act keys (None when it is not)."""
+        record = self.plugins.get(plugin_id)
+        if record is None:
+            return None
+        overall = record.overall
+        if overall.samples < FAILING_SAMPLES or overall.successRate >= FAILING:
+            return None
+        keys = {k for act in acts for k in (act, act.split("/", 1)[0])}
+        if any(
+            (s := record.acts.get(k)) is not None and s.samples >= KIND_SAMPLES and s.successRate >= FAILING
+            for k in keys
+        ):
+            return None
+        return f"{plugin_id} success {overall.successRate:.2f} on {overall.samples}"
+
 
 def observations(payload: RecordOutcomePayload) -> list[Observation]:
     """What to learn from every attempt of an outcome: for each, its score for the plugin's overall
     record, for the act of its intent and for the act and answer type (the kernel folds them in)."""
     acts = {i.ref: (i.act, task_kind(i)) for i in payload.intents}
     verdicts = validation_verdicts(payload.attempts)
+    refuted = refuted_refusals(payload.attempts)
     out: list[Observation] = []
     for n, attempt in enumerate(payload.attempts):
-        if attempt.status in NEUTRAL or (attempt.type == "gs-plugin" and attempt.status == "no-context"):
+        refusal = attempt.type == "gs-plugin" and attempt.status == "no-context"
+        if attempt.status in NEUTRAL or (refusal and n not in refuted):
             # a goal solver's no-context is a verdict on the evidence, not on the solver: learning it
             # as a failure would rank an honest solver below one that answers anything
             continue
-        success, sufficient = score_attempt(attempt, verdicts.get(n))
+        success, sufficient = (0.0, None) if refusal else score_attempt(attempt, verdicts.get(n))
         act, kind = acts.get(attempt.intentRef or "", ("", ""))
         tasks = [""] + ([act] if act else []) + ([kind] if kind and kind != act else [])
         for task in tasks:
@@ -160,6 +192,23 @@ def observations(payload: RecordOutcomePayload) -> list[Observation]:
                     alpha=ALPHA,
                 )
             )
+    return out
+
+
+def refuted_refusals(attempts: list[OutcomeAttempt]) -> set[int]:
+    """Indexes of goal-solver refusals (no-context) after which another goal solver answered the same
+    intent in the same frame with support of at least PEER_SUPPORT: the evidence held an answer the
+    refusing solver did not give, so its refusal is learned as a failure (else it is not learned)."""
+    refused: dict[tuple[str | None, str | None], list[int]] = {}
+    out: set[int] = set()
+    for n, attempt in enumerate(attempts):
+        if attempt.type != "gs-plugin":
+            continue
+        key = (attempt.frameId, attempt.intentRef)
+        if attempt.status == "no-context":
+            refused.setdefault(key, []).append(n)
+        elif attempt.status in SUCCESS and (attempt.support or 0.0) >= PEER_SUPPORT:
+            out.update(i for i in refused.pop(key, []) if attempts[i].pluginId != attempt.pluginId)
     return out
 
 
@@ -189,7 +238,8 @@ def score_attempt(attempt: OutcomeAttempt, verdict: str | None = None) -> tuple[
     """(success in [0, 1], sufficiency or None) of one attempt, by what its plugin type was asked.
 
     A goal solver's answer: the validators' verdict (accepted 1, rejected 0, none 0.5) averaged with its
-    evidence support when the kernel measured one. An unvalidated, unmeasured answer is neutral, 0.5: it
+    evidence support when the kernel measured one (an acceptance of an answer with support below
+    VOUCHED_SUPPORT counts as no verdict: what the evidence does not hold, no validator vouches for). An unvalidated, unmeasured answer is neutral, 0.5: it
     shows the solver answered, not that it was right, and learning it as a success would promote
     whichever solver answers most readily; support tells an answer that says what its units say from one
     that does not."""
@@ -199,6 +249,8 @@ def score_attempt(attempt: OutcomeAttempt, verdict: str | None = None) -> tuple[
         judged = {"accepted": 1.0, "rejected": 0.0}.get(verdict or "", 0.5)
         if attempt.support is None:
             return judged, sufficient
+        if judged > 0.5 and attempt.support < VOUCHED_SUPPORT:  # no validator vouches for unsupported terms
+            judged = 0.5
         return 0.5 * judged + 0.5 * attempt.support, sufficient
     sufficient = None if attempt.sufficient is None else (1.0 if attempt.sufficient else 0.0)
     if attempt.type == "val-plugin":  # a verdict either way is the validator doing its job

@@ -31,12 +31,24 @@ QUESTIONS = (
     "When does SQLite run a checkpoint by default?",
     "What does a checkpoint do?",
 )
+# A lookup SmolLM2-135M answers from its evidence (checked against the local build: temperature 0).
+PORT_TEXT = (
+    "# Foo server\n\nThe Foo server listens on port 8080 by default.\n\n"
+    "The Foo server writes its log to /var/log/foo.log.\n"
+)
+PORT_QUESTION = "Which port does the Foo server listen on by default?"
 SYMBOLIC = ["sd-symbolic", "kb-fast", "gs-symbolic", "planner-default"]
 # Generous deadlines: a loaded 2-core machine can take a minute per call; these tests are about behaviour.
 PATIENT = {"MRPVM_PLUGIN_TIMEOUT_MS": "240000", "MRPVM_REQUEST_TIMEOUT_MS": "900000"}
 
 
-async def _session(server: local.LocalLLMServer, home: Path, enabled: list[str], config: dict | None = None):
+async def _session(
+    server: local.LocalLLMServer,
+    home: Path,
+    enabled: list[str],
+    config: dict | None = None,
+    kb_text: str = KB_TEXT,
+):
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.json").write_text(json.dumps(config or {}))
     environ = server.kernel_environ(
@@ -44,7 +56,7 @@ async def _session(server: local.LocalLLMServer, home: Path, enabled: list[str],
     )
     ctx = await open_context(environ)
     kb = ctx.store.create_kb("docs")
-    await ingest_source(ctx, kb, "wal.md", KB_TEXT)  # sd-symbolic: no LLM at ingest
+    await ingest_source(ctx, kb, "doc.md", kb_text)  # sd-symbolic: no LLM at ingest
     return ctx, kb.id
 
 
@@ -61,30 +73,30 @@ def _given_evidence(result) -> set[str]:
 
 
 def test_gs_llm_fast_answers_citing_only_units_it_was_given(local_llm, tmp_path):
+    """A lookup SmolLM2 answers at temperature 0 (greedy: the same completion on every run): gs-llm-fast's
+    answer is the turn's, names the fact, cites only units it was given, and the kernel measures it as
+    supported (a refusal or a structured error fails this test)."""
+
     async def main():
-        ctx, kb = await _session(local_llm, tmp_path / "home", ["sd-symbolic", "kb-fast", "gs-llm-fast"])
+        ctx, kb = await _session(
+            local_llm, tmp_path / "home", ["sd-symbolic", "kb-fast", "gs-llm-fast"], kb_text=PORT_TEXT
+        )
         try:
-            return await run_turn(ctx, TurnRequest(message=QUESTIONS[2], kb=kb, pins=Pins(gs="gs-llm-fast")))
+            return await run_turn(ctx, TurnRequest(message=PORT_QUESTION, kb=kb, pins=Pins(gs="gs-llm-fast")))
         finally:
             await ctx.aclose()
 
     result = anyio.run(main)
     [solve] = _plugin_nodes(result, "solve")
     assert solve["pluginId"] == "gs-llm-fast"
-    assert result.llm_calls >= 1
-    # A 135M model does not always ground its answer: either it cites only units it was given, or the
-    # plugin refuses the completion with the reason (never a fabricated citation).
-    if solve["status"] == "success":
-        cited = solve["output"]["sources"]
-        assert cited and set(cited) <= _given_evidence(result)
-        assert result.goal_solver_plugin == "gs-llm-fast"
-    else:
-        assert solve["status"] == "error", solve["output"]
-        reason = solve["output"].get("message") or solve["output"].get("result") or ""
-        assert solve["output"]["code"] in ("INVALID_MODEL_OUTPUT", "UNGROUNDED_ANSWER") and reason, solve[
-            "output"
-        ]
-        assert not solve["output"].get("sources")
+    assert solve["status"] == "success", solve["output"]
+    assert result.goal_solver_plugin == "gs-llm-fast" and result.llm_calls == 1
+    cited = solve["output"]["sources"]
+    assert cited and set(cited) <= _given_evidence(result)
+    answer = result.response_document["groups"][0]["answerMarkdown"]
+    assert "8080" in answer and "[E" not in answer
+    [llm] = [n for n in result.execution_trace["nodes"] if n["kind"] == "llm"]
+    assert llm["status"] == "success"
 
 
 def test_a_cut_completion_is_a_structured_error_and_the_next_candidate_answers(local_llm, tmp_path):

@@ -626,3 +626,34 @@ def test_a_helper_never_leads_a_stage_and_confidence_when_matched_counts():
     )
     plan = plan_of(default_planner, DEFINE, descriptors=[unsure, sure])
     assert plan.goalSolverOrder == ["gs-sure", "gs-unsure"]
+
+
+def test_a_solver_measured_to_fail_is_left_out_unless_pinned_or_good_at_the_kind(tmp_path):
+    """Session 8, real01: gs-symbolic refused an unanswerable question (right), then gs-llm-fast, measured
+    at success 0.11 on 10 outcomes, answered it (wrong). A solver measured to fail is left out of a stage
+    that has another candidate; a pin still runs it, and a good record on the task's kind keeps it."""
+    lookup = [intent("identify", "What is the largest file size tar can store?")]
+    defining = [intent("define", "What is a heat exchanger?")]
+
+    def gs(
+        plugin_id: str, status: str, support: float | None = None, ref: str = "intent-1"
+    ) -> OutcomeAttempt:
+        return OutcomeAttempt(
+            pluginId=plugin_id, type="gs-plugin", op="solve", status=status, intentRef=ref, support=support
+        )
+
+    for _ in range(6):  # errors and restated questions (support 0) on lookups
+        record(
+            default_planner, tmp_path, [gs("gs-llm-fast", "error"), gs("gs-symbolic", "success", 1.0)], lookup
+        )
+        record(default_planner, tmp_path, [gs("gs-llm-fast", "success", 0.0)], lookup)
+    assert table_of(tmp_path)["plugins"]["gs-llm-fast"]["overall"]["successRate"] < 0.25
+    plan = plan_of(default_planner, lookup, artifacts=tmp_path, llmCallsLeft=4)
+    assert "gs-llm-fast" not in plan.goalSolverOrder and plan.goalSolverOrder[0] == "gs-symbolic"
+    assert "left out, measured to fail: gs-llm-fast success" in plan.notes
+    pinned = plan_of(default_planner, lookup, artifacts=tmp_path, llmCallsLeft=4, pins=P(gs="gs-llm-fast"))
+    assert pinned.goalSolverOrder == ["gs-llm-fast"]
+    for _ in range(4):  # well supported definitions: it serves that kind
+        record(default_planner, tmp_path, [gs("gs-llm-fast", "success", 1.0)], defining)
+    kept = plan_of(default_planner, defining, artifacts=tmp_path, llmCallsLeft=4)
+    assert "gs-llm-fast" in kept.goalSolverOrder

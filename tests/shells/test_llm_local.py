@@ -108,8 +108,11 @@ def test_a_server_that_never_answers_times_out_and_is_killed(tmp_path):
     assert wait_gone(int(Path(f"{model}.pid").read_text()))
 
 
-def test_the_server_dies_with_a_sigkilled_kernel(tmp_path):
-    environ, model = setup(tmp_path, "ok")
+@pytest.mark.parametrize("mode", ["ok", "stubborn"])
+def test_the_server_dies_with_a_sigkilled_kernel(tmp_path, mode):
+    """Also a server that ignores SIGTERM (uvicorn waits for an in-flight completion, a minute or more on a
+    busy CPU): the kernel's death kills it."""
+    environ, model = setup(tmp_path, mode)
     script = (
         "import anyio, sys\n"
         "from pathlib import Path\n"

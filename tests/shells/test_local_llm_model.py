@@ -99,3 +99,16 @@ def test_the_kernel_is_told_the_context_window(tmp_path: Path) -> None:
     env = server.kernel_environ({"MRPVM_HOME": str(tmp_path)})
     assert env["MRPVM_LLM_CONTEXT_TOKENS"] == "3072"
     assert env["MRPVM_LLM_BASE_URL"] == "http://127.0.0.1:4321/v1"
+
+
+def test_the_window_can_be_narrowed_by_the_environment(tmp_path: Path) -> None:
+    """MRPVM_LOCAL_LLM_N_CTX sets the server's window and what the kernel tells the plugins; a value that
+    is not a number of at least 256 tokens leaves the default."""
+    env = {"MRPVM_HOME": str(tmp_path), "MRPVM_LOCAL_LLM_N_CTX": "1024"}
+    server = LocalLLMServer(env, model=tmp_path / "m.gguf")
+    server.port = 4321
+    argv = server.argv(4321)
+    assert argv[argv.index("--n_ctx") + 1] == "1024"
+    assert server.kernel_environ(env)["MRPVM_LLM_CONTEXT_TOKENS"] == "1024"
+    for bad in ("12", "lots", ""):
+        assert LocalLLMServer({**env, "MRPVM_LOCAL_LLM_N_CTX": bad}, model=tmp_path / "m.gguf").n_ctx == 2048

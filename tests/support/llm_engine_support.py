@@ -33,6 +33,7 @@ WAL mode allows readers and a writer to run at the same time. A checkpoint moves
 QUESTION = "Does WAL mode work on a network filesystem?"
 
 _EVIDENCE = re.compile(r"^\[([^\]]+)\] \([^)]*\) (.*)$", re.MULTILINE)
+_QUESTION = re.compile(r"^Question \([^)]*\): (.*?)\??$", re.MULTILINE)
 _TURN = re.compile(r'"""\n(.*?)\n"""', re.DOTALL)
 _ANSWER = re.compile(r'Answer to check:\n"""\n(.*?)\n"""', re.DOTALL)
 
@@ -50,7 +51,7 @@ def dead_url() -> str:
 
 
 class FakeModel:
-    """Answers by role. Modes: sd valid|junk|junk-then-valid; gs grounded|ungrounded;
+    """Answers by role. Modes: sd valid|junk|junk-then-valid; gs grounded|ungrounded|refuse|copy|restate;
     val accept|reject|reject-llm (rejects answers the fake goal model wrote)|junk."""
 
     def __init__(self, sd: str = "valid", gs: str = "grounded", val: str = "accept"):
@@ -84,6 +85,16 @@ class FakeModel:
         evidence = _EVIDENCE.findall(user)
         if self.gs == "ungrounded" or not evidence:
             return f"## Answer\nIt depends {LLM_MARK}.\n"
+        if self.gs == "refuse":  # SmolLM2's false refusal
+            return "NO-CONTEXT"
+        if self.gs == "copy":  # SmolLM2 continuing the evidence list: `(Role; Topic) statement` lines
+            lines = [line for line in user.splitlines() if _EVIDENCE.match(line)]
+            return "\n".join(line.split("] ", 1)[1] for line in lines)
+        if self.gs == "restate":  # the question's own words, citing a given unit
+            question = _QUESTION.search(user)
+            return (
+                f"## Answer\n{question.group(1) if question else ''}\n\n## Sources\nUsed: {evidence[0][0]}\n"
+            )
         uid, text = evidence[0]
         return f"## Answer\n{text} {LLM_MARK}\n\n## Sources\nUsed: {uid}\n"
 

@@ -1,7 +1,7 @@
 """A stand-in for `python -m llama_cpp.server` (same flags) for tests of the LocalLLMServer lifecycle.
 
 The "model" file says what to do: `ok` (serve GET /v1/models behind the api key), `crash` (exit 3 at
-once), `silent` (never answer), `spawn` (serve, and start a grandchild whose pid goes to <model>.child).
+once), `silent` (never answer), `stubborn` (serve, ignoring SIGTERM: uvicorn finishing an in-flight completion), `spawn` (serve, and start a grandchild whose pid goes to <model>.child).
 Every mode writes its own pid to <model>.pid first.
 """
 
@@ -31,6 +31,10 @@ if mode == "crash":
     sys.exit(3)
 if mode == "silent":
     time.sleep(600)
+if mode == "stubborn":
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if mode == "spawn":
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     Path(f"{model}.child").write_text(str(child.pid))
