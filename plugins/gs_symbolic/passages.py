@@ -273,7 +273,23 @@ class Judge:
             self.answers(passage, by_meaning=False)
             and (close is None or close >= SEM_SUPPORT)
             and self.subject <= self._said(passage)  # about what was asked, not only like it
+            and self.carries_type(passage)
         )
+
+    def carries_type(self, passage: Passage) -> bool:
+        """The passage itself holds what the question asks for: a command (code or a command written as
+        one) for "which command …", something to do (an instruction, a command or code) for "how do I …";
+        an answer of the expected shape for a shaped type (typed() may find it in a heading)."""
+        if self.answer_type == "command":
+            return any(s.code or mentions_type(s.text, "command") for s in passage.sentences)
+        if self.answer_type == "procedure":
+            unit = passage.sentences[0].unit  # an option's description is quoted under its option line
+            label = unit.title if unit.chunkType == "definition" and unit.title else ""
+            return mentions_type(label, "command") or any(
+                s.code or is_instruction(s.text) or mentions_type(s.text, "command")
+                for s in passage.sentences
+            )
+        return passage.typed or self.answer_type not in SHAPED_TYPES
 
     @staticmethod
     def _said(passage: Passage) -> set[str]:

@@ -14,13 +14,14 @@ from functools import lru_cache
 from .lexicon import word_set
 from .text import words as tokens
 
-# Head nouns by the type of answer they ask for ("which <noun>", "what is the <noun> of ...").
+# Head nouns by the type of answer they ask for ("value" is not one: an option's value is a word, a string or a
+# number, whatever the option takes) ("which <noun>", "what is the <noun> of ...").
 _NOUN_TYPES: dict[str, frozenset[str]] = {
     "version": word_set("version versions release releases revision edition"),
     "number": word_set(
         """number numbers size sizes amount count total limit limits maximum minimum max min length
         width height depth weight speed rate ratio percentage percent price cost port level factor
-        frequency capacity threshold value values temperature score memory ram space"""
+        frequency capacity threshold temperature score memory ram space"""
     ),
     "date": word_set("date dates year years day days month months time deadline"),
     "duration": word_set("duration period"),
@@ -52,7 +53,11 @@ _WORD = re.compile(r"[A-Za-z][\w'-]*")
 _NP_END = word_set(
     "of for in on at to with by from about that which who whose where when than as can could will"
 )
-_STEPS = re.compile(r"^(?:how (?:do|can|should|would|could) (?:i|we|you|one)\b|how to\b)|\bsteps?\b", re.I)
+_STEPS = re.compile(
+    r"^(?:how (?:do|can|should|would|could) (?:i|we|you|one)\b|how to\b)|\bsteps?\b"
+    r"|\bwhat (?:should|can|must|do) (?:i|we|you|one) (?:do|change|run)\b",  # "… What should I do?"
+    re.I,
+)
 _COMPARE = re.compile(
     r"\bdifferences? between\b|\bdiffers? from\b|\bcompare\b|\bcomparison (?:of|between)\b|\bversus\b|\bvs\.?\s",
     re.I,
