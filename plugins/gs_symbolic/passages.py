@@ -332,6 +332,8 @@ class Judge:
             and close >= SEM_KEY
             and self.scorer.collection_known
             and not missing & self.scorer.unknown
+            and not missing
+            & EXTREMES  # "the maximum number": a passage that states no maximum does not say it
         )
 
     def ranked(self, pool: list[Sentence]) -> list[Passage]:

@@ -68,6 +68,7 @@ _DEFINE = re.compile(
 _WHO_IS_NAME = re.compile(
     r"^(?i:who) (?i:is|was|are|were) (?:(?i:the|a|an) )?(?:[A-Z][\w.'-]*)(?: (?:of |de |van |von )?[A-Z][\w.'-]*){0,3}\??$"
 )
+_PREPOSITIONS = word_set("in on at under for from with by since of to into through during")
 _SUBORDINATOR = word_set(
     "if when whenever after before once since because while although though unless given with"
 )
@@ -99,6 +100,8 @@ def asked_noun(question: str) -> str | None:
     """The head noun of what a "which/what <noun> …" question asks for ("Which storage engine does X use?"
     → engine); None for other questions and for "what is X" (which asks about X, not for a kind)."""
     words = _words(_main_clause(" ".join(question.strip().split())))
+    if len(words) > 2 and words[0] in _PREPOSITIONS and words[1] in ("which", "what"):
+        words = words[1:]  # "Under which license is X released?" asks for a license
     if len(words) < 2 or words[0] not in ("which", "what") or words[1] in _AUX:
         return None
     rest = words[1:5]

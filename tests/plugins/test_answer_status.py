@@ -96,3 +96,38 @@ def test_question_types_values_and_what_should_i_do():
     assert expected_type("What value is used when the fifth field is left out?") != "number"
     assert expected_type("Git still tracks them. What should I do?") == "procedure"
     assert expected_type("What is the maximum size of a shelf?") == "number"
+
+
+def test_the_noun_asked_for_after_a_preposition():
+    from mrpvm.plugins.sdk.answer_types import asked_noun
+
+    assert asked_noun("Under which license is kiln released?") == "license"
+    assert asked_noun("In which release was the -s flag added?") == "release"
+
+
+SHELVES = tree(
+    "shelves",
+    [
+        (
+            "Firing",
+            [
+                ("Description", "-s", "Select shelves by number. For example: kiln fire -s 1 -s 2,3."),
+                ("Description", "timer", "The timer stops the firing when it runs out."),
+            ],
+        )
+    ],
+)
+
+
+def test_an_extreme_asked_for_is_not_excused_as_a_paraphrase():
+    from mrpvm.plugins.gs_symbolic.evidence import Scorer
+    from mrpvm.plugins.gs_symbolic.passages import Judge, Passage
+    from mrpvm.plugins.gs_symbolic.solver import prepare
+
+    pool = prepare([u for u in SHELVES if u.kuType == "atomic"], "").pool
+    example = next(s for s in pool if "For example" in s.text)
+    weights = {"maximum": 3.0, "number": 1.0, "shelv": 2.0, "-s": 3.0}
+    judge = Judge(Scorer(pool, list(weights), collection=weights), "number", {"maximum", "-s"})
+    close = Passage([example], 1.0, 0.5, True, meaning=0.9)  # as close in meaning as can be
+    assert not judge._paraphrased(close, {"maximum"})  # an example of -s states no maximum
+    assert judge._paraphrased(close, {"-s"})  # a key name the collection holds may be paraphrased
