@@ -26,6 +26,18 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def smaps_mb() -> dict[str, float]:
+    """This process's Rss, Pss and Private_Dirty now (MiB): the weights, memory-mapped from the graph cache,
+    are file pages other model-loading workers share (Pss), the rest is this process's own."""
+    wanted = ("Rss", "Pss", "Private_Dirty")
+    out: dict[str, float] = {}
+    for line in Path("/proc/self/smaps_rollup").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in wanted:
+            out[name.lower()] = round(int(value.split()[0]) / 1024, 1)
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--source", type=Path, default=CORPUS if CORPUS.exists() else None)
@@ -67,9 +79,11 @@ def main() -> int:
         "units_encoded": len(texts),
         "tokens": tokens,
         "model_load_s": round(load_s, 2),
+        "graph": encoder.graph_source,  # "cache" (built once) or "built" (this process built it)
         "rss_before_mb": round(before, 1),
         "rss_with_model_mb": round(loaded, 1),
         "rss_after_encoding_mb": round(rss_mb(), 1),
+        "memory_now_mb": smaps_mb(),
         "encode_s": round(encode_s, 2),
         "units_per_s": round(len(texts) / encode_s, 1),
         "tokens_per_s": round(tokens / encode_s, 1),

@@ -21,7 +21,8 @@ from mrpvm.plugins.kb_common.fields import unit_fields, unit_hash
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree, source_id_for
 from mrpvm.protocol import analysis
 from mrpvm.protocol.envelope import OnSourceTextPayload, Paths, Request, decode_request, encode_request
-from mrpvm.protocol.handoff import ANALYSER, decode_handoff, encode_handoff, paused_gc
+from mrpvm.protocol.gc_pause import paused_gc
+from mrpvm.protocol.handoff import ANALYSER, decode_handoff, encode_handoff
 
 
 def cpu(fn, *args):

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from .errors import ConfigError  # the one configuration error (CONFIG_INVALID): loader, CLI and daemon
+from .home import home_dir as home_dir  # one definition, shared with the CLI's thin path
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS_DIR = PROJECT_ROOT / "config"
@@ -106,11 +107,6 @@ ENV_KEYS: dict[str, str] = {
     "MRPVM_SANDBOX_WRITE_PATHS": "engine.sandbox.writePaths",
 }
 PATH_LISTS = ("MRPVM_WRAPPER_FOLDERS", "MRPVM_SANDBOX_READ_PATHS", "MRPVM_SANDBOX_WRITE_PATHS")
-
-
-def home_dir(environ: dict[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    return Path(env.get("MRPVM_HOME") or Path.home() / ".mrpvm").expanduser()
 
 
 def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:

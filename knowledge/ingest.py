@@ -43,10 +43,19 @@ from mrpvm.protocol.envelope import (
     Request,
     encode_request,
 )
+from mrpvm.protocol.vocab import ingest_deadline_ms
 
 from .chunking import chunk_spans
 from .ku_tree import finish_tree, merge_chunk_trees
-from .notify import REQUEST_MARGIN, _notify, hold_session_notices, kb_listeners, notify_source
+from .notify import (
+    REQUEST_MARGIN,
+    UnitsFile,
+    _notify,
+    hold_session_notices,
+    kb_listeners,
+    notify_source,
+    wants_units_file,
+)
 from .reindex import reoffer, reoffer_source
 
 if TYPE_CHECKING:
@@ -152,8 +161,11 @@ async def normalize_text(
     async def run(index: int, start: int, end: int) -> None:
         chunk = text[start:end]
         if chunk.strip():
+            deadline_ms = ingest_deadline_ms(
+                entry.manifest.timeoutMs, len(chunk.encode("utf-8", "surrogatepass"))
+            )
             async with limiter:
-                request = build(index, start, chunk, entry.manifest.timeoutMs)
+                request = build(index, start, chunk, deadline_ms)
                 request.llm = grant(
                     bridge,
                     entry,
@@ -161,10 +173,12 @@ async def normalize_text(
                     request_id,
                     f"chunk-{index}",
                     budget.llm_calls_left,
-                    entry.manifest.timeoutMs / 1000.0,
+                    deadline_ms / 1000.0,
                 )
                 try:
-                    doc = await _call(ctx, sd_plugin, request, part=f"part {index + 1} of {len(spans)}")
+                    doc = await _call(
+                        ctx, sd_plugin, request, deadline_ms, part=f"part {index + 1} of {len(spans)}"
+                    )
                 finally:
                     if bridge is not None and request.llm is not None:
                         bridge.release(request.llm.apiKey)
@@ -226,10 +240,15 @@ def _first_kernel_error(group: BaseExceptionGroup) -> BaseException:
     return group
 
 
-async def _call(ctx: KernelContext, plugin_id: str, request: Request, part: str) -> CnlDocument:
-    """normalizePersistentContext through the supervisor; anything but success is an IngestError."""
+async def _call(
+    ctx: KernelContext, plugin_id: str, request: Request, deadline_ms: int, part: str
+) -> CnlDocument:
+    """normalizePersistentContext through the supervisor within `deadline_ms` (the manifest's timeoutMs
+    per started MiB of the chunk, protocol/vocab.py); anything but success is an IngestError."""
     try:
-        result = await ctx.supervisor.call(plugin_id, request)  # the plugin's own timeoutMs
+        result = await ctx.supervisor.call(
+            plugin_id, request, timeout_s=deadline_ms / 1000, beyond_manifest=True
+        )
     except PluginCallError as err:
         raise IngestError(
             f"{plugin_id} failed on {part}: {err.error.code}: {err.error.message}",
@@ -301,6 +320,7 @@ async def ingest_source(
             notified=notified,
             warnings=warnings + others.warnings,
         )
+    await _start_workers(ctx, sd_plugin)
     source_id = existing.id if existing is not None else store.source_id_for(kb.id, name)
     source = NormalizePayload(
         sourceId=source_id,
@@ -322,11 +342,20 @@ async def ingest_source(
         hash=digest,
         bytes=len(text.encode("utf-8", "surrogatepass")),
     )
-    stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units, text)
+    units_file = UnitsFile(source_id, name, text, units) if wants_units_file(ctx) else None
+    try:
+        async with anyio.create_task_group() as group:
+            if units_file is not None:  # the kb-plugins' units file is analysed while the store commits
+                group.start_soon(units_file.get, True)
+            stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units, text)
+    except BaseExceptionGroup as group_error:  # the commit's own error, as it would be raised alone
+        raise group_error.exceptions[0] if len(group_error.exceptions) == 1 else group_error from None
     if on_phase:
         listeners = ", ".join(e.manifest.id for e in kb_listeners(ctx)) or "no kb-plugin"
         on_phase(f"indexing {len(units):,} units ({listeners})")
-    notified, notify_warnings = await notify_source(ctx, kb, stored, text, units, "upsert")
+    notified, notify_warnings = await notify_source(
+        ctx, kb, stored, text, units, "upsert", units_file=units_file
+    )
     if not notified and kb_listeners(ctx):
         await _take_back(ctx, kb, stored, notify_warnings)
     others = await reoffer(ctx, kb, skip={stored.id})
@@ -336,6 +365,18 @@ async def ingest_source(
         warnings=warnings + notify_warnings + others.warnings,
         notified=notified,
     )
+
+
+async def _start_workers(ctx: KernelContext, sd_plugin: str) -> None:
+    """Start the workers this ingest calls before its first call: the sd-plugin's, then one for each
+    kb-plugin, whose interpreter start and imports then run beside the sd-plugin's work instead of after
+    it, on the ingest's critical path. Running ones are reused; one that cannot start is left to its
+    call, which reports why."""
+    for plugin_id in [sd_plugin, *(entry.id for entry in kb_listeners(ctx))]:
+        try:
+            await ctx.supervisor.warm(plugin_id, workers=1)
+        except PluginCallError:
+            pass
 
 
 async def _take_back(ctx: KernelContext, kb: KbRecord, stored: SourceRecord, warnings: list[str]) -> None:

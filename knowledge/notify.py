@@ -26,6 +26,7 @@ from mrpvm.protocol.envelope import (
     SessionEvent,
     encode_request,
 )
+from mrpvm.protocol.vocab import ingest_deadline_ms
 
 from . import index_ledger as ledger
 
@@ -50,12 +51,15 @@ async def _notify(
     entries: list[PluginEntry] | None = None,
     on_ack: Callable[[PluginEntry], None] | None = None,
     units_file: Callable[[bool], Awaitable[bytes]] | None = None,
+    text_bytes: int = 0,
 ) -> tuple[list[str], list[str]]:
     """Send `op` to every enabled kb-plugin that implements it (or to `entries`): (notified plugin ids,
     warnings). `on_ack(entry)` runs for each plugin that answered success or skipped. `units_file(analysed)`:
     the handoff document (encoded once, on first need) a plugin declaring `handoff: file` gets as a file
     bound for its call (`make(entry, False, path)`), instead of the text and units inline; without the
-    analysis when the file with it exceeds the plugin's maxInputSizeBytes (the plugin then analyses)."""
+    analysis when the file with it exceeds the plugin's maxInputSizeBytes (the plugin then analyses).
+    `text_bytes`: the size of the text the op handles (a source upsert), which scales each plugin's
+    deadline (`ingest_deadline_ms`); 0: the manifest's timeoutMs."""
     notified: list[str] = []
     warnings: list[str] = []
 
@@ -68,9 +72,15 @@ async def _notify(
         )
 
     async def send(entry: PluginEntry, request: Request, note: str) -> None:
-        request.budget = Budget(llmCalls=0, deadlineMs=entry.manifest.timeoutMs)
+        deadline_ms = ingest_deadline_ms(entry.manifest.timeoutMs, text_bytes)
+        request.budget = Budget(llmCalls=0, deadlineMs=deadline_ms)
         try:
-            result = await ctx.supervisor.call(entry.id, request)
+            if text_bytes:
+                result = await ctx.supervisor.call(
+                    entry.id, request, timeout_s=deadline_ms / 1000, beyond_manifest=True
+                )
+            else:
+                result = await ctx.supervisor.call(entry.id, request)
         except PluginCallError as err:
             warnings.append(f"{entry.id} failed {op} for {what}: {err.error.code}: {err.error.message}")
             return
@@ -160,9 +170,11 @@ async def notify_source(
     units: list[KnowledgeUnit],
     action: str,
     only: list[str] | None = None,
+    units_file: UnitsFile | None = None,
 ) -> tuple[list[str], list[str]]:
     """onSourceText (upsert with the whole tree, or remove) to every enabled kb-plugin (or those named in
-    `only`); each acknowledgement is recorded in the index ledger (knowledge/index_ledger.py)."""
+    `only`); each acknowledgement is recorded in the index ledger (knowledge/index_ledger.py).
+    `units_file`: the source's handoff document if the caller has started encoding it already."""
     entries = kb_listeners(ctx)
     if only is not None:
         entries = [e for e in entries if e.id in only]
@@ -192,20 +204,8 @@ async def notify_source(
             requestId=f"ingest-{secrets.token_hex(6)}",
         )
 
-    encoded: dict[bool, bytes] = {}
-    lock = anyio.Lock()
-
-    async def units_file(analysed: bool) -> bytes:
-        """The handoff document (with the units' analysis, or without), encoded once for every plugin."""
-        from mrpvm.protocol.handoff import encode_handoff  # imports the analyser: only for an ingest
-
-        async with lock:
-            if analysed not in encoded:
-                encoded[analysed] = await anyio.to_thread.run_sync(
-                    lambda: encode_handoff(source.id, source.name, text, units, analysed=analysed)
-                )
-        return encoded[analysed]
-
+    if units_file is None or (units_file.source_id, units_file.source_name) != (source.id, source.name):
+        units_file = UnitsFile(source.id, source.name, text, units)
     return await _notify(
         ctx,
         "onSourceText",
@@ -213,8 +213,37 @@ async def notify_source(
         f"source '{source.name}'",
         entries,
         acknowledged,
-        units_file if action == "upsert" else None,
+        units_file.get if action == "upsert" else None,
+        len(text.encode("utf-8", "surrogatepass")) if action == "upsert" else 0,
     )
+
+
+class UnitsFile:
+    """The handoff document of one source upsert (protocol/handoff.py), with the units' analysis or
+    without, each encoded once (in a thread) on first need and shared by every kb-plugin. An ingest asks
+    for it while the store commits the source, so the analysis overlaps the commit's disk wait."""
+
+    def __init__(self, source_id: str, source_name: str, text: str, units: list[KnowledgeUnit]):
+        self.source_id, self.source_name, self.text, self.units = source_id, source_name, text, units
+        self._encoded: dict[bool, bytes] = {}
+        self._lock = anyio.Lock()
+
+    async def get(self, analysed: bool) -> bytes:
+        from mrpvm.protocol.handoff import encode_handoff  # imports the analyser: only for an ingest
+
+        async with self._lock:
+            if analysed not in self._encoded:
+                self._encoded[analysed] = await anyio.to_thread.run_sync(
+                    lambda: encode_handoff(
+                        self.source_id, self.source_name, self.text, self.units, analysed=analysed
+                    )
+                )
+        return self._encoded[analysed]
+
+
+def wants_units_file(ctx: KernelContext) -> bool:
+    """Whether an enabled kb-plugin takes its units as a file (manifest `handoff: file`)."""
+    return any(getattr(entry.manifest, "handoff", "inline") == "file" for entry in kb_listeners(ctx))
 
 
 async def notify_session_event(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from itertools import chain
 
 # Irregular past forms → base form, so "Did Elara flee" meets "Elara fled" and "send" meets "sent" (stems cannot do that).
 _IRREGULAR_TEXT = """
@@ -78,6 +79,8 @@ def collapse(text: str) -> str:
 
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (letters and digits; inner hyphens and apostrophes kept)."""
+    if text.isascii():  # lowering ASCII moves no token boundary: lower once, not per token
+        return WORD_PATTERN.findall(text.lower())
     return [w.lower().replace("’", "'") for w in WORD_PATTERN.findall(text)]
 
 
@@ -164,8 +167,13 @@ def terms(text: str) -> list[str]:
     Every token is analysed on its own, so token -> terms is cached (kb ingest analyses millions of units).
     """
     cache = _TERMS_CACHE
+    tokens = TERM_TOKEN.findall(text)
+    try:  # every token seen before (the usual case once a source is under way): no Python loop
+        return list(chain.from_iterable(map(cache.__getitem__, tokens)))
+    except KeyError:
+        pass
     out: list[str] = []
-    for token in TERM_TOKEN.findall(text):
+    for token in tokens:
         found = cache.get(token)
         if found is None:
             if len(cache) >= _TERMS_CACHE_MAX:
@@ -252,13 +260,25 @@ EXTREMES = frozenset({"minimum", "maximum"})  # the terms notation_terms gives (
 _NOTATION_TERMS: dict[str, str] = {}
 
 
+_PHRASE_FIRSTS = frozenset(_PHRASE_STARTS)
+
+
 def _notation_kinds(text: str) -> set[str]:
+    """The comparison kinds a text states: where a phrase's first word occurs (found by `list.index`, at
+    C speed, not by a Python loop over every token), its longest phrase that matches there."""
     kinds = {kind for kind, signs in _NOTATION_SIGNS.items() if any(sign in text for sign in signs)}
     tokens = words(text)
-    for i, token in enumerate(tokens):
-        for rest, kind in _PHRASE_STARTS.get(token, ()):
-            if tuple(tokens[i + 1 : i + 1 + len(rest)]) == rest:
-                kinds.add(kind)
+    for first in _PHRASE_FIRSTS.intersection(tokens):
+        starts = _PHRASE_STARTS[first]
+        i = tokens.index(first)
+        while True:
+            for rest, kind in starts:
+                if tuple(tokens[i + 1 : i + 1 + len(rest)]) == rest:
+                    kinds.add(kind)
+                    break
+            try:
+                i = tokens.index(first, i + 1)
+            except ValueError:
                 break
     return kinds
 

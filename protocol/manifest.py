@@ -91,8 +91,9 @@ class ManifestBase(
     timeoutMs: Annotated[
         int,
         Meta(
-            description="Longest time one call may take (ms); the kernel kills it after (an LLM plugin's "
-            "call gets at least the time its LLM calls need on the endpoint, §Deadline).",
+            description="Longest time one call may take (ms); the kernel kills it after (a call on a whole "
+            "text, normalizePersistentContext or onSourceText, gets this per started MiB of the text; an LLM "
+            "plugin's call gets at least the time its LLM calls need on the endpoint, §Deadline).",
             gt=0,
         ),
     ] = 15000

@@ -165,3 +165,14 @@ INGEST_REQUEST_OVERHEAD = 64 * 1024
 def ingest_request_bytes(source_bytes: int) -> int:
     """The `maxInputSizeBytes` a kb-plugin needs to be sent a source of `source_bytes` bytes on ingest."""
     return INGEST_REQUEST_FACTOR * source_bytes + INGEST_REQUEST_OVERHEAD
+
+
+# A call that handles a whole text (normalizePersistentContext of a chunk, onSourceText of a source) gets
+# the manifest's timeoutMs per started MiB of that text (protocol/SPEC.md §3, Deadline): its work grows
+# with the text, so a fixed deadline that fits a page fails a 4 MiB chunk on a busy machine.
+INGEST_DEADLINE_UNIT_BYTES = 1 << 20
+
+
+def ingest_deadline_ms(timeout_ms: int, text_bytes: int) -> int:
+    """The deadline of a call on `text_bytes` bytes of text: `timeout_ms` per started MiB (at least one)."""
+    return timeout_ms * max(1, -(-text_bytes // INGEST_DEADLINE_UNIT_BYTES))

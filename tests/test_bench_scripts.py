@@ -85,6 +85,14 @@ def test_embedding_bench_reports_throughput_and_memory() -> None:
     assert figures["units_encoded"] == min(20, figures["units_in_source"])
     assert figures["tokens"] > figures["units_encoded"]
     assert figures["units_per_s"] > 0 and figures["rss_with_model_mb"] >= figures["rss_before_mb"] > 0
+    assert figures["graph"] == "cache"  # make setup built it; a worker only opens it
+    assert figures["memory_now_mb"]["rss"] >= figures["memory_now_mb"]["pss"] > 0
+
+
+def test_ask_daemon_bench_times_asks_answered_by_the_daemon() -> None:
+    figures = run_bench("ask_daemon.py", "--runs", "1")
+    (cli,) = [k for k in figures if k != "load_average"]
+    assert set(figures[cli]) == {"wall_ms", "cli_cpu_ms", "turn_in_daemon_ms"}
 
 
 def test_store_nodes_bench_answers_on_every_backend() -> None:
@@ -92,3 +100,17 @@ def test_store_nodes_bench_answers_on_every_backend() -> None:
     for name in ("sqlite_1", "pg_1", "pg_3"):
         assert figures[f"turns_{name}"] == 6 and figures[f"failed_{name}"] == 0
         assert figures[f"p99_ms_{name}"] >= figures[f"p50_ms_{name}"] > 0
+
+
+def test_ingest_stage_cpu_bench_times_every_stage() -> None:
+    figures = run_bench("ingest_stage_cpu.py", str(PROJECT_ROOT / "examples" / "tessel-build.md"))
+    assert figures["units"] > 10 and figures["cnl_bytes"] > 0 and figures["units_file_bytes"] > 0
+    for stage in (
+        "sd_run",
+        "sd_render",
+        "kernel_parse",
+        "kernel_units_file",
+        "kb-fast_upsert",
+        "kb-thinkingdb_upsert",
+    ):
+        assert figures[f"{stage}_cpu_s"] >= 0

@@ -290,6 +290,9 @@ async def plan_and_solve(
         framePurpose=(post.framePurpose if post else "") or frame.purpose,
     )
     frame.plan = plan
+    for first in (plan.kbPluginOrder[:1], plan.goalSolverOrder[:1]):  # their workers start meanwhile
+        for plugin_id in first:
+            state.ctx.supervisor.prestart(plugin_id)
     branch.node.output = {
         "plan": msgspec.to_builtins(plan),
         "planner": "plugin" if post else "kernel defaults",

@@ -17,6 +17,8 @@ Mechanisms, in order:
   hierarchy's top group, where systemd enables them;
 - cgroup v1, when the `pids` and `memory` hierarchies are mounted and the kernel's groups in them writable
   (root on most machines and CI containers);
+- a transient scope of the user's systemd per plugin process (systemd_scope.py), for a kernel run by a
+  user on cgroup v2 whose own group does not delegate (a login session);
 - else RLIMIT_NPROC set inside the sandbox's user namespace (counts the sandbox's processes only), which
   holds for a kernel run by a user; Linux exempts root (uid 0) from RLIMIT_NPROC, so a root kernel without
   writable cgroups has no process cap, and no whole-sandbox memory limit anywhere without cgroups.
@@ -30,10 +32,12 @@ import contextlib
 import functools
 import itertools
 import os
-import signal
 from dataclasses import dataclass
 
 import msgspec
+
+from . import systemd_scope
+from .group_files import kill_members, limit_reached
 
 V1_CONTROLLERS = ("pids", "memory")
 SHELL = "/bin/sh"
@@ -44,6 +48,7 @@ JOIN_SCRIPT = (
     '{ echo $$ > "$1" && echo $$ > "$2"; } 2>/dev/null '
     '|| { echo "mrpvm: cannot join the sandbox control group" >&2; exit 125; }; shift 2; unset PWD OLDPWD; exec "$@"'
 )
+SCOPE_MECHANISM = "systemd scope (cgroup v2, the user's manager)"
 WATCH_INTERVAL_S = 0.2  # how often a running process's group counters are read (a limit ends it within this)
 
 
@@ -132,17 +137,10 @@ def _remove_tree(folder: str) -> None:
     with contextlib.suppress(OSError):
         for name in os.listdir(folder):
             if os.path.isdir(os.path.join(folder, name)):
-                _kill_members(os.path.join(folder, name))
+                kill_members(os.path.join(folder, name))
                 with contextlib.suppress(OSError):
                     os.rmdir(os.path.join(folder, name))
         os.rmdir(folder)
-
-
-def _kill_members(group: str) -> None:
-    with contextlib.suppress(OSError), open(os.path.join(group, "cgroup.procs")) as f:
-        for pid in f.read().split():
-            with contextlib.suppress(OSError):
-                os.kill(int(pid), signal.SIGKILL)
 
 
 def _v2_layout(mounts: list[tuple[str, str, str, set[str]]], own: dict[str, str]) -> _Layout | str:
@@ -192,8 +190,16 @@ def _v1_layout(mounts: list[tuple[str, str, str, set[str]]], own: dict[str, str]
     return _Layout(1, bases["pids"], bases["memory"])
 
 
+@dataclass(frozen=True, slots=True)
+class _ScopeLayout:
+    """Plugin processes start in transient scopes of the user's systemd (systemd_scope.py)."""
+
+    command: list[str]  # env <bus> systemd-run --user
+    mount: str  # the cgroup2 hierarchy the scopes live in
+
+
 @functools.cache
-def layout() -> _Layout | str:
+def layout() -> _Layout | _ScopeLayout | str:
     """Where this process creates plugin groups, or why it cannot (once per process)."""
     if not os.path.exists(SHELL):
         return f"{SHELL} is missing (the launcher that joins a group)"
@@ -204,6 +210,12 @@ def layout() -> _Layout | str:
         if isinstance(found, _Layout):
             return found
         reasons.append(found)
+    v2 = next((m for m in mounts if m[2] == "cgroup2"), None)
+    if v2 is not None:
+        scope = systemd_scope.probe()
+        if not isinstance(scope, str):
+            return _ScopeLayout(scope, v2[0])
+        reasons.append(scope)
     return "; ".join(reasons)
 
 
@@ -216,6 +228,8 @@ def status(processes: int, memory_mb: int, sandboxed: bool) -> LimitsStatus:
     found = layout()
     if isinstance(found, _Layout):
         return LimitsStatus(mechanism=f"cgroup v{found.version}", processes=processes, memoryMB=memory_mb)
+    if isinstance(found, _ScopeLayout):
+        return LimitsStatus(mechanism=SCOPE_MECHANISM, processes=processes, memoryMB=memory_mb)
     if sandboxed and nproc_applies():
         return LimitsStatus(
             mechanism="rlimit (RLIMIT_NPROC in the sandbox's user namespace)",
@@ -271,37 +285,17 @@ class SandboxGroup:
         procs = [os.path.join(self.pids_dir, "cgroup.procs"), os.path.join(self.memory_dir, "cgroup.procs")]
         return [SHELL, "-c", JOIN_SCRIPT, "mrpvm-join", *procs, *argv]
 
-    def _counter_value(self, folder: str, name: str, key: str) -> int:
-        try:
-            with open(os.path.join(folder, name)) as f:
-                for line in f:
-                    field, _, value = line.partition(" ")
-                    if field == key:
-                        return int(value)
-        except (OSError, ValueError):
-            pass
-        return 0
+    def started(self, pid: int) -> None:
+        """The group holds the process before it runs (the launcher joins it): nothing to learn."""
 
     def exceeded(self) -> str | None:
-        """Why this group's processes must end now: a fork refused at the cap, a process killed at the
-        memory limit; None while within both."""
-        if self._counter_value(self.pids_dir, "pids.events", "max"):
-            return (
-                f"the plugin and its children reached the sandbox's process limit ({self.processes} "
-                "processes and threads, limits.pluginProcesses); the sandbox was ended"
-            )
         events = "memory.events" if self.version == 2 else "memory.oom_control"
-        if self._counter_value(self.memory_dir, events, "oom_kill"):
-            return (
-                f"the plugin and its children reached the sandbox's memory limit "
-                f"({self.memory_bytes >> 20} MB together, limits.pluginMemoryMB); the sandbox was ended"
-            )
-        return None
+        return limit_reached(self.pids_dir, self.memory_dir, events, self.processes, self.memory_bytes)
 
     def kill(self) -> None:
         """SIGKILL every process still in the group (a straggler the namespace teardown has not reached)."""
         for folder in self.dirs:
-            _kill_members(folder)
+            kill_members(folder)
 
     def release(self) -> bool:
         """After its process exited: kill what is left in the group and remove it; False while members
@@ -326,9 +320,14 @@ class SandboxGroup:
         return done
 
 
-def new_group(processes: int, memory_bytes: int) -> SandboxGroup | None:
+Group = SandboxGroup | systemd_scope.ScopeGroup
+
+
+def new_group(processes: int, memory_bytes: int) -> Group | None:
     """A group for one plugin process, or None where control groups cannot be used (or fail just now)."""
     found = layout()
+    if isinstance(found, _ScopeLayout):
+        return systemd_scope.ScopeGroup(found.command, found.mount, processes, memory_bytes)
     if not isinstance(found, _Layout):
         return None
     try:

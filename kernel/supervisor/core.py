@@ -31,6 +31,7 @@ import msgspec
 from mrpvm.protocol.cnl import CnlError, parse_document
 from mrpvm.protocol.envelope import Request, encode_request
 from mrpvm.protocol.framing import encode_frame
+from mrpvm.protocol.gc_pause import paused_gc
 from mrpvm.protocol.vocab import MAIN_OP
 
 from . import cgroups
@@ -57,6 +58,9 @@ from .supervisor_base import DEFAULT_LIMITS, SupervisorBase
 from .worker_mode import BACKGROUND_OPS
 
 __all__ = ["DEFAULT_LIMITS", "Supervisor", "SupervisorBase"]
+
+# A reply this large (a source's KU tree, ~850 bytes a unit) is parsed with the cyclic GC paused.
+BULK_REPLY_BYTES = 256 * 1024
 
 
 class Supervisor(OneShotMode):
@@ -150,7 +154,11 @@ class Supervisor(OneShotMode):
         plugin.breaker.success()
         try:
             text = data.decode()
-            document = parse_document(text, op)
+            if len(data) < BULK_REPLY_BYTES:
+                document = parse_document(text, op)
+            else:
+                with paused_gc():  # a source's KU tree: its objects hold no cycles (protocol/gc_pause.py)
+                    document = parse_document(text, op)
         except UnicodeDecodeError as err:
             self._raise(plugin, op, ProcessFailure(PROTOCOL_ERROR, f"output is not UTF-8: {err}"))
         except CnlError as err:
@@ -321,9 +329,9 @@ class Supervisor(OneShotMode):
                 pids.extend(w.pid for w in pool.workers)
         return pids
 
-    async def warm(self, plugin_id: str) -> int:
-        """Start a worker plugin's whole pool (and its background lane) ahead of the first call; how many
-        workers were started.
+    async def warm(self, plugin_id: str, workers: int | None = None) -> int:
+        """Start a worker plugin's whole pool (and its background lane) ahead of the first call, or only
+        up to `workers` live workers in each; how many workers were started.
 
         A first call otherwise pays the interpreter start and imports inside its deadline.
         """
@@ -333,7 +341,7 @@ class Supervisor(OneShotMode):
             return 0
         lanes = [False, *([True] if BACKGROUND_OPS & set(self.registry.get(plugin_id).manifest.ops) else [])]
         try:
-            return sum(self._pool(plugin, loop, lane).fill() for lane in lanes)
+            return sum(self._pool(plugin, loop, lane).fill(workers) for lane in lanes)
         except ProcessFailure as failure:
             self._raise(plugin, "", failure)
 

@@ -195,10 +195,12 @@ class WorkerPool:
 
     # ------------------------------------------------------------------ warm-up and shutdown
 
-    def fill(self) -> int:
-        """Start workers in every free slot; how many were started (spawn failures raise)."""
+    def fill(self, upto: int | None = None) -> int:
+        """Start workers in every free slot (or until `upto` are alive); how many were started (spawn
+        failures raise)."""
         started = 0
-        while self.slots < self.size and not self.closed:
+        target = self.size if upto is None else min(self.size, upto)
+        while self.slots < target and not self.closed:
             self.slots += 1
             try:
                 worker = self._spawn(self)

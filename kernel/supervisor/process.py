@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from .cgroups import WATCH_INTERVAL_S, SandboxGroup
+from .cgroups import WATCH_INTERVAL_S, Group
 from .errors import SPAWN_FAILED, ProcessFailure
 from .plugin_log import StderrLog
 
@@ -79,7 +79,7 @@ def _quiet(fn: Callable[..., object], *args: object) -> None:
         fn(*args)
 
 
-def _retry_release(group: SandboxGroup, tries: int) -> None:
+def _retry_release(group: Group, tries: int) -> None:
     if not group.release() and tries > 0:
         with contextlib.suppress(RuntimeError):
             asyncio.get_running_loop().call_later(0.05, _retry_release, group, tries - 1)
@@ -107,7 +107,7 @@ class ChildProcess:
         stderr_limit: int = STDERR_TAIL_BYTES,
         sandboxed: bool = False,
         log: LogFactory | None = None,
-        group: SandboxGroup | None = None,
+        group: Group | None = None,
     ):
         """`group`: the control group `argv` joins (cgroups.py): watched while the process runs; a limit
         reached kills the whole process group and sets `limit_exceeded` (why)."""
@@ -139,6 +139,8 @@ class ChildProcess:
                 group.remove()
             raise ProcessFailure(SPAWN_FAILED, f"cannot start {argv[0]!r}: {err}") from None
         self.pid = self.popen.pid
+        if group is not None:
+            group.started(self.pid)
         self.log: StderrLog | None = log(self.pid) if log is not None else None  # plugin_log.py
         if memory_bytes and not sandboxed:
             # After exec (no preexec_fn, so Popen keeps using vfork); the window before it applies is a

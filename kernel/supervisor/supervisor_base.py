@@ -14,7 +14,7 @@ from mrpvm.kernel.errors import UnknownPluginError
 from mrpvm.kernel.registry import Registry
 
 from . import cgroups
-from .cgroups import SandboxGroup
+from .cgroups import Group
 from .errors import (
     CRASHED,
     INPUT_TOO_LARGE,
@@ -170,7 +170,7 @@ class SupervisorBase:
                 pool.retire()
         return bind
 
-    def _command(self, plugin: PluginState, writable: list[str]) -> tuple[list[str], SandboxGroup | None]:
+    def _command(self, plugin: PluginState, writable: list[str]) -> tuple[list[str], Group | None]:
         """The argv that starts one process of `plugin`, and the control group it joins (cgroups.py), or
         with no group where cgroups are out of reach, the RLIMIT_NPROC fallback inside the sandbox."""
         processes = self.limits.pluginProcesses

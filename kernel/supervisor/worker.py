@@ -18,7 +18,7 @@ from typing import Protocol
 from mrpvm.protocol.errors import parse_error_line
 from mrpvm.protocol.framing import MAX_HEADER_BYTES, FramingError, parse_header_block
 
-from .cgroups import SandboxGroup
+from .cgroups import Group
 from .errors import CRASHED, OUTPUT_TOO_LARGE, PROTOCOL_ERROR, SANDBOX_LIMIT, ProcessFailure, describe_exit
 from .process import WORKER_FLAG, ChildProcess, LogFactory
 from .strays import StraySweeper
@@ -148,7 +148,7 @@ class Worker:
         sandboxed: bool = False,
         relayed: bool = False,
         log: LogFactory | None = None,
-        group: SandboxGroup | None = None,
+        group: Group | None = None,
     ):
         self.reader = FrameReader(max_output)
         self.job: Job | None = None

@@ -7,7 +7,7 @@ import time
 
 from .plugin_state import PluginState
 from .pool import WorkerPool
-from .supervisor_base import SupervisorBase
+from .supervisor_base import PluginCallError, ProcessFailure, SupervisorBase
 from .worker import Job, Worker
 
 # Ops no caller waits for (a turn answers before its recordOutcome ends) run on their own one-worker lane
@@ -37,6 +37,28 @@ class WorkerMode(SupervisorBase):
             relayed=self.sandbox.relays(plugin.uses_llm),
             log=lambda pid: self.logs.for_process(plugin.id, pid),
         )
+
+    def prestart(self, plugin_id: str) -> bool:
+        """Start one worker of a plugin a turn is about to call, when none runs yet, without waiting for it:
+        a cold `mrpvm ask` overlaps that start (interpreter, imports, the sentence model) with the stages
+        before the call. Whatever stands in the way (unknown, one-shot, crash-looping, another loop's
+        supervisor, a spawn failure) is left to the call itself, which reports it; True when one started."""
+        plugin = self._plugins.get(plugin_id)
+        if plugin is None:
+            try:
+                plugin = self._plugin(plugin_id, "")
+            except PluginCallError:
+                return False
+        loop = asyncio.get_running_loop()
+        if self._closed or loop is not self._loop or not plugin.worker:
+            return False
+        pool = self._pool(plugin, loop)
+        if pool.slots or plugin.breaker.retry_in(loop.time()) > 0.0:
+            return False
+        try:
+            return pool.fill(upto=1) == 1
+        except ProcessFailure:
+            return False
 
     def _pool(self, plugin: PluginState, loop: asyncio.AbstractEventLoop, lane: bool = False) -> WorkerPool:
         """The plugin's pool, or its background lane (BACKGROUND_OPS), created on first use."""

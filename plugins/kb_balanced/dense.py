@@ -38,6 +38,9 @@ DEADLINE_RESERVE = (
 )
 MAX_CHARS = 600  # a unit is read by its label and the start of its statement (~128 tokens)
 INLINE_CACHE = 50_000
+QUERY_CACHE = 4_096  # intents' vectors kept per worker: a call reads its intent twice (candidates, scores),
+# and a session's questions recur
+_queries: OrderedDict[str, np.ndarray] = OrderedDict()
 
 
 def unit_text(unit: KnowledgeUnit) -> str:
@@ -59,6 +62,21 @@ def from_rows(rows: np.ndarray) -> np.ndarray:
 def encode(texts: Sequence[str]) -> np.ndarray | None:
     encoder = shared_encoder()
     return None if encoder is None else encoder.encode(texts)
+
+
+def encode_query(text: str) -> np.ndarray | None:
+    """One intent's vector ([DIMENSIONS]), encoded once per worker while it stays in the cache."""
+    vector = _queries.get(text)
+    if vector is not None:
+        _queries.move_to_end(text)
+        return vector
+    encoded = encode([text])
+    if encoded is None:
+        return None
+    _queries[text] = encoded[0]
+    while len(_queries) > QUERY_CACHE:
+        _queries.popitem(last=False)
+    return encoded[0]
 
 
 class InlineVectors:

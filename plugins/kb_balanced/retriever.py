@@ -40,7 +40,7 @@ from mrpvm.plugins.kb_common import (
 from mrpvm.plugins.sdk import Call
 from mrpvm.plugins.sdk.embedding import for_call
 
-from .dense import InlineVectors, dense_file, encode, from_rows, write_dense
+from .dense import InlineVectors, dense_file, encode_query, from_rows, write_dense
 from .hdc import (
     CLAIM_DIM,
     Matrix,
@@ -240,10 +240,10 @@ class BalancedRetriever(Retriever):
             for ident, entry in views.lookup(i for i in wanted if i not in pool).items():
                 pool[ident] = Candidate(entry, 0.0)
         if self._call.dense_scan is not None:
-            query = encode([profile.text])
+            query = encode_query(profile.text)
             ids, matrix = self._call.dense_scan
             if query is not None:
-                cos = matrix @ query[0]
+                cos = matrix @ query
                 k = min(DENSE_NEIGHBOURS, len(cos))
                 top = np.argpartition(-cos, k - 1)[:k]
                 wanted = [ids[int(i)] for i in top if cos[i] >= DENSE_FLOOR]
@@ -254,10 +254,10 @@ class BalancedRetriever(Retriever):
     def _cosines(self, views: Views, profile: GoalProfile, cands: list[Candidate]) -> np.ndarray | None:
         """Each candidate's cosine with the intent: KB rows from the artifact file, inline units from the
         worker's cache (encoded when first judged); None without the model."""
-        query = encode([profile.text])
+        query = encode_query(profile.text)
         if query is None:
             return None
-        vectors = np.zeros((len(cands), query.shape[1]), np.float32)
+        vectors = np.zeros((len(cands), query.shape[0]), np.float32)
         done = np.zeros(len(cands), bool)
         kb = [i for i, c in enumerate(cands) if c.origin == "kb" and c.key]
         if kb and self._call.dense is not None and self._call.dense.valid():
@@ -278,7 +278,7 @@ class BalancedRetriever(Retriever):
                 return None
             vectors[rest] = encoded
         self._call.dense_by_id.update((c.id, v) for c, v in zip(cands, vectors, strict=True))
-        return vectors @ query[0]
+        return vectors @ query
 
     def _vectors(self, views: Views, cands: list[Candidate]) -> Vectors:
         known = self._call.by_id

@@ -24,7 +24,8 @@ from typing import Any, NamedTuple
 import msgspec
 import tantivy
 from mrpvm.protocol.document import KnowledgeUnit
-from mrpvm.protocol.handoff import UnitAnalysis, paused_gc
+from mrpvm.protocol.gc_pause import paused_gc
+from mrpvm.protocol.handoff import UnitAnalysis
 
 from .fields import FIELD_WEIGHTS, TEXT_FIELDS, content_terms, unit_fields, unit_hash
 from .scoring import idf, tag_terms, tag_terms_of

@@ -33,6 +33,7 @@ from mrpvm.protocol.envelope import (
 )
 from mrpvm.protocol.errors import encode_error_line
 from mrpvm.protocol.framing import FramingError, encode_frame
+from mrpvm.protocol.gc_pause import freeze_startup_objects, paused_gc
 from mrpvm.protocol.vocab import (
     EXIT_INVALID_INPUT,
     EXIT_OK,
@@ -48,6 +49,10 @@ if TYPE_CHECKING:
 
 # A handler stops this long before the kernel's deadline so its timeout answer arrives first.
 DEADLINE_MARGIN_S = 0.02
+# Ops that take a whole source: their handler runs, and a reply with this many units or more is
+# rendered, with the cyclic GC paused (protocol/gc_pause.py: their objects hold no cycles).
+SOURCE_OPS = frozenset({"normalizePersistentContext", "onSourceText"})
+BULK_REPLY_UNITS = 256
 
 
 class PluginFailure(Exception):
@@ -197,7 +202,11 @@ class Plugin:
         if use_alarm:
             signal.setitimer(signal.ITIMER_REAL, max(0.001, budget_s - min(DEADLINE_MARGIN_S, budget_s / 10)))
         try:
-            doc = handler(call)
+            if decoded.op in SOURCE_OPS:
+                with paused_gc():
+                    doc = handler(call)
+            else:
+                doc = handler(call)
         except DeadlineExceeded:
             failure = PluginFailure("TIMEOUT", f"{self.id} exceeded its deadline of {budget_s * 1000:.0f} ms")
             return None, failure, EXIT_TIMEOUT
@@ -231,7 +240,7 @@ class Plugin:
         if doc is None:
             assert failure is not None
             doc = reply(self.id, "error", code=failure.code, result=failure.message)
-        return render_document(doc)
+        return render_reply(doc)
 
     # ------------------------------------------------------------------ process modes
 
@@ -241,6 +250,7 @@ class Plugin:
         os.dup2(2, 1)  # stray prints (even from C code) go to stderr, never into the protocol stream
         sys.stdout = sys.stderr
         signal.signal(signal.SIGALRM, _on_alarm)
+        freeze_startup_objects()  # the imports: never walked again by a collection during a call
         worker = os.environ.get("MRPVM_WORKER") == "1" or "--worker" in sys.argv[1:]
         code = self._serve(out_fd) if worker else self._one_shot(out_fd)
         sys.stderr.flush()
@@ -252,12 +262,13 @@ class Plugin:
         if failure is not None:
             os.write(2, encode_error_line(failure.code, failure.message, failure.details))
             return code
-        _write_all(out_fd, render_document(doc).encode())  # type: ignore[arg-type]
+        _write_all(out_fd, render_reply(doc).encode())  # type: ignore[arg-type]
         return EXIT_OK
 
     def _serve(self, out_fd: int) -> int:
         if self.on_worker_start is not None:
             self.on_worker_start()
+            freeze_startup_objects()  # and what the start loaded (a model, a lexicon)
         requests = WorkerInput()
         while True:
             try:
@@ -273,8 +284,16 @@ class Plugin:
                 request_id = _peek_id(body)
                 if request_id is not None:
                     doc.result.request = str(request_id)
-            _write_all(out_fd, encode_frame(render_document(doc).encode()))  # type: ignore[arg-type]
+            _write_all(out_fd, encode_frame(render_reply(doc).encode()))  # type: ignore[arg-type]
             requests.replied()
+
+
+def render_reply(doc: CnlDocument) -> str:
+    """The reply's CNL; a large one (a source's KU tree) rendered with the cyclic GC paused."""
+    if len(doc.units) < BULK_REPLY_UNITS:
+        return render_document(doc)
+    with paused_gc():
+        return render_document(doc)
 
 
 def _peek_id(body: bytes) -> str | int | None:

@@ -8,17 +8,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from mrpvm.kernel.budgets import MAX_DELIBERATION
-from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
+from mrpvm.shells.cli.answer_text import REFUSED_EXIT, answer_text, refused, status_footer
 from mrpvm.shells.cli.common import LocalLLMFlag
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnResult
-
-
-# `mrpvm ask` exits 0 with an answer (weak ones included: the answer says so), REFUSED_EXIT when no question
-# of the turn could be answered from the documents (the no-context sentence), 1-2 on errors (main.py).
-REFUSED_EXIT = 3
 
 
 def register(app: typer.Typer) -> None:
@@ -167,14 +162,6 @@ def ask(
     return REFUSED_EXIT if refused(result.response_document) else 0
 
 
-def refused(response_document: dict) -> bool:
-    """Every question of the turn was answered with the no-context sentence (none: a statement, not refused)."""
-    groups = response_document.get("groups") or []
-    return bool(groups) and all(
-        (g.get("answerMarkdown") or "").strip() in ("", NO_CONTEXT_ANSWER) for g in groups
-    )
-
-
 def _home() -> Path:
     from mrpvm.kernel.config import load_config
 
@@ -239,7 +226,7 @@ def print_answer(result: TurnResult, *, verbose: bool = False, footer: bool = Tr
     `footer`: a one-line status on stderr (status, request and session ids, time, LLM calls, `via`)."""
     from mrpvm.shells.cli.common import stdout_console
 
-    text = result.response_markdown if verbose else (result.answer_markdown or result.response_markdown)
+    text = answer_text(result, verbose)
     console = stdout_console()
     if console.is_terminal:
         from rich.markdown import Markdown
@@ -249,7 +236,4 @@ def print_answer(result: TurnResult, *, verbose: bool = False, footer: bool = Tr
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         sys.stdout.flush()
     if footer:
-        sys.stderr.write(
-            f"[{result.status}] request {result.request_id} · session {result.session_id} · "
-            f"{result.duration_ms:.0f} ms · {result.llm_calls} LLM calls{f' · {via}' if via else ''}\n"
-        )
+        sys.stderr.write(status_footer(result, via))

@@ -9,18 +9,18 @@ message, as the in-process run would have reported it.
 
 from __future__ import annotations
 
-import http.client
+import json
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from .daemon_file import DaemonAddress, read_address
 
 CONNECT_TIMEOUT_S = 0.5  # a daemon that does not accept within this is treated as absent
 TURN_TIMEOUT_S = 600.0
+MAX_LINE = 65536  # bytes of a status or header line
 
 
 class DaemonRefused(Exception):
@@ -32,40 +32,82 @@ class _Unavailable(Exception):
 
 
 class _Conn:
+    """One keep-alive HTTP/1.1 connection to the daemon: JSON POSTs, JSON replies. A few lines over a socket
+    rather than http.client, whose imports (email, ssl) cost `mrpvm ask`'s thin path more than its turn."""
+
     def __init__(self, address: DaemonAddress, token: str | None):
-        self.http = http.client.HTTPConnection(address.host, address.port, timeout=CONNECT_TIMEOUT_S)
-        self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if token:
-            self.headers["Authorization"] = f"Bearer {token}"
+        if token and ("\r" in token or "\n" in token):
+            raise _Unavailable("MRPVM_API_TOKEN holds a line break")
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        host = address.url.removeprefix("http://")
+        self.head = f"Host: {host}\r\nContent-Type: application/json\r\nAccept: application/json\r\n{auth}"
         try:
-            self.http.connect()
+            self.sock = socket.create_connection((address.host, address.port), timeout=CONNECT_TIMEOUT_S)
         except OSError as err:
             raise _Unavailable(str(err)) from None
-        self.http.sock.settimeout(TURN_TIMEOUT_S)
+        self.sock.settimeout(TURN_TIMEOUT_S)
+        self.reader = self.sock.makefile("rb")
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        payload = json.dumps(body).encode()
+        request = f"POST {path} HTTP/1.1\r\n{self.head}Content-Length: {len(payload)}\r\n\r\n"
         try:
-            self.http.request("POST", path, body=msgspec.json.encode(body), headers=self.headers)
-            response = self.http.getresponse()
-            data = response.read()
-        except (OSError, http.client.HTTPException) as err:
-            raise _Unavailable(str(err)) from None
+            self.sock.sendall(request.encode("latin-1") + payload)
+            status, data = self._response()
+        except (OSError, ValueError) as err:
+            raise _Unavailable(str(err) or type(err).__name__) from None
         try:
-            decoded = msgspec.json.decode(data) if data else {}
-        except msgspec.DecodeError:
+            decoded = json.loads(data) if data else {}
+        except ValueError:
             decoded = {}
-        if response.status in (401, 403):
+        if status in (401, 403):
             raise _Unavailable("the daemon refused this client's credentials")
-        if response.status >= 400:
+        if status >= 400:
             body = decoded if isinstance(decoded, dict) else {}
             message = body.get("message")  # the API's structured error (shells/api/errors.py)
-            raise DaemonRefused(message or f"the daemon answered HTTP {response.status}")
+            raise DaemonRefused(message or f"the daemon answered HTTP {status}")
         if not isinstance(decoded, dict):
             raise DaemonRefused("the daemon's reply is not a JSON object")
         return decoded
 
+    def _line(self) -> bytes:
+        line = self.reader.readline(MAX_LINE + 1)
+        if len(line) > MAX_LINE:
+            raise ValueError("an over-long header line")
+        return line
+
+    def _response(self) -> tuple[int, bytes]:
+        """(status, body) of one response; ValueError when it is not HTTP/1.x."""
+        version, _, rest = self._line().partition(b" ")
+        if not version.startswith(b"HTTP/1."):
+            raise ValueError("the peer does not speak HTTP/1.1")
+        status = int(rest.split(b" ", 1)[0])
+        headers: dict[str, str] = {}
+        while (line := self._line()) not in (b"\r\n", b"\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            headers[name.strip().lower()] = value.strip()
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            return status, self._chunked()
+        if "content-length" in headers:
+            size = int(headers["content-length"])
+            data = self.reader.read(size)
+            if len(data) != size:
+                raise ValueError("the reply was cut short")
+            return status, data
+        return status, self.reader.read()  # delimited by the connection's end
+
+    def _chunked(self) -> bytes:
+        parts: list[bytes] = []
+        while size := int(self._line().split(b";", 1)[0].strip() or b"0", 16):
+            parts.append(self.reader.read(size))
+            self._line()
+        while self._line() not in (b"\r\n", b"\n", b""):
+            pass  # trailers
+        return b"".join(parts)
+
     def close(self) -> None:
-        self.http.close()
+        self.reader.close()
+        self.sock.close()
 
 
 def ask_daemon(

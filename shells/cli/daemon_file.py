@@ -4,19 +4,23 @@
 The daemon writes the file once it accepts connections and removes it when it stops; a file left by a
 killed daemon is recognised (its pid is gone, or the address does not answer) and ignored. Only a
 loopback address is ever advertised: the CLI talks to its own machine's daemon.
+
+Standard library only (json, with each field checked here): `mrpvm ask`'s thin path (fast_ask.py) reads
+this file before anything else is imported, and msgspec alone would add a third to its start.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-
-import msgspec
+from typing import NamedTuple
 
 FILE_NAME = "daemon.json"
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
-class DaemonAddress(msgspec.Struct, kw_only=True, frozen=True):
+class DaemonAddress(NamedTuple):
     pid: int
     host: str
     port: int
@@ -36,7 +40,7 @@ def advertise(home: Path, address: DaemonAddress) -> None:
     """Write the file atomically (a reader never sees half of it)."""
     path = daemon_path(home)
     tmp = path.with_name(f".{FILE_NAME}.{os.getpid()}")
-    tmp.write_bytes(msgspec.json.encode(address))
+    tmp.write_text(json.dumps(address._asdict()))
     os.replace(tmp, path)
 
 
@@ -50,13 +54,32 @@ def withdraw(home: Path, pid: int) -> None:
             pass
 
 
+def _decode(data: bytes) -> DaemonAddress | None:
+    """The address in the file's JSON, or None when a field is missing or of the wrong type (unknown fields
+    are ignored: a newer daemon may add some)."""
+    try:
+        raw = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(raw, dict):
+        return None
+    pid, host, port, token = raw.get("pid"), raw.get("host"), raw.get("port"), raw.get("token", False)
+    if not (isinstance(pid, int) and not isinstance(pid, bool) and pid > 0):
+        return None
+    if not (isinstance(port, int) and not isinstance(port, bool) and 0 < port < 65536):
+        return None
+    if not isinstance(host, str) or not isinstance(token, bool):
+        return None
+    return DaemonAddress(pid=pid, host=host, port=port, token=token)
+
+
 def read_address(home: Path, *, check_alive: bool = True) -> DaemonAddress | None:
     """The advertised daemon, or None (no file, a damaged one, a non-loopback address, a dead pid)."""
     try:
-        address = msgspec.json.decode(daemon_path(home).read_bytes(), type=DaemonAddress)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        address = _decode(daemon_path(home).read_bytes())
+    except OSError:
         return None
-    if address.host not in ("127.0.0.1", "::1", "localhost"):
+    if address is None or address.host not in LOOPBACK:
         return None
     if check_alive:
         try:

@@ -12,17 +12,10 @@ from __future__ import annotations
 
 import importlib
 import sys
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-app = typer.Typer(
-    name="mrpvm",
-    help="MRP-VM: answers questions over knowledge through typed, process-isolated plugins.",
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode="markdown",
-    pretty_exceptions_enable=False,
-)
+if TYPE_CHECKING:
+    import typer
 
 COMMAND_MODULES: tuple[str, ...] = tuple(
     f"mrpvm.shells.cli.{name}"
@@ -41,14 +34,56 @@ COMMAND_MODULES: tuple[str, ...] = tuple(
         "store",
     )
 )
+_app: typer.Typer | None = None
 
-for _name in COMMAND_MODULES:
-    importlib.import_module(_name).register(app)
+
+def build_app() -> typer.Typer:
+    """The typer app with every command group (built once, on first use: `mrpvm ask` answered by a daemon
+    never loads it, fast_ask.py)."""
+    global _app
+    if _app is not None:
+        return _app
+    import typer
+
+    app = typer.Typer(
+        name="mrpvm",
+        help="MRP-VM: answers questions over knowledge through typed, process-isolated plugins.",
+        no_args_is_help=True,
+        add_completion=False,
+        rich_markup_mode="markdown",
+        pretty_exceptions_enable=False,
+    )
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(app)
+
+    @app.callback()
+    def _root(
+        show_version: bool = typer.Option(
+            False,
+            "--version",
+            "-V",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the version and exit.",
+        ),
+    ) -> None:
+        """MRP-VM: answers questions over knowledge through typed, process-isolated plugins."""
+
+    _app = app
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # `from mrpvm.shells.cli.main import app` (tests, tools) builds it
+        return build_app()
+    raise AttributeError(name)
 
 
 def _print_version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
+
+        import typer
 
         try:
             number = version("mrp-vm")
@@ -58,25 +93,22 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def _root(
-    show_version: bool = typer.Option(
-        False, "--version", "-V", callback=_print_version, is_eager=True, help="Print the version and exit."
-    ),
-) -> None:
-    """MRP-VM: answers questions over knowledge through typed, process-isolated plugins."""
-
-
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: run the app, turning user errors into one line and an exit code."""
+    from mrpvm.shells.cli.fast_ask import run as ask_through_daemon
+
+    quick = ask_through_daemon(sys.argv[1:] if argv is None else list(argv))
+    if quick is not None:
+        return quick
     import sqlite3
 
+    import typer
     from mrpvm.kernel.errors import KernelError, as_disk_full
     from mrpvm.shells.cli.common import CliError, click_exceptions, say_error
 
     click = click_exceptions()
     try:
-        result = app(args=argv, prog_name="mrpvm", standalone_mode=False)
+        result = build_app()(args=argv, prog_name="mrpvm", standalone_mode=False)
     except click.NoArgsIsHelpError as err:
         text = err.format_message()  # rich help was printed when the error was built; plain help is here
         if text.strip():

@@ -306,6 +306,22 @@ def test_warm_starts_the_whole_pool_before_the_first_call(registry: Registry) ->
     assert oneshot_started == 0
 
 
+def test_warm_with_a_worker_count_starts_only_that_many_and_the_call_takes_one(registry: Registry) -> None:
+    """An ingest starts one worker per plugin it will call (knowledge/ingest.py), not whole pools."""
+
+    async def go():
+        async with new_supervisor(registry) as sup:
+            started = await sup.warm("echo-worker", workers=1)
+            again = await sup.warm("echo-worker", workers=1)  # one is alive: nothing more starts
+            pids = set(sup.pids())
+            await sup.call("echo-worker", request("x"))
+            return started, again, pids, set(sup.pids()), sup.health()["echo-worker"]
+
+    started, again, before, after, health = run(go)
+    assert (started, again) == (1, 0) and len(before) == 1
+    assert after == before and health["spawns"] == 1
+
+
 def test_one_supervisor_can_serve_a_second_event_loop_once_idle(registry: Registry) -> None:
     sup = new_supervisor(registry)
 

@@ -220,3 +220,20 @@ def test_the_kernels_analysis_is_the_plugins_without_importing_them():
 
     assert not imported_plugins
     assert kernel_terms == terms("the later, bigger ones were sent") == ["late", "big", "send"]
+
+
+def test_a_failed_commit_raises_its_own_error_while_the_units_file_is_being_analysed(
+    tmp_path: Path, manifests: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The units file is analysed beside the store's commit; a commit that fails raises its own error (not
+    a task group's), nothing is stored and no kb-plugin hears of the source."""
+    from mrpvm.kernel.errors import ValidationFailed
+    from mrpvm.kernel.store_kbs import KbTables
+
+    def refuse(self, kb_id, source, units, text=None):
+        raise ValidationFailed("refused by the test", {"source": source.id})
+
+    monkeypatch.setattr(KbTables, "replace_source", refuse)
+    with pytest.raises(ValidationFailed, match="refused by the test"):
+        ingest(tmp_path / "home", manifests, [("tessel-build.md", TESSEL)])
+    assert not list((tmp_path / "home" / "artifacts").glob("*/test-kb-file/probe.jsonl"))

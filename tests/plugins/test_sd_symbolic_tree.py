@@ -7,6 +7,8 @@ import random
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree, source_id_for
 from mrpvm.plugins.sdk.text import sentence_spans
 from mrpvm.protocol.document import KnowledgeUnit
@@ -512,3 +514,20 @@ def test_a_sentence_group_about_two_things_is_labelled_with_both() -> None:
     assert group.unitType == "sentence-group" and group.topic == "hammer, saw"
     one_topic = tree("The boiler heats the water. The boiler shuts off at 90 degrees.\n")
     assert ", " not in next(u for u in one_topic if u.kuType == "atomic").topic  # one subject: one topic
+
+
+@given(st.text(alphabet="ab \r\n", max_size=16), st.data())
+@settings(max_examples=400, deadline=None)
+def test_lines_are_the_newline_separated_spans_without_a_trailing_cr(value: str, data) -> None:
+    from mrpvm.plugins.sd_symbolic.source_units.blocks import _lines
+
+    start = data.draw(st.integers(0, len(value)))
+    end = data.draw(st.integers(start, len(value)))
+    expected, a = [], start
+    for line in value[start:end].split("\n"):
+        b = a + len(line)
+        expected.append((a, b - 1 if line.endswith("\r") else b))
+        a = b + 1
+    if value[start:end].endswith("\n") or start == end:
+        expected.pop()  # no line after a final newline, none in an empty span
+    assert _lines(value, start, end) == expected

@@ -278,3 +278,41 @@ def test_the_options_of_a_choice_question(question: str, options: list[str]) -> 
 
 def test_a_digit_part_of_a_hyphenated_word_is_a_term() -> None:
     assert {"0", "64"} <= set(terms("the 0-based offset on 64-bit hosts"))
+
+
+def reference_notation_kinds(value: str) -> set[str]:
+    """The definition: a sign in the text, or a set phrase at any word position (longest first)."""
+    kinds = {kind for kind, signs in analysis._NOTATION_SIGNS.items() if any(s in value for s in signs)}
+    tokens = [w.lower().replace("’", "'") for w in analysis.WORD_PATTERN.findall(value)]
+    for i, token in enumerate(tokens):
+        for rest, kind in analysis._PHRASE_STARTS.get(token, ()):
+            if tuple(tokens[i + 1 : i + 1 + len(rest)]) == rest:
+                kinds.add(kind)
+                break
+    return kinds
+
+
+_PHRASE_WORDS = sorted({w for ps in analysis._NOTATION_PHRASES.values() for p in ps for w in p.split()})
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from([*_PHRASE_WORDS, ">=", "≤", "İstanbul", "Least", "AT", "x’s"]),
+            st.text(max_size=6),
+        ),
+        max_size=14,
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_words_and_notation_kinds_equal_their_definitions(parts: list[str]) -> None:
+    value = " ".join(parts)
+    assert analysis.words(value) == [
+        w.lower().replace("’", "'") for w in analysis.WORD_PATTERN.findall(value)
+    ]
+    assert analysis._notation_kinds(value) == reference_notation_kinds(value)
+
+
+def test_a_lowered_capital_that_grows_a_mark_splits_no_token() -> None:
+    """'İ' lowers to 'i' plus a combining dot (not a word character): each token is lowered on its own."""
+    assert analysis.words("İstanbul at least") == ["i̇stanbul", "at", "least"]

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.text import FENCE, TABLE_ROW, TABLE_SEP, sentence_spans, trim_span
 
-_LINE = re.compile(r"[^\n]*\n?")
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -51,17 +50,18 @@ class Block:
 
 
 def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """(start, end) of each line in text[start:end], newline excluded."""
+    """(start, end) of each line in text[start:end], newline (and a CR before it) excluded."""
     out = []
-    for m in _LINE.finditer(text, start, end):
-        a, b = m.start(), m.end()
-        if a == b:
-            break
-        if b > a and text[b - 1] == "\n":
-            b -= 1
+    find = text.find
+    a = start
+    while a < end:
+        nl = find("\n", a, end)
+        b = end if nl < 0 else nl
         if b > a and text[b - 1] == "\r":
-            b -= 1
-        out.append((a, b))
+            out.append((a, b - 1))
+        else:
+            out.append((a, b))
+        a = end if nl < 0 else nl + 1
     return out
 
 

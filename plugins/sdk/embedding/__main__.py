@@ -1,8 +1,10 @@
-"""`python -m mrpvm.plugins.sdk.embedding`: build the model's ONNX graph into its cache (make setup runs it)."""
+"""`python -m mrpvm.plugins.sdk.embedding`: build the model's optimised graph into its cache folder (make setup
+runs it) and print the folder."""
 
 import sys
 
-from .encoder import cache_path, cached_graph, missing_reason
+from .cache import cache_dir
+from .encoder import Encoder, missing_reason
 from .weights import model_zip
 
 if __name__ == "__main__":
@@ -11,5 +13,8 @@ if __name__ == "__main__":
     if reason or model is None:
         print(f"note: {reason}", file=sys.stderr)
         sys.exit(0)
-    graph, _ = cached_graph(model)
-    print(cache_path(model) if isinstance(graph, str) else "note: the graph cache folder is not writable")
+    Encoder()
+    folder = cache_dir(model)
+    print(
+        folder if folder.is_dir() else f"note: {folder.parent} is not writable: each worker builds the graph"
+    )

@@ -2,7 +2,8 @@
 
 Like a real sd-plugin it numbers sections and chunks from zero in every call (the kernel must make ids
 unique across chunks) and shifts CharStart/CharEnd by payload.charOffset. Markers in the text script
-failures: @@UNSUPPORTED@@ -> `unsupported`, @@ERROR@@ -> a processing error, @@SLOW@@ -> 20 ms per call.
+failures: @@UNSUPPORTED@@ -> `unsupported`, @@ERROR@@ -> a processing error, @@SLOW@@ -> 20 ms per call,
+@@PACE=<ms>@@ -> <ms> of sleep per MiB of the chunk's text (a plugin whose time grows with the text).
 With MRPVM_TEST_SD_LOG set, every call appends its payload (text as its length) to that JSON-lines file.
 """
 
@@ -49,6 +50,16 @@ def log_call(call: Call) -> None:
             handle.write(json.dumps(entry) + "\n")
 
 
+PACE = re.compile(r"@@PACE=(\d+)@@")
+
+
+def pace(text: str) -> None:
+    """@@PACE=<ms>@@ in the text: sleep <ms> per MiB of it (the SDK's deadline alarm still applies)."""
+    m = PACE.search(text)
+    if m:
+        time.sleep(int(m.group(1)) / 1000 * len(text.encode()) / (1 << 20))
+
+
 def normalize(call: Call):
     log_call(call)
     p = call.payload
@@ -59,6 +70,7 @@ def normalize(call: Call):
         raise PluginFailure("SCRIPTED_ERROR", "scripted failure")
     if "@@SLOW@@" in text:
         time.sleep(0.02)
+    pace(text)
     sid, off = p.sourceId or "src", p.charOffset
     units, sections = [], []
     for s_index, (a, b) in enumerate(

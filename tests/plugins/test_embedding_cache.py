@@ -1,0 +1,101 @@
+"""The encoder's on-disk graph (plugins/sdk/embedding/cache.py) and its batching (forward.py).
+
+A worker opens the cached, already-optimised graph instead of building it; a cache that no longer
+reproduces its probe embeddings (damaged weights, a missing check) is rebuilt, and an unwritable cache
+folder still gives a working encoder. Each session is checked against the reference embeddings computed
+by sentence-transformers (tests/plugins/models/minilm_reference.json).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mrpvm.plugins.sdk.embedding import available, cache, forward, weights
+from tokenizers import Tokenizer
+
+pytestmark = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
+
+REFERENCE = json.loads((Path(__file__).parent / "models" / "minilm_reference.json").read_text())
+
+
+def _tokenizer(model: Path) -> Tokenizer:
+    tokenizer = Tokenizer.from_str(weights.tokenizer(model))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=forward.MAX_TOKENS)
+    return tokenizer
+
+
+def _matches_reference(session, tokenizer: Tokenizer) -> bool:
+    got = forward.encode(session, tokenizer, REFERENCE["sentences"])
+    want = np.asarray(REFERENCE["embeddings"], dtype=np.float32)
+    cosines = (got * want).sum(axis=1) / np.linalg.norm(want, axis=1)
+    return bool(cosines.min() >= 0.9999)
+
+
+def test_a_built_cache_is_reused_and_a_damaged_one_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    model = weights.model_zip()
+    assert model is not None
+    folder = tmp_path / "share" / "minilm-test"
+    monkeypatch.setattr(cache, "cache_dir", lambda _model: folder)
+    tokenizer = _tokenizer(model)
+
+    session, source = cache.load_session(model, tokenizer, 1)
+    assert source == "built" and _matches_reference(session, tokenizer)
+    assert sorted(p.name for p in folder.iterdir()) == ["check.json", "model.onnx", "weights.bin"]
+    assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]  # no work folder left
+
+    session, source = cache.load_session(model, tokenizer, 1)
+    assert source == "cache" and _matches_reference(session, tokenizer)
+
+    blob = bytearray((folder / "weights.bin").read_bytes())
+    middle = len(blob) // 2
+    blob[middle : middle + 4_000_000] = bytes(4_000_000)  # a zeroed stretch of some layer's weights
+    (folder / "weights.bin").write_bytes(bytes(blob))
+    session, source = cache.load_session(model, tokenizer, 1)
+    assert source == "built" and _matches_reference(session, tokenizer)
+    assert cache.load_session(model, tokenizer, 1)[1] == "cache"  # repaired
+
+    (folder / "check.json").unlink()
+    assert cache.load_session(model, tokenizer, 1)[1] == "built"
+    (folder / "weights.bin").write_bytes(b"")  # truncated
+    assert cache.load_session(model, tokenizer, 1)[1] == "built"
+    assert cache.load_session(model, tokenizer, 1)[1] == "cache"
+
+
+def test_an_unwritable_cache_folder_still_gives_a_working_encoder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    model = weights.model_zip()
+    assert model is not None
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setattr(cache, "cache_dir", lambda _model: blocker / "minilm-test")
+    tokenizer = _tokenizer(model)
+    session, source = cache.load_session(model, tokenizer, 1)
+    assert source == "built" and _matches_reference(session, tokenizer)
+    assert blocker.read_text() == "not a folder"
+
+
+def test_the_cache_key_changes_with_the_runtime_version(monkeypatch: pytest.MonkeyPatch):
+    import onnxruntime
+
+    model = weights.model_zip()
+    assert model is not None
+    first = cache.cache_dir(model)
+    monkeypatch.setattr(onnxruntime, "__version__", "0.0.0-other")
+    assert cache.cache_dir(model) != first and cache.cache_dir(model).parent == first.parent
+
+
+def test_batches_keep_every_text_once_within_the_token_budget():
+    lengths = [3, 256, 40, 40, 7, 128, 1, 0, 255, *range(5, 200, 3)]
+    groups = forward.batches(lengths)
+    assert sorted(i for g in groups for i in g) == list(range(len(lengths)))
+    for group in groups:
+        widths = [lengths[i] for i in group]
+        assert widths == sorted(widths)
+        assert len(group) <= forward.BATCH
+        assert len(group) == 1 or len(group) * max(widths) <= forward.BATCH_TOKENS
+    assert forward.batches([]) == []

@@ -1,0 +1,237 @@
+"""`mrpvm ask`'s thin daemon path (shells/cli/fast_ask.py, daemon_client.py, daemon_file.py): arguments it
+does not fully understand go to the full CLI; a daemon's answer is printed as the full CLI prints it, with
+the same exit status, by a process that loads neither the CLI framework nor the kernel; bad daemon files and
+bad replies are never taken for a daemon's answer.
+
+The daemon here is a stand-in HTTP server answering as `mrpvm serve` does (its real counterpart is
+exercised by test_cli_ask_daemon.py); replies come with Content-Length or chunked, as uvicorn sends them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from cli_support import cli_env
+from mrpvm.kernel.config import PROJECT_ROOT
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
+from mrpvm.shells.cli import daemon_client, daemon_file, fast_ask
+from mrpvm.shells.cli.answer_text import REFUSED_EXIT
+
+TURN = {
+    "request_id": "req_1",
+    "session_id": "ses_1",
+    "status": "success",
+    "duration_ms": 12.4,
+    "llm_calls": 0,
+    "answer_markdown": "Builds run `tessel build --changed`.",
+    "response_markdown": "## 1. Full response\n\nBuilds run `tessel build --changed`.",
+    "response_document": {"groups": [{"answerMarkdown": "Builds run `tessel build --changed`."}]},
+}
+
+
+class _Daemon(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    seen: list[tuple[str, dict]] = []
+    mode = "length"
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.seen.append((self.path, body))
+        if self.mode == "garbage":
+            self.wfile.write(b"SSH-2.0-OpenSSH\r\n\r\n")
+            self.close_connection = True
+            return
+        if self.path == "/sessions":
+            reply, code = {"session_id": "ses_new"}, 200
+        elif self.path.endswith("/context"):
+            reply, code = {"warnings": ["a warning"]}, 200
+        elif body.get("session_id") == "ses_nope":
+            reply, code = {"code": "NOT_FOUND", "message": "no session 'ses_nope'"}, 404
+        elif "France" in body["message"]:
+            no = {"answerMarkdown": NO_CONTEXT_ANSWER}
+            reply, code = (
+                {**TURN, "answer_markdown": NO_CONTEXT_ANSWER, "response_document": {"groups": [no]}},
+                200,
+            )
+        else:
+            reply, code = TURN, 200
+        data = json.dumps(reply).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        if self.mode == "chunked":
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for start in range(0, len(data), 7):
+                piece = data[start : start + 7]
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.write(b"0\r\n\r\n")
+        else:
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def daemon(tmp_path: Path):
+    home = tmp_path / "home"
+    home.mkdir()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Daemon)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    address = daemon_file.DaemonAddress(pid=os.getpid(), host="127.0.0.1", port=server.server_address[1])
+    daemon_file.advertise(home, address)
+    _Daemon.seen, _Daemon.mode = [], "length"
+    try:
+        yield home
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _ask(home: Path, *args: str) -> subprocess.CompletedProcess:
+    code = "import sys; from mrpvm.shells.cli.main import main; sys.exit(main())"
+    return subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", code, "ask", *args],
+        capture_output=True,
+        env={**cli_env(home), "MRPVM_ENABLED_PLUGINS": ""},
+        cwd=PROJECT_ROOT,
+        timeout=120,
+    )
+
+
+def _imported(proc: subprocess.CompletedProcess) -> set[str]:
+    lines = proc.stderr.decode().splitlines()
+    return {
+        line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line
+    }
+
+
+@pytest.mark.parametrize("mode", ["length", "chunked"])
+def test_a_daemon_answer_is_printed_without_loading_the_cli_framework(
+    daemon: Path, tmp_path: Path, mode: str
+):
+    _Daemon.mode = mode
+    source = tmp_path / "notes.md"
+    source.write_text("\ufeffTessel builds with `tessel build`.\n")
+    proc = _ask(daemon, "--verbose", "--kb", "tessel", "--source", str(source), "How do I build?")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.decode() == TURN["response_markdown"] + "\n"
+    err = proc.stderr.decode()
+    assert "[success] request req_1 · session ses_1 · 12 ms · 0 LLM calls · daemon http://127.0.0.1:" in err
+    assert "mrpvm: warning: a warning" in err
+    loaded = _imported(proc)
+    assert "mrpvm.shells.cli.fast_ask" in loaded
+    assert not {
+        m for m in loaded if m.split(".")[0] in ("typer", "click", "rich", "msgspec", "http", "numpy")
+    }
+    assert not {
+        m for m in loaded if m.startswith(("mrpvm.kernel.engine", "mrpvm.kernel.config", "mrpvm.knowledge"))
+    }
+    paths = [p for p, _ in _Daemon.seen]
+    assert paths == ["/sessions", "/sessions/ses_new/context", "/chat/completions"]
+    assert _Daemon.seen[1][1] == {"text": "Tessel builds with `tessel build`.\n", "source_name": "notes.md"}
+    assert _Daemon.seen[2][1] == {
+        "message": "How do I build?",
+        "session_id": "ses_new",
+        "stream": False,
+        "kb": "tessel",
+    }
+
+
+def test_a_refusal_and_a_daemon_error_keep_the_full_clis_exit_status(daemon: Path):
+    refused = _ask(daemon, "What is the capital of France?")
+    assert refused.returncode == REFUSED_EXIT and refused.stdout.decode().strip() == NO_CONTEXT_ANSWER
+    unknown = _ask(daemon, "--session", "ses_nope", "Why?")
+    assert unknown.returncode == 2
+    assert [line for line in unknown.stderr.decode().splitlines() if not line.startswith("import time:")] == [
+        "mrpvm: error: no session 'ses_nope'"
+    ]
+
+
+def test_a_reply_that_is_not_http_is_not_an_answer(daemon: Path):
+    _Daemon.mode = "garbage"
+    reply, via = daemon_client.ask_daemon(daemon, "Why?", sources=[], session_id=None, turn_fields={})
+    assert reply is None and via == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["Why?", "--continue"],
+        ["-c", "Why?"],
+        ["--local-llm", "Why?"],
+        ["--no-daemon", "Why?"],
+        ["--retrieval-profile", "fast", "Why?"],
+        ["--help"],
+        ["-vc", "Why?"],
+        ["--json=yes", "Why?"],
+        ["Why?", "--kb"],
+        ["Why?", "And how?"],
+        ["   "],
+        [],
+        ["--max-llm-calls", "-1", "Why?"],
+        ["--max-llm-calls", "two", "Why?"],
+        ["--deliberation-level", "99", "Why?"],
+        ["--kb", "a", "--kb", "b", "Why?"],
+    ],
+)
+def test_arguments_the_thin_path_does_not_fully_read_go_to_the_full_cli(args: list[str]):
+    assert fast_ask.parse(args) is None
+
+
+def test_the_thin_path_reads_what_the_full_cli_reads():
+    parsed = fast_ask.parse(
+        [
+            "--kb=docs",
+            "-v",
+            "--source",
+            "a.md",
+            "--source=b.md",
+            "--max-llm-calls",
+            "0",
+            "--json",
+            "--",
+            "-x?",
+        ]
+    )
+    assert parsed is not None
+    assert parsed["question"] == "-x?" and parsed["kb"] == "docs" and parsed["max_llm_calls"] == 0
+    assert parsed["sources"] == ["a.md", "b.md"] and parsed["verbose"] and parsed["json"]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        "[1, 2]",
+        json.dumps({"pid": True, "host": "127.0.0.1", "port": 80}),
+        json.dumps({"pid": 1, "host": "127.0.0.1", "port": 0}),
+        json.dumps({"pid": 1, "host": "127.0.0.1", "port": 70000}),
+        json.dumps({"pid": 1, "port": 80}),
+        json.dumps({"pid": 1, "host": "127.0.0.1", "port": 80, "token": "yes"}),
+        json.dumps({"pid": 1, "host": "192.168.1.5", "port": 80}),
+    ],
+)
+def test_a_damaged_or_foreign_daemon_file_is_ignored(tmp_path: Path, content: str):
+    (tmp_path / "daemon.json").write_text(content)
+    assert daemon_file.read_address(tmp_path, check_alive=False) is None
+
+
+def test_the_daemon_file_round_trips(tmp_path: Path):
+    address = daemon_file.DaemonAddress(pid=os.getpid(), host="::1", port=8787, token=True)
+    daemon_file.advertise(tmp_path, address)
+    assert daemon_file.read_address(tmp_path) == address and address.url == "http://[::1]:8787"
+    daemon_file.withdraw(tmp_path, os.getpid() + 1)  # another daemon's pid: kept
+    assert daemon_file.read_address(tmp_path) == address
+    daemon_file.withdraw(tmp_path, os.getpid())
+    assert daemon_file.read_address(tmp_path) is None
