@@ -51,6 +51,8 @@ SEM_KEY = 0.65
 SEM_SUPPORT = 0.5  # an answer is `success` only when its passage answers by its words and is this close
 
 
+_FILE_SPAN = re.compile(r"`[.~/][^`\s]*`$")  # "`.AppxBundle`", "`~/.ssh/config`": a file named, not a command
+_WRITTEN_COMMAND = re.compile(r"`[^`]+`|^\s*\$ .+|(?<![\w-])--?[A-Za-z][\w-]*|\b\w+\(\d\)")
 # answers a heading may hold for the passages under it (a release, a date, an option line, a command)
 HEADED_TYPES = frozenset({"version", "date", "option", "command"})
 
@@ -281,7 +283,7 @@ class Judge:
         one) for "which command …", something to do (an instruction, a command or code) for "how do I …";
         an answer of the expected shape for a shaped type (typed() may find it in a heading)."""
         if self.answer_type == "command":
-            return any(s.code or mentions_type(s.text, "command") for s in passage.sentences)
+            return any(s.code or self._new_command(s.text) for s in passage.sentences)
         if self.answer_type == "procedure":
             unit = passage.sentences[0].unit  # an option's description is quoted under its option line
             label = unit.title if unit.chunkType == "definition" and unit.title else ""
@@ -290,6 +292,15 @@ class Judge:
                 for s in passage.sentences
             )
         return passage.typed or self.answer_type not in SHAPED_TYPES
+
+    def _new_command(self, text: str) -> bool:
+        """The text writes a command (a code span that is not a file's name, an option) that is more than the
+        question's own words: "`.appx`" quoted back does not say which command installs it."""
+        asked = set(self.scorer.weights)
+        return any(
+            set(terms(m.group(0))) - asked and not _FILE_SPAN.match(m.group(0))
+            for m in _WRITTEN_COMMAND.finditer(text)
+        )
 
     @staticmethod
     def _said(passage: Passage) -> set[str]:

@@ -131,3 +131,26 @@ def test_an_extreme_asked_for_is_not_excused_as_a_paraphrase():
     close = Passage([example], 1.0, 0.5, True, meaning=0.9)  # as close in meaning as can be
     assert not judge._paraphrased(close, {"maximum"})  # an example of -s states no maximum
     assert judge._paraphrased(close, {"-s"})  # a key name the collection holds may be paraphrased
+
+
+GLAZE = tree(
+    "glaze",
+    [
+        (
+            "Packages",
+            [
+                (
+                    "Description",
+                    "download",
+                    "This saves the `.glz` or `.GlazeBundle` packages to a folder you choose.",
+                ),
+            ],
+        )
+    ],
+)
+
+
+@needs_model
+def test_a_command_question_answered_by_file_names_only_is_not_success():
+    doc = solve("Which command installs a downloaded .glz glaze package?", GLAZE, "command")
+    assert doc.result.status != "success"  # `.GlazeBundle` names a file, no command
