@@ -154,3 +154,11 @@ GLAZE = tree(
 def test_a_command_question_answered_by_file_names_only_is_not_success():
     doc = solve("Which command installs a downloaded .glz glaze package?", GLAZE, "command")
     assert doc.result.status != "success"  # `.GlazeBundle` names a file, no command
+
+
+@needs_model
+def test_a_command_question_answered_by_a_row_naming_the_command_is_success():
+    row = "kiln fire — Purpose: Starts a firing of every loaded shelf."
+    units = tree("cli", [("Commands", [("Description", "commands", row)])])
+    doc = solve("Which command starts a firing of every loaded shelf?", units, "command")
+    assert doc.result.status == "success" and "kiln fire" in doc.answer
