@@ -18,6 +18,9 @@ NEGATORS = word_set(
     "not no never cannot neither nor none nothing nobody nowhere rarely seldom hardly scarcely"
 )
 NEGATIVE_VERBS = word_set("lack lacks lacked lacking unable fail fails failed failing")
+# Sameness and its opposite: "Is X the same as Y?" answered by "X is distinct from Y" is answered No.
+SAMENESS = word_set("same identical equivalent equal synonymous interchangeable alike")
+DIFFERENCE = word_set("different differs differ distinct unlike unequal")
 HEDGES = word_set(
     """if unless may might could would possibly perhaps probably likely unlikely whether suppose supposing
     allegedly reportedly presumably"""

@@ -51,6 +51,9 @@ SEM_KEY = 0.65
 SEM_SUPPORT = 0.5  # an answer is `success` only when its passage answers by its words and is this close
 
 
+_ROW_KEY = re.compile(r"^\s*([^\s—:][^—:]{0,40}?)\s+—\s")
+_FILE_SPAN = re.compile(r"`[.~/][^`\s]*`$")  # "`.AppxBundle`", "`~/.ssh/config`": a file named, not a command
+_WRITTEN_COMMAND = re.compile(r"`[^`]+`|^\s*\$ .+|(?<![\w-])--?[A-Za-z][\w-]*|\b\w+\(\d\)")
 # answers a heading may hold for the passages under it (a release, a date, an option line, a command)
 HEADED_TYPES = frozenset({"version", "date", "option", "command"})
 
@@ -273,6 +276,37 @@ class Judge:
             self.answers(passage, by_meaning=False)
             and (close is None or close >= SEM_SUPPORT)
             and self.subject <= self._said(passage)  # about what was asked, not only like it
+            and self.carries_type(passage)
+        )
+
+    def carries_type(self, passage: Passage) -> bool:
+        """The passage itself holds what the question asks for: a command (code, a command written as one, or
+        the term a definition describes) for "which command …", something to do (an instruction, a command or
+        code) for "how do I …"; an answer of the expected shape for a shaped type (typed() may find it in a
+        heading)."""
+        unit = passage.sentences[
+            0
+        ].unit  # a definition is quoted under its term ("loom lint", "-g, --listed")
+        label = _unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
+        if not label and (row := _ROW_KEY.match(passage.sentences[0].text)):
+            label = row.group(1)  # a table row or list item is read under its first cell ("loom lint — …")
+        if self.answer_type == "command":
+            named = bool(set(terms(label)) - set(self.scorer.weights))  # the term names what was not asked
+            return named or any(s.code or self._new_command(s.text) for s in passage.sentences)
+        if self.answer_type == "procedure":
+            return mentions_type(label, "command") or any(
+                s.code or is_instruction(s.text) or mentions_type(s.text, "command")
+                for s in passage.sentences
+            )
+        return passage.typed or self.answer_type not in SHAPED_TYPES
+
+    def _new_command(self, text: str) -> bool:
+        """The text writes a command (a code span that is not a file's name, an option) that is more than the
+        question's own words: "`.appx`" quoted back does not say which command installs it."""
+        asked = set(self.scorer.weights)
+        return any(
+            set(terms(m.group(0))) - asked and not _FILE_SPAN.match(m.group(0))
+            for m in _WRITTEN_COMMAND.finditer(text)
         )
 
     @staticmethod
@@ -316,6 +350,8 @@ class Judge:
             and close >= SEM_KEY
             and self.scorer.collection_known
             and not missing & self.scorer.unknown
+            and not missing
+            & EXTREMES  # "the maximum number": a passage that states no maximum does not say it
         )
 
     def ranked(self, pool: list[Sentence]) -> list[Passage]:

@@ -38,7 +38,8 @@ from mrpvm.plugins.sdk.text import terms
 
 from .clauses import Subject, clause_subjects, content_stems, is_negator, split_clauses, tokenize
 from .evidence import Scorer, Sentence
-from .lexicon import CONDITIONALS, NEGATIVE_VERBS, PRONOUNS
+from .lexicon import CONDITIONALS, DIFFERENCE, NEGATIVE_VERBS, PRONOUNS, SAMENESS
+from .meaning import Meaning
 from .passages import unit_context
 from .propositions import Claim, read_question
 from .qualifiers import asks_past, only_if, turns
@@ -287,7 +288,7 @@ def entry_verdict(
 
 
 def _negated(question: str) -> bool:
-    toks = tokenize(question)
+    toks = tokenize(question.replace("\u2019", "'"))
     return (
         sum(1 for k, t in enumerate(toks) if is_negator(t, toks[k + 1] if k + 1 < len(toks) else None)) % 2
         == 1
@@ -301,3 +302,80 @@ def term_weights(scorer: Scorer) -> dict[str, float]:
         for t in parts:
             out[t] = weight
     return out
+
+
+# the cosine a sentence needs to stand for the question's proposition (calibrated on real01-10)
+POLAR_MEANING = 0.7
+
+
+def closest_verdict(
+    focus: str, pool: list[Sentence], meaning: Meaning, keys: set[str], weights: dict[str, float]
+) -> PolarVerdict | None:
+    """Yes/No read from the sentence closest in meaning to the question, when no sentence states the
+    proposition in its words (`verdict`). The sentence must carry the question's key terms (with its
+    context) and be at least POLAR_MEANING close; one that states the proposition's words about another
+    subject ("B depends on A" for "Does A depend on B?") is not read. Its polarity against the question's
+    is the answer, said as weakly as the sentence says it ("may" → Possibly); one true only under a condition
+    the question does not ask about is not read; another sentence that close of the other polarity: no
+    answer. The caller reports it as weak evidence: a paraphrase's polarity is read,
+    not proved."""
+    main = proposition(focus)
+    prop = _proposition_terms(main, weights)
+    total = sum(weights[t] for t in prop)
+    readings = read_question(main + "?") or []
+    subject = readings[-1].subject_stems if readings else set()
+    predicate = set(prop)
+    words = {t.low for t in tokenize(main)}
+    possibility = bool(words & _POSSIBILITY)
+    asked_negated = _polarity(main, main)
+    found: list[tuple[float, Sentence, str]] = []
+    for s in pool:
+        c = meaning.of(s)
+        if c is None or c < POLAR_MEANING or s.code or s.text.rstrip().endswith("?"):
+            continue
+        context = set(s.terms) | s.carried | s.under | unit_context(s)
+        if not keys <= context:
+            continue
+        stated = sum(weights[t] for t in prop if t in context) / total if total > 0 else 0.0
+        clause = _stating_clause(_REPORTED.sub("", s.text), predicate, _antecedent(s), subject)
+        if clause is not None and clause.conditional and not possibility and not clause.necessary:
+            continue  # true only under a condition the question does not ask about
+        if stated >= MIN_STATED and readings and clause is not None:
+            around = set(s.under) | set(unit_context(s))
+            if not any(_about_subject(r, clause, around) for r in readings):
+                continue  # the question's words, said of another subject
+        negated = _polarity(s.text, main) != asked_negated
+        if _contrasts(main, s.text):
+            negated = not negated
+        answer = "No" if negated else "Yes"
+        if {t.low for t in tokenize(s.text)} & (_HEDGES - _POSSIBILITY) and not words & _HEDGES:
+            answer = HEDGED[answer]
+        found.append((c, s, answer))
+    if not found:
+        return None
+    found.sort(key=lambda f: (-f[0], len(f[1].text)))
+    cosine, best, answer = found[0]
+    if any(a != answer for _, _, a in found[1:]):
+        return None  # another sentence that close says otherwise
+    return PolarVerdict(answer, best, cosine)
+
+
+# "Note that X …": the reader is told to mind what X states; X is the statement
+_REPORTED = re.compile(r"^\s*(?:note|notice|remember|be aware|keep in mind)\s*(?:that\b|:)\s*", re.I)
+_QUOTED = re.compile(r"\"[^\"]*\"|`[^`]*`|\u201c[^\u201d]*\u201d")
+
+
+def _polarity(text: str, main: str) -> bool:
+    """Whether `text` negates: the clause carrying most of the proposition's words when one does, else the
+    whole text; a quoted word ("the \"no\" keyword") is mentioned, not said."""
+    plain = _QUOTED.sub(" X ", _REPORTED.sub("", text.replace("\u2019", "'")))
+    predicate = set(terms(main))
+    clause = _stating_clause(plain, predicate, None) if predicate else None
+    return clause.negated if clause is not None else _negated(plain)
+
+
+def _contrasts(question: str, sentence: str) -> bool:
+    """One asks whether things are the same and the other says they differ (or the reverse)."""
+    asked = {t.low for t in tokenize(question)}
+    said = {t.low for t in tokenize(sentence)}
+    return bool((asked & SAMENESS and said & DIFFERENCE) or (asked & DIFFERENCE and said & SAMENESS))

@@ -313,19 +313,37 @@ def analyse(
     q.terms = [t for t in content_terms(question_text) if t not in _how_words(focus)]
     # "the highest level", "the minimum version": the extreme asked for, however the source writes it
     q.terms += [t for t in notation_terms(focus) if t not in q.terms]
+    # "… according to PEP 518?": the source the question cites is where to look, not what the answer
+    # states (the answer's sentence rarely names its own document): it supports the match, as context does
+    cited = attributed_terms(question_text)
+    q.terms = [t for t in q.terms if t not in cited] or q.terms
     q.year = bool(_YEAR_ASKED.search(focus))
     noun = asked_noun(focus)
     q.kind = next(iter(stems([noun])), "") if noun else ""
     q.context = context
     q.support = [t for t in content_terms(context) if t not in q.terms]
+    q.support += [t for t in cited if t not in q.terms and t not in q.support]
     q.names = name_groups(question_text) + name_groups(context.replace(";", ","))
     # a task followed by the question that elaborates it ("Analyze why X … What made him …?") is asked
     # as the task
     task_led = bool(body) and body[0] not in questions and _TASK.match(body[0]) is not None
     q.answer_type = answer_type or expected_type(body[0] if task_led else focus)
-    q.name_terms = {t for run in name_runs(question_text) for t in content_terms(run)}
+    q.name_terms = {t for run in name_runs(question_text) for t in content_terms(run)} - cited
+    # an option the question writes ("a --sort option") names one thing, however common its word ("sort")
+    q.name_terms |= {t for m in _OPTION_WRITTEN.finditer(question_text) for t in terms(m.group(0))[:1]}
     q.options = options
     return q
+
+
+_OPTION_WRITTEN = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
+_ATTRIBUTION = re.compile(
+    r"\b(?:according to|as (?:stated|described|defined|specified|documented) (?:in|by))\s+([^,;?]+)", re.I
+)
+
+
+def attributed_terms(text: str) -> set[str]:
+    """The terms of the source a question cites ("… according to the manual", "as described in RFC 9110")."""
+    return {t for m in _ATTRIBUTION.finditer(text) for t in content_terms(m.group(1))}
 
 
 _NAME_STEMS = frozenset(stems(["name"]))

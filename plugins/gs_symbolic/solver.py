@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, find_type
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, TYPE_ONLY_NOUNS, find_type
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
@@ -33,7 +33,7 @@ from .narrowing import (
     with_negations,
 )
 from .passages import EXTRA_SENTENCE_COST, FUTURE, Judge, Passage, key_terms, stated_condition, windows
-from .polarity import entry_verdict, term_weights
+from .polarity import closest_verdict, entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
 from .question import Question, content_terms, name_runs
@@ -165,15 +165,27 @@ def _yes_no(q: Question, m: Material) -> Outcome | None:
     stated = entry_verdict(q.focus or q.text, m.pool, weights, keys) or polar_verdict(
         q.focus or q.text, m.pool, weights, keys, q.name_terms, named[0] if named else ""
     )
+    supported = True
     if stated is None:
-        return None
+        close = meaning.for_question(q.text, m.pool, scorer.score)
+        stated = (
+            closest_verdict(q.focus or q.text, m.pool, close, keys, weights) if close is not None else None
+        )
+        if stated is None:
+            return None
+        supported = False  # read from the sentence closest in meaning: weak evidence
     if q.single_word:
-        return Outcome(stated.answer, [stated.sentence.unit.id], "medium", "stated", "explicit")
+        return Outcome(stated.answer, [stated.sentence.unit.id], "medium", "stated", "explicit", supported)
     quote = join_quotes([stated.sentence])
     label = definition_label(stated.sentence.unit)
     text = f"{stated.answer}. " + (labelled(label, quote) if label else quote)
-    evidence = f"the proposition stated ({stated.stated:.2f} of its terms) in {stated.sentence.unit.id}"
-    return Outcome(text, [stated.sentence.unit.id], "medium", evidence, "explicit")
+    if supported:
+        evidence = f"the proposition stated ({stated.stated:.2f} of its terms) in {stated.sentence.unit.id}"
+    else:
+        evidence = f"the closest sentence in meaning ({stated.stated:.2f}) in {stated.sentence.unit.id}"
+    return Outcome(
+        text, [stated.sentence.unit.id], "medium" if supported else "low", evidence, "explicit", supported
+    )
 
 
 def _verdict_text(verdict: explicit.Verdict, m: Material) -> str:
@@ -478,6 +490,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     passage = judge.best_of(ranked)
     if passage is None:
         return None
+    if q.answer_type:  # a typed question is answered by what answers it, not by its surroundings
+        passage = _shortest_answering(passage, judge)
     chosen = [_completed(passage, pool)]
     if q.answer_type == "reason":
         chosen = [_with_lead(chosen[0], pool)]
@@ -504,6 +518,29 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         evidence += f", meaning {passage.meaning:.2f}"
     supported = judge.supports(passage)
     return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
+
+
+ANSWER_BUDGET = 300  # characters: a longer passage gives way to a shorter part of it that answers as well
+MEANING_SLACK = 0.05  # ... and means the question nearly as closely
+
+
+def _shortest_answering(p: Passage, judge: Judge) -> Passage:
+    """Length control: of a passage over ANSWER_BUDGET, the shortest run of its sentences that still answers
+    (key terms, enough of the question's words, an answer of the asked shape) and is about as close in
+    meaning; the passage itself when no part does."""
+    if len(p.sentences) < 2 or len(p.text) <= ANSWER_BUDGET:
+        return p
+    n = len(p.sentences)
+    parts = [p.sentences[i:j] for i in range(n) for j in range(i + 1, n + 1) if j - i < n]
+    parts.sort(key=lambda run: (sum(len(s.text) for s in run), run[0].order))
+    for run in parts:
+        shorter = judge.score(run)
+        if not judge.answers(shorter) or not (shorter.typed or judge.answer_type not in SHAPED_TYPES):
+            continue
+        if p.meaning is not None and (shorter.meaning or 0.0) < p.meaning - MEANING_SLACK:
+            continue
+        return shorter
+    return p
 
 
 _ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)

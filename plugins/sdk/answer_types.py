@@ -14,13 +14,14 @@ from functools import lru_cache
 from .lexicon import word_set
 from .text import words as tokens
 
-# Head nouns by the type of answer they ask for ("which <noun>", "what is the <noun> of ...").
+# Head nouns by the type of answer they ask for ("value" is not one: an option's value is a word, a string or a
+# number, whatever the option takes) ("which <noun>", "what is the <noun> of ...").
 _NOUN_TYPES: dict[str, frozenset[str]] = {
     "version": word_set("version versions release releases revision edition"),
     "number": word_set(
         """number numbers size sizes amount count total limit limits maximum minimum max min length
         width height depth weight speed rate ratio percentage percent price cost port level factor
-        frequency capacity threshold value values temperature score memory ram space"""
+        frequency capacity threshold temperature score memory ram space"""
     ),
     "date": word_set("date dates year years day days month months time deadline"),
     "duration": word_set("duration period"),
@@ -52,7 +53,11 @@ _WORD = re.compile(r"[A-Za-z][\w'-]*")
 _NP_END = word_set(
     "of for in on at to with by from about that which who whose where when than as can could will"
 )
-_STEPS = re.compile(r"^(?:how (?:do|can|should|would|could) (?:i|we|you|one)\b|how to\b)|\bsteps?\b", re.I)
+_STEPS = re.compile(
+    r"^(?:how (?:do|can|should|would|could) (?:i|we|you|one)\b|how to\b)|\bsteps?\b"
+    r"|\bwhat (?:should|can|must|do) (?:i|we|you|one) (?:do|change|run)\b",  # "… What should I do?"
+    re.I,
+)
 _COMPARE = re.compile(
     r"\bdifferences? between\b|\bdiffers? from\b|\bcompare\b|\bcomparison (?:of|between)\b|\bversus\b|\bvs\.?\s",
     re.I,
@@ -63,6 +68,7 @@ _DEFINE = re.compile(
 _WHO_IS_NAME = re.compile(
     r"^(?i:who) (?i:is|was|are|were) (?:(?i:the|a|an) )?(?:[A-Z][\w.'-]*)(?: (?:of |de |van |von )?[A-Z][\w.'-]*){0,3}\??$"
 )
+_PREPOSITIONS = word_set("in on at under for from with by since of to into through during")
 _SUBORDINATOR = word_set(
     "if when whenever after before once since because while although though unless given with"
 )
@@ -94,6 +100,8 @@ def asked_noun(question: str) -> str | None:
     """The head noun of what a "which/what <noun> …" question asks for ("Which storage engine does X use?"
     → engine); None for other questions and for "what is X" (which asks about X, not for a kind)."""
     words = _words(_main_clause(" ".join(question.strip().split())))
+    if len(words) > 2 and words[0] in _PREPOSITIONS and words[1] in ("which", "what"):
+        words = words[1:]  # "Under which license is X released?" asks for a license
     if len(words) < 2 or words[0] not in ("which", "what") or words[1] in _AUX:
         return None
     rest = words[1:5]
