@@ -17,23 +17,15 @@ from mrpvm.kernel.engine.support import answer_support
 from mrpvm.plugins.gs_llm_common.solve import PROMPT_MARKERS, criterion_marker, read_answer
 from mrpvm.plugins.planner_common.utility import observations, refuted_refusals, score_attempt
 from mrpvm.plugins.sdk import PluginFailure
-from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Observation
+from mrpvm.protocol.document import IntentGroup, Observation
 from mrpvm.protocol.envelope import OutcomeAttempt, PluginStats, RecordOutcomePayload
+from test_llm_learning import WAL  # the same unit the learning tests ask about
 
 ENABLED = ["sd-symbolic", "kb-fast", "gs-llm-fast", "gs-symbolic"]
 ORDERS = {"sd": ["sd-symbolic"], "kb": ["kb-fast"], "gs": ["gs-llm-fast", "gs-symbolic"], "val": []}
 # sd-symbolic reads the harness's question as one `evaluate` intent expecting a yes/no
 TASKS = ("", "evaluate", "evaluate/yes-no")
 TURNS = 5
-WAL = KnowledgeUnit(
-    id="u1",
-    sourceId="s",
-    chunkId="s::c",
-    kuType="atomic",
-    role="Constraint",
-    topic="WAL",
-    claim="WAL mode does not work over a network filesystem because processes must share memory.",
-)
 QUESTION = "Does WAL mode work on a network filesystem?"
 
 

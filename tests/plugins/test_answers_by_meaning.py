@@ -8,6 +8,7 @@ import json
 
 import msgspec
 import pytest
+from embedding_support import count_encodes
 from kb_corpus import intent, retrieve_request, selected, source_request, tree
 from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs
 from mrpvm.plugins.kb_balanced.__main__ import plugin as balanced
@@ -87,16 +88,8 @@ def test_a_paraphrase_is_retrieved_by_the_dense_view_where_bm25_alone_misses(tmp
 
 
 def test_the_dense_vectors_are_reused_for_unchanged_units(tmp_path, monkeypatch):
-    import mrpvm.plugins.kb_balanced.dense as dense
 
-    encoded: list[str] = []
-    real = dense.encode
-
-    def counting(texts):
-        encoded.extend(texts)
-        return real(texts)
-
-    monkeypatch.setattr(dense, "encode", counting)
+    encoded = count_encodes(monkeypatch)
     art = tmp_path / "kb-balanced"
     run(balanced, source_request("vault", VAULT, art))
     first = (art / "dense.vectors").read_bytes()

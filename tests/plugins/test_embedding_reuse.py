@@ -4,6 +4,7 @@ in a call (dense neighbours, fused scores) and later calls with the same intent 
 from __future__ import annotations
 
 import pytest
+from embedding_support import count_encodes
 from kb_corpus import intent, retrieve_request, selected, source_request, tree
 from mrpvm.plugins.kb_balanced.__main__ import plugin as balanced
 from mrpvm.plugins.sdk.embedding import available
@@ -28,14 +29,7 @@ DOCS = tree(
 def test_an_intent_is_encoded_once_across_its_uses_and_calls(tmp_path, monkeypatch):
     import mrpvm.plugins.kb_balanced.dense as dense
 
-    encoded: list[str] = []
-    real = dense.encode
-
-    def counting(texts):
-        encoded.extend(texts)
-        return real(texts)
-
-    monkeypatch.setattr(dense, "encode", counting)
+    encoded = count_encodes(monkeypatch)
     monkeypatch.setattr(dense, "_queries", type(dense._queries)())
     art = tmp_path / "kb-balanced"
     doc, failure, _ = balanced.run(encode_request(source_request("kiln", DOCS, art)))
