@@ -3,7 +3,8 @@
 A worker call naming an artifacts folder already checked and bound is not resolved again (binds.py); a
 group's event counters are read through descriptors opened once (group_files.py). Both keep their answers:
 a folder that holds the home is still refused, a counter written since is still seen, and nothing stays
-open after the group's release.
+open after the group's release. A one-turn ask's recordOutcome runs on the idle planner worker instead of
+starting the background lane's own (worker_mode.py).
 """
 
 from __future__ import annotations
@@ -13,10 +14,15 @@ from pathlib import Path
 
 import pytest
 from mrpvm.kernel.config import SandboxConfig
+from mrpvm.kernel.registry import Registry
 from mrpvm.kernel.supervisor.binds import ArtifactBinds
 from mrpvm.kernel.supervisor.errors import ProcessFailure
 from mrpvm.kernel.supervisor.group_files import EventCounters, limit_reached
 from mrpvm.kernel.supervisor.sandbox import Sandbox
+from mrpvm.protocol.envelope import BuildPlanPayload, RecordOutcomePayload, Request
+from supervisor_support import new_supervisor, run
+
+MANIFESTS = Path(__file__).resolve().parents[2] / "manifests"
 
 
 def _open_fds() -> set[str]:
@@ -99,3 +105,55 @@ def test_the_limit_reached_is_named_from_the_counters(tmp_path: Path) -> None:
     reason = limit_reached(*args)
     assert reason is not None and "process limit (64 processes" in reason
     counters.close()
+
+
+def _plan() -> Request:
+    return Request(prompt="q", context=[], op="buildPlan", payload=BuildPlanPayload())
+
+
+def _outcome() -> Request:
+    return Request(
+        prompt="q", context=[], op="recordOutcome", payload=RecordOutcomePayload(plannerId="planner-default")
+    )
+
+
+def test_a_one_turn_ask_records_its_outcome_on_the_idle_worker_not_a_new_one() -> None:
+    """`mrpvm ask`: the planner's worker is idle when recordOutcome comes; starting the background lane's
+    own worker for it cost a whole interpreter start. A daemon (`warm`) keeps the lane."""
+    registry = Registry.load(MANIFESTS)
+
+    async def cli() -> tuple[int, int, int]:
+        async with new_supervisor(registry) as sup:
+            await sup.call("planner-default", _plan())  # a cold ask's planning, then its outcome
+            plugin = sup._plugins["planner-default"]
+            for _ in range(2):
+                result = await sup.call("planner-default", _outcome())
+                assert result.document.result.status in ("success", "weak")
+            lane = plugin.lane.slots if plugin.lane is not None else 0
+            return lane, plugin.pool.slots, len(sup.pids())
+
+    assert run(cli) == (0, 1, 1)
+
+    async def daemon() -> tuple[float, int]:
+        async with new_supervisor(registry) as sup:
+            await sup.warm("planner-default")
+            plugin = sup._plugins["planner-default"]
+            main_before = plugin.pool.ewma_s
+            await sup.call("planner-default", _outcome())
+            assert plugin.pool.ewma_s == main_before  # the main pool's workers were left to buildPlan
+            return plugin.lane.ewma_s, plugin.lane.slots
+
+    ewma, slots = run(daemon)
+    assert ewma > 0 and slots == 1
+
+    async def all_busy() -> int:
+        async with new_supervisor(registry) as sup:
+            await sup.call("planner-default", _plan())
+            plugin = sup._plugins["planner-default"]
+            plugin.pool.idle.clear()  # its only worker taken (as by a buildPlan in flight)
+            plugin.pool.busy += 1
+            await sup.call("planner-default", _outcome())
+            plugin.pool.busy -= 1
+            return plugin.lane.slots
+
+    assert run(all_busy) == 1  # no idle worker to borrow: the lane starts its own
