@@ -292,25 +292,25 @@ SECTIONS_BY_OP: dict[str, tuple[_SectionKind, ...]] = {
 }
 
 
-_PLAIN_HEADINGS = {"Plugin Result": RESULT, "Plan": PLAN, "Answer": ANSWER, "Sources": SOURCES}
-
-
 def _classify(heading: str) -> tuple[_SectionKind | None, str, str | None]:
     """Map a heading text to (kind, key, problem)."""
-    plain = _PLAIN_HEADINGS.get(heading)
-    if plain is not None:
-        return plain, "", None
-    if heading.startswith("Context Unit"):  # the most frequent heading (a retrieve's units)
-        rest = heading[len("Context Unit") :].strip()
-        if rest and rest.split(None, 1) == [rest]:  # one id: no whitespace (str.isspace's) in it
-            return UNIT, rest, None
-        return UNIT, "", "'Context Unit' must be followed by one id without spaces"
+    if heading in ("Plugin Result", "Plan", "Answer", "Sources"):
+        return (
+            {"Plugin Result": RESULT, "Plan": PLAN, "Answer": ANSWER, "Sources": SOURCES}[heading],
+            "",
+            None,
+        )
     for kind in (INTENT, RESOLVED, OBSERVATION):
         if heading.startswith(kind.name):
             rest = heading[len(kind.name) :].strip()
             if rest.isascii() and rest.isdigit() and len(rest) <= 9 and int(rest) >= 1:
                 return kind, str(int(rest)), None
             return kind, "", f"'{kind.name}' must be followed by a number >= 1"
+    if heading.startswith("Context Unit"):
+        rest = heading[len("Context Unit") :].strip()
+        if rest and not any(c.isspace() for c in rest):
+            return UNIT, rest, None
+        return UNIT, "", "'Context Unit' must be followed by one id without spaces"
     return None, "", None
 
 
@@ -481,9 +481,6 @@ class _Nowhere:
 _NOWHERE = _Nowhere()
 
 
-_FIELD_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")  # never whitespace
-
-
 def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
     """One cheap pass for the common case: a well-formed document with non-empty fields, values that
     continue on indented lines included (sd's source units: code blocks, procedures).
@@ -501,17 +498,14 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
     fields: dict[str, Any] = {}
     by_name: dict[str, _FieldSpec] = {}
     answer: list[str] | None = None
-    # the field being read: `spec` with its first value `value` (None: no field pending) and, when it
-    # continues on indented lines, `more` (the first value and those lines)
-    value: str | None = None
-    more: list[str] | None = None
+    parts: list[str] | None = None  # the field being read: its first value and continuation lines
     spec: _FieldSpec | None = None
     for line in text.split("\n"):
         if line[:3] == "## ":
-            if value is not None:
-                if not _settle_one(fields, spec, value, more):
+            if parts is not None:
+                if not _settle(fields, spec, parts):
                     return None
-                value = more = None
+                parts = None
             kind, key, problem = _classify(line[3:].strip())
             if kind is None or problem or (kind, key) in seen:
                 return None
@@ -529,34 +523,22 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
             answer.append(line)
         elif line:
             first = line[0]
-            if first not in _FIELD_START and (first == " " or first == "\t" or first.isspace()):
-                # a continuation line, as parse_sections reads them
+            if first == " " or first == "\t" or first.isspace():  # as parse_sections reads them
                 two = line[:2] == "  "
                 if not two and not line.strip():
                     continue
-                if value is None or not (two or first == "\t"):
+                if parts is None or not (two or first == "\t"):
                     return None
-                if more is None:
-                    more = [value]
-                more.append(line[2:] if two else line[1:])
+                parts.append(line[2:] if two else line[1:])
                 continue
-            if value is not None:
-                if more is None and spec is not None and value:  # the commonest case, inline
-                    if spec.kind == "text":
-                        fields[spec.attr] = value
-                    else:
-                        typed, rule, _ = _convert(spec, value)
-                        if rule:
-                            return None
-                        fields[spec.attr] = typed
-                elif not _settle_one(fields, spec, value, more):
-                    return None
-            name, _, raw = line.partition(":")
+            if parts is not None and not _settle(fields, spec, parts):
+                return None
+            name, sep, value = line.partition(":")
             spec = by_name.get(name)
             if spec is None or spec.attr in fields:
                 return None
-            value, more = raw.strip(), None
-    if value is not None and not _settle_one(fields, spec, value, more):
+            parts = [value.strip()]
+    if parts is not None and not _settle(fields, spec, parts):
         return None
     result: PluginResult | None = None
     intents: list[IntentGroup] = []
@@ -606,11 +588,6 @@ def _parse_fast(text: str, op: str | None) -> CnlDocument | None:
         sources=sources,
         observations=observations,
     )
-
-
-def _settle_one(fields: dict[str, Any], spec: _FieldSpec | None, value: str, more: list[str] | None) -> bool:
-    """`_settle` of a field read as its first value and, when it continued, all its lines."""
-    return _settle(fields, spec, [value] if more is None else more)
 
 
 def _settle(fields: dict[str, Any], spec: _FieldSpec | None, parts: list[str]) -> bool:
