@@ -57,7 +57,8 @@ def child(file: str, q: str) -> dict:
 
     def first(a, k):
         pid = a[1]  # Supervisor.call(plugin_id, request)
-        key = f"first call (worker start) {pid}" if pid not in seen else "later plugin calls"
+        op = getattr(a[2], "op", "") if len(a) > 2 else ""
+        key = f"first call (worker start) {pid}" if pid not in seen else f"later calls {pid}.{op}"
         seen.add(pid)
         return key
 

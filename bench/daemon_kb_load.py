@@ -23,6 +23,7 @@ import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -168,7 +169,9 @@ def call_profile(recs: list[dict]) -> dict[str, float]:
 async def main_async(a: argparse.Namespace) -> dict:
     qs = pk.questions(Path(a.questions) if a.questions else None)
     pk.need_ours() if a.target == "ours" else pk.need_upstream()
-    home = pk.new_home(f"perf-{a.target}-")
+    home = a.home or pk.new_home(f"perf-{a.target}-")
+    os.makedirs(home, exist_ok=True)
+    reuse = bool(a.home) and a.target == "ours" and os.path.exists(os.path.join(home, "perf-ingest.json"))
     extra = {}
     if a.symbolic_only and a.target == "ours":
         extra["MRPVM_ENABLED_PLUGINS"] = (
@@ -184,12 +187,36 @@ async def main_async(a: argparse.Namespace) -> dict:
             "--port",
             "0",
         ]
+    if a.requests and a.target == "ours":
+        os.makedirs(a.requests, exist_ok=True)
+        extra["PERF_REQUESTS"] = a.requests
+        argv = [
+            str(pk.OURS / ".venv/bin/python"),
+            str(pk.HERE / "daemon_requests.py"),
+            "serve",
+            "--port",
+            "0",
+        ]
+    if a.cprofile and a.target == "ours":
+        extra["PERF_CPROFILE"] = os.path.abspath(a.cprofile)
+        argv = [
+            str(pk.OURS / ".venv/bin/python"),
+            str(pk.HERE / "daemon_cprofile.py"),
+            "serve",
+            "--port",
+            "0",
+        ]
     d = pk.start_ours(home, extra, argv) if a.target == "ours" else pk.start_upstream(home)
     out: dict = {"target": a.target, "sessions": a.sessions, "turns_per_session": a.turns}
     spy = None
     try:
-        ing = await ingest_http(d, Path(a.doc), "perfkb")
-        out["ingest"] = {k: v for k, v in ing.items() if k != "ref"}
+        if reuse:  # --home named a home this script already ingested the document into
+            ing = json.loads(Path(home, "perf-ingest.json").read_text())
+        else:
+            ing = await ingest_http(d, Path(a.doc), "perfkb")
+            if a.home:
+                Path(home, "perf-ingest.json").write_text(json.dumps(ing))
+        out["ingest"] = {k: v for k, v in ing.items() if k != "ref"} | {"reused": reuse}
         # warm-up: every question once in one session (starts the workers)
         c = pk.Client(d.port)
         body = {"kb": ing["ref"]["kb"]} if d.kind == "ours" else {"kb_id": ing["ref"]["kb_id"]}
@@ -205,8 +232,11 @@ async def main_async(a: argparse.Namespace) -> dict:
         out["warmup_c1_p50_ms"] = round(pk.med([r["latency_ms"] for r in warm]), 2)
         out["warmup_ok"] = sum(r["ok"] for r in warm)
         out["sample_answers"] = [(r.get("q", qs[i]), r.get("answer")) for i, r in enumerate(warm[:3])]
+        if a.cprofile:
+            os.kill(d.proc.pid, signal.SIGUSR1)  # daemon_cprofile.py: profile the load, not the warm-up
         mem_before = pk.memory(d.proc.pid)
         cpu0 = pk.cpu_by_name(d.proc.pid)
+        sys0 = pk.cpu_by_name(d.proc.pid, system_only=True)
         load0 = pk.loadavg()
         if a.pyspy:
             spy = subprocess.Popen(
@@ -235,6 +265,7 @@ async def main_async(a: argparse.Namespace) -> dict:
         recs, elapsed = await run_load(d, ing["ref"], qs, a.sessions, a.turns)
         t_load1 = time.perf_counter()
         cpu1 = pk.cpu_by_name(d.proc.pid)
+        sys1 = pk.cpu_by_name(d.proc.pid, system_only=True)
         mem_after = pk.memory(d.proc.pid)
         if spy is not None:
             spy.wait(a.pyspy + 60)
@@ -244,7 +275,7 @@ async def main_async(a: argparse.Namespace) -> dict:
         ct = os.path.join(home, "calltimes.json")
         if a.calltimer and os.path.exists(ct) and "t_load1" in locals():
             out["call_parts_ms"] = call_parts(json.load(open(ct)), t_load0, t_load1)  # noqa: SIM115
-        if not a.keep:
+        if not a.keep and not a.home:
             shutil.rmtree(home, ignore_errors=True)
     lat = [r["latency_ms"] for r in recs]
     ok = [r for r in recs if r.get("ok")]
@@ -269,6 +300,9 @@ async def main_async(a: argparse.Namespace) -> dict:
         "elapsed_s": round(elapsed, 2),
         "cpu_ms_per_turn": round(total_cpu * 1000 / len(recs), 2),
         "cpu_ms_per_turn_by_process": {k: round(v * 1000 / len(recs), 2) for k, v in cpu.items() if v > 0},
+        "sys_cpu_ms_per_turn_by_process": {
+            k: round(v * 1000 / len(recs), 2) for k, v in pk.cpu_delta(sys0, sys1).items() if v > 0
+        },
         "loadavg_before_after": [load0, pk.loadavg()],
         "memory_before_load": mem_before,
         "memory_after_load": mem_after,
@@ -314,6 +348,18 @@ def main() -> None:
     ap.add_argument("--pyspy-out", default=str(pk.TMP / "perf-pyspy.txt"))
     ap.add_argument("--symbolic-only", action="store_true", help="ours: enable only the symbolic plugins")
     ap.add_argument("--keep", action="store_true", help="keep the home folder")
+    ap.add_argument(
+        "--cprofile", help="ours: cProfile the daemon's event loop during the load into this file"
+    )
+    ap.add_argument(
+        "--requests",
+        help="ours: a folder for each plugin call's request/reply sizes and sample bodies (daemon_requests.py)",
+    )
+    ap.add_argument(
+        "--home",
+        help="ours: use and keep this home; the document is ingested only on the first run (A/B runs of "
+        "one checkout skip the ingest; use one home per checkout)",
+    )
     ap.add_argument(
         "--calltimer",
         action="store_true",

@@ -290,15 +290,15 @@ def _name(pid: int) -> str:
     return base
 
 
-def cpu_by_name(pid: int) -> dict[str, float]:
-    """CPU seconds (user+sys) per process name over the tree under pid (live processes)."""
+def cpu_by_name(pid: int, system_only: bool = False) -> dict[str, float]:
+    """CPU seconds (user+sys, or sys only) per process name over the tree under pid (live processes)."""
     out: dict[str, float] = {}
     for p in tree(pid):
         try:
             f = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        secs = (int(f[11]) + int(f[12])) / TICK  # utime, stime
+        secs = (int(f[12]) if system_only else int(f[11]) + int(f[12])) / TICK  # utime, stime
         key = f"{_name(p)}#{p}"
         out[key] = secs
     return out

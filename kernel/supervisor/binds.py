@@ -19,11 +19,14 @@ from .sandbox import Sandbox
 class ArtifactBinds:
     """Per plugin: which artifacts folders its sandboxed processes bind."""
 
-    __slots__ = ("sandbox", "plugin_id", "cwd", "_known")
+    __slots__ = ("sandbox", "plugin_id", "cwd", "_known", "_passed")
 
     def __init__(self, sandbox: Sandbox, plugin_id: str, cwd: Path | str):
         self.sandbox, self.plugin_id, self.cwd = sandbox, plugin_id, str(cwd)
         self._known: set[str] | None = None
+        # folders as a worker call named them, once checked and known: a warm call's check is one lookup
+        # (resolving the path, five lstat calls, was a few percent of a busy daemon's CPU)
+        self._passed: set[str] = set()
 
     def _folders(self) -> set[str]:
         known = self._known
@@ -42,6 +45,9 @@ class ArtifactBinds:
 
         Raises ProcessFailure (SPAWN_FAILED, not counted as a crash) for a folder that holds the kernel
         home or cannot be created."""
+        if worker and path in self._passed:
+            return None, False
+        named = path
         if not os.path.isabs(path):
             path = os.path.join(self.cwd, path)
         path = os.path.normpath(path)
@@ -49,6 +55,7 @@ class ArtifactBinds:
         if problem:
             raise ProcessFailure(SPAWN_FAILED, problem, crash=False)
         if worker and path in self._folders():
+            self._passed.add(named)
             return None, False
         try:
             os.makedirs(path, exist_ok=True)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import msgspec
 
 from . import systemd_scope
-from .group_files import kill_members, limit_reached
+from .group_files import EventCounters, kill_members, limit_reached
 
 V1_CONTROLLERS = ("pids", "memory")
 SHELL = "/bin/sh"
@@ -257,6 +257,7 @@ class SandboxGroup:
         self.memory_dir = os.path.join(found.memory_base, name)
         self.processes, self.memory_bytes = processes, memory_bytes
         self.dirs = list(dict.fromkeys((self.pids_dir, self.memory_dir)))
+        self.counters = EventCounters()
         for folder in self.dirs:
             os.mkdir(folder)
         try:
@@ -290,7 +291,9 @@ class SandboxGroup:
 
     def exceeded(self) -> str | None:
         events = "memory.events" if self.version == 2 else "memory.oom_control"
-        return limit_reached(self.pids_dir, self.memory_dir, events, self.processes, self.memory_bytes)
+        return limit_reached(
+            self.counters, self.pids_dir, self.memory_dir, events, self.processes, self.memory_bytes
+        )
 
     def kill(self) -> None:
         """SIGKILL every process still in the group (a straggler the namespace teardown has not reached)."""
@@ -300,6 +303,7 @@ class SandboxGroup:
     def release(self) -> bool:
         """After its process exited: kill what is left in the group and remove it; False while members
         are still leaving (`settle` finishes the job)."""
+        self.counters.close()
         self.kill()
         if self.remove():
             _ENDED.discard(self)
@@ -309,6 +313,7 @@ class SandboxGroup:
 
     def remove(self) -> bool:
         """Remove the group; False while processes are still leaving it (call again later)."""
+        self.counters.close()
         done = True
         for folder in self.dirs:
             try:

@@ -137,7 +137,9 @@ class Supervisor(OneShotMode):
         self._active += 1
         try:
             if plugin.worker:
-                pool = self._pool(plugin, loop, lane=op in BACKGROUND_OPS)
+                pool = (
+                    self._background_pool(plugin, loop) if op in BACKGROUND_OPS else self._pool(plugin, loop)
+                )
                 data, stderr = await self._worker_call(
                     pool, loop, encode_frame(body), str(rid).encode(), deadline, request.requestId
                 )

@@ -8,14 +8,61 @@ import os
 import signal
 
 
-def read_counter(folder: str, name: str, key: str) -> int:
-    """The value of `key` in a flat-keyed cgroup file such as `pids.events` (0 when unreadable)."""
-    with contextlib.suppress(OSError, ValueError), open(os.path.join(folder, name)) as f:
-        for line in f:
-            field, _, value = line.partition(" ")
-            if field == key:
+def _value(data: bytes, key: bytes) -> int:
+    for line in data.split(b"\n"):
+        field, _, value = line.partition(b" ")
+        if field == key:
+            with contextlib.suppress(ValueError):
                 return int(value)
+            return 0
     return 0
+
+
+class EventCounters:
+    """One group's event-counter files (`pids.events`, `memory.events`, ...), each opened once and re-read
+    from offset 0 (a cgroup file renders its current values on every read from the start).
+
+    Every running sandboxed process is checked every cgroups.WATCH_INTERVAL_S: two open/read/close rounds
+    per check made up a few percent of a busy daemon's CPU; one `pread` each is the same answer. `close()`
+    (the group's release) closes the descriptors; a read after it opens the file for that read only."""
+
+    __slots__ = ("_fds", "_closed")
+
+    def __init__(self) -> None:
+        self._fds: dict[str, int] = {}
+        self._closed = False
+
+    def read(self, folder: str, name: str, key: str) -> int:
+        """The value of `key` in a flat-keyed file such as `pids.events` (0 when unreadable)."""
+        path = os.path.join(folder, name)
+        fd = self._fds.get(path)
+        if fd is None:
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                return 0
+            if self._closed:
+                try:
+                    return self._pread(fd, key)
+                finally:
+                    os.close(fd)
+            self._fds[path] = fd
+        return self._pread(fd, key)
+
+    @staticmethod
+    def _pread(fd: int, key: str) -> int:
+        try:
+            data = os.pread(fd, 65536, 0)
+        except OSError:
+            return 0
+        return _value(data, key.encode())
+
+    def close(self) -> None:
+        self._closed = True
+        fds, self._fds = self._fds, {}
+        for fd in fds.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 def kill_members(group: str) -> None:
@@ -27,16 +74,21 @@ def kill_members(group: str) -> None:
 
 
 def limit_reached(
-    pids_dir: str, memory_dir: str, memory_events: str, processes: int, memory_bytes: int
+    counters: EventCounters,
+    pids_dir: str,
+    memory_dir: str,
+    memory_events: str,
+    processes: int,
+    memory_bytes: int,
 ) -> str | None:
     """Why a group's processes must end now: a fork refused at the cap, a process killed at the memory
     limit; None while within both."""
-    if read_counter(pids_dir, "pids.events", "max"):
+    if counters.read(pids_dir, "pids.events", "max"):
         return (
             f"the plugin and its children reached the sandbox's process limit ({processes} "
             "processes and threads, limits.pluginProcesses); the sandbox was ended"
         )
-    if read_counter(memory_dir, memory_events, "oom_kill"):
+    if counters.read(memory_dir, memory_events, "oom_kill"):
         return (
             f"the plugin and its children reached the sandbox's memory limit "
             f"({memory_bytes >> 20} MB together, limits.pluginMemoryMB); the sandbox was ended"

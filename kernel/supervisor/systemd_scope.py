@@ -21,7 +21,7 @@ import os
 import shutil
 import subprocess
 
-from .group_files import kill_members, limit_reached
+from .group_files import EventCounters, kill_members, limit_reached
 
 PROBE_TIMEOUT_S = 5.0
 BUS_ENV = ("XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS")  # how systemd-run finds the user's manager
@@ -85,6 +85,7 @@ class ScopeGroup:
         self.processes, self.memory_bytes = processes, memory_bytes
         self.pid: int | None = None
         self.folder: str | None = None  # the scope's group, known once the plugin runs in it
+        self.counters = EventCounters()
 
     def launcher(self, argv: list[str]) -> list[str]:
         """`argv` started inside a new scope with the limits; the bus variables are not passed on."""
@@ -108,7 +109,9 @@ class ScopeGroup:
         folder = self._scope_folder()
         if folder is None:
             return None
-        return limit_reached(folder, folder, "memory.events", self.processes, self.memory_bytes)
+        return limit_reached(
+            self.counters, folder, folder, "memory.events", self.processes, self.memory_bytes
+        )
 
     def kill(self) -> None:
         folder = self._scope_folder()
@@ -117,6 +120,7 @@ class ScopeGroup:
 
     def release(self) -> bool:
         """Kill what is left; systemd removes the emptied scope itself (`--collect`)."""
+        self.counters.close()
         self.kill()
         return True
 

@@ -72,6 +72,15 @@ class WorkerMode(SupervisorBase):
                 plugin.pool = pool
         return pool
 
+    def _background_pool(self, plugin: PluginState, loop: asyncio.AbstractEventLoop) -> WorkerPool:
+        """Where a BACKGROUND_OPS call runs: its lane; but while the lane has no worker and the main pool
+        has an idle one (a one-turn `mrpvm ask`: its recordOutcome would start a whole worker for a call
+        nobody waits for), that idle worker. A daemon starts its lanes with its pools (`warm`)."""
+        lane, main = plugin.lane, plugin.pool
+        if (lane is None or lane.slots == 0) and main is not None and any(w.usable for w in main.idle):
+            return main
+        return self._pool(plugin, loop, lane=True)
+
     async def _worker_call(
         self,
         pool: WorkerPool,

@@ -40,7 +40,8 @@ def _split_guidance(units: list[KnowledgeUnit]) -> tuple[list[KnowledgeUnit], li
 
 def solve(call: Call) -> CnlDocument:
     payload: SolvePayload = call.payload
-    for_call(call.time_left())  # a short one-shot call does not wait for the model to load
+    # a short one-shot call does not wait for the model to load; vectors are kept in the KB's folder
+    for_call(call.time_left(), call.request.paths.artifacts)
     intent = payload.intent
     text = (intent.intent if intent else "") or call.prompt
     units = payload.evidence or call.context_units()

@@ -6,7 +6,8 @@ a passage's sentences (each read with the heading it stands under, so an option'
 option) is a second, independent signal: the judge adds it to a window's score and uses it to accept a
 passage whose words differ from the question's and to refuse one whose words match but meaning does not.
 
-Vectors are cached per text in the warm worker (the same evidence recurs across a session's turns). Without
+Vectors are cached per text in the warm worker (the same evidence recurs across a session's turns), and kept
+in the KB's artifacts folder for its sibling workers and successors (sdk embedding/kept.py). Without
 the model installed, `for_question` returns None and the judge is purely lexical.
 """
 
@@ -16,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from mrpvm.plugins.sdk.embedding import shared_encoder
+from mrpvm.plugins.sdk.embedding import encode_kept, shared_encoder
 
 from .evidence import Sentence
 
@@ -35,11 +36,11 @@ def sentence_text(s: Sentence) -> str:
 
 
 def _vectors(texts: Sequence[str]) -> np.ndarray:
-    encoder = shared_encoder()
-    assert encoder is not None
     missing = list(dict.fromkeys(t for t in texts if t not in _cache))
     if missing:
-        for text, vector in zip(missing, encoder.encode(missing), strict=True):
+        encoded = encode_kept(missing)  # read from the KB folder's kept vectors where a sibling encoded them
+        assert encoded is not None
+        for text, vector in zip(missing, encoded, strict=True):
             _cache[text] = vector
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)

@@ -4,7 +4,8 @@ Mounted KB: each unit's vector is computed inside the KB write (`DenseVectors.wr
 rows of units whose hash is unchanged) and kept in the plugin's artifact folder as float16 rows
 (`dense.vectors`, the row file of vectors.py). A KB small enough to scan gets a dense nearest-neighbour scan
 per intent; its neighbours join the lexical candidates. Inline units (the session's context) are encoded
-when first judged and cached by unit hash in the warm worker.
+when first judged and cached by unit hash in the warm worker, their vectors kept by text in the call's
+artifacts folder (sdk embedding/kept.py: a fresh `mrpvm ask --source` of the same file reads them).
 
 Fusion with BM25: retriever.py `_fuse` (a weighted score fusion; rank fusion was measured and dropped).
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from mrpvm.plugins.sdk.embedding import DIMENSIONS, shared_encoder
+from mrpvm.plugins.sdk.embedding import DIMENSIONS, encode_kept, shared_encoder
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .vectors import Layout, VectorFile
@@ -92,7 +93,7 @@ class InlineVectors:
         """Vectors of (hash, unit) pairs, encoding the ones not seen before."""
         missing = [(h, u) for h, u in dict(units).items() if h not in self._cache]
         if missing:
-            vectors = encode([unit_text(u) for _, u in missing])
+            vectors = encode_kept([unit_text(u) for _, u in missing])
             if vectors is None:
                 return None
             for (h, _), v in zip(missing, vectors, strict=True):

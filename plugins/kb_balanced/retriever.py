@@ -212,7 +212,9 @@ class BalancedRetriever(Retriever):
         return cache["value"]
 
     def prepare(self, call: Call, views: Views) -> None:
-        for_call(call.time_left())  # a short one-shot call does not wait for the model to load
+        # a short one-shot call does not wait for the model to load; inline units' vectors are kept in the
+        # call's artifacts folder (the next `mrpvm ask --source` of the same file does not encode them again)
+        for_call(call.time_left(), call.request.paths.artifacts)
         self._call = _CallVectors()
         self._call.vectors = self._vector_file(call, views)
         if views.store is not None:

@@ -98,4 +98,11 @@ def test_batches_keep_every_text_once_within_the_token_budget():
         assert widths == sorted(widths)
         assert len(group) <= forward.BATCH
         assert len(group) == 1 or len(group) * max(widths) <= forward.BATCH_TOKENS
+        factor, extra = forward.PAD_SLACK
+        assert max(widths) <= min(widths) * factor + extra  # little compute spent on padding
     assert forward.batches([]) == []
+
+
+def test_texts_of_one_length_share_a_batch_and_mixed_lengths_are_not_padded_to_the_longest():
+    assert forward.batches([20] * 40) == [list(range(32)), list(range(32, 40))]
+    assert forward.batches([13, 93, 41, 45, 15]) == [[0, 4], [2, 3], [1]]

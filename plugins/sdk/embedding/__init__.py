@@ -6,7 +6,15 @@ onnxruntime. Optional: `available()` says whether the runtime and the weights ar
 fall back to their lexical paths (with a note) when they are not.
 """
 
-from .encoder import Encoder, available, for_call, missing_reason, shared_encoder
+from .encoder import Encoder, available, encode_kept, for_call, missing_reason, shared_encoder
 from .forward import DIMENSIONS
 
-__all__ = ["DIMENSIONS", "Encoder", "available", "for_call", "missing_reason", "shared_encoder"]
+__all__ = [
+    "DIMENSIONS",
+    "Encoder",
+    "available",
+    "encode_kept",
+    "for_call",
+    "missing_reason",
+    "shared_encoder",
+]

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import forward, weights
-from .cache import load_session
+from .cache import cache_dir, load_session
 from .forward import MAX_TOKENS
+from .kept import KeptVectors
 
 _RUNTIME_MODULES = ("onnxruntime", "tokenizers", "onnx")
 
@@ -50,6 +51,7 @@ class Encoder:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.session, self.graph_source = load_session(path, self.tokenizer, threads or _default_threads())
+        self.identity = cache_dir(path).name  # the model, runtime and graph: what a kept vector depends on
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text ([len(texts), DIMENSIONS] float32), in the order given."""
@@ -69,13 +71,40 @@ LOAD_BUDGET_S = (
     12.0  # a call with less time left does not start loading the model (seconds on a busy machine)
 )
 _deferred = False
+_folder: str | None = None  # the current call's artifacts folder: where encode_kept keeps vectors
+_kept: dict[str, KeptVectors] = {}
+MAX_KEPT_FILES = 16  # open files a worker keeps (one per KB it serves)
 
 
-def for_call(time_left: float) -> None:
+def for_call(time_left: float, artifacts: str | None = None) -> None:
     """Before a call's work: with the model not loaded yet and less than LOAD_BUDGET_S left (a one-shot call
-    with a short deadline), this call runs without it (`shared_encoder()` is None) instead of timing out."""
-    global _deferred
+    with a short deadline), this call runs without it (`shared_encoder()` is None) instead of timing out.
+    `artifacts`: the call's artifacts folder, where `encode_kept` reads and keeps vectors (None: nowhere)."""
+    global _deferred, _folder
     _deferred = _shared is None and time_left < LOAD_BUDGET_S
+    _folder = artifacts or None
+
+
+def encode_kept(texts: Sequence[str]) -> np.ndarray | None:
+    """Like `shared_encoder().encode(texts)`, reading the vectors the call's artifacts folder keeps
+    (kept.py) and keeping the ones it had to encode; None without the model."""
+    encoder = shared_encoder()
+    if encoder is None:
+        return None
+    if _folder is None or not texts:
+        return encoder.encode(texts)
+    kept = _kept.get(_folder)
+    if kept is None:
+        while len(_kept) >= MAX_KEPT_FILES:
+            _kept.pop(next(iter(_kept))).close()
+        kept = _kept[_folder] = KeptVectors(_folder, encoder.identity)
+    found = kept.get(texts)
+    missing = [t for t in dict.fromkeys(texts) if t not in found]
+    if missing:
+        encoded = encoder.encode(missing)
+        kept.put(missing, encoded)
+        found.update(zip(missing, encoded, strict=True))
+    return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
 
 
 def shared_encoder() -> Encoder | None:
