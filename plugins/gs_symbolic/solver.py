@@ -24,6 +24,7 @@ from mrpvm.protocol.document import KnowledgeUnit
 
 from . import explicit, meaning
 from .evidence import Scorer, Sentence, procedure_steps, relevant, split_units
+from .focus import foreign_focus
 from .narrowing import (
     code_under_named_heading,
     drop_echoes,
@@ -32,7 +33,16 @@ from .narrowing import (
     said,
     with_negations,
 )
-from .passages import EXTRA_SENTENCE_COST, FUTURE, Judge, Passage, key_terms, stated_condition, windows
+from .passages import (
+    EXTRA_SENTENCE_COST,
+    FUTURE,
+    Judge,
+    Passage,
+    common_terms,
+    key_terms,
+    stated_condition,
+    windows,
+)
 from .polarity import closest_verdict, entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
@@ -105,6 +115,16 @@ def answer(q: Question, m: Material) -> Outcome | None:
         return _yes_no(q, m)
     if q.single_word:
         return _single_word(q, m)
+    q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
+    out = _open_answer(q, m)
+    if out is not None and q.foreign:
+        out.supported = False  # what the question turns on is a word the documents never use: weak at most
+        out.evidence += f"; the documents never name '{q.foreign}'"
+    return out
+
+
+def _open_answer(q: Question, m: Material) -> Outcome | None:
+    """An answer that is not Yes/No or a single word: steps, a comparison, a proof chain or a passage."""
     # an explicit request for steps or a comparison shapes the answer before any proof chain does;
     # a proof chain answers open questions ("explain why …"), a passage answers typed ones
     open_question = q.answer_type in ("", "reason", "definition")
@@ -482,6 +502,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         q.options,
         meaning.for_question(q.text, pool, scorer.score),
         q.name_terms,
+        next(iter(stems([q.foreign])), "") if q.foreign else "",
+        common_terms(q.terms, pool),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
