@@ -112,3 +112,10 @@ def test_a_synonym_in_the_evidence_is_no_foreign_word():
     doc = ask("How do I delete kiln and its queue?", KILN)  # "remove" is in the documents
     assert doc.result.status == "success"
     assert "kiln purge --all" in doc.answer
+
+
+def test_without_collection_weights_no_word_is_foreign():
+    from mrpvm.plugins.gs_symbolic.focus import foreign_focus
+
+    assert foreign_focus("Under which license is kiln released?", {}, []) == ""
+    assert foreign_focus("Under which license is kiln released?", {"licens": 1.2}, []) == ""

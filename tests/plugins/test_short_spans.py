@@ -83,3 +83,16 @@ def test_a_header_field_is_about_the_record_its_first_field_names():
     field = next(s for s in split_units(units()) if s.text.startswith("Release-Manager:"))
     assert field.text.rstrip(".") == "Release-Manager: Dana Whitlock <dana@example.org>"
     assert {"project", "kiln-schedul"} & field.carried  # "Project: kiln-scheduler"
+
+
+def test_prose_with_a_label_or_two_is_no_header_block():
+    prose = (
+        "Note: kiln keeps every shelf in the queue until the batch is fired, and the scheduler never drops a "
+        "shelf on its own, even when the queue is full. Warning: a shelf that was glazed twice is fired at the "
+        "lower temperature of the two glazes, which the scheduler reads from the batch file before every "
+        "firing starts, so a wrong batch file silently changes the finish of every shelf in the batch."
+    )
+    meta = SourceMeta("n", "n.md", "text", created_at="t0")
+    texts = [s.text for s in split_units([u for u in build_tree(prose, meta) if u.kuType == "atomic"])]
+    assert not any(t.startswith("Warning:") and len(t) < 60 for t in texts)
+    assert any("Warning: a shelf that was glazed twice" in t for t in texts)
