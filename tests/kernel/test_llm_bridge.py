@@ -23,7 +23,7 @@ MESSAGES = [{"role": "user", "content": "What is WAL?"}]
 
 
 def bridge_env(llm: ScriptedLLM | None, **extra: str) -> dict[str, str]:
-    env = {"MRPVM_LLM_TIMEOUT_MS": "2000", "MRPVM_LLM_MAX_ATTEMPTS": "3", "MRPVM_LLM_BACKOFF_MS": "10"}
+    env = {"MRPVM_LLM_TIMEOUT_MS": "60000", "MRPVM_LLM_MAX_ATTEMPTS": "3", "MRPVM_LLM_BACKOFF_MS": "10"}
     if llm is not None:
         env["MRPVM_LLM_BASE_URL"] = llm.base_url
     env.update(extra)

@@ -113,7 +113,7 @@ def run(
 
     `request_budget` (else a fresh CallBudget(budget)) is the request's LLM budget, to inspect after."""
     env = {
-        "MRPVM_LLM_TIMEOUT_MS": "3000",
+        "MRPVM_LLM_TIMEOUT_MS": "60000",
         "MRPVM_LLM_MAX_ATTEMPTS": "2",
         "MRPVM_LLM_BACKOFF_MS": "10",
         "MRPVM_LLM_MODEL": "test-model",

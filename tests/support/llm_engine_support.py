@@ -145,7 +145,7 @@ class LLMHarness:
             "MRPVM_ENABLED_PLUGINS": ",".join([*enabled, *planners]),
             "MRPVM_PLUGIN_ALLOWLIST": ",".join(wrappers),
             "MRPVM_WRAPPER_FOLDERS": str(PROBE_WRAPPERS) if wrappers else "",
-            "MRPVM_LLM_TIMEOUT_MS": "2000",
+            "MRPVM_LLM_TIMEOUT_MS": "60000",  # generous: a busy machine must not turn a slow answer into a timeout
             "MRPVM_LLM_MAX_ATTEMPTS": "2",
             "MRPVM_LLM_BACKOFF_MS": "10",
             "MRPVM_SANDBOX_WRITE_PATHS": str(tmp),  # probe plugins report into files here (home hidden)
