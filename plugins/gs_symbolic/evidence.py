@@ -89,19 +89,50 @@ _LED = frozenset({"list", "table"})  # units whose first sentence may lead into 
 _COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (source_units/tree.py)
 
 
-def _pieces(unit: KnowledgeUnit) -> list[tuple[str, bool]]:
-    """(text, is code) for the statements of a unit: its sentences, list items and table rows (read
-    with their column names), and its code blocks and data lines (quoted only when code is asked for)."""
+def _pieces(unit: KnowledgeUnit) -> list[tuple[str, bool, str]]:
+    """(text, is code, the record it belongs to) for the statements of a unit: its sentences, list items
+    and table rows (read with their column names), and its code blocks and data lines (quoted only when
+    code is asked for). The record is a header block's first field ("PEP: 518"), which every other field of
+    the block is about; "" elsewhere."""
     title = unit.title or ""
     header = table_cells(title[len(_COLUMNS) :]) if title.startswith(_COLUMNS) else None
-    out: list[tuple[str, bool]] = []
+    out: list[tuple[str, bool, str]] = []
     for piece, kind in markdown_pieces(unit.claim or "", header):
         if kind == "code" or len(piece) <= MAX_PIECE:
-            out.append((piece, kind == "code"))
+            out.append((piece, kind == "code", ""))
             continue
-        parts = [p.strip() for p in re.split(r"\n+|;\s+", piece)]
-        out.extend((p, False) for p in parts if p)
+        fields = _header_fields(piece)
+        if fields:
+            out.extend((f, False, fields[0] if n else "") for n, f in enumerate(fields))
+        else:
+            out.extend((p, False, "") for p in _long_piece(piece, kind))
     return out
+
+
+_ROW_KEY = " — "  # sdk.text.table_row_text: "key — Column: cell; Column: cell"
+# "PEP: 518 Title: … Author: …": a field's name, capitalised (hyphenated words allowed), then ": "
+_FIELD_NAME = re.compile(r"(?:^|(?<=\s))[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*:\s")
+MIN_FIELDS = 4  # a text opening with a field and holding this many reads as a header block
+
+
+def _header_fields(piece: str) -> list[str]:
+    """The fields of a header block ("Key: value Key: value …", as RFCs, PEPs and package metadata open);
+    [] when the text is not one."""
+    starts = [m.start() for m in _FIELD_NAME.finditer(piece)]
+    if len(starts) < MIN_FIELDS or starts[0] != 0:
+        return []
+    return [piece[a:b].strip() for a, b in zip(starts, [*starts[1:], len(piece)], strict=True)]
+
+
+def _long_piece(piece: str, kind: str) -> list[str]:
+    """A statement over MAX_PIECE as shorter ones: a table row field by field under its key ("key — Default:
+    `x`"); anything else by its lines and clauses."""
+    if kind == "row" and _ROW_KEY in piece:
+        key, fields = piece.split(_ROW_KEY, 1)
+        parts = [f.strip() for f in re.split(r";\s+", fields) if f.strip()]
+        if key.strip() and len(parts) > 1:
+            return [f"{key.strip()}{_ROW_KEY}{f}" for f in parts]
+    return [p.strip() for p in re.split(r"\n+|;\s+", piece) if p.strip()]
 
 
 def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
@@ -121,7 +152,9 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     seen: dict[str, Sentence] = {}
     out: list[Sentence] = []
     for idx, unit in ordered:
-        pieces = [(p, False) for p in procedure_steps(unit)] if unit.role == "Procedure" else _pieces(unit)
+        pieces = (
+            [(p, False, "") for p in procedure_steps(unit)] if unit.role == "Procedure" else _pieces(unit)
+        )
         position = _unit_position(unit, idx)
         # a unit that opens with a pronoun is about its Subject/Topic (sd-symbolic sets it to the antecedent)
         previous: list[str] = terms(unit.subject or unit.topic or "")
@@ -131,7 +164,7 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
         if unit.chunkType == "definition":  # every sentence of a definition is about its term
             under = frozenset(terms(about(unit))) | frozenset(terms(unit.heading))
         asked: list[str] = []
-        for n, (piece, code) in enumerate(pieces):
+        for n, (piece, code, record) in enumerate(pieces):
             found = terms(plain_text(piece)) + notation_terms(piece)
             if _QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece):
                 asked += found
@@ -140,6 +173,8 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
             if lead:
                 under = under | frozenset(found)
             carried = frozenset(previous) if _PRONOUN_START.match(piece.strip()) else frozenset()
+            if record:  # a header block's field is about the record its first field names
+                carried |= frozenset(terms(record))
             if asked:
                 carried, asked = carried | frozenset(asked), []
             previous = found

@@ -35,7 +35,8 @@ def sentence_text(s: Sentence) -> str:
     return f"{label}: {s.text}"
 
 
-def _vectors(texts: Sequence[str]) -> np.ndarray:
+def vectors(texts: Sequence[str]) -> np.ndarray:
+    """Vectors of texts (rows, unit length), from the worker's cache, the kept vectors or encoded once."""
     missing = list(dict.fromkeys(t for t in texts if t not in _cache))
     if missing:
         encoded = encode_kept(missing)  # read from the KB folder's kept vectors where a sibling encoded them
@@ -52,8 +53,8 @@ class Meaning:
 
     def __init__(self, question: str, pool: Sequence[Sentence]):
         texts = [sentence_text(s) for s in pool]
-        vectors = _vectors([question, *texts])
-        self._by_sentence = {id(s): float(c) for s, c in zip(pool, vectors[1:] @ vectors[0], strict=True)}
+        found = vectors([question, *texts])
+        self._by_sentence = {id(s): float(c) for s, c in zip(pool, found[1:] @ found[0], strict=True)}
 
     def of(self, sentence: Sentence) -> float | None:
         return self._by_sentence.get(id(sentence))

@@ -28,6 +28,7 @@ from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
 from .evidence import Scorer, Sentence
+from .focus import LIGHT_STEMS
 from .meaning import Meaning
 
 MAX_WINDOW = 3
@@ -135,19 +136,24 @@ def key_terms(question_terms: list[str], name_terms: set[str], pool: list[Senten
     """The terms that make a question specific: numbers, options, codes and an extreme asked for
     ("the highest level") always; names unless most units of the evidence name them (the document's own
     subject: "tar" in tar's manual)."""
+    common = common_terms(question_terms, pool)
+    return {
+        t
+        for t in question_terms
+        if _KEY_SHAPE.search(t) or t in EXTREMES or (t in name_terms and t not in common)
+    }
+
+
+def common_terms(question_terms: list[str], pool: list[Sentence]) -> set[str]:
+    """The question's terms most units of the evidence state (COMMON_SHARE of 3 or more): the documents' own
+    subject ("tar" in tar's manual), which says nothing about what in it is asked."""
     units: dict[str, set[str]] = {}
     for s in pool:
         units.setdefault(s.unit.id, set()).update(s.terms, s.under)
     n = len(units)
-
-    def common(t: str) -> bool:
-        return n >= 3 and sum(1 for ts in units.values() if t in ts) / n >= COMMON_SHARE
-
-    return {
-        t
-        for t in question_terms
-        if _KEY_SHAPE.search(t) or t in EXTREMES or (t in name_terms and not common(t))
-    }
+    if n < 3:
+        return set()
+    return {t for t in question_terms if sum(1 for ts in units.values() if t in ts) / n >= COMMON_SHARE}
 
 
 _CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
@@ -177,8 +183,12 @@ class Judge:
         options: list[set[str]] | None = None,
         meaning: Meaning | None = None,
         subject: set[str] | None = None,
+        foreign: str = "",
+        common: set[str] | None = None,
     ):
         self.scorer = scorer
+        self.foreign = foreign  # the stem of the question's focus when the documents never use it (focus.py)
+        self.common = common or set()  # question terms most evidence units state (common_terms)
         self.meaning = meaning
         self.subject = subject or set()  # the names the question asks about (a success must state them)
         self.answer_type = answer_type
@@ -309,6 +319,19 @@ class Judge:
             for m in _WRITTEN_COMMAND.finditer(text)
         )
 
+    def _instance(self, passage: Passage) -> bool:
+        """With a foreign focus: the documents lack no other word of the question (light verbs aside: "use",
+        "make") and the passage states each one that is not the documents' own subject ("which library does the plugin use to minify …" answered
+        by what minifies, named without the word "library"); a second word the documents lack ("… license …
+        released") marks a question about what they do not cover."""
+        said = self._said(passage)
+        others = [
+            parts for parts, _ in self.scorer.asked if self.foreign not in parts and not parts <= LIGHT_STEMS
+        ]
+        return all(
+            not parts <= self.scorer.unknown and (parts & said or parts <= self.common) for parts in others
+        )
+
     @staticmethod
     def _said(passage: Passage) -> set[str]:
         """The terms a passage states with its unit's context (term, title, headings)."""
@@ -326,6 +349,8 @@ class Judge:
         close = passage.meaning
         if close is not None and close < SEM_FLOOR:
             return False  # the question's words without its meaning
+        if self.foreign and (close is None or close < SEM_KEY) and not self._instance(passage):
+            return False  # asked about what the documents never name: a paraphrase of it, or an instance
         if passage.coverage < needed and (not by_meaning or close is None or close < SEM_ACCEPT):
             return False
         if self.future and self.answer_type in ("version", "date"):

@@ -255,6 +255,7 @@ class Question:
     year: bool = False  # "in which year …": a date answer must name a year
     kind: str = ""  # stem of the noun a "which <noun> …" question asks for ("database"), "" if none
     options: list[set[str]] = field(default_factory=list)  # the terms of each option a choice question offers
+    foreign: str = ""  # a focus word the documents never hold (focus.py), set when the evidence is known
 
     @property
     def constrained(self) -> bool:

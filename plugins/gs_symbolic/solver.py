@@ -18,12 +18,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, TYPE_ONLY_NOUNS, find_type
+from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, find_type
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 from . import explicit, meaning
 from .evidence import Scorer, Sentence, procedure_steps, relevant, split_units
+from .focus import foreign_focus
 from .narrowing import (
     code_under_named_heading,
     drop_echoes,
@@ -32,12 +33,22 @@ from .narrowing import (
     said,
     with_negations,
 )
-from .passages import EXTRA_SENTENCE_COST, FUTURE, Judge, Passage, key_terms, stated_condition, windows
+from .passages import (
+    EXTRA_SENTENCE_COST,
+    FUTURE,
+    Judge,
+    Passage,
+    common_terms,
+    key_terms,
+    stated_condition,
+    windows,
+)
 from .polarity import closest_verdict, entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
 from .question import Question, content_terms, name_runs
 from .render import definition_label, join_quotes, labelled, render_list
+from .spans import completed, named_antecedent, shortest_answering, with_lead
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
 OPEN_PASSAGES = 3  # an open question ("describe X") may be answered by this many passages
@@ -105,6 +116,16 @@ def answer(q: Question, m: Material) -> Outcome | None:
         return _yes_no(q, m)
     if q.single_word:
         return _single_word(q, m)
+    q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
+    out = _open_answer(q, m)
+    if out is not None and q.foreign:
+        out.supported = False  # what the question turns on is a word the documents never use: weak at most
+        out.evidence += f"; the documents never name '{q.foreign}'"
+    return out
+
+
+def _open_answer(q: Question, m: Material) -> Outcome | None:
+    """An answer that is not Yes/No or a single word: steps, a comparison, a proof chain or a passage."""
     # an explicit request for steps or a comparison shapes the answer before any proof chain does;
     # a proof chain answers open questions ("explain why …"), a passage answers typed ones
     open_question = q.answer_type in ("", "reason", "definition")
@@ -396,7 +417,7 @@ def _compare(q: Question, m: Material) -> Outcome | None:
             blocks.append(f"**{side}**: the evidence says nothing specific about it.")
             continue
         found += 1
-        passage = _completed(passage, pool)
+        passage = completed(passage, pool)
         text = _passage_text(passage, side)
         unit = passage.sentences[0].unit
         if unit.kuType == "composite" and unit.title and not set(terms(unit.title)) <= set(terms(side)):
@@ -406,7 +427,7 @@ def _compare(q: Question, m: Material) -> Outcome | None:
     both = [s for s, hits in zip(pool, named, strict=True) if len(hits) >= 2]
     passage = _best_about(q, both, [t for t in q.terms]) if both else None
     if passage is not None:
-        blocks.append(f"**Both**: {_passage_text(_completed(passage, both))}")
+        blocks.append(f"**Both**: {_passage_text(completed(passage, both))}")
         ids.extend(u for u in [passage.unit_id] if u not in ids)
     if found == 0 and passage is None:
         return None
@@ -482,6 +503,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         q.options,
         meaning.for_question(q.text, pool, scorer.score),
         q.name_terms,
+        next(iter(stems([q.foreign])), "") if q.foreign else "",
+        common_terms(q.terms, pool),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
@@ -490,17 +513,18 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     passage = judge.best_of(ranked)
     if passage is None:
         return None
+    passage = named_antecedent(passage, ranked, judge)
     if q.answer_type:  # a typed question is answered by what answers it, not by its surroundings
-        passage = _shortest_answering(passage, judge)
-    chosen = [_completed(passage, pool)]
+        passage = shortest_answering(passage, judge)
+    chosen = [completed(passage, pool)]
     if q.answer_type == "reason":
-        chosen = [_with_lead(chosen[0], pool)]
+        chosen = [with_lead(chosen[0], pool)]
     if q.answer_type == "":  # "describe X": what else the evidence says of it, from other units
         for other in ranked:
             if len(chosen) >= OPEN_PASSAGES or other.score < passage.score * OPEN_SHARE:
                 break
             if other.unit_id not in {c.unit_id for c in chosen} and judge.answers(other):
-                chosen.append(_completed(other, pool))
+                chosen.append(completed(other, pool))
         chosen.sort(key=lambda p: p.sentences[0].order)
     parts = []
     for p in chosen:
@@ -518,67 +542,6 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         evidence += f", meaning {passage.meaning:.2f}"
     supported = judge.supports(passage)
     return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
-
-
-ANSWER_BUDGET = 300  # characters: a longer passage gives way to a shorter part of it that answers as well
-MEANING_SLACK = 0.05  # ... and means the question nearly as closely
-
-
-def _shortest_answering(p: Passage, judge: Judge) -> Passage:
-    """Length control: of a passage over ANSWER_BUDGET, the shortest run of its sentences that still answers
-    (key terms, enough of the question's words, an answer of the asked shape) and is about as close in
-    meaning; the passage itself when no part does."""
-    if len(p.sentences) < 2 or len(p.text) <= ANSWER_BUDGET:
-        return p
-    n = len(p.sentences)
-    parts = [p.sentences[i:j] for i in range(n) for j in range(i + 1, n + 1) if j - i < n]
-    parts.sort(key=lambda run: (sum(len(s.text) for s in run), run[0].order))
-    for run in parts:
-        shorter = judge.score(run)
-        if not judge.answers(shorter) or not (shorter.typed or judge.answer_type not in SHAPED_TYPES):
-            continue
-        if p.meaning is not None and (shorter.meaning or 0.0) < p.meaning - MEANING_SLACK:
-            continue
-        return shorter
-    return p
-
-
-_ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
-
-
-REASON_MAX_CHARS = 400
-
-
-def _with_lead(p: Passage, pool: list[Sentence]) -> Passage:
-    """A "why" answered in the middle of a unit: the unit's lead sentence (what changed, what it is) comes
-    first, when the answer stays short: the cause is told where the topic is."""
-    unit = sorted((s for s in pool if s.unit.id == p.sentences[0].unit.id), key=lambda s: s.order)
-    if not unit or unit[0] in p.sentences or unit[0].code:
-        return p
-    if len(unit[0].text) + sum(len(s.text) for s in p.sentences) > REASON_MAX_CHARS:
-        return p
-    return Passage([unit[0], *p.sentences], p.score, p.coverage, p.typed, p.dated_by)
-
-
-def _completed(p: Passage, pool: list[Sentence]) -> Passage:
-    """A passage readable on its own: one that opens with an anaphor ("This was previously available via
-    the -3 flag.") takes the sentence before it in its unit; one that ends with a lead-in ("… the
-    following stanza:") goes on with what it leads into (the code or list after it)."""
-    unit = [s for s in pool if s.unit.id == p.sentences[0].unit.id]
-    unit.sort(key=lambda s: s.order)
-    sentences = list(p.sentences)
-    first = unit.index(sentences[0]) if sentences[0] in unit else -1
-    if first > 0 and _ANAPHOR.match(sentences[0].text.strip()) and not sentences[0].code:
-        sentences.insert(0, unit[first - 1])
-    last = sentences[-1]
-    if last.text.rstrip().endswith(":") and last in unit:
-        for s in unit[unit.index(last) + 1 :]:
-            sentences.append(s)
-            if s.code or len(sentences) >= len(p.sentences) + 4:
-                break
-    if len(sentences) == len(p.sentences):
-        return p
-    return Passage(sentences, p.score, p.coverage, p.typed, p.dated_by)
 
 
 def _listed(q: Question, pool: list[Sentence], scorer: Scorer, as_list: bool = True) -> Outcome | None:

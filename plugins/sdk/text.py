@@ -97,13 +97,17 @@ _MD_LINK = re.compile(r"^!?\[[^\]\n]+\]\([^)\n]*\)")
 _BOX_DRAWING = re.compile(r"[\u2500-\u257f]{2}|[├└┌┐┘│]")  # a tree or box diagram ("├── src/")
 
 
+_CELL_BORDER = re.compile(r"(?<!\\)\|")  # a pipe that is not escaped (`\|` writes a pipe inside a cell)
+
+
 def table_cells(line: str) -> list[str]:
+    """The cells of a Markdown table row; an escaped pipe (GitHub's `\\|`) is a pipe inside its cell."""
     body = line.strip()
     if body.startswith("|"):
         body = body[1:]
-    if body.endswith("|"):
+    if body.endswith("|") and not body.endswith("\\|"):
         body = body[:-1]
-    return [c.strip() for c in body.split("|")]
+    return [c.strip().replace("\\|", "|") for c in _CELL_BORDER.split(body)]
 
 
 def table_row_text(cells: list[str], header: list[str] | None) -> str:

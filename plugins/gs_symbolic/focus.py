@@ -1,0 +1,85 @@
+"""A question's focus words and whether the documents know them (issue 20: an honest status).
+
+The focus is what a question turns on: the kind of thing it asks for ("Under which *license* is X released?",
+`answer_types.asked_noun`) and, for a how-to question, the action it asks how to do ("How do I *uninstall* a
+distribution?"). A focus word is **foreign** to the documents when the collection never holds its stem (the
+retriever's term weight is 0: no occurrence, no inflection) and no word of the evidence is a close neighbour
+of it by meaning (a synonym: "remove" for "uninstall"; MiniLM's cosine of the two words >= NEIGHBOUR).
+
+A question with a foreign focus is most likely about something the documents do not cover; at best the
+answer is an instance the documents name without naming its kind (a library's name for "which library").
+So its answer is never `success` (weak at most), and it is answered at all only by a passage that means
+the question (the judge's paraphrase threshold, passages.SEM_KEY: "distributed under the terms of …" may
+say what "license" asks without a word near it) or that states the rest of the question when the documents
+lack no other of its words (an instance named without its kind; passages.Judge.answers).
+
+NEIGHBOUR was set on word pairs measured with the model, not on any suite: it keeps a synonym ("remove" /
+"uninstall" 0.66, "computer" / "workstation" 0.68) and rejects a mere relative ("install" / "uninstall" 0.57,
+"package" / "license" 0.37).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+from mrpvm.plugins.sdk.answer_types import asked_noun
+from mrpvm.plugins.sdk.embedding import shared_encoder
+from mrpvm.plugins.sdk.text import STOPWORDS, stems
+
+from .evidence import Sentence
+from .meaning import vectors
+
+NEIGHBOUR = 0.6
+MAX_VOCABULARY = 4_000  # distinct evidence words compared with a foreign focus word (bounds a turn's cost)
+# "how do I <verb> …", "how can we <verb> …", "how to <verb> …": the action asked about
+_HOW_VERB = re.compile(
+    r"\bhow\s+(?:(?:do|can|could|should|would|must|may|might)\s+(?:i|we|you|one|they|people)\s+|to\s+)"
+    r"([a-z][a-z-]+)\b",
+    re.I,
+)
+# verbs that carry no action of their own ("how do I make X the default", "how do I get … back")
+LIGHT_VERBS = frozenset({"be", "do", "get", "go", "have", "keep", "let", "make", "take", "use"})
+LIGHT_STEMS = frozenset(stems(sorted(LIGHT_VERBS)))
+_WORD = re.compile(r"[a-z][a-z-]{2,}")
+
+
+def focus_words(question: str) -> list[str]:
+    """The question's focus words as written: the kind asked for, the action of a how-to question."""
+    out: list[str] = []
+    noun = asked_noun(question)
+    if noun:
+        out.append(noun.lower())
+    verb = _HOW_VERB.search(question)
+    if verb and verb.group(1).lower() not in LIGHT_VERBS:
+        out.append(verb.group(1).lower())
+    return [w for w in out if w not in STOPWORDS]
+
+
+def foreign_focus(question: str, collection: dict[str, float], pool: Sequence[Sentence]) -> str:
+    """The first focus word the documents never hold and the evidence has no close neighbour of; "" when
+    every focus word is known (or the retriever gave no collection weights, or the model is absent)."""
+    if not collection:
+        return ""
+    for word in focus_words(question):
+        stem = next(iter(stems([word])), "")
+        if not stem or collection.get(stem) != 0:
+            continue  # held by the collection, or not a term the retriever weighed
+        if shared_encoder() is None or not _has_neighbour(word, pool):
+            return word
+    return ""
+
+
+def _has_neighbour(word: str, pool: Sequence[Sentence]) -> bool:
+    vocabulary: dict[str, None] = {}
+    for s in pool:
+        for w in _WORD.findall(s.text.lower()):
+            if w not in STOPWORDS and w != word:
+                vocabulary[w] = None
+        if len(vocabulary) >= MAX_VOCABULARY:
+            break
+    if not vocabulary:
+        return False
+    found = vectors([word, *vocabulary])
+    return bool(np.max(found[1:] @ found[0]) >= NEIGHBOUR)

@@ -1,0 +1,96 @@
+"""The span an answer quotes: the shortest run of a passage that answers, a sentence that names what it says
+rather than one that refers back to it, completed to read on its own (an anaphor's antecedent, what a
+lead-in leads into), and a "why" told where its topic is."""
+
+from __future__ import annotations
+
+import re
+
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
+
+from .evidence import Sentence
+from .passages import Judge, Passage
+
+ANSWER_BUDGET = 300  # characters: a longer passage gives way to a shorter part of it that answers as well
+MEANING_SLACK = 0.05  # ... and means the question nearly as closely
+
+
+def shortest_answering(p: Passage, judge: Judge) -> Passage:
+    """Length control: of a passage over ANSWER_BUDGET, the shortest run of its sentences that still answers
+    (key terms, enough of the question's words, an answer of the asked shape) and is about as close in
+    meaning; the passage itself when no part does."""
+    if len(p.sentences) < 2 or len(p.text) <= ANSWER_BUDGET:
+        return p
+    n = len(p.sentences)
+    parts = [p.sentences[i:j] for i in range(n) for j in range(i + 1, n + 1) if j - i < n]
+    parts.sort(key=lambda run: (sum(len(s.text) for s in run), run[0].order))
+    for run in parts:
+        shorter = judge.score(run)
+        if not judge.answers(shorter) or not (shorter.typed or judge.answer_type not in SHAPED_TYPES):
+            continue
+        if p.meaning is not None and (shorter.meaning or 0.0) < p.meaning - MEANING_SLACK:
+            continue
+        return shorter
+    return p
+
+
+_ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
+
+
+REASON_MAX_CHARS = 400
+
+
+def with_lead(p: Passage, pool: list[Sentence]) -> Passage:
+    """A "why" answered in the middle of a unit: the unit's lead sentence (what changed, what it is) comes
+    first, when the answer stays short: the cause is told where the topic is."""
+    unit = sorted((s for s in pool if s.unit.id == p.sentences[0].unit.id), key=lambda s: s.order)
+    if not unit or unit[0] in p.sentences or unit[0].code:
+        return p
+    if len(unit[0].text) + sum(len(s.text) for s in p.sentences) > REASON_MAX_CHARS:
+        return p
+    return Passage([unit[0], *p.sentences], p.score, p.coverage, p.typed, p.dated_by)
+
+
+def completed(p: Passage, pool: list[Sentence]) -> Passage:
+    """A passage readable on its own: one that opens with an anaphor ("This was previously available via
+    the -3 flag.") takes the sentence before it in its unit; one that ends with a lead-in ("… the
+    following stanza:") goes on with what it leads into (the code or list after it)."""
+    unit = [s for s in pool if s.unit.id == p.sentences[0].unit.id]
+    unit.sort(key=lambda s: s.order)
+    sentences = list(p.sentences)
+    first = unit.index(sentences[0]) if sentences[0] in unit else -1
+    if first > 0 and _ANAPHOR.match(sentences[0].text.strip()) and not sentences[0].code:
+        sentences.insert(0, unit[first - 1])
+    last = sentences[-1]
+    if last.text.rstrip().endswith(":") and last in unit:
+        for s in unit[unit.index(last) + 1 :]:
+            sentences.append(s)
+            if s.code or len(sentences) >= len(p.sentences) + 4:
+                break
+    if len(sentences) == len(p.sentences):
+        return p
+    return Passage(sentences, p.score, p.coverage, p.typed, p.dated_by)
+
+
+def named_antecedent(p: Passage, ranked: list[Passage], judge: Judge) -> Passage:
+    """A chosen sentence that refers back ("This key must …") scores with its antecedent's words; when the
+    antecedent alone (the sentence before it in its unit) answers as well, in the asked shape, and means the
+    question at least as closely, the antecedent is quoted: it names what it says ("… is mandatory for the
+    table: `requires`.")."""
+    first = p.sentences[0]
+    if len(p.sentences) != 1 or not _ANAPHOR.match(first.text.strip()) or p.meaning is None:
+        return p
+    for other in ranked:
+        if len(other.sentences) != 1 or other.sentences[0].unit.id != first.unit.id:
+            continue
+        before = other.sentences[0]
+        if before.order[:2] != first.order[:2] or before.order[2] != first.order[2] - 1:
+            continue
+        if (
+            judge.answers(other)
+            and (other.typed or judge.answer_type not in SHAPED_TYPES)
+            and (other.meaning or 0.0) >= p.meaning
+        ):
+            return other
+        break
+    return p
