@@ -4,7 +4,9 @@
   ingest of unchanged text calls it with the text; otherwise the text is not stored, so plugins get the
   stored KU tree with an empty `text`, as they already do when the raw text does not fit a request).
 - `reoffer`: every owed source and removal of one KB, or of all KBs (`knowledge.context.open_context` runs it, so
-  every CLI command and the daemon's start repair what a killed kernel left owed).
+  every CLI command and the daemon's start repair what a killed kernel left owed). A source a plugin indexed
+  in part (`partial`: searchable) is offered again by the daemon's index watch, any ingest into its KB and
+  `check_kb` (until whole), not at a kernel's start: `mrpvm ask` does not wait for a dense view's next share.
 - `check_kb`: the report behind `mrpvm kb check NAME` (per source: units stored, acknowledged and missing
   plugins; removals owed) and, with `repair`, the repair (`full`: re-index every source).
 """
@@ -28,6 +30,9 @@ if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
 
 log = logging.getLogger("mrpvm.reindex")
+PARTIAL_ROUNDS = (
+    100  # `kb check`: offers of a partially indexed source at most (kb-balanced: ~1,000 units each)
+)
 
 
 class ReofferReport(msgspec.Struct, kw_only=True):
@@ -48,6 +53,7 @@ class SourceIndexState(msgspec.Struct, kw_only=True):
     storedUnits: int  # what the units table holds for it
     acknowledged: list[str]  # plugins whose index holds this version ("*": before the ledger existed)
     missing: list[str]  # required plugins that have not acknowledged it
+    partial: list[str] = []  # of `missing`: those whose index holds it in part (offered again until whole)
 
 
 class KbCheckReport(msgspec.Struct, kw_only=True):
@@ -111,13 +117,14 @@ async def start_node(ctx: KernelContext, *, repair: bool = True) -> ReofferRepor
     await anyio.to_thread.run_sync(
         ledger.adopt_legacy, store, required, lambda kb_id, plugin_id: holds_index(ctx, kb_id, plugin_id)
     )
-    return await reoffer(ctx) if repair else ReofferReport()
+    return await reoffer(ctx, partial=False) if repair else ReofferReport()
 
 
 async def reoffer(
-    ctx: KernelContext, kb: KbRecord | None = None, *, skip: Iterable[str] = ()
+    ctx: KernelContext, kb: KbRecord | None = None, *, skip: Iterable[str] = (), partial: bool = True
 ) -> ReofferReport:
-    """Offer every owed source and removal (of `kb`, or of every KB) again; a no-op when nothing is owed."""
+    """Offer every owed source and removal (of `kb`, or of every KB) again; a no-op when nothing is owed.
+    `partial=False`: not the sources only owed to plugins that indexed them in part."""
     report = ReofferReport()
     required = [entry.id for entry in kb_listeners(ctx)]
     if not required:
@@ -129,7 +136,7 @@ async def reoffer(
     kbs: dict[str, KbRecord] = {kb.id: kb} if kb is not None else {}
     for item in pending:
         source = item.source
-        if source.id in skipped:
+        if source.id in skipped or (not partial and set(item.missing) <= set(item.partial)):
             continue
         owner = kbs.get(source.kbId) or kbs.setdefault(source.kbId, store.get_kb(source.kbId))
         units = await anyio.to_thread.run_sync(store.kb_units, source.kbId, source.id)
@@ -163,6 +170,7 @@ def _state(ctx: KernelContext, kb: KbRecord, required: list[str]) -> tuple[list[
                 storedUnits=stored,
                 acknowledged=sorted(p for p, digest in mine.items() if digest == source.hash),
                 missing=ledger.missing_plugins(source, mine, required),
+                partial=ledger.partial_plugins(source, mine),
             )
         )
         if stored != source.unitCount:
@@ -170,6 +178,20 @@ def _state(ctx: KernelContext, kb: KbRecord, required: list[str]) -> tuple[list[
                 f"source '{source.name}' records {source.unitCount} units but the store holds {stored}"
             )
     return states, problems
+
+
+async def _complete_partial(ctx: KernelContext, kb: KbRecord, report: ReofferReport) -> None:
+    """Offer the KB's partially indexed sources again until their plugins answer `success` (each offer
+    makes progress, protocol/SPEC.md `partial`; at most PARTIAL_ROUNDS rounds), adding to `report`."""
+    required = [entry.id for entry in kb_listeners(ctx)]
+    for _ in range(PARTIAL_ROUNDS):
+        pending = await anyio.to_thread.run_sync(ledger.pending_sources, ctx.store, required, kb.id)
+        if not any(item.partial for item in pending):
+            return
+        more = await reoffer(ctx, kb)
+        report.warnings = sorted(set(report.warnings) | set(more.warnings))
+        if not more.offered:
+            return
 
 
 async def check_kb(
@@ -196,6 +218,7 @@ async def check_kb(
         if full:
             await anyio.to_thread.run_sync(ledger.forget_acknowledgements, ctx.store, kb.id)
         report.repaired = await reoffer(ctx, kb)
+        await _complete_partial(ctx, kb, report.repaired)
         after, problems = await anyio.to_thread.run_sync(_state, ctx, kb, required)
         left = await anyio.to_thread.run_sync(ledger.pending_removals, ctx.store, required, kb.id)
         report.ok = not problems and not left and not any(s.missing for s in after)

@@ -1,10 +1,20 @@
 """kb-balanced's dense view: all-MiniLM-L6-v2 vectors of units (plugins/sdk/embedding), beside BM25.
 
-Mounted KB: each unit's vector is computed inside the KB write (`DenseVectors.write`, batched, reusing the
-rows of units whose hash is unchanged) and kept in the plugin's artifact folder as float16 rows
-(`dense.vectors`, the row file of vectors.py). A KB small enough to scan gets a dense nearest-neighbour scan
-per intent; its neighbours join the lexical candidates. Inline units (the session's context) are encoded
-when first judged and cached by unit hash in the warm worker.
+Mounted KB: each unit's vector is computed inside the KB write (`write_dense`, batched, reusing the rows
+of units whose hash is unchanged) and kept in the plugin's artifact folder as float16 rows (`dense.vectors`,
+the row file of vectors.py). A KB small enough to scan gets a dense nearest-neighbour scan per intent; its
+neighbours join the lexical candidates. Inline units (the session's context) are encoded when first judged
+and cached by unit hash in the warm worker.
+
+A large source is not encoded in one call (~50 units/s per quiet 2-core machine: a 2 MB document's 6,500
+units took 340 s of a loaded machine): one onSourceText call encodes for at most ENCODE_BUDGET_S (and
+within its deadline), always at least one batch. The units left get zero rows — "pending": a real vector
+has norm 1, so an all-zero row is the one mark of a unit not encoded yet — and the call answers `partial`;
+the kernel then keeps the source owed to kb-balanced and offers it again (knowledge/index_ledger.py: the
+next ingest, the next kernel start, the daemon's index watch, `mrpvm kb check NAME`), and each offer
+reuses the rows already encoded and encodes the next share, until the call answers `success`. Meanwhile a
+retrieval encodes the pending candidates it judges (like inline units) and its notes say the view is
+incomplete.
 
 Fusion with BM25: retriever.py `_fuse` (a weighted score fusion; rank fusion was measured and dropped).
 """
@@ -17,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
 import numpy as np
 from mrpvm.plugins.sdk.embedding import DIMENSIONS, shared_encoder
 from mrpvm.protocol.document import KnowledgeUnit
@@ -32,7 +43,8 @@ DENSE = Layout(
     DIMENSIONS * 2,
     {"model": "all-MiniLM-L6-v2", "dims": DIMENSIONS, "dtype": "float16", "text": 1},
 )
-INGEST_BATCH = 256  # units encoded per batch at ingest
+INGEST_BATCH = 64  # units encoded per batch at ingest (the budget is checked between batches)
+ENCODE_BUDGET_S = 20.0  # encoding time one onSourceText call spends at most (the rest is pending)
 DEADLINE_RESERVE = (
     0.2  # share of an ingest call's remaining time kept back from encoding (the write after it)
 )
@@ -108,28 +120,44 @@ def dense_file(root: Path) -> VectorFile:
     return VectorFile(root, DENSE)
 
 
-def write_dense(df: VectorFile, old: list[OldUnit], new: list[NewUnit], deadline: float) -> int:
-    """Dense rows for the units of a KB write, reusing those of unchanged units; how many were left out.
+def pending_rows(rows: np.ndarray) -> np.ndarray:
+    """Which rows hold no vector yet (all zero: a unit vector never is)."""
+    return ~rows.any(axis=1) if len(rows) else np.zeros(0, bool)
 
-    A large source may not fit the call's deadline: units are encoded in batches while time is left; the
-    rest get zero rows (found by BM25 and HDC only, and encoded when a retrieval judges them)."""
+
+class DenseWrite(msgspec.Struct, kw_only=True):
+    """What one KB write did to the dense view: units encoded now, reused, and left pending."""
+
+    encoded: int = 0
+    reused: int = 0
+    pending: int = 0
+    model: bool = True  # False: the model is not installed (no dense view at all)
+
+
+def write_dense(df: VectorFile, old: list[OldUnit], new: list[NewUnit], deadline: float) -> DenseWrite:
+    """Dense rows for the units of a KB write: the rows of unchanged units that hold a vector are reused,
+    the others encoded in batches for ENCODE_BUDGET_S at most (and while the call's deadline allows, at
+    least one batch); the units left get zero rows (pending)."""
     reuse: dict[str, np.ndarray] = {}
     if old and df.valid():
         rows, found = df.read([o.key for o in old])
-        reuse = {o.hash: rows[i] for i, o in enumerate(old) if found[i]}
+        done = found & ~pending_rows(rows)
+        reuse = {o.hash: rows[i] for i, o in enumerate(old) if done[i]}
     fresh = [n for n in new if n.hash not in reuse]
     now = time.monotonic()
-    stop = deadline if deadline == float("inf") else now + (1 - DEADLINE_RESERVE) * max(0.0, deadline - now)
+    stop = now + ENCODE_BUDGET_S
+    if deadline != float("inf"):
+        stop = min(stop, now + (1 - DEADLINE_RESERVE) * max(0.0, deadline - now))
     by_id: dict[str, np.ndarray] = {}
     for start in range(0, len(fresh), INGEST_BATCH):
-        if time.monotonic() > stop:
+        if (by_id and time.monotonic() > stop) or time.monotonic() > deadline:
             break
         batch = fresh[start : start + INGEST_BATCH]
         vectors = encode([unit_text(n.unit) for n in batch])
         if vectors is None:
-            return 0  # no model: no dense view (the retrieval notes say so)
+            return DenseWrite(model=False)  # no model: no dense view (the retrieval notes say so)
         by_id.update((n.unit.id, row) for n, row in zip(batch, to_rows(vectors), strict=True))
     if new:
         zero = np.zeros(DENSE.row, np.uint8)
         df.write([n.key for n in new], np.stack([reuse.get(n.hash, by_id.get(n.unit.id, zero)) for n in new]))
-    return len(fresh) - len(by_id)
+    return DenseWrite(encoded=len(by_id), reused=len(new) - len(fresh), pending=len(fresh) - len(by_id))

@@ -305,9 +305,8 @@ def _print_check(report: Any, *, repair: bool, full: bool) -> None:
             units = str(state.storedUnits)
             if state.storedUnits != state.unitCount:
                 units = f"{state.storedUnits} (recorded {state.unitCount})"
-            table.add_row(
-                state.name, units, ", ".join(state.acknowledged) or "-", ", ".join(state.missing) or "-"
-            )
+            missing = [f"{p} (partial)" if p in state.partial else p for p in state.missing]
+            table.add_row(state.name, units, ", ".join(state.acknowledged) or "-", ", ".join(missing) or "-")
         console.print(table)
     for removal in report.pendingRemovals:
         console.print(
