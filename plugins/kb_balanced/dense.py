@@ -7,8 +7,8 @@ neighbours join the lexical candidates. Inline units (the session's context) are
 and cached by unit hash in the warm worker.
 
 A large source is not encoded in one call (~50 units/s per quiet 2-core machine: a 2 MB document's 6,500
-units took 340 s of a loaded machine): one onSourceText call encodes for at most ENCODE_BUDGET_S (and
-within its deadline), always at least one batch. The units left get zero rows — "pending": a real vector
+units took 340 s of a loaded machine): one onSourceText call encodes ENCODE_AT_LEAST units, then more
+while ENCODE_BUDGET_S lasts (always within the call's deadline). The units left get zero rows — "pending": a real vector
 has norm 1, so an all-zero row is the one mark of a unit not encoded yet — and the call answers `partial`;
 the kernel then keeps the source owed to kb-balanced and offers it again (knowledge/index_ledger.py: the
 next ingest, the next kernel start, the daemon's index watch, `mrpvm kb check NAME`), and each offer
@@ -44,7 +44,9 @@ DENSE = Layout(
     {"model": "all-MiniLM-L6-v2", "dims": DIMENSIONS, "dtype": "float16", "text": 1},
 )
 INGEST_BATCH = 64  # units encoded per batch at ingest (the budget is checked between batches)
-ENCODE_BUDGET_S = 20.0  # encoding time one onSourceText call spends at most (the rest is pending)
+ENCODE_BUDGET_S = 20.0  # encoding time one onSourceText call spends at most (the rest is pending) ...
+ENCODE_AT_LEAST = 512  # ... once it has encoded this many units: a source this small is always encoded in one
+# call (whatever the machine's load; the eval documents are ~150 units), and each offer makes progress
 DEADLINE_RESERVE = (
     0.2  # share of an ingest call's remaining time kept back from encoding (the write after it)
 )
@@ -136,8 +138,8 @@ class DenseWrite(msgspec.Struct, kw_only=True):
 
 def write_dense(df: VectorFile, old: list[OldUnit], new: list[NewUnit], deadline: float) -> DenseWrite:
     """Dense rows for the units of a KB write: the rows of unchanged units that hold a vector are reused,
-    the others encoded in batches for ENCODE_BUDGET_S at most (and while the call's deadline allows, at
-    least one batch); the units left get zero rows (pending)."""
+    the others encoded in batches: ENCODE_AT_LEAST units, then more until ENCODE_BUDGET_S has passed (and
+    while the call's deadline allows); the units left get zero rows (pending)."""
     reuse: dict[str, np.ndarray] = {}
     if old and df.valid():
         rows, found = df.read([o.key for o in old])
@@ -145,12 +147,12 @@ def write_dense(df: VectorFile, old: list[OldUnit], new: list[NewUnit], deadline
         reuse = {o.hash: rows[i] for i, o in enumerate(old) if done[i]}
     fresh = [n for n in new if n.hash not in reuse]
     now = time.monotonic()
-    stop = now + ENCODE_BUDGET_S
-    if deadline != float("inf"):
-        stop = min(stop, now + (1 - DEADLINE_RESERVE) * max(0.0, deadline - now))
+    budget = now + ENCODE_BUDGET_S
+    hard = deadline if deadline == float("inf") else now + (1 - DEADLINE_RESERVE) * max(0.0, deadline - now)
     by_id: dict[str, np.ndarray] = {}
     for start in range(0, len(fresh), INGEST_BATCH):
-        if (by_id and time.monotonic() > stop) or time.monotonic() > deadline:
+        clock = time.monotonic()
+        if clock > hard or (len(by_id) >= ENCODE_AT_LEAST and clock > budget):
             break
         batch = fresh[start : start + INGEST_BATCH]
         vectors = encode([unit_text(n.unit) for n in batch])

@@ -1,5 +1,6 @@
 """A large source's dense view is built over several offers (plugins/kb_balanced/dense.py): one onSourceText
-call encodes for at most ENCODE_BUDGET_S (here 0 s, so exactly one batch of 2 units per call: no timing),
+call encodes ENCODE_AT_LEAST units, then more while ENCODE_BUDGET_S lasts (here 2 units and 0 s: exactly
+one batch of 2 units per call, whatever the machine's speed),
 answers `partial` while units are pending, and each offer of the same source keeps the rows already
 encoded and encodes the next batch, until it answers `success` with every row encoded — the same vectors
 as one call would give. Meanwhile retrieval encodes the pending candidates it judges and says the view is
@@ -65,6 +66,7 @@ def test_each_offer_encodes_the_next_share_until_the_view_is_complete(tmp_path, 
     assert not dense.pending_rows(complete).any()
 
     monkeypatch.setattr(dense, "ENCODE_BUDGET_S", 0.0)
+    monkeypatch.setattr(dense, "ENCODE_AT_LEAST", 2)
     monkeypatch.setattr(dense, "INGEST_BATCH", 2)
     art = tmp_path / "parts"
     statuses, pending = [], []
@@ -84,6 +86,7 @@ def test_each_offer_encodes_the_next_share_until_the_view_is_complete(tmp_path, 
 
 def test_a_partial_answer_says_what_is_left(tmp_path, monkeypatch):
     monkeypatch.setattr(dense, "ENCODE_BUDGET_S", 0.0)
+    monkeypatch.setattr(dense, "ENCODE_AT_LEAST", 2)
     monkeypatch.setattr(dense, "INGEST_BATCH", 2)
     result = _offer(tmp_path / "kb")
     assert result.status == "partial"
@@ -92,6 +95,7 @@ def test_a_partial_answer_says_what_is_left(tmp_path, monkeypatch):
 
 def test_retrieval_on_an_incomplete_view_encodes_the_judged_units_and_says_so(tmp_path, monkeypatch):
     monkeypatch.setattr(dense, "ENCODE_BUDGET_S", 0.0)
+    monkeypatch.setattr(dense, "ENCODE_AT_LEAST", 1)
     monkeypatch.setattr(dense, "INGEST_BATCH", 1)
     art = tmp_path / "kb"
     assert _offer(art).status == "partial"
@@ -104,3 +108,11 @@ def test_retrieval_on_an_incomplete_view_encodes_the_judged_units_and_says_so(tm
     assert f"dense view incomplete: {len(DOCS) - 1} units not encoded yet" in notes
     assert "best cosine 0.00" not in notes  # the pending candidates were judged by meaning
     assert selected(doc) == ["kiln::chunk-000::unit-000"]
+
+
+def test_a_source_within_the_units_every_call_encodes_is_whole_whatever_the_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(dense, "ENCODE_BUDGET_S", 0.0)  # the time budget is spent at once ...
+    monkeypatch.setattr(dense, "ENCODE_AT_LEAST", len(DOCS))  # ... but this many units are always encoded
+    monkeypatch.setattr(dense, "INGEST_BATCH", 3)
+    assert _offer(tmp_path / "kb").status == "success"
+    assert not dense.pending_rows(_rows(tmp_path / "kb")).any()
