@@ -6,15 +6,15 @@ the row file of vectors.py). A KB small enough to scan gets a dense nearest-neig
 neighbours join the lexical candidates. Inline units (the session's context) are encoded when first judged
 and cached by unit hash in the warm worker.
 
-A large source is not encoded in one call (~50 units/s per quiet 2-core machine: a 2 MB document's 6,500
-units took 340 s of a loaded machine): one onSourceText call encodes ENCODE_AT_LEAST units, then more
-while ENCODE_BUDGET_S lasts (always within the call's deadline). The units left get zero rows — "pending": a real vector
-has norm 1, so an all-zero row is the one mark of a unit not encoded yet — and the call answers `partial`;
-the kernel then keeps the source owed to kb-balanced and offers it again (knowledge/index_ledger.py: the
-next ingest, the next kernel start, the daemon's index watch, `mrpvm kb check NAME`), and each offer
-reuses the rows already encoded and encodes the next share, until the call answers `success`. Meanwhile a
-retrieval encodes the pending candidates it judges (like inline units) and its notes say the view is
-incomplete.
+A large source is not encoded in one call (~50 units/s on a quiet 2-core machine: a 2 MB document's 6,471
+units took 340-370 s of a loaded one): one onSourceText call encodes ENCODE_AT_LEAST units, then more while
+ENCODE_BUDGET_S lasts (always within the call's deadline). The units left get zero rows — "pending": a
+real vector has norm 1, so an all-zero row is the one mark of a unit not encoded yet — and the call
+answers `partial`; the kernel then keeps the source owed to kb-balanced and offers it again
+(knowledge/index_ledger.py: the next ingest into the KB, a daemon's index watch, `mrpvm kb check NAME`
+until whole), and each offer reuses the rows already encoded and encodes the next share, until the call
+answers `success`. Meanwhile a retrieval encodes the pending candidates it judges (like inline units) and
+its notes say how many units wait.
 
 Fusion with BM25: retriever.py `_fuse` (a weighted score fusion; rank fusion was measured and dropped).
 """
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 import numpy as np
-from mrpvm.plugins.sdk.embedding import DIMENSIONS, shared_encoder
+from mrpvm.plugins.sdk.embedding import DIMENSIONS, available, shared_encoder
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .vectors import Layout, VectorFile
@@ -46,7 +46,7 @@ DENSE = Layout(
 INGEST_BATCH = 64  # units encoded per batch at ingest (the budget is checked between batches)
 ENCODE_BUDGET_S = 20.0  # encoding time one onSourceText call spends at most (the rest is pending) ...
 ENCODE_AT_LEAST = 512  # ... once it has encoded this many units: a source this small is always encoded in one
-# call (whatever the machine's load; the eval documents are ~150 units), and each offer makes progress
+# call (whatever the machine's load; the eval documents have 54-374 units), and each offer makes progress
 DEADLINE_RESERVE = (
     0.2  # share of an ingest call's remaining time kept back from encoding (the write after it)
 )
@@ -133,7 +133,7 @@ class DenseWrite(msgspec.Struct, kw_only=True):
     encoded: int = 0
     reused: int = 0
     pending: int = 0
-    model: bool = True  # False: the model is not installed (no dense view at all)
+    model: bool = True  # False: the model is not installed (no dense view at all, nothing pending)
 
 
 def write_dense(df: VectorFile, old: list[OldUnit], new: list[NewUnit], deadline: float) -> DenseWrite:
@@ -153,16 +153,21 @@ def write_dense(df: VectorFile, old: list[OldUnit], new: list[NewUnit], deadline
     budget = now + ENCODE_BUDGET_S
     hard = deadline if deadline == float("inf") else now + (1 - DEADLINE_RESERVE) * max(0.0, deadline - now)
     by_id: dict[str, np.ndarray] = {}
+    model = True
     for start in range(0, len(fresh), INGEST_BATCH):
         clock = time.monotonic()
         if clock > hard or (len(by_id) >= ENCODE_AT_LEAST and clock > budget):
             break
         batch = fresh[start : start + INGEST_BATCH]
         vectors = encode([texts[n.unit.id] for n in batch])
-        if vectors is None:
-            return DenseWrite(model=False)  # no model: no dense view (the retrieval notes say so)
+        if (
+            vectors is None
+        ):  # not installed (no dense view: the retrieval notes say so), or not loaded in time
+            model = available()
+            break
         by_id.update((n.unit.id, row) for n, row in zip(batch, to_rows(vectors), strict=True))
     if new:
         zero = np.zeros(DENSE.row, np.uint8)
         df.write([n.key for n in new], np.stack([reuse.get(n.hash, by_id.get(n.unit.id, zero)) for n in new]))
-    return DenseWrite(encoded=len(by_id), reused=len(new) - len(fresh), pending=len(fresh) - len(by_id))
+    pending = len(fresh) - len(by_id) if model else 0
+    return DenseWrite(encoded=len(by_id), reused=len(new) - len(fresh), pending=pending, model=model)
