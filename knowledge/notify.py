@@ -38,6 +38,9 @@ log = logging.getLogger("mrpvm.kernel")
 REQUEST_MARGIN = 512
 
 
+PARTIAL_NOTE = " in part ("  # in the warning about a `partial` answer (knowledge/reindex.py `check_kb`)
+
+
 def kb_listeners(ctx: KernelContext, op: str = "onSourceText") -> list[PluginEntry]:
     """The enabled kb-plugins that implement `op`: the ones whose indexes must hear of every source."""
     return [entry for entry in ctx.enabled("kb-plugin") if op in entry.manifest.ops]
@@ -93,7 +96,7 @@ async def _notify(
             if status == "partial":
                 reason = result.document.result.result or "indexed in part"
                 warnings.append(
-                    f"{entry.id} indexed {what} in part ({reason}): searchable now; the rest is built each time "
+                    f"{entry.id} indexed {what}{PARTIAL_NOTE}{reason}): searchable now; the rest is built each time "
                     "the kernel offers it again (the next ingest into the KB, a running daemon's index watch; "
                     "`mrpvm kb check KB` completes it now)"
                 )

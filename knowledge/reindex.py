@@ -24,7 +24,7 @@ import msgspec
 from mrpvm.kernel.records import KbRecord, SourceRecord
 
 from . import index_ledger as ledger
-from .notify import kb_listeners, notify_source
+from .notify import PARTIAL_NOTE, kb_listeners, notify_source
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
@@ -182,14 +182,16 @@ def _state(ctx: KernelContext, kb: KbRecord, required: list[str]) -> tuple[list[
 
 async def _complete_partial(ctx: KernelContext, kb: KbRecord, report: ReofferReport) -> None:
     """Offer the KB's partially indexed sources again until their plugins answer `success` (each offer
-    makes progress, protocol/SPEC.md `partial`; at most PARTIAL_ROUNDS rounds), adding to `report`."""
+    makes progress, protocol/SPEC.md `partial`; at most PARTIAL_ROUNDS rounds), adding to `report` its
+    warnings: of the "indexed in part" ones, only the last round's (the state the check ends with)."""
     required = [entry.id for entry in kb_listeners(ctx)]
     for _ in range(PARTIAL_ROUNDS):
         pending = await anyio.to_thread.run_sync(ledger.pending_sources, ctx.store, required, kb.id)
         if not any(item.partial for item in pending):
             return
         more = await reoffer(ctx, kb)
-        report.warnings = sorted(set(report.warnings) | set(more.warnings))
+        kept = {w for w in report.warnings if PARTIAL_NOTE not in w}
+        report.warnings = sorted(kept | set(more.warnings))
         if not more.offered:
             return
 

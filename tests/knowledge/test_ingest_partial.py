@@ -61,4 +61,5 @@ def test_kb_check_offers_a_partial_source_until_it_is_whole(tmp_path):
     kb, report = run_kernel(tmp_path, work, enabled=ENABLED)
     assert report.ok and report.sources[0].partial == ["test-kb"]  # the state before the repair
     assert report.repaired is not None and report.repaired.offered == ["docs/kiln.md -> test-kb (partial)"]
+    assert not any("in part" in w for w in report.repaired.warnings)  # whole now: no stale "in part" notes
     assert len([c for c in calls(tmp_path, kb.id) if c["action"] == "upsert"]) == 5
