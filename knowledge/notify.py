@@ -98,7 +98,7 @@ async def _notify(
                 warnings.append(
                     f"{entry.id} indexed {what}{PARTIAL_NOTE}{reason}): searchable now; the rest is built each time "
                     "the kernel offers it again (the next ingest into the KB, a running daemon's index watch; "
-                    "`mrpvm kb check KB` completes it now)"
+                    "`mrpvm kb check KB --complete` completes it now)"
                 )
         else:
             reason = result.document.result.result

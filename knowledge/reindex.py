@@ -6,7 +6,7 @@
 - `reoffer`: every owed source and removal of one KB, or of all KBs (`knowledge.context.open_context` runs it, so
   every CLI command and the daemon's start repair what a killed kernel left owed). A source a plugin indexed
   in part (`partial`: searchable) is offered again by the daemon's index watch, any ingest into its KB and
-  `check_kb` (until whole), not at a kernel's start: `mrpvm ask` does not wait for a dense view's next share.
+  `check_kb` (once; `complete`: until whole), not at a kernel's start: `mrpvm ask` does not wait for a dense view's next share.
 - `check_kb`: the report behind `mrpvm kb check NAME` (per source: units stored, acknowledged and missing
   plugins; removals owed) and, with `repair`, the repair (`full`: re-index every source).
 """
@@ -180,6 +180,11 @@ def _state(ctx: KernelContext, kb: KbRecord, required: list[str]) -> tuple[list[
     return states, problems
 
 
+def _owed(state: SourceIndexState) -> bool:
+    """Does some plugin's index lack this source (not only hold it in part)?"""
+    return bool(set(state.missing) - set(state.partial))
+
+
 async def _complete_partial(ctx: KernelContext, kb: KbRecord, report: ReofferReport) -> None:
     """Offer the KB's partially indexed sources again until their plugins answer `success` (each offer
     makes progress, protocol/SPEC.md `partial`; at most PARTIAL_ROUNDS rounds), adding to `report` its
@@ -197,10 +202,11 @@ async def _complete_partial(ctx: KernelContext, kb: KbRecord, report: ReofferRep
 
 
 async def check_kb(
-    ctx: KernelContext, name_or_id: str, *, repair: bool = True, full: bool = False
+    ctx: KernelContext, name_or_id: str, *, repair: bool = True, full: bool = False, complete: bool = False
 ) -> KbCheckReport:
     """Report a KB's index state; with `repair`, offer what is owed (with `full`, every source to every
-    plugin: a complete re-index) and report the state after. A repair registers the node first: one that
+    plugin: a complete re-index; with `complete`, a source indexed in part until it is whole) and report
+    the state after. A source only indexed in part (searchable) does not make the KB not ok. A repair registers the node first: one that
     had been forgotten (kernel/store_nodes.py) owes, and rebuilds, every index."""
     if repair and await anyio.to_thread.run_sync(ctx.store.register_node):
         await drop_local_indexes(ctx)
@@ -220,10 +226,11 @@ async def check_kb(
         if full:
             await anyio.to_thread.run_sync(ledger.forget_acknowledgements, ctx.store, kb.id)
         report.repaired = await reoffer(ctx, kb)
-        await _complete_partial(ctx, kb, report.repaired)
+        if complete:
+            await _complete_partial(ctx, kb, report.repaired)
         after, problems = await anyio.to_thread.run_sync(_state, ctx, kb, required)
         left = await anyio.to_thread.run_sync(ledger.pending_removals, ctx.store, required, kb.id)
-        report.ok = not problems and not left and not any(s.missing for s in after)
+        report.ok = not problems and not left and not any(_owed(s) for s in after)
     else:
-        report.ok = not problems and not removals and not any(s.missing for s in states)
+        report.ok = not problems and not removals and not any(_owed(s) for s in states)
     return report

@@ -11,8 +11,8 @@ units took 340-370 s of a loaded one): one onSourceText call encodes ENCODE_AT_L
 ENCODE_BUDGET_S lasts (always within the call's deadline). The units left get zero rows — "pending": a
 real vector has norm 1, so an all-zero row is the one mark of a unit not encoded yet — and the call
 answers `partial`; the kernel then keeps the source owed to kb-balanced and offers it again
-(knowledge/index_ledger.py: the next ingest into the KB, a daemon's index watch, `mrpvm kb check NAME`
-until whole), and each offer reuses the rows already encoded and encodes the next share, until the call
+(knowledge/index_ledger.py: the next ingest into the KB, a daemon's index watch, `mrpvm kb check NAME`,
+with `--complete` until whole), and each offer reuses the rows already encoded and encodes the next share, until the call
 answers `success`. Meanwhile a retrieval encodes the pending candidates it judges (like inline units) and
 its notes say how many units wait.
 

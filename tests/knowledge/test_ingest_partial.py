@@ -39,7 +39,7 @@ def test_a_partial_index_stays_owed_until_the_kernels_offers_complete_it(tmp_pat
     assert first.notified == ["test-kb (partial)"]  # indexed: the ingest keeps the source
     assert any("test-kb indexed source 'kiln.md' in part" in w and "offer 1" in w for w in first.warnings)
     (kiln,) = state.sources
-    assert kiln.missing == ["test-kb"] and kiln.partial == ["test-kb"] and not state.ok
+    assert kiln.missing == ["test-kb"] and kiln.partial == ["test-kb"] and state.ok  # searchable
     assert debt.partial == 1 and debt.sources == 0 and debt.nothing  # searchable: /ready does not wait
     assert at_start.offered == []  # `mrpvm ask` does not wait for the rest of a partial index
     assert again.offered == ["docs/kiln.md -> test-kb (partial)"]
@@ -52,14 +52,17 @@ def test_a_partial_index_stays_owed_until_the_kernels_offers_complete_it(tmp_pat
     assert sum(1 for c in upserts if c["sourceId"] == kiln_id) == 3  # two partial answers, then success
 
 
-def test_kb_check_offers_a_partial_source_until_it_is_whole(tmp_path):
+def test_kb_check_offers_a_partial_source_once_and_with_complete_until_it_is_whole(tmp_path):
     async def work(ctx):
         kb = ctx.store.create_kb("docs")
         await ingest_source(ctx, kb, "kiln.md", TEXT.replace("=2@@", "=4@@"), sd_plugin="test-sd")
-        return kb, await check_kb(ctx, "docs", repair=True)
+        once = await check_kb(ctx, "docs", repair=True)  # one offer: still partial, but searchable: ok
+        after_once = await check_kb(ctx, "docs", repair=False)
+        return kb, once, after_once, await check_kb(ctx, "docs", repair=True, complete=True)
 
-    kb, report = run_kernel(tmp_path, work, enabled=ENABLED)
+    kb, once, after_once, report = run_kernel(tmp_path, work, enabled=ENABLED)
+    assert once.ok and after_once.ok and after_once.sources[0].partial == ["test-kb"]
     assert report.ok and report.sources[0].partial == ["test-kb"]  # the state before the repair
     assert report.repaired is not None and report.repaired.offered == ["docs/kiln.md -> test-kb (partial)"]
     assert not any("in part" in w for w in report.repaired.warnings)  # whole now: no stale "in part" notes
-    assert len([c for c in calls(tmp_path, kb.id) if c["action"] == "upsert"]) == 5
+    assert len([c for c in calls(tmp_path, kb.id) if c["action"] == "upsert"]) == 5  # 1 + 1 + 3 offers
