@@ -68,6 +68,7 @@ class KbCheckReport(msgspec.Struct, kw_only=True):
     problems: list[str]  # store inconsistencies (a source whose unit count does not match its units)
     repaired: ReofferReport | None = None
     ok: bool = False  # after the repair (if any): nothing owed, no problem
+    partial: list[str] = []  # when the check ends: "<source> (<plugins>)" indexed in part (searchable)
 
 
 def _label(kb: KbRecord, source: SourceRecord | str) -> str:
@@ -233,4 +234,6 @@ async def check_kb(
         report.ok = not problems and not left and not any(_owed(s) for s in after)
     else:
         report.ok = not problems and not removals and not any(_owed(s) for s in states)
+        after = states
+    report.partial = [f"{s.name} ({', '.join(s.partial)})" for s in after if s.partial]
     return report

@@ -340,6 +340,11 @@ def _print_check(report: Any, *, repair: bool, full: bool) -> None:
             + (" (after the repair)" if repaired and (repaired.offered or repaired.removed) else "")
             + f" on node {report.node}"
         )
+        if report.partial:
+            console.print(
+                f"in part (searchable; the rest is built when offered again, `mrpvm kb check {kb.name} "
+                f"--complete` builds it now): {'; '.join(report.partial)}"
+            )
     elif repair:
         console.print(
             "NOT OK: the repair left something owed (see above); run it again, or check the plugins with `mrpvm plugin check`"

@@ -62,6 +62,7 @@ def test_kb_check_offers_a_partial_source_once_and_with_complete_until_it_is_who
 
     kb, once, after_once, report = run_kernel(tmp_path, work, enabled=ENABLED)
     assert once.ok and after_once.ok and after_once.sources[0].partial == ["test-kb"]
+    assert once.partial == after_once.partial == ["kiln.md (test-kb)"] and report.partial == []
     assert report.ok and report.sources[0].partial == ["test-kb"]  # the state before the repair
     assert report.repaired is not None and report.repaired.offered == ["docs/kiln.md -> test-kb (partial)"]
     assert not any("in part" in w for w in report.repaired.warnings)  # whole now: no stale "in part" notes
