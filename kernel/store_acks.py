@@ -24,15 +24,18 @@ class IndexAcks:
 
         def transaction(self) -> AbstractContextManager[Connection]: ...
 
-    def record_ack(self, source_id: str, digest: str, ingested_at: str, plugin_id: str) -> bool:
-        """This node's `plugin_id` indexed the source in this version; False if it changed or left since."""
+    def record_ack(
+        self, source_id: str, digest: str, ingested_at: str, plugin_id: str, prefix: str = ""
+    ) -> bool:
+        """This node's `plugin_id` indexed the source in this version; False if it changed or left since.
+        `prefix` marks the recorded hash (knowledge/index_ledger.py: a partial index)."""
         with self.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO source_acks (source_id, plugin_id, node_id, hash, acked_at)"
-                " SELECT id, ?, ?, hash, ? FROM sources WHERE id = ? AND hash = ? AND ingested_at = ?"
+                " SELECT id, ?, ?, ? || hash, ? FROM sources WHERE id = ? AND hash = ? AND ingested_at = ?"
                 " ON CONFLICT (source_id, plugin_id, node_id)"
                 " DO UPDATE SET hash = excluded.hash, acked_at = excluded.acked_at",
-                (plugin_id, self.node_id, now_iso(), source_id, digest, ingested_at),
+                (plugin_id, self.node_id, prefix, now_iso(), source_id, digest, ingested_at),
             )
             return cursor.rowcount > 0
 

@@ -10,6 +10,10 @@ answered success or skipped to the upsert) is recorded here, and:
   transaction that deletes the source);
 - what is owed is offered again (knowledge/reindex.py) on the next ingest, when a kernel opens (every CLI
   command, the daemon's start) and by `check_kb`.
+- a plugin that indexed a source only in part (it answered `partial`: searchable, but some of its index of
+  the source is still to be built, e.g. kb-balanced's dense vectors of a large source) is recorded with the
+  hash marked PARTIAL: the source stays owed to it, so the same paths offer it again until it answers
+  `success`; `kb check` shows it as partial, and the daemon's `/ready` does not wait for it.
 Sources stored before this ledger existed carry the acknowledgement `*` (every plugin): the upgrade does
 not re-index every KB; `check_kb(..., full=True)` does when wanted.
 
@@ -27,6 +31,7 @@ from mrpvm.kernel.records import SourceRecord
 from mrpvm.kernel.store import Store
 
 EVERY_PLUGIN = "*"
+PARTIAL = "partial:"  # prefix of the recorded hash of a partial index
 
 
 class PendingSource(msgspec.Struct, kw_only=True):
@@ -34,6 +39,7 @@ class PendingSource(msgspec.Struct, kw_only=True):
 
     source: SourceRecord
     missing: list[str]
+    partial: list[str] = []  # of `missing`: the plugins whose index of this version is partial
 
 
 class PendingRemoval(msgspec.Struct, kw_only=True):
@@ -45,10 +51,10 @@ class PendingRemoval(msgspec.Struct, kw_only=True):
     plugins: list[str]
 
 
-def record_ack(store: Store, source: SourceRecord, plugin_id: str) -> bool:
-    """Record that `plugin_id` indexed `source` as it is now on this node; False if the source changed or
-    left since."""
-    return store.record_ack(source.id, source.hash, source.ingestedAt, plugin_id)
+def record_ack(store: Store, source: SourceRecord, plugin_id: str, partial: bool = False) -> bool:
+    """Record that `plugin_id` indexed `source` as it is now on this node (`partial`: in part, so it stays
+    owed); False if the source changed or left since."""
+    return store.record_ack(source.id, source.hash, source.ingestedAt, plugin_id, PARTIAL if partial else "")
 
 
 def record_removal_ack(store: Store, source_id: str, plugin_id: str) -> None:
@@ -67,6 +73,11 @@ def missing_plugins(source: SourceRecord, acked: dict[str, str], required: Itera
     return sorted(p for p in required if acked.get(p) != source.hash)
 
 
+def partial_plugins(source: SourceRecord, acked: dict[str, str]) -> list[str]:
+    """The plugins whose index holds this version of the source in part."""
+    return sorted(p for p, digest in acked.items() if digest == PARTIAL + source.hash)
+
+
 def pending_sources(store: Store, required: Iterable[str], kb_id: str | None = None) -> list[PendingSource]:
     """Sources (of one KB, or of all) that some plugin of `required` has not acknowledged on this node."""
     required = sorted(set(required))
@@ -76,9 +87,11 @@ def pending_sources(store: Store, required: Iterable[str], kb_id: str | None = N
     sources = store.list_sources(kb_id) if kb_id is not None else store.all_sources()
     out: list[PendingSource] = []
     for source in sources:
-        missing = missing_plugins(source, acked.get(source.id, {}), required)
+        mine = acked.get(source.id, {})
+        missing = missing_plugins(source, mine, required)
         if missing:
-            out.append(PendingSource(source=source, missing=missing))
+            partial = [p for p in partial_plugins(source, mine) if p in missing]
+            out.append(PendingSource(source=source, missing=missing, partial=partial))
     return out
 
 

@@ -42,6 +42,7 @@ class Owed(msgspec.Struct, kw_only=True):
     node: str
     sources: int = 0
     removals: int = 0
+    partial: int = 0  # sources indexed in part (searchable; their index is completed by the next rounds)
 
     @property
     def nothing(self) -> bool:
@@ -51,10 +52,13 @@ class Owed(msgspec.Struct, kw_only=True):
 def owed(ctx: KernelContext) -> Owed:
     """Sources and removals this node's enabled kb-plugins still owe (a blocking store read)."""
     store, required = ctx.store, [entry.id for entry in kb_listeners(ctx)]
+    pending = ledger.pending_sources(store, required)
+    partial = sum(1 for item in pending if set(item.missing) <= set(item.partial))
     return Owed(
         node=store.node_id,
-        sources=len(ledger.pending_sources(store, required)),
+        sources=len(pending) - partial,
         removals=len(ledger.pending_removals(store, required)),
+        partial=partial,
     )
 
 

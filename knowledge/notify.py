@@ -38,6 +38,9 @@ log = logging.getLogger("mrpvm.kernel")
 REQUEST_MARGIN = 512
 
 
+PARTIAL_NOTE = " in part ("  # in the warning about a `partial` answer (knowledge/reindex.py `check_kb`)
+
+
 def kb_listeners(ctx: KernelContext, op: str = "onSourceText") -> list[PluginEntry]:
     """The enabled kb-plugins that implement `op`: the ones whose indexes must hear of every source."""
     return [entry for entry in ctx.enabled("kb-plugin") if op in entry.manifest.ops]
@@ -49,12 +52,13 @@ async def _notify(
     make: Callable[..., Request],
     what: str,
     entries: list[PluginEntry] | None = None,
-    on_ack: Callable[[PluginEntry], None] | None = None,
+    on_ack: Callable[[PluginEntry, bool], None] | None = None,
     units_file: Callable[[bool], Awaitable[bytes]] | None = None,
     text_bytes: int = 0,
 ) -> tuple[list[str], list[str]]:
     """Send `op` to every enabled kb-plugin that implements it (or to `entries`): (notified plugin ids,
-    warnings). `on_ack(entry)` runs for each plugin that answered success or skipped. `units_file(analysed)`:
+    warnings). `on_ack(entry, partial)` runs for each plugin that answered success or skipped (partial False) or
+    partial (True: searchable, its index still owed the rest; it is counted as notified). `units_file(analysed)`:
     the handoff document (encoded once, on first need) a plugin declaring `handoff: file` gets as a file
     bound for its call (`make(entry, False, path)`), instead of the text and units inline; without the
     analysis when the file with it exceeds the plugin's maxInputSizeBytes (the plugin then analyses).
@@ -85,10 +89,17 @@ async def _notify(
             warnings.append(f"{entry.id} failed {op} for {what}: {err.error.code}: {err.error.message}")
             return
         status = result.document.result.status
-        if status in ("success", "skipped"):
+        if status in ("success", "skipped", "partial"):
             if on_ack is not None:
-                await anyio.to_thread.run_sync(on_ack, entry)
-            notified.append(entry.id + note)
+                await anyio.to_thread.run_sync(on_ack, entry, status == "partial")
+            notified.append(entry.id + note + (" (partial)" if status == "partial" else ""))
+            if status == "partial":
+                reason = result.document.result.result or "indexed in part"
+                warnings.append(
+                    f"{entry.id} indexed {what}{PARTIAL_NOTE}{reason}): searchable now; the rest is built each time "
+                    "the kernel offers it again (the next ingest into the KB, a running daemon's index watch; "
+                    "`mrpvm kb check KB --complete` completes it now)"
+                )
         else:
             reason = result.document.result.result
             warnings.append(
@@ -179,9 +190,9 @@ async def notify_source(
     if only is not None:
         entries = [e for e in entries if e.id in only]
 
-    def acknowledged(entry: PluginEntry) -> None:
+    def acknowledged(entry: PluginEntry, partial: bool) -> None:
         if action == "upsert":
-            ledger.record_ack(ctx.store, source, entry.id)
+            ledger.record_ack(ctx.store, source, entry.id, partial)
         else:
             ledger.record_removal_ack(ctx.store, source.id, entry.id)
 

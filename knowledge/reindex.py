@@ -4,7 +4,9 @@
   ingest of unchanged text calls it with the text; otherwise the text is not stored, so plugins get the
   stored KU tree with an empty `text`, as they already do when the raw text does not fit a request).
 - `reoffer`: every owed source and removal of one KB, or of all KBs (`knowledge.context.open_context` runs it, so
-  every CLI command and the daemon's start repair what a killed kernel left owed).
+  every CLI command and the daemon's start repair what a killed kernel left owed). A source a plugin indexed
+  in part (`partial`: searchable) is offered again by the daemon's index watch, any ingest into its KB and
+  `check_kb` (once; `complete`: until whole), not at a kernel's start: `mrpvm ask` does not wait for a dense view's next share.
 - `check_kb`: the report behind `mrpvm kb check NAME` (per source: units stored, acknowledged and missing
   plugins; removals owed) and, with `repair`, the repair (`full`: re-index every source).
 """
@@ -22,12 +24,15 @@ import msgspec
 from mrpvm.kernel.records import KbRecord, SourceRecord
 
 from . import index_ledger as ledger
-from .notify import kb_listeners, notify_source
+from .notify import PARTIAL_NOTE, kb_listeners, notify_source
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
 
 log = logging.getLogger("mrpvm.reindex")
+PARTIAL_ROUNDS = (
+    100  # `kb check`: offers of a partially indexed source at most (kb-balanced: ~1,000 units each)
+)
 
 
 class ReofferReport(msgspec.Struct, kw_only=True):
@@ -48,6 +53,7 @@ class SourceIndexState(msgspec.Struct, kw_only=True):
     storedUnits: int  # what the units table holds for it
     acknowledged: list[str]  # plugins whose index holds this version ("*": before the ledger existed)
     missing: list[str]  # required plugins that have not acknowledged it
+    partial: list[str] = []  # of `missing`: those whose index holds it in part (offered again until whole)
 
 
 class KbCheckReport(msgspec.Struct, kw_only=True):
@@ -62,6 +68,7 @@ class KbCheckReport(msgspec.Struct, kw_only=True):
     problems: list[str]  # store inconsistencies (a source whose unit count does not match its units)
     repaired: ReofferReport | None = None
     ok: bool = False  # after the repair (if any): nothing owed, no problem
+    partial: list[str] = []  # when the check ends: "<source> (<plugins>)" indexed in part (searchable)
 
 
 def _label(kb: KbRecord, source: SourceRecord | str) -> str:
@@ -111,13 +118,14 @@ async def start_node(ctx: KernelContext, *, repair: bool = True) -> ReofferRepor
     await anyio.to_thread.run_sync(
         ledger.adopt_legacy, store, required, lambda kb_id, plugin_id: holds_index(ctx, kb_id, plugin_id)
     )
-    return await reoffer(ctx) if repair else ReofferReport()
+    return await reoffer(ctx, partial=False) if repair else ReofferReport()
 
 
 async def reoffer(
-    ctx: KernelContext, kb: KbRecord | None = None, *, skip: Iterable[str] = ()
+    ctx: KernelContext, kb: KbRecord | None = None, *, skip: Iterable[str] = (), partial: bool = True
 ) -> ReofferReport:
-    """Offer every owed source and removal (of `kb`, or of every KB) again; a no-op when nothing is owed."""
+    """Offer every owed source and removal (of `kb`, or of every KB) again; a no-op when nothing is owed.
+    `partial=False`: not the sources only owed to plugins that indexed them in part."""
     report = ReofferReport()
     required = [entry.id for entry in kb_listeners(ctx)]
     if not required:
@@ -129,7 +137,7 @@ async def reoffer(
     kbs: dict[str, KbRecord] = {kb.id: kb} if kb is not None else {}
     for item in pending:
         source = item.source
-        if source.id in skipped:
+        if source.id in skipped or (not partial and set(item.missing) <= set(item.partial)):
             continue
         owner = kbs.get(source.kbId) or kbs.setdefault(source.kbId, store.get_kb(source.kbId))
         units = await anyio.to_thread.run_sync(store.kb_units, source.kbId, source.id)
@@ -163,6 +171,7 @@ def _state(ctx: KernelContext, kb: KbRecord, required: list[str]) -> tuple[list[
                 storedUnits=stored,
                 acknowledged=sorted(p for p, digest in mine.items() if digest == source.hash),
                 missing=ledger.missing_plugins(source, mine, required),
+                partial=ledger.partial_plugins(source, mine),
             )
         )
         if stored != source.unitCount:
@@ -172,11 +181,33 @@ def _state(ctx: KernelContext, kb: KbRecord, required: list[str]) -> tuple[list[
     return states, problems
 
 
+def _owed(state: SourceIndexState) -> bool:
+    """Does some plugin's index lack this source (not only hold it in part)?"""
+    return bool(set(state.missing) - set(state.partial))
+
+
+async def _complete_partial(ctx: KernelContext, kb: KbRecord, report: ReofferReport) -> None:
+    """Offer the KB's partially indexed sources again until their plugins answer `success` (each offer
+    makes progress, protocol/SPEC.md `partial`; at most PARTIAL_ROUNDS rounds), adding to `report` its
+    warnings: of the "indexed in part" ones, only the last round's (the state the check ends with)."""
+    required = [entry.id for entry in kb_listeners(ctx)]
+    for _ in range(PARTIAL_ROUNDS):
+        pending = await anyio.to_thread.run_sync(ledger.pending_sources, ctx.store, required, kb.id)
+        if not any(item.partial for item in pending):
+            return
+        more = await reoffer(ctx, kb)
+        kept = {w for w in report.warnings if PARTIAL_NOTE not in w}
+        report.warnings = sorted(kept | set(more.warnings))
+        if not more.offered:
+            return
+
+
 async def check_kb(
-    ctx: KernelContext, name_or_id: str, *, repair: bool = True, full: bool = False
+    ctx: KernelContext, name_or_id: str, *, repair: bool = True, full: bool = False, complete: bool = False
 ) -> KbCheckReport:
     """Report a KB's index state; with `repair`, offer what is owed (with `full`, every source to every
-    plugin: a complete re-index) and report the state after. A repair registers the node first: one that
+    plugin: a complete re-index; with `complete`, a source indexed in part until it is whole) and report
+    the state after. A source only indexed in part (searchable) does not make the KB not ok. A repair registers the node first: one that
     had been forgotten (kernel/store_nodes.py) owes, and rebuilds, every index."""
     if repair and await anyio.to_thread.run_sync(ctx.store.register_node):
         await drop_local_indexes(ctx)
@@ -196,9 +227,13 @@ async def check_kb(
         if full:
             await anyio.to_thread.run_sync(ledger.forget_acknowledgements, ctx.store, kb.id)
         report.repaired = await reoffer(ctx, kb)
+        if complete:
+            await _complete_partial(ctx, kb, report.repaired)
         after, problems = await anyio.to_thread.run_sync(_state, ctx, kb, required)
         left = await anyio.to_thread.run_sync(ledger.pending_removals, ctx.store, required, kb.id)
-        report.ok = not problems and not left and not any(s.missing for s in after)
+        report.ok = not problems and not left and not any(_owed(s) for s in after)
     else:
-        report.ok = not problems and not removals and not any(s.missing for s in states)
+        report.ok = not problems and not removals and not any(_owed(s) for s in states)
+        after = states
+    report.partial = [f"{s.name} ({', '.join(s.partial)})" for s in after if s.partial]
     return report

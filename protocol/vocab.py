@@ -27,6 +27,7 @@ Status = Literal[
     "accepted",
     "rejected",
     "skipped",
+    "partial",
 ]
 Act = Literal[
     "compare",

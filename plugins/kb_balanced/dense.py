@@ -1,11 +1,21 @@
 """kb-balanced's dense view: all-MiniLM-L6-v2 vectors of units (plugins/sdk/embedding), beside BM25.
 
-Mounted KB: each unit's vector is computed inside the KB write (`DenseVectors.write`, batched, reusing the
-rows of units whose hash is unchanged) and kept in the plugin's artifact folder as float16 rows
-(`dense.vectors`, the row file of vectors.py). A KB small enough to scan gets a dense nearest-neighbour scan
-per intent; its neighbours join the lexical candidates. Inline units (the session's context) are encoded
-when first judged and cached by unit hash in the warm worker, their vectors kept by text in the call's
-artifacts folder (sdk embedding/kept.py: a fresh `mrpvm ask --source` of the same file reads them).
+Mounted KB: each unit's vector is computed inside the KB write (`write_dense`, batched, reusing the rows
+of units whose hash is unchanged) and kept in the plugin's artifact folder as float16 rows (`dense.vectors`,
+the row file of vectors.py). A KB small enough to scan gets a dense nearest-neighbour scan per intent; its
+neighbours join the lexical candidates. Inline units (the session's context) are encoded when first judged
+and cached by unit hash in the warm worker, their vectors kept by text in the call's artifacts folder
+(sdk embedding/kept.py: a fresh `mrpvm ask --source` of the same file reads them).
+
+A large source is not encoded in one call (~50 units/s on a quiet 2-core machine: a 2 MB document's 6,471
+units took 340-370 s of a loaded one): one onSourceText call encodes ENCODE_AT_LEAST units, then more while
+ENCODE_BUDGET_S lasts (always within the call's deadline). The units left get zero rows — "pending": a
+real vector has norm 1, so an all-zero row is the one mark of a unit not encoded yet — and the call
+answers `partial`; the kernel then keeps the source owed to kb-balanced and offers it again
+(knowledge/index_ledger.py: the next ingest into the KB, a daemon's index watch, `mrpvm kb check NAME`,
+with `--complete` until whole), and each offer reuses the rows already encoded and encodes the next share, until the call
+answers `success`. Meanwhile a retrieval encodes the pending candidates it judges (like inline units) and
+its notes say how many units wait.
 
 Fusion with BM25: retriever.py `_fuse` (a weighted score fusion; rank fusion was measured and dropped).
 """
@@ -18,8 +28,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
 import numpy as np
-from mrpvm.plugins.sdk.embedding import DIMENSIONS, encode_kept, shared_encoder
+from mrpvm.plugins.sdk.embedding import DIMENSIONS, available, encode_kept, shared_encoder
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .vectors import Layout, VectorFile
@@ -33,7 +44,10 @@ DENSE = Layout(
     DIMENSIONS * 2,
     {"model": "all-MiniLM-L6-v2", "dims": DIMENSIONS, "dtype": "float16", "text": 1},
 )
-INGEST_BATCH = 256  # units encoded per batch at ingest
+INGEST_BATCH = 64  # units encoded per batch at ingest (the budget is checked between batches)
+ENCODE_BUDGET_S = 20.0  # encoding time one onSourceText call spends at most (the rest is pending) ...
+ENCODE_AT_LEAST = 512  # ... once it has encoded this many units: a source this small is always encoded in one
+# call (whatever the machine's load; the eval documents have 54-374 units), and each offer makes progress
 DEADLINE_RESERVE = (
     0.2  # share of an ingest call's remaining time kept back from encoding (the write after it)
 )
@@ -109,28 +123,52 @@ def dense_file(root: Path) -> VectorFile:
     return VectorFile(root, DENSE)
 
 
-def write_dense(df: VectorFile, old: list[OldUnit], new: list[NewUnit], deadline: float) -> int:
-    """Dense rows for the units of a KB write, reusing those of unchanged units; how many were left out.
+def pending_rows(rows: np.ndarray) -> np.ndarray:
+    """Which rows hold no vector yet (all zero: a unit vector never is)."""
+    return ~rows.any(axis=1) if len(rows) else np.zeros(0, bool)
 
-    A large source may not fit the call's deadline: units are encoded in batches while time is left; the
-    rest get zero rows (found by BM25 and HDC only, and encoded when a retrieval judges them)."""
+
+class DenseWrite(msgspec.Struct, kw_only=True):
+    """What one KB write did to the dense view: units encoded now, reused, and left pending."""
+
+    encoded: int = 0
+    reused: int = 0
+    pending: int = 0
+    model: bool = True  # False: the model is not installed (no dense view at all, nothing pending)
+
+
+def write_dense(df: VectorFile, old: list[OldUnit], new: list[NewUnit], deadline: float) -> DenseWrite:
+    """Dense rows for the units of a KB write: the rows of unchanged units that hold a vector are reused,
+    the others encoded in batches: ENCODE_AT_LEAST units, then more until ENCODE_BUDGET_S has passed (and
+    while the call's deadline allows); the units left get zero rows (pending)."""
     reuse: dict[str, np.ndarray] = {}
     if old and df.valid():
         rows, found = df.read([o.key for o in old])
-        reuse = {o.hash: rows[i] for i, o in enumerate(old) if found[i]}
-    fresh = [n for n in new if n.hash not in reuse]
+        done = found & ~pending_rows(rows)
+        reuse = {o.hash: rows[i] for i, o in enumerate(old) if done[i]}
+    # by length: each batch's texts are of similar length, so little of the compute goes to padding
+    # (1.09x the tokens on the 2 MB document, against 1.2x in document order by batches of 64)
+    texts = {n.unit.id: unit_text(n.unit) for n in new if n.hash not in reuse}
+    fresh = sorted((n for n in new if n.hash not in reuse), key=lambda n: len(texts[n.unit.id]))
     now = time.monotonic()
-    stop = deadline if deadline == float("inf") else now + (1 - DEADLINE_RESERVE) * max(0.0, deadline - now)
+    budget = now + ENCODE_BUDGET_S
+    hard = deadline if deadline == float("inf") else now + (1 - DEADLINE_RESERVE) * max(0.0, deadline - now)
     by_id: dict[str, np.ndarray] = {}
+    model = True
     for start in range(0, len(fresh), INGEST_BATCH):
-        if time.monotonic() > stop:
+        clock = time.monotonic()
+        if clock > hard or (len(by_id) >= ENCODE_AT_LEAST and clock > budget):
             break
         batch = fresh[start : start + INGEST_BATCH]
-        vectors = encode([unit_text(n.unit) for n in batch])
-        if vectors is None:
-            return 0  # no model: no dense view (the retrieval notes say so)
+        vectors = encode([texts[n.unit.id] for n in batch])
+        if (
+            vectors is None
+        ):  # not installed (no dense view: the retrieval notes say so), or not loaded in time
+            model = available()
+            break
         by_id.update((n.unit.id, row) for n, row in zip(batch, to_rows(vectors), strict=True))
     if new:
         zero = np.zeros(DENSE.row, np.uint8)
         df.write([n.key for n in new], np.stack([reuse.get(n.hash, by_id.get(n.unit.id, zero)) for n in new]))
-    return len(fresh) - len(by_id)
+    pending = len(fresh) - len(by_id) if model else 0
+    return DenseWrite(encoded=len(by_id), reused=len(new) - len(fresh), pending=pending, model=model)

@@ -40,7 +40,7 @@ from mrpvm.plugins.kb_common import (
 from mrpvm.plugins.sdk import Call
 from mrpvm.plugins.sdk.embedding import for_call
 
-from .dense import InlineVectors, dense_file, encode_query, from_rows, write_dense
+from .dense import DenseWrite, InlineVectors, dense_file, encode_query, from_rows, pending_rows, write_dense
 from .hdc import (
     CLAIM_DIM,
     Matrix,
@@ -81,6 +81,8 @@ class _CallVectors:
         self.dense_scan: tuple[list[str], np.ndarray] | None = None
         self.cosine: dict[str, float] = {}  # candidate id -> cosine with the current intent
         self.dense_by_id: dict[str, np.ndarray] = {}  # candidate id -> its dense vector
+        self.dense_pending = 0  # KB units without a stored vector yet (dense.py): the scanned KB's, else
+        # the judged candidates'
 
 
 def _about(unit) -> str | None:
@@ -97,7 +99,7 @@ class BalancedRetriever(Retriever):
         self._call = _CallVectors()
         self._inline_dense = InlineVectors()
         self._deadline = float("inf")  # of the current onSourceText call (dense encoding stops before it)
-        self.dense_skipped = 0
+        self.dense_write = DenseWrite()  # of the current onSourceText call
 
     # ------------------------------------------------------------------ KB vector cache
 
@@ -122,16 +124,21 @@ class BalancedRetriever(Retriever):
         self._write_dense(db, old, new)
 
     def _write_dense(self, db, old: list[OldUnit], new: list[NewUnit]) -> None:
-        self.dense_skipped = write_dense(dense_file(root_of(db)), old, new, self._deadline)
+        self.dense_write = write_dense(dense_file(root_of(db)), old, new, self._deadline)
 
     def on_source_text(self, call: Call):
         for_call(call.time_left())
         self._deadline = call.deadline
-        self.dense_skipped = 0
+        self.dense_write = DenseWrite()
         doc = super().on_source_text(call)
-        if self.dense_skipped and doc.result.status == "success":
+        done = self.dense_write
+        if done.pending and doc.result.status == "success":
+            # searchable now (BM25, HDC); `partial` keeps the source owed, so the kernel offers it again
+            # and the next call encodes the next share (dense.py)
+            doc.result.status = "partial"
             doc.result.result = (
-                f"{doc.result.result}; {self.dense_skipped} units left without dense vectors (deadline)"
+                f"{doc.result.result}; dense view: {done.encoded} units encoded, {done.reused} kept, "
+                f"{done.pending} pending (encoded when the kernel offers the source again)"
             )
         return doc
 
@@ -209,6 +216,8 @@ class BalancedRetriever(Retriever):
             rows, found = df.read([k for k, _ in pairs])
             cache["key"] = key
             cache["value"] = ([i for _, i in pairs], from_rows(rows)) if pairs and found.all() else None
+            cache["pending"] = int(pending_rows(rows).sum()) if pairs else 0
+        self._call.dense_pending = cache["pending"]
         return cache["value"]
 
     def prepare(self, call: Call, views: Views) -> None:
@@ -264,10 +273,14 @@ class BalancedRetriever(Retriever):
         kb = [i for i, c in enumerate(cands) if c.origin == "kb" and c.key]
         if kb and self._call.dense is not None and self._call.dense.valid():
             rows, found = self._call.dense.read([cands[i].key or 0 for i in kb])
+            stored = found & ~pending_rows(rows)
+            if self._call.dense_scan is None:
+                self._call.dense_pending = int((found & ~stored).sum())
             for j, i in enumerate(kb):
-                if found[j]:
+                if stored[j]:
                     vectors[i], done[i] = from_rows(rows[j : j + 1])[0], True
-        # units without stored rows (inline ones): those cached, and the INLINE_ENCODE best by BM25, are read
+        # units without stored rows (inline ones, KB units still pending): those cached, and the INLINE_ENCODE
+        # best by BM25, are read
         # (the cost of a turn stays bounded); the others keep cosine 0 (lexical and HDC evidence only)
         hashes = {i: unit_hash(cands[i].unit) for i in range(len(cands)) if not done[i]}
         fresh = sorted(
@@ -396,6 +409,11 @@ class BalancedRetriever(Retriever):
         if self._call.cosine:
             close = max((self._call.cosine.get(c.id, 0.0) for c in result.evidence), default=0.0)
             notes.append(f"dense view: bm25+minilm score fusion, best cosine {close:.2f}")
+            if self._call.dense_pending:
+                notes.append(
+                    f"dense view incomplete: {self._call.dense_pending} units not encoded yet (their source "
+                    "is offered again until they are; the candidates judged here were encoded now)"
+                )
         else:
             notes.append("dense view off: the sentence-embedding model is not installed")
         return notes

@@ -163,7 +163,8 @@ async def ready(request: Request) -> Response:
         store["schemaVersion"] = await anyio.to_thread.run_sync(ctx.store.schema_version)
         store["ok"] = True
         debt = await anyio.to_thread.run_sync(owed, ctx)
-        store["owed"] = {"sources": debt.sources, "removals": debt.removals}
+        # partial: sources indexed in part (searchable; completed by the index watch), not a problem
+        store["owed"] = {"sources": debt.sources, "removals": debt.removals, "partial": debt.partial}
         if not debt.nothing:
             problems.append(
                 f"node {debt.node} still owes its kb indexes {debt.sources} source(s) and"

@@ -73,6 +73,11 @@ def judge_answer(
             f"result block says Plugin: {doc.result.plugin!r}, expected the manifest id {plugin_id!r} — "
             f"fix: write `Plugin: {plugin_id}`"
         )
+    if doc.result.status == "partial" and op != "onSourceText":
+        return None, (
+            f"Status: partial answers {op}, but only an onSourceText upsert may be indexed in part — fix: answer "
+            "success (or the op's other statuses, SPEC.md §6)"
+        )
     if request_id is not None and doc.result.request != request_id:
         got = "no Request field" if doc.result.request is None else f"Request: {doc.result.request!r}"
         return None, (

@@ -116,12 +116,14 @@ def test_an_unanswerable_question_is_refused_despite_sharing_every_word():
     assert doc.sources == []
 
 
-def test_ingest_encodes_while_the_deadline_allows_and_leaves_the_rest_lexical(tmp_path):
-    from mrpvm.plugins.kb_balanced.dense import dense_file, write_dense
+def test_ingest_encodes_while_the_deadline_allows_and_leaves_the_rest_pending(tmp_path):
+    from mrpvm.plugins.kb_balanced.dense import dense_file, pending_rows, write_dense
     from mrpvm.plugins.kb_common import NewUnit
 
     new = [NewUnit(key=i + 1, unit=u, hash=f"h{i}", fields={}) for i, u in enumerate(VAULT)]
-    skipped = write_dense(dense_file(tmp_path), [], new, deadline=0.0)  # already past: nothing encoded
-    assert skipped == len(VAULT)
+    done = write_dense(dense_file(tmp_path), [], new, deadline=0.0)  # already past: nothing encoded
+    assert (done.encoded, done.pending) == (0, len(VAULT))
     rows, found = dense_file(tmp_path).read([n.key for n in new])
-    assert found.all() and not rows.any()  # zero rows: no meaning, never a dense neighbour
+    assert found.all() and pending_rows(rows).all()  # zero rows: pending, never a dense neighbour
+    again = write_dense(dense_file(tmp_path), [], new, deadline=float("inf"))  # a later offer encodes them
+    assert (again.encoded, again.pending) == (len(VAULT), 0)
