@@ -248,7 +248,8 @@ def test_junk_goal_model_is_ungrounded_and_junk_validator_never_accepts(tmp_path
 def test_a_budget_of_two_never_lets_a_third_call_reach_the_upstream(tmp_path):
     """Three seeds solve in parallel with gs-llm-fast: two calls reach the upstream; the third seed's
     call is refused (by the engine's pre-check or, when it was granted before the others spent the
-    budget, by the bridge with a 429) and gs-symbolic answers it; validation is skipped for budget."""
+    budget, by the bridge with a 429) and gs-symbolic answers it; validation is refused for budget the
+    same two ways."""
     model = FakeModel()
     with ScriptedLLM() as llm:
         llm.responder = lambda body: sleep(0.3, then=model(body))  # keep the first calls in flight
@@ -268,7 +269,14 @@ def test_a_budget_of_two_never_lets_a_third_call_reach_the_upstream(tmp_path):
     else:
         assert third["status"] == "skipped-budget"
     assert ("gs-symbolic", "success") in solves
-    assert {s for p, s in calls(result, "validate")} == {"skipped-budget"}
+    # A validation started while a call was left races the solves for it like the third seed's does: it is
+    # skipped by the pre-check, or granted and then refused by the bridge (nothing sent upstream: see above).
+    validations = plugin_nodes(result, op="validate")
+    assert validations
+    for node in validations:
+        assert node["status"] == "skipped-budget" or (
+            node["status"] == "error" and node["output"]["code"] == "LLM_BUDGET_EXHAUSTED"
+        ), node
     groups = result.response_document["groups"]
     assert len(groups) == 3 and all(g["answerMarkdown"] != NO_CONTEXT_ANSWER for g in groups)
 
