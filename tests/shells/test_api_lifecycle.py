@@ -162,7 +162,8 @@ def test_a_failure_after_the_stream_started_is_an_error_event(harness):
         client.start()
         assert meta.wait(20)
         assert http.delete(f"/sessions/{session}").status_code == 200  # the turn cannot commit now
-        client.join(20)
+        client.join(120)
+        assert not client.is_alive()
         events = sse_events("\n".join(lines) + "\n\n")
         name, data = events[-1]
         assert name == "error"
@@ -182,7 +183,7 @@ def test_a_turn_whose_client_left_still_commits(harness):
             for line in reply.iter_lines():
                 if line.startswith("event: response.meta"):
                     break  # leave: the connection closes with the turn still running
-        deadline = time.monotonic() + SLOW_MS / 1000 + 10
+        deadline = time.monotonic() + SLOW_MS / 1000 + 120  # every plugin starts cold here: slow when busy
         turns: list = []
         while time.monotonic() < deadline and not turns:
             turns = http.get(f"/sessions/{session}/explainability").json()["turns"]

@@ -46,8 +46,8 @@ def test_concurrent_sessions_lose_no_turns(tmp_path):
 
         async def main() -> None:
             limits = httpx.Limits(max_connections=SESSIONS)
-            async with httpx.AsyncClient(base_url=daemon.url, timeout=30.0, limits=limits) as client:
-                with anyio.fail_after(55):
+            async with httpx.AsyncClient(base_url=daemon.url, timeout=300.0, limits=limits) as client:
+                with anyio.fail_after(900):  # a bound on a hang, not on throughput (a busy machine is slow)
                     async with anyio.create_task_group() as group:
                         for n in range(SESSIONS):
                             group.start_soon(one_session, client, n)
