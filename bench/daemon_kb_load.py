@@ -178,34 +178,18 @@ async def main_async(a: argparse.Namespace) -> dict:
             "sd-symbolic,planner-default,kb-fast,kb-balanced,kb-thinkingdb,gs-symbolic"
         )
     argv = None
-    if a.calltimer and a.target == "ours":
-        extra["PERF_CALLTIMES"] = os.path.join(home, "calltimes.json")
-        argv = [
-            str(pk.OURS / ".venv/bin/python"),
-            str(pk.HERE / "daemon_calltimer.py"),
-            "serve",
-            "--port",
-            "0",
-        ]
-    if a.requests and a.target == "ours":
+    # A daemon wrapped by one measuring script (the last one asked for wins): env var, its value, the script.
+    wrappers = [
+        (a.calltimer, "PERF_CALLTIMES", os.path.join(home, "calltimes.json"), "daemon_calltimer.py"),
+        (a.requests, "PERF_REQUESTS", a.requests, "daemon_requests.py"),
+        (a.cprofile, "PERF_CPROFILE", a.cprofile and os.path.abspath(a.cprofile), "daemon_cprofile.py"),
+    ]
+    if a.requests:
         os.makedirs(a.requests, exist_ok=True)
-        extra["PERF_REQUESTS"] = a.requests
-        argv = [
-            str(pk.OURS / ".venv/bin/python"),
-            str(pk.HERE / "daemon_requests.py"),
-            "serve",
-            "--port",
-            "0",
-        ]
-    if a.cprofile and a.target == "ours":
-        extra["PERF_CPROFILE"] = os.path.abspath(a.cprofile)
-        argv = [
-            str(pk.OURS / ".venv/bin/python"),
-            str(pk.HERE / "daemon_cprofile.py"),
-            "serve",
-            "--port",
-            "0",
-        ]
+    for wanted, variable, value, script in wrappers:
+        if wanted and a.target == "ours":
+            extra[variable] = value
+            argv = [str(pk.OURS / ".venv/bin/python"), str(pk.HERE / script), "serve", "--port", "0"]
     d = pk.start_ours(home, extra, argv) if a.target == "ours" else pk.start_upstream(home)
     out: dict = {"target": a.target, "sessions": a.sessions, "turns_per_session": a.turns}
     spy = None
