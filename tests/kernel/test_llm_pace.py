@@ -11,7 +11,7 @@ from __future__ import annotations
 import anyio
 import pytest
 from llm_engine_support import LLMHarness, ask, llm_nodes, plugin_nodes
-from llm_server import ScriptedLLM, reply, sleep
+from llm_server import Action, ScriptedLLM, reply, sleep
 from mrpvm.kernel.llm.pace import FLOOR_S, MIN_SAMPLES, PLUGIN_WORK_S, SLACK, LLMPace
 
 ENABLED = ["sd-symbolic", "kb-fast", "gs-symbolic", "llm-short"]
@@ -95,11 +95,20 @@ def test_a_slow_model_is_waited_for_beyond_the_manifest_timeout(tmp_path):
 
 
 def test_a_call_past_its_llm_time_is_a_structured_timeout_and_the_next_solver_answers(tmp_path):
+    """The measured call is llm-short's second: the first one (answered at once) pays the worker's cold
+    start and the SDK's first imports, which on a busy machine would eat the 2 s of plugin work the
+    deadline adds to the 1.5 s LLM time, and the kernel's TIMEOUT would fire before the bridge's."""
+
+    def upstream(body: dict) -> Action:
+        slow = "network filesystem" in body["messages"][-1]["content"]
+        return sleep(6.0, reply(SLOW_ANSWER)) if slow else reply(SLOW_ANSWER)
+
     with ScriptedLLM() as llm:
-        llm.push(sleep(6.0, reply(SLOW_ANSWER)))
+        llm.responder = upstream
         h = harness(tmp_path, llm, MRPVM_LLM_TIMEOUT_MS="1500", MRPVM_LLM_MAX_ATTEMPTS="1")
-        (result,), _ = run_turns(h, ["Does WAL mode work on a network filesystem?"])
+        (_, result), _ = run_turns(h, ["Does WAL work?", "Does WAL mode work on a network filesystem?"])
     (node,) = plugin_nodes(result, "llm-short")
+    assert (node["input"]["llmPace"], node["input"]["llmCallMs"]) == ("configured", 1500)  # one answer so far
     assert node["status"] == "error"
     assert node["output"]["code"] == "LLM_TIMEOUT"
     assert "timed out after 1.5 s" in node["output"]["result"]
