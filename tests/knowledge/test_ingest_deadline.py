@@ -2,9 +2,10 @@
 and onSourceText get the manifest's timeoutMs per started MiB of the text they handle.
 
 The test plugins' time is set by the text (@@PACE=<ms>@@: that much sleep per MiB, tests/support/
-ingest_plugins), not by the machine: a 2.5 MiB source paced at 1,000 ms/MiB needs 2.5 s in each plugin,
-more than a fixed 2,000 ms timeoutMs and well within the scaled 3 × 2,000 ms; paced at 3,000 ms/MiB it
-needs 7.5 s, more than even the scaled deadline, and the ingest fails with the plugin's TIMEOUT.
+ingest_plugins), not by the machine: a 2.5 MiB source paced at 2,000 ms/MiB needs 5 s in each plugin,
+more than a fixed 4,000 ms timeoutMs and well within the scaled 3 × 4,000 ms (7 s to spare for moving and
+parsing 2.5 MiB on a busy machine); paced at 6,000 ms/MiB it needs 15 s, more than even the scaled
+deadline, and the ingest fails with the plugin's TIMEOUT.
 """
 
 from __future__ import annotations
@@ -19,13 +20,13 @@ from mrpvm.knowledge.ingest import ingest_source
 from mrpvm.protocol.vocab import INGEST_DEADLINE_UNIT_BYTES, ingest_deadline_ms
 from test_ingest import PLUGINS, calls, run_kernel
 
-TIMEOUT_MS = 2000
+TIMEOUT_MS = 4000
 MIB = 1 << 20
 
 
 @pytest.fixture
 def manifests(tmp_path: Path) -> Path:
-    """test-sd and test-kb with a 2 s timeoutMs and room for a 2.5 MiB source in one request."""
+    """test-sd and test-kb with a 4 s timeoutMs and room for a 2.5 MiB source in one request."""
     folder = tmp_path / "manifests"
     folder.mkdir()
     for script in ("test_sd.py", "test_kb.py"):
@@ -53,11 +54,13 @@ def test_the_deadline_is_the_timeout_per_started_mib():
 
 
 def test_a_big_source_whose_plugins_outlast_a_fixed_deadline_is_ingested(tmp_path: Path, manifests: Path):
-    text = paced_source(1000)
+    text = paced_source(2000)
     assert len(text.encode()) == 5 * MIB // 2
-    assert TIMEOUT_MS < 1000 * 2.5  # each plugin sleeps longer than the manifest's fixed deadline
+    assert TIMEOUT_MS < 2000 * 2.5 < 3 * TIMEOUT_MS  # each plugin outlasts the fixed deadline, not the scaled
 
     async def work(ctx):
+        # a tiny source first: the workers' cold start is not what this test measures
+        await ingest_source(ctx, ctx.store.create_kb("warm"), "warm.md", "Warm up.\n", sd_plugin="test-sd")
         kb = ctx.store.create_kb("docs")
         result = await ingest_source(ctx, kb, "big.md", text, sd_plugin="test-sd")
         return kb.id, result
@@ -69,7 +72,7 @@ def test_a_big_source_whose_plugins_outlast_a_fixed_deadline_is_ingested(tmp_pat
 
 
 def test_a_plugin_slower_than_the_scaled_deadline_still_times_out(tmp_path: Path, manifests: Path):
-    text = paced_source(3000)  # 7.5 s, over 3 × 2 s
+    text = paced_source(6000)  # 15 s, over 3 × 4 s
 
     async def work(ctx):
         kb = ctx.store.create_kb("docs")
