@@ -155,7 +155,9 @@ def test_one_shot_concurrency_is_bounded_and_all_answer(registry: Registry) -> N
 
 def test_crash_loop_backs_off_reports_and_recovers(registry: Registry) -> None:
     async def go():
-        async with new_supervisor(registry, limits=limits(crashLoopThreshold=2, crashBackoffMs=150)) as sup:
+        # a backoff far above a scheduling stall on a busy machine: the refused call comes inside it
+        crash_loop = limits(crashLoopThreshold=2, crashBackoffMs=1000, crashBackoffMaxMs=4000)
+        async with new_supervisor(registry, limits=crash_loop) as sup:
             codes = [(await error_of(sup.call("bad-worker", request("crash")))).error.code for _ in range(2)]
             spawns = sup.health()["bad-worker"]["spawns"]
             refused = await error_of(sup.call("bad-worker", request("echo:refused")))
@@ -180,7 +182,9 @@ def test_crash_loop_backs_off_reports_and_recovers(registry: Registry) -> None:
 
 def test_spawn_failures_count_towards_the_crash_loop(registry: Registry) -> None:
     async def go():
-        async with new_supervisor(registry, limits=limits(crashLoopThreshold=3)) as sup:
+        # the fourth call comes inside the backoff whatever the machine's load (nothing here waits for it)
+        spawn_loop = limits(crashLoopThreshold=3, crashBackoffMs=10_000, crashBackoffMaxMs=20_000)
+        async with new_supervisor(registry, limits=spawn_loop) as sup:
             errs = [await error_of(sup.call("spawn-fail", request("echo"))) for _ in range(4)]
             return [e.error.code for e in errs], sup.health()["spawn-fail"]
 
