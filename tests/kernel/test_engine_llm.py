@@ -182,7 +182,9 @@ def test_val_llm_rejecting_every_answer_moves_to_the_next_planner(tmp_path):
 FAILURES = {
     "500": (lambda body: status(500), "LLM_UPSTREAM_ERROR", {}),
     "429": (lambda body: status(429), "LLM_RATE_LIMITED", {}),
-    "timeout": (lambda body: sleep(1.0), "LLM_TIMEOUT", {"MRPVM_LLM_TIMEOUT_MS": "300"}),
+    # the upstream holds far longer than the 2 s timeout, which leaves a busy machine room to deliver each
+    # request (`received` counts what reached the upstream)
+    "timeout": (lambda body: sleep(10.0), "LLM_TIMEOUT", {"MRPVM_LLM_TIMEOUT_MS": "2000"}),
     "garbage": (lambda body: garbage(), "LLM_BAD_RESPONSE", {}),
 }
 

@@ -139,7 +139,7 @@ def test_transient_failures_are_retried_until_success(tmp_path: Path) -> None:
         (lambda: status(429, retry_after=0), "llm_rate_limited", 502),
         (garbage, "llm_bad_response", 502),
         (truncated, "llm_bad_response", 502),
-        (lambda: sleep(1.5), "llm_timeout", 504),
+        (lambda: sleep(10.0), "llm_timeout", 504),
     ],
     ids=["500", "503", "429", "garbage-json", "truncated-body", "timeout"],
 )
@@ -148,8 +148,9 @@ def test_persistent_failures_become_structured_errors_after_retries(
 ) -> None:
     with ScriptedLLM() as llm:
         llm.push(fault(), fault(), fault())
-        # a short timeout only where the timeout is the fault: a loaded machine must not turn a 500 into one
-        timeout_ms = "300" if code == "llm_timeout" else "20000"
+        # a short timeout only where the timeout is the fault: a loaded machine must not turn a 500 into one;
+        # 2 s (the upstream holds 10 s) so that each attempt's request still reaches the upstream when busy
+        timeout_ms = "2000" if code == "llm_timeout" else "20000"
         env = bridge_env(llm, MRPVM_LLM_MODEL="m", MRPVM_LLM_TIMEOUT_MS=timeout_ms)
 
         async def body(s: Session):
