@@ -107,9 +107,14 @@ def test_with_nothing_staged_the_first_retrieve_starts_early_and_is_used_when_th
 def test_an_early_retrieve_the_post_seed_plan_overrides_is_unused(tmp_path):
     pre = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"]}
     post = {"kbPluginOrder": ["kb-b"], "goalSolverOrder": ["gs-a"]}
-    h = Harness(tmp_path, base_script(pre, post), planners=("planner-a",), enabled=ENABLED)
+    script = base_script(pre, post)
+    # a barrier, not kb-a's head start of one planner call: the seed's solve on kb-b's view answers only
+    # once the early solve on kb-a's view runs beside it (else the seed could settle the early views first)
+    script["gs-a"]["solve"] |= {"track": True, "waitMax": 2}
+    h = Harness(tmp_path, script, planners=("planner-a",), enabled=ENABLED)
     result = h.ask("what is alpha?")
     assert result.status == "success" and result.kb_plugin == "kb-b"
+    assert h.counter()["max"] == 2
     # the early retrieve by kb-a, and the solve that started on its view, are both unused
     event, solve = unused(result)
     assert event["pluginId"] == "kb-a" and event["label"].startswith("early retrieve by kb-a not used")
