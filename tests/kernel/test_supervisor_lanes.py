@@ -14,6 +14,7 @@ SCRIPT = {
         "recordOutcome": {"sleepMs": 600, "track": True},
     }
 }
+PLANNED = "planned"  # the test's mark once it has counted the outcomes still pending after the plan
 
 
 def request(op: str) -> Request:
@@ -22,7 +23,10 @@ def request(op: str) -> Request:
 
 
 def test_record_outcomes_queue_on_their_lane_while_a_build_plan_is_served(tmp_path):
-    h = Harness(tmp_path, SCRIPT, planners=("planner-a",), enabled=["planner-a"])
+    # no outcome ends before the test has counted (not: before the faster of two cold workers answered)
+    outcome = {**SCRIPT["planner-a"]["recordOutcome"], "waitCall": {"plugin": "test", "op": PLANNED}}
+    script = {"planner-a": {**SCRIPT["planner-a"], "recordOutcome": outcome}}
+    h = Harness(tmp_path, script, planners=("planner-a",), enabled=["planner-a"])
 
     async def go():
         ctx = await h.open()
@@ -30,8 +34,11 @@ def test_record_outcomes_queue_on_their_lane_while_a_build_plan_is_served(tmp_pa
             sup = ctx.supervisor
             records = [asyncio.create_task(sup.call("planner-a", request("recordOutcome"))) for _ in range(4)]
             await asyncio.sleep(0)
-            plan = await sup.call("planner-a", request("buildPlan"))  # planner-a's pool has 4 slots
-            pending_when_planned = sum(not t.done() for t in records)
+            try:
+                plan = await sup.call("planner-a", request("buildPlan"))  # planner-a's pool has 4 slots
+                pending_when_planned = sum(not t.done() for t in records)
+            finally:
+                h.mark(PLANNED)
             done = await asyncio.gather(*records)
             return plan, pending_when_planned, done, sup.health()["planner-a"]
         finally:

@@ -98,6 +98,12 @@ class Harness:
             r for r in rows if (plugin is None or r["plugin"] == plugin) and (op is None or r["op"] == op)
         ]
 
+    def mark(self, op: str) -> None:
+        """Log the test's own step as a call by plugin "test": a rule's `waitCall` {"plugin": "test",
+        "op": op} then waits for the test to reach it (a barrier on the test's side of the order)."""
+        with self.log_path.open("a") as log:
+            log.write(json.dumps({"plugin": "test", "op": op}) + "\n")
+
     def counter(self) -> dict:
         return json.loads(self.counter_path.read_text()) if self.counter_path.exists() else {}
 
