@@ -18,6 +18,8 @@ import httpx
 
 SYMBOLIC = "sd-symbolic,planner-default,kb-fast,gs-symbolic"
 READY_LINE = "mrpvm: serving on "
+IDLE_POLL_S = 0.1
+IDLE_STATES = frozenset("SITtZ")  # /proc/<pid>/stat states of a process not using the CPU
 FACTS = "The zorblax is a teal bird.\n\nThe zorblax lives in Norway.\n\nThe zorblax eats blue fish.\n"
 
 
@@ -58,7 +60,23 @@ class Daemon:
             self.proc.kill()
             raise RuntimeError("the daemon did not start:\n" + "".join(self.log))
         threading.Thread(target=self._drain, daemon=True).start()
+        self._wait_workers_idle(deadline)
         return self
+
+    def _wait_workers_idle(self, deadline: float) -> None:
+        """Wait (until `deadline`, then go on) for the workers `warm()` spawned to finish starting.
+
+        The ready line comes right after `warm()` only *spawned* every pool: a dozen sandboxed interpreters
+        starting at once, on a busy machine for seconds, inside the first call's deadline. Started means
+        idle: every process under the daemon sleeping (its worker blocked on stdin) and using no CPU between
+        two polls in a row. On an idle machine this costs about two polls after the workers are up."""
+        assert self.proc is not None
+        quiet, before = 0, None
+        while quiet < 2 and time.monotonic() < deadline and self.proc.poll() is None:
+            time.sleep(IDLE_POLL_S)
+            now = _descendant_cpu(self.proc.pid)
+            quiet = quiet + 1 if now is not None and now == before else 0
+            before = now
 
     def _drain(self) -> None:
         assert self.proc is not None and self.proc.stderr is not None
@@ -105,6 +123,32 @@ class Daemon:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _descendant_cpu(root: int) -> dict[int, int] | None:
+    """CPU ticks (user + system) of every process under `root`, or None while one of them runs or waits
+    for the disk (state other than sleeping, idle, stopped or zombie)."""
+    parents: dict[int, int] = {}
+    stats: dict[int, list[str]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # gone meanwhile
+            pid = int(entry.name)
+            parents[pid], stats[pid] = int(fields[1]), fields
+    under, frontier = set(), {root}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - under
+        under |= frontier
+    ticks: dict[int, int] = {}
+    for pid in under:
+        fields = stats[pid]  # [state, ppid, ...]: utime and stime are stat fields 14 and 15
+        if fields[0] not in IDLE_STATES:
+            return None
+        ticks[pid] = int(fields[11]) + int(fields[12])
+    return ticks
 
 
 def alive(pid: int) -> bool:
