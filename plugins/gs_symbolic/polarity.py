@@ -319,9 +319,9 @@ def closest_verdict(
     context) and be at least POLAR_MEANING close; one that states the proposition's words about another
     subject ("B depends on A" for "Does A depend on B?") is not read. Its polarity against the question's
     is the answer, said as weakly as the sentence says it ("may" → Possibly); one true only under a condition
-    the question does not ask about is not read; another sentence of the other polarity within POLAR_TIE of it,
-    or one stating the proposition in its own words: no answer. The caller reports it as weak evidence: a paraphrase's polarity is read,
-    not proved."""
+    the question does not ask about is not read; another sentence of the other polarity within POLAR_TIE of
+    it, or one stating the proposition in its own words: no answer. The caller reports it as weak evidence: a
+    paraphrase's polarity is read, not proved."""
     main = proposition(focus)
     prop = _proposition_terms(main, weights)
     total = sum(weights[t] for t in prop)
@@ -360,7 +360,7 @@ def closest_verdict(
     found.sort(key=lambda f: (-f[0], len(f[1].text)))
     cosine, best, answer, _ = found[0]
     if any(a != answer and (c >= cosine - POLAR_TIE or own >= MIN_STATED) for c, _, a, own in found[1:]):
-        return None  # another sentence about as close, or stating the proposition in its own words, says otherwise
+        return None  # one about as close, or stating the proposition in its own words, says otherwise
     return PolarVerdict(answer, best, cosine)
 
 
