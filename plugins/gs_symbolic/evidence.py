@@ -85,7 +85,8 @@ _QUESTION_END = re.compile(r"\?[\"'\u201d\u2019)\]]*\s*$")
 _QUESTION_LABEL = re.compile(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "Q2: Compare ..." is asked
 MAX_PIECE = 300  # a longer "sentence" (lists run together) is split into clauses
 _ITEMIZED = frozenset({"list", "table", "section"})  # units whose lines may not name their topic
-_LED = frozenset({"list", "table"})  # units whose first sentence may lead into their items ("Rules:")
+LISTS = frozenset({"list", "table"})  # units made of items: one may be asked for whole, by its heading
+_LED = LISTS  # units whose first sentence may lead into their items ("Rules:")
 _COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (source_units/tree.py)
 
 

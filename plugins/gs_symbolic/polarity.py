@@ -306,6 +306,9 @@ def term_weights(scorer: Scorer) -> dict[str, float]:
 
 # the cosine a sentence needs to stand for the question's proposition (calibrated on real01-10)
 POLAR_MEANING = 0.7
+# sentences whose cosines differ by less than this are equally close: of two such of either polarity, neither
+# is read (MiniLM's cosines of paraphrases of one statement spread over a few hundredths)
+POLAR_TIE = 0.05
 
 
 def closest_verdict(
@@ -316,9 +319,9 @@ def closest_verdict(
     context) and be at least POLAR_MEANING close; one that states the proposition's words about another
     subject ("B depends on A" for "Does A depend on B?") is not read. Its polarity against the question's
     is the answer, said as weakly as the sentence says it ("may" → Possibly); one true only under a condition
-    the question does not ask about is not read; another sentence that close of the other polarity: no
-    answer. The caller reports it as weak evidence: a paraphrase's polarity is read,
-    not proved."""
+    the question does not ask about is not read; another sentence of the other polarity within POLAR_TIE of
+    it, or one stating the proposition in its own words: no answer. The caller reports it as weak evidence: a
+    paraphrase's polarity is read, not proved."""
     main = proposition(focus)
     prop = _proposition_terms(main, weights)
     total = sum(weights[t] for t in prop)
@@ -350,13 +353,14 @@ def closest_verdict(
         answer = "No" if negated else "Yes"
         if {t.low for t in tokenize(s.text)} & (_HEDGES - _POSSIBILITY) and not words & _HEDGES:
             answer = HEDGED[answer]
-        found.append((c, s, answer))
+        own = sum(weights[t] for t in prop if t in set(s.terms) | s.carried) / total if total > 0 else 0.0
+        found.append((c, s, answer, own))
     if not found:
         return None
     found.sort(key=lambda f: (-f[0], len(f[1].text)))
-    cosine, best, answer = found[0]
-    if any(a != answer for _, _, a in found[1:]):
-        return None  # another sentence that close says otherwise
+    cosine, best, answer, _ = found[0]
+    if any(a != answer and (c >= cosine - POLAR_TIE or own >= MIN_STATED) for c, _, a, own in found[1:]):
+        return None  # one about as close, or stating the proposition in its own words, says otherwise
     return PolarVerdict(answer, best, cosine)
 
 

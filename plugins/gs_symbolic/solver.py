@@ -23,7 +23,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 from . import explicit, meaning
-from .evidence import Scorer, Sentence, procedure_steps, relevant, split_units
+from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant, split_units
 from .focus import foreign_focus
 from .narrowing import (
     code_under_named_heading,
@@ -48,7 +48,7 @@ from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
 from .question import Question, content_terms, name_runs
 from .render import definition_label, join_quotes, labelled, render_list
-from .spans import completed, named_antecedent, shortest_answering, with_lead
+from .spans import completed, named_antecedent, shortest_answering, with_lead, with_steps
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
 OPEN_PASSAGES = 3  # an open question ("describe X") may be answered by this many passages
@@ -483,7 +483,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         else frozenset()
     )
     scorer = Scorer(pool, q.terms + negated, q.names, q.support, q.collection, essential)
-    if q.wants_list or any(s.under and scorer.headed(s) for s in pool):
+    # a list or table whose heading names all the question asks is the answer whole ("What are the exit
+    # codes?"); prose under such a heading (an FAQ entry, a man page's option) is read sentence by sentence
+    if q.wants_list or any(s.under and s.unit.chunkType in LISTS and scorer.headed(s) for s in pool):
         return _listed(q, pool, scorer)
     if q.answer_type == "" and len(q.terms) > OPEN_TERMS:
         # "Explain the chain of events that …", "Analyze why …": a synthesis of what the evidence says
@@ -519,6 +521,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     chosen = [completed(passage, pool)]
     if q.answer_type == "reason":
         chosen = [with_lead(chosen[0], pool)]
+    elif q.answer_type == "procedure":
+        chosen = [with_steps(chosen[0], pool)]
     if q.answer_type == "":  # "describe X": what else the evidence says of it, from other units
         for other in ranked:
             if len(chosen) >= OPEN_PASSAGES or other.score < passage.score * OPEN_SHARE:

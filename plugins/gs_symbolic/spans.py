@@ -9,7 +9,7 @@ import re
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
 
 from .evidence import Sentence
-from .passages import Judge, Passage
+from .passages import Judge, Passage, is_instruction
 
 ANSWER_BUDGET = 300  # characters: a longer passage gives way to a shorter part of it that answers as well
 MEANING_SLACK = 0.05  # ... and means the question nearly as closely
@@ -70,6 +70,29 @@ def completed(p: Passage, pool: list[Sentence]) -> Passage:
     if len(sentences) == len(p.sentences):
         return p
     return Passage(sentences, p.score, p.coverage, p.typed, p.dated_by)
+
+
+MAX_MORE_STEPS = 4
+
+
+def with_steps(p: Passage, pool: list[Sentence]) -> Passage:
+    """A "how do I" answered by an instruction: the instructions that follow it in its unit are the rest of
+    the steps ("Go to Settings … Enter the code … Keep the backup codes …"); the first sentence that is not
+    one (an example, a remark) ends them."""
+    last = p.sentences[-1]
+    if not (last.code or is_instruction(last.text)):
+        return p
+    unit = sorted((s for s in pool if s.unit.id == last.unit.id), key=lambda s: s.order)
+    if last not in unit:
+        return p
+    more: list[Sentence] = []
+    for s in unit[unit.index(last) + 1 :]:
+        if len(more) >= MAX_MORE_STEPS or not (s.code or is_instruction(s.text)):
+            break
+        more.append(s)
+    if not more:
+        return p
+    return Passage([*p.sentences, *more], p.score, p.coverage, p.typed, p.dated_by, p.meaning)
 
 
 def named_antecedent(p: Passage, ranked: list[Passage], judge: Judge) -> Passage:

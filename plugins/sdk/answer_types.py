@@ -85,14 +85,18 @@ def _noun_type(words: list[str]) -> str | None:
     """The type named by a head noun of the noun phrase `words` opens ("the minimum GCC version" →
     version), up to the first preposition, relative word or verb: "the default order of members" asks
     for an order, not for members."""
+    modified = False  # a noun before the typed one: "credential manager", "package owner"
     for w in words[:6]:
         if w in _NP_END or w in _AUX:
             return None
         if w in _DETERMINERS or w in _MODIFIERS:
             continue
         kind = _NOUN_TYPE.get(w) or _NOUN_TYPE.get(w.rstrip("s"))
+        if kind == "person" and modified:
+            return None  # an agent noun compounded with a thing is often a program: no name shape required
         if kind is not None:
             return kind
+        modified = True
     return None
 
 

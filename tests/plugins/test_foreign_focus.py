@@ -5,18 +5,11 @@ The documents are written here; the collection weights come from kb-balanced's r
 
 from __future__ import annotations
 
-import json
-
-import msgspec
 import pytest
-from kb_corpus import retrieve_request, tree
-from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs
+from answer_support import ask
+from kb_corpus import tree
 from mrpvm.plugins.gs_symbolic.focus import focus_words
-from mrpvm.plugins.kb_balanced.__main__ import plugin as balanced
 from mrpvm.plugins.sdk.embedding import available
-from mrpvm.protocol.cnl import parse_document
-from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
-from mrpvm.protocol.envelope import encode_request
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 KILN = tree(
@@ -52,24 +45,6 @@ KILN = tree(
 KILN_KEPT = [u for u in KILN if "remove kiln" not in (u.body or "")]
 
 needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
-
-
-def ask(question: str, units: list[KnowledgeUnit]) -> CnlDocument:
-    """kb-balanced's retrieval (its selection and the collection's term weights), then gs-symbolic."""
-    group = IntentGroup(index=1, act="identify", intent=question, output="a short answer")
-    doc, failure, _ = balanced.run(encode_request(retrieve_request([group], units)))
-    assert doc is not None, failure
-    resolved = doc.resolved[0]
-    by_id = {u.id: u for u in units}
-    payload = {
-        "intent": msgspec.to_builtins(group),
-        "evidence": msgspec.to_builtins([by_id[i] for i in resolved.selected if i in by_id]),
-        "guidance": [],
-        "allowDecompose": False,
-        "resolved": msgspec.to_builtins(resolved),
-    }
-    request = {"op": "solve", "prompt": question, "context": [], "payload": payload}
-    return parse_document(gs.handle(json.dumps(request).encode()), "solve")
 
 
 def test_focus_words_are_the_kind_asked_for_and_the_action_of_a_how_to():

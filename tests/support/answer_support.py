@@ -1,0 +1,39 @@
+"""Asking gs-symbolic a question over documents written in a test, as a turn does: sd-symbolic's units,
+kb-balanced's retrieval (its selection and the collection's term weights), then gs-symbolic's solve."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+from kb_corpus import retrieve_request
+from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs
+from mrpvm.plugins.kb_balanced.__main__ import plugin as balanced
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.protocol.cnl import parse_document
+from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
+from mrpvm.protocol.envelope import encode_request
+
+
+def units_of(text: str, name: str = "doc.md") -> list[KnowledgeUnit]:
+    """Every unit sd-symbolic makes of a document (atomic, section and source levels)."""
+    kind = "markdown" if name.endswith(".md") else "text"
+    return build_tree(text, SourceMeta("doc", name, kind))
+
+
+def ask(question: str, units: list[KnowledgeUnit]) -> CnlDocument:
+    """kb-balanced's retrieval over `units`, then gs-symbolic's answer from the units it selected."""
+    group = IntentGroup(index=1, act="identify", intent=question, output="a short answer")
+    doc, failure, _ = balanced.run(encode_request(retrieve_request([group], units)))
+    assert doc is not None, failure
+    resolved = doc.resolved[0]
+    by_id = {u.id: u for u in units}
+    payload = {
+        "intent": msgspec.to_builtins(group),
+        "evidence": msgspec.to_builtins([by_id[i] for i in resolved.selected if i in by_id]),
+        "guidance": [],
+        "allowDecompose": False,
+        "resolved": msgspec.to_builtins(resolved),
+    }
+    request = {"op": "solve", "prompt": question, "context": [], "payload": payload}
+    return parse_document(gs.handle(json.dumps(request).encode()), "solve")
