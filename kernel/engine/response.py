@@ -146,6 +146,22 @@ def build_group(
     )
 
 
+def unrepeated(groups: list[ResponseGroup]) -> list[ResponseGroup]:
+    """The groups with each list item an earlier group's answer already states left out of later answers (a
+    turn of two questions answered from one passage does not quote a sentence twice); an answer keeps its
+    items when every one of them was said before."""
+    said: list[str] = []
+    out: list[ResponseGroup] = []
+    for group in groups:
+        lines = group.answerMarkdown.split("\n")
+        kept = [ln for ln in lines if not (ln.startswith("- ") and any(ln[2:].strip() in s for s in said))]
+        if len(kept) < len(lines) and any(ln.startswith("- ") for ln in kept):
+            group = msgspec.structs.replace(group, answerMarkdown="\n".join(kept))
+        said.append(group.answerMarkdown)
+        out.append(group)
+    return out
+
+
 # --------------------------------------------------------------------------- Markdown
 
 

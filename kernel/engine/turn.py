@@ -29,7 +29,14 @@ from .concurrency import concurrently, let_requests_out
 from .frame import ExecutionFrame, FrameOutcome
 from .frame_run import run_frame
 from .outcome import commit, outcome_calls, record_in_background
-from .response import ResponseDocument, SeedOutcome, answer_markdown, build_group, document_markdown
+from .response import (
+    ResponseDocument,
+    SeedOutcome,
+    answer_markdown,
+    build_group,
+    document_markdown,
+    unrepeated,
+)
 from .stages import kb_notifications, notify_kb
 from .state import MAX_HISTORY, EventHook, TurnState, check_pins
 
@@ -284,7 +291,7 @@ def _response(
     """The response document (durationMs and llmCalls are set by the caller once the turn is over) and
     its Markdown, built once."""
     lookup = {u.id: u for u in state.visible_units()}
-    groups = [build_group(o, state.origin, lookup) for o in frame.outcomes or []]
+    groups = unrepeated([build_group(o, state.origin, lookup) for o in frame.outcomes or []])
     document = ResponseDocument(
         requestId=state.request_id,
         sessionId=state.session.id,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from mrpvm.plugins.sd_symbolic.turn_seeds.detect import detect_intents
 from mrpvm.plugins.sd_symbolic.turn_seeds.followups import antecedent, named_things, resolve
+from mrpvm.protocol.envelope import DetectSeedsPayload
 
 
 def test_a_possessive_pronoun_becomes_the_attribute_of_the_earlier_subject():
@@ -27,3 +29,27 @@ def test_the_newest_question_decides_and_a_question_naming_its_subject_is_kept()
 def test_identifiers_come_before_capitalised_names():
     assert named_things("On Debian, what does ServerAliveInterval do?") == ["ServerAliveInterval", "Debian"]
     assert named_things("Use `git commit --amend` or -m") == ["git commit --amend", "-m"]
+
+
+def test_a_pronoun_after_a_statement_of_the_same_turn_points_into_it_not_to_an_earlier_turn():
+    history = ["What does the -aux option of ps print?"]
+    prompt = (
+        "Several processes in my ps listing are marked <defunct> and never go away. "
+        "What are they, and how will they eventually be cleaned up?"
+    )
+    seeds = detect_intents(prompt, DetectSeedsPayload(history=history), "t1", "2026-01-01T00:00:00Z")
+    intents = [group.intent for group in seeds.intents]
+    assert len(intents) == 2
+    assert all("-aux" not in text for text in intents), intents
+    assert "What are they?" in intents[0] and "How will they eventually be cleaned up?" in intents[1]
+    # without the statement the same question still points back to the earlier turn
+    alone = detect_intents(
+        "What are they?", DetectSeedsPayload(history=history), "t2", "2026-01-01T00:00:00Z"
+    )
+    assert alone.intents[0].intent == "What are -aux?"
+
+
+def test_a_word_capitalised_only_because_it_opens_a_sentence_is_no_antecedent():
+    assert antecedent(["Several processes are marked <defunct>."]) is None
+    assert antecedent(["Mara Holt founded the guild."]) == "Mara Holt"
+    assert antecedent(["How old is Kiln?"]) == "Kiln"

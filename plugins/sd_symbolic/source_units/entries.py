@@ -1,9 +1,12 @@
-"""Entries of a FAQ or a numbered list of questions, and Markdown footnotes, as definition blocks.
+"""Entries of a FAQ or a numbered list of questions, Markdown footnotes and indented term lines, as
+definition blocks.
 
 A paragraph that only asks a question ("Why does X happen?", "Q: …?", "1.2. Where does …?") over the
 paragraphs that answer it, or one paragraph that holds both ("Q: …?" / "A: …"), is one definition: the
 question is its term, the answer its text (the "A:" marker dropped). A Markdown footnote definition
-("[^7]: …") is a definition named by its label.
+("[^7]: …") is a definition named by its label. A paragraph whose first line is a bare term and whose
+other lines are indented under it (reStructuredText's definition list: "pysettings.toml" over
+"  Most reasonable alternative.") is a definition of that term.
 """
 
 from __future__ import annotations
@@ -74,7 +77,34 @@ def footnotes(text: str, blocks: list[Block]) -> list[Block]:
     return blocks
 
 
-_ENTRY_NUMBER = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
+MAX_TERM_CHARS = 80
+_TERM_END = re.compile(r"[.!?,;]['\"”’)]*$")  # a line ending like a sentence is prose, not a term
+
+
+def term_lines(text: str, blocks: list[Block]) -> list[Block]:
+    """A paragraph whose first line is a short term (no sentence punctuation at its end) and whose every
+    other line is indented deeper is a definition: the term, then its indented text."""
+    for blk in blocks:
+        if blk.kind != "paragraph" or not blk.segments:
+            continue
+        lines = text[blk.start : blk.end].split("\n")
+        head = lines[0]
+        if len(lines) < 2 or len(head.strip()) > MAX_TERM_CHARS or _TERM_END.search(head.strip()):
+            continue
+        indent = len(head) - len(head.lstrip())
+        if indent and blk.start > 0 and text[blk.start - 1] != "\n":
+            continue  # the paragraph starts mid-line: its first line's indent is unknown
+        rest = [ln for ln in lines[1:] if ln.strip()]
+        if not all(len(ln) - len(ln.lstrip()) > indent for ln in rest):
+            continue
+        term_end = blk.start + len(head)
+        body_start = term_end + 1 + (len(lines[1]) - len(lines[1].lstrip()))
+        body = sentences_in(text, body_start, blk.end, blk.segments[0].block)
+        if not body:
+            continue
+        blk.segments = [Segment(blk.start, term_end, "term", blk.segments[0].block), *body]
+        blk.kind, blk.title = "definition", head.strip()
+    return blocks
 
 
 def _asks(text: str, blk: Block) -> str | None:

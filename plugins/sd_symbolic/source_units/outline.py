@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from .blocks import Block, Segment, parse_blocks, sentences_in, split_long
-from .entries import footnotes, questions_with_answers
+from .entries import footnotes, questions_with_answers, term_lines
 from .outline_labels import assign_levels, classify_labels, is_table, mark_code, numbered_titles, subtree_end
 from .outline_layout import PILCROW, Node, columns, content, layout_lines, layout_nodes
 
@@ -33,7 +33,7 @@ def read_blocks(text: str) -> list[Block]:
     question paragraph and the paragraphs answering it are one definition (a FAQ entry)."""
     if looks_like_plain_text(text):
         return parse_outline(text)
-    return questions_with_answers(text, footnotes(text, parse_blocks(text)))
+    return questions_with_answers(text, term_lines(text, footnotes(text, parse_blocks(text))))
 
 
 _MARKDOWN = re.compile(

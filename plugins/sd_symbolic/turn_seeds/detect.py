@@ -259,9 +259,9 @@ def _analyse(questions: list[_Question], history: list[str]) -> None:
     asked: list[str] = list(reversed(history))  # newest first
     for q in questions:
         if has_pronoun(q.text):
-            q.text = resolve(
-                q.text, asked
-            )  # "What is its default?" -> "... the default of ServerAliveInterval?"
+            # "What is its default?" -> "... the default of ServerAliveInterval?"; the statements just before
+            # the question are the nearest earlier text ("Some processes are marked <defunct>. What are they?")
+            q.text = resolve(q.text, [q.premise, *asked] if q.premise else asked)
         asked.insert(0, q.text)
         q.act, q.matched = detect_act(q.text)
         q.phrases = key_phrases(strip_polite(q.text))

@@ -25,10 +25,11 @@ _POSSESSIVE = re.compile(r"\b(its|their)\s+([A-Za-z][\w-]*)", re.I)
 _PLAIN = re.compile(r"\b(it|they|them)\b", re.I)
 
 
-def named_things(text: str) -> list[str]:
-    """Identifiers first, then capitalised names, in order of appearance."""
+def named_things(text: str, openers: bool = True) -> list[str]:
+    """Identifiers first, then capitalised names, in order of appearance; `openers=False` leaves out a single
+    capitalised word whose only sign of a name is opening a sentence ("Several processes …")."""
     found = [next(g for g in m.groups() if g) for m in _IDENTIFIER.finditer(text)]
-    found += [phrase for phrase, _ in entities(text)]
+    found += [phrase for phrase, initial in entities(text) if openers or not initial or " " in phrase]
     return list(dict.fromkeys(found))
 
 
@@ -37,7 +38,7 @@ def antecedent(earlier: Iterable[str]) -> str | None:
     itself points back passes the question on to the one before it; one about something unnamed ("How long
     are snapshots kept?") ends the search: no antecedent."""
     for text in earlier:
-        things = named_things(text)
+        things = named_things(text, openers=False)
         if things:
             return things[0]
         if not (_POSSESSIVE.search(text) or _PLAIN.search(text)):
