@@ -48,7 +48,14 @@ from .polarity import verdict as polar_verdict
 from .proofs import Chain, parse_notes, render_chain, statement, triple_chain
 from .question import Question, content_terms, name_runs
 from .render import definition_label, join_quotes, labelled, render_list
-from .spans import completed, named_antecedent, shortest_answering, with_lead, with_steps
+from .spans import (
+    completed,
+    named_antecedent,
+    shortest_answering,
+    with_command,
+    with_lead,
+    with_steps,
+)
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
 OPEN_PASSAGES = 3  # an open question ("describe X") may be answered by this many passages
@@ -523,6 +530,10 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         chosen = [with_lead(chosen[0], pool)]
     elif q.answer_type == "procedure":
         chosen = [with_steps(chosen[0], pool)]
+    commanded = None
+    if q.answer_type in ("command", "procedure") and not judge.carries_type(chosen[0]):
+        commanded = with_command(passage, m.pool + m.code)  # the command the chosen sentence leads to
+        chosen = [with_command(chosen[0], m.pool + m.code)]
     if q.answer_type == "":  # "describe X": what else the evidence says of it, from other units
         for other in ranked:
             if len(chosen) >= OPEN_PASSAGES or other.score < passage.score * OPEN_SHARE:
@@ -544,7 +555,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     evidence = f"{sum(len(p.sentences) for p in chosen)} sentence(s), term coverage {coverage:.2f}"
     if passage.meaning is not None:
         evidence += f", meaning {passage.meaning:.2f}"
-    supported = judge.supports(passage)
+    supported = judge.supports(passage) or (commanded is not None and judge.supports(commanded))
     return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
 
 

@@ -95,6 +95,32 @@ def with_steps(p: Passage, pool: list[Sentence]) -> Passage:
     return Passage([*p.sentences, *more], p.score, p.coverage, p.typed, p.dated_by, p.meaning)
 
 
+MAX_LEAD_PIECES = 3
+
+
+def with_command(p: Passage, sentences: list[Sentence]) -> Passage:
+    """A "which command" or "how do I" answered by a sentence that names no command ("You must first enable
+    the feature."): the unit right after it in its chunk, when that unit leads into code ("… enter this
+    command:" over a code block), completes it."""
+    last = p.sentences[-1].unit
+    if last.unitIndex is None:
+        return p
+    following = sorted(
+        (
+            s
+            for s in sentences
+            if s.unit.chunkId == last.chunkId
+            and s.unit.sourceId == last.sourceId
+            and s.unit.unitIndex == last.unitIndex + 1
+            and s.unit.chunkType == "code"
+        ),
+        key=lambda s: s.order,
+    )[:MAX_LEAD_PIECES]
+    if not any(s.code for s in following):
+        return p
+    return Passage([*p.sentences, *following], p.score, p.coverage, p.typed, p.dated_by, p.meaning)
+
+
 def named_antecedent(p: Passage, ranked: list[Passage], judge: Judge) -> Passage:
     """A chosen sentence that refers back ("This key must …") scores with its antecedent's words; when the
     antecedent alone (the sentence before it in its unit) answers as well, in the asked shape, and means the
