@@ -19,8 +19,9 @@ from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
+from .material import Outcome, prepare
 from .question import analyse, is_instruction
-from .solver import Outcome, answer, prepare
+from .solver import answer
 
 PLUGIN_ID = "gs-symbolic"
 _RANK = {"high": 2, "medium": 1, "low": 0}

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.text import terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .evidence import Sentence, about
+from .passages import Passage
 
 _CODE_LIKE = re.compile(r"^[-+./\w\[\]=:<>|{}@,~ ]+$")
 MAX_LABEL = 80
@@ -68,3 +70,13 @@ def render_list(chosen: list[Sentence], as_list: bool) -> str:
         return lines[0]
     parts = ["\n".join(f"- {line}" for line in lines)] if lines else []
     return "\n\n".join(parts + blocks)
+
+
+def passage_text(p: Passage, shown: str = "") -> str:
+    """The passage as quoted text with its definition term, unless `shown` (a label already written
+    before it) names the term."""
+    text = join_quotes(p.sentences)
+    label = definition_label(p.sentences[0].unit)
+    if not label or (shown and set(terms(shown)) <= set(terms(label))):
+        return text
+    return labelled(label, text)

@@ -121,8 +121,8 @@ SHELVES = tree(
 
 def test_an_extreme_asked_for_is_not_excused_as_a_paraphrase():
     from mrpvm.plugins.gs_symbolic.evidence import Scorer
+    from mrpvm.plugins.gs_symbolic.material import prepare
     from mrpvm.plugins.gs_symbolic.passages import Judge, Passage
-    from mrpvm.plugins.gs_symbolic.solver import prepare
 
     pool = prepare([u for u in SHELVES if u.kuType == "atomic"], "").pool
     example = next(s for s in pool if "For example" in s.text)

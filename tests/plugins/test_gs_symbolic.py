@@ -454,7 +454,7 @@ def test_a_section_summary_sentence_is_found_through_its_heading_even_when_an_at
 
 
 def test_compared_sides_keep_quotes_whole_and_split_at_the_coordinating_and():
-    from mrpvm.plugins.gs_symbolic.solver import compared_sides
+    from mrpvm.plugins.gs_symbolic.compare import compared_sides
 
     quoted = "What is the difference between diff's 'Files A and B differ' and 'Binary files A and B differ'?"
     assert compared_sides(quoted, []) == ["Files A and B differ", "Binary files A and B differ"]
