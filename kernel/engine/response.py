@@ -146,18 +146,22 @@ def build_group(
     )
 
 
+def _line_text(line: str) -> str:
+    return line[2:].strip() if line.startswith("- ") else line.strip()
+
+
 def unrepeated(groups: list[ResponseGroup]) -> list[ResponseGroup]:
-    """The groups with each list item an earlier group's answer already states left out of later answers (a
-    turn of two questions answered from one passage does not quote a sentence twice); an answer keeps its
-    items when every one of them was said before."""
-    said: list[str] = []
+    """The groups with each list item that is a whole line of an earlier group's answer left out of later
+    answers (a turn of two questions answered from one passage does not quote a sentence twice); an answer
+    keeps its items when every one of them was said before. Lines are compared whole, never read."""
+    said: set[str] = set()
     out: list[ResponseGroup] = []
     for group in groups:
         lines = group.answerMarkdown.split("\n")
-        kept = [ln for ln in lines if not (ln.startswith("- ") and any(ln[2:].strip() in s for s in said))]
+        kept = [ln for ln in lines if not (ln.startswith("- ") and _line_text(ln) in said)]
         if len(kept) < len(lines) and any(ln.startswith("- ") for ln in kept):
             group = msgspec.structs.replace(group, answerMarkdown="\n".join(kept))
-        said.append(group.answerMarkdown)
+        said.update(_line_text(ln) for ln in lines if ln.strip())
         out.append(group)
     return out
 

@@ -36,6 +36,7 @@ from .narrowing import (
 from .passages import (
     FUTURE,
     Judge,
+    Passage,
     common_terms,
     key_terms,
     stated_condition,
@@ -326,10 +327,11 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         chosen = [with_lead(chosen[0], pool)]
     elif q.answer_type == "procedure":
         chosen = [with_steps(chosen[0], pool)]
-    commanded = None
+    commanded: Passage | None = None  # the chosen sentence with the command it leads to
     if q.answer_type in ("command", "procedure") and not judge.carries_type(chosen[0]):
-        commanded = with_command(passage, m.pool + m.code)  # the command the chosen sentence leads to
-        chosen = [with_command(chosen[0], m.pool + m.code)]
+        led = with_command(chosen[0], m.pool + m.code)
+        if led is not chosen[0]:
+            commanded, chosen = led, [led]
     if q.answer_type == "":  # "describe X": what else the evidence says of it, from other units
         for other in ranked:
             if len(chosen) >= OPEN_PASSAGES or other.score < passage.score * OPEN_SHARE:

@@ -5,6 +5,7 @@ lead-in leads into), and a "why" told where its topic is."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
 
@@ -34,6 +35,11 @@ def shortest_answering(p: Passage, judge: Judge) -> Passage:
     return p
 
 
+def _unit_sentences(unit_id: str, pool: list[Sentence]) -> list[Sentence]:
+    """The sentences of one unit in `pool`, in reading order."""
+    return sorted((s for s in pool if s.unit.id == unit_id), key=lambda s: s.order)
+
+
 _ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
 
 
@@ -43,20 +49,19 @@ REASON_MAX_CHARS = 400
 def with_lead(p: Passage, pool: list[Sentence]) -> Passage:
     """A "why" answered in the middle of a unit: the unit's lead sentence (what changed, what it is) comes
     first, when the answer stays short: the cause is told where the topic is."""
-    unit = sorted((s for s in pool if s.unit.id == p.sentences[0].unit.id), key=lambda s: s.order)
+    unit = _unit_sentences(p.sentences[0].unit.id, pool)
     if not unit or unit[0] in p.sentences or unit[0].code:
         return p
     if len(unit[0].text) + sum(len(s.text) for s in p.sentences) > REASON_MAX_CHARS:
         return p
-    return Passage([unit[0], *p.sentences], p.score, p.coverage, p.typed, p.dated_by)
+    return replace(p, sentences=[unit[0], *p.sentences])
 
 
 def completed(p: Passage, pool: list[Sentence]) -> Passage:
     """A passage readable on its own: one that opens with an anaphor ("This was previously available via
     the -3 flag.") takes the sentence before it in its unit; one that ends with a lead-in ("… the
     following stanza:") goes on with what it leads into (the code or list after it)."""
-    unit = [s for s in pool if s.unit.id == p.sentences[0].unit.id]
-    unit.sort(key=lambda s: s.order)
+    unit = _unit_sentences(p.sentences[0].unit.id, pool)
     sentences = list(p.sentences)
     first = unit.index(sentences[0]) if sentences[0] in unit else -1
     if first > 0 and _ANAPHOR.match(sentences[0].text.strip()) and not sentences[0].code:
@@ -69,7 +74,7 @@ def completed(p: Passage, pool: list[Sentence]) -> Passage:
                 break
     if len(sentences) == len(p.sentences):
         return p
-    return Passage(sentences, p.score, p.coverage, p.typed, p.dated_by)
+    return replace(p, sentences=sentences)
 
 
 MAX_MORE_STEPS = 4
@@ -82,7 +87,7 @@ def with_steps(p: Passage, pool: list[Sentence]) -> Passage:
     last = p.sentences[-1]
     if not (last.code or is_instruction(last.text)):
         return p
-    unit = sorted((s for s in pool if s.unit.id == last.unit.id), key=lambda s: s.order)
+    unit = _unit_sentences(last.unit.id, pool)
     if last not in unit:
         return p
     more: list[Sentence] = []
@@ -92,7 +97,7 @@ def with_steps(p: Passage, pool: list[Sentence]) -> Passage:
         more.append(s)
     if not more:
         return p
-    return Passage([*p.sentences, *more], p.score, p.coverage, p.typed, p.dated_by, p.meaning)
+    return replace(p, sentences=[*p.sentences, *more])
 
 
 MAX_LEAD_PIECES = 3
@@ -118,7 +123,7 @@ def with_command(p: Passage, sentences: list[Sentence]) -> Passage:
     )[:MAX_LEAD_PIECES]
     if not any(s.code for s in following):
         return p
-    return Passage([*p.sentences, *following], p.score, p.coverage, p.typed, p.dated_by, p.meaning)
+    return replace(p, sentences=[*p.sentences, *following])
 
 
 def named_antecedent(p: Passage, ranked: list[Passage], judge: Judge) -> Passage:

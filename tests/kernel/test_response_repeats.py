@@ -33,3 +33,8 @@ def test_prose_is_untouched_and_a_list_keeps_its_new_items():
     other = "- A zombie holds no memory, only its process table entry."
     groups = [group(1, DEFUNCT), group(2, INIT), group(3, f"{other}\n- {INIT}")]
     assert [g.answerMarkdown for g in unrepeated(groups)] == [DEFUNCT, INIT, other]
+
+
+def test_an_item_that_is_only_part_of_an_earlier_line_is_kept():
+    groups = [group(1, "No. The default is 50 connections at most."), group(2, "- 50\n- No")]
+    assert [g.answerMarkdown for g in unrepeated(groups)][1] == "- 50\n- No"

@@ -25,6 +25,9 @@ onto a second line without an indent.
 A sentence that ends with a full stop.
   An indented line after it is a continuation, not a definition.
 
+  An indented paragraph whose lines
+  share one indent is prose too.
+
 An example::
 
   # a comment in a literal block (a line like a Markdown heading: the text is read as Markdown)
@@ -52,3 +55,4 @@ def test_prose_without_a_term_line_stays_prose():
     paragraphs = [u.claim for u in atomic(NAMES) if u.chunkType == "paragraph"]
     assert "A plain paragraph that wraps onto a second line without an indent." in paragraphs
     assert any(c.startswith("A sentence that ends with a full stop.") for c in paragraphs)
+    assert any("An indented paragraph whose lines share one indent is prose too." in c for c in paragraphs)

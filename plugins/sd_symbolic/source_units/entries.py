@@ -91,9 +91,10 @@ def term_lines(text: str, blocks: list[Block]) -> list[Block]:
         head = lines[0]
         if len(lines) < 2 or len(head.strip()) > MAX_TERM_CHARS or _TERM_END.search(head.strip()):
             continue
-        indent = len(head) - len(head.lstrip())
-        if indent and blk.start > 0 and text[blk.start - 1] != "\n":
+        line_start = text.rfind("\n", 0, blk.start) + 1
+        if text[line_start : blk.start].strip():
             continue  # the paragraph starts mid-line: its first line's indent is unknown
+        indent = blk.start - line_start  # the block starts at the term's first character
         rest = [ln for ln in lines[1:] if ln.strip()]
         if not all(len(ln) - len(ln.lstrip()) > indent for ln in rest):
             continue
