@@ -244,6 +244,9 @@ class Judge:
     def score(self, window: list[Sentence]) -> Passage:
         sc = self.scorer
         own, ctx = self._stated(window)
+        heading = self._entry_heading(window[0]) if self.answer_type in DEFINED_TYPES else frozenset()
+        if heading:  # an entry's lead sentence is about its heading: "[-m, --max-time:] Maximum time …"
+            own, ctx = own | heading, ctx - heading
         matched_own = sc._matched(own)
         matched_all = sc._matched(own | ctx)
         value = (matched_own + CONTEXT_FACTOR * (matched_all - matched_own)) / sc.present
@@ -256,7 +259,7 @@ class Judge:
             s.code or mentions_type(s.text, "command") for s in window
         ):
             value += TYPE_BONUS  # "which command …": code, or a command written as one
-        if self.answer_type in DEFINED_TYPES and any(self._defines(s) for s in window):
+        if self.answer_type in DEFINED_TYPES and (heading or any(self._defines(s) for s in window)):
             value += TYPE_BONUS  # "what is X?": the sentence that says what X is
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
         # of passages that say as much, the one that says less besides is the focused one
@@ -277,6 +280,22 @@ class Judge:
         match = DEFINING.match(sentence.text)
         defined = set(terms(match.group(1))) if match else set()
         return bool(defined) and defined <= set(self.scorer.weights)
+
+    def _entry_heading(self, sentence: Sentence) -> frozenset[str]:
+        """The terms of the heading of the entry this sentence leads, when that heading names what the
+        question asks about (a manual's option, a glossary's term): "Maximum time in seconds …" under
+        "-m, --max-time", not a sentence of another entry that mentions it ("See also -m, --max-time.")."""
+        unit = sentence.unit
+        if sentence.order[2] != 0:
+            return frozenset()
+        if unit.chunkType == "definition" and unit.title:  # a definition unit is its term's entry
+            heading = _header_terms(_unnumbered(unit.title))
+        elif unit.unitIndex == 0:  # the first unit of a section's chunk
+            heading = _header_terms((unit.sectionTitle or "").rsplit(" > ", 1)[-1])
+        else:
+            return frozenset()
+        asked = (self.subject | {k for k in self.keys if _KEY_SHAPE.search(k)}) - self.common
+        return heading if asked and asked <= heading else frozenset()
 
     def supports(self, passage: Passage) -> bool:
         """The passage answers by the question's own words (no allowance for a paraphrase) and, with the
