@@ -22,10 +22,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import PurePosixPath
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, names_in
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import EXTREMES, terms
+from mrpvm.protocol.document import KnowledgeUnit
 
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
@@ -99,6 +101,19 @@ def unit_context(sentence: Sentence) -> frozenset[str]:
     """Terms the unit states about all its sentences: its term or title, topic, subject, heading path."""
     unit = sentence.unit
     return _header_terms(unit.title or "", unit.topic or "", unit.subject or "", unit.sectionTitle or "")
+
+
+def source_title(unit: KnowledgeUnit) -> frozenset[str]:
+    """The terms of the unit's document's file name without its extension ("tar.txt" -> tar): the title
+    of a document that has no other. Only evidence drawn from several documents is told apart by it."""
+    if unit.sourceType == "turn" or not unit.sourceName:
+        return frozenset()
+    return _header_terms(PurePosixPath(unit.sourceName).stem)
+
+
+def titled_sources(pool: list[Sentence]) -> bool:
+    """Whether the evidence comes from more than one titled document."""
+    return len({s.unit.sourceId for s in pool if source_title(s.unit)}) > 1
 
 
 @lru_cache(maxsize=4096)  # every window of a unit asks again; a warm worker sees the same units often
@@ -185,8 +200,10 @@ class Judge:
         subject: set[str] | None = None,
         foreign: str = "",
         common: set[str] | None = None,
+        titled: bool = False,
     ):
         self.scorer = scorer
+        self.titled = titled  # the evidence comes from several documents: their titles tell them apart
         self.foreign = foreign  # the stem of the question's focus when the documents never use it (focus.py)
         self.common = common or set()  # question terms most evidence units state (common_terms)
         self.meaning = meaning
@@ -202,9 +219,14 @@ class Judge:
         if len(self.options) < 2:
             self.options = []
 
+    def context(self, sentence: Sentence) -> frozenset[str]:
+        """unit_context, with the document's title when the evidence comes from several documents."""
+        context = unit_context(sentence)
+        return context | source_title(sentence.unit) if self.titled else context
+
     def _stated(self, window: list[Sentence]) -> tuple[set[str], set[str]]:
         own: set[str] = set()
-        ctx: set[str] = set()
+        ctx: set[str] = set(source_title(window[0].unit)) if self.titled else set()
         for s in window:
             own.update(s.terms)
             own.update(s.carried)
@@ -270,7 +292,7 @@ class Judge:
         close = self.meaning.window(window) if self.meaning is not None else None
         if close is not None:
             value += SEM_WEIGHT * close
-        context = unit_context(window[0])
+        context = self.context(window[0])
         coverage = sc.asked_coverage(own | ctx | context)
         return Passage(window, value, coverage, typed, dated_by, close)
 
@@ -294,16 +316,22 @@ class Judge:
             heading = _header_terms((unit.sectionTitle or "").rsplit(" > ", 1)[-1])
         else:
             return frozenset()
-        asked = (self.subject | {k for k in self.keys if _KEY_SHAPE.search(k)}) - self.common
+        if self.titled:
+            heading |= source_title(unit)
+        # an option the question writes out is what it asks about even when every unit names it
+        asked = (self.subject - self.common) | {k for k in self.keys if _KEY_SHAPE.search(k)}
         return heading if asked and asked <= heading else frozenset()
 
     def supports(self, passage: Passage) -> bool:
         """The passage answers by the question's own words (no allowance for a paraphrase) and, with the
         model, means what the question asks: the answer is reported as `success`, otherwise as weak."""
         close = passage.meaning
+        # the lead sentence of the asked option's own entry is its definition by the document's layout,
+        # however unlike the question its words are ("-x option of tar" / "Extract files from an archive.")
+        defines = self.answer_type in DEFINED_TYPES and bool(self._entry_heading(passage.sentences[0]))
         return (
             self.answers(passage, by_meaning=False)
-            and (close is None or close >= SEM_SUPPORT)
+            and (close is None or close >= (SEM_FLOOR if defines else SEM_SUPPORT))
             and self.subject <= self._said(passage)  # about what was asked, not only like it
             and self.carries_type(passage)
         )
@@ -351,10 +379,9 @@ class Judge:
             not parts <= self.scorer.unknown and (parts & said or parts <= self.common) for parts in others
         )
 
-    @staticmethod
-    def _said(passage: Passage) -> set[str]:
+    def _said(self, passage: Passage) -> set[str]:
         """The terms a passage states with its unit's context (term, title, headings)."""
-        said = set(unit_context(passage.sentences[0]))
+        said = set(self.context(passage.sentences[0]))
         for s in passage.sentences:
             said.update(s.terms)
             said.update(s.carried)

@@ -40,6 +40,7 @@ from .passages import (
     common_terms,
     key_terms,
     stated_condition,
+    titled_sources,
 )
 from .polarity import closest_verdict, entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
@@ -311,6 +312,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         q.name_terms,
         next(iter(stems([q.foreign])), "") if q.foreign else "",
         common_terms(q.terms, pool),
+        titled_sources(pool),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
