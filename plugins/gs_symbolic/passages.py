@@ -38,6 +38,7 @@ from .focus import LIGHT_STEMS
 from .meaning import Meaning
 
 MAX_WINDOW = 3
+OPENING_TERMS = 3  # a sentence is about what it names among its first terms (its subject)
 EXTRA_SENTENCE_COST = 0.06
 TYPE_BONUS = 0.15
 UNTYPED_FACTOR = 0.5  # a window without an answer of the expected shape is worth this much
@@ -280,7 +281,22 @@ class Judge:
             and (close is None or close >= (SEM_FLOOR if defines else SEM_SUPPORT))
             and self.subject <= self._said(passage)  # about what was asked, not only like it
             and self.carries_type(passage)
+            and self._about_written(passage)
         )
+
+    def _about_written(self, passage: Passage) -> bool:
+        """For "what does X do?" about something written out (an option): the passage stands in X's
+        entry, defines X or opens with X; a sentence that only mentions X ("See also -m, --max-time.")
+        does not say what X does."""
+        written = {k for k in self.keys if k.startswith("-")} | {t for t in self.subject if "-" in t}
+        if self.answer_type != "definition" or not written:
+            return True
+        first = passage.sentences[0]
+        unit = first.unit
+        entry = unit.title if unit.chunkType == "definition" and unit.title else unit.heading
+        if written <= header_terms(unnumbered(entry)) or self._defines(first):
+            return True
+        return bool(written & set(first.terms[:OPENING_TERMS]))
 
     def carries_type(self, passage: Passage) -> bool:
         """The passage itself holds what the question asks for: a command (code, a command written as one, or

@@ -65,3 +65,24 @@ def test_a_keyword_is_described_by_its_entry_not_by_a_mention_or_an_alias_note()
     doc = ask("What does PingInterval do?", units_of(CONFIG, "spool_config.txt"))
     assert "Sets a timeout interval in seconds" in doc.answer
     assert "aliases" not in doc.answer and "As such" not in doc.answer
+
+
+MENTIONS_ONLY = """SPOOLCTL(1)                  General Commands Manual                 SPOOLCTL(1)
+
+OPTIONS
+       -k, --keep-time <seconds>
+              How long a finished job stays in the spool before it is
+              purged. Jobs that failed are kept twice as long.
+
+              See also --no-keep and -w, --wait-limit.
+
+       -y, --speed-floor <pages>
+              Pages per minute under which a printer counts as jammed.
+
+              See also -k, --keep-time and -w, --wait-limit.
+"""
+
+
+def test_a_sentence_that_only_mentions_the_option_is_not_a_success():
+    doc = ask("What does --wait-limit do?", units_of(MENTIONS_ONLY, "spoolctl.txt"))
+    assert doc.result.status != "success"
