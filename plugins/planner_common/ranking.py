@@ -107,22 +107,13 @@ _facts_key = msgspec.json.Encoder()
 MAX_FACTS = 1024
 
 
-_last_facts: dict[int, tuple[Descriptor, _Facts]] = {}  # by object: one request asks 3-5 times per descriptor
-
-
 def _facts(d: Descriptor) -> _Facts:
-    seen = _last_facts.get(id(d))
-    if seen is not None and seen[0] is d:
-        return seen[1]
     key = _facts_key.encode(d)  # every field: a changed descriptor is a new entry
     facts = _facts_cache.get(key)
     if facts is None:
         if len(_facts_cache) >= MAX_FACTS:
             _facts_cache.clear()
         facts = _facts_cache[key] = _Facts(d)
-    if len(_last_facts) >= MAX_FACTS:
-        _last_facts.clear()
-    _last_facts[id(d)] = (d, facts)  # holds `d`, so its id is not reused while the entry lives
     return facts
 
 
