@@ -23,7 +23,7 @@ from pathlib import Path
 PAGES = [("1", "tar"), ("5", "ssh_config"), ("1", "curl"), ("1", "git-commit")]
 # (question, strings any of which the answer must hold (None: unanswerable), file it must cite, follow-up)
 QUESTIONS: list[tuple[str, list[str] | None, str | None, bool]] = [
-    ("How do I change the message of the last commit?", ["--amend"], "git-commit.txt", False),
+    ("How do I change the message of the last commit?", ["--amend"], "git-commit.txt › --amend", False),
     ("What does --max-time do?", ["Maximum time in seconds"], "curl.txt", False),
     ("What does the -x option of tar do?", ["Extract files from an archive"], "tar.txt", False),
     ("What is the default of ServerAliveInterval?", ["default is 0"], "ssh_config.txt", False),
