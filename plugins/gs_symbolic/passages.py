@@ -109,7 +109,8 @@ def windows(pool: list[Sentence]) -> list[list[Sentence]]:
 
 
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
-_CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b", re.I)
+# a clause's first word; a word joined to the next by a hyphen ("and commit-msg hooks") is no verb
+_CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b(?!-)", re.I)
 
 
 def is_instruction(text: str) -> bool:
@@ -120,6 +121,12 @@ def is_instruction(text: str) -> bool:
 
 _CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|without|none)\b|n't\b", re.I)
+
+
+def tells_what_to_do(sentences: list[Sentence]) -> bool:
+    """Something to do for "how do I …": code, an instruction, or a command or option written out ("When
+    --no-verify or -n is given, these are bypassed.")."""
+    return any(s.code or is_instruction(s.text) or mentions_type(s.text, "command") for s in sentences)
 
 
 def stated_condition(text: str) -> bool | None:
@@ -222,7 +229,7 @@ class Judge:
         typed, dated_by = self.typed(window)
         if self.answer_type in SHAPED_TYPES:
             value = value + TYPE_BONUS if typed else value * UNTYPED_FACTOR
-        elif self.answer_type == "procedure" and any(s.code or is_instruction(s.text) for s in window):
+        elif self.answer_type == "procedure" and tells_what_to_do(window):
             value += TYPE_BONUS  # "how do I …": the passage that tells what to do
         elif self.answer_type == "command" and any(
             s.code or mentions_type(s.text, "command") for s in window
@@ -313,10 +320,7 @@ class Judge:
             named = bool(set(terms(label)) - set(self.scorer.weights))  # the term names what was not asked
             return named or any(s.code or self._new_command(s.text) for s in passage.sentences)
         if self.answer_type == "procedure":
-            return mentions_type(label, "command") or any(
-                s.code or is_instruction(s.text) or mentions_type(s.text, "command")
-                for s in passage.sentences
-            )
+            return mentions_type(label, "command") or tells_what_to_do(passage.sentences)
         return passage.typed or self.answer_type not in SHAPED_TYPES
 
     def _new_command(self, text: str) -> bool:
