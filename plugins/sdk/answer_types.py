@@ -222,7 +222,7 @@ _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 NUMBER_WORD = rf"(?:(?:{_TENS})(?:[- ](?:{_UNITS}))?|{_UNITS}|hundred|thousand|million|billion|dozen|a few|several|a couple of)"
 # "one" and "once" are left out: "one of: gnu, posix, …" names no quantity
 _NUMBER = re.compile(
-    rf"(?<![A-Za-z])\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b"
+    rf"(?<!\w)\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b"
     r"|\bnumber of \w+",  # "Default: number of CPUs": a quantity named by what it counts
     re.I,
 )
