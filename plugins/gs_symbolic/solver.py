@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, find_type
+from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asks_literal, find_type, quotes_literal
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import explicit, meaning
@@ -354,6 +354,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     if passage.meaning is not None:
         evidence += f", meaning {passage.meaning:.2f}"
     supported = judge.supports(passage) or (commanded is not None and judge.supports(commanded))
+    if supported and asks_literal(q.text) and not any(quotes_literal(part) for part in parts):
+        supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
+        evidence += "; asked verbatim, no literal quoted"
     return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
 
 
