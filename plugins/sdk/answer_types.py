@@ -308,4 +308,3 @@ def asks_literal(question: str) -> bool:
 def quotes_literal(text: str) -> bool:
     """Whether `text` quotes a literal: a code span, a quoted string, a shebang, a path or an option."""
     return any(p.search(text) is not None for p in (_QUOTED, _PATH, _OPTION))
-
