@@ -23,7 +23,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from . import explicit, meaning
 from .compare import compare
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
-from .focus import foreign_focus
+from .focus import foreign_focus, unheld_option
 from .material import Material, Outcome
 from .narrowing import (
     code_under_named_heading,
@@ -90,6 +90,8 @@ def answer(q: Question, m: Material) -> Outcome | None:
         return _yes_no(q, m)
     if q.single_word:
         return _single_word(q, m)
+    if unheld_option(q.text, [*m.pool, *m.code]):
+        return None  # asked about an option the evidence never writes: the documents do not cover it
     q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
     out = _open_answer(q, m)
     if out is not None and q.foreign:

@@ -308,3 +308,8 @@ def asks_literal(question: str) -> bool:
 def quotes_literal(text: str) -> bool:
     """Whether `text` quotes a literal: a code span, a quoted string, a shebang, a path or an option."""
     return any(p.search(text) is not None for p in (_QUOTED, _PATH, _OPTION))
+
+
+def options_named(text: str) -> list[str]:
+    """The command-line options a text writes out ("--sort", "-x"), in order, each once."""
+    return list(dict.fromkeys(_OPTION.findall(text)))
