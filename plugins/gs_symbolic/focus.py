@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from mrpvm.plugins.sdk.answer_types import asked_noun
+from mrpvm.plugins.sdk.answer_types import asked_noun, options_named
 from mrpvm.plugins.sdk.embedding import shared_encoder
 from mrpvm.plugins.sdk.text import STOPWORDS, stems
 
@@ -83,3 +83,14 @@ def _has_neighbour(word: str, pool: Sequence[Sentence]) -> bool:
         return False
     found = vectors([word, *vocabulary])
     return bool(np.max(found[1:] @ found[0]) >= NEIGHBOUR)
+
+
+def unheld_option(question: str, pool: Sequence[Sentence]) -> str:
+    """The first option the question writes out ("which release added --sort") that no evidence sentence,
+    unit title or heading holds; "". An option is an identifier: no other word stands in for it, and the
+    retrievers match it by its own token, so evidence without it is about something else."""
+    for option in options_named(question):
+        held = re.compile(rf"(?<![\w-]){re.escape(option)}(?![\w-])")
+        if not any(held.search(t) for s in pool for t in (s.text, s.unit.title or "", s.unit.heading or "")):
+            return option
+    return ""

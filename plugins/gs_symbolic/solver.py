@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, find_type
+from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asks_literal, find_type, quotes_literal
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import explicit, meaning
 from .compare import compare
 from .context_terms import common_terms, key_terms, titled_sources
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
-from .focus import foreign_focus
+from .focus import foreign_focus, unheld_option
 from .material import Material, Outcome
 from .narrowing import (
     code_under_named_heading,
@@ -84,6 +84,8 @@ def answer(q: Question, m: Material) -> Outcome | None:
         return _yes_no(q, m)
     if q.single_word:
         return _single_word(q, m)
+    if unheld_option(q.text, [*m.pool, *m.code]):
+        return None  # asked about an option the evidence never writes: the documents do not cover it
     q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
     out = _open_answer(q, m)
     if out is not None and q.foreign:
@@ -349,6 +351,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     if passage.meaning is not None:
         evidence += f", meaning {passage.meaning:.2f}"
     supported = judge.supports(passage) or (commanded is not None and judge.supports(commanded))
+    if supported and asks_literal(q.text) and not any(quotes_literal(part) for part in parts):
+        supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
+        evidence += "; asked verbatim, no literal quoted"
     return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
 
 

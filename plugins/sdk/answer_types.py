@@ -306,3 +306,24 @@ def mentions_type(text: str, answer_type: str) -> bool:
 
 # The types whose answer has a recognisable shape: an answer without one does not answer.
 SHAPED_TYPES = frozenset({"number", "version", "date", "duration", "location", "option", "person"})
+
+
+# "the exact line", "the precise value", "verbatim": the question asks for the text itself, so an answer
+# quotes it (code, a quoted string, a path, an option or a written command), not a description of it.
+_LITERAL_ASKED = re.compile(r"\b(?:exact|exactly|precise|verbatim|literal)\b", re.I)
+_QUOTED = re.compile(r"`[^`]+`|\"[^\"]{1,200}\"|(?<!\w)'[^']{1,200}'(?!\w)|(?<![\w/])#!\S+")
+
+
+def asks_literal(question: str) -> bool:
+    """Whether the question asks for a text verbatim ("What exact line …", "the precise value …")."""
+    return _LITERAL_ASKED.search(question) is not None
+
+
+def quotes_literal(text: str) -> bool:
+    """Whether `text` quotes a literal: a code span, a quoted string, a shebang, a path or an option."""
+    return any(p.search(text) is not None for p in (_QUOTED, _PATH, _OPTION))
+
+
+def options_named(text: str) -> list[str]:
+    """The command-line options a text writes out ("--sort", "-x"), in order, each once."""
+    return list(dict.fromkeys(_OPTION.findall(text)))
