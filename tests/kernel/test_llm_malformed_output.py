@@ -228,7 +228,7 @@ def test_fit_units_skips_a_unit_too_long_and_keeps_later_ones() -> None:
     long = KnowledgeUnit(
         id="l", sourceId="s", chunkId="s::c", kuType="atomic", role="Description", topic="t", claim="x" * 500
     )
-    lines, given = fit_units([WAL, long, NFS], 400)
+    lines, given = fit_units([WAL, long, NFS], 120)  # tokens (estimated)
     assert [u.id for u in given] == [WAL.id, NFS.id]
     assert "x" * 10 not in lines and lines.endswith("(+1 more evidence items left out for length)")
 
