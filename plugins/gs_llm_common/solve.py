@@ -52,9 +52,16 @@ _KNOWN = ("Answer", "Sources")
 _ID_WRAP = " \t[]()`'\"*."
 _LABEL = re.compile(r"\bE\d+\b")
 _LABEL_REFS = re.compile(r"\s*\[(?:E\d+)(?:\s*,\s*E\d+)*\]")
-# Lines of the user message (prompts/question.md) that no answer holds: a completion with one copied the
-# prompt. The evidence lines' `(Role; Topic)` headers are added per call (evidence_markers).
-PROMPT_MARKERS = ("Question (", "Expected output:", "A good answer:")
+# Lines of the user message (prompts/question.md) and placeholders of the answer format
+# (prompts/answer_format.md) that no answer holds: a completion with one copied the prompt. The evidence
+# lines' `(Role; Topic)` headers are added per call (evidence_markers).
+PROMPT_MARKERS = (
+    "Question (",
+    "Expected output:",
+    "A good answer:",
+    "<the answer in Markdown",
+    "<the labels of the evidence",
+)
 ATTRIBUTION_MIN = 0.6  # share of the answer's content words its attributed units must hold
 DECOMPOSE_RULE = (
     "\nIf the question is too broad for one answer and should be split into smaller questions, write only\n"

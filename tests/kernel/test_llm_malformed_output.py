@@ -49,8 +49,23 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
             "UNGROUNDED_ANSWER",
             "1 id(s) it was not given",
         ),
+        (  # SmolLM2 on real02 (session 11): the answer format's placeholder, copied
+            "<the answer in Markdown; use ### or smaller headings if you need headings, never ##>",
+            "stop",
+            "INVALID_MODEL_OUTPUT",
+            "copied the prompt ('<the answer in Markdown')",
+        ),
     ],
-    ids=["empty", "blank", "empty-answer", "truncated", "off-format", "hallucinated", "one-made-up"],
+    ids=[
+        "empty",
+        "blank",
+        "empty-answer",
+        "truncated",
+        "off-format",
+        "hallucinated",
+        "one-made-up",
+        "format-placeholder",
+    ],
 )
 def test_an_unusable_completion_is_a_structured_error_with_its_reason(
     tmp_path: Path, completion: str, finish: str, code: str, says: str
