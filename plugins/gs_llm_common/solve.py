@@ -43,7 +43,7 @@ from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_section
 from mrpvm.plugins.sdk.text import content_words
 from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload
-from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER, ROLES
 
 NO_CONTEXT = re.compile(r"^\W*NO[-_ ]CONTEXT\b", re.IGNORECASE)
 NEEDS_DECOMPOSITION = re.compile(r"^\W*NEEDS[-_ ]DECOMPOSITION\b\W*(.*)", re.IGNORECASE | re.DOTALL)
@@ -61,7 +61,11 @@ PROMPT_MARKERS = (
     "A good answer:",
     "<the answer in Markdown",
     "<the labels of the evidence",
+    "more evidence items left out for length)",
 )
+# An evidence line's `(Role; Topic)` header with a topic the model made up ("(Definition; Debian 3.0)"):
+# the form of the evidence list, never of an answer.
+_EVIDENCE_HEADER = re.compile(r"\((?:" + "|".join(ROLES) + r"); [^)\n]*\)")
 ATTRIBUTION_MIN = 0.6  # share of the answer's content words its attributed units must hold
 DECOMPOSE_RULE = (
     "\nIf the question is too broad for one answer and should be split into smaller questions, write only\n"
@@ -180,6 +184,8 @@ def read_answer(
     if NO_CONTEXT.match(answer):
         return Draft("no-context", NO_CONTEXT_ANSWER, [])
     copied = next((m for m in markers if m and m in answer), None)
+    if copied is None and (header := _EVIDENCE_HEADER.search(answer)) is not None:
+        copied = header.group(0)
     if copied is not None:  # it continued the prompt or the evidence list instead of answering
         raise PluginFailure(
             "INVALID_MODEL_OUTPUT",

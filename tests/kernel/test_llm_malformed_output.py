@@ -55,6 +55,18 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
             "INVALID_MODEL_OUTPUT",
             "copied the prompt ('<the answer in Markdown')",
         ),
+        (  # SmolLM2 on real04 (session 11): an evidence header with a made-up topic and the budget note
+            "The answer is: (Definition; Debian 3.0) Python 2 will be replaced in 2019.",
+            "stop",
+            "INVALID_MODEL_OUTPUT",
+            "copied the prompt ('(Definition; Debian 3.0)')",
+        ),
+        (
+            f"No [E1].\n(+1 more evidence items left out for length)\n\n## Sources\nUsed: {WAL.id}",
+            "stop",
+            "INVALID_MODEL_OUTPUT",
+            "copied the prompt ('more evidence items left out for length)')",
+        ),
     ],
     ids=[
         "empty",
@@ -65,6 +77,8 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
         "hallucinated",
         "one-made-up",
         "format-placeholder",
+        "made-up-evidence-header",
+        "budget-note",
     ],
 )
 def test_an_unusable_completion_is_a_structured_error_with_its_reason(
