@@ -1,17 +1,19 @@
 """Replay recorded plugin request bodies in-process: CPU per call, first and repeated, optionally profiled.
 
-    CHECKOUT/.venv/bin/python bench/replay_request.py DIR/kb-fast.retrieve.*.json [--repeat 5] [--profile N]
+    CHECKOUT/.venv/bin/python bench/replay_request.py DIR/kb-fast.retrieve.*.json [--repeat 5] [--profile N] [--digest]
 
 Bodies come from `daemon_kb_load.py --requests DIR` (daemon_requests.py). The plugin is imported from its
 module (`mrpvm.plugins.<id with _>.__main__`) and each body runs through `Plugin.run`, as a warm worker
 would: first pass (cold caches) then `--repeat` passes. `--profile N` prints cProfile's top N functions
-of the repeated passes (cumulative).
+of the repeated passes (cumulative). `--digest` prints a sha256 of every reply's CNL (first and repeated
+passes): equal digests from two checkouts mean the change left the replies as they were.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import hashlib
 import importlib
 import os
 import pstats
@@ -25,6 +27,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--profile", type=int, default=0)
     ap.add_argument("--sort", default="cumulative")
+    ap.add_argument("--digest", action="store_true", help="print a sha256 of the replies (equivalence)")
     a = ap.parse_args()
     plugin_id = os.path.basename(a.bodies[0]).split(".")[0]
     module = importlib.import_module(f"mrpvm.plugins.{plugin_id.replace('-', '_')}.__main__")
@@ -51,6 +54,12 @@ def main() -> None:
     print(f"{plugin_id}: {len(bodies)} bodies; CPU ms per call: first {first:.2f}, repeated {again:.2f}")
     if prof:
         pstats.Stats(prof).sort_stats(a.sort).print_stats(a.profile)
+    if a.digest:
+        digest = hashlib.sha256()
+        for _ in range(2):  # a warm worker's memory must not change a reply
+            for body in bodies:
+                digest.update(plugin.handle(body).encode())
+        print(f"{plugin_id}: replies sha256 {digest.hexdigest()[:16]}")
 
 
 if __name__ == "__main__":

@@ -67,13 +67,18 @@ STOPWORDS = frozenset(
 
 
 _WRAPPED_PATH = re.compile(r"(?<=[\w.-]/)[ \t]*\n[ \t]*(?=[\w.~-])")
+# A word a formatter hyphenated at a line's end: groff and mandoc write U+2010 HYPHEN ("redi‐" / "rected")
+_HYPHENATED = re.compile(r"(?<=\w)\u2010[ \t]*\n[ \t]*(?=[a-z])")
 
 
 def collapse(text: str) -> str:
     """Whitespace collapsed to single spaces; a path hard-wrapped after a slash ("/usr/lib/" at a line's
-    end, "python3/dist-packages" on the next) is joined back without a space."""
+    end, "python3/dist-packages" on the next) and a word a formatter hyphenated across lines are joined
+    back without a space."""
     if "/\n" in text or "/ \n" in text:
         text = _WRAPPED_PATH.sub("", text)
+    if "\u2010" in text:
+        text = _HYPHENATED.sub("", text)
     return " ".join(text.split())
 
 

@@ -139,7 +139,7 @@ ROLES_FOR_ACT: dict[str, tuple[str, ...]] = {
     "define": ("Definition", "Description"),
     "evaluate": ("Evaluation", "Constraint", "Description", "Narrative"),
     "identify": ("Description", "Narrative", "Definition"),
-    "describe": ("Description", "Narrative", "Explanation"),
+    "describe": ("Description", "Narrative", "Explanation", "Definition"),
 }
 ACTS_FOR_ROLE: dict[str, tuple[str, ...]] = {
     role: tuple(act for act in ACTS if role in ROLES_FOR_ACT[act]) for role in ROLES

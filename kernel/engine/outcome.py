@@ -23,6 +23,7 @@ from .frame import ExecutionFrame
 from .scope import Attempt, BranchRun
 from .stages import notify_kb
 from .state import TurnState
+from .store_calls import store_call
 from .stored_answer import cap_answer
 
 
@@ -199,9 +200,8 @@ async def learn(state: TurnState, planner_id: str, attempt: Attempt, attempted: 
                 f"observations of plugins the outcome does not name: {', '.join(strangers[:5])}",
                 {"planner": planner_id, "plugins": strangers[:20]},
             )
-        stored = await anyio.to_thread.run_sync(
-            state.ctx.store.record_observations, planner_id, state.kb_id, doc.observations
-        )
+        store = state.ctx.store
+        stored = await store_call(store, store.record_observations, planner_id, state.kb_id, doc.observations)
     except (ValidationFailed, StoreError) as err:
         attempt.node.output["observationsRejected"] = str(err)
         state.warnings.append(f"{planner_id}: observations not stored: {err}")

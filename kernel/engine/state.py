@@ -12,7 +12,7 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import anyio.to_thread
+import anyio
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 from mrpvm.protocol.envelope import (
     ContextItem,
@@ -29,6 +29,7 @@ from ..budgets import RequestBudget
 from ..errors import UnknownPluginError
 from ..trace import TraceRecorder
 from .scope import EventHook, PluginInfo, TurnCalls
+from .store_calls import store_call
 
 if TYPE_CHECKING:
     from ..context import KernelContext
@@ -229,13 +230,13 @@ class TurnState:
 
     async def learned(self, planner_id: str) -> list[LearnedStat]:
         """What the planner has learned about the descriptors' plugins in this KB's scope, on every node
-        (kernel/store_learning.py); read once per turn and planner, off the event loop (a server round
-        trip on PostgreSQL)."""
+        (kernel/store_learning.py); read once per turn and planner (store_calls.py: off the event loop
+        on PostgreSQL, where it is a server round trip)."""
         hit = self._learned.get(planner_id)
         if hit is None:
             ids = [d.id for d in self.descriptors]
             read = self.ctx.store.learned
-            hit = await anyio.to_thread.run_sync(read, planner_id, self.kb_id, ids)
+            hit = await store_call(self.ctx.store, read, planner_id, self.kb_id, ids)
             self._learned[planner_id] = hit
         return hit
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import NamedTuple
 
 from mrpvm.plugins.sdk.text import (
     markdown_pieces,
@@ -39,7 +41,10 @@ class Sentence:
 def procedure_steps(unit: KnowledgeUnit) -> list[str]:
     """The steps of a Procedure unit, in order, without their numbering; a step's fenced code block (sd
     puts it on the lines after the step) is part of the step."""
-    body = unit.procedure or unit.claim or ""
+    return _steps(unit.procedure or unit.claim or "")
+
+
+def _steps(body: str) -> list[str]:
     lines = [ln for ln in body.split("\n") if ln.strip()]
     if len(lines) == 1:
         # one line: numbered inline ("1. a 2. b") or plain sentences
@@ -90,15 +95,14 @@ _LED = LISTS  # units whose first sentence may lead into their items ("Rules:")
 _COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (source_units/tree.py)
 
 
-def _pieces(unit: KnowledgeUnit) -> list[tuple[str, bool, str]]:
+def _pieces(claim: str, title: str) -> list[tuple[str, bool, str]]:
     """(text, is code, the record it belongs to) for the statements of a unit: its sentences, list items
     and table rows (read with their column names), and its code blocks and data lines (quoted only when
     code is asked for). The record is a header block's first field ("PEP: 518"), which every other field of
     the block is about; "" elsewhere."""
-    title = unit.title or ""
     header = table_cells(title[len(_COLUMNS) :]) if title.startswith(_COLUMNS) else None
     out: list[tuple[str, bool, str]] = []
-    for piece, kind in markdown_pieces(unit.claim or "", header):
+    for piece, kind in markdown_pieces(claim, header):
         if kind == "code" or len(piece) <= MAX_PIECE:
             out.append((piece, kind == "code", ""))
             continue
@@ -136,6 +140,48 @@ def _long_piece(piece: str, kind: str) -> list[str]:
     return [p.strip() for p in re.split(r"\n+|;\s+", piece) if p.strip()]
 
 
+class _Statement(NamedTuple):
+    """One piece of a unit's text with what `split_units` reads from it (all of it a function of the text)."""
+
+    text: str
+    code: bool
+    record: str
+    found: tuple[str, ...]  # its terms and notation terms
+    question: bool  # it asks rather than states
+    leads: bool  # it ends with ':' (may lead into a list's items)
+    pronoun: bool  # it opens with a pronoun
+    norm: str  # lower-cased, whitespace-collapsed: the key that finds a sentence repeated across units
+
+
+MEMO_UNITS = 4096  # units whose statements a warm worker keeps (the same KB units come back call after call)
+
+
+def _unit_statements(unit: KnowledgeUnit) -> tuple[_Statement, ...]:
+    if unit.role == "Procedure":
+        return _statements(True, unit.procedure or unit.claim or "", "")
+    return _statements(False, unit.claim or "", unit.title or "")
+
+
+@lru_cache(maxsize=MEMO_UNITS)
+def _statements(procedure: bool, text: str, title: str) -> tuple[_Statement, ...]:
+    """The statements of a unit's text (a procedure's steps, else its pieces under `title`), analysed
+    once per distinct text."""
+    pieces = [(p, False, "") for p in _steps(text)] if procedure else _pieces(text, title)
+    return tuple(
+        _Statement(
+            piece,
+            code,
+            record,
+            tuple(terms(plain_text(piece)) + notation_terms(piece)),
+            bool(_QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece)),
+            piece.rstrip().endswith(":"),
+            bool(_PRONOUN_START.match(piece.strip())),
+            " ".join(piece.lower().split()),
+        )
+        for piece, code, record in pieces
+    )
+
+
 def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     """Every distinct sentence of the units, atomic units first when a sentence repeats across levels.
 
@@ -153,9 +199,7 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     seen: dict[str, Sentence] = {}
     out: list[Sentence] = []
     for idx, unit in ordered:
-        pieces = (
-            [(p, False, "") for p in procedure_steps(unit)] if unit.role == "Procedure" else _pieces(unit)
-        )
+        statements = _unit_statements(unit)
         position = _unit_position(unit, idx)
         # a unit that opens with a pronoun is about its Subject/Topic (sd-symbolic sets it to the antecedent)
         previous: list[str] = terms(unit.subject or unit.topic or "")
@@ -165,21 +209,21 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
         if unit.chunkType == "definition":  # every sentence of a definition is about its term
             under = frozenset(terms(about(unit))) | frozenset(terms(unit.heading))
         asked: list[str] = []
-        for n, (piece, code, record) in enumerate(pieces):
-            found = terms(plain_text(piece)) + notation_terms(piece)
-            if _QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece):
+        for n, st in enumerate(statements):
+            found = list(st.found)
+            if st.question:
                 asked += found
                 continue
-            lead = n == 0 and unit.chunkType in _LED and piece.rstrip().endswith(":") and len(pieces) > 1
+            lead = n == 0 and unit.chunkType in _LED and st.leads and len(statements) > 1
             if lead:
                 under = under | frozenset(found)
-            carried = frozenset(previous) if _PRONOUN_START.match(piece.strip()) else frozenset()
-            if record:  # a header block's field is about the record its first field names
-                carried |= frozenset(terms(record))
+            carried = frozenset(previous) if st.pronoun else frozenset()
+            if st.record:  # a header block's field is about the record its first field names
+                carried |= frozenset(terms(st.record))
             if asked:
                 carried, asked = carried | frozenset(asked), []
             previous = found
-            norm = " ".join(piece.lower().split())
+            norm = st.norm
             if not norm:
                 continue
             if norm in seen:
@@ -190,7 +234,7 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
                 continue
             order = (source_rank[unit.sourceId], position, n)
             seen[norm] = Sentence(
-                piece.strip(), unit, found, order, carried=carried, under=under, code=code, lead=lead
+                st.text.strip(), unit, found, order, carried=carried, under=under, code=st.code, lead=lead
             )
             out.append(seen[norm])
     return out

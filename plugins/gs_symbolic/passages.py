@@ -21,17 +21,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, names_in
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
+from .context_terms import (
+    KEY_SHAPE,
+    header_terms,
+    source_title,
+    unit_context,
+    unnumbered,
+)
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
 from .meaning import Meaning
 
 MAX_WINDOW = 3
+OPENING_TERMS = 3  # a sentence is about what it names among its first terms (its subject)
 EXTRA_SENTENCE_COST = 0.06
 TYPE_BONUS = 0.15
 UNTYPED_FACTOR = 0.5  # a window without an answer of the expected shape is worth this much
@@ -41,7 +48,6 @@ CONDITION_BONUS = 0.1  # the passage states a condition as the question does (sa
 MIN_COVERAGE = 0.38  # weighted share of the question terms the passage and its context state
 # "I did X and Y happened. Why?": the user's own account of the situation is worded unlike the source
 MIN_REASON_COVERAGE = 0.25
-COMMON_SHARE = 0.5  # a name in this share of the evidence units is the subject of all of it
 # Meaning (meaning.py), calibrated on ../shared/eval/real01-10 only: a window's cosine with the question
 # adds SEM_WEIGHT x cosine to its score; a passage this close answers with fewer of the question's words
 # (a paraphrase), and one under SEM_FLOOR does not answer whatever words it shares with the question.
@@ -87,25 +93,6 @@ class Passage:
         return " ".join(s.text for s in self.sentences)
 
 
-# "5.3. Why …?", "12) Build": the number of an entry or section, not a value it states
-_ENUMERATION = re.compile(r"^\s*\d+(?:\.\d+)*[.)]\s+")
-
-
-def _unnumbered(title: str | None) -> str:
-    return _ENUMERATION.sub("", title or "", count=1)
-
-
-def unit_context(sentence: Sentence) -> frozenset[str]:
-    """Terms the unit states about all its sentences: its term or title, topic, subject, heading path."""
-    unit = sentence.unit
-    return _header_terms(unit.title or "", unit.topic or "", unit.subject or "", unit.sectionTitle or "")
-
-
-@lru_cache(maxsize=4096)  # every window of a unit asks again; a warm worker sees the same units often
-def _header_terms(*parts: str) -> frozenset[str]:
-    return frozenset(terms(" ".join(parts)))
-
-
 def windows(pool: list[Sentence]) -> list[list[Sentence]]:
     """Runs of 1..MAX_WINDOW consecutive sentences of one unit, in reading order."""
     by_unit: dict[str, list[Sentence]] = {}
@@ -121,9 +108,9 @@ def windows(pool: list[Sentence]) -> list[list[Sentence]]:
     return out
 
 
-_KEY_SHAPE = re.compile(r"\d|^-")
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
-_CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b", re.I)
+# a clause's first word; a word joined to the next by a hyphen ("and commit-msg hooks") is no verb
+_CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b(?!-)", re.I)
 
 
 def is_instruction(text: str) -> bool:
@@ -132,32 +119,14 @@ def is_instruction(text: str) -> bool:
     return any(m.group(1).lower() in IMPERATIVE_VERBS for m in _CLAUSE_START.finditer(text.strip()))
 
 
-def key_terms(question_terms: list[str], name_terms: set[str], pool: list[Sentence]) -> set[str]:
-    """The terms that make a question specific: numbers, options, codes and an extreme asked for
-    ("the highest level") always; names unless most units of the evidence name them (the document's own
-    subject: "tar" in tar's manual)."""
-    common = common_terms(question_terms, pool)
-    return {
-        t
-        for t in question_terms
-        if _KEY_SHAPE.search(t) or t in EXTREMES or (t in name_terms and t not in common)
-    }
-
-
-def common_terms(question_terms: list[str], pool: list[Sentence]) -> set[str]:
-    """The question's terms most units of the evidence state (COMMON_SHARE of 3 or more): the documents' own
-    subject ("tar" in tar's manual), which says nothing about what in it is asked."""
-    units: dict[str, set[str]] = {}
-    for s in pool:
-        units.setdefault(s.unit.id, set()).update(s.terms, s.under)
-    n = len(units)
-    if n < 3:
-        return set()
-    return {t for t in question_terms if sum(1 for ts in units.values() if t in ts) / n >= COMMON_SHARE}
-
-
 _CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
 _NEGATION = re.compile(r"\b(?:not|no|never|without|none)\b|n't\b", re.I)
+
+
+def tells_what_to_do(sentences: list[Sentence]) -> bool:
+    """Something to do for "how do I …": code, an instruction, or a command or option written out ("When
+    --no-verify or -n is given, these are bypassed.")."""
+    return any(s.code or is_instruction(s.text) or mentions_type(s.text, "command") for s in sentences)
 
 
 def stated_condition(text: str) -> bool | None:
@@ -185,8 +154,10 @@ class Judge:
         subject: set[str] | None = None,
         foreign: str = "",
         common: set[str] | None = None,
+        titled: bool = False,
     ):
         self.scorer = scorer
+        self.titled = titled  # the evidence comes from several documents: their titles tell them apart
         self.foreign = foreign  # the stem of the question's focus when the documents never use it (focus.py)
         self.common = common or set()  # question terms most evidence units state (common_terms)
         self.meaning = meaning
@@ -202,9 +173,14 @@ class Judge:
         if len(self.options) < 2:
             self.options = []
 
+    def context(self, sentence: Sentence) -> frozenset[str]:
+        """unit_context, with the document's title when the evidence comes from several documents."""
+        context = unit_context(sentence)
+        return context | source_title(sentence.unit) if self.titled else context
+
     def _stated(self, window: list[Sentence]) -> tuple[set[str], set[str]]:
         own: set[str] = set()
-        ctx: set[str] = set()
+        ctx: set[str] = set(source_title(window[0].unit)) if self.titled else set()
         for s in window:
             own.update(s.terms)
             own.update(s.carried)
@@ -218,7 +194,7 @@ class Judge:
         if self.year:  # "in which year …": a year, not any date-like number
             return any(_YEAR.search(s.text) for s in window), None
         unit = window[0].unit
-        term = _unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
+        term = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
         if self.answer_type == "person":
             # the person asked for is someone the question does not name: "Tideway Drive" does not
             # answer "Who founded Tideway?"
@@ -237,26 +213,29 @@ class Judge:
         # manual's option line ("-L, --location") over its description
         path = [part.strip() for part in (window[0].unit.sectionTitle or "").split(" > ") if part.strip()]
         for heading in reversed(path):
-            if mentions_type(_unnumbered(heading), self.answer_type):
+            if mentions_type(unnumbered(heading), self.answer_type):
                 return True, heading if dated else None
         return False, None
 
     def score(self, window: list[Sentence]) -> Passage:
         sc = self.scorer
         own, ctx = self._stated(window)
+        heading = self._entry_heading(window[0]) if self.answer_type in DEFINED_TYPES else frozenset()
+        if heading:  # an entry's lead sentence is about its heading: "[-m, --max-time:] Maximum time …"
+            own, ctx = own | heading, ctx - heading
         matched_own = sc._matched(own)
         matched_all = sc._matched(own | ctx)
         value = (matched_own + CONTEXT_FACTOR * (matched_all - matched_own)) / sc.present
         typed, dated_by = self.typed(window)
         if self.answer_type in SHAPED_TYPES:
             value = value + TYPE_BONUS if typed else value * UNTYPED_FACTOR
-        elif self.answer_type == "procedure" and any(s.code or is_instruction(s.text) for s in window):
+        elif self.answer_type == "procedure" and tells_what_to_do(window):
             value += TYPE_BONUS  # "how do I …": the passage that tells what to do
         elif self.answer_type == "command" and any(
             s.code or mentions_type(s.text, "command") for s in window
         ):
             value += TYPE_BONUS  # "which command …": code, or a command written as one
-        if self.answer_type in DEFINED_TYPES and any(self._defines(s) for s in window):
+        if self.answer_type in DEFINED_TYPES and (heading or any(self._defines(s) for s in window)):
             value += TYPE_BONUS  # "what is X?": the sentence that says what X is
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
         # of passages that say as much, the one that says less besides is the focused one
@@ -267,7 +246,7 @@ class Judge:
         close = self.meaning.window(window) if self.meaning is not None else None
         if close is not None:
             value += SEM_WEIGHT * close
-        context = unit_context(window[0])
+        context = self.context(window[0])
         coverage = sc.asked_coverage(own | ctx | context)
         return Passage(window, value, coverage, typed, dated_by, close)
 
@@ -278,16 +257,53 @@ class Judge:
         defined = set(terms(match.group(1))) if match else set()
         return bool(defined) and defined <= set(self.scorer.weights)
 
+    def _entry_heading(self, sentence: Sentence) -> frozenset[str]:
+        """The terms of the heading of the entry this sentence leads, when that heading names what the
+        question asks about (a manual's option, a glossary's term): "Maximum time in seconds …" under
+        "-m, --max-time", not a sentence of another entry that mentions it ("See also -m, --max-time.")."""
+        unit = sentence.unit
+        if sentence.order[2] != 0:
+            return frozenset()
+        if unit.chunkType == "definition" and unit.title:  # a definition unit is its term's entry
+            heading = header_terms(unnumbered(unit.title))
+        elif unit.unitIndex == 0:  # the first unit of a section's chunk
+            heading = header_terms((unit.sectionTitle or "").rsplit(" > ", 1)[-1])
+        else:
+            return frozenset()
+        if self.titled:
+            heading |= source_title(unit)
+        # an option the question writes out is what it asks about even when every unit names it
+        asked = (self.subject - self.common) | {k for k in self.keys if KEY_SHAPE.search(k)}
+        return heading if asked and asked <= heading else frozenset()
+
     def supports(self, passage: Passage) -> bool:
         """The passage answers by the question's own words (no allowance for a paraphrase) and, with the
         model, means what the question asks: the answer is reported as `success`, otherwise as weak."""
         close = passage.meaning
+        # the lead sentence of the asked option's own entry is its definition by the document's layout,
+        # however unlike the question its words are ("-x option of tar" / "Extract files from an archive.")
+        defines = self.answer_type in DEFINED_TYPES and bool(self._entry_heading(passage.sentences[0]))
         return (
             self.answers(passage, by_meaning=False)
-            and (close is None or close >= SEM_SUPPORT)
+            and (close is None or close >= (SEM_FLOOR if defines else SEM_SUPPORT))
             and self.subject <= self._said(passage)  # about what was asked, not only like it
             and self.carries_type(passage)
+            and self._about_written(passage)
         )
+
+    def _about_written(self, passage: Passage) -> bool:
+        """For "what does X do?" about something written out (an option): the passage stands in X's
+        entry, defines X or opens with X; a sentence that only mentions X ("See also -m, --max-time.")
+        does not say what X does."""
+        written = {k for k in self.keys if k.startswith("-")} | {t for t in self.subject if "-" in t}
+        if self.answer_type != "definition" or not written:
+            return True
+        first = passage.sentences[0]
+        unit = first.unit
+        entry = unit.title if unit.chunkType == "definition" and unit.title else unit.heading
+        if written <= header_terms(unnumbered(entry)) or self._defines(first):
+            return True
+        return bool(written & set(first.terms[:OPENING_TERMS]))
 
     def carries_type(self, passage: Passage) -> bool:
         """The passage itself holds what the question asks for: a command (code, a command written as one, or
@@ -297,17 +313,14 @@ class Judge:
         unit = passage.sentences[
             0
         ].unit  # a definition is quoted under its term ("loom lint", "-g, --listed")
-        label = _unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
+        label = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
         if not label and (row := _ROW_KEY.match(passage.sentences[0].text)):
             label = row.group(1)  # a table row or list item is read under its first cell ("loom lint — …")
         if self.answer_type == "command":
             named = bool(set(terms(label)) - set(self.scorer.weights))  # the term names what was not asked
             return named or any(s.code or self._new_command(s.text) for s in passage.sentences)
         if self.answer_type == "procedure":
-            return mentions_type(label, "command") or any(
-                s.code or is_instruction(s.text) or mentions_type(s.text, "command")
-                for s in passage.sentences
-            )
+            return mentions_type(label, "command") or tells_what_to_do(passage.sentences)
         return passage.typed or self.answer_type not in SHAPED_TYPES
 
     def _new_command(self, text: str) -> bool:
@@ -332,10 +345,9 @@ class Judge:
             not parts <= self.scorer.unknown and (parts & said or parts <= self.common) for parts in others
         )
 
-    @staticmethod
-    def _said(passage: Passage) -> set[str]:
+    def _said(self, passage: Passage) -> set[str]:
         """The terms a passage states with its unit's context (term, title, headings)."""
-        said = set(unit_context(passage.sentences[0]))
+        said = set(self.context(passage.sentences[0]))
         for s in passage.sentences:
             said.update(s.terms)
             said.update(s.carried)

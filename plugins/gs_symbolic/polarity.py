@@ -37,10 +37,10 @@ from dataclasses import dataclass
 from mrpvm.plugins.sdk.text import terms
 
 from .clauses import Subject, clause_subjects, content_stems, is_negator, split_clauses, tokenize
+from .context_terms import unit_context
 from .evidence import Scorer, Sentence
 from .lexicon import CONDITIONALS, DIFFERENCE, NEGATIVE_VERBS, PRONOUNS, SAMENESS
 from .meaning import Meaning
-from .passages import unit_context
 from .propositions import Claim, read_question
 from .qualifiers import asks_past, only_if, turns
 

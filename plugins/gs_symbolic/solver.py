@@ -22,6 +22,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import explicit, meaning
 from .compare import compare
+from .context_terms import common_terms, key_terms, titled_sources
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus
 from .material import Material, Outcome
@@ -33,14 +34,7 @@ from .narrowing import (
     said,
     with_negations,
 )
-from .passages import (
-    FUTURE,
-    Judge,
-    Passage,
-    common_terms,
-    key_terms,
-    stated_condition,
-)
+from .passages import FUTURE, Judge, Passage, stated_condition
 from .polarity import closest_verdict, entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import render_chain, statement, triple_chain
@@ -311,6 +305,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         q.name_terms,
         next(iter(stems([q.foreign])), "") if q.foreign else "",
         common_terms(q.terms, pool),
+        titled_sources(pool),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)

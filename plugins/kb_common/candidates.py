@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from mrpvm.protocol.document import KnowledgeUnit
 
-from .fields import body_text, level_of
+from .fields import analyse, body_text, level_of
 from .memindex import MemoryIndex
 from .store import KBStore
 
@@ -151,6 +152,16 @@ class Views:
                 if entry is not None:
                     out[ident] = entry
         return out
+
+    def source_titles(self) -> dict[str, frozenset[str]]:
+        """Source id -> the terms of its file name without the extension ("tar.txt" -> tar): the title of
+        a document that has no other, which every unit of it stands under."""
+        names: dict[str, str] = {}
+        if self.inline is not None:
+            names.update((u.sourceId, u.sourceName) for u in self.inline.units if u.sourceName)
+        if self.store is not None and self.store.size:
+            names.update((ident, name) for ident, name, _ in self.store.sources() if name)
+        return {ident: frozenset(analyse(PurePosixPath(name).stem)) for ident, name in names.items()}
 
     def idf(self, term: str) -> float:
         """A term's importance: its largest idf over the views (rare anywhere means distinctive)."""

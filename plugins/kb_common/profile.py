@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import msgspec
-from mrpvm.plugins.sdk.answer_types import expected_type
+from mrpvm.plugins.sdk.answer_types import expected_type, option_kinds
 from mrpvm.plugins.sdk.text import terms, words
 from mrpvm.protocol.document import IntentGroup
 from mrpvm.protocol.vocab import ACTS, ROLES_FOR_ACT
@@ -183,13 +183,19 @@ def _breadth(intent: IntentGroup, content: list[str], answer_type: str) -> str:
     return "moderate"
 
 
+def _named_kinds(text: str) -> frozenset[str]:
+    """Terms of the nouns that say what kind of thing an option the question writes out is: low weight."""
+    return frozenset(t for noun in option_kinds(text) for t in terms(noun))
+
+
 def build_profile(intent: IntentGroup, purpose: str = "task-evidence") -> GoalProfile:
     """Query terms (intent 1.0, context 0.5, criterion and meta words 0.25), roles, breadth and level."""
     act = intent.act if intent.act in ACTS else guess_act(intent.intent)
     weights: dict[str, float] = {}
     content: list[str] = []
+    kinds = _named_kinds(intent.intent)
     for term in terms(intent.intent):
-        meta = term in META_TERMS
+        meta = term in META_TERMS or term in kinds
         weights[term] = max(weights.get(term, 0.0), WEIGHT_META if meta else WEIGHT_INTENT)
         if not meta and term not in content:
             content.append(term)

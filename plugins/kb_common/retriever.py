@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from mrpvm.plugins.sdk import Call, InvalidInput, PluginFailure
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import OnSessionEventPayload, OnSourceTextPayload, RetrievePayload
@@ -26,12 +27,15 @@ from .memindex import memory_index
 from .output import IntentResult, build_document
 from .profile import GoalProfile, bare_intent, build_profile
 from .selection import (
+    NAMED_SOURCE_SEARCH,
     SelectionConfig,
     annotate,
     goal_boost,
+    named_source_terms,
     relative_cut,
     remove_redundant,
     resolve_levels,
+    scope_to_named_sources,
     sufficiency,
 )
 from .store import ArtifactError, WriteHook, open_store
@@ -99,7 +103,13 @@ class Retriever:
         self, call: Call, views: Views, profile: GoalProfile, phase: str, max_units: int
     ) -> IntentResult:
         cfg = self.config
-        pool = self.generate(call, views, profile)
+        naming = named_source_terms(views, profile.weights)
+        searched = profile
+        if naming:
+            weights = {t: w * NAMED_SOURCE_SEARCH if t in naming else w for t, w in profile.weights.items()}
+            searched = msgspec.structs.replace(profile, weights=weights)
+        pool = self.generate(call, views, searched)
+        scope_to_named_sources(views, profile.weights, naming, pool.values())
         if views.inline is not None:
             self._add_inline_guidance(views, phase, pool)
         self.rescore(call, views, profile, pool)

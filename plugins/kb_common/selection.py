@@ -13,7 +13,7 @@ import msgspec
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
 
 from .candidates import Candidate, Entry, Views
-from .fields import LEVELS, body_text, is_evidence, is_question_like, own_terms
+from .fields import FIELD_WEIGHTS, LEVELS, body_text, is_evidence, is_question_like, own_terms
 from .profile import GoalProfile
 from .scoring import tag_score
 
@@ -59,6 +59,36 @@ def annotate(cands: Iterable[Candidate], profile: GoalProfile, views: Views) -> 
         c.match = sum(profile.weights[t] * views.idf(t) for t in common)
         c.matched = c.terms & content
         c.related = c.terms & subject
+
+
+NAMED_SOURCE_SEARCH = 0.25  # the weight a document-naming term keeps in the lexical search
+
+
+def named_source_terms(views: Views, weights: dict[str, float]) -> frozenset[str]:
+    """The query terms that name some of the collection's documents but not all ("the -x option of *tar*"
+    over the manuals of tar, curl and git). In a one-document collection there are none."""
+    titles = views.source_titles()
+    if len(titles) < 2:
+        return frozenset()
+    return frozenset(t for t in weights if 0 < sum(t in title for title in titles.values()) < len(titles))
+
+
+def scope_to_named_sources(
+    views: Views, weights: dict[str, float], naming: frozenset[str], cands: Iterable[Candidate]
+) -> None:
+    """A document-naming term is stated by every unit of the documents it names, as a title field would
+    state it (the search gave the word itself NAMED_SOURCE_SEARCH of its weight: inside tar's manual the
+    word "tar" says nothing of which passage is meant)."""
+    if not naming:
+        return
+    titles = views.source_titles()
+    for c in cands:
+        named = titles.get(c.unit.sourceId, frozenset()) & naming
+        if named:
+            bonus = sum(weights[t] * views.idf(t) * FIELD_WEIGHTS["heading"] for t in named)
+            c.terms = c.terms | named
+            c.lexical += bonus
+            c.score += bonus
 
 
 def goal_boost(c: Candidate, profile: GoalProfile, views: Views, config: SelectionConfig) -> None:

@@ -81,6 +81,20 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+# "the -z option", "a --dry-run flag": the noun after an option written out names its kind; the question
+# asks about that option, not for one
+_OPTION_KIND = re.compile(r"\b(?:the|a|an)\s+--?[A-Za-z0-9][\w-]*\s+([A-Za-z]+)\b", re.I)
+
+
+def option_kinds(question: str) -> list[str]:
+    """The nouns that say what kind of thing an option the question writes out is ("the -z option")."""
+    return [m.group(1) for m in _OPTION_KIND.finditer(question)]
+
+
+def _without_option_kinds(question: str) -> str:
+    return _OPTION_KIND.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)].rstrip(), question)
+
+
 def _noun_type(words: list[str]) -> str | None:
     """The type named by a head noun of the noun phrase `words` opens ("the minimum GCC version" →
     version), up to the first preposition, relative word or verb: "the default order of members" asks
@@ -157,7 +171,7 @@ def alternatives(question: str) -> list[str]:
 
 def expected_type(question: str) -> str:
     """The answer type of one question ("" when it cannot be told); see protocol.vocab.ANSWER_TYPES."""
-    q = _main_clause(" ".join(question.strip().split()))
+    q = _main_clause(" ".join(_without_option_kinds(question).strip().split()))
     words = _words(q)
     if not words:
         return ""
@@ -208,7 +222,7 @@ _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 NUMBER_WORD = rf"(?:(?:{_TENS})(?:[- ](?:{_UNITS}))?|{_UNITS}|hundred|thousand|million|billion|dozen|a few|several|a couple of)"
 # "one" and "once" are left out: "one of: gnu, posix, …" names no quantity
 _NUMBER = re.compile(
-    rf"(?<![A-Za-z])\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b"
+    rf"(?<!\w)\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b"
     r"|\bnumber of \w+",  # "Default: number of CPUs": a quantity named by what it counts
     re.I,
 )

@@ -33,3 +33,19 @@ def test_the_command_a_sentence_leads_to_is_quoted_with_it():
     assert "You must first enable the sandbox feature" in doc.answer
     assert doc.result.status == "success"
     assert "Restart the host" not in doc.answer
+
+
+def test_a_verb_joined_by_a_hyphen_is_a_noun_and_an_option_written_out_is_something_to_do():
+    from mrpvm.plugins.gs_symbolic.evidence import Sentence
+    from mrpvm.plugins.gs_symbolic.passages import is_instruction, tells_what_to_do
+    from mrpvm.protocol.document import KnowledgeUnit
+
+    assert not is_instruction("By default, the pre-commit and commit-msg hooks are run.")
+    assert is_instruction("Build the tree, and commit the result.")
+    unit = KnowledgeUnit(id="u", sourceId="s", chunkId="c", kuType="atomic", role="Description", topic="t")
+
+    def sentence(text: str) -> Sentence:
+        return Sentence(text, unit, [], (0, 0, 0))
+
+    assert tells_what_to_do([sentence("When any of --no-verify or -n is given, these are bypassed.")])
+    assert not tells_what_to_do([sentence("By default, the pre-commit and commit-msg hooks are run.")])

@@ -316,3 +316,12 @@ def test_words_and_notation_kinds_equal_their_definitions(parts: list[str]) -> N
 def test_a_lowered_capital_that_grows_a_mark_splits_no_token() -> None:
     """'İ' lowers to 'i' plus a combining dot (not a word character): each token is lowered on its own."""
     assert analysis.words("İstanbul at least") == ["i̇stanbul", "at", "least"]
+
+
+def test_a_digit_inside_a_name_is_no_number() -> None:
+    from mrpvm.plugins.sdk.answer_types import mentions_type
+
+    assert not mentions_type("remote X11 clients get full access", "number")
+    assert not mentions_type("built for x86_64 and python3 only", "number")
+    assert mentions_type("the server listens on port 5432", "number")
+    assert mentions_type("set it to -1 to disable; 3.5 seconds by default", "number")

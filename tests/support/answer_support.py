@@ -15,10 +15,10 @@ from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import encode_request
 
 
-def units_of(text: str, name: str = "doc.md") -> list[KnowledgeUnit]:
+def units_of(text: str, name: str = "doc.md", source_id: str = "doc") -> list[KnowledgeUnit]:
     """Every unit sd-symbolic makes of a document (atomic, section and source levels)."""
     kind = "markdown" if name.endswith(".md") else "text"
-    return build_tree(text, SourceMeta("doc", name, kind))
+    return build_tree(text, SourceMeta(source_id, name, kind))
 
 
 def ask(question: str, units: list[KnowledgeUnit]) -> CnlDocument:

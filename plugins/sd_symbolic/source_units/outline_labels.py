@@ -15,6 +15,7 @@ from .outline_layout import (
     TERMINAL,
     Node,
     columns,
+    columns_align,
     content,
     term_like,
     title_like,
@@ -88,7 +89,12 @@ def is_table(text: str, node: Node) -> bool:
         return False
     counts = [len(columns(text, ln)) for ln in node.lines]
     header = content(text, node.lines[0])
-    return min(counts) >= 3 and not any(c.isdigit() for c in header) and not TERMINAL.search(header)
+    return (
+        min(counts) >= 3
+        and not any(c.isdigit() for c in header)
+        and not TERMINAL.search(header)
+        and columns_align(text, node.lines)
+    )
 
 
 def subtree_end(nodes: list[Node], i: int) -> int:

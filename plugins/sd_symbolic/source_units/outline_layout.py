@@ -6,7 +6,9 @@ line or an aligned table; outline_labels.py then says what each label is, outlin
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 TAB = 8
@@ -130,6 +132,32 @@ def columns(text: str, line: Line) -> list[tuple[int, int]]:
     return cells
 
 
+ALIGNED_SHARE = 0.75  # a column edge counts when this share of the rows has it
+
+
+def columns_align(text: str, lines: list[Line]) -> bool:
+    """Whether lines whose words stand two spaces apart form columns: at least two gaps of most rows
+    start or end at a column that most rows share. Justified prose ("Maximum  time  in  seconds") has
+    double spaces too, but where each line's spacing falls, not at shared columns."""
+    edges: list[tuple[list[int], list[int]]] = []
+    starts: Counter[int] = Counter()
+    ends: Counter[int] = Counter()
+    for line in lines:
+        raw = text[line.start : line.end].expandtabs(TAB)
+        gaps = list(_GAP.finditer(raw))
+        row = ([m.end() for m in gaps], [m.start() + 1 for m in gaps])
+        edges.append(row)
+        starts.update(set(row[0]))
+        ends.update(set(row[1]))
+    need = max(2, math.ceil(ALIGNED_SHARE * len(lines)))
+    shared_starts = {col for col, n in starts.items() if n >= need}
+    shared_ends = {col for col, n in ends.items() if n >= need}
+    aligned_rows = sum(
+        sum(s in shared_starts or e in shared_ends for s, e in zip(*row, strict=True)) >= 2 for row in edges
+    )
+    return aligned_rows >= need
+
+
 # --------------------------------------------------------------------------- nodes
 
 
@@ -149,14 +177,17 @@ MIN_TABLE_ROWS = 3
 
 def _aligned_tables(text: str, lines: list[Line | None]) -> dict[int, int]:
     """Line index -> table number, for runs of at least MIN_TABLE_ROWS consecutive lines at one indent
-    whose every line has three or more cells two spaces apart ("Suffix  Units  Byte Equivalent")."""
+    whose every line has three or more cells two spaces apart ("Suffix  Units  Byte Equivalent"), in
+    columns (columns_align)."""
     out: dict[int, int] = {}
     run: list[int] = []
     count = 0
 
     def close() -> None:
         nonlocal count
-        if len(run) >= MIN_TABLE_ROWS:
+        if len(run) >= MIN_TABLE_ROWS and columns_align(
+            text, [ln for i in run if (ln := lines[i]) is not None]
+        ):
             count += 1
             out.update((i, count) for i in run)
         run.clear()
@@ -236,7 +267,8 @@ def layout_nodes(text: str, lines: list[Line | None]) -> list[Node]:
             if current.kind == "label":
                 current.kind = "text"  # a second line at the same indent: a paragraph after all
             continue
-        current = _start_node(text, line, body, marker, caps, short)
+        following = lines[n + 1] if n + 1 < len(lines) else None
+        current = _start_node(text, line, body, marker, caps, short, following)
         current.blank_before = blank
         nodes.append(current)
         blank = False
@@ -259,13 +291,34 @@ def _short_term(body: str, line: Line, column: int | None, previous: Node | None
     return at if term[0] in "-+" or sibling else None
 
 
+def _justified_line(text: str, body: str, desc_at: int, line: Line, following: Line | None) -> bool:
+    """A line of a justified paragraph, not a term and its description: the paragraph goes on at the
+    line's own indent without a description at the same column (as a list of terms has), and either its
+    sentence wraps onto the next line ("Longest  time  in  seconds that frob waits for each spool to" /
+    "drain.") or the would-be description is spaced out too."""
+    if following is None or following.indent != line.indent:
+        return False
+    next_raw = text[following.start : following.end].expandtabs(TAB)
+    column = len(text[line.start : line.body + desc_at].expandtabs(TAB))
+    if column in {m.end() for m in _GAP.finditer(next_raw)}:
+        return False  # the next line's description starts at the same column: a list of terms
+    wraps = not TERMINAL.search(body) and content(text, following)[:1].islower()
+    return wraps or _GAP.search(body[desc_at:]) is not None
+
+
 def _asks_line(line: str) -> bool:
     """A line that ends a question ("1.2. Where does the name come from?"): what follows answers it."""
     return line.rstrip().endswith("?") and len(line) <= 200
 
 
 def _start_node(
-    text: str, line: Line, body: str, marker: re.Match[str] | None, caps: bool, short: int | None = None
+    text: str,
+    line: Line,
+    body: str,
+    marker: re.Match[str] | None,
+    caps: bool,
+    short: int | None = None,
+    following: Line | None = None,
 ) -> Node:
     if caps:
         return Node([line], line.indent, -1, kind="heading")
@@ -292,6 +345,7 @@ def _start_node(
     if (
         inline
         and term_like(inline["term"])
+        and not _justified_line(text, body, inline.start("desc"), line, following)
         and not TERMINAL.search(inline["term"])
         and not (line.indent == 0 and _GAP.search(inline["desc"]))  # a page header or footer line
     ):
