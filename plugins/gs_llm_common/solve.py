@@ -14,7 +14,10 @@ is a structured error with the reason (the kernel then falls back to the next so
 max_tokens (INVALID_MODEL_OUTPUT), citing any label or id that was not given, or naming none while its
 terms are not in the evidence (UNGROUNDED_ANSWER: a made-up source is never passed on, and an answer
 resting on one is not trusted). Guidance units are given to the model as output instructions. The deep
-variant drafts, then refines the draft against the evidence.
+variant drafts, then refines the draft against the evidence in the same conversation: the draft call
+gets the whole evidence budget, and the refine call, grown by the draft and its instructions, shows the
+units the draft cites and as many others as still fit, under the same labels (the draft alone is the
+answer when even the cited units no longer fit).
 """
 
 from __future__ import annotations
@@ -26,19 +29,21 @@ from mrpvm.plugins.sdk import Call, Plugin, PluginFailure
 from mrpvm.plugins.sdk.llm import (
     calls_left,
     complete,
-    evidence_chars,
+    estimate_tokens,
     evidence_label,
+    evidence_tokens,
     fill,
     fit_units,
     load_prompt,
     reply_tokens,
+    unit_line,
     unsupported_without_llm,
 )
 from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_sections
 from mrpvm.plugins.sdk.text import content_words
 from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload
-from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
+from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER, ROLES
 
 NO_CONTEXT = re.compile(r"^\W*NO[-_ ]CONTEXT\b", re.IGNORECASE)
 NEEDS_DECOMPOSITION = re.compile(r"^\W*NEEDS[-_ ]DECOMPOSITION\b\W*(.*)", re.IGNORECASE | re.DOTALL)
@@ -47,9 +52,20 @@ _KNOWN = ("Answer", "Sources")
 _ID_WRAP = " \t[]()`'\"*."
 _LABEL = re.compile(r"\bE\d+\b")
 _LABEL_REFS = re.compile(r"\s*\[(?:E\d+)(?:\s*,\s*E\d+)*\]")
-# Lines of the user message (prompts/question.md) that no answer holds: a completion with one copied the
-# prompt. The evidence lines' `(Role; Topic)` headers are added per call (evidence_markers).
-PROMPT_MARKERS = ("Question (", "Expected output:", "A good answer:")
+# Lines of the user message (prompts/question.md) and placeholders of the answer format
+# (prompts/answer_format.md) that no answer holds: a completion with one copied the prompt. The evidence
+# lines' `(Role; Topic)` headers are added per call (evidence_markers).
+PROMPT_MARKERS = (
+    "Question (",
+    "Expected output:",
+    "A good answer:",
+    "<the answer in Markdown",
+    "<the labels of the evidence",
+    "more evidence items left out for length)",
+)
+# An evidence line's `(Role; Topic)` header with a topic the model made up ("(Definition; Debian 3.0)"):
+# the form of the evidence list, never of an answer.
+_EVIDENCE_HEADER = re.compile(r"\((?:" + "|".join(ROLES) + r"); [^)\n]*\)")
 ATTRIBUTION_MIN = 0.6  # share of the answer's content words its attributed units must hold
 DECOMPOSE_RULE = (
     "\nIf the question is too broad for one answer and should be split into smaller questions, write only\n"
@@ -168,6 +184,8 @@ def read_answer(
     if NO_CONTEXT.match(answer):
         return Draft("no-context", NO_CONTEXT_ANSWER, [])
     copied = next((m for m in markers if m and m in answer), None)
+    if copied is None and (header := _EVIDENCE_HEADER.search(answer)) is not None:
+        copied = header.group(0)
     if copied is not None:  # it continued the prompt or the evidence list instead of answering
         raise PluginFailure(
             "INVALID_MODEL_OUTPUT",
@@ -309,19 +327,16 @@ def solve(call: Call, variant: GsVariant) -> CnlDocument:
     first = "draft" if variant.deep else "answer"
     system = _system(variant, first, payload.allowDecompose)
     reply = reply_tokens(call, variant.max_tokens)
-    fixed = [system, _question(intent, "", guidance)]
-    if variant.deep:  # the refine pass adds the draft and its own prompt to the same conversation
-        fixed.append(load_prompt(variant.anchor, "refine"))
-    budget = evidence_chars(call, fixed, reply * (2 if variant.deep else 1), 4 if variant.deep else 2)
+    budget = evidence_tokens(call, [system, _question(intent, "", guidance)], reply)
     lines, given = fit_units(evidence, budget, labels=True)
     if not given:
         raise PluginFailure(
             "CONTEXT_WINDOW_TOO_SMALL",
-            f"no evidence unit fits the model's context window ({budget} characters left for evidence)",
+            f"no evidence unit fits the model's context window (about {budget} tokens left for evidence)",
             {"reason": "context-window", "evidenceUnits": len(evidence)},
         )
-    known = {evidence_label(n): u.id for n, u in enumerate(given)}
-    known |= {u.id: u.id for u in [*given, *guidance]}
+    labels = {u.id: evidence_label(n) for n, u in enumerate(given)}
+    known = {label: uid for uid, label in labels.items()} | {u.id: u.id for u in [*given, *guidance]}
     texts = {u.id: f"{u.title or ''} {u.topic or ''} {u.body}" for u in given}
     markers = (*PROMPT_MARKERS, *evidence_markers(given), *criterion_marker(intent))
     messages = [
@@ -347,15 +362,28 @@ def solve(call: Call, variant: GsVariant) -> CnlDocument:
         return _reply(call, draft, note)
     if calls_left(call) < 1:
         return _reply(call, draft, _join(note, "draft only: no LLM call left for the refine pass"))
-    refine = fill(load_prompt(variant.anchor, "refine"), draft=first_reply.text.strip())
-    messages = [
-        *messages,
-        {"role": "assistant", "content": first_reply.text},
-        {"role": "user", "content": refine},
-    ]
+    refine = load_prompt(variant.anchor, "refine")
+    turn = [{"role": "assistant", "content": first_reply.text}, {"role": "user", "content": refine}]
+    fixed = [system, _question(intent, "", guidance), first_reply.text, refine]
+    shown_lines, shown = _refine_evidence(
+        given, draft.sources or [], labels, evidence_tokens(call, fixed, reply, 4)
+    )
+    if not shown:
+        return _reply(call, draft, _join(note, "draft only: the refine pass does not fit the context window"))
+    shown_ids = {u.id for u in shown}
+    messages = [messages[0], {"role": "user", "content": _question(intent, shown_lines, guidance)}, *turn]
+    refine_known = {k: v for k, v in known.items() if v in shown_ids or v not in texts}
     try:
         second = complete(call, messages, max_tokens=reply)
-        refined = read_answer(second.text, variant.plugin_id, known, False, second.truncated, texts, markers)
+        refined = read_answer(
+            second.text,
+            variant.plugin_id,
+            refine_known,
+            False,
+            second.truncated,
+            {uid: text for uid, text in texts.items() if uid in shown_ids},
+            markers,
+        )
     except PluginFailure as failure:
         if failure.code == "TIMEOUT":
             raise
@@ -363,6 +391,23 @@ def solve(call: Call, variant: GsVariant) -> CnlDocument:
     if refined.status != "success":
         return _reply(call, draft, _join(note, "draft only: the refine pass found no answer"))
     return _reply(call, refined, _join(note, "drafted and refined"))
+
+
+def _refine_evidence(
+    given: list[KnowledgeUnit], cited: list[str], labels: dict[str, str], budget: int
+) -> tuple[str, list[KnowledgeUnit]]:
+    """The evidence the refine pass shows, within `budget` tokens: every unit the draft cites (else
+    nothing: the draft cannot be checked), then the other units given while they fit, in the draft's
+    order and under the draft's labels (so `[E3]` in the draft still names the same unit)."""
+    cited_units = [u for u in given if u.id in set(cited)]
+    lines, shown = fit_units(cited_units, budget, labels=labels)
+    if len(shown) < len(cited_units):
+        return "", []
+    rest = [u for u in given if u.id not in set(cited)]
+    spare = budget - sum(estimate_tokens(unit_line(u, labels[u.id])) + 1 for u in shown)
+    _, more = fit_units(rest, spare, labels=labels)
+    chosen = {u.id for u in [*shown, *more]}
+    return fit_units([u for u in given if u.id in chosen], budget, labels=labels)
 
 
 def _join(*notes: str) -> str:

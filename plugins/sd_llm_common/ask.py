@@ -1,4 +1,10 @@
-"""Ask the model for CNL sections; validate; at most one corrective retry that quotes the problems."""
+"""Ask the model for CNL sections; validate; at most one corrective retry that quotes the problems.
+
+Both calls fit the model's context window (`llm.contextTokens`): the first asks for at most what the
+prompt leaves of it, and the retry — the first conversation grown by the invalid answer and the list of
+its problems — is made only when it still leaves room for a useful reply; otherwise the invalid answer is
+the error, with the reason, and no call is spent on a request the model would refuse.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from mrpvm.plugins.sdk import Call, PluginFailure
-from mrpvm.plugins.sdk.llm import calls_left, chat, fill, load_prompt, reply_tokens
+from mrpvm.plugins.sdk.llm import calls_left, chat, fill, fit_reply, load_prompt
 from mrpvm.plugins.sdk.model_output import ModelOutputError
 
 T = TypeVar("T")
@@ -20,14 +26,15 @@ def ask_valid(
     *,
     max_tokens: int,
     retry: bool = True,
+    what: str = "the prompt",
 ) -> tuple[T, bool]:
     """(parsed value, corrected?) — the first valid answer of at most two calls.
 
-    The retry happens only when `retry` is set and the budget has a call left; an answer still invalid
-    after it is a PluginFailure (INVALID_MODEL_OUTPUT) naming the problems.
+    The retry happens only when `retry` is set, the budget has a call left and the grown conversation fits
+    the context window; an answer still invalid after it is a PluginFailure (INVALID_MODEL_OUTPUT) naming
+    the problems. A first prompt that leaves no room for a reply is CONTEXT_WINDOW_TOO_SMALL, no call made.
     """
-    max_tokens = reply_tokens(call, max_tokens)  # within the model's context window, when known
-    text = chat(call, messages, max_tokens=max_tokens)
+    text = chat(call, messages, max_tokens=fit_reply(call, messages, max_tokens, what))
     try:
         return parse(text), False
     except ModelOutputError as first:
@@ -37,13 +44,21 @@ def ask_valid(
                 f"the model's answer is not valid CNL and no corrective call is left: {first}",
                 {"issues": [str(i) for i in first.issues[:12]]},
             ) from None
-        correction = fill(load_prompt(__file__, "correct"), issues=first.for_prompt())
+        problems = first
     retry_messages = [
         *messages,
         {"role": "assistant", "content": text},
-        {"role": "user", "content": correction},
+        {"role": "user", "content": fill(load_prompt(__file__, "correct"), issues=problems.for_prompt())},
     ]
-    text = chat(call, retry_messages, max_tokens=max_tokens)
+    try:
+        retry_tokens = fit_reply(call, retry_messages, max_tokens, "a corrective call")
+    except PluginFailure as no_room:
+        raise PluginFailure(
+            INVALID,
+            f"the model's answer is not valid CNL and {no_room.message}: {problems}",
+            {"issues": [str(i) for i in problems.issues[:12]], "reason": "context-window"},
+        ) from None
+    text = chat(call, retry_messages, max_tokens=retry_tokens)
     try:
         return parse(text), True
     except ModelOutputError as second:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 import msgspec
 from mrpvm.plugins.sdk import Call, InvalidInput
-from mrpvm.plugins.sdk.llm import fill, load_prompt, unsupported_without_llm
+from mrpvm.plugins.sdk.llm import fill, load_prompt, reply_room, reply_tokens, unsupported_without_llm
 from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_sections
 from mrpvm.protocol.cnl import CnlIssue
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
@@ -37,12 +37,13 @@ def system_prompt(variant: SdVariant, name: str, format_name: str) -> str:
     return fill(load_prompt(variant.anchor, name), format=load_prompt(__file__, format_name))
 
 
-def _user_prompt(call: Call, payload: DetectSeedsPayload) -> str:
-    """The user message: the turn (or the intent to decompose) and nothing per-request, so an identical
-    turn hits the LLM cache; unit ids come from `_Numbering`, never from the model."""
+def _user_prompt(call: Call, payload: DetectSeedsPayload, turns: int = MAX_HISTORY) -> str:
+    """The user message: the turn (or the intent to decompose), with the last `turns` earlier turns, and
+    nothing per-request, so an identical turn hits the LLM cache; unit ids come from `_Numbering`, never
+    from the model."""
     history = ""
-    if payload.history:
-        recent = payload.history[-MAX_HISTORY:]
+    recent = payload.history[-turns:] if turns > 0 else []
+    if recent:
         history = "Earlier user turns, oldest first:\n" + "\n".join(f"- {h}" for h in recent) + "\n\n"
     if payload.mode == "decompose" and payload.parentIntent is not None:
         parent = payload.parentIntent
@@ -120,6 +121,19 @@ def _finish_units(units: list[KnowledgeUnit]) -> list[KnowledgeUnit]:
     return out
 
 
+def _messages(call: Call, payload: DetectSeedsPayload, variant: SdVariant) -> list[dict[str, str]]:
+    """The seed prompt with as many of the last MAX_HISTORY earlier turns as leave the full reply room in
+    the context window, oldest left out first (the turn itself is never cut: ask_valid refuses a turn that
+    leaves no room for a reply)."""
+    system = {"role": "system", "content": system_prompt(variant, "detect", "seed_format")}
+    full = reply_tokens(call, variant.max_tokens)
+    for turns in range(min(MAX_HISTORY, len(payload.history)), 0, -1):
+        messages = [system, {"role": "user", "content": _user_prompt(call, payload, turns)}]
+        if reply_room(call, messages, variant.max_tokens) >= full:
+            return messages
+    return [system, {"role": "user", "content": _user_prompt(call, payload, 0)}]
+
+
 def detect_seeds(call: Call, variant: SdVariant) -> CnlDocument:
     if (refusal := unsupported_without_llm(call)) is not None:
         return refusal
@@ -127,15 +141,13 @@ def detect_seeds(call: Call, variant: SdVariant) -> CnlDocument:
     if not call.prompt.strip():
         raise InvalidInput("EMPTY_PROMPT", "detectSeeds needs a non-blank prompt (the user turn)")
     turn_id = _turn_id(payload)
-    messages = [
-        {"role": "system", "content": system_prompt(variant, "detect", "seed_format")},
-        {"role": "user", "content": _user_prompt(call, payload)},
-    ]
+    messages = _messages(call, payload, variant)
     doc, corrected = ask_valid(
         call,
         messages,
         lambda text: parse_seeds(text, variant.plugin_id, turn_id, payload.maxIntents),
         max_tokens=variant.max_tokens,
+        what=f"{variant.plugin_id}'s seed prompt",
     )
     units = _finish_units(doc.units)
     acts = ", ".join(i.act for i in doc.intents)

@@ -18,7 +18,8 @@ import msgspec
 from mrpvm.plugins.sdk import Call, InvalidInput, PluginFailure
 from mrpvm.plugins.sdk.llm import (
     calls_left,
-    evidence_chars,
+    estimate_tokens,
+    evidence_tokens,
     fill,
     load_prompt,
     reply_tokens,
@@ -35,6 +36,7 @@ from .variant import SdVariant
 
 DEFAULT_CONTEXT_CHARS = 6000
 MIN_CONTEXT_CHARS = 500
+CHARS_PER_TOKEN = 3  # a first cut of the text by characters; split_fitting checks each part's tokens
 MAX_SUMMARY_CHARS = 2000
 _UNIT = re.compile(r"^Context Unit\b")
 _SUMMARY_KEY = "summary"
@@ -68,6 +70,20 @@ def split_parts(text: str, limit: int) -> list[tuple[int, int]]:
         spans.append((start, end))
         start = end
     return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
+def split_fitting(text: str, limit: int, max_tokens: int) -> list[tuple[int, int]]:
+    """split_parts, then each part whose estimated tokens exceed `max_tokens` split again in proportion
+    (dense text: numbers, options, upper case), down to MIN_CONTEXT_CHARS."""
+    spans: list[tuple[int, int]] = []
+    for start, end in split_parts(text, limit):
+        tokens = estimate_tokens(text[start:end])
+        if tokens <= max_tokens or end - start <= MIN_CONTEXT_CHARS:
+            spans.append((start, end))
+            continue
+        smaller = max(MIN_CONTEXT_CHARS, (end - start) * max_tokens // tokens)
+        spans.extend((start + a, start + b) for a, b in split_fitting(text[start:end], smaller, max_tokens))
+    return spans
 
 
 class _PartNumbering:
@@ -125,9 +141,9 @@ def normalize_source(call: Call, variant: SdVariant) -> CnlDocument:
     system = system_prompt(variant, "normalize", "units_format")
     template = fill(load_prompt(__file__, "source"), source_name=source_name, part=1, parts=1, text="")
     reply = reply_tokens(call, variant.source_max_tokens)
-    window_chars = evidence_chars(call, [system, template], reply)
-    part_chars = max(MIN_CONTEXT_CHARS, min(context_chars(), window_chars))
-    spans = split_parts(text, part_chars)
+    window = evidence_tokens(call, [system, template], reply)
+    part_chars = max(MIN_CONTEXT_CHARS, min(context_chars(), window * CHARS_PER_TOKEN))
+    spans = split_fitting(text, part_chars, window)
     if len(spans) > calls_left(call):
         raise PluginFailure(
             "LLM_BUDGET_TOO_SMALL",

@@ -16,23 +16,51 @@ httpx is imported on first use only, so symbolic plugins that import the SDK pay
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .runtime import Call, PluginFailure
+from .window import (  # re-exported: prompts are budgeted with the client that sends them
+    context_tokens,
+    estimate_tokens,
+    evidence_label,
+    evidence_tokens,
+    fit_reply,
+    fit_units,
+    format_units,
+    prompt_tokens,
+    reply_room,
+    reply_tokens,
+    unit_line,
+)
 
 if TYPE_CHECKING:
     from mrpvm.protocol.document import CnlDocument
 
+__all__ = [
+    "Completion",
+    "calls_left",
+    "chat",
+    "complete",
+    "context_tokens",
+    "estimate_tokens",
+    "evidence_label",
+    "evidence_tokens",
+    "fill",
+    "fit_reply",
+    "fit_units",
+    "format_units",
+    "llm_ready",
+    "load_prompt",
+    "prompt_tokens",
+    "reply_room",
+    "reply_tokens",
+    "unit_line",
+    "unsupported_without_llm",
+]
+
 TIMEOUT_MARGIN_S = 0.05  # leave the SDK time to answer before the plugin's own deadline
-# Prompt budgeting against `llm.contextTokens`: a conservative characters-per-token ratio (English prose
-# runs ~4 with these tokenizers, option lists and ids nearer 3) and the chat template's markers per message.
-CHARS_PER_TOKEN = 3.0
-MESSAGE_OVERHEAD_TOKENS = 8
-DEFAULT_EVIDENCE_CHARS = 24000  # when the window is not known
-REPLY_SHARE = 4  # a reply may take at most 1/REPLY_SHARE of a known window
 ERROR_TEXT = 300
 _clients: dict[str, Any] = {}
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -217,67 +245,3 @@ def fill(template: str, **values: Any) -> str:
         return str(values[name])
 
     return _PLACEHOLDER.sub(one, template)
-
-
-# --------------------------------------------------------------------------- units in prompts
-
-
-def unit_line(unit: Any, label: str = "") -> str:
-    """One knowledge unit as a prompt line `[id] (Role; Topic) statement` (`[label]` instead of the id
-    when given: short labels are what a small model can copy)."""
-    body = " ".join(unit.body.split()) if unit.role != "Procedure" else unit.body.strip()
-    condition = f" (when {unit.condition})" if unit.condition else ""
-    return f"[{label or unit.id}] ({unit.role}; {unit.topic}) {body}{condition}"
-
-
-def fit_units(units: Sequence[Any], max_chars: int, *, labels: bool = False) -> tuple[str, list[Any]]:
-    """(prompt lines, the units they hold): whole units in order while they fit `max_chars`; a unit that
-    does not fit is left out whole (never cut mid-unit) and a later, shorter one may still fit. A last
-    line says how many were left out. `labels`: the n-th unit given is `[En]` (evidence_label)."""
-    lines: list[str] = []
-    given: list[Any] = []
-    size = 0
-    for unit in units:
-        line = unit_line(unit, evidence_label(len(given)) if labels else "")
-        if size + len(line) + 1 > max_chars:
-            continue
-        lines.append(line)
-        given.append(unit)
-        size += len(line) + 1
-    if len(given) < len(units):
-        lines.append(f"(+{len(units) - len(given)} more evidence items left out for length)")
-    return "\n".join(lines), given
-
-
-def evidence_label(index: int) -> str:
-    """The prompt label of the index-th unit given (0-based): E1, E2, ..."""
-    return f"E{index + 1}"
-
-
-def format_units(units: list[Any], max_chars: int = DEFAULT_EVIDENCE_CHARS) -> str:
-    """Knowledge units as prompt lines (fit_units), whole units only, within `max_chars`."""
-    return fit_units(units, max_chars)[0]
-
-
-# --------------------------------------------------------------------------- the context window
-
-
-def context_tokens(call: Call) -> int:
-    """The model's context window the kernel told this call (`llm.contextTokens`); 0 when unknown."""
-    return max(0, int(getattr(call.llm, "contextTokens", 0) or 0)) if call.llm is not None else 0
-
-
-def reply_tokens(call: Call, wanted: int) -> int:
-    """The max_tokens to ask for: `wanted`, within 1/REPLY_SHARE of a known context window."""
-    window = context_tokens(call)
-    return min(wanted, window // REPLY_SHARE) if window else wanted
-
-
-def evidence_chars(call: Call, fixed: Sequence[str], reply: int, messages: int = 2) -> int:
-    """Characters of evidence a prompt may add to its `fixed` texts (every other message part) so that the
-    prompt and a `reply`-token completion fit the context window; DEFAULT_EVIDENCE_CHARS when unknown."""
-    window = context_tokens(call)
-    if not window:
-        return DEFAULT_EVIDENCE_CHARS
-    used = sum(len(t) for t in fixed) / CHARS_PER_TOKEN + messages * MESSAGE_OVERHEAD_TOKENS + reply
-    return max(0, min(DEFAULT_EVIDENCE_CHARS, int((window - used) * CHARS_PER_TOKEN)))

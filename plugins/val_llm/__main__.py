@@ -11,7 +11,7 @@ import re
 from mrpvm.plugins.sdk import Call, Plugin, PluginFailure
 from mrpvm.plugins.sdk.llm import (
     chat,
-    evidence_chars,
+    evidence_tokens,
     fill,
     fit_units,
     load_prompt,
@@ -92,7 +92,7 @@ def validate(call: Call) -> CnlDocument:
     reply = reply_tokens(call, MAX_TOKENS)
     # the cited units first: they are what the answer claims to rest on
     ordered = sorted(evidence, key=lambda u: u.id not in set(payload.sources))
-    lines, given = fit_units(ordered, evidence_chars(call, [system, case("")], reply))
+    lines, given = fit_units(ordered, evidence_tokens(call, [system, case("")], reply))
     if not given:
         raise PluginFailure(
             "CONTEXT_WINDOW_TOO_SMALL",

@@ -49,8 +49,37 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
             "UNGROUNDED_ANSWER",
             "1 id(s) it was not given",
         ),
+        (  # SmolLM2 on real02 (session 11): the answer format's placeholder, copied
+            "<the answer in Markdown; use ### or smaller headings if you need headings, never ##>",
+            "stop",
+            "INVALID_MODEL_OUTPUT",
+            "copied the prompt ('<the answer in Markdown')",
+        ),
+        (  # SmolLM2 on real04 (session 11): an evidence header with a made-up topic and the budget note
+            "The answer is: (Definition; Debian 3.0) Python 2 will be replaced in 2019.",
+            "stop",
+            "INVALID_MODEL_OUTPUT",
+            "copied the prompt ('(Definition; Debian 3.0)')",
+        ),
+        (
+            f"No [E1].\n(+1 more evidence items left out for length)\n\n## Sources\nUsed: {WAL.id}",
+            "stop",
+            "INVALID_MODEL_OUTPUT",
+            "copied the prompt ('more evidence items left out for length)')",
+        ),
     ],
-    ids=["empty", "blank", "empty-answer", "truncated", "off-format", "hallucinated", "one-made-up"],
+    ids=[
+        "empty",
+        "blank",
+        "empty-answer",
+        "truncated",
+        "off-format",
+        "hallucinated",
+        "one-made-up",
+        "format-placeholder",
+        "made-up-evidence-header",
+        "budget-note",
+    ],
 )
 def test_an_unusable_completion_is_a_structured_error_with_its_reason(
     tmp_path: Path, completion: str, finish: str, code: str, says: str
@@ -228,7 +257,7 @@ def test_fit_units_skips_a_unit_too_long_and_keeps_later_ones() -> None:
     long = KnowledgeUnit(
         id="l", sourceId="s", chunkId="s::c", kuType="atomic", role="Description", topic="t", claim="x" * 500
     )
-    lines, given = fit_units([WAL, long, NFS], 400)
+    lines, given = fit_units([WAL, long, NFS], 120)  # tokens (estimated)
     assert [u.id for u in given] == [WAL.id, NFS.id]
     assert "x" * 10 not in lines and lines.endswith("(+1 more evidence items left out for length)")
 

@@ -454,10 +454,13 @@ def test_gs_llm_deep_drafts_then_refines(tmp_path: Path) -> None:
             SolvePayload(intent=INTENT, evidence=[WAL, NFS]),
         )
         refine_prompt = user_messages(llm, 1)[-1]
+        refine_turn = [m["content"] for m in llm.bodies[1]["messages"]]
     assert doc.result.status == "success" and doc.result.confidence == "high"
     assert doc.answer == "No: WAL needs shared memory, which NFS cannot give."
     assert doc.sources == [WAL.id, NFS.id]
-    assert "Probably not." in refine_prompt and doc.result.llmCalls == 2
+    assert refine_turn[2] == draft and "Check your draft answer above" in refine_prompt
+    assert "Probably not." not in refine_prompt  # the draft is in the conversation once
+    assert doc.result.llmCalls == 2
     assert [e.role for e in events] == ["goal-deep", "goal-deep"]
 
 
