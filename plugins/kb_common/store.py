@@ -19,7 +19,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 import tantivy
@@ -34,6 +34,7 @@ from .scoring import idf, tag_terms, tag_terms_of
 # read on word tokens ("3.4 and later" states a minimum; "--max-count" states none)
 FORMAT_VERSION = "4"
 _STATE_KEY = "kb_common.stores"
+K = TypeVar("K", int, str)  # a unit's store key or its KU id
 WRITER_HEAP = 64_000_000
 MAX_CACHED_UNITS = 4096  # units a warm worker keeps decoded between retrievals (KBStore.fetch)
 
@@ -347,36 +348,28 @@ class KBStore:
 
     def fetch(self, keys: Iterable[int]) -> dict[int, StoredUnit]:
         """Full units by key (keys whose record is gone are absent)."""
-        cached = self._by_key
-        out: dict[int, StoredUnit] = {}
-        missing: list[int] = []
-        for key in dict.fromkeys(keys):
-            row = cached.get(key)
-            if row is None:
-                missing.append(key)
-            else:
-                out[key] = row
-        if missing:
-            rows = self._rows("SELECT key, terms, record FROM units WHERE key IN ({})", missing)
-            self._remember(rows)
-            out.update((s.key, s) for s in rows)
-        return out
+        return self._fetch(self._by_key, keys, "key", lambda row: row.key)
 
     def fetch_ids(self, ids: Iterable[str]) -> dict[str, StoredUnit]:
         """Full units by KU id (used to walk parent/child links)."""
-        cached = self._by_id
-        out: dict[str, StoredUnit] = {}
-        missing: list[str] = []
-        for ident in dict.fromkeys(ids):
+        return self._fetch(self._by_id, ids, "id", lambda row: row.unit.id)
+
+    def _fetch(
+        self, cached: dict[K, StoredUnit], wanted: Iterable[K], column: str, key_of: Callable[[StoredUnit], K]
+    ) -> dict[K, StoredUnit]:
+        """Rows from the generation's decoded rows, the rest read (and remembered) in one query."""
+        out: dict[K, StoredUnit] = {}
+        missing: list[K] = []
+        for ident in dict.fromkeys(wanted):
             row = cached.get(ident)
             if row is None:
                 missing.append(ident)
             else:
                 out[ident] = row
         if missing:
-            rows = self._rows("SELECT key, terms, record FROM units WHERE id IN ({})", missing)
+            rows = self._rows(f"SELECT key, terms, record FROM units WHERE {column} IN ({{}})", missing)
             self._remember(rows)
-            out.update((s.unit.id, s) for s in rows)
+            out.update((key_of(row), row) for row in rows)
         return out
 
     def doc_freq(self, field: str, term: str) -> int:
