@@ -14,7 +14,7 @@ from llm_engine_support import FakeModel, LLMHarness, ask, calls, llm_nodes, plu
 from llm_server import ScriptedLLM
 from mrpvm.kernel.engine.frame_run import order_planners
 from mrpvm.kernel.engine.support import answer_support
-from mrpvm.plugins.gs_llm_common.solve import PROMPT_MARKERS, criterion_marker, read_answer
+from mrpvm.plugins.gs_llm_common.reading import PROMPT_MARKERS, criterion_marker, read_answer
 from mrpvm.plugins.planner_common.utility import observations, refuted_refusals, score_attempt
 from mrpvm.plugins.sdk import PluginFailure
 from mrpvm.protocol.document import IntentGroup, Observation

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from mrpvm.plugins.gs_llm_common.solve import read_answer
+from mrpvm.plugins.gs_llm_common.reading import read_answer
 from mrpvm.plugins.sd_llm_common.seeds import parse_seeds
 from mrpvm.plugins.sd_llm_common.sources import split_parts
 from mrpvm.plugins.sdk import PluginFailure
