@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import PurePosixPath
 
-from mrpvm.plugins.sdk.text import EXTREMES, terms
+from mrpvm.plugins.sdk.text import EXTREMES, file_title, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .evidence import Sentence
@@ -24,6 +23,11 @@ def unnumbered(title: str | None) -> str:
     return _ENUMERATION.sub("", title or "", count=1)
 
 
+def entry_title(unit: KnowledgeUnit) -> str:
+    """What a unit's sentences stand under: a definition's term, else its innermost heading."""
+    return unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else unit.heading
+
+
 def unit_context(sentence: Sentence) -> frozenset[str]:
     """Terms the unit states about all its sentences: its term or title, topic, subject, heading path."""
     unit = sentence.unit
@@ -35,7 +39,7 @@ def source_title(unit: KnowledgeUnit) -> frozenset[str]:
     of a document that has no other. Only evidence drawn from several documents is told apart by it."""
     if unit.sourceType == "turn" or not unit.sourceName:
         return frozenset()
-    return header_terms(PurePosixPath(unit.sourceName).stem)
+    return header_terms(file_title(unit.sourceName))
 
 
 def titled_sources(pool: list[Sentence]) -> bool:

@@ -28,6 +28,7 @@ from mrpvm.plugins.sdk.text import EXTREMES, terms
 
 from .context_terms import (
     KEY_SHAPE,
+    entry_title,
     header_terms,
     source_title,
     unit_context,
@@ -262,14 +263,10 @@ class Judge:
         question asks about (a manual's option, a glossary's term): "Maximum time in seconds …" under
         "-m, --max-time", not a sentence of another entry that mentions it ("See also -m, --max-time.")."""
         unit = sentence.unit
-        if sentence.order[2] != 0:
+        definition = unit.chunkType == "definition" and bool(unit.title)  # a definition unit is its entry
+        if sentence.order[2] != 0 or not (definition or unit.unitIndex == 0):  # or a section's first unit
             return frozenset()
-        if unit.chunkType == "definition" and unit.title:  # a definition unit is its term's entry
-            heading = header_terms(unnumbered(unit.title))
-        elif unit.unitIndex == 0:  # the first unit of a section's chunk
-            heading = header_terms((unit.sectionTitle or "").rsplit(" > ", 1)[-1])
-        else:
-            return frozenset()
+        heading = header_terms(entry_title(unit))
         if self.titled:
             heading |= source_title(unit)
         # an option the question writes out is what it asks about even when every unit names it
@@ -299,9 +296,7 @@ class Judge:
         if self.answer_type != "definition" or not written:
             return True
         first = passage.sentences[0]
-        unit = first.unit
-        entry = unit.title if unit.chunkType == "definition" and unit.title else unit.heading
-        if written <= header_terms(unnumbered(entry)) or self._defines(first):
+        if written <= header_terms(entry_title(first.unit)) or self._defines(first):
             return True
         return bool(written & set(first.terms[:OPENING_TERMS]))
 

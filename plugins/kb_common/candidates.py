@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import PurePosixPath
 from typing import NamedTuple
 
+from mrpvm.plugins.sdk.text import file_title
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .fields import analyse, body_text, level_of
@@ -78,6 +78,7 @@ class Views:
         self.store = store
         self._cache: dict[str, Entry | None] = {}
         self._idf: dict[str, float] = {}
+        self._titles: dict[str, frozenset[str]] | None = None
 
     @property
     def size(self) -> int:
@@ -154,14 +155,16 @@ class Views:
         return out
 
     def source_titles(self) -> dict[str, frozenset[str]]:
-        """Source id -> the terms of its file name without the extension ("tar.txt" -> tar): the title of
-        a document that has no other, which every unit of it stands under."""
-        names: dict[str, str] = {}
-        if self.inline is not None:
-            names.update((u.sourceId, u.sourceName) for u in self.inline.units if u.sourceName)
-        if self.store is not None and self.store.size:
-            names.update((ident, name) for ident, name, _ in self.store.sources() if name)
-        return {ident: frozenset(analyse(PurePosixPath(name).stem)) for ident, name in names.items()}
+        """Source id -> the terms of its file title ("tar.txt" -> tar): the title of a document that has no
+        other, which every unit of it stands under (read once per call)."""
+        if self._titles is None:
+            names: dict[str, str] = {}
+            if self.inline is not None:
+                names.update((u.sourceId, u.sourceName) for u in self.inline.units if u.sourceName)
+            if self.store is not None and self.store.size:
+                names.update((ident, name) for ident, name, _ in self.store.sources() if name)
+            self._titles = {ident: frozenset(analyse(file_title(name))) for ident, name in names.items()}
+        return self._titles
 
     def idf(self, term: str) -> float:
         """A term's importance: its largest idf over the views (rare anywhere means distinctive)."""

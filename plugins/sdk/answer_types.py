@@ -81,20 +81,6 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
-# "the -z option", "a --dry-run flag": the noun after an option written out names its kind; the question
-# asks about that option, not for one
-_OPTION_KIND = re.compile(r"\b(?:the|a|an)\s+--?[A-Za-z0-9][\w-]*\s+([A-Za-z]+)\b", re.I)
-
-
-def option_kinds(question: str) -> list[str]:
-    """The nouns that say what kind of thing an option the question writes out is ("the -z option")."""
-    return [m.group(1) for m in _OPTION_KIND.finditer(question)]
-
-
-def _without_option_kinds(question: str) -> str:
-    return _OPTION_KIND.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)].rstrip(), question)
-
-
 def _noun_type(words: list[str]) -> str | None:
     """The type named by a head noun of the noun phrase `words` opens ("the minimum GCC version" →
     version), up to the first preposition, relative word or verb: "the default order of members" asks
@@ -250,6 +236,21 @@ _PLACE_WORDS = re.compile(
     re.I,
 )
 _OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+
+# "the -z option", "a --dry-run flag": the noun after an option written out names its kind; the question
+# asks about that option, not for one
+_OPTION_KIND = re.compile(rf"\b(?:the|a|an)\s+{_OPTION.pattern}\s+([A-Za-z]+)\b", re.I)
+
+
+def option_kinds(question: str) -> list[str]:
+    """The nouns that say what kind of thing an option the question writes out is ("the -z option")."""
+    return [m.group(1) for m in _OPTION_KIND.finditer(question)]
+
+
+def _without_option_kinds(question: str) -> str:
+    return _OPTION_KIND.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)].rstrip(), question)
+
+
 _COMMAND = re.compile(r"`[^`]+`|^\s*\$ |(?<![\w-])--?[A-Za-z]|\b\w+\(\d\)")
 # Two or more capitalised words ("Priya Natarajan", "Dr. A. Vance") not opened by a function word ("The
 # Aurora"), or a mail address.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
 from mrpvm.protocol.analysis import (  # noqa: F401 - the shared analyser, re-exported for plugins
     EXTREMES,
@@ -201,3 +202,9 @@ def markdown_pieces(text: str, header: list[str] | None = None) -> list[tuple[st
         i += 1
     flush()
     return out
+
+
+def file_title(name: str) -> str:
+    """A document's title when it has no other: its file name without the folder and extension
+    ("docs/tar.txt" -> "tar"). The kb family scopes a question that names it; gs-symbolic reads it as context."""
+    return PurePosixPath(name).stem
