@@ -19,11 +19,14 @@ When display forwarding is trusted (the default), remote clients get full access
 The xauth(1) token used for the session expires after 20 minutes.
 """
 
-WITH_PORT = WITHOUT_PORT + """
+WITH_PORT = (
+    WITHOUT_PORT
+    + """
 ## Listening
 
 By default relayd listens for display forwarding on port 6010.
 """
+)
 
 
 def test_which_measures_a_duration_cannot_answer():
