@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .state import PIN_TYPES, static_of
+from .state import PIN_TYPES, check_pins, static_of
 
 if TYPE_CHECKING:
     from mrpvm.protocol.envelope import Pins
@@ -58,6 +58,8 @@ def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str]) -
 
 
 def prestart_turn(ctx: KernelContext, pins: Pins) -> list[str]:
-    """Start one worker of each expected plugin that has none yet (without waiting); the ids started."""
+    """Start one worker of each expected plugin that has none yet (without waiting); the ids started.
+    A pin naming no plugin of its stage raises the turn's UnknownPluginError first (nothing started)."""
+    check_pins(ctx, pins)
     previous = ctx.store.last_turn_plugins()
     return [p for p in expected_plugins(ctx, pins, previous) if ctx.supervisor.prestart(p)]

@@ -7,9 +7,11 @@ next call instead of for a worker still starting."""
 from __future__ import annotations
 
 import anyio
+import pytest
 from engine_support import Harness, intent, unit
 from mrpvm.kernel.engine import TurnRequest, prestart_turn, run_turn
 from mrpvm.kernel.engine.warm_start import expected_plugins
+from mrpvm.kernel.errors import UnknownPluginError
 from mrpvm.knowledge.ingest import load_session_context
 from mrpvm.protocol.envelope import Pins
 
@@ -81,3 +83,18 @@ def test_a_cold_turn_starts_its_workers_first_and_its_calls_use_them(tmp_path):
     assert result.status == "success"
     assert all(health[p]["spawns"] == 1 for p in started)  # every call used the worker started first
     assert health["kb-a"]["spawns"] == 0
+
+
+def test_a_pin_naming_no_plugin_of_its_stage_fails_before_any_worker_starts(tmp_path):
+    h = Harness(tmp_path, SCRIPT, planners=("planner-a",), enabled=ENABLED)
+
+    async def go():
+        ctx = await h.open()
+        try:
+            with pytest.raises(UnknownPluginError, match="no kb-plugin 'gs-a' to pin for kb"):
+                prestart_turn(ctx, Pins(kb="gs-a"))
+            return ctx.supervisor.pids()
+        finally:
+            await ctx.aclose()
+
+    assert anyio.run(go) == []
