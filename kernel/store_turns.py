@@ -199,6 +199,23 @@ class TurnTables(SessionTables):
         )
         return [self._turn(r) for r in rows]
 
+    def last_turn_plugins(self) -> dict[str, str]:
+        """Stage -> plugin id of the latest turn of the session used last ({} when there is none): what a
+        one-turn process expects its turn to call (kernel/engine/warm_start.py)."""
+        session = self.last_session()
+        if session is None:
+            return {}
+        row = (
+            self._conn()
+            .execute(
+                "SELECT plugin_ids FROM turns WHERE session_id = ? ORDER BY turn_index DESC LIMIT 1",
+                (session.id,),
+            )
+            .fetchone()
+        )
+        plugins = decode_json(row[0]) if row else {}
+        return {k: v for k, v in plugins.items() if isinstance(v, str)} if isinstance(plugins, dict) else {}
+
     def recent_user_messages(self, session_id: str, limit: int) -> list[str]:
         """The user messages of the session's last `limit` turns, oldest first; no trace is read."""
         rows = (

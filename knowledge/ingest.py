@@ -411,9 +411,11 @@ async def load_session_context(
     *,
     source_type: str = "text",
     progress: Progress | None = None,
+    defer_notices: bool = False,
 ) -> LoadedUnits:
     """Normalize a text into session units (deduplicated, one transaction), then tell every kb-plugin
-    (`onSessionEvent`, session-kus-committed, scope session). Returns the units added, with `.warnings`."""
+    (`onSessionEvent`, session-kus-committed, scope session). Returns the units added, with `.warnings`.
+    `defer_notices`: every notice waits for the plugin's next call (`hold_session_notices(defer=True)`)."""
     session = ctx.store.get_session(session_id)
     source_id = f"{slug(source_name)}-{secrets.token_hex(4)}"
     source = NormalizePayload(
@@ -437,7 +439,7 @@ async def load_session_context(
             )
 
         what = f"session context '{source_name}'"
-        now = hold_session_notices(ctx, kb_listeners(ctx, "onSessionEvent"), make, what)
+        now = hold_session_notices(ctx, kb_listeners(ctx, "onSessionEvent"), make, what, defer=defer_notices)
         _, notify_warnings = await _notify(ctx, "onSessionEvent", make, what, entries=now)
         warnings = warnings + notify_warnings
     return LoadedUnits(added, warnings, source_id)

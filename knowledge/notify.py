@@ -152,15 +152,22 @@ async def _notify(
 
 
 def hold_session_notices(
-    ctx: KernelContext, entries: list[PluginEntry], make: Callable[[PluginEntry, bool], Request], what: str
+    ctx: KernelContext,
+    entries: list[PluginEntry],
+    make: Callable[[PluginEntry, bool], Request],
+    what: str,
+    *,
+    defer: bool = False,
 ) -> list[PluginEntry]:
     """Of the kb-plugins to tell about session units, the ones to tell now: those with a running worker.
     The others' notices wait for their next call (`Supervisor.before_next_call`), so loading context
     starts no worker a turn may never call (protocol/SPEC.md §8: session notices may come late or,
-    for a plugin this kernel never calls again, not at all; the units travel in every retrieve)."""
+    for a plugin this kernel never calls again, not at all; the units travel in every retrieve).
+    `defer`: every notice waits (a one-turn process whose workers may still be starting: loading its
+    source does not wait for them)."""
     now: list[PluginEntry] = []
     for entry in entries:
-        if ctx.supervisor.running(entry.id):
+        if not defer and ctx.supervisor.running(entry.id):
             now.append(entry)
             continue
 

@@ -104,7 +104,7 @@ class TurnState:
         self.budget = budget
         self.trace = trace
         self.history = history
-        self.static = static = _static(ctx)
+        self.static = static = static_of(ctx)
         self.limiter = anyio.CapacityLimiter(static.max_parallel_seeds)
         self.session_units = session_units
         self.staged: list[KnowledgeUnit] = []
@@ -332,7 +332,7 @@ class Static:
 _STATICS: weakref.WeakKeyDictionary[KernelContext, Static] = weakref.WeakKeyDictionary()
 
 
-def _static(ctx: KernelContext) -> Static:
+def static_of(ctx: KernelContext) -> Static:
     static = _STATICS.get(ctx)
     if static is None:
         static = _STATICS[ctx] = Static(ctx)
@@ -345,7 +345,7 @@ KbScan = tuple[list[KnowledgeUnit], int, int]
 def _kb_scan(ctx: KernelContext, kb_id: str) -> KbScan:
     """One pass over a KB's units (cached per KB content version): guidance units, atomic units, facts."""
     version = tuple((s.id, s.hash) for s in ctx.store.list_sources(kb_id))
-    cache = _static(ctx).kb_scans
+    cache = static_of(ctx).kb_scans
     hit = cache.get(kb_id)
     if hit is not None and hit[0] == version:
         return hit[1]

@@ -119,7 +119,7 @@ def ask(
             _print_daemon_reply(reply, as_json, via, verbose)
             return REFUSED_EXIT if refused(reply.get("response_document") or {}) else 0
     import anyio
-    from mrpvm.kernel.engine import TurnRequest, run_turn
+    from mrpvm.kernel.engine import TurnRequest, prestart_turn, run_turn
     from mrpvm.knowledge.context import open_context
     from mrpvm.protocol.envelope import Pins
     from mrpvm.shells.cli.common import run_with_local_llm
@@ -134,11 +134,12 @@ def ask(
     async def turn(environ: dict[str, str] | None) -> TurnResult:
         ctx = await open_context(environ)
         try:
+            prestart_turn(ctx, pins)  # their starts overlap the source's loading and the plans
             session_id = session
             if sources:
                 if session_id is None:
                     session_id = ctx.store.create_session(kb_id=kb).id
-                await load_sources(ctx, session_id, sources, texts)
+                await load_sources(ctx, session_id, sources, texts, defer_notices=True)
             request = TurnRequest(
                 message=question,
                 session_id=session_id,
@@ -194,13 +195,16 @@ def read_source(path: Path) -> str:
     return read_text_file(path, "source file")
 
 
-async def load_sources(ctx: KernelContext, session_id: str, sources: list[Path], texts: list[str]) -> int:
-    """Load `--source` files into the session as context units; returns how many were added."""
+async def load_sources(
+    ctx: KernelContext, session_id: str, sources: list[Path], texts: list[str], *, defer_notices: bool = False
+) -> int:
+    """Load `--source` files into the session as context units; returns how many were added.
+    `defer_notices`: the kb-plugins hear of them right before their next call (a one-turn process)."""
     from mrpvm.knowledge.ingest import load_session_context
 
     added = 0
     for path, text in zip(sources, texts, strict=True):
-        loaded = await load_session_context(ctx, session_id, text, path.name)
+        loaded = await load_session_context(ctx, session_id, text, path.name, defer_notices=defer_notices)
         added += len(loaded)
         for warning in getattr(loaded, "warnings", []) or []:
             sys.stderr.write(f"mrpvm: warning: {warning}\n")
@@ -224,11 +228,11 @@ def print_answer(result: TurnResult, *, verbose: bool = False, footer: bool = Tr
     """What a person reads (the answer, a note when it is weak, then `Sources:` file › heading lines); with
     `verbose` the full response document (act, intent, status, warnings, every source with its id).
     `footer`: a one-line status on stderr (status, request and session ids, time, LLM calls, `via`)."""
-    from mrpvm.shells.cli.common import stdout_console
+    from mrpvm.shells.cli.common import plain_stdout, stdout_console
 
     text = answer_text(result, verbose)
-    console = stdout_console()
-    if console.is_terminal:
+    console = None if plain_stdout() else stdout_console()
+    if console is not None and console.is_terminal:
         from rich.markdown import Markdown
 
         console.print(Markdown(text))

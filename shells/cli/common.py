@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -80,6 +81,16 @@ def print_json(data: Any) -> None:
 
     sys.stdout.write(msgspec.json.format(msgspec.json.encode(data, enc_hook=str), indent=2).decode() + "\n")
     sys.stdout.flush()
+
+
+def plain_stdout() -> bool:
+    """stdout is surely no terminal for rich (not a tty, and neither TTY_COMPATIBLE=1 nor FORCE_COLOR says
+    otherwise): plain text can be written without loading rich (~40 ms of a one-question process)."""
+    return (
+        not sys.stdout.isatty()
+        and os.environ.get("TTY_COMPATIBLE") != "1"
+        and "FORCE_COLOR" not in os.environ
+    )
 
 
 def stdout_console():

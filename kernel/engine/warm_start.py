@@ -1,0 +1,65 @@
+"""The workers a one-turn process starts before its turn, so their starts overlap what comes first.
+
+A cold `mrpvm ask --source FILE` first loads the file through the sd-plugin, then plans, retrieves and
+solves; each plugin's worker used to start when its first call came (a kb-plugin that loads the sentence
+model takes ~0.5 s of a quiet 2-core machine). `prestart_turn` starts, right after the kernel context
+opens, one worker of each plugin the turn is expected to call:
+
+- the planner: the pin, else the planner that led the home's last turn, else the configured first one;
+- the sd- and gs-plugins: the pin, else the one the home's last turn used, else the first of the
+  configured stage order (plugins the turn would not plan — the LLM plugins without an endpoint — never);
+- the kb-plugin: the pin, else the one the home's last turn used; with no history no guess (three
+  candidates, chosen by the plan: a wrong guess costs a whole worker start on a busy machine).
+
+A guess only starts a worker earlier; the turn's plan still decides every call (`Supervisor.prestart`
+leaves whatever stands in the way to the call itself). The process's session notices wait for the
+plugins' next calls (knowledge/notify.py `hold_session_notices(defer=True)`), so loading the source never
+waits for a worker that is still starting.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .state import PIN_TYPES, check_pins, static_of
+
+if TYPE_CHECKING:
+    from mrpvm.protocol.envelope import Pins
+
+    from ..context import KernelContext
+
+GUESSED_FROM_DEFAULTS = ("planner", "sd", "gs")  # stages whose configured first plugin is a fair guess
+
+
+def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str]) -> list[str]:
+    """One plugin id per stage the turn is expected to call first (planner, sd, kb, gs), in that order.
+    `previous`: the stage -> plugin ids of the home's last turn (`Store.last_turn_plugins`)."""
+    static = static_of(ctx)
+    planners = static.enabled.get("mrp-plan-plugin", [])
+    defaults = {
+        "planner": [p for p in ctx.config.plugins.plannerOrder if p in planners] or planners,
+        **static.default_orders,
+    }
+    out: list[str] = []
+    for stage in ("planner", "sd", "kb", "gs"):
+        enabled = static.enabled.get(PIN_TYPES[stage], [])
+        pin = getattr(pins, stage)
+        if pin:
+            guess: str | None = pin
+        elif previous.get(stage) in enabled:
+            guess = previous[stage]
+        elif stage in GUESSED_FROM_DEFAULTS:
+            guess = next((p for p in defaults.get(stage, []) if p in enabled), None)
+        else:
+            guess = None
+        if guess is not None and guess in enabled and guess not in out:
+            out.append(guess)
+    return out
+
+
+def prestart_turn(ctx: KernelContext, pins: Pins) -> list[str]:
+    """Start one worker of each expected plugin that has none yet (without waiting); the ids started.
+    A pin naming no plugin of its stage raises the turn's UnknownPluginError first (nothing started)."""
+    check_pins(ctx, pins)
+    previous = ctx.store.last_turn_plugins()
+    return [p for p in expected_plugins(ctx, pins, previous) if ctx.supervisor.prestart(p)]
