@@ -1,4 +1,5 @@
-"""One complete, realistic request and one valid response per op, plus named invalid requests.
+"""One complete, realistic request and one valid response per op (the named invalid requests and the failing
+document per CNL rule are in invalid_examples.py; the running example's units in example_fixtures.py).
 
 These are the examples SPEC.md shows (generated into it by `schema_gen --spec`), the requests the
 conformance check (`mrpvm plugin check`) sends, and fixtures for tests. The running example is a
@@ -11,7 +12,6 @@ import msgspec
 
 from .document import (
     CnlDocument,
-    IntentGroup,
     KnowledgeUnit,
     Observation,
     Plan,
@@ -21,7 +21,6 @@ from .document import (
 from .envelope import (
     Budget,
     BuildPlanPayload,
-    Descriptor,
     DetectSeedsPayload,
     LearnedStat,
     LLMAccess,
@@ -31,198 +30,31 @@ from .envelope import (
     OutcomeAttempt,
     Paths,
     Pins,
-    PlannerHints,
     PluginStats,
     RecordOutcomePayload,
     Request,
     RetrievePayload,
     SolvePayload,
     ValidatePayload,
-    unit_to_context_item,
 )
-from .vocab import OPS, READ_FIELDS
-
-# --------------------------------------------------------------------------- shared fixtures
-
-SOURCE_ID = "src-sqlite-wal"
-SOURCE_NAME = "sqlite-wal.md"
-SOURCE_TEXT = (
-    "# Write-ahead logging\n\n"
-    "WAL mode appends changes to a separate -wal file instead of overwriting the database file.\n"
-    "Readers do not block writers and a writer does not block readers.\n\n"
-    "## Enabling WAL\n\n"
-    "Run PRAGMA journal_mode=WAL; once per database. The setting is persistent.\n"
-    "WAL does not work over a network filesystem, because all processes must share memory.\n"
+from .example_fixtures import (
+    ANSWER_MARKDOWN,
+    DESCRIPTORS,
+    INTENT_IMPLEMENT,
+    INTENT_RECOMMEND,
+    KB_UNITS,
+    PROMPT,
+    SESSION_UNIT,
+    SOURCE_ID,
+    SOURCE_NAME,
+    SOURCE_TEXT,
+    UNIT_CONCURRENCY,
+    UNIT_CONSTRAINT,
+    UNIT_DEFINITION,
+    UNIT_PROCEDURE,
+    context_of,
 )
-
-UNIT_DEFINITION = KnowledgeUnit(
-    id=f"{SOURCE_ID}::chunk-000::unit-000",
-    sourceId=SOURCE_ID,
-    chunkId=f"{SOURCE_ID}::chunk-000",
-    kuType="atomic",
-    role="Definition",
-    topic="WAL mode",
-    claim="WAL mode appends changes to a separate -wal file instead of overwriting the database file.",
-    sourceName=SOURCE_NAME,
-    sourceType="markdown",
-    chunkIndex=0,
-    unitIndex=0,
-    charStart=23,
-    charEnd=114,
-    parentUnitIds=[f"{SOURCE_ID}::section-000"],
-)
-UNIT_CONCURRENCY = KnowledgeUnit(
-    id=f"{SOURCE_ID}::chunk-000::unit-001",
-    sourceId=SOURCE_ID,
-    chunkId=f"{SOURCE_ID}::chunk-000",
-    kuType="atomic",
-    role="Explanation",
-    topic="WAL concurrency",
-    claim="Readers do not block writers and a writer does not block readers.",
-    sourceName=SOURCE_NAME,
-    sourceType="markdown",
-    chunkIndex=0,
-    unitIndex=1,
-    charStart=115,
-    charEnd=181,
-    parentUnitIds=[f"{SOURCE_ID}::section-000"],
-)
-UNIT_PROCEDURE = KnowledgeUnit(
-    id=f"{SOURCE_ID}::chunk-001::unit-000",
-    sourceId=SOURCE_ID,
-    chunkId=f"{SOURCE_ID}::chunk-001",
-    kuType="atomic",
-    role="Procedure",
-    topic="enabling WAL",
-    title="Enable WAL",
-    procedure=(
-        "1. Open the database with the sqlite3 shell.\n"
-        "2. Run PRAGMA journal_mode=WAL;\n"
-        "3. Check that the pragma answers 'wal'; the setting persists."
-    ),
-    utilityActs=["implement", "recommend"],
-    sourceName=SOURCE_NAME,
-    sourceType="markdown",
-    chunkIndex=1,
-    unitIndex=0,
-    parentUnitIds=[f"{SOURCE_ID}::section-001"],
-)
-UNIT_CONSTRAINT = KnowledgeUnit(
-    id=f"{SOURCE_ID}::chunk-001::unit-001",
-    sourceId=SOURCE_ID,
-    chunkId=f"{SOURCE_ID}::chunk-001",
-    kuType="atomic",
-    role="Constraint",
-    topic="WAL on network filesystems",
-    claim="WAL does not work over a network filesystem, because all processes must share memory.",
-    condition="the database file lives on NFS or SMB",
-    subject="WAL mode",
-    relation="depends_on",
-    object="shared memory",
-    confidence=0.9,
-    phaseScopes=["kb-plugin", "gs-plugin", "val-plugin"],
-    sourceName=SOURCE_NAME,
-    sourceType="markdown",
-    chunkIndex=1,
-    unitIndex=1,
-    parentUnitIds=[f"{SOURCE_ID}::section-001"],
-)
-KB_UNITS = [UNIT_DEFINITION, UNIT_CONCURRENCY, UNIT_PROCEDURE, UNIT_CONSTRAINT]
-
-SESSION_UNIT = KnowledgeUnit(
-    id="session::turn-003::unit-000",
-    sourceId="session",
-    chunkId="session::turn-003",
-    kuType="atomic",
-    role="Constraint",
-    topic="deployment",
-    claim="The application's database sits on an NFS share mounted by three web servers.",
-    phaseScopes=["kb-plugin", "gs-plugin"],
-    sourceName="Current-Turn Context",
-    sourceType="session",
-    createdAt="2024-05-14T09:12:03Z",
-)
-
-PROMPT = (
-    "Our database sits on an NFS share mounted by three web servers. "
-    "Should we switch SQLite to WAL mode, and how do we enable it?"
-)
-
-INTENT_RECOMMEND = IntentGroup(
-    index=1,
-    act="recommend",
-    intent="Decide whether to switch SQLite to WAL mode for a database on an NFS share",
-    context="three web servers share the database over NFS",
-    criterion="the recommendation names the constraint that decides it",
-    output="a yes/no recommendation with the reason",
-)
-INTENT_IMPLEMENT = IntentGroup(
-    index=2,
-    act="implement",
-    intent="Enable WAL mode on a SQLite database",
-    output="the steps to enable WAL mode",
-)
-
-DESCRIPTORS = [
-    Descriptor(
-        id="kb-fast",
-        type="kb-plugin",
-        name="Fast lexical retriever",
-        version="0.1.0",
-        description="Lexical-first retrieval with a small result budget. Cheapest path for focused questions.",
-        costClass="cheap",
-        plannerHints=PlannerHints(
-            expectedLatencyMs=5,
-            expectedLLMCalls=0,
-            relativeCost=0.1,
-            supportedActs=["define", "identify", "evaluate", "describe", "verify"],
-            topicTags=["focused", "factual"],
-            preferredDepth="shallow",
-            fallbackRole="primary",
-            evidenceStyle=["lexical"],
-            confidenceWhenMatched=0.6,
-        ),
-        ops=["retrieve", "onSourceText", "onSessionEvent"],
-    ),
-    Descriptor(
-        id="gs-symbolic",
-        type="gs-plugin",
-        name="Symbolic goal solver",
-        version="0.1.0",
-        description="Extractive answers from the selected units, no LLM. Says no-context when evidence is thin.",
-        costClass="cheap",
-        plannerHints=PlannerHints(
-            expectedLatencyMs=3,
-            expectedLLMCalls=0,
-            relativeCost=0.1,
-            supportedActs=["define", "identify", "describe", "implement"],
-            topicTags=["extractive"],
-            preferredDepth="shallow",
-            fallbackRole="primary",
-            evidenceStyle=["extractive"],
-            confidenceWhenMatched=0.7,
-        ),
-        ops=["solve"],
-    ),
-]
-
-ANSWER_MARKDOWN = (
-    "No: keep the rollback journal. WAL mode needs every process to share memory with the database, "
-    "and an NFS share mounted by three servers cannot give that.\n"
-    "\n"
-    "### If the database moves to local disk\n"
-    "\n"
-    "1. Open the database with the sqlite3 shell.\n"
-    "2. Run `PRAGMA journal_mode=WAL;`\n"
-    "3. Check that the pragma answers `wal`; the setting persists.\n"
-    "\n"
-    "Readers then no longer block the writer, and the writer no longer blocks readers."
-)
-
-
-def _context(*units: KnowledgeUnit):
-    return [unit_to_context_item(u) for u in units]
-
+from .vocab import OPS
 
 # --------------------------------------------------------------------------- requests
 
@@ -230,7 +62,7 @@ EXAMPLE_REQUESTS: dict[str, Request] = {
     "detectSeeds": Request(
         op="detectSeeds",
         prompt=PROMPT,
-        context=_context(UNIT_DEFINITION),
+        context=context_of(UNIT_DEFINITION),
         payload=DetectSeedsPayload(
             turnId="turn-003",
             history=["How do I make concurrent reads faster in SQLite?"],
@@ -259,7 +91,7 @@ EXAMPLE_REQUESTS: dict[str, Request] = {
     "buildPlan": Request(
         op="buildPlan",
         prompt=PROMPT,
-        context=_context(SESSION_UNIT),
+        context=context_of(SESSION_UNIT),
         payload=BuildPlanPayload(
             phase="post-seed",
             intents=[INTENT_RECOMMEND, INTENT_IMPLEMENT],
@@ -326,7 +158,7 @@ EXAMPLE_REQUESTS: dict[str, Request] = {
     "retrieve": Request(
         op="retrieve",
         prompt=PROMPT,
-        context=_context(SESSION_UNIT),
+        context=context_of(SESSION_UNIT),
         payload=RetrievePayload(
             intents=[INTENT_RECOMMEND, INTENT_IMPLEMENT],
             units=[SESSION_UNIT],
@@ -358,7 +190,7 @@ EXAMPLE_REQUESTS: dict[str, Request] = {
     "onSessionEvent": Request(
         op="onSessionEvent",
         prompt="Session units added for turn-003.",
-        context=_context(SESSION_UNIT),
+        context=context_of(SESSION_UNIT),
         payload=OnSessionEventPayload(
             event="session-kus-added",
             scope="current-turn",
@@ -373,7 +205,7 @@ EXAMPLE_REQUESTS: dict[str, Request] = {
     "solve": Request(
         op="solve",
         prompt=INTENT_RECOMMEND.intent,
-        context=_context(SESSION_UNIT, UNIT_CONSTRAINT, UNIT_PROCEDURE, UNIT_CONCURRENCY),
+        context=context_of(SESSION_UNIT, UNIT_CONSTRAINT, UNIT_PROCEDURE, UNIT_CONCURRENCY),
         payload=SolvePayload(
             intent=INTENT_RECOMMEND,
             evidence=[SESSION_UNIT, UNIT_CONSTRAINT, UNIT_PROCEDURE, UNIT_CONCURRENCY],
@@ -394,7 +226,7 @@ EXAMPLE_REQUESTS: dict[str, Request] = {
     "validate": Request(
         op="validate",
         prompt=INTENT_RECOMMEND.intent,
-        context=_context(SESSION_UNIT, UNIT_CONSTRAINT),
+        context=context_of(SESSION_UNIT, UNIT_CONSTRAINT),
         payload=ValidatePayload(
             intent=INTENT_RECOMMEND,
             answer=ANSWER_MARKDOWN,
@@ -555,152 +387,3 @@ def example_request_json(op: str) -> bytes:
         **{k: v for k, v in body.items() if k not in ("protocolVersion", "op")},
     }
     return _encoder.encode(ordered)
-
-
-# --------------------------------------------------------------------------- invalid requests
-
-_CTX = [{"title": "t1", "sourceLink": "notes.md", "text": "Role: Description\nTopic: t\nClaim: c."}]
-
-
-def _json(obj: object) -> bytes:
-    return _encoder.encode(obj)
-
-
-# Payload fields that every op's payload Struct types differently from these values, so this one
-# payload is a schema violation whatever op a plugin's type defaults to.
-_BAD_PAYLOAD = {
-    "maxIntents": "many",
-    "text": 7,
-    "intents": "all of them",
-    "units": "none",
-    "intent": 5,
-    "event": "party",
-}
-
-# Each must make a conforming plugin exit 2 with one line of JSON on stderr (no op: the type's main op).
-INVALID_REQUESTS: dict[str, bytes] = {
-    "malformed-json": b'{"prompt": "What is WAL?", "context": [',
-    "not-an-object": b'["What is WAL?", []]',
-    "prompt-not-string": _json({"prompt": 42, "context": _CTX}),
-    "prompt-missing": _json({"context": _CTX}),
-    "context-missing": _json({"prompt": "What is WAL?"}),
-    "context-not-list": _json({"prompt": "What is WAL?", "context": "notes.md"}),
-    "context-item-wrong-type": _json({"prompt": "What is WAL?", "context": ["notes.md"]}),
-    "context-field-wrong-type": _json({"prompt": "What is WAL?", "context": [{"title": 3, "text": "x"}]}),
-    "wrong-protocol-version": _json({"protocolVersion": 2, "prompt": "What is WAL?", "context": _CTX}),
-    "unknown-op": _json({"op": "summarize", "prompt": "What is WAL?", "context": _CTX}),
-    "payload-not-object": _json({"prompt": "What is WAL?", "context": _CTX, "payload": "retrieve 5"}),
-    "payload-field-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "payload": _BAD_PAYLOAD}),
-    "budget-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "budget": {"deadlineMs": "soon"}}),
-    "llm-wrong-type": _json(
-        {"prompt": "What is WAL?", "context": _CTX, "llm": {"baseUrl": 8080, "apiKey": 1}}
-    ),
-    "paths-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "paths": {"artifacts": 7}}),
-    "ids-wrong-type": _json({"prompt": "What is WAL?", "context": _CTX, "requestId": 7, "sessionId": []}),
-}
-
-# Which optional request field (a manifest's `reads`) each case is about; None: every plugin must refuse
-# it (DS016's contract is `prompt` + `context`, a known op and protocol version 1). A plugin that does not
-# read a field may ignore a wrong type there: the conformance check then only warns.
-INVALID_REQUEST_FIELD: dict[str, str | None] = {
-    name: next((f for f in READ_FIELDS if name.startswith(f + "-")), None) for name in INVALID_REQUESTS
-}
-
-# What to change when a plugin does not refuse the case (the conformance check prints it).
-INVALID_REQUEST_FIX: dict[str, str] = {
-    "malformed-json": "parse stdin as JSON first and refuse what does not parse (code INVALID_JSON)",
-    "not-an-object": "refuse a request that is not a JSON object",
-    "prompt-not-string": "check that `prompt` is a string",
-    "prompt-missing": "check that `prompt` is present",
-    "context-missing": "check that `context` is present (it may be [])",
-    "context-not-list": "check that `context` is an array",
-    "context-item-wrong-type": "check that every `context` item is an object",
-    "context-field-wrong-type": "check that `title`, `sourceLink` and `text` of a context item are strings",
-    "wrong-protocol-version": "refuse a `protocolVersion` other than 1",
-    "unknown-op": "refuse an `op` that is not one of the nine ops (an op of another type: unsupported)",
-    "payload-not-object": "check that `payload` is an object or null",
-    "payload-field-wrong-type": "check the types of the payload fields of the op (schema/payload/<op>.schema.json)",
-    "budget-wrong-type": "check that `budget.llmCalls` and `budget.deadlineMs` are integers",
-    "llm-wrong-type": "check that `llm` is null or an object whose `baseUrl`, `apiKey`, `model` are strings",
-    "paths-wrong-type": "check that `paths.artifacts` is a string or null",
-    "ids-wrong-type": "check that `requestId`, `frameId`, `sessionId` are strings and `id` a string or integer",
-}
-
-# The RequestError code `decode_request` gives each case.
-INVALID_REQUEST_CODES: dict[str, str] = {
-    name: "INVALID_JSON" if name == "malformed-json" else "SCHEMA_VIOLATION" for name in INVALID_REQUESTS
-}
-
-
-# --------------------------------------------------------------------------- one failing document per CNL rule
-
-_HEAD = "## Plugin Result\nStatus: success\nPlugin: kb-fast\nConfidence: high\n"
-_UNIT = (
-    "## Context Unit src-1::chunk-000::unit-000\n"
-    "SourceId: src-1\nChunkId: src-1::chunk-000\nKUType: atomic\nRole: Definition\nTopic: WAL mode\n"
-)
-
-# rule -> (op or None, document, the line the issue is reported on). Each document breaks exactly one rule.
-RULE_EXAMPLES: dict[str, tuple[str | None, str, int]] = {
-    "unknown-section": (None, _HEAD + "\n## Summary\nText: short\n", 6),
-    "bad-heading": ("detectSeeds", _HEAD + "\n## Intent Group one\nAct: define\nIntent: x\nOutput: y\n", 6),
-    "content-outside-section": (None, "Here is the result.\n" + _HEAD, 1),
-    "field-syntax": (None, _HEAD + "Everything went fine\n", 5),
-    "unknown-field": (None, _HEAD + "Mood: cheerful\n", 5),
-    "duplicate-field": (None, _HEAD + "Status: error\n", 5),
-    "required-field": (None, "## Plugin Result\nStatus: error\nResult: crashed\n", 1),
-    "enum": (None, "## Plugin Result\nStatus: done\nPlugin: kb-fast\n", 2),
-    "integer": (None, _HEAD + "LLMCalls: two\n", 5),
-    "number": ("retrieve", _HEAD + "\n" + _UNIT + "Claim: WAL appends to a -wal file.\nScore: high\n", 13),
-    "boolean": ("retrieve", _HEAD + "\n## Resolved Intent 1\nSufficient: probably\n", 7),
-    "continuation": (None, "## Plugin Result\n  Status: success\nStatus: error\nPlugin: kb-fast\n", 2),
-    "result-first": ("solve", "## Answer\nWAL appends to a -wal file.\n\n" + _HEAD, 1),
-    "result-missing": (None, "", 1),
-    "duplicate-section": (
-        "buildPlan",
-        _HEAD + "\n## Plan\nKBPluginOrder: kb-fast\n\n## Plan\nDecompose: no\n",
-        9,
-    ),
-    "confidence-required": (None, "## Plugin Result\nStatus: success\nPlugin: kb-fast\nResult: 3 KUs\n", 1),
-    "claim-or-procedure": ("retrieve", _HEAD + "\n" + _UNIT, 6),
-    "procedure-role": (
-        "retrieve",
-        _HEAD + "\n" + _UNIT.replace("Role: Definition", "Role: Procedure") + "Claim: Run the pragma.\n",
-        6,
-    ),
-    "triple-all-or-none": (
-        "retrieve",
-        _HEAD + "\n" + _UNIT + "Claim: WAL uses shared memory.\nSubject: WAL\n",
-        6,
-    ),
-    "confidence-needs-triple": (
-        "retrieve",
-        _HEAD + "\n" + _UNIT + "Claim: WAL is fast.\nConfidence: 0.8\n",
-        13,
-    ),
-    "confidence-range": (
-        "retrieve",
-        _HEAD
-        + "\n"
-        + _UNIT
-        + "Claim: WAL uses shared memory.\nSubject: WAL\nRelation: uses\nObject: shared memory\nConfidence: 1.5\n",
-        16,
-    ),
-    "answer-required": ("solve", _HEAD + "\n## Sources\nUsed: src-1::chunk-000::unit-000\n", 1),
-    "heading-in-answer": ("solve", _HEAD + "\n## Answer\nUse WAL.\n\n## Why\nReaders never block.\n", 9),
-    "observation-range": (
-        "recordOutcome",
-        _HEAD + "\n## Observation 1\nPlugin: kb-fast\nSuccess: 1.4\n",
-        8,
-    ),
-    "observation-task": (
-        "recordOutcome",
-        _HEAD + "\n## Observation 1\nPlugin: kb-fast\nTask: everything\nSuccess: 1\n",
-        8,
-    ),
-    "section-not-allowed": (
-        "validate",
-        "## Plugin Result\nStatus: accepted\nPlugin: val-llm\n\n## Answer\nOK\n",
-        5,
-    ),
-}

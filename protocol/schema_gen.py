@@ -5,7 +5,7 @@
     python -m mrpvm.protocol.schema_gen --spec     rewrite only the SPEC.md regions
 
 Everything generated comes from the Structs (msgspec.json.schema), the CNL field specs in cnl_grammar.py and
-the examples in examples.py, so the documents cannot drift from the code.
+the examples in examples.py and invalid_examples.py, so the documents cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -22,14 +22,9 @@ from . import cnl, cnl_grammar
 from .document import CnlDocument
 from .envelope import PAYLOAD_TYPES, Descriptor, Request
 from .errors import ErrorInfo
-from .examples import (
-    EXAMPLE_RESPONSES,
-    INVALID_REQUEST_FIELD,
-    INVALID_REQUESTS,
-    RULE_EXAMPLES,
-    example_request_json,
-)
+from .examples import EXAMPLE_RESPONSES, example_request_json
 from .handoff import UnitsHandoff
+from .invalid_examples import INVALID_REQUEST_FIELD, INVALID_REQUESTS, RULE_EXAMPLES
 from .manifest import Manifest
 from .vocab import MAIN_OP, OPS, OPS_BY_TYPE
 

@@ -24,7 +24,8 @@ import tempfile
 import msgspec
 from mrpvm.kernel.registry import PluginEntry, Registry
 from mrpvm.protocol.envelope import ContextItem, Paths, Request, encode_request
-from mrpvm.protocol.examples import EXAMPLE_REQUESTS, INVALID_REQUESTS
+from mrpvm.protocol.examples import EXAMPLE_REQUESTS
+from mrpvm.protocol.invalid_examples import INVALID_REQUESTS
 from mrpvm.protocol.vocab import MAIN_OP
 
 from .check_handoff import check_handoff

@@ -16,7 +16,8 @@ import msgspec
 from mrpvm.kernel.store_learning import MAX_OBSERVATIONS
 from mrpvm.protocol.cnl import CnlError, parse_document
 from mrpvm.protocol.document import CnlDocument
-from mrpvm.protocol.examples import EXAMPLE_REQUESTS, INVALID_REQUEST_FIELD, INVALID_REQUEST_FIX
+from mrpvm.protocol.examples import EXAMPLE_REQUESTS
+from mrpvm.protocol.invalid_examples import INVALID_REQUEST_FIELD, INVALID_REQUEST_FIX
 from mrpvm.protocol.vocab import EXIT_INVALID_INPUT, EXIT_OK, EXIT_PROCESSING_ERROR
 
 REFUSE = (

@@ -15,7 +15,8 @@ import os
 import msgspec
 from mrpvm.protocol.document import IntentGroup
 from mrpvm.protocol.envelope import Budget, Paths, Request, RetrievePayload, encode_request
-from mrpvm.protocol.examples import EXAMPLE_REQUESTS, KB_UNITS
+from mrpvm.protocol.example_fixtures import KB_UNITS
+from mrpvm.protocol.examples import EXAMPLE_REQUESTS
 
 from .check_handoff import with_units_file
 from .check_judge import CheckResult, judge_answer, judge_valid

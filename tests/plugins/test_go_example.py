@@ -12,7 +12,7 @@ from cli_support import check_json, cli_env, failed, mrpvm
 from mrpvm.kernel.config import PROJECT_ROOT
 from mrpvm.kernel.supervisor.sandbox import sandbox_status
 from mrpvm.protocol.cnl import parse_document
-from mrpvm.protocol.examples import INVALID_REQUESTS
+from mrpvm.protocol.invalid_examples import INVALID_REQUESTS
 from mrpvm.shells.plugin_tools.build import BuildError, build_plugin
 
 GO_EXAMPLE = PROJECT_ROOT / "wrappers" / "kb-terms-go"

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from mrpvm.protocol.cnl import parse_document
 from mrpvm.protocol.errors import ErrorInfo
-from mrpvm.protocol.examples import INVALID_REQUESTS
 from mrpvm.protocol.framing import encode_frame, read_frame
+from mrpvm.protocol.invalid_examples import INVALID_REQUESTS
 
 PLUGINS = Path(__file__).resolve().parents[1] / "support" / "plugins"
 PROBE = PLUGINS / "sdk_probe.py"

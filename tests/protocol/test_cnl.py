@@ -19,7 +19,8 @@ from mrpvm.protocol.document import (
     PluginResult,
     ResolvedIntent,
 )
-from mrpvm.protocol.examples import EXAMPLE_RESPONSES, RULE_EXAMPLES
+from mrpvm.protocol.examples import EXAMPLE_RESPONSES
+from mrpvm.protocol.invalid_examples import RULE_EXAMPLES
 from mrpvm.protocol.vocab import (
     ACTS,
     KU_TYPES,

@@ -20,14 +20,9 @@ from mrpvm.protocol.envelope import (
     unit_text,
     unit_to_context_item,
 )
-from mrpvm.protocol.examples import (
-    EXAMPLE_REQUESTS,
-    INVALID_REQUEST_CODES,
-    INVALID_REQUESTS,
-    KB_UNITS,
-    UNIT_PROCEDURE,
-    example_request_json,
-)
+from mrpvm.protocol.example_fixtures import KB_UNITS
+from mrpvm.protocol.examples import EXAMPLE_REQUESTS, UNIT_PROCEDURE, example_request_json
+from mrpvm.protocol.invalid_examples import INVALID_REQUEST_CODES, INVALID_REQUESTS
 from mrpvm.protocol.vocab import MAIN_OP, OPS, OPS_BY_TYPE, PLUGIN_TYPES
 
 # The input example of DS016, verbatim.

@@ -16,7 +16,8 @@ from mrpvm.protocol.cnl import parse_document, validate_document
 from mrpvm.protocol.document import CnlDocument
 from mrpvm.protocol.envelope import PAYLOAD_TYPES, Descriptor, Request, decode_request
 from mrpvm.protocol.errors import ErrorInfo
-from mrpvm.protocol.examples import EXAMPLE_REQUESTS, EXAMPLE_RESPONSES, INVALID_REQUESTS, RULE_EXAMPLES
+from mrpvm.protocol.examples import EXAMPLE_REQUESTS, EXAMPLE_RESPONSES
+from mrpvm.protocol.invalid_examples import INVALID_REQUESTS, RULE_EXAMPLES
 from mrpvm.protocol.manifest import MANIFEST_TYPES
 from mrpvm.protocol.vocab import OPS, PLUGIN_TYPES
 

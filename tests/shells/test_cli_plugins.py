@@ -21,7 +21,7 @@ from cli_support import (
     stderr_json,
 )
 from mrpvm.protocol.cnl import parse_document
-from mrpvm.protocol.examples import INVALID_REQUEST_FIELD, INVALID_REQUESTS
+from mrpvm.protocol.invalid_examples import INVALID_REQUEST_FIELD, INVALID_REQUESTS
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 

@@ -6,7 +6,7 @@ import pytest
 from cli_support import BUILTINS, check_json, cli_env, failed
 from mrpvm.kernel.config import MANIFESTS_DIR
 from mrpvm.kernel.registry import load_manifest
-from mrpvm.protocol.examples import INVALID_REQUESTS
+from mrpvm.protocol.invalid_examples import INVALID_REQUESTS
 
 
 @pytest.mark.parametrize("plugin_id", BUILTINS)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_support import BROKEN, TESTS, check_json, cli_env, failed
-from mrpvm.protocol.examples import INVALID_REQUEST_FIELD
+from mrpvm.protocol.invalid_examples import INVALID_REQUEST_FIELD
 
 AUTHOR_PLUGINS = TESTS / "author_plugins"
 OPTIONAL = {name: field for name, field in INVALID_REQUEST_FIELD.items() if field is not None}
