@@ -72,8 +72,14 @@ class Background:
         return out
 
     def pending(self, session_id: str | None = None) -> list[asyncio.Task]:
-        """Jobs still running (of one session when given)."""
-        return [t for t, (_, s, _, _) in self._jobs.items() if session_id is None or s == session_id]
+        """Jobs still running (of one session when given). A job that has ended stays in `_jobs` until
+        its done-callback runs on a later loop iteration; it is not pending (`drain` would spin on it
+        without yielding, and the callback could never run)."""
+        return [
+            t
+            for t, (_, s, _, _) in self._jobs.items()
+            if not t.done() and (session_id is None or s == session_id)
+        ]
 
     @staticmethod
     async def wait_for(tasks: Iterable[asyncio.Task]) -> None:

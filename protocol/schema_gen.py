@@ -4,7 +4,7 @@
     python -m mrpvm.protocol.schema_gen --check    exit 1 if anything on disk differs (drift)
     python -m mrpvm.protocol.schema_gen --spec     rewrite only the SPEC.md regions
 
-Everything generated comes from the Structs (msgspec.json.schema), the CNL field specs in cnl.py and
+Everything generated comes from the Structs (msgspec.json.schema), the CNL field specs in cnl_grammar.py and
 the examples in examples.py, so the documents cannot drift from the code.
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from . import cnl
+from . import cnl, cnl_grammar
 from .document import CnlDocument
 from .envelope import PAYLOAD_TYPES, Descriptor, Request
 from .errors import ErrorInfo
@@ -93,12 +93,12 @@ def _payload_schema(op: str) -> dict[str, Any]:
 def _cnl_attr_specs() -> dict[str, dict[str, Any]]:
     """Per Struct, per attribute: the CNL field spec, so the JSON form carries the CNL enums."""
     by_struct = {
-        "PluginResult": cnl.RESULT,
-        "IntentGroup": cnl.INTENT,
-        "KnowledgeUnit": cnl.UNIT,
-        "ResolvedIntent": cnl.RESOLVED,
-        "Plan": cnl.PLAN,
-        "Observation": cnl.OBSERVATION,
+        "PluginResult": cnl_grammar.RESULT,
+        "IntentGroup": cnl_grammar.INTENT,
+        "KnowledgeUnit": cnl_grammar.UNIT,
+        "ResolvedIntent": cnl_grammar.RESOLVED,
+        "Plan": cnl_grammar.PLAN,
+        "Observation": cnl_grammar.OBSERVATION,
     }
     return {name: {spec.attr: spec for spec in kind.fields} for name, kind in by_struct.items()}
 
@@ -117,7 +117,7 @@ def _document_schema() -> dict[str, Any]:
             elif spec.kind == "csv-enum":
                 prop["items"] = {"type": "string", "enum": list(spec.choices)}
             elif spec.kind == "int":
-                _narrow(prop, {"type": "integer", "minimum": 0, "maximum": cnl.MAX_INT})
+                _narrow(prop, {"type": "integer", "minimum": 0, "maximum": cnl_grammar.MAX_INT})
             elif spec.kind == "confidence":
                 _narrow(
                     prop,
@@ -217,13 +217,13 @@ _HEADINGS = {
 
 
 def spec_fields() -> str:
-    """One table per CNL section kind, straight from cnl.py's field specs."""
+    """One table per CNL section kind, straight from cnl_grammar.py's field specs."""
     out: list[str] = []
     ops_for = {
-        kind.name: [op for op, kinds in cnl.SECTIONS_BY_OP.items() if kind in kinds]
-        for kind in cnl.SECTION_KINDS
+        kind.name: [op for op, kinds in cnl_grammar.SECTIONS_BY_OP.items() if kind in kinds]
+        for kind in cnl_grammar.SECTION_KINDS
     }
-    for kind in cnl.SECTION_KINDS:
+    for kind in cnl_grammar.SECTION_KINDS:
         used = ", ".join(ops_for[kind.name]) or "every op"
         out.append(f"#### `{_HEADINGS[kind.name]}`\n")
         out.append(f"Allowed in: {used}.\n")

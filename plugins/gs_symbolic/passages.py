@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, names_in
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, mentions_untimed_number, names_in
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
@@ -156,6 +156,7 @@ class Judge:
         foreign: str = "",
         common: set[str] | None = None,
         titled: bool = False,
+        untimed: bool = False,
     ):
         self.scorer = scorer
         self.titled = titled  # the evidence comes from several documents: their titles tell them apart
@@ -168,6 +169,7 @@ class Judge:
         self.future = future  # the question asks about the future ("when will …")
         self.condition = condition  # the question sets a condition ("If I don't pass -f, …"): is it negated?
         self.year = year
+        self.untimed = untimed  # the number asked for is no duration ("which port …")
         # a choice question ("from 0 or from 1?") is answered by a passage that states one of its options:
         # the key terms of the options are needed one option at a time, not all together
         self.options = [o & keys for o in options or [] if o & keys]
@@ -194,6 +196,8 @@ class Judge:
             return True, None
         if self.year:  # "in which year …": a year, not any date-like number
             return any(_YEAR.search(s.text) for s in window), None
+        if self.untimed:  # "which port …": a number, not "after 20 minutes"
+            return any(mentions_untimed_number(s.text) for s in window), None
         unit = window[0].unit
         term = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
         if self.answer_type == "person":

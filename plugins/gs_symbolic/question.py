@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.answer_types import alternatives, asked_noun, expected_type
+from mrpvm.plugins.sdk.answer_types import alternatives, asked_noun, asks_untimed_number, expected_type
 from mrpvm.plugins.sdk.text import STOPWORDS, iter_words, notation_terms, sentences, stems, terms
 
 from .lexicon import ADVERBS, CONNECTIVES, PREPOSITIONS
@@ -253,6 +253,7 @@ class Question:
     name_terms: set[str] = field(default_factory=set)  # terms of the names the question uses ("Ubuntu")
     collection: dict[str, float] = field(default_factory=dict)  # the retriever's term weights (idf)
     year: bool = False  # "in which year …": a date answer must name a year
+    untimed: bool = False  # "which port …": a number answer must be no duration ("after 20 minutes")
     kind: str = ""  # stem of the noun a "which <noun> …" question asks for ("database"), "" if none
     options: list[set[str]] = field(default_factory=list)  # the terms of each option a choice question offers
     foreign: str = ""  # a focus word the documents never hold (focus.py), set when the evidence is known
@@ -319,6 +320,7 @@ def analyse(
     cited = attributed_terms(question_text)
     q.terms = [t for t in q.terms if t not in cited] or q.terms
     q.year = bool(_YEAR_ASKED.search(focus))
+    q.untimed = asks_untimed_number(focus)
     noun = asked_noun(focus)
     q.kind = next(iter(stems([noun])), "") if noun else ""
     q.context = context

@@ -308,6 +308,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         next(iter(stems([q.foreign])), "") if q.foreign else "",
         common_terms(q.terms, pool),
         titled_sources(pool),
+        untimed=q.untimed,
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)

@@ -1,4 +1,4 @@
-"""The persistent KB of one kb plugin: a tantivy index plus a SQLite side store of full KU records.
+"""The persistent KB of one kb plugin: a tantivy index (text_index.py) plus a SQLite side store of full KU records.
 
 Layout of the plugin's artifact folder (docs/ARCHITECTURE.md §6: `<home>/artifacts/<kbId>/<pluginId>/`):
 
@@ -22,20 +22,19 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 import msgspec
-import tantivy
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.gc_pause import paused_gc
 from mrpvm.protocol.handoff import UnitAnalysis
 
-from .fields import FIELD_WEIGHTS, TEXT_FIELDS, content_terms, unit_fields, unit_hash
+from .fields import content_terms, unit_fields, unit_hash
 from .scoring import idf, tag_terms, tag_terms_of
+from .text_index import ArtifactError, TextIndex
 
 # 2: the heading field; versions and short options as terms; 3: graded adjectives; 4: comparison phrases
 # read on word tokens ("3.4 and later" states a minimum; "--max-count" states none)
 FORMAT_VERSION = "4"
 _STATE_KEY = "kb_common.stores"
 K = TypeVar("K", int, str)  # a unit's store key or its KU id
-WRITER_HEAP = 64_000_000
 MAX_CACHED_UNITS = 4096  # units a warm worker keeps decoded between retrievals (KBStore.fetch)
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -69,19 +68,6 @@ class OldUnit(NamedTuple):
 WriteHook = Callable[[sqlite3.Connection, list[OldUnit], list[NewUnit]], None]
 
 
-class ArtifactError(RuntimeError):
-    """The artifact folder cannot be used (corrupt index, incompatible format, lock never released)."""
-
-
-def _schema() -> tantivy.Schema:
-    sb = tantivy.SchemaBuilder()
-    for name in TEXT_FIELDS:
-        sb.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
-    sb.add_text_field("source", tokenizer_name="raw", index_option="basic")
-    sb.add_unsigned_field("key", fast=True, indexed=False, stored=False)
-    return sb.build()
-
-
 class KBStore:
     """Open (creating if needed) the store in `root`. Cheap to query; reload with `refresh()`."""
 
@@ -93,18 +79,8 @@ class KBStore:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self._init_db()
-        index_dir = self.root / "index"
-        self.schema = _schema()
-        try:
-            if index_dir.is_dir() and tantivy.Index.exists(str(index_dir)):
-                self.index = tantivy.Index.open(str(index_dir))
-            else:
-                index_dir.mkdir(exist_ok=True)
-                self.index = tantivy.Index(self.schema, path=str(index_dir))
-        except ValueError as err:
-            raise ArtifactError(f"cannot open the index in {index_dir}: {err}") from None
+        self.text = TextIndex(self.root / "index")
         self.generation = -1
-        self.searcher: Any = None
         self._tag_idf: dict[tuple[str, str], float] = {}
         # Units read back in this generation, by key and by KU id: a warm worker's retrievals keep
         # reading the same few hundred rows (a row decode is ~15% of a retrieve); a change clears them.
@@ -149,8 +125,7 @@ class KBStore:
         gen = self.read_generation()
         if gen == self.generation and not force:
             return False
-        self.index.reload()
-        self.searcher = self.index.searcher()
+        self.text.reload()
         self._tag_df = {(f, t): df for f, t, df in self.db.execute("SELECT field, term, df FROM tagdf")}
         self._tag_idf = {}
         self._by_key.clear()
@@ -214,7 +189,7 @@ class KBStore:
                 db.execute(
                     "INSERT OR REPLACE INTO meta VALUES('next_key', ?)", (str(next_key + len(prepared)),)
                 )
-            self._write_index(source_id, new)
+            self.text.replace_source(source_id, ((n.key, n.fields) for n in new))
             db.execute("DELETE FROM units WHERE source=?", (source_id,))
             if new:
                 # OR REPLACE: a unit id moving from another source replaces that copy (its index entry is orphaned)
@@ -259,36 +234,6 @@ class KBStore:
         self.refresh()
         return len(old), len(new)
 
-    def _write_index(self, source_id: str, new: list[NewUnit]) -> None:
-        writer = self._writer()
-        try:
-            writer.delete_documents_by_term("source", source_id)
-            for n in new:
-                doc = tantivy.Document()
-                for name in TEXT_FIELDS:
-                    found = n.fields.get(name)
-                    if found:
-                        doc.add_text(name, " ".join(found))
-                doc.add_text("source", source_id)
-                doc.add_unsigned("key", n.key)
-                writer.add_document(doc)
-            writer.commit()
-        except BaseException:
-            writer.rollback()
-            raise
-        finally:
-            writer.wait_merging_threads()
-
-    def _writer(self):
-        deadline = time.monotonic() + 30.0
-        while True:
-            try:
-                return self.index.writer(heap_size=WRITER_HEAP, num_threads=1)
-            except ValueError as err:  # LockBusy: another process is writing
-                if time.monotonic() > deadline:
-                    raise ArtifactError(f"index writer lock not released: {err}") from None
-                time.sleep(0.05)
-
     def _update_tags(
         self, removed: list[dict[str, frozenset[str]]], added: list[dict[str, frozenset[str]]]
     ) -> None:
@@ -307,25 +252,11 @@ class KBStore:
 
     @property
     def size(self) -> int:
-        return self.searcher.num_docs
+        return self.text.num_docs
 
     def search(self, weights: dict[str, float], limit: int) -> list[tuple[int, float]]:
         """(key, score) of the best `limit` units by weighted BM25 over the text fields."""
-        if not weights or self.searcher.num_docs == 0:
-            return []
-        clauses = []
-        for term, w in weights.items():
-            for name in TEXT_FIELDS:
-                query = tantivy.Query.term_query(self.schema, name, term)
-                clauses.append(
-                    (tantivy.Occur.Should, tantivy.Query.boost_query(query, FIELD_WEIGHTS[name] * w))
-                )
-        result = self.searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
-        hits = result.hits
-        if not hits:
-            return []
-        keys = self.searcher.fast_field_values("key", [addr for _, addr in hits])
-        return [(int(k), float(score)) for (score, _), k in zip(hits, keys, strict=True) if k is not None]
+        return self.text.search(weights, limit)
 
     def _rows(self, sql: str, args: list[Any]) -> list[StoredUnit]:
         out = []
@@ -373,7 +304,7 @@ class KBStore:
         return out
 
     def doc_freq(self, field: str, term: str) -> int:
-        return self.searcher.doc_freq(field, term)
+        return self.text.doc_freq(field, term)
 
     def aggregates(self, limit: int) -> list[StoredUnit]:
         """Source summaries (aggregate units), most recently written first."""
@@ -387,14 +318,14 @@ class KBStore:
 
     def idf(self, term: str) -> float:
         """Inverse document frequency of a content term (the larger of its topic and body frequencies)."""
-        s = self.searcher
-        df = max(s.doc_freq("topic", term), s.doc_freq("body", term))
-        return idf(s.num_docs, df)
+        text = self.text
+        df = max(text.doc_freq("topic", term), text.doc_freq("body", term))
+        return idf(text.num_docs, df)
 
     def tag_idf(self, field: str, term: str) -> float:
         cached = self._tag_idf.get((field, term))
         if cached is None:
-            cached = idf(max(1, self.searcher.num_docs), self._tag_df.get((field, term), 0))
+            cached = idf(max(1, self.text.num_docs), self._tag_df.get((field, term), 0))
             self._tag_idf[(field, term)] = cached
         return cached
 

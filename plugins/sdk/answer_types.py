@@ -85,19 +85,27 @@ def _noun_type(words: list[str]) -> str | None:
     """The type named by a head noun of the noun phrase `words` opens ("the minimum GCC version" →
     version), up to the first preposition, relative word or verb: "the default order of members" asks
     for an order, not for members."""
+    return _typed_noun(words)[0]
+
+
+def _typed_noun(words: list[str]) -> tuple[str | None, str | None]:
+    """(the type, the noun that names it) of `_noun_type`; (None, None) when no noun types the phrase."""
     modified = False  # a noun before the typed one: "credential manager", "package owner"
     for w in words[:6]:
         if w in _NP_END or w in _AUX:
-            return None
+            return None, None
         if w in _DETERMINERS or w in _MODIFIERS:
             continue
         kind = _NOUN_TYPE.get(w) or _NOUN_TYPE.get(w.rstrip("s"))
         if kind == "person" and modified:
-            return None  # an agent noun compounded with a thing is often a program: no name shape required
+            return (
+                None,
+                None,
+            )  # an agent noun compounded with a thing is often a program: no name shape required
         if kind is not None:
-            return kind
+            return kind, w
         modified = True
-    return None
+    return None, None
 
 
 def asked_noun(question: str) -> str | None:
@@ -155,6 +163,16 @@ def alternatives(question: str) -> list[str]:
     return [" ".join(left[-len(right) :]), " ".join(right)]
 
 
+def _after_wh(words: list[str]) -> list[str] | None:
+    """The words after "which"/"what" (and after the verb that follows it: "what is the minimum GCC
+    version"), where the noun naming the asked type stands; None when the question opens no such phrase."""
+    wh = next((i for i, w in enumerate(words[:4]) if w in ("which", "what")), None)
+    if wh is None:
+        return None
+    rest = words[wh + 1 :]
+    return rest[1:] if rest and rest[0] in _AUX else rest
+
+
 def expected_type(question: str) -> str:
     """The answer type of one question ("" when it cannot be told); see protocol.vocab.ANSWER_TYPES."""
     q = _main_clause(" ".join(_without_option_kinds(question).strip().split()))
@@ -185,11 +203,8 @@ def expected_type(question: str) -> str:
         return "location"
     if first in _AUX:
         return "entity" if _ALTERNATIVE.search(q) else "yes-no"  # "counted from 0 or from 1?": a choice
-    wh = next((i for i, w in enumerate(words[:4]) if w in ("which", "what")), None)
-    if wh is not None:
-        rest = words[wh + 1 :]
-        if rest and rest[0] in _AUX:  # "what is the minimum GCC version": the noun after the verb
-            rest = rest[1:]
+    rest = _after_wh(words)
+    if rest is not None:
         kind = _noun_type(rest)
         if kind is not None:
             return kind
@@ -313,6 +328,33 @@ SHAPED_TYPES = frozenset({"number", "version", "date", "duration", "location", "
 # quotes it (code, a quoted string, a path, an option or a written command), not a description of it.
 _LITERAL_ASKED = re.compile(r"\b(?:exact|exactly|precise|verbatim|literal)\b", re.I)
 _QUOTED = re.compile(r"`[^`]+`|\"[^\"]{1,200}\"|(?<!\w)'[^']{1,200}'(?!\w)|(?<![\w/])#!\S+")
+
+
+# Measures that no span of time states: "which port", "what size" are not answered by "expires after 20
+# minutes" (a duration answers questions about a period only: NUM:period in Li & Roth's question taxonomy).
+_UNTIMED_MEASURES = word_set(
+    """port ports size sizes width height depth weight price cost percentage percent capacity temperature
+    memory ram space score ratio"""
+)
+
+
+def asks_untimed_number(question: str) -> bool:
+    """Whether the question asks for a number that is no duration ("Which port does ssh use …?")."""
+    q = _main_clause(" ".join(_without_option_kinds(question).strip().split()))
+    rest = _after_wh(_words(q))
+    if rest is None:
+        return False
+    kind, noun = _typed_noun(rest)
+    return kind == "number" and noun in _UNTIMED_MEASURES
+
+
+_MAN_REFERENCE = re.compile(r"\b[\w.-]+\(\d\w?\)")  # "xauth(1)": a manual page and its section
+
+
+def mentions_untimed_number(text: str) -> bool:
+    """Whether `text` holds a number outside its durations and manual references ("port 6010", not
+    "expires after 20 minutes" nor "see xauth(1)")."""
+    return _NUMBER.search(_DURATION.sub(" ", _MAN_REFERENCE.sub(" ", text))) is not None
 
 
 def asks_literal(question: str) -> bool:

@@ -23,6 +23,7 @@ from starlette.responses import Response
 
 from . import sse, turns
 from .bodies import json_response, pick, read_json
+from .chat_schemas import MrpChatRequest, TurnResponse
 from .errors import ApiError, describe
 from .paging import page_params, page_query
 from .routing import RouteSpec
@@ -33,11 +34,9 @@ from .schemas import (
     ErrorBody,
     Explainability,
     ExplainEntry,
-    MrpChatRequest,
     SessionCreate,
     SessionInfo,
     SessionList,
-    TurnResponse,
 )
 
 PREVIEW_CHARS = 280

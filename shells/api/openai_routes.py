@@ -20,9 +20,7 @@ from starlette.responses import Response
 
 from . import sse, turns
 from .bodies import json_response, read_json
-from .errors import describe
-from .routing import RouteSpec
-from .schemas import (
+from .chat_schemas import (
     AssistantMessage,
     ChatCompletion,
     ChatCompletionChunk,
@@ -33,6 +31,8 @@ from .schemas import (
     Model,
     ModelList,
 )
+from .errors import describe
+from .routing import RouteSpec
 
 PINNABLE = ("mrp-plan-plugin", "sd-plugin", "kb-plugin", "gs-plugin", "val-plugin")
 

@@ -21,8 +21,8 @@ from mrpvm.knowledge.ingest import load_session_context
 from mrpvm.protocol.envelope import Pins
 from mrpvm.shells.legacy import derived_legacy, legacy_pins
 
+from .chat_schemas import ChatMessage, PinFields, TurnEcho, TurnFields
 from .errors import ApiError, invalid_field
-from .schemas import ChatMessage, PinFields, TurnEcho, TurnFields
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext

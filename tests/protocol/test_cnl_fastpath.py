@@ -1,4 +1,4 @@
-"""The CNL fast path (`cnl._parse_fast`) never changes what `parse_document` returns or raises.
+"""The CNL fast path (`cnl_fastpath.parse_fast`) never changes what `parse_document` returns or raises.
 
 It is an optimisation for the kernel's per-call parse: for well-formed single-line documents it builds
 the document in one cheap pass; on anything unusual it returns None and the full parser decides.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mrpvm.protocol import cnl
+from mrpvm.protocol import cnl, cnl_fastpath
 from mrpvm.protocol.cnl import CnlError, parse_document, render_document
 from mrpvm.protocol.examples import EXAMPLE_RESPONSES
 from mrpvm.protocol.vocab import OPS
@@ -79,12 +79,12 @@ def outcome(text: str, op: str | None) -> tuple[str, object]:
 
 def full_outcome(text: str, op: str | None, monkeypatch: pytest.MonkeyPatch) -> tuple[str, object]:
     with monkeypatch.context() as patch:
-        patch.setattr(cnl, "_parse_fast", lambda text, op: None)
+        patch.setattr(cnl, "parse_fast", lambda text, op: None)
         return outcome(text, op)
 
 
 def check_same(text: str, op: str | None) -> None:
-    fast = cnl._parse_fast(text, op)
+    fast = cnl_fastpath.parse_fast(text, op)
     with pytest.MonkeyPatch.context() as patch:
         full = full_outcome(text, op, patch)
     if fast is not None:
@@ -97,7 +97,7 @@ def test_rendered_examples_take_the_fast_path_when_single_line(op: str) -> None:
     text = render_document(EXAMPLE_RESPONSES[op])
     check_same(text, op)
     if "\n  " not in text:
-        assert cnl._parse_fast(text, op) == parse_document(text, op)
+        assert cnl_fastpath.parse_fast(text, op) == parse_document(text, op)
 
 
 def test_source_units_with_continued_values_take_the_fast_path() -> None:
@@ -112,7 +112,7 @@ def test_source_units_with_continued_values_take_the_fast_path() -> None:
         unit.format(n=n, role=role, body=body)
         for n, (role, body) in enumerate([("Description", code), ("Procedure", steps)] * 3)
     )
-    fast = cnl._parse_fast(text, "normalizePersistentContext")
+    fast = cnl_fastpath.parse_fast(text, "normalizePersistentContext")
     assert fast is not None and fast == cnl._parse_full(text, "normalizePersistentContext")
     assert fast.units[0].claim == "```js\nconst x = 1;\n\nconsole.log(x);\n \n```"
     assert fast.units[0].parentUnitIds == ["s::section-000", "s::section-001"]
@@ -122,7 +122,7 @@ def test_source_units_with_continued_values_take_the_fast_path() -> None:
 
 def test_a_typical_solve_reply_takes_the_fast_path() -> None:
     text = "## Plugin Result\nStatus: success\nPlugin: p\nConfidence: high\nRequest: 4\n\n## Answer\nText.\n\n## Sources\nUsed: a, b\n"
-    doc = cnl._parse_fast(text, "solve")
+    doc = cnl_fastpath.parse_fast(text, "solve")
     assert (
         doc is not None and doc.answer == "Text." and doc.sources == ["a", "b"] and doc.result.request == "4"
     )

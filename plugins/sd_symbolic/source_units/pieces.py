@@ -91,3 +91,8 @@ def anaphoric(piece: Piece) -> bool:
     """The piece opens with a word or phrase that refers back to what precedes it."""
     m = _FIRST_WORD.match(piece.clean)
     return (bool(m) and m.group(0).lower() in _ANAPHORA) or _BRIDGING.match(piece.clean) is not None
+
+
+def strip_step_marker(text: str) -> str:
+    """A step's text without its "Step 3:" marker."""
+    return re.sub(r"^(?:step\s+\d{1,3}[:.)]?\s*)", "", text, flags=re.I)

@@ -27,11 +27,10 @@ from ..shared.triples import Triple
 from .blocks import Block
 from .grouping import Spec, make_specs
 from .outline import read_blocks
-from .pieces import Piece, anaphoric, clean, make_piece
+from .pieces import Piece, anaphoric, clean, make_piece, strip_step_marker
 from .sections import Section, make_sections
-from .summarize import central_indices, centrality, doc_freq, summary_size
+from .summaries import MAX_SUMMARY_CHARS, aggregate_summary, join_summary, summarize_span, verbatim_summary
 
-MAX_SUMMARY_CHARS = 700
 _FENCED = re.compile(r"^ {0,3}(?:```|~~~)", re.M)  # a Markdown fence on any line
 _INLINE_MARKUP = re.compile(r"`|\*\*|__")
 _PERSONAL = re.compile(r"^(?:it|its|they|their|he|his|she|her)\b", re.I)
@@ -72,10 +71,6 @@ def source_id_for(name: str, text: str) -> str:
 
 
 # --------------------------------------------------------------------------- units
-
-
-def _strip_marker(text: str) -> str:
-    return re.sub(r"^(?:step\s+\d{1,3}[:.)]?\s*)", "", text, flags=re.I)
 
 
 def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, index: int) -> KnowledgeUnit:
@@ -221,7 +216,7 @@ def _numbered_steps(pieces: list[Piece]) -> list[str]:
             lines.append(_code_block(p.clean))
         else:
             step += 1
-            lines.append(f"{step}. {_strip_marker(p.clean)}")
+            lines.append(f"{step}. {strip_step_marker(p.clean)}")
     return lines
 
 
@@ -271,74 +266,6 @@ _CHUNK_TYPES = {
 }
 
 
-# Code and table rows read wrongly run together in a summary sentence: their own units carry them.
-_UNSUMMED = frozenset({"code", "row"})
-
-
-def _summary(pieces: list[Piece], df: Counter[str] | None = None, k: int | None = None) -> list[Piece]:
-    """The central sentences of a span. A sentence that leans on the one before it ("Its firmware …",
-    "They …", "But …") reads wrongly out of context, so it is chosen only when no other sentence is left."""
-    usable = [
-        p for p in pieces if p.seg.kind not in _UNSUMMED and p.terms and not p.clean.endswith(("?", ":"))
-    ]
-    if not usable:
-        usable = [p for p in pieces if p.seg.kind not in _UNSUMMED and p.terms]
-    if not usable:
-        return []
-    short_list = all(p.seg.kind == "item" for p in usable) and (
-        sum(len(p.clean) + 3 for p in usable) <= MAX_SUMMARY_CHARS
-    )
-    if k is None and short_list:
-        return usable  # a short list is summarized by itself: every item, in order
-    if usable[0].seg.kind == "sentence" and usable[0] is pieces[0]:
-        # a section that opens with prose is summarized by its prose: list items ("able to perform
-        # sufficiency checks") are fragments that read wrongly without the sentence leading into them
-        usable = [p for p in usable if p.seg.kind == "sentence"]
-    size = k or summary_size(len(usable))
-    if df is None:
-        df = doc_freq([p.terms for p in usable])
-    standalone = [p for p in usable if not anaphoric(p)] or usable
-    picks = central_indices([p.terms for p in standalone], size, df)
-    return [standalone[i] for i in picks]
-
-
-def _join_summary(pieces: list[Piece]) -> str:
-    """Sentences run on as prose; list items stay a Markdown list ("0 — success 1 — processing error"
-    would read as one sentence)."""
-    out: list[str] = []
-    total = 0
-    after_item = False
-    for p in pieces:
-        text = _strip_marker(p.clean)
-        if out and total + len(text) > MAX_SUMMARY_CHARS:
-            break
-        item = p.seg.kind == "item"
-        if out:
-            out.append("\n" if item or after_item else " ")
-        out.append(f"- {text}" if item else text)
-        after_item = item
-        total += len(text) + 3
-    return "".join(out)
-
-
-def _verbatim_summary(text: str, sec: Section, blocks: list[Block]) -> str:
-    """A section that holds only a table or code (nothing to summarize in sentences) is summarized by its
-    first table or code block itself, as Markdown, cut at a line boundary: its heading alone ("Workers")
-    would say nothing, and readers of the summary still see rows with their column names."""
-    for k in sec.blocks:
-        blk = blocks[k]
-        if blk.kind not in ("table", "code"):
-            continue
-        body = text[blk.start : blk.end]
-        if len(body) <= MAX_SUMMARY_CHARS:
-            return body
-        if blk.kind == "code":
-            return ""  # a cut code block is not code any more
-        cut = body.rfind("\n", 0, MAX_SUMMARY_CHARS)
-        return body[:cut] if body.count("\n", 0, cut) >= 2 else ""  # the header, its separator, a row
-    return ""
-
-
 def _majority_role(roles: list[str]) -> str:
     counted = Counter(r for r in roles if r != "Procedure")
     return counted.most_common(1)[0][0] if counted else "Description"
@@ -376,11 +303,11 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
         own = [p for k in sec.blocks for p in pieces.get(k, ())]
         section_pieces.append(own)
         end = sec.end
-        summary = _summary(own)
+        summary = summarize_span(own)
         title = sec.title if sec.part == 1 or sec.title is None else f"{sec.title} (part {sec.part})"
         claim = (
-            _join_summary(summary)
-            or _verbatim_summary(text, sec, blocks)
+            join_summary(summary)
+            or verbatim_summary(text, sec, blocks)
             or sec.title
             or clean(text[sec.start : end])[:MAX_SUMMARY_CHARS]
         )
@@ -408,11 +335,11 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
             )
         )
     _name_footnotes(atomics)
-    composites_summary = _aggregate_summary(section_pieces)
+    composites_summary = aggregate_summary(section_pieces)
     doc_title = _document_title(blocks, meta)
     start = blocks[0].start if blocks else 0
     end = blocks[-1].end if blocks else 0
-    claim = _join_summary(composites_summary) or doc_title
+    claim = join_summary(composites_summary) or doc_title
     aggregate = KnowledgeUnit(
         **provenance,
         id=aggregate_id,
@@ -460,29 +387,6 @@ def _name_footnotes(atomics: list[KnowledgeUnit]) -> None:
             note = notes[label]
             note.topic = ", ".join(names[:_MAX_CITERS])
             note.subject = None
-
-
-def _aggregate_summary(section_pieces: list[list[Piece]]) -> list[Piece]:
-    """The most central sentence of each of the most central sections (or the top sentences of a lone one)."""
-    every = [
-        p
-        for ps in section_pieces
-        for p in ps
-        if p.seg.kind not in _UNSUMMED and p.terms and not p.clean.endswith("?")
-    ]
-    if not every:
-        return []
-    df = doc_freq([p.terms for p in every])
-    if len(section_pieces) == 1:
-        return _summary(every, df, k=min(3, summary_size(len(every)) + 1))
-    best: list[tuple[float, int, Piece]] = []
-    for i, ps in enumerate(section_pieces):
-        top = _summary(ps, df, k=1)
-        if top:
-            best.append((centrality(top[0].terms, df), -i, top[0]))
-    best.sort(key=lambda t: (t[0], t[1]), reverse=True)
-    chosen = sorted(best[:5], key=lambda t: -t[1])
-    return [p for _, _, p in chosen]
 
 
 def _document_title(blocks: list[Block], meta: SourceMeta) -> str:

@@ -1,0 +1,184 @@
+"""The CNL parser's fast path: one cheap pass over a well-formed document (protocol/cnl.py's
+`parse_document` tries it first; on anything unusual it returns None and the full parser decides)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cnl_grammar import (
+    ANSWER,
+    INTENT,
+    OBSERVATION,
+    PLAN,
+    RESOLVED,
+    RESULT,
+    SECTIONS_BY_OP,
+    SOURCES,
+    UNIT,
+    FieldSpec,
+    SectionKind,
+    answer_missing,
+    classify_heading,
+    convert_value,
+)
+from .cnl_rules import check_observation, check_unit
+from .document import (
+    CnlDocument,
+    IntentGroup,
+    KnowledgeUnit,
+    Observation,
+    Plan,
+    PluginResult,
+    ResolvedIntent,
+)
+
+
+class _Bail(Exception):
+    """The fast path met something unusual; the full parser takes over."""
+
+
+def _bail(line: int, rule: str, message: str) -> None:
+    raise _Bail
+
+
+class _AnyLine(dict):
+    def __missing__(self, key: str) -> int:
+        return 0
+
+
+class _Nowhere:
+    """What `_check_unit` reads of a section besides its fields: line numbers, only used when reporting."""
+
+    line = 0
+    lines = _AnyLine()
+
+
+_NOWHERE = _Nowhere()
+
+
+def parse_fast(text: str, op: str | None) -> CnlDocument | None:
+    """One cheap pass for the common case: a well-formed document with non-empty fields, values that
+    continue on indented lines included (sd's source units: code blocks, procedures).
+
+    Fields are typed as they are read. Returns None on anything else (CRs, empty values, stray lines,
+    any rule broken); the full parser then locates every problem. When it returns a document, it is the
+    one the full parser builds (tests/protocol/test_cnl_fastpath.py checks this property on generated
+    documents).
+    """
+    if "\r" in text or not text.startswith("## "):
+        return None
+    allowed = SECTIONS_BY_OP.get(op) if op else None
+    sections: list[tuple[SectionKind, str, Any]] = []  # (kind, key, typed fields or answer lines)
+    seen: set[tuple[SectionKind, str]] = set()
+    fields: dict[str, Any] = {}
+    by_name: dict[str, FieldSpec] = {}
+    answer: list[str] | None = None
+    parts: list[str] | None = None  # the field being read: its first value and continuation lines
+    spec: FieldSpec | None = None
+    for line in text.split("\n"):
+        if line[:3] == "## ":
+            if parts is not None:
+                if not _settle(fields, spec, parts):
+                    return None
+                parts = None
+            kind, key, problem = classify_heading(line[3:].strip())
+            if kind is None or problem or (kind, key) in seen:
+                return None
+            if kind is not RESULT and (not sections or (allowed is not None and kind not in allowed)):
+                return None
+            seen.add((kind, key))
+            if kind is ANSWER:
+                answer = []
+                sections.append((kind, key, answer))
+            else:
+                answer = None
+                fields, by_name = {}, kind.by_name
+                sections.append((kind, key, fields))
+        elif answer is not None:
+            answer.append(line)
+        elif line:
+            first = line[0]
+            if first == " " or first == "\t" or first.isspace():  # as parse_sections reads them
+                two = line[:2] == "  "
+                if not two and not line.strip():
+                    continue
+                if parts is None or not (two or first == "\t"):
+                    return None
+                parts.append(line[2:] if two else line[1:])
+                continue
+            if parts is not None and not _settle(fields, spec, parts):
+                return None
+            name, sep, value = line.partition(":")
+            spec = by_name.get(name)
+            if spec is None or spec.attr in fields:
+                return None
+            parts = [value.strip()]
+    if parts is not None and not _settle(fields, spec, parts):
+        return None
+    result: PluginResult | None = None
+    intents: list[IntentGroup] = []
+    units: list[KnowledgeUnit] = []
+    resolved: list[ResolvedIntent] = []
+    plan: Plan | None = None
+    answer_text: str | None = None
+    sources: list[str] | None = None
+    observations: list[Observation] = []
+    try:
+        for kind, key, content in sections:
+            if kind is ANSWER:
+                answer_text = "\n".join(content).strip("\n")
+                continue
+            for attr in kind.required:
+                if attr not in content:
+                    return None
+            if kind is RESULT:
+                if content.get("status") == "success" and "confidence" not in content:
+                    return None
+                result = PluginResult(**content)
+            elif kind is UNIT:
+                check_unit(_NOWHERE, content, _bail)
+                units.append(KnowledgeUnit(id=key, **content))
+            elif kind is INTENT:
+                intents.append(IntentGroup(index=int(key), **content))
+            elif kind is RESOLVED:
+                resolved.append(ResolvedIntent(index=int(key), **content))
+            elif kind is PLAN:
+                plan = Plan(**content)
+            elif kind is SOURCES:
+                sources = content.get("used", [])
+            elif kind is OBSERVATION:
+                check_observation(_NOWHERE, content, _bail)
+                observations.append(Observation(index=int(key), **content))
+    except _Bail:
+        return None
+    if result is None or answer_missing(op, result.status, answer_text):
+        return None
+    return CnlDocument(
+        result=result,
+        intents=intents,
+        units=units,
+        resolved=resolved,
+        plan=plan,
+        answer=answer_text,
+        sources=sources,
+        observations=observations,
+    )
+
+
+def _settle(fields: dict[str, Any], spec: FieldSpec | None, parts: list[str]) -> bool:
+    """Type a field read by the fast path (`_typed_fields`' rules); False: the full parser decides."""
+    if spec is None:
+        return False
+    raw = parts[0] if len(parts) == 1 else "\n".join(parts).strip()
+    if not raw:
+        return False
+    if spec.kind == "text":
+        fields[spec.attr] = raw
+        return True
+    if len(parts) > 1:
+        raw = " ".join(p.strip() for p in parts).strip()
+    typed, rule, _ = convert_value(spec, raw)
+    if rule:
+        return False
+    fields[spec.attr] = typed
+    return True
