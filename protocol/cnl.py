@@ -15,7 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .cnl_fastpath import parse_fast
+# `_parse_fast` and `_Bail` keep their names here: the shared red-team fuzzer (rt_cnlfuzz.py) compares the
+# fast path with the full parser through this module
+from .cnl_fastpath import _Bail  # noqa: F401
+from .cnl_fastpath import parse_fast as _parse_fast
 from .cnl_grammar import (
     ANSWER,
     INTENT,
@@ -213,7 +216,7 @@ def parse_document(text: str, op: str | None = None) -> CnlDocument:
     try:
         if not isinstance(text, str):
             raise CnlError([CnlIssue(1, "not-text", f"a CNL document is text, not {type(text).__name__}")])
-        fast = parse_fast(text, op)
+        fast = _parse_fast(text, op)
         if fast is not None:
             return fast
         return _parse_full(text, op)

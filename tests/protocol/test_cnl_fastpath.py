@@ -79,7 +79,7 @@ def outcome(text: str, op: str | None) -> tuple[str, object]:
 
 def full_outcome(text: str, op: str | None, monkeypatch: pytest.MonkeyPatch) -> tuple[str, object]:
     with monkeypatch.context() as patch:
-        patch.setattr(cnl, "parse_fast", lambda text, op: None)
+        patch.setattr(cnl, "_parse_fast", lambda text, op: None)
         return outcome(text, op)
 
 
