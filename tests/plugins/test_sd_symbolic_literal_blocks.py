@@ -2,7 +2,8 @@
 after a paragraph ending with "::", or a code directive, every deeper-indented line is code whatever its
 punctuation (a doctest's output, a shell session), and the paragraph stays the block's lead-in; a
 directive like ".. note::" opens no literal block (its body is prose). Issue 20, deliverable 4: a step
-keeps the command or code block that follows it."""
+keeps the command or code block that follows it. Also what gs-symbolic makes of such entries: a bare
+lead-in ("For example::") is no answer alone, and "which function …" names the entry its sentence leads."""
 
 from __future__ import annotations
 
@@ -138,3 +139,24 @@ def test_a_lead_in_alone_is_no_answer():
     doc = ask("What does rewind do?", units_of(REFERENCE, "spool.rst"))
     assert "Move the read head" in doc.answer
     assert "For example" not in doc.answer
+
+
+SPOOL_MD = """# The spool module
+
+## rewind(tape)
+
+Move the read head of the tape back to its first block. It takes a few seconds.
+
+## eject(tape)
+
+Push the tape out of the drive and park the head.
+"""
+
+
+@pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
+def test_which_entry_is_answered_with_the_entry_its_sentence_leads():
+    """gs-symbolic solver._entry_name: "which function …" is answered by the entry whose first sentence
+    says it; the sentence alone names no function."""
+    doc = ask("Which function moves the read head back to the first block?", units_of(SPOOL_MD, "spool.md"))
+    assert doc.answer.startswith("rewind(tape): Move the read head")
+    assert "eject" not in doc.answer
