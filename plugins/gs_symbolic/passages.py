@@ -353,6 +353,11 @@ class Judge:
             said.update(s.under)
         return said
 
+    def _announces(self, s: Sentence) -> bool:
+        """A bare lead-in: a prose sentence ending with a colon that states none of the question's words
+        itself ("For example::" under the asked entry's heading): its content is the block after it."""
+        return not s.code and s.text.rstrip().endswith(":") and self.scorer.own_score(s) == 0
+
     def answers(self, passage: Passage, by_meaning: bool = True) -> bool:
         """The passage states the question's key terms, enough of its words, and an answer of its shape;
         `by_meaning`: a passage close enough in meaning may state fewer of them (a paraphrase)."""
@@ -360,6 +365,8 @@ class Judge:
         close = passage.meaning
         if close is not None and close < SEM_FLOOR:
             return False  # the question's words without its meaning
+        if self.answer_type not in ("command", "procedure") and all(map(self._announces, passage.sentences)):
+            return False  # "For example:" announces what follows it; without what follows it says nothing
         if self.foreign and (close is None or close < SEM_KEY) and not self._instance(passage):
             return False  # asked about what the documents never name: a paraphrase of it, or an instance
         if passage.coverage < needed and (not by_meaning or close is None or close < SEM_ACCEPT):

@@ -39,7 +39,7 @@ from .polarity import closest_verdict, entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import render_chain, statement, triple_chain
 from .question import Question, name_runs
-from .render import definition_label, join_quotes, labelled, passage_text, render_list
+from .render import MAX_LABEL, definition_label, join_quotes, labelled, passage_text, render_list
 from .spans import (
     completed,
     named_antecedent,
@@ -340,6 +340,10 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     parts = []
     for p in chosen:
         text = passage_text(p)
+        if q.answer_type == "entity" and (named := _entry_name(p, q)):
+            text = labelled(
+                named, text
+            )  # "which function adds …": the entry the sentence leads is the answer
         if p.dated_by:
             when = find_type(p.dated_by, q.answer_type)
             shown = f"{when} ({p.dated_by})" if when and when != p.dated_by else p.dated_by
@@ -356,6 +360,21 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
         evidence += "; asked verbatim, no literal quoted"
     return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
+
+
+def _entry_name(p: Passage, q: Question) -> str:
+    """The heading of the section whose first sentence the passage opens, when the question does not name
+    it and the passage does not write it (a reference's entry: "indent(text, prefix)" over "Add *prefix* to
+    …"); otherwise "" (a definition unit is labelled by its term already)."""
+    first = p.sentences[0]
+    unit = first.unit
+    heading = (unit.heading or "").strip()
+    if first.order[2] != 0 or unit.unitIndex != 0 or unit.chunkType == "definition" or not heading:
+        return ""
+    named = set(terms(heading))
+    if not named or named <= set(terms(q.text)) or heading.lower() in passage_text(p).lower():
+        return ""
+    return heading if len(heading) <= MAX_LABEL else ""
 
 
 def _listed(q: Question, pool: list[Sentence], scorer: Scorer, as_list: bool = True) -> Outcome | None:

@@ -24,7 +24,16 @@ from dataclasses import dataclass, field
 
 from .blocks import Block, Segment, parse_blocks, sentences_in, split_long
 from .entries import footnotes, questions_with_answers, term_lines
-from .outline_labels import assign_levels, classify_labels, is_table, mark_code, numbered_titles, subtree_end
+from .outline_labels import (
+    assign_levels,
+    classify_labels,
+    directive_argument,
+    is_table,
+    mark_code,
+    mark_literal_blocks,
+    numbered_titles,
+    subtree_end,
+)
 from .outline_layout import PILCROW, Node, columns, content, layout_lines, layout_nodes
 
 
@@ -72,6 +81,7 @@ def parse_outline(text: str) -> list[Block]:
     """The blocks of a plain-text document (see the module docstring)."""
     raw = layout_lines(text)
     nodes = layout_nodes(text, raw)
+    mark_literal_blocks(text, nodes)
     mark_code(text, nodes)
     for node in nodes:
         if is_table(text, node):
@@ -89,9 +99,12 @@ def parse_outline(text: str) -> list[Block]:
 def _emit(out: _Builder, nodes: list[Node], i: int) -> int:
     text = out.text
     node = nodes[i]
+    if node.kind == "markup":
+        return i + 1  # a reStructuredText code directive's own line: what it opens is the next block
     if node.kind == "heading":
         title = content(text, node.lines[0]).strip().rstrip(PILCROW).strip()
-        out.add(Block("heading", node.start, node.end, level=node.level, title=" ".join(title.split())))
+        title = directive_argument(" ".join(title.split()))
+        out.add(Block("heading", node.start, node.end, level=node.level, title=title))
         return i + 1
     if node.kind == "code":
         j = i + 1
@@ -109,7 +122,7 @@ def _emit(out: _Builder, nodes: list[Node], i: int) -> int:
         return i + 1
     if node.kind == "term":
         end = subtree_end(nodes, i)
-        title = " ".join(content(text, node.lines[0]).split())
+        title = directive_argument(" ".join(content(text, node.lines[0]).split()))
         segs = [Segment(node.start, node.end, "term", 0)]
         segs += _body_segments(out, nodes[i + 1 : end])
         out.add(Block("definition", node.start, nodes[end - 1].end, title=title, segments=segs))

@@ -37,6 +37,48 @@ def _unpunctuated(text: str, node: Node) -> bool:
     return all(open_line(content(text, ln)) for ln in node.lines)
 
 
+# reStructuredText's explicit literal blocks: a paragraph ending with "::" (docutils: "expanded to ':'")
+# or a code directive; everything indented deeper after it, up to the next line at or left of its indent,
+# is literal text whatever its punctuation (an example's output, a doctest, a shell session)
+_LITERAL_LEAD = re.compile(r"::\s*$")
+_CODE_DIRECTIVE = re.compile(r"^\.\.\s+(?:code-block|code|sourcecode)::", re.I)
+_DIRECTIVE = re.compile(r"^\.\.\s+[\w:-]+::", re.M)  # ".. note::": a directive's "::" opens no literal block
+
+
+def directive_argument(title: str) -> str:
+    """A reStructuredText directive line as the title it gives ('.. function:: dedent(text)' ->
+    'dedent(text)', '.. attribute:: width' -> 'width'); a directive without an argument, or any other
+    line, as it is."""
+    found = _DIRECTIVE.match(title)
+    return (title[found.end() :].strip() or title) if found else title
+
+
+def mark_literal_blocks(text: str, nodes: list[Node]) -> None:
+    """The nodes of a reStructuredText literal block are code: the deeper nodes after a lead ending with
+    "::" (the lead stays prose: it introduces the block, as a Markdown lead-in does its fence), and a code
+    directive's body (the directive line itself is markup, read as no block). Runs before the other
+    readings, which skip nodes already code."""
+    i = 0
+    while i < len(nodes):
+        node = nodes[i]
+        body = text[node.start : node.end]
+        directive = _CODE_DIRECTIVE.match(body) is not None
+        last = content(text, node.lines[-1])
+        lead = _LITERAL_LEAD.search(body) is not None and not _DIRECTIVE.match(last)
+        if node.kind == "code" or not (directive or lead):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(nodes) and nodes[j].indent > node.indent:
+            nodes[j].kind = "code"
+            j += 1
+        if directive:
+            node.kind = "markup"  # the directive line is markup, as a Markdown fence is: no unit quotes it
+        elif j > i + 1 and node.kind == "label":
+            node.kind = "text"  # "On Windows, run::" over its block: a lead-in, not a term or a heading
+        i = j if j > i + 1 else i + 1
+
+
 def mark_code(text: str, nodes: list[Node]) -> None:
     """Code: unpunctuated code-shaped lines after a lead-in ending with ':' (with every deeper or equal
     unpunctuated node after them: a config stanza keeps its own indentation), or synopsis-shaped lines."""

@@ -39,7 +39,7 @@ class Node:
     lines: list[Line]
     indent: int
     cont: int  # the indent its continuation lines have
-    kind: str = "text"  # text | item | inline | label | heading | code | table
+    kind: str = "text"  # text | item | inline | label | heading | code | table | markup
     marker: str = ""
     body_start: int = -1  # where an item's text (after its marker) or an inline term's description starts
     term_end: int = -1  # where an inline term ends
