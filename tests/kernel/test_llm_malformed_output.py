@@ -67,6 +67,24 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
             "INVALID_MODEL_OUTPUT",
             "copied the prompt ('more evidence items left out for length)')",
         ),
+        (  # a quotation the cited unit does not hold (it says the opposite)
+            '## Answer\nYes: the manual says "WAL works over a network filesystem".\n\n## Sources\nUsed: E1',
+            "stop",
+            "UNGROUNDED_ANSWER",
+            "quotes 'WAL works over a network filesystem', which is not in the unit(s) it cites",
+        ),
+        (  # the quoted sentence is NFS's, but the answer cites only WAL's unit
+            "## Answer\nNo.\n> The database sits on an NFS share mounted by three servers.\n\n## Sources\nUsed: E1",
+            "stop",
+            "UNGROUNDED_ANSWER",
+            "quotes 'The database sits on an NFS share",
+        ),
+        (  # SmolLM2 on real04 (session 11): a number and a field none of the cited units holds
+            "## Answer\nX-Python3-Version = 2.10.4 is required for Python packages.\n\n## Sources\nUsed: E1, E2",
+            "stop",
+            "UNGROUNDED_ANSWER",
+            "of the answer's words are in the unit(s) it cites",
+        ),
     ],
     ids=[
         "empty",
@@ -79,6 +97,9 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
         "format-placeholder",
         "made-up-evidence-header",
         "budget-note",
+        "misquoted",
+        "quoted-from-an-uncited-unit",
+        "cited-units-do-not-say-it",
     ],
 )
 def test_an_unusable_completion_is_a_structured_error_with_its_reason(
@@ -160,8 +181,13 @@ def test_prompts_fit_the_announced_window(tmp_path: Path) -> None:
         ("No: WAL needs shared memory [E2, E1].", ["N", "W"], "high"),
         (f"## Answer\nNo.\n\n## Sources\nUsed: {WAL.id}", ["W"], "high"),
         ("No, WAL mode does not work over a network filesystem.\n\n## Answer", ["W"], "medium"),
+        (  # quoted word for word, whatever the case and punctuation
+            '## Answer\nNo: "WAL does NOT work over a network filesystem" [E1].\n\n## Sources\nUsed: E1',
+            ["W"],
+            "high",
+        ),
     ],
-    ids=["labels", "inline-labels", "real-id", "attributed"],
+    ids=["labels", "inline-labels", "real-id", "attributed", "right-quotation"],
 )
 def test_cited_labels_map_back_to_the_units_given(
     tmp_path: Path, completion: str, sources: list[str], confidence: str

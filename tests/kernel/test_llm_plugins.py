@@ -306,7 +306,7 @@ Object: shared memory
             "Normalize wal.md",
             NormalizePayload(sourceId="src-wal", sourceName="wal.md", text=text),
         )
-    assert doc.result.status == "success"
+    assert doc.result.status == "success", doc.result.result
     by_id = {u.id: u for u in doc.units}
     assert set(by_id) == {
         "src-wal::source-summary",
@@ -395,7 +395,7 @@ def test_gs_llm_answer_with_sources(tmp_path: Path) -> None:
             units=[WAL, NFS],
         )
         prompt = user_messages(llm, 0)[0]
-    assert doc.result.status == "success"
+    assert doc.result.status == "success", doc.result.result
     assert doc.answer.startswith("No: keep the rollback journal")
     assert "### Why" in doc.answer  # a stray level-2 heading is demoted, not an error
     assert doc.sources == [WAL.id, NFS.id]  # brackets around a cited id are not part of it
