@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from llm_plugin_calls import numbered_unit, run, user_messages
 from llm_server import ScriptedLLM, reply
 from mrpvm.kernel.llm.bridge import options_from_environ
 from mrpvm.plugins.sdk.llm import fit_units
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload, ValidatePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
-from test_llm_plugins import INTENT, NFS, WAL, run, user_messages
+from test_llm_plugins import INTENT, NFS, WAL
 
 
 def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwargs):
@@ -148,18 +149,8 @@ def test_an_id_left_out_for_the_window_cannot_be_cited(tmp_path: Path) -> None:
 
 
 def test_prompts_fit_the_announced_window(tmp_path: Path) -> None:
-    units = [
-        KnowledgeUnit(
-            id=f"src-m::chunk-{n:03d}::unit-001",
-            sourceId="src-m",
-            chunkId=f"src-m::chunk-{n:03d}",
-            kuType="atomic",
-            role="Description",
-            topic=f"option {n}",
-            claim=f"Option --opt-{n} sets the value number {n} for the archive writer. " * 4,
-        )
-        for n in range(60)
-    ]
+    claim = "Option --opt-{n} sets the value number {n} for the archive writer. " * 4
+    units = [numbered_unit(n, "src-m", f"option {n}", claim.format(n=n)) for n in range(60)]
     answer = "## Answer\nIt sets value 3 [E4].\n\n## Sources\nUsed: E4"
     with ScriptedLLM() as llm:
         llm.push(reply(answer))
