@@ -112,8 +112,8 @@ def read_answer(
         answer = _without_trailing_headings("\n".join(_preamble(fixed)))
     if not answer:
         raise PluginFailure("INVALID_MODEL_OUTPUT", "the model's answer is empty", {"reason": "empty-answer"})
-    if NO_CONTEXT.match(answer):
-        return Draft("no-context", NO_CONTEXT_ANSWER, [])
+    if NO_CONTEXT.match(answer) or _flat(answer).startswith(_flat(NO_CONTEXT_ANSWER)):
+        return Draft("no-context", NO_CONTEXT_ANSWER, [])  # also the protocol's refusal sentence, written out
     copied = next((m for m in markers if m and m in answer), None)
     if copied is None and (header := _EVIDENCE_HEADER.search(answer)) is not None:
         copied = header.group(0)

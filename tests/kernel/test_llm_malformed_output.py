@@ -116,9 +116,19 @@ def test_an_unusable_completion_is_a_structured_error_with_its_reason(
     assert [e.status for e in events] == ["success"]  # one real call, counted by the bridge
 
 
-def test_no_context_inside_the_answer_section_is_no_context(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "## Answer\nNO-CONTEXT\n\n## Sources\nUsed:",
+        # SmolLM2 on real05/real06 (session 12): the protocol's refusal sentence, then a stray answer
+        # opener; it passed as a (weak) answer before
+        f"{NO_CONTEXT_ANSWER}\n\nThe answer is: (https://github.com/example/plugin)\n\n## Sources\nUsed: E1",
+    ],
+    ids=["marker", "refusal-sentence"],
+)
+def test_no_context_inside_the_answer_section_is_no_context(tmp_path: Path, completion: str) -> None:
     with ScriptedLLM() as llm:
-        llm.push(reply("## Answer\nNO-CONTEXT\n\n## Sources\nUsed:"))
+        llm.push(reply(completion))
         doc, _ = solve(llm, tmp_path, [WAL])
     assert doc.result.status == "no-context" and doc.answer == NO_CONTEXT_ANSWER and doc.sources == []
 
