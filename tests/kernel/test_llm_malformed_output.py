@@ -120,8 +120,7 @@ def test_an_unusable_completion_is_a_structured_error_with_its_reason(
     "completion",
     [
         "## Answer\nNO-CONTEXT\n\n## Sources\nUsed:",
-        # SmolLM2 on real05/real06 (session 12): the protocol's refusal sentence, then a stray answer
-        # opener; it passed as a (weak) answer before
+        # the protocol's refusal sentence written out, then a stray answer opener
         f"{NO_CONTEXT_ANSWER}\n\nThe answer is: (https://github.com/example/plugin)\n\n## Sources\nUsed: E1",
     ],
     ids=["marker", "refusal-sentence"],
