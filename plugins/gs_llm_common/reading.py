@@ -21,6 +21,7 @@ _KNOWN = ("Answer", "Sources")
 _ID_WRAP = " \t[]()`'\"*."
 _LABEL = re.compile(r"\bE\d+\b")
 _LABEL_REFS = re.compile(r"\s*\[(?:E\d+)(?:\s*,\s*E\d+)*\]")
+_OPENER = re.compile(r"^(?:the\s+)?answer\s+is\s*:\s*", re.IGNORECASE)
 # Lines of the user message (prompts/question.md) and placeholders of the answer format
 # (prompts/answer_format.md) that no answer holds: a completion with one copied the prompt. The evidence
 # lines' `(Role; Topic)` headers are added per call (evidence_markers).
@@ -110,7 +111,8 @@ def read_answer(
     answer = _without_trailing_headings(answer)
     if not answer:  # an empty section after the answer the model wrote first ("No, ...\n\n## Answer")
         answer = _without_trailing_headings("\n".join(_preamble(fixed)))
-    if not answer:
+    answer = _OPENER.sub("", answer, count=1).strip()  # SmolLM2's "The answer is:" says nothing
+    if not _flat(_LABEL_REFS.sub("", answer)):  # nothing, or only labels and punctuation
         raise PluginFailure("INVALID_MODEL_OUTPUT", "the model's answer is empty", {"reason": "empty-answer"})
     if NO_CONTEXT.match(answer) or _flat(answer).startswith(_flat(NO_CONTEXT_ANSWER)):
         return Draft("no-context", NO_CONTEXT_ANSWER, [])  # also the protocol's refusal sentence, written out

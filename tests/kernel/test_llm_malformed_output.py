@@ -31,6 +31,12 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
         ("", "stop", "INVALID_MODEL_OUTPUT", "completion is empty"),
         ("   \n\n  ", "stop", "INVALID_MODEL_OUTPUT", "completion is empty"),
         ("## Answer\n\n## Sources\nUsed: x", "stop", "INVALID_MODEL_OUTPUT", "answer is empty"),
+        (  # SmolLM2 on real05 q09 (session 12): its answer was "The answer is:" and nothing else
+            "## Answer\nThe answer is: [E1]\n\n## Sources\nUsed: E1",
+            "stop",
+            "INVALID_MODEL_OUTPUT",
+            "answer is empty",
+        ),
         (
             f"## Answer\nNo: WAL needs shared memory, which an NFS share cannot\n\n## Sources\nUsed: {WAL.id}",
             "length",
@@ -91,6 +97,7 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
         "empty",
         "blank",
         "empty-answer",
+        "only-an-opener",
         "truncated",
         "off-format",
         "hallucinated",
