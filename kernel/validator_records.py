@@ -6,7 +6,8 @@ records the counts in the store every node shares (kernel/store_learning.py; a h
 `validator-records.json` from before is added once when a kernel opens). The engine reads them:
 a validator whose rejections have been measured wrong more often than TRUST_PRECISION cannot reject an
 answer its cited evidence supports, and an acceptance by one measured not to tell right answers from wrong
-ones (MIN_LIFT) validates nothing (kernel/engine/stages.py); unmeasured validators keep their full say.
+ones (MIN_LIFT) validates nothing (kernel/engine/stages.py), and one measured to be noise both ways is not
+called at all unless pinned (`sets_aside`: frame_run.py); unmeasured validators keep their full say.
 """
 
 from __future__ import annotations
@@ -60,6 +61,14 @@ class ValidatorRecord(msgspec.Struct, kw_only=True):
             return 0.0
         return self.rightAcceptances / self.accepted - (self.rejected - self.rightRejections) / self.rejected
 
+    def is_noise(self) -> bool:
+        """Measured noise both ways: its acceptances do not tell right answers from wrong ones (lift below
+        MIN_LIFT) and its rejections were right less often than TRUST_PRECISION (on MIN_SAMPLES). Such a
+        verdict can neither validate nor rightly reject; a validator that has hardly ever rejected is not
+        noise (its rejections were never measured) and is still called."""
+        lift, precision = self.lift(), self.reject_precision()
+        return lift is not None and lift < MIN_LIFT and precision is not None and precision < TRUST_PRECISION
+
     def describe(self) -> str:
         return (
             f"{self.accepted} acceptance(s), {self.rightAcceptances} right; {self.rejected} rejection(s), "
@@ -111,6 +120,17 @@ class ValidatorRecords(msgspec.Struct, kw_only=True):
         return True, (
             f"not counted: {plugin_id}'s verdicts did not tell right answers from wrong ones when measured "
             f"({record.describe()}; lift {lift:.2f} < {MIN_LIFT})"
+        )
+
+    def sets_aside(self, plugin_id: str) -> str | None:
+        """Why this validator is not called (its verdicts were measured to be noise), or None."""
+        record = self.validators.get(plugin_id)
+        if record is None or not record.is_noise():
+            return None
+        return (
+            f"not called: {plugin_id}'s verdicts were measured to be noise ({record.describe()}; lift "
+            f"{record.lift():.2f} < {MIN_LIFT}, rejections right {record.reject_precision():.2f} < "
+            f"{TRUST_PRECISION}); pin it to call it anyway"
         )
 
 

@@ -32,7 +32,7 @@ from .frame import ExecutionFrame, FrameOutcome
 from .response import SeedOutcome, turn_status
 from .scope import Attempt, BranchRun
 from .seeds import SeedRun
-from .stages import build_plan, detect_seeds, kb_notifications
+from .stages import build_plan, detect_seeds, kb_notifications, validators_to_call
 from .state import TurnState, intent_key
 
 PLANNER_PRIOR = 0.5
@@ -305,11 +305,12 @@ async def plan_and_solve(
     notices = kb_notifications(state, frame, branch.node.id, "session-kus-added", "current-turn", fresh)
     await run_all([*notices, plan_post], state.ctx.supervisor)
     post = planned[0]
+    validators, set_aside = validators_to_call(state, state.stage_order("val", post))
     plan = Plan(
         seedDetectorOrder=state.stage_order("sd", pre),
         kbPluginOrder=state.stage_order("kb", post),
         goalSolverOrder=state.stage_order("gs", post),
-        validatorOrder=state.stage_order("val", post),
+        validatorOrder=validators,
         decompose=bool(post and post.decompose and frame.can_open_child),
         framePurpose=(post.framePurpose if post else "") or frame.purpose,
     )
@@ -320,6 +321,7 @@ async def plan_and_solve(
     branch.node.output = {
         "plan": msgspec.to_builtins(plan),
         "planner": "plugin" if post else "kernel defaults",
+        **({"validatorsSetAside": set_aside} if set_aside else {}),
     }
     if plan.decompose:
         early = {}  # the seeds open child frames first; left unused (recorded by the caller)

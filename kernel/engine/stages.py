@@ -259,6 +259,18 @@ def validator_records(ctx: KernelContext) -> ValidatorRecords:
     return records
 
 
+def validators_to_call(state: TurnState, order: list[str]) -> tuple[list[str], dict[str, str]]:
+    """(the validators worth calling, why each other one is set aside): a pinned validator is always
+    called; any other is left out when the evaluations measured its verdicts to be noise both ways
+    (kernel/validator_records.py `sets_aside`), so it spends no call on a verdict the kernel would
+    discount or overrule."""
+    if state.pins.val:
+        return order, {}
+    records = validator_records(state.ctx)
+    aside = {plugin_id: why for plugin_id in order if (why := records.sets_aside(plugin_id))}
+    return [plugin_id for plugin_id in order if plugin_id not in aside], aside
+
+
 async def validate(
     state: TurnState,
     frame: ExecutionFrame,

@@ -1,6 +1,7 @@
 """What a model wrote: a grounded answer with the units it cites, `NO-CONTEXT`, `NEEDS-DECOMPOSITION`, or a
 structured error saying why the completion is none of these (copied the prompt, cited what it was not
-given, attributed to units that do not hold its words, empty, cut at max_tokens)."""
+given, quoted what its cited units do not say, cited units that do not hold its words, attributed to units
+that do not hold its words, empty, cut at max_tokens)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 
 from mrpvm.plugins.sdk import PluginFailure
 from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_sections
-from mrpvm.plugins.sdk.text import content_words
+from mrpvm.plugins.sdk.text import content_words, stems
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER, ROLES
 
@@ -20,6 +21,7 @@ _KNOWN = ("Answer", "Sources")
 _ID_WRAP = " \t[]()`'\"*."
 _LABEL = re.compile(r"\bE\d+\b")
 _LABEL_REFS = re.compile(r"\s*\[(?:E\d+)(?:\s*,\s*E\d+)*\]")
+_OPENER = re.compile(r"^(?:the\s+)?answer\s+is\s*:\s*", re.IGNORECASE)
 # Lines of the user message (prompts/question.md) and placeholders of the answer format
 # (prompts/answer_format.md) that no answer holds: a completion with one copied the prompt. The evidence
 # lines' `(Role; Topic)` headers are added per call (evidence_markers).
@@ -35,6 +37,15 @@ PROMPT_MARKERS = (
 # the form of the evidence list, never of an answer.
 _EVIDENCE_HEADER = re.compile(r"\((?:" + "|".join(ROLES) + r"); [^)\n]*\)")
 ATTRIBUTION_MIN = 0.6  # share of the answer's content words its attributed units must hold
+# Share of a citing answer's content words (by stem) its cited units or the question must hold: at least
+# half of what it says rests on what it cites (lower than ATTRIBUTION_MIN: a model that names its sources
+# may add the connecting words of a recommendation). Not judged below CITED_MIN_WORDS words ("Probably not.").
+CITED_MIN = 0.5
+CITED_MIN_WORDS = 3
+# A passage the answer presents as quoted: in straight or curly double quotes, or a `>` block line. Shorter
+# than QUOTE_MIN_WORDS words it is a name or a scare quote ("yes", "--force"), not a quotation.
+_QUOTE = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|^[ \t]*>[ \t]?(.+)$', re.MULTILINE)
+QUOTE_MIN_WORDS = 3
 
 
 @dataclass(slots=True)
@@ -54,12 +65,13 @@ def read_answer(
     truncated: bool = False,
     texts: dict[str, str] | None = None,
     markers: tuple[str, ...] = PROMPT_MARKERS,
+    question: str = "",
 ) -> Draft:
     """The model's answer as a Draft. Lenient about wrapping (missing heading, stray ## headings), strict
     about substance: a cut, empty, copied or ungrounded answer is a PluginFailure saying why. `known`: what
     may be cited (a label or id → the unit id); `texts`: unit id → its text, to attribute an answer that
     cites nothing; `markers`: text only a copy of the prompt holds (its fixed lines, the evidence lines'
-    `(Role; Topic)` headers)."""
+    `(Role; Topic)` headers); `question`: its words may be in the answer without a unit holding them."""
     known_ids = known if isinstance(known, dict) else {i: i for i in known}
     stripped = text.strip()
     if not stripped:
@@ -99,10 +111,11 @@ def read_answer(
     answer = _without_trailing_headings(answer)
     if not answer:  # an empty section after the answer the model wrote first ("No, ...\n\n## Answer")
         answer = _without_trailing_headings("\n".join(_preamble(fixed)))
-    if not answer:
+    answer = _OPENER.sub("", answer, count=1).strip()  # SmolLM2's "The answer is:" says nothing
+    if not _flat(_LABEL_REFS.sub("", answer)):  # nothing, or only labels and punctuation
         raise PluginFailure("INVALID_MODEL_OUTPUT", "the model's answer is empty", {"reason": "empty-answer"})
-    if NO_CONTEXT.match(answer):
-        return Draft("no-context", NO_CONTEXT_ANSWER, [])
+    if NO_CONTEXT.match(answer) or _flat(answer).startswith(_flat(NO_CONTEXT_ANSWER)):
+        return Draft("no-context", NO_CONTEXT_ANSWER, [])  # also the protocol's refusal sentence, written out
     copied = next((m for m in markers if m and m in answer), None)
     if copied is None and (header := _EVIDENCE_HEADER.search(answer)) is not None:
         copied = header.group(0)
@@ -128,7 +141,9 @@ def read_answer(
         )
     answer = _LABEL_REFS.sub("", answer).strip()  # `[E2]` means nothing to the user: the sources say it
     if cited:
-        return Draft("success", answer, list(dict.fromkeys(known_ids[c] for c in cited)))
+        sources = list(dict.fromkeys(known_ids[c] for c in cited))
+        check_cited(answer, sources, texts or {}, question)
+        return Draft("success", answer, sources)
     sources, share = attribute(answer, texts or {})
     if share < ATTRIBUTION_MIN:  # an answer that rests on no evidence unit is not grounded
         raise PluginFailure(
@@ -137,7 +152,52 @@ def read_answer(
             f"evidence: {_preview(answer)!r}",
             {"reason": "no-source"},
         )
+    check_cited(answer, list(texts or {}), texts or {}, question)  # a quotation from any given unit
     return Draft("success", answer, sources, attributed=True)
+
+
+def check_cited(answer: str, sources: list[str], texts: dict[str, str], question: str = "") -> None:
+    """UNGROUNDED_ANSWER unless the cited units hold what the answer says: every quoted passage
+    (`quotations`) word for word in one of them (case, punctuation and spacing aside), and at least
+    CITED_MIN of the answer's content words (by stem) in them or in the question. Sources without a text
+    (guidance units: instructions, not evidence) are not judged."""
+    bodies = [texts[uid] for uid in sources if uid in texts]
+    if not bodies:
+        return
+    flat = [_flat(body) for body in bodies]
+    for quote in quotations(answer):
+        if not any(_flat(quote) in body for body in flat):
+            raise PluginFailure(
+                "UNGROUNDED_ANSWER",
+                f"the model quotes {_preview(quote)!r}, which is not in the unit(s) it cites "
+                f"({', '.join(sources[:4])}): {_preview(answer)!r}",
+                {"reason": "misquoted-source", "quote": quote[:300], "cited": sources[:12]},
+            )
+    for uid in sources:  # an id cited inline is a reference, not a word of the answer
+        answer = answer.replace(uid, " ")
+    wanted = set(stems(content_words(answer)))  # stems: "shared" is held by "share"
+    if len(wanted) < CITED_MIN_WORDS:
+        return
+    held = wanted & set(stems(content_words(" ".join([*bodies, question]))))
+    if len(held) / len(wanted) < CITED_MIN:
+        missing = sorted(wanted - held)
+        raise PluginFailure(
+            "UNGROUNDED_ANSWER",
+            f"only {len(held) / len(wanted):.0%} of the answer's words are in the unit(s) it cites "
+            f"({', '.join(sources[:4])}; not there: {', '.join(missing[:6])}): {_preview(answer)!r}",
+            {"reason": "unsupported-by-cited", "cited": sources[:12], "missing": missing[:12]},
+        )
+
+
+def quotations(answer: str) -> list[str]:
+    """The passages the answer quotes (double quotes or `>` lines) of at least QUOTE_MIN_WORDS words."""
+    found = (next(g for g in m.groups() if g is not None) for m in _QUOTE.finditer(answer))
+    return [q.strip() for q in found if len(q.split()) >= QUOTE_MIN_WORDS]
+
+
+def _flat(text: str) -> str:
+    """Lower-cased words separated by single spaces: a quotation matches whatever the punctuation."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 def attribute(answer: str, texts: dict[str, str]) -> tuple[list[str], float]:

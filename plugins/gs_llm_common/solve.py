@@ -164,6 +164,7 @@ def solve(call: Call, variant: GsVariant) -> CnlDocument:
         first_reply.truncated,
         texts,
         markers,
+        intent.intent,
     )
     if not variant.deep or draft.status != "success":
         return _reply(call, draft, note)
@@ -190,6 +191,7 @@ def solve(call: Call, variant: GsVariant) -> CnlDocument:
             second.truncated,
             {uid: text for uid, text in texts.items() if uid in shown_ids},
             markers,
+            intent.intent,
         )
     except PluginFailure as failure:
         if failure.code == "TIMEOUT":

@@ -244,6 +244,21 @@ def test_junk_goal_model_is_ungrounded_and_junk_validator_never_accepts(tmp_path
     assert result.response_document["groups"][0]["validation"] == "unvalidated"
 
 
+def test_a_misquoting_answer_is_an_error_with_its_reason_and_the_next_solver_answers(tmp_path):
+    """gs-llm-fast cites a unit it was given but quotes a sentence that unit does not hold: the plugin
+    reports UNGROUNDED_ANSWER with the quotation in the trace, no quotation reaches the user, and
+    gs-symbolic answers."""
+    with ScriptedLLM() as llm:
+        llm.responder = FakeModel(gs="misquote")
+        h = LLMHarness(tmp_path, enabled=ALL_FAST, orders={**LLM_FIRST, "sd": ["sd-symbolic"]}, upstream=llm)
+        result = run(h, lambda ctx, kb_id: ask(ctx, kb_id))
+    (gs_node,) = plugin_nodes(result, "gs-llm-fast")
+    assert (gs_node["status"], gs_node["output"]["code"]) == ("error", "UNGROUNDED_ANSWER")
+    assert "WAL mode works on every network filesystem" in str(gs_node["output"])
+    answered_by_symbolic(result)
+    assert "every network filesystem" not in result.response_document["groups"][0]["answerMarkdown"]
+
+
 # --------------------------------------------------------------------------- budget
 
 

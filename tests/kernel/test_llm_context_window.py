@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_server import ScriptedLLM, reply
+from llm_plugin_calls import numbered_unit, scripted
 from mrpvm.plugins.sd_llm_common.sources import split_fitting
 from mrpvm.plugins.sdk.window import estimate_tokens, prompt_tokens
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import DetectSeedsPayload, SolvePayload
-from test_llm_plugins import INTENT, INVALID_SEEDS, VALID_SEEDS, run, user_messages
+from test_llm_plugins import INTENT, INVALID_SEEDS, VALID_SEEDS
 
 
 def window(tokens: int) -> dict[str, str]:
@@ -29,30 +29,16 @@ def assert_fits(body: dict[str, Any], tokens: int) -> None:
 
 
 def unit(n: int, words: int = 1) -> KnowledgeUnit:
-    return KnowledgeUnit(
-        id=f"src-w::chunk-{n:03d}::unit-001",
-        sourceId="src-w",
-        chunkId=f"src-w::chunk-{n:03d}",
-        kuType="atomic",
-        role="Description",
-        topic=f"setting {n}",
-        claim=f"Setting number {n} keeps the journal " + "in shared memory across processes " * words + ".",
-    )
+    claim = f"Setting number {n} keeps the journal " + "in shared memory across processes " * words + "."
+    return numbered_unit(n, "src-w", f"setting {n}", claim)
 
 
 def seeds(tmp_path: Path, tokens: int, payload: DetectSeedsPayload, *answers: str, prompt: str = ""):
-    with ScriptedLLM() as llm:
-        llm.push(*(reply(a) for a in answers))
-        doc, events = run(
-            llm,
-            tmp_path,
-            "sd-llm-deep",
-            "detectSeeds",
-            prompt or "Should I use WAL on NFS?",
-            payload,
-            env_extra=window(tokens),
-        )
-        return doc, events, list(llm.bodies)
+    prompt = prompt or "Should I use WAL on NFS?"
+    got = scripted(
+        tmp_path, "sd-llm-deep", "detectSeeds", prompt, payload, *answers, env_extra=window(tokens)
+    )
+    return got.doc, got.events, got.bodies
 
 
 # --------------------------------------------------------------------------- sd-llm: the corrective round
@@ -109,20 +95,14 @@ def test_source_parts_are_split_until_each_fits() -> None:
 # --------------------------------------------------------------------------- gs-llm-deep: the refine pass
 
 
+def gs(tmp_path: Path, plugin_id: str, tokens: int, evidence: list[KnowledgeUnit], *answers: str):
+    payload = SolvePayload(intent=INTENT, evidence=evidence)
+    return scripted(tmp_path, plugin_id, "solve", INTENT.intent, payload, *answers, env_extra=window(tokens))
+
+
 def deep(tmp_path: Path, tokens: int, evidence: list[KnowledgeUnit], *answers: str):
-    with ScriptedLLM() as llm:
-        llm.push(*(reply(a) for a in answers))
-        doc, events = run(
-            llm,
-            tmp_path,
-            "gs-llm-deep",
-            "solve",
-            INTENT.intent,
-            SolvePayload(intent=INTENT, evidence=evidence),
-            env_extra=window(tokens),
-        )
-        users = [user_messages(llm, i) for i in range(llm.count)]
-        return doc, events, list(llm.bodies), users
+    got = gs(tmp_path, "gs-llm-deep", tokens, evidence, *answers)
+    return got.doc, got.events, got.bodies, got.users
 
 
 def test_gs_llm_deep_drafts_and_refines_within_1024_tokens(tmp_path: Path) -> None:
@@ -170,18 +150,8 @@ def test_the_refine_pass_cannot_cite_a_unit_it_no_longer_shows(tmp_path: Path) -
 @pytest.mark.parametrize("tokens", [1024, 2048, 4096])
 def test_gs_llm_fast_fits_every_window(tmp_path: Path, tokens: int) -> None:
     evidence = [unit(n) for n in range(80)]
-    with ScriptedLLM() as llm:
-        llm.push(reply("## Answer\nNo [E1].\n\n## Sources\nUsed: E1"))
-        doc, _ = run(
-            llm,
-            tmp_path,
-            "gs-llm-fast",
-            "solve",
-            INTENT.intent,
-            SolvePayload(intent=INTENT, evidence=evidence),
-            env_extra=window(tokens),
-        )
-        body = llm.bodies[0]
+    got = gs(tmp_path, "gs-llm-fast", tokens, evidence, "## Answer\nNo [E1].\n\n## Sources\nUsed: E1")
+    [body] = got.bodies
     assert_fits(body, tokens)
     assert prompt_tokens(body["messages"]) + body["max_tokens"] > tokens - 120  # the budget is used
-    assert doc.result.status == "success"
+    assert got.doc.result.status == "success"

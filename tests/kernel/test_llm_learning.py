@@ -16,7 +16,7 @@ from mrpvm.kernel.store import Store
 from mrpvm.plugins.planner_common.signals import read_signals, task_kind
 from mrpvm.plugins.planner_common.utility import UtilityTable, observations, score_attempt
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
-from mrpvm.protocol.envelope import OutcomeAttempt, RecordOutcomePayload
+from mrpvm.protocol.envelope import OutcomeAttempt, Pins, RecordOutcomePayload
 from mrpvm.shells.evaluation.calibration import judged_verdicts, measured
 from mrpvm.shells.evaluation.combos import STANDARD_COMBOS, resolve_combo
 from mrpvm.shells.evaluation.suites import Expected
@@ -204,12 +204,14 @@ def test_standard_combos_and_labels() -> None:
 
 
 def test_an_untrusted_validator_cannot_reject_a_supported_answer(tmp_path: Path) -> None:
-    """val-llm measured right on 1 rejection in 10 rejects the model's grounded answer: the kernel overrules
-    it (a warning and VALIDATION_OVERRULED in the trace), the answer stands, and the planner is told
-    `overruled`, not `rejected`. A trusted validator's rejection still moves to the next solver."""
+    """val-llm measured right on 5 rejections in 10 (its acceptances discriminate, so it is still called)
+    rejects the model's grounded answer: the kernel overrules it (a warning and VALIDATION_OVERRULED in the
+    trace), the answer stands, and the planner is told `overruled`, not `rejected`. A trusted validator's
+    rejection still moves to the next solver."""
     noisy = vr.ValidatorRecords()
     for n in range(10):
-        noisy.add("val-llm", "rejected", right=n == 0)
+        noisy.add("val-llm", "rejected", right=n < 5)
+        noisy.add("val-llm", "accepted", right=True)
     with ScriptedLLM() as llm:
         llm.responder = FakeModel(val="reject-llm")
         h = LLMHarness(tmp_path, enabled=ALL_FAST, orders={**LLM_FIRST, "sd": ["sd-symbolic"]}, upstream=llm)
@@ -218,7 +220,7 @@ def test_an_untrusted_validator_cannot_reject_a_supported_answer(tmp_path: Path)
     assert calls(result, "solve") == [("gs-llm-fast", "success")]
     [val] = plugin_nodes(result, "val-llm")
     assert val["status"] == "rejected" and val["output"]["code"] == "VALIDATION_OVERRULED"
-    assert "right 1 of 10 times" in val["output"]["why"]
+    assert "right 5 of 10 times" in val["output"]["why"]
     group = result.response_document["groups"][0]
     assert group["validation"] != "rejected" and result.goal_solver_plugin == "gs-llm-fast"
 
@@ -235,3 +237,65 @@ def test_a_trusted_validator_still_rejects(tmp_path: Path) -> None:
         result = run(h, lambda ctx, kb_id: ask(ctx, kb_id))
     assert calls(result, "solve") == [("gs-llm-fast", "success"), ("gs-symbolic", "success")]
     assert plugin_nodes(result, "val-llm")[0]["output"]["code"] == "VALIDATION_REJECTED"
+
+
+def _noise() -> vr.ValidatorRecords:
+    """val-llm as SmolLM2 measured it (session 11): 11 acceptances, 8 right; 11 rejections, 1 right."""
+    records = vr.ValidatorRecords()
+    for n in range(11):
+        records.add("val-llm", "accepted", right=n < 8)
+        records.add("val-llm", "rejected", right=n < 1)
+    return records
+
+
+def test_only_a_validator_measured_noise_both_ways_is_set_aside() -> None:
+    records = _noise()
+    why = records.sets_aside("val-llm")
+    assert why is not None and "11 acceptance(s), 8 right; 11 rejection(s), 1 right" in why
+    assert "rejections right 0.09 < 0.6" in why and "pin it" in why
+    assert records.sets_aside("val-unmeasured") is None
+    blind = vr.ValidatorRecords()  # accepts everything: acceptances discounted, rejections never measured
+    for _ in range(12):
+        blind.add("val-blind", "accepted", right=True)
+    assert blind.discounts_acceptance("val-blind")[0] and blind.sets_aside("val-blind") is None
+    harsh = vr.ValidatorRecords()  # rejections untrusted, but its acceptances discriminate
+    for n in range(10):
+        harsh.add("val-harsh", "accepted", right=True)
+        harsh.add("val-harsh", "rejected", right=n < 5)
+    assert harsh.overrules("val-harsh", 0.9)[0] and harsh.sets_aside("val-harsh") is None
+
+
+def _set_aside_notes(result) -> list[dict]:
+    return [
+        n["output"]["validatorsSetAside"]
+        for n in result.execution_trace["nodes"]
+        if "validatorsSetAside" in (n.get("output") or {})
+    ]
+
+
+def test_a_validator_measured_to_be_noise_is_not_called(tmp_path: Path) -> None:
+    """val-llm measured as noise both ways is left out of the plan's validators: no val-llm node, no
+    validation call upstream, the answer stands unvalidated, and the branch's plan node says why once.
+    Pinned, it is called (that is how an evaluation measures it again)."""
+    with ScriptedLLM() as llm:
+        llm.responder = FakeModel(val="reject-llm")
+        h = LLMHarness(tmp_path, enabled=ALL_FAST, orders={**LLM_FIRST, "sd": ["sd-symbolic"]}, upstream=llm)
+        with Store.open(h.home) as store:
+            vr.add_measured(store, _noise())
+
+        async def twice(ctx, kb_id):
+            first = await ask(ctx, kb_id)
+            asked = len(llm.bodies)
+            return first, asked, await ask(ctx, kb_id, pins=Pins(val="val-llm"))
+
+        result, asked, pinned = run(h, twice)
+    assert plugin_nodes(result, "val-llm") == []
+    assert "m-validation" not in [b["model"] for b in llm.bodies[:asked]]
+    [notes] = _set_aside_notes(result)
+    assert list(notes) == ["val-llm"] and "measured to be noise" in notes["val-llm"]
+    group = result.response_document["groups"][0]
+    assert group["validation"] == "unvalidated" and result.goal_solver_plugin == "gs-llm-fast"
+    assert "m-validation" in [b["model"] for b in llm.bodies[asked:]]
+    [val] = plugin_nodes(pinned, "val-llm")
+    assert val["status"] == "rejected" and val["output"]["code"] == "VALIDATION_OVERRULED"
+    assert _set_aside_notes(pinned) == []

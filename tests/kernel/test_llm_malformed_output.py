@@ -10,13 +10,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from llm_plugin_calls import numbered_unit, run, user_messages
 from llm_server import ScriptedLLM, reply
 from mrpvm.kernel.llm.bridge import options_from_environ
 from mrpvm.plugins.sdk.llm import fit_units
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload, ValidatePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
-from test_llm_plugins import INTENT, NFS, WAL, run, user_messages
+from test_llm_plugins import INTENT, NFS, WAL
 
 
 def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwargs):
@@ -30,6 +31,12 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
         ("", "stop", "INVALID_MODEL_OUTPUT", "completion is empty"),
         ("   \n\n  ", "stop", "INVALID_MODEL_OUTPUT", "completion is empty"),
         ("## Answer\n\n## Sources\nUsed: x", "stop", "INVALID_MODEL_OUTPUT", "answer is empty"),
+        (  # SmolLM2 on real05 q09 (session 12): its answer was "The answer is:" and nothing else
+            "## Answer\nThe answer is: [E1]\n\n## Sources\nUsed: E1",
+            "stop",
+            "INVALID_MODEL_OUTPUT",
+            "answer is empty",
+        ),
         (
             f"## Answer\nNo: WAL needs shared memory, which an NFS share cannot\n\n## Sources\nUsed: {WAL.id}",
             "length",
@@ -67,11 +74,30 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
             "INVALID_MODEL_OUTPUT",
             "copied the prompt ('more evidence items left out for length)')",
         ),
+        (  # a quotation the cited unit does not hold (it says the opposite)
+            '## Answer\nYes: the manual says "WAL works over a network filesystem".\n\n## Sources\nUsed: E1',
+            "stop",
+            "UNGROUNDED_ANSWER",
+            "quotes 'WAL works over a network filesystem', which is not in the unit(s) it cites",
+        ),
+        (  # the quoted sentence is NFS's, but the answer cites only WAL's unit
+            "## Answer\nNo.\n> The database sits on an NFS share mounted by three servers.\n\n## Sources\nUsed: E1",
+            "stop",
+            "UNGROUNDED_ANSWER",
+            "quotes 'The database sits on an NFS share",
+        ),
+        (  # SmolLM2 on real04 (session 11): a number and a field none of the cited units holds
+            "## Answer\nX-Python3-Version = 2.10.4 is required for Python packages.\n\n## Sources\nUsed: E1, E2",
+            "stop",
+            "UNGROUNDED_ANSWER",
+            "of the answer's words are in the unit(s) it cites",
+        ),
     ],
     ids=[
         "empty",
         "blank",
         "empty-answer",
+        "only-an-opener",
         "truncated",
         "off-format",
         "hallucinated",
@@ -79,6 +105,9 @@ def solve(llm: ScriptedLLM, tmp_path: Path, evidence: list[KnowledgeUnit], **kwa
         "format-placeholder",
         "made-up-evidence-header",
         "budget-note",
+        "misquoted",
+        "quoted-from-an-uncited-unit",
+        "cited-units-do-not-say-it",
     ],
 )
 def test_an_unusable_completion_is_a_structured_error_with_its_reason(
@@ -94,9 +123,18 @@ def test_an_unusable_completion_is_a_structured_error_with_its_reason(
     assert [e.status for e in events] == ["success"]  # one real call, counted by the bridge
 
 
-def test_no_context_inside_the_answer_section_is_no_context(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "completion",
+    [
+        "## Answer\nNO-CONTEXT\n\n## Sources\nUsed:",
+        # the protocol's refusal sentence written out, then a stray answer opener
+        f"{NO_CONTEXT_ANSWER}\n\nThe answer is: (https://github.com/example/plugin)\n\n## Sources\nUsed: E1",
+    ],
+    ids=["marker", "refusal-sentence"],
+)
+def test_no_context_inside_the_answer_section_is_no_context(tmp_path: Path, completion: str) -> None:
     with ScriptedLLM() as llm:
-        llm.push(reply("## Answer\nNO-CONTEXT\n\n## Sources\nUsed:"))
+        llm.push(reply(completion))
         doc, _ = solve(llm, tmp_path, [WAL])
     assert doc.result.status == "no-context" and doc.answer == NO_CONTEXT_ANSWER and doc.sources == []
 
@@ -127,18 +165,8 @@ def test_an_id_left_out_for_the_window_cannot_be_cited(tmp_path: Path) -> None:
 
 
 def test_prompts_fit_the_announced_window(tmp_path: Path) -> None:
-    units = [
-        KnowledgeUnit(
-            id=f"src-m::chunk-{n:03d}::unit-001",
-            sourceId="src-m",
-            chunkId=f"src-m::chunk-{n:03d}",
-            kuType="atomic",
-            role="Description",
-            topic=f"option {n}",
-            claim=f"Option --opt-{n} sets the value number {n} for the archive writer. " * 4,
-        )
-        for n in range(60)
-    ]
+    claim = "Option --opt-{n} sets the value number {n} for the archive writer. " * 4
+    units = [numbered_unit(n, "src-m", f"option {n}", claim.format(n=n)) for n in range(60)]
     answer = "## Answer\nIt sets value 3 [E4].\n\n## Sources\nUsed: E4"
     with ScriptedLLM() as llm:
         llm.push(reply(answer))
@@ -160,8 +188,13 @@ def test_prompts_fit_the_announced_window(tmp_path: Path) -> None:
         ("No: WAL needs shared memory [E2, E1].", ["N", "W"], "high"),
         (f"## Answer\nNo.\n\n## Sources\nUsed: {WAL.id}", ["W"], "high"),
         ("No, WAL mode does not work over a network filesystem.\n\n## Answer", ["W"], "medium"),
+        (  # quoted word for word, whatever the case and punctuation
+            '## Answer\nNo: "WAL does NOT work over a network filesystem" [E1].\n\n## Sources\nUsed: E1',
+            ["W"],
+            "high",
+        ),
     ],
-    ids=["labels", "inline-labels", "real-id", "attributed"],
+    ids=["labels", "inline-labels", "real-id", "attributed", "right-quotation"],
 )
 def test_cited_labels_map_back_to_the_units_given(
     tmp_path: Path, completion: str, sources: list[str], confidence: str

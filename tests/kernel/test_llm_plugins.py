@@ -7,19 +7,19 @@ from __future__ import annotations
 import json
 import socket
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from llm_plugin_calls import run, user_messages
 from llm_server import ScriptedLLM, reply, status
 from mrpvm.kernel.config import MANIFESTS_DIR
 from mrpvm.kernel.context import llm_route
-from mrpvm.kernel.llm import CallBudget, LLMBridge, role_for_call
+from mrpvm.kernel.llm import CallBudget, LLMBridge
 from mrpvm.kernel.registry import Registry
 from mrpvm.kernel.store import Store
-from mrpvm.kernel.supervisor import PluginCallError, Supervisor
+from mrpvm.kernel.supervisor import Supervisor
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import (
     Budget,
@@ -28,7 +28,6 @@ from mrpvm.protocol.envelope import (
     Request,
     SolvePayload,
     ValidatePayload,
-    unit_to_context_item,
 )
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
@@ -91,80 +90,6 @@ Act: ponder
 Intent: Should SQLite use WAL mode?
 Output: a recommendation
 """
-
-
-def run(
-    llm: ScriptedLLM | None,
-    tmp_path: Path,
-    plugin_id: str,
-    op: str,
-    prompt: str,
-    payload: Any,
-    *,
-    units: list[KnowledgeUnit] = (),
-    calls: int | None = None,
-    budget: int = 8,
-    with_llm: bool = True,
-    env_extra: dict[str, str] | None = None,
-    plugin_env: dict[str, str] | None = None,
-    request_budget: CallBudget | None = None,
-):
-    """One plugin call through the supervisor; (document or PluginCallError, bridge events).
-
-    `request_budget` (else a fresh CallBudget(budget)) is the request's LLM budget, to inspect after."""
-    env = {
-        "MRPVM_LLM_TIMEOUT_MS": "60000",
-        "MRPVM_LLM_MAX_ATTEMPTS": "2",
-        "MRPVM_LLM_BACKOFF_MS": "10",
-        "MRPVM_LLM_MODEL": "test-model",
-    }
-    if llm is not None:
-        env["MRPVM_LLM_BASE_URL"] = llm.base_url
-    env.update(env_extra or {})
-
-    async def main():
-        store = Store(tmp_path / "mrpvm.db")
-        registry = Registry.load(MANIFESTS_DIR, [], [])
-        entry = registry.get(plugin_id)
-        allowed = entry.manifest.maxLLMCalls if calls is None else calls
-        try:
-            async with (
-                LLMBridge.from_environ(env, store=store) as bridge,
-                Supervisor(registry, extra_env=plugin_env) as supervisor,
-            ):
-                supervisor.route_llm(llm_route(bridge))  # as KernelContext does: the sandbox's relay
-                bridge.open_request("req-1", request_budget or CallBudget(budget))
-                access = None
-                if with_llm:
-                    role = role_for_call(entry.manifest.modelRoles, entry.type, op)
-                    access = bridge.access(
-                        "req-1", "frame-0", plugin_id, role, allowed, time.monotonic() + 20, call_ref="call-1"
-                    )
-                request = Request(
-                    prompt=prompt,
-                    context=[unit_to_context_item(u) for u in units],
-                    op=op,
-                    payload=payload,
-                    budget=Budget(llmCalls=allowed, deadlineMs=20000),
-                    llm=access,
-                    requestId="req-1",
-                    frameId="frame-0",
-                )
-                try:
-                    result = (await supervisor.call(plugin_id, request, timeout_s=20)).document
-                except PluginCallError as err:
-                    result = err
-                if access is not None:
-                    bridge.release(access.apiKey)
-                return result, bridge.drain_events("req-1")
-        finally:
-            store.close()
-
-    return anyio.run(main)
-
-
-def user_messages(llm: ScriptedLLM, index: int) -> list[str]:
-    return [m["content"] for m in llm.bodies[index]["messages"] if m["role"] == "user"]
 
 
 # --------------------------------------------------------------------------- no LLM
@@ -306,7 +231,7 @@ Object: shared memory
             "Normalize wal.md",
             NormalizePayload(sourceId="src-wal", sourceName="wal.md", text=text),
         )
-    assert doc.result.status == "success"
+    assert doc.result.status == "success", doc.result.result
     by_id = {u.id: u for u in doc.units}
     assert set(by_id) == {
         "src-wal::source-summary",
@@ -395,7 +320,7 @@ def test_gs_llm_answer_with_sources(tmp_path: Path) -> None:
             units=[WAL, NFS],
         )
         prompt = user_messages(llm, 0)[0]
-    assert doc.result.status == "success"
+    assert doc.result.status == "success", doc.result.result
     assert doc.answer.startswith("No: keep the rollback journal")
     assert "### Why" in doc.answer  # a stray level-2 heading is demoted, not an error
     assert doc.sources == [WAL.id, NFS.id]  # brackets around a cited id are not part of it

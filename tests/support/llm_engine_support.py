@@ -51,7 +51,8 @@ def dead_url() -> str:
 
 
 class FakeModel:
-    """Answers by role. Modes: sd valid|junk|junk-then-valid; gs grounded|ungrounded|refuse|copy|restate;
+    """Answers by role. Modes: sd valid|junk|junk-then-valid; gs grounded|ungrounded|refuse|copy|restate|
+    misquote (cites the first unit, quoting a sentence it does not hold);
     val accept|reject|reject-llm (rejects answers the fake goal model wrote)|junk."""
 
     def __init__(self, sd: str = "valid", gs: str = "grounded", val: str = "accept"):
@@ -96,6 +97,9 @@ class FakeModel:
                 f"## Answer\n{question.group(1) if question else ''}\n\n## Sources\nUsed: {evidence[0][0]}\n"
             )
         uid, text = evidence[0]
+        if self.gs == "misquote":
+            quote = "WAL mode works on every network filesystem"
+            return f'## Answer\nThe evidence says "{quote}" {LLM_MARK}.\n\n## Sources\nUsed: {uid}\n'
         return f"## Answer\n{text} {LLM_MARK}\n\n## Sources\nUsed: {uid}\n"
 
     def _verdict(self, case: str) -> str:
