@@ -4,8 +4,9 @@ Read top-down: turn.py (`run_turn`: open, run the root frame, respond, commit) �
 branch per frame: plan, detect seeds, plan again, run the seeds) → seeds.py (knowledge views × goal
 solvers, validation, decomposition) → stages.py (each stage's candidates) → calls.py (one plugin call).
 Beside them: state.py (what a turn's frames share), payloads.py (what each stage sends), views.py,
-early.py (calls started ahead of their turn), warm_start.py (the workers a one-turn process starts first), concurrency.py and background.py (calls side by side and
-after the answer), outcome.py (recordOutcome and the commit), response.py (the response document).
+early.py (calls started ahead of their turn), warm_start.py (the workers a one-turn process starts
+first), concurrency.py and background.py (calls side by side and after the answer), outcome.py
+(recordOutcome and the commit), response.py (the response document).
 """
 
 from .state import PIN_TYPES, check_pins

@@ -282,16 +282,6 @@ class Supervisor(OneShotMode):
         plugin = self._plugins.get(plugin_id)
         return plugin is not None and any(w.usable for pool in plugin.pools() for w in pool.workers)
 
-    def prestart(self, plugin_id: str) -> bool:
-        """`WorkerMode.prestart`; before any call this supervisor is first bound to the running loop, as a
-        call would bind it (a one-turn process starts its workers before its first call: warm_start.py)."""
-        if self._loop is None and not self._closed:
-            try:
-                self._admit(self._plugin(plugin_id, ""), "")
-            except PluginCallError:
-                return False
-        return super().prestart(plugin_id)
-
     def before_next_call(self, plugin_id: str, job: HeldJob) -> None:
         """Run `job` right before the next `call` to `plugin_id` (held.py); dropped if none comes."""
         self._held.hold(plugin_id, job)

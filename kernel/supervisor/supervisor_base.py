@@ -102,9 +102,9 @@ class SupervisorBase:
             plugin = self._plugins[plugin_id] = PluginState(entry, self.limits, self.sandbox)
         return plugin
 
-    def _admit(self, plugin: PluginState, op: str) -> asyncio.AbstractEventLoop:
-        if self._closed:
-            self._raise(plugin, op, ProcessFailure(SHUTDOWN, "the supervisor is shut down"), count=False)
+    def _bind_loop(self) -> asyncio.AbstractEventLoop:
+        """The running loop, this supervisor bound to it: on the first call or prestart, or again when
+        nothing runs; a supervisor whose processes run on another loop raises RuntimeError."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
             if self._loop is not None and self._plugins_started():
@@ -115,6 +115,12 @@ class SupervisorBase:
                 known.pool = known.lane = None
                 known.oneshots = asyncio.Semaphore(known.concurrency)
             self._loop = loop
+        return loop
+
+    def _admit(self, plugin: PluginState, op: str) -> asyncio.AbstractEventLoop:
+        if self._closed:
+            self._raise(plugin, op, ProcessFailure(SHUTDOWN, "the supervisor is shut down"), count=False)
+        loop = self._bind_loop()
         wait = plugin.breaker.retry_in(loop.time())
         if wait > 0.0:
             failure = ProcessFailure(

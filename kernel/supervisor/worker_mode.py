@@ -49,8 +49,11 @@ class WorkerMode(SupervisorBase):
                 plugin = self._plugin(plugin_id, "")
             except PluginCallError:
                 return False
-        loop = asyncio.get_running_loop()
-        if self._closed or loop is not self._loop or not plugin.worker:
+        if self._closed or not plugin.worker:
+            return False
+        # before any call (a one-turn process starts its workers first) bind as the first call would
+        loop = self._bind_loop() if self._loop is None else asyncio.get_running_loop()
+        if loop is not self._loop:
             return False
         pool = self._pool(plugin, loop)
         if pool.slots or plugin.breaker.retry_in(loop.time()) > 0.0:

@@ -341,9 +341,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     for p in chosen:
         text = passage_text(p)
         if q.answer_type == "entity" and (named := _entry_name(p, q)):
-            text = labelled(
-                named, text
-            )  # "which function adds …": the entry the sentence leads is the answer
+            # "which function adds …": the entry the sentence leads is the answer
+            text = labelled(named, text)
         if p.dated_by:
             when = find_type(p.dated_by, q.answer_type)
             shown = f"{when} ({p.dated_by})" if when and when != p.dated_by else p.dated_by

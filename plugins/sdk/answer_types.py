@@ -163,6 +163,11 @@ def alternatives(question: str) -> list[str]:
     return [" ".join(left[-len(right) :]), " ".join(right)]
 
 
+def _asked_clause(question: str) -> str:
+    """The question's main clause, spaces collapsed, an option's kind noun left out ("the -z option")."""
+    return _main_clause(" ".join(_without_option_kinds(question).strip().split()))
+
+
 def _after_wh(words: list[str]) -> list[str] | None:
     """The words after "which"/"what" (and after the verb that follows it: "what is the minimum GCC
     version"), where the noun naming the asked type stands; None when the question opens no such phrase."""
@@ -175,7 +180,7 @@ def _after_wh(words: list[str]) -> list[str] | None:
 
 def expected_type(question: str) -> str:
     """The answer type of one question ("" when it cannot be told); see protocol.vocab.ANSWER_TYPES."""
-    q = _main_clause(" ".join(_without_option_kinds(question).strip().split()))
+    q = _asked_clause(question)
     words = _words(q)
     if not words:
         return ""
@@ -340,7 +345,7 @@ _UNTIMED_MEASURES = word_set(
 
 def asks_untimed_number(question: str) -> bool:
     """Whether the question asks for a number that is no duration ("Which port does ssh use …?")."""
-    q = _main_clause(" ".join(_without_option_kinds(question).strip().split()))
+    q = _asked_clause(question)
     rest = _after_wh(_words(q))
     if rest is None:
         return False
