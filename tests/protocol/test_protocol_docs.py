@@ -11,7 +11,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from mrpvm.protocol import schema_gen
+from mrpvm.protocol import schema_gen, spec_regions
 from mrpvm.protocol.cnl import parse_document, validate_document
 from mrpvm.protocol.document import CnlDocument
 from mrpvm.protocol.envelope import PAYLOAD_TYPES, Descriptor, Request, decode_request
@@ -137,8 +137,8 @@ def _blocks(region: str, lang: str) -> list[str]:
 
 
 def test_spec_has_a_request_and_response_for_every_op_that_parse_and_equal_the_examples():
-    region = schema_gen.spec_region(SPEC, "examples")
-    assert region == schema_gen.spec_examples()
+    region = spec_regions.spec_region(SPEC, "examples")
+    assert region == spec_regions.spec_examples()
     headings = re.findall(r"^### `(\w+)`$", region, re.MULTILINE)
     assert headings == list(OPS)
     requests, responses = _blocks(region, "json"), _blocks(region, "markdown")
@@ -152,8 +152,8 @@ def test_spec_has_a_request_and_response_for_every_op_that_parse_and_equal_the_e
 
 
 def test_spec_rule_examples_fail_with_their_rule():
-    region = schema_gen.spec_region(SPEC, "rules")
-    assert region == schema_gen.spec_rules()
+    region = spec_regions.spec_region(SPEC, "rules")
+    assert region == spec_regions.spec_rules()
     rules = re.findall(r"^#### `([a-z-]+)`", region, re.MULTILINE)
     assert rules == list(RULE_EXAMPLES)
     blocks = re.findall(r"```markdown\n(.*?)```", region, re.DOTALL)
@@ -163,7 +163,7 @@ def test_spec_rule_examples_fail_with_their_rule():
 
 
 def test_spec_invalid_request_table_lists_every_case():
-    region = schema_gen.spec_region(SPEC, "invalid")
+    region = spec_regions.spec_region(SPEC, "invalid")
     assert re.findall(r"^\| `([a-z-]+)` \|", region, re.MULTILINE) == list(INVALID_REQUESTS)
 
 
