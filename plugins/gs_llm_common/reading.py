@@ -46,6 +46,9 @@ CITED_MIN_WORDS = 3
 # than QUOTE_MIN_WORDS words it is a name or a scare quote ("yes", "--force"), not a quotation.
 _QUOTE = re.compile(r'"([^"\n]+)"|“([^”\n]+)”|^[ \t]*>[ \t]?(.+)$', re.MULTILINE)
 QUOTE_MIN_WORDS = 3
+# Words of the criterion's opening that mark a copy ("answer describes the main facts accurately"): the
+# criteria are the engine's own sentences, which no document's answer repeats word for word for this long.
+CRITERION_MARKER_WORDS = 6
 
 
 @dataclass(slots=True)
@@ -226,10 +229,11 @@ def evidence_markers(units: list[KnowledgeUnit]) -> list[str]:
 
 
 def criterion_marker(intent: IntentGroup) -> list[str]:
-    """The intent's criterion (shown as `A good answer: ...`) without its first word, when it is long enough
-    to be recognised: a small model copies it as "This answer describes the main facts ..."."""
+    """The opening of the intent's criterion (shown as `A good answer: ...`) without its first word, when
+    it is long enough to be recognised: a small model copies it as "This answer describes the main facts
+    accurately …" and goes on in words of its own, so only the opening is looked for."""
     words = intent.criterion.split()
-    return [" ".join(words[1:])] if len(words) >= 5 else []
+    return [" ".join(words[1 : 1 + CRITERION_MARKER_WORDS])] if len(words) >= 5 else []
 
 
 def _preamble(lines: list[str]) -> list[str]:

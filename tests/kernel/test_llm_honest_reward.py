@@ -230,3 +230,23 @@ def test_a_copied_criterion_is_a_copy_of_the_prompt():
     assert (
         criterion_marker(IntentGroup(index=1, act="define", intent="x", output="y", criterion="Short.")) == []
     )
+
+
+def test_a_criterion_copied_with_a_tail_of_its_own_is_a_copy_of_the_prompt():
+    """SmolLM2 on real01 q10 (session 13): the criterion's opening, then a focus of its own."""
+    intent = IntentGroup(
+        index=1,
+        act="describe",
+        intent="What is the largest file size tar can store in the ustar format?",
+        output="a size",
+        criterion="The answer describes the main facts accurately and completely about largest file size, ustar.",
+    )
+    text = (
+        "The largest file size; tar; store.\n\nThis answer describes the main facts accurately and "
+        "completely about the largest file size, which is stored in the ustar format."
+    )
+    markers = (*PROMPT_MARKERS, *criterion_marker(intent))
+    with pytest.raises(PluginFailure, match="copied the prompt"):
+        read_answer(text, "gs-llm-fast", {"E1": "u1"}, False, markers=markers)
+    answer = "The largest file size is 8 GiB [E1]."  # an answer that does not copy it stands
+    assert read_answer(answer, "gs-llm-fast", {"E1": "u1"}, False, markers=markers).status == "success"
