@@ -73,7 +73,8 @@ _lock = threading.Lock()
 LOAD_BUDGET_S = (
     12.0  # a call with less time left does not start loading the model (seconds on a busy machine)
 )
-IDLE_LOAD_S = 2.0  # a warm worker idle this long loads the model before a call needs it (worker_started)
+IDLE_LOAD_S = 5.0  # a warm worker idle this long loads the model before a call needs it (worker_started;
+# longer than a one-turn `mrpvm ask` keeps a worker idle on a loaded machine)
 _deferred = False
 _worker = False  # a warm worker: its calls never go without the model (worker_started)
 _last_call = 0.0  # when the latest call began (time.monotonic)
