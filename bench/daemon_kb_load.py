@@ -332,7 +332,9 @@ def main() -> None:
         "seen, e.g. corpus/questions-crypto-novel.txt (use a copy of a settled home per run)",
     )
     ap.add_argument(
-        "--distinct", action="store_true", help="each session asks its own slice of the questions (no repeats)"
+        "--distinct",
+        action="store_true",
+        help="each session asks its own slice of the questions (no repeats)",
     )
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--out", default=None, help="write every turn as JSON lines")
