@@ -3,6 +3,7 @@
 
     PERF_OURS=CHECKOUT python3 daemon_kb_load.py --target ours|upstream [--sessions 20] [--turns 50] [--doc FILE]
                               [--json] [--out turns.jsonl] [--pyspy SECONDS] [--symbolic-only]
+                              [--load-questions FILE --distinct]
 
 CHECKOUT: the project checkout with `make setup` done (default: the current folder when it is one); upstream
 (optional): PERF_UPSTREAM=a checkout of the original Node.js MRP-VM with `npm install` done.
@@ -105,7 +106,7 @@ def parse_turn(kind: str, status: int, headers: dict, payload: bytes) -> dict:
 
 
 async def run_load(
-    d: pk.Daemon, ref: dict, qs: list[str], sessions: int, turns: int
+    d: pk.Daemon, ref: dict, qs: list[str], sessions: int, turns: int, distinct: bool = False
 ) -> tuple[list[dict], float]:
     clients = [pk.Client(d.port) for _ in range(sessions)]
     body = {"kb": ref["kb"]} if d.kind == "ours" else {"kb_id": ref["kb_id"]}
@@ -115,7 +116,7 @@ async def run_load(
     async def worker(k: int) -> None:
         c, sid = clients[k], sids[k]
         for i in range(turns):
-            q = qs[(k + i) % len(qs)]
+            q = qs[(k * turns + i if distinct else k + i) % len(qs)]
             t = time.perf_counter()
             try:
                 status, headers, payload = await c.request(
@@ -246,7 +247,8 @@ async def main_async(a: argparse.Namespace) -> dict:
             )
             await asyncio.sleep(1.0)
         t_load0 = time.perf_counter()
-        recs, elapsed = await run_load(d, ing["ref"], qs, a.sessions, a.turns)
+        load_qs = pk.questions(Path(a.load_questions)) if a.load_questions else qs
+        recs, elapsed = await run_load(d, ing["ref"], load_qs, a.sessions, a.turns, a.distinct)
         t_load1 = time.perf_counter()
         cpu1 = pk.cpu_by_name(d.proc.pid)
         sys1 = pk.cpu_by_name(d.proc.pid, system_only=True)
@@ -324,6 +326,16 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=50)
     ap.add_argument("--doc", default=str(pk.CORPUS / "node-crypto.md"))
     ap.add_argument("--questions", default=None)
+    ap.add_argument(
+        "--load-questions",
+        help="ask these during the load (the warm-up still asks --questions): questions the workers have not "
+        "seen, e.g. corpus/questions-crypto-novel.txt (use a copy of a settled home per run)",
+    )
+    ap.add_argument(
+        "--distinct",
+        action="store_true",
+        help="each session asks its own slice of the questions (no repeats)",
+    )
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--out", default=None, help="write every turn as JSON lines")
     ap.add_argument(

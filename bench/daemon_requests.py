@@ -4,7 +4,7 @@
     (daemon_kb_load.py --requests DIR does this)
 
 On exit writes DIR/calls.json: per plugin.op the number of calls and the median / max request and reply
-bytes; DIR/<plugin>.<op>.<n>.json: the first bodies of each (replay them in-process with a profiler:
+bytes; DIR/<plugin>.<op>.<n>.json: the first bodies of each (every n-th with PERF_REQUESTS_EVERY=n) (replay them in-process with a profiler:
 bench/replay_request.py). No project change: the wrapper patches Supervisor._call.
 """
 
@@ -20,6 +20,7 @@ import sys
 import mrpvm.kernel.supervisor.core as core
 
 SAMPLES = 12
+EVERY = int(os.environ.get("PERF_REQUESTS_EVERY", "1"))  # keep every n-th call's body (past a warm-up)
 SIZES: dict[str, list[tuple[int, int]]] = {}
 BODY: contextvars.ContextVar[dict[str, bytes] | None] = contextvars.ContextVar("body", default=None)
 
@@ -45,8 +46,8 @@ def install(out: str) -> None:
         body = held.get("body", b"")
         key = f"{plugin_id}.{result.op}"
         rows = SIZES.setdefault(key, [])
-        if len(rows) < SAMPLES:
-            with open(os.path.join(out, f"{key}.{len(rows)}.json"), "wb") as f:
+        if len(rows) % EVERY == 0 and len(rows) // EVERY < SAMPLES:
+            with open(os.path.join(out, f"{key}.{len(rows) // EVERY}.json"), "wb") as f:
                 f.write(body)
         reply = result.cnl
         rows.append((len(body), len(reply)))

@@ -294,7 +294,7 @@ def classify_heading(heading: str) -> tuple[SectionKind | None, str, str | None]
             return kind, "", f"'{kind.name}' must be followed by a number >= 1"
     if heading.startswith("Context Unit"):
         rest = heading[len("Context Unit") :].strip()
-        if rest and not any(c.isspace() for c in rest):
+        if rest.split() == [rest]:  # one id, no whitespace in it (split's whitespace is str.isspace's)
             return UNIT, rest, None
         return UNIT, "", "'Context Unit' must be followed by one id without spaces"
     return None, "", None

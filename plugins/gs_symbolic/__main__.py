@@ -14,7 +14,7 @@ retrieval in a child frame). A multi-question intent with some answers is answer
 from __future__ import annotations
 
 from mrpvm.plugins.sdk import Call, Plugin
-from mrpvm.plugins.sdk.embedding import for_call, shared_encoder
+from mrpvm.plugins.sdk.embedding import for_call, worker_started
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
@@ -115,12 +115,8 @@ def _no_context(call: Call, n_units: int) -> CnlDocument:
     return call.reply("no-context", result=why, answer=NO_CONTEXT_ANSWER, sources=[])
 
 
-def _load_model() -> None:
-    """A warm worker loads the sentence encoder before its first request (meaning.py uses it per question)."""
-    shared_encoder()
-
-
-plugin = Plugin(PLUGIN_ID, "gs-plugin", {"solve": solve}, on_worker_start=_load_model)
+# a warm worker loads the sentence encoder when a question's vectors are not kept, or once idle (meaning.py)
+plugin = Plugin(PLUGIN_ID, "gs-plugin", {"solve": solve}, on_worker_start=worker_started)
 
 if __name__ == "__main__":
     plugin.main()

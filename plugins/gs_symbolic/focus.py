@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from mrpvm.plugins.sdk.answer_types import asked_noun, options_named
-from mrpvm.plugins.sdk.embedding import shared_encoder
+from mrpvm.plugins.sdk.embedding import usable
 from mrpvm.plugins.sdk.text import STOPWORDS, stems
 
 from .evidence import Sentence
@@ -66,7 +66,7 @@ def foreign_focus(question: str, collection: dict[str, float], pool: Sequence[Se
         stem = next(iter(stems([word])), "")
         if not stem or collection.get(stem) != 0:
             continue  # held by the collection, or not a term the retriever weighed
-        if shared_encoder() is None or not _has_neighbour(word, pool):
+        if not usable() or not _has_neighbour(word, pool):
             return word
     return ""
 

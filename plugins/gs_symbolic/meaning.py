@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from mrpvm.plugins.sdk.embedding import encode_kept, shared_encoder
+from mrpvm.plugins.sdk.embedding import encode_kept, usable
 
 from .evidence import Sentence
 
@@ -71,7 +71,7 @@ def for_question(
 ) -> Meaning | None:
     """The question's Meaning over the MAX_SENTENCES sentences of `pool` with the most `overlap` (the
     question's weighted words; cached ones are read free), or None without the model (lexical path only)."""
-    if not pool or shared_encoder() is None:
+    if not pool or not usable():
         return None
     if overlap is not None and len(pool) > MAX_SENTENCES:
         ranked = sorted(pool, key=lambda s: -overlap(s))

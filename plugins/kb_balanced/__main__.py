@@ -7,7 +7,7 @@ budget, on top of the kb family's goal-conditioned selection (plugins/kb_common)
 from mrpvm.plugins.kb_balanced.retriever import BalancedRetriever
 from mrpvm.plugins.kb_common import SelectionConfig
 from mrpvm.plugins.sdk import Plugin
-from mrpvm.plugins.sdk.embedding import shared_encoder
+from mrpvm.plugins.sdk.embedding import worker_started
 
 CONFIG = SelectionConfig(
     budget={"specific": 5, "moderate": 6, "broad": 8},
@@ -19,12 +19,8 @@ CONFIG = SelectionConfig(
 retriever = BalancedRetriever("kb-balanced", CONFIG)
 
 
-def _load_model() -> None:
-    """A warm worker loads the sentence encoder before its first request (the dense view)."""
-    shared_encoder()
-
-
-plugin = Plugin("kb-balanced", "kb-plugin", retriever.handlers(), on_worker_start=_load_model)
+# a warm worker loads the sentence encoder when an intent's or a unit's vector is not kept, or once idle
+plugin = Plugin("kb-balanced", "kb-plugin", retriever.handlers(), on_worker_start=worker_started)
 
 if __name__ == "__main__":
     plugin.main()

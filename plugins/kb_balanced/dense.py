@@ -80,12 +80,13 @@ def encode(texts: Sequence[str]) -> np.ndarray | None:
 
 
 def encode_query(text: str) -> np.ndarray | None:
-    """One intent's vector ([DIMENSIONS]), encoded once per worker while it stays in the cache."""
+    """One intent's vector ([DIMENSIONS]): from the worker's cache, else the call's kept vectors (a sibling
+    worker or an earlier `mrpvm ask` encoded it), else encoded once."""
     vector = _queries.get(text)
     if vector is not None:
         _queries.move_to_end(text)
         return vector
-    encoded = encode([text])
+    encoded = encode_kept([text])
     if encoded is None:
         return None
     _queries[text] = encoded[0]

@@ -666,3 +666,21 @@ def test_a_solve_success_needs_a_non_empty_answer(tail):
     # Other statuses may come without an answer, and other ops never have one.
     parse_document(text.replace("Status: success", "Status: no-context"), "solve")
     parse_document("## Plugin Result\nStatus: success\nPlugin: p\nConfidence: high\n", "retrieve")
+
+
+@pytest.mark.parametrize(
+    ("heading", "key"),
+    [
+        ("Context Unit doc::chunk-001::unit-002", "doc::chunk-001::unit-002"),
+        ("Context Unit   spaced-before", "spaced-before"),
+        ("Context Unit", ""),
+        ("Context Unit two ids", ""),
+        ("Context Unit a\u00a0b", ""),  # any whitespace str.isspace knows splits an id
+        ("Context Unit a\u2003b", ""),
+        ("Context Unit a\x1fb", ""),
+    ],
+)
+def test_a_unit_heading_names_one_id_without_whitespace(heading: str, key: str) -> None:
+    kind, got, problem = cnl_grammar.classify_heading(heading)
+    assert kind is cnl_grammar.UNIT and got == key
+    assert (problem is None) == bool(key)

@@ -6,15 +6,16 @@ import pytest
 
 
 def count_encodes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every text kb_balanced.dense encodes from now on, in order (the real model still encodes them)."""
-    import mrpvm.plugins.kb_balanced.dense as dense
+    """Every text the sentence model encodes from now on, in order (it still encodes them): ingest rows,
+    intents and inline units alike (read from a kept file, a text is not encoded)."""
+    from mrpvm.plugins.sdk.embedding import encoder as encoder_module
 
     encoded: list[str] = []
-    real = dense.encode
+    real = encoder_module.Encoder.encode
 
-    def counting(texts):
+    def counting(self, texts):
         encoded.extend(texts)
-        return real(texts)
+        return real(self, texts)
 
-    monkeypatch.setattr(dense, "encode", counting)
+    monkeypatch.setattr(encoder_module.Encoder, "encode", counting)
     return encoded

@@ -6,7 +6,16 @@ onnxruntime. Optional: `available()` says whether the runtime and the weights ar
 fall back to their lexical paths (with a note) when they are not.
 """
 
-from .encoder import Encoder, available, encode_kept, for_call, missing_reason, shared_encoder
+from .encoder import (
+    Encoder,
+    available,
+    encode_kept,
+    for_call,
+    missing_reason,
+    shared_encoder,
+    usable,
+    worker_started,
+)
 from .forward import DIMENSIONS
 
 __all__ = [
@@ -17,4 +26,6 @@ __all__ = [
     "for_call",
     "missing_reason",
     "shared_encoder",
+    "usable",
+    "worker_started",
 ]

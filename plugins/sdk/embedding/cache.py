@@ -44,10 +44,16 @@ CHECK_COSINE = 0.99999
 
 
 def cache_dir(model: Path) -> Path:
-    import onnxruntime as ort
-
-    digest = hashlib.sha256(f"{_model_id(model)}|ort {ort.__version__}|graph {GRAPH_VERSION}".encode())
+    digest = hashlib.sha256(f"{_model_id(model)}|ort {runtime_version()}|graph {GRAPH_VERSION}".encode())
     return Path(sys.prefix) / "share" / "mrpvm" / f"minilm-{digest.hexdigest()[:16]}"
+
+
+def runtime_version() -> str:
+    """onnxruntime's installed version, read from its package metadata: naming the folder (and a kept
+    vector's model identity, encoder.py) does not import the runtime."""
+    from importlib.metadata import version
+
+    return version("onnxruntime")
 
 
 def _model_id(model: Path) -> str:

@@ -1,21 +1,25 @@
 """The sentence encoder: tokenize (HF `tokenizers`), run the ONNX graph (onnxruntime), return unit vectors.
 
-One `Encoder` per process (`shared_encoder()`): a warm worker loads it once and keeps it (~0.1 s with the
-graph cached on disk, cache.py; ~2 s where it has to be built). Batching: forward.py.
+One `Encoder` per process (`shared_encoder()`): loaded when a text must be encoded (or a warm worker is idle,
+`worker_started`) and kept (~0.3 s of CPU with the graph cached on disk, cache.py, plus onnxruntime's
+import; ~2 s where the graph has to be built). Texts whose vectors the call's artifacts folder keeps are
+read without loading it (`encode_kept`). Batching: forward.py.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import threading
+import time
 from collections.abc import Sequence
 
 import numpy as np
 
 from . import forward, weights
 from .cache import cache_dir, load_session
-from .forward import MAX_TOKENS
+from .forward import DIMENSIONS, MAX_TOKENS
 from .kept import KeptVectors
 
 _RUNTIME_MODULES = ("onnxruntime", "tokenizers", "onnx")
@@ -51,7 +55,6 @@ class Encoder:
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.session, self.graph_source = load_session(path, self.tokenizer, threads or _default_threads())
-        self.identity = cache_dir(path).name  # the model, runtime and graph: what a kept vector depends on
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text ([len(texts), DIMENSIONS] float32), in the order given."""
@@ -70,7 +73,13 @@ _lock = threading.Lock()
 LOAD_BUDGET_S = (
     12.0  # a call with less time left does not start loading the model (seconds on a busy machine)
 )
+IDLE_LOAD_S = 5.0  # a warm worker idle this long loads the model before a call needs it (worker_started;
+# longer than a one-turn `mrpvm ask` keeps a worker idle on a loaded machine)
 _deferred = False
+_worker = False  # a warm worker: its calls never go without the model (worker_started)
+_last_call = 0.0  # when the latest call began (time.monotonic)
+_installed: bool | None = None
+_identity: str | None = None
 _folder: str | None = None  # the current call's artifacts folder: where encode_kept keeps vectors
 _kept: dict[str, KeptVectors] = {}
 MAX_KEPT_FILES = 16  # open files a worker keeps (one per KB it serves)
@@ -80,27 +89,76 @@ def for_call(time_left: float, artifacts: str | None = None) -> None:
     """Before a call's work: with the model not loaded yet and less than LOAD_BUDGET_S left (a one-shot call
     with a short deadline), this call runs without it (`shared_encoder()` is None) instead of timing out.
     `artifacts`: the call's artifacts folder, where `encode_kept` reads and keeps vectors (None: nowhere)."""
-    global _deferred, _folder
-    _deferred = _shared is None and time_left < LOAD_BUDGET_S
+    global _deferred, _folder, _last_call
+    _deferred = _shared is None and not _worker and time_left < LOAD_BUDGET_S
     _folder = artifacts or None
+    _last_call = time.monotonic()
+
+
+def usable() -> bool:
+    """Whether this call has the model (installed and not deferred), without loading it: a caller whose
+    texts are all kept (`encode_kept`) never loads it."""
+    global _installed
+    if _deferred:
+        return False
+    if _installed is None:
+        _installed = _shared is not None or available()
+    return _installed
+
+
+def worker_started() -> None:
+    """A warm worker's start (its `on_worker_start`): the model is loaded when a call first needs a text
+    encoded, or once the worker has been idle IDLE_LOAD_S — a daemon's worker is ready before its first
+    novel question, while a one-turn `mrpvm ask` whose vectors are kept never loads onnxruntime at all.
+    Its calls are never deferred (the worker was always going to load the model)."""
+    global _worker, _last_call, _deferred
+    _worker, _last_call, _deferred = True, time.monotonic(), False
+    if usable():
+        threading.Thread(target=_load_when_idle, name="embedding-idle-load", daemon=True).start()
+
+
+def _load_when_idle() -> None:
+    while _shared is None:
+        idle = time.monotonic() - _last_call
+        if idle >= IDLE_LOAD_S:
+            with contextlib.suppress(Exception):  # a call that needs the model meets the failure itself
+                shared_encoder()
+            return
+        time.sleep(IDLE_LOAD_S - idle)
+
+
+def _kept_file(folder: str) -> KeptVectors | None:
+    global _identity
+    kept = _kept.get(folder)
+    if kept is None:
+        if _identity is None:
+            model = weights.model_zip()
+            if model is None:
+                return None
+            _identity = cache_dir(model).name  # the model, runtime and graph: what a kept vector depends on
+        while len(_kept) >= MAX_KEPT_FILES:
+            _kept.pop(next(iter(_kept))).close()
+        kept = _kept[folder] = KeptVectors(folder, _identity)
+    return kept
 
 
 def encode_kept(texts: Sequence[str]) -> np.ndarray | None:
     """Like `shared_encoder().encode(texts)`, reading the vectors the call's artifacts folder keeps
-    (kept.py) and keeping the ones it had to encode; None without the model."""
-    encoder = shared_encoder()
-    if encoder is None:
+    (kept.py) and keeping the ones it had to encode; None without the model. The model is loaded only
+    when some text is not kept."""
+    if not usable():
         return None
-    if _folder is None or not texts:
-        return encoder.encode(texts)
-    kept = _kept.get(_folder)
-    if kept is None:
-        while len(_kept) >= MAX_KEPT_FILES:
-            _kept.pop(next(iter(_kept))).close()
-        kept = _kept[_folder] = KeptVectors(_folder, encoder.identity)
-    found = kept.get(texts)
+    if not texts:
+        return np.zeros((0, DIMENSIONS), np.float32)
+    kept = _kept_file(_folder) if _folder is not None else None
+    found = kept.get(texts) if kept is not None else {}
     missing = [t for t in dict.fromkeys(texts) if t not in found]
     if missing:
+        encoder = shared_encoder()
+        if encoder is None:
+            return None
+        if kept is None:
+            return encoder.encode(texts)
         encoded = encoder.encode(missing)
         kept.put(missing, encoded)
         found.update(zip(missing, encoded, strict=True))
@@ -112,7 +170,7 @@ def shared_encoder() -> Encoder | None:
     global _shared
     if _deferred:
         return None
-    if _shared is None and available():
+    if _shared is None and usable():
         with _lock:
             if _shared is None:
                 _shared = Encoder()
