@@ -22,10 +22,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, mentions_untimed_number, names_in
+from mrpvm.plugins.sdk.answer_types import (
+    SHAPED_TYPES,
+    mentions_type,
+    mentions_untimed_number,
+    names_in,
+    without_references,
+)
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
+from .action import Action, misapplied
 from .context_terms import (
     KEY_SHAPE,
     entry_title,
@@ -157,8 +164,10 @@ class Judge:
         common: set[str] | None = None,
         titled: bool = False,
         untimed: bool = False,
+        action: Action | None = None,
     ):
         self.scorer = scorer
+        self.action = action  # "how do I <verb> <object>": a passage doing it to another object answers not
         self.titled = titled  # the evidence comes from several documents: their titles tell them apart
         self.foreign = foreign  # the stem of the question's focus when the documents never use it (focus.py)
         self.common = common or set()  # question terms most evidence units state (common_terms)
@@ -328,7 +337,7 @@ class Judge:
         asked = set(self.scorer.weights)
         return any(
             set(terms(m.group(0))) - asked and not _FILE_SPAN.match(m.group(0))
-            for m in _WRITTEN_COMMAND.finditer(text)
+            for m in _WRITTEN_COMMAND.finditer(without_references(text))
         )
 
     def _instance(self, passage: Passage) -> bool:
@@ -369,6 +378,8 @@ class Judge:
             return False  # "For example:" announces what follows it; without what follows it says nothing
         if self.foreign and (close is None or close < SEM_KEY) and not self._instance(passage):
             return False  # asked about what the documents never name: a paraphrase of it, or an instance
+        if self.action is not None and misapplied(self.action, passage.sentences):
+            return False  # "remove the packages from the environment" does not say how to delete it
         if passage.coverage < needed and (not by_meaning or close is None or close < SEM_ACCEPT):
             return False
         if self.future and self.answer_type in ("version", "date"):

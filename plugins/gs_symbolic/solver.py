@@ -21,6 +21,7 @@ from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asks_literal, find_t
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import explicit, meaning
+from .action import asked_action
 from .compare import compare
 from .context_terms import common_terms, key_terms, titled_sources
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
@@ -309,6 +310,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         common_terms(q.terms, pool),
         titled_sources(pool),
         untimed=q.untimed,
+        action=asked_action(q.focus or q.text),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
