@@ -31,6 +31,7 @@ from mrpvm.plugins.sdk.answer_types import (
 )
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import EXTREMES, terms
+from mrpvm.protocol.document import KnowledgeUnit
 
 from .action import Action, misapplied
 from .context_terms import (
@@ -41,6 +42,7 @@ from .context_terms import (
     unit_context,
     unnumbered,
 )
+from .definiendum import about, apposes
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
 from .meaning import Meaning
@@ -113,7 +115,32 @@ def windows(pool: list[Sentence]) -> list[list[Sentence]]:
             for size in range(1, MAX_WINDOW + 1):
                 if i + size <= len(sents):
                     out.append(sents[i : i + size])
+    # a paragraph's last sentence that leads into a code block ("A common convention is to put this list in
+    # a requirements.txt file:") stands in the block's unit; it still finishes its paragraph (no blank line
+    # between the two units: a lead-in that is a paragraph of its own, "On Windows, run:", joins nothing)
+    placed = {(u[0].unit.sourceId, u[0].unit.chunkId, u[0].unit.unitIndex): u for u in by_unit.values()}
+    for sents in by_unit.values():
+        unit = sents[0].unit
+        after = placed.get((unit.sourceId, unit.chunkId, (unit.unitIndex or 0) + 1))
+        if (
+            unit.unitIndex is None
+            or unit.chunkType == "code"
+            or after is None
+            or not _adjoining(unit, after[0].unit)
+        ):
+            continue
+        lead = after[0]
+        if after[0].unit.chunkType != "code" or lead.code or not lead.text.rstrip().endswith(":"):
+            continue
+        out.extend([*sents[-size:], lead] for size in range(1, min(len(sents), MAX_WINDOW - 1) + 1))
     return out
+
+
+def _adjoining(first: KnowledgeUnit, second: KnowledgeUnit) -> bool:
+    """The second unit starts on the line after the first ends: one paragraph of the source."""
+    if first.charEnd is None or second.charStart is None:
+        return False
+    return 0 <= second.charStart - first.charEnd <= 1
 
 
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
@@ -165,8 +192,10 @@ class Judge:
         titled: bool = False,
         untimed: bool = False,
         action: Action | None = None,
+        defined: frozenset[str] = frozenset(),
     ):
         self.scorer = scorer
+        self.defined = defined  # "What is X?": X's terms (definiendum.py)
         self.action = action  # "how do I <verb> <object>": a passage doing it to another object answers not
         self.titled = titled  # the evidence comes from several documents: their titles tell them apart
         self.foreign = foreign  # the stem of the question's focus when the documents never use it (focus.py)
@@ -269,7 +298,7 @@ class Judge:
         question's own words ("The zorblax is a teal bird." for "What is the zorblax?")."""
         match = DEFINING.match(sentence.text)
         defined = set(terms(match.group(1))) if match else set()
-        return bool(defined) and defined <= set(self.scorer.weights)
+        return (bool(defined) and defined <= set(self.scorer.weights)) or apposes(self.defined, sentence)
 
     def _entry_heading(self, sentence: Sentence) -> frozenset[str]:
         """The terms of the heading of the entry this sentence leads, when that heading names what the
@@ -299,6 +328,7 @@ class Judge:
             and self.subject <= self._said(passage)  # about what was asked, not only like it
             and self.carries_type(passage)
             and self._about_written(passage)
+            and (self.answer_type not in DEFINED_TYPES or about(self.defined, passage.sentences[0]))
         )
 
     def _about_written(self, passage: Passage) -> bool:

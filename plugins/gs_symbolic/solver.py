@@ -24,6 +24,7 @@ from . import explicit, meaning
 from .action import asked_action
 from .compare import compare
 from .context_terms import common_terms, key_terms, titled_sources
+from .definiendum import asked_definiendum
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, unheld_option
 from .material import Material, Outcome
@@ -311,6 +312,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         titled_sources(pool),
         untimed=q.untimed,
         action=asked_action(q.focus or q.text),
+        defined=asked_definiendum(q.focus or q.text),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
