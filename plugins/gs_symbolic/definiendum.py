@@ -38,10 +38,10 @@ def asked_definiendum(question: str) -> frozenset[str]:
 
 
 def about(defined: frozenset[str], sentence: Sentence) -> bool:
-    """The sentence says what `defined` is: its entry is headed by it, it opens with it, or it states it
+    """The sentence says what `defined` is: its entry is headed by it alone, it opens with it, or it states it
     in an apposition ("… a virtual environment, a self-contained directory tree …")."""
-    if not defined or defined <= header_terms(entry_title(sentence.unit)):
-        return True
+    if not defined or defined == header_terms(entry_title(sentence.unit)):
+        return True  # the entry headed X ("Virtual environments"), not a section about doing something to X
     opening = set(sentence.terms[: len(defined) + OPENING_SLACK])
     return defined <= opening or apposes(defined, sentence)
 

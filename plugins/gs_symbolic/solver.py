@@ -65,6 +65,10 @@ _ATTRIBUTE = re.compile(
 )
 
 
+# a question that sets a condition: "If I don't pass -f, …", "What happens when break_on_hyphens is false?"
+_CONDITIONED = re.compile(r"\s*(?:what\s+happens\s+)?(?:if|unless|when)\b", re.I)
+
+
 def _without_echoes(q: Question, m: Material) -> Material:
     """The evidence without the question's own sentences (a premise the turn stated is staged as a unit of
     the turn: it is what the user said, not an answer to it)."""
@@ -293,9 +297,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         # "Explain the chain of events that …", "Analyze why …": a synthesis of what the evidence says
         return _listed(q, pool, scorer, as_list=False)
     future = bool(FUTURE.search(q.focus or q.text))
-    condition = (
-        stated_condition(q.focus) if re.match(r"\s*(?:if|unless|when)\b", q.focus or "", re.I) else None
-    )
+    condition = stated_condition(q.focus) if _CONDITIONED.match(q.focus or "") else None
     keys = key_terms(q.terms, q.name_terms, pool)
     judge = Judge(
         scorer,

@@ -54,6 +54,7 @@ def test_a_sentence_is_about_what_it_opens_with_defines_by_apposition_or_is_head
     assert about(sandbox, _sentence("A kiln sandbox keeps a plugin's libraries apart."))
     assert apposes(sandbox, _sentence("Run it in a :term:`kiln sandbox`, a private directory tree."))
     assert about(sandbox, _sentence("It keeps libraries apart.", heading="Kiln sandbox"))
+    assert not about(sandbox, _sentence("It is fast.", heading="Making kiln sandboxes"))  # a section
     assert not about(sandbox, _sentence("The tool used to make kiln sandboxes is called kilnctl."))
     assert not apposes(sandbox, _sentence("The manual, a long text, mentions kiln sandboxes."))
 
