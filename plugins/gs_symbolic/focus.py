@@ -56,9 +56,16 @@ def focus_words(question: str) -> list[str]:
     verb = _HOW_VERB.search(question)
     if verb and verb.group(1).lower() not in LIGHT_VERBS:
         out.append(verb.group(1).lower())
-    if verb and (tool := _INSTRUMENT.search(question, verb.end())):
-        out.append(tool.group(1).lower())
+    if verb and (tool := instrument(question)):
+        out.append(tool)
     return [w for w in out if w not in STOPWORDS]
+
+
+def instrument(question: str) -> str:
+    """The tool a how-to question names for its action ("… with conda" → conda), lower-cased; ""."""
+    verb = _HOW_VERB.search(question)
+    tool = _INSTRUMENT.search(question, verb.end()) if verb else None
+    return tool.group(1).lower() if tool else ""
 
 
 def foreign_focus(question: str, collection: dict[str, float], pool: Sequence[Sentence]) -> str:

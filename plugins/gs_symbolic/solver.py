@@ -26,7 +26,7 @@ from .compare import compare
 from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
-from .focus import foreign_focus, unheld_option
+from .focus import foreign_focus, instrument, unheld_option
 from .material import Material, Outcome
 from .narrowing import (
     code_under_named_heading,
@@ -93,6 +93,8 @@ def answer(q: Question, m: Material) -> Outcome | None:
     if unheld_option(q.text, [*m.pool, *m.code]):
         return None  # asked about an option the evidence never writes: the documents do not cover it
     q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
+    if q.foreign and q.foreign == instrument(q.focus or q.text):
+        return None  # "… with conda": a tool the documents never name, nor anything like it; they do not say
     out = _open_answer(q, m)
     if out is not None and q.foreign:
         out.supported = False  # what the question turns on is a word the documents never use: weak at most

@@ -58,9 +58,15 @@ def test_focus_words_are_the_kind_asked_for_and_the_action_of_a_how_to():
 
 
 @needs_model
-def test_a_how_to_with_an_instrument_the_documents_never_name_is_never_success():
-    doc = ask("How do I install kiln with conda?", KILN)
-    assert doc.result.status != "success"
+def test_a_how_to_with_an_instrument_the_documents_never_name_is_refused():
+    doc = ask("How do I install kiln with conda?", KILN)  # the documents say how with pip
+    assert doc.result.status == "no-context" and doc.sources == []
+
+
+@needs_model
+def test_a_how_to_with_an_instrument_the_documents_name_is_answered():
+    doc = ask("How do I install kiln with pip?", KILN)
+    assert "pip install kiln-tool" in doc.answer
 
 
 @needs_model
