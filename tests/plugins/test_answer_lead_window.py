@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from answer_support import ask, units_of
 from mrpvm.plugins.gs_symbolic.evidence import Sentence
-from mrpvm.plugins.gs_symbolic.passages import windows
+from mrpvm.plugins.gs_symbolic.windows import windows
 from mrpvm.plugins.sdk.embedding import available
 from mrpvm.plugins.sdk.text import terms
 from mrpvm.protocol.document import KnowledgeUnit
