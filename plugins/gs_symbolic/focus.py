@@ -2,7 +2,7 @@
 
 The focus is what a question turns on: the kind of thing it asks for ("Under which *license* is X released?",
 `answer_types.asked_noun`) and, for a how-to question, the action it asks how to do ("How do I *uninstall* a
-distribution?"). A focus word is **foreign** to the documents when the collection never holds its stem (the
+distribution?") and the instrument it names for it ("How do I create an environment *with conda*?"). A focus word is **foreign** to the documents when the collection never holds its stem (the
 retriever's term weight is 0: no occurrence, no inflection) and no word of the evidence is a close neighbour
 of it by meaning (a synonym: "remove" for "uninstall"; MiniLM's cosine of the two words >= NEIGHBOUR).
 
@@ -42,6 +42,8 @@ _HOW_VERB = re.compile(
 # verbs that carry no action of their own ("how do I make X the default", "how do I get … back")
 LIGHT_VERBS = frozenset({"be", "do", "get", "go", "have", "keep", "let", "make", "take", "use"})
 LIGHT_STEMS = frozenset(stems(sorted(LIGHT_VERBS)))
+# "how do I create an environment *with conda*", "… using Docker": the instrument a how-to question names
+_INSTRUMENT = re.compile(r"\b(?:with|using|via)\s+(?:(?:the|a|an)\s+)?([A-Za-z][\w.+-]*)", re.I)
 _WORD = re.compile(r"[a-z][a-z-]{2,}")
 
 
@@ -54,7 +56,16 @@ def focus_words(question: str) -> list[str]:
     verb = _HOW_VERB.search(question)
     if verb and verb.group(1).lower() not in LIGHT_VERBS:
         out.append(verb.group(1).lower())
+    if verb and (tool := instrument(question)):
+        out.append(tool)
     return [w for w in out if w not in STOPWORDS]
+
+
+def instrument(question: str) -> str:
+    """The tool a how-to question names for its action ("… with conda" → conda), lower-cased; ""."""
+    verb = _HOW_VERB.search(question)
+    tool = _INSTRUMENT.search(question, verb.end()) if verb else None
+    return tool.group(1).lower() if tool else ""
 
 
 def foreign_focus(question: str, collection: dict[str, float], pool: Sequence[Sentence]) -> str:

@@ -22,10 +22,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, mentions_untimed_number, names_in
+from mrpvm.plugins.sdk.answer_types import (
+    SHAPED_TYPES,
+    mentions_type,
+    mentions_untimed_number,
+    names_in,
+    without_references,
+)
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
+from .action import Action, misapplied
 from .context_terms import (
     KEY_SHAPE,
     entry_title,
@@ -34,11 +41,12 @@ from .context_terms import (
     unit_context,
     unnumbered,
 )
+from .definiendum import about, apposes
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
 from .meaning import Meaning
+from .windows import windows
 
-MAX_WINDOW = 3
 OPENING_TERMS = 3  # a sentence is about what it names among its first terms (its subject)
 EXTRA_SENTENCE_COST = 0.06
 TYPE_BONUS = 0.15
@@ -94,21 +102,6 @@ class Passage:
         return " ".join(s.text for s in self.sentences)
 
 
-def windows(pool: list[Sentence]) -> list[list[Sentence]]:
-    """Runs of 1..MAX_WINDOW consecutive sentences of one unit, in reading order."""
-    by_unit: dict[str, list[Sentence]] = {}
-    for s in pool:
-        by_unit.setdefault(s.unit.id, []).append(s)
-    out: list[list[Sentence]] = []
-    for sents in by_unit.values():
-        sents.sort(key=lambda s: s.order)
-        for i in range(len(sents)):
-            for size in range(1, MAX_WINDOW + 1):
-                if i + size <= len(sents):
-                    out.append(sents[i : i + size])
-    return out
-
-
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
 # a clause's first word; a word joined to the next by a hyphen ("and commit-msg hooks") is no verb
 _CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b(?!-)", re.I)
@@ -121,7 +114,8 @@ def is_instruction(text: str) -> bool:
 
 
 _CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
-_NEGATION = re.compile(r"\b(?:not|no|never|without|none)\b|n't\b", re.I)
+# a condition's polarity: a negation, or a setting's negative value ("If false, …", "when X is disabled")
+_NEGATION = re.compile(r"\b(?:not|no|never|without|none|false|disabled|off)\b|n't\b", re.I)
 
 
 def tells_what_to_do(sentences: list[Sentence]) -> bool:
@@ -157,8 +151,12 @@ class Judge:
         common: set[str] | None = None,
         titled: bool = False,
         untimed: bool = False,
+        action: Action | None = None,
+        defined: frozenset[str] = frozenset(),
     ):
         self.scorer = scorer
+        self.defined = defined  # "What is X?": X's terms (definiendum.py)
+        self.action = action  # "how do I <verb> <object>": a passage doing it to another object answers not
         self.titled = titled  # the evidence comes from several documents: their titles tell them apart
         self.foreign = foreign  # the stem of the question's focus when the documents never use it (focus.py)
         self.common = common or set()  # question terms most evidence units state (common_terms)
@@ -260,7 +258,7 @@ class Judge:
         question's own words ("The zorblax is a teal bird." for "What is the zorblax?")."""
         match = DEFINING.match(sentence.text)
         defined = set(terms(match.group(1))) if match else set()
-        return bool(defined) and defined <= set(self.scorer.weights)
+        return (bool(defined) and defined <= set(self.scorer.weights)) or apposes(self.defined, sentence)
 
     def _entry_heading(self, sentence: Sentence) -> frozenset[str]:
         """The terms of the heading of the entry this sentence leads, when that heading names what the
@@ -290,6 +288,7 @@ class Judge:
             and self.subject <= self._said(passage)  # about what was asked, not only like it
             and self.carries_type(passage)
             and self._about_written(passage)
+            and (self.answer_type not in DEFINED_TYPES or about(self.defined, passage.sentences[0]))
         )
 
     def _about_written(self, passage: Passage) -> bool:
@@ -328,7 +327,7 @@ class Judge:
         asked = set(self.scorer.weights)
         return any(
             set(terms(m.group(0))) - asked and not _FILE_SPAN.match(m.group(0))
-            for m in _WRITTEN_COMMAND.finditer(text)
+            for m in _WRITTEN_COMMAND.finditer(without_references(text))
         )
 
     def _instance(self, passage: Passage) -> bool:
@@ -369,6 +368,8 @@ class Judge:
             return False  # "For example:" announces what follows it; without what follows it says nothing
         if self.foreign and (close is None or close < SEM_KEY) and not self._instance(passage):
             return False  # asked about what the documents never name: a paraphrase of it, or an instance
+        if self.action is not None and misapplied(self.action, passage.sentences):
+            return False  # "remove the packages from the environment" does not say how to delete it
         if passage.coverage < needed and (not by_meaning or close is None or close < SEM_ACCEPT):
             return False
         if self.future and self.answer_type in ("version", "date"):

@@ -134,8 +134,16 @@ def _antecedent(s: Sentence) -> Subject | None:
     return Subject(toks, text=name) if toks else None
 
 
-def _about_subject(claim: Claim | None, clause: _Clause, context: set[str]) -> bool:
-    """The stating clause is about the question's subject."""
+# "Should the issue tracker be used for …?", "Must X be signed?": asks what one should do with X, which a
+# command ("Please, don't use the issue tracker for this.") answers
+_ADVICE = re.compile(r"^\s*(?:should|must|can|may|could)\s+.+?\b(?:be|been)\s+\w+(?:ed|en|wn|t)\b", re.I)
+
+
+def _about_subject(
+    claim: Claim | None, clause: _Clause, context: set[str], own: set[str] | None = None, advice: bool = False
+) -> bool:
+    """The stating clause is about the question's subject (or, asked for advice about it, a command names
+    it: `own`, the sentence's own terms)."""
     if claim is None or claim.generic:
         return True
     keys = claim.keys
@@ -144,7 +152,7 @@ def _about_subject(claim: Claim | None, clause: _Clause, context: set[str]) -> b
     if clause.subject is None:  # no subject of its own: a definition's description, about its term
         return keys <= context
     if "you" in clause.subject:  # a command states what the reader does, not what a thing does
-        return False
+        return advice and own is not None and keys <= own
     return bool(keys & clause.subject)
 
 
@@ -181,6 +189,7 @@ def verdict(
     question = _stating_clause(main, predicate, None)
     question_negated = question.negated if question else False
     question_past = asks_past(tokenize(main))
+    advice = _ADVICE.match(main) is not None
     found: dict[str, PolarVerdict] = {}
     for s in pool:
         if s.code or s.text.rstrip().endswith("?"):
@@ -199,7 +208,7 @@ def verdict(
         if clause.conditional and not possibility and not clause.necessary:
             continue  # true only under a condition the question does not ask about
         around = set(s.under) | set(unit_context(s))
-        if readings and not any(_about_subject(r, clause, around) for r in readings):
+        if readings and not any(_about_subject(r, clause, around, own, advice) for r in readings):
             continue
         answer = "Yes" if clause.negated == question_negated else "No"
         if clause.conditional and not possibility:

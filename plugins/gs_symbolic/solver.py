@@ -21,10 +21,12 @@ from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asks_literal, find_t
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import explicit, meaning
+from .action import asked_action
 from .compare import compare
 from .context_terms import common_terms, key_terms, titled_sources
+from .definiendum import asked_definiendum
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
-from .focus import foreign_focus, unheld_option
+from .focus import foreign_focus, instrument, unheld_option
 from .material import Material, Outcome
 from .narrowing import (
     code_under_named_heading,
@@ -63,6 +65,10 @@ _ATTRIBUTE = re.compile(
 )
 
 
+# a question that sets a condition: "If I don't pass -f, …", "What happens when break_on_hyphens is false?"
+_CONDITIONED = re.compile(r"\s*(?:what\s+happens\s+)?(?:if|unless|when)\b", re.I)
+
+
 def _without_echoes(q: Question, m: Material) -> Material:
     """The evidence without the question's own sentences (a premise the turn stated is staged as a unit of
     the turn: it is what the user said, not an answer to it)."""
@@ -87,6 +93,8 @@ def answer(q: Question, m: Material) -> Outcome | None:
     if unheld_option(q.text, [*m.pool, *m.code]):
         return None  # asked about an option the evidence never writes: the documents do not cover it
     q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
+    if q.foreign and q.foreign == instrument(q.focus or q.text):
+        return None  # "… with conda": a tool the documents never name, nor anything like it; they do not say
     out = _open_answer(q, m)
     if out is not None and q.foreign:
         out.supported = False  # what the question turns on is a word the documents never use: weak at most
@@ -291,9 +299,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         # "Explain the chain of events that …", "Analyze why …": a synthesis of what the evidence says
         return _listed(q, pool, scorer, as_list=False)
     future = bool(FUTURE.search(q.focus or q.text))
-    condition = (
-        stated_condition(q.focus) if re.match(r"\s*(?:if|unless|when)\b", q.focus or "", re.I) else None
-    )
+    condition = stated_condition(q.focus) if _CONDITIONED.match(q.focus or "") else None
     keys = key_terms(q.terms, q.name_terms, pool)
     judge = Judge(
         scorer,
@@ -309,6 +315,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         common_terms(q.terms, pool),
         titled_sources(pool),
         untimed=q.untimed,
+        action=asked_action(q.focus or q.text),
+        defined=asked_definiendum(q.focus or q.text),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)

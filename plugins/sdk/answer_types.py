@@ -272,6 +272,19 @@ def _without_option_kinds(question: str) -> str:
 
 
 _COMMAND = re.compile(r"`[^`]+`|^\s*\$ |(?<![\w-])--?[A-Za-z]|\b\w+\(\d\)")
+# Sphinx cross-reference roles (":mod:`venv`", ":func:`dedent`", ":term:`…`"): a reference to a module, an API
+# object, a glossary entry or a document, written in code font by the renderer but no command to run
+# (":program:", ":command:", ":option:", ":samp:" and ":kbd:" stay literal text)
+_REFERENCE_ROLE = re.compile(
+    r":(?:[a-z]+:)?(?:mod|func|class|meth|attr|data|exc|obj|const|type|term|ref|doc|pep|rfc|keyword):`[^`]*`"
+)
+
+
+def without_references(text: str) -> str:
+    """The text with its cross-reference roles replaced by their target's plain name (":mod:`venv`" → "venv")."""
+    return _REFERENCE_ROLE.sub(lambda m: m.group(0).split("`")[1].lstrip("~!"), text)
+
+
 # Two or more capitalised words ("Priya Natarajan", "Dr. A. Vance") not opened by a function word ("The
 # Aurora"), or a mail address.
 _NAME = re.compile(
@@ -319,7 +332,7 @@ def mentions_type(text: str, answer_type: str) -> bool:
     if answer_type == "option":
         return _OPTION.search(text) is not None
     if answer_type == "command":
-        return _COMMAND.search(text) is not None
+        return _COMMAND.search(without_references(text)) is not None
     if answer_type == "person":
         return _NAME.search(text) is not None
     return True

@@ -52,6 +52,21 @@ def test_focus_words_are_the_kind_asked_for_and_the_action_of_a_how_to():
     assert focus_words("How do I uninstall kiln?") == ["uninstall"]
     assert focus_words("How do I make kiln the default scheduler?") == []  # a light verb names no action
     assert focus_words("What does kiln glaze?") == []
+    # the instrument a how-to names is what it turns on as much as its action
+    assert focus_words("How do I fire a shelf with slipcast?") == ["fire", "slipcast"]
+    assert focus_words("How can I install kiln using the Clayhub registry?") == ["install", "clayhub"]
+
+
+@needs_model
+def test_a_how_to_with_an_instrument_the_documents_never_name_is_refused():
+    doc = ask("How do I install kiln with conda?", KILN)  # the documents say how with pip
+    assert doc.result.status == "no-context" and doc.sources == []
+
+
+@needs_model
+def test_a_how_to_with_an_instrument_the_documents_name_is_answered():
+    doc = ask("How do I install kiln with pip?", KILN)
+    assert "pip install kiln-tool" in doc.answer
 
 
 @needs_model

@@ -1,0 +1,59 @@
+"""What a "What is X?" question asks to define, and whether a passage is about X.
+
+A definition answers "What is X?" with X as its subject: "X is a …", "X, a …" (an apposition), the entry
+headed X, or a sentence opening with X. A sentence that names X inside a clause about something else ("The
+module used to create and manage *virtual environments* is called venv.") says what that something else is:
+it may be the best candidate, but it is not a definition of X, so it is no `success`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mrpvm.plugins.sdk.text import terms
+
+from .context_terms import entry_title, header_terms
+from .evidence import Sentence
+from .lexicon import PREPOSITIONS
+
+MAX_DEFINIENDUM = 4  # words: a longer phrase is a description, not a term
+OPENING_SLACK = 2  # terms before the definiendum in a sentence that opens with it ("The new X …")
+# an indefinite or no article: "What is a virtual environment?" asks what the thing is; "What is *the* default
+# placeholder string?" asks to identify one thing (a value), which no definition answers
+_WHAT_IS = re.compile(r"^\s*what\s+(?:is|are)\s+(?:(?:a|an)\s+)?(?!the\s)([^?]+?)\s*\??\s*$", re.I)
+_ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`([^`]*)`")  # ":term:`virtual environment`" reads as its text
+
+
+def asked_definiendum(question: str) -> frozenset[str]:
+    """The terms of X in "What is (a) X?" when X is a short phrase naming a thing ("virtual environment");
+    empty otherwise ("What is the default port of X?" asks for an attribute, "What is the default
+    placeholder?" for a value)."""
+    found = _WHAT_IS.match(question)
+    if found is None:
+        return frozenset()
+    words = found.group(1).split()
+    if len(words) > MAX_DEFINIENDUM or any(w.lower() in PREPOSITIONS for w in words):
+        return frozenset()
+    return frozenset(terms(found.group(1)))
+
+
+def about(defined: frozenset[str], sentence: Sentence) -> bool:
+    """The sentence says what `defined` is: its entry is headed by it alone, it opens with it, or it states it
+    in an apposition ("… a virtual environment, a self-contained directory tree …")."""
+    if not defined or defined == header_terms(entry_title(sentence.unit)):
+        return True  # the entry headed X ("Virtual environments"), not a section about doing something to X
+    opening = set(sentence.terms[: len(defined) + OPENING_SLACK])
+    return defined <= opening or apposes(defined, sentence)
+
+
+def apposes(defined: frozenset[str], sentence: Sentence) -> bool:
+    """The sentence defines `defined` by an apposition: "… a :term:`virtual environment`, a self-contained
+    directory tree …" (the phrase right before ", a|an|the|one" is the definiendum)."""
+    if not defined:
+        return False
+    text = _ROLE.sub(r"\1", sentence.text)
+    for comma in re.finditer(r",\s+(?:an?|the|one)\s", text):
+        before = terms(text[: comma.start()])
+        if defined <= set(before[-len(defined) :]):
+            return True
+    return False
