@@ -26,7 +26,7 @@ from mrpvm.plugins.sdk.embedding import shared_encoder
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from .evidence import Sentence
-from .focus import _HOW_VERB, LIGHT_VERBS, NEIGHBOUR
+from .focus import HOW_VERB, LIGHT_VERBS, NEIGHBOUR
 from .lexicon import CONNECTIVES, DETERMINERS, PREPOSITIONS, PRONOUNS
 from .meaning import vectors
 
@@ -47,7 +47,7 @@ class Action:
 
 def asked_action(question: str) -> Action | None:
     """The action and object of "how do I <verb> <object> …", or None when there is none to read."""
-    found = _HOW_VERB.search(question)
+    found = HOW_VERB.search(question)
     if found is None or found.group(1).lower() in LIGHT_VERBS:
         return None
     verb = found.group(1).lower()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.answer_types import without_references
 from mrpvm.plugins.sdk.text import terms
 
 from .context_terms import entry_title, header_terms
@@ -21,7 +22,6 @@ OPENING_SLACK = 2  # terms before the definiendum in a sentence that opens with 
 # an indefinite or no article: "What is a virtual environment?" asks what the thing is; "What is *the* default
 # placeholder string?" asks to identify one thing (a value), which no definition answers
 _WHAT_IS = re.compile(r"^\s*what\s+(?:is|are)\s+(?:(?:a|an)\s+)?(?!the\s)([^?]+?)\s*\??\s*$", re.I)
-_ROLE = re.compile(r":(?:[a-z]+:)?[a-z]+:`([^`]*)`")  # ":term:`virtual environment`" reads as its text
 
 
 def asked_definiendum(question: str) -> frozenset[str]:
@@ -51,7 +51,7 @@ def apposes(defined: frozenset[str], sentence: Sentence) -> bool:
     directory tree …" (the phrase right before ", a|an|the|one" is the definiendum)."""
     if not defined:
         return False
-    text = _ROLE.sub(r"\1", sentence.text)
+    text = without_references(sentence.text)  # ":term:`virtual environment`" reads as its text
     for comma in re.finditer(r",\s+(?:an?|the|one)\s", text):
         before = terms(text[: comma.start()])
         if defined <= set(before[-len(defined) :]):

@@ -34,7 +34,7 @@ from .meaning import vectors
 NEIGHBOUR = 0.6
 MAX_VOCABULARY = 4_000  # distinct evidence words compared with a foreign focus word (bounds a turn's cost)
 # "how do I <verb> …", "how can we <verb> …", "how to <verb> …": the action asked about
-_HOW_VERB = re.compile(
+HOW_VERB = re.compile(
     r"\bhow\s+(?:(?:do|can|could|should|would|must|may|might)\s+(?:i|we|you|one|they|people)\s+|to\s+)"
     r"([a-z][a-z-]+)\b",
     re.I,
@@ -53,7 +53,7 @@ def focus_words(question: str) -> list[str]:
     noun = asked_noun(question)
     if noun:
         out.append(noun.lower())
-    verb = _HOW_VERB.search(question)
+    verb = HOW_VERB.search(question)
     if verb and verb.group(1).lower() not in LIGHT_VERBS:
         out.append(verb.group(1).lower())
     if verb and (tool := instrument(question)):
@@ -63,7 +63,7 @@ def focus_words(question: str) -> list[str]:
 
 def instrument(question: str) -> str:
     """The tool a how-to question names for its action ("… with conda" → conda), lower-cased; ""."""
-    verb = _HOW_VERB.search(question)
+    verb = HOW_VERB.search(question)
     tool = _INSTRUMENT.search(question, verb.end()) if verb else None
     return tool.group(1).lower() if tool else ""
 
