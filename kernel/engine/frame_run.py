@@ -253,7 +253,7 @@ async def run_branch(
     frame.intents = intents
     # The kb-plugins learn of the staged units while the planner plans: retrieval (which needs both)
     # starts once both are done. With nothing staged, the seeds' first retrieve (from the kb-plugin the
-    # planner's first plan put first) starts while the planner plans; used only if the plan agrees.
+    # pre-seed plan put first) starts while the planner plans; used only if the plan agrees.
     early = start_early_views(state, frame, branch, intents, pre, best) if not fresh else {}
     try:
         if early:

@@ -92,22 +92,33 @@ def test_an_early_seed_call_the_plan_does_not_start_with_is_unused_and_then_not_
     assert plugin_calls(second, "detectSeeds") == ["sd-b"]
 
 
-def test_with_one_sd_candidate_no_pre_seed_plan_is_asked_and_the_configured_kb_order_starts_early(tmp_path):
+def test_with_one_sd_candidate_no_pre_seed_plan_is_asked_and_nothing_is_guessed(tmp_path):
     """One sd-plugin enabled: a pre-seed plan could only list it, so the turn's one buildPlan is the
-    post-seed one; the first retrieve, by the configured order's first kb-plugin, still starts beside it."""
-    post = {"kbPluginOrder": ["kb-a", "kb-b"], "goalSolverOrder": ["gs-a"]}
+    post-seed one. Nothing then guesses the first kb-plugin: the retrieve waits for that plan (the
+    configured order's first, kb-a, would be a wrong guess here)."""
+    post = {"kbPluginOrder": ["kb-b", "kb-a"], "goalSolverOrder": ["gs-a"]}
     h = Harness(
         tmp_path, base_script({"seedDetectorOrder": ["sd-a"]}, post), planners=("planner-a",), enabled=ONE_SD
     )
     result = h.ask("what is alpha?")
-    assert result.status == "success" and result.seed_detector_plugin == "sd-a" and result.kb_plugin == "kb-a"
+    assert result.status == "success" and result.seed_detector_plugin == "sd-a" and result.kb_plugin == "kb-b"
     assert [c["phase"] for c in h.calls("planner-a", "buildPlan")] == ["post-seed"]
     assert [n["label"] for n in nodes(result, kind="plugin", op="buildPlan")] == ["plan post-seed"]
     (branch,) = nodes(result, kind="branch")
     assert branch["output"]["preSeed"] == "not asked: one sd candidate"
     assert branch["output"]["plan"]["seedDetectorOrder"] == ["sd-a"]
     assert unused(result) == []
-    assert [c["plugin"] for c in h.calls(op="retrieve")] == ["kb-a"]  # the early call, used
+    ops = [
+        (c["plugin"], c["op"])
+        for c in h.calls()
+        if c["op"] in ("detectSeeds", "buildPlan", "retrieve", "solve")
+    ]
+    assert ops == [
+        ("sd-a", "detectSeeds"),
+        ("planner-a", "buildPlan"),
+        ("kb-b", "retrieve"),
+        ("gs-a", "solve"),
+    ]
 
 
 def test_an_sd_pin_leaves_no_sd_order_to_plan(tmp_path):
