@@ -34,6 +34,9 @@ class WorkerPool:
         self.closed = False
         self.ewma_s = 0.0  # send → reply time
         self.generation = 0  # workers of an older generation finish their job and leave (`retire`)
+        # started at its size (`fill()`, a daemon's warm pools): a retired worker is replaced at once, so a
+        # new artifacts folder (a new KB) does not leave the pool to grow again in the middle of a load
+        self.full = False
 
     # ------------------------------------------------------------------ submitting
 
@@ -114,11 +117,14 @@ class WorkerPool:
             self.idle.append(worker)
         else:
             self.busy -= 1
-            if worker.generation != self.generation and worker.usable:
+            retired = worker.generation != self.generation and worker.usable
+            if retired:
                 worker.close()  # retired: done with its job, it leaves on EOF
             else:
                 worker.kill()
             self._free_slot()
+            if retired:
+                self._refill()
 
     def retire(self) -> None:
         """Workers started until now serve no new job: idle ones get EOF now, busy ones after their job.
@@ -130,6 +136,16 @@ class WorkerPool:
             worker.close()
         self.slots -= len(self.idle)  # nothing is queued while a worker is idle: no job waits for these
         self.idle.clear()
+        self._refill()
+
+    def _refill(self) -> None:
+        """A pool kept at its size (`full`) starts fresh workers in its free slots; a spawn failure is left
+        to the next call, which reports it."""
+        if self.full and not self.closed:
+            try:
+                self.fill()
+            except ProcessFailure:
+                pass
 
     def failed(self, worker: Worker, job: Job, failure: ProcessFailure) -> None:
         """The job failed and the worker was killed."""
@@ -197,9 +213,10 @@ class WorkerPool:
 
     def fill(self, upto: int | None = None) -> int:
         """Start workers in every free slot (or until `upto` are alive); how many were started (spawn
-        failures raise)."""
+        failures raise). Filled to its size once, the pool is kept `full` from then on."""
         started = 0
         target = self.size if upto is None else min(self.size, upto)
+        self.full = self.full or upto is None
         while self.slots < target and not self.closed:
             self.slots += 1
             try:

@@ -255,6 +255,31 @@ def test_a_new_artifacts_folder_restarts_the_workers_with_it_bound(
     assert spawns == 3  # kb1 (first start), kb2 (new folder), kb3 (new folder); kb1 again reuses
 
 
+def test_a_warm_pool_is_refilled_at_once_when_a_new_artifacts_folder_retires_its_workers(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """A daemon starts its pools at their size; a new KB's folder retires their workers. Fresh ones with
+    it bound take every slot at once, not one by one as calls come (in the middle of the next load)."""
+    home = tmp_path / "home"
+    sandbox = Sandbox(SandboxConfig(mode="require"), home)
+
+    async def go():
+        async with sandboxed_supervisor(registry, sandbox=sandbox) as sup:
+            await sup.warm("bad-worker")
+            before = set(sup.pids())
+            folder = home / "artifacts" / "kb1" / "bad-worker"
+            reply = await sup.call("bad-worker", with_paths(f"write:{folder / 'x'}", str(folder)))
+            end = time.monotonic() + 10
+            while set(sup.pids()) & before and time.monotonic() < end:  # the retired ones leave on EOF
+                await anyio.sleep(0.02)
+            return before, set(sup.pids()), answer_json(reply)["written"], sup.health()["bad-worker"]
+
+    before, after, written, health = run(go)
+    assert written is True
+    assert len(before) == 2 and len(after) == 2 and not before & after
+    assert health["spawns"] == 4
+
+
 def test_an_artifacts_folder_holding_the_home_is_refused(registry: Registry, tmp_path: Path) -> None:
     home = tmp_path / "home"
     sandbox = Sandbox(SandboxConfig(mode="require"), home)
