@@ -41,13 +41,12 @@ from .context_terms import (
     unit_context,
     unnumbered,
 )
-from .definiendum import about, apposes
+from .definiendum import apposes
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
 from .meaning import Meaning
 from .windows import windows
 
-OPENING_TERMS = 3  # a sentence is about what it names among its first terms (its subject)
 EXTRA_SENTENCE_COST = 0.06
 TYPE_BONUS = 0.15
 UNTYPED_FACTOR = 0.5  # a window without an answer of the expected shape is worth this much
@@ -64,7 +63,6 @@ SEM_WEIGHT = 0.15
 SEM_ACCEPT = 0.6
 SEM_FLOOR = 0.25
 SEM_KEY = 0.65
-SEM_SUPPORT = 0.5  # an answer is `success` only when its passage answers by its words and is this close
 
 
 _ROW_KEY = re.compile(r"^\s*([^\s—:][^—:]{0,40}?)\s+—\s")
@@ -223,7 +221,7 @@ class Judge:
     def score(self, window: list[Sentence]) -> Passage:
         sc = self.scorer
         own, ctx = self._stated(window)
-        heading = self._entry_heading(window[0]) if self.answer_type in DEFINED_TYPES else frozenset()
+        heading = self.entry_heading(window[0]) if self.answer_type in DEFINED_TYPES else frozenset()
         if heading:  # an entry's lead sentence is about its heading: "[-m, --max-time:] Maximum time …"
             own, ctx = own | heading, ctx - heading
         matched_own = sc._matched(own)
@@ -238,7 +236,7 @@ class Judge:
             s.code or mentions_type(s.text, "command") for s in window
         ):
             value += TYPE_BONUS  # "which command …": code, or a command written as one
-        if self.answer_type in DEFINED_TYPES and (heading or any(self._defines(s) for s in window)):
+        if self.answer_type in DEFINED_TYPES and (heading or any(self.defines(s) for s in window)):
             value += TYPE_BONUS  # "what is X?": the sentence that says what X is
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
         # of passages that say as much, the one that says less besides is the focused one
@@ -253,14 +251,14 @@ class Judge:
         coverage = sc.asked_coverage(own | ctx | context)
         return Passage(window, value, coverage, typed, dated_by, close)
 
-    def _defines(self, sentence: Sentence) -> bool:
+    def defines(self, sentence: Sentence) -> bool:
         """The sentence defines what the question asks about: what stands before its copula is said in the
         question's own words ("The zorblax is a teal bird." for "What is the zorblax?")."""
         match = DEFINING.match(sentence.text)
         defined = set(terms(match.group(1))) if match else set()
         return (bool(defined) and defined <= set(self.scorer.weights)) or apposes(self.defined, sentence)
 
-    def _entry_heading(self, sentence: Sentence) -> frozenset[str]:
+    def entry_heading(self, sentence: Sentence) -> frozenset[str]:
         """The terms of the heading of the entry this sentence leads, when that heading names what the
         question asks about (a manual's option, a glossary's term): "Maximum time in seconds …" under
         "-m, --max-time", not a sentence of another entry that mentions it ("See also -m, --max-time.")."""
@@ -274,34 +272,6 @@ class Judge:
         # an option the question writes out is what it asks about even when every unit names it
         asked = (self.subject - self.common) | {k for k in self.keys if KEY_SHAPE.search(k)}
         return heading if asked and asked <= heading else frozenset()
-
-    def supports(self, passage: Passage) -> bool:
-        """The passage answers by the question's own words (no allowance for a paraphrase) and, with the
-        model, means what the question asks: the answer is reported as `success`, otherwise as weak."""
-        close = passage.meaning
-        # the lead sentence of the asked option's own entry is its definition by the document's layout,
-        # however unlike the question its words are ("-x option of tar" / "Extract files from an archive.")
-        defines = self.answer_type in DEFINED_TYPES and bool(self._entry_heading(passage.sentences[0]))
-        return (
-            self.answers(passage, by_meaning=False)
-            and (close is None or close >= (SEM_FLOOR if defines else SEM_SUPPORT))
-            and self.subject <= self._said(passage)  # about what was asked, not only like it
-            and self.carries_type(passage)
-            and self._about_written(passage)
-            and (self.answer_type not in DEFINED_TYPES or about(self.defined, passage.sentences[0]))
-        )
-
-    def _about_written(self, passage: Passage) -> bool:
-        """For "what does X do?" about something written out (an option): the passage stands in X's
-        entry, defines X or opens with X; a sentence that only mentions X ("See also -m, --max-time.")
-        does not say what X does."""
-        written = {k for k in self.keys if k.startswith("-")} | {t for t in self.subject if "-" in t}
-        if self.answer_type != "definition" or not written:
-            return True
-        first = passage.sentences[0]
-        if written <= header_terms(entry_title(first.unit)) or self._defines(first):
-            return True
-        return bool(written & set(first.terms[:OPENING_TERMS]))
 
     def carries_type(self, passage: Passage) -> bool:
         """The passage itself holds what the question asks for: a command (code, a command written as one, or
@@ -335,7 +305,7 @@ class Judge:
         "make") and the passage states each one that is not the documents' own subject ("which library does the plugin use to minify …" answered
         by what minifies, named without the word "library"); a second word the documents lack ("… license …
         released") marks a question about what they do not cover."""
-        said = self._said(passage)
+        said = self.said(passage)
         others = [
             parts for parts, _ in self.scorer.asked if self.foreign not in parts and not parts <= LIGHT_STEMS
         ]
@@ -343,7 +313,7 @@ class Judge:
             not parts <= self.scorer.unknown and (parts & said or parts <= self.common) for parts in others
         )
 
-    def _said(self, passage: Passage) -> set[str]:
+    def said(self, passage: Passage) -> set[str]:
         """The terms a passage states with its unit's context (term, title, headings)."""
         said = set(self.context(passage.sentences[0]))
         for s in passage.sentences:
@@ -378,7 +348,7 @@ class Judge:
             when = [s for s in passage.sentences if FUTURE.search(s.text)]
             if not any(mentions_type(s.text, self.answer_type) for s in when):
                 return False
-        said = self._said(passage)
+        said = self.said(passage)
         if not self.options:
             return self.keys <= said or (by_meaning and self._paraphrased(passage, self.keys - said))
         optional = set().union(*self.options)

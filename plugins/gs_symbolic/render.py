@@ -13,6 +13,11 @@ from .passages import Passage
 
 _CODE_LIKE = re.compile(r"^[-+./\w\[\]=:<>|{}@,~ ]+$")
 MAX_LABEL = 80
+# a shell prompt opening a line of a terminal session: "$ ", "% ", "(venv) $ ", "user@host:~/src$ ",
+# PowerShell's "PS C:\> "
+_PROMPT = re.compile(
+    r"^\s*(?:\([^()\s]{1,40}\)\s*)?(?:[A-Za-z_.@~:/-][\w.@~:/-]{0,59})?[$%]\s+\S|^\s*PS [^>\n]{0,80}>\s*\S"
+)
 
 
 def as_sentence(text: str) -> str:
@@ -21,10 +26,29 @@ def as_sentence(text: str) -> str:
     return text if not text or text[-1] in ".!?\"'”’)`" else text + "."
 
 
-def as_quote(s: Sentence) -> str:
-    """A prose sentence as a sentence; code inline when it is one line, else as a fenced block."""
+def session_commands(code: str) -> str:
+    """A terminal session's commands without what the machine printed: the lines a shell prompt opens (and
+    the lines a trailing backslash continues them on), when the block holds both; any other code whole.
+    Quoted after the sentence that tells the reader to run it, the command is what the reader types; its
+    output is the machine's reply, not the answer (code quoted on its own is kept whole: it is the evidence)."""
+    lines = code.split("\n")
+    kept: list[str] = []
+    continued = False
+    for line in lines:
+        if continued or _PROMPT.match(line):
+            kept.append(line)
+            continued = line.rstrip().endswith("\\")
+        else:
+            continued = False
+    return "\n".join(kept) if kept and len(kept) < len(lines) else code
+
+
+def as_quote(s: Sentence, led: bool = False) -> str:
+    """A prose sentence as a sentence; code inline when it is one line, else as a fenced block; code a
+    sentence leads into (`led`: "… run:") by the commands of its terminal session."""
     if s.code:
-        return f"\n```\n{s.text}\n```\n" if "\n" in s.text else f"`{s.text.strip()}`"
+        code = session_commands(s.text) if led else s.text
+        return f"\n```\n{code}\n```\n" if "\n" in code else f"`{code.strip()}`"
     return as_sentence(s.text)
 
 
@@ -32,12 +56,15 @@ def join_quotes(sentences: list[Sentence]) -> str:
     """Consecutive sentences as one paragraph; a code block on lines of its own. A lead-in before code
     keeps its colon."""
     out: list[str] = []
+    led = False  # the sentence before leads into this code
     for n, s in enumerate(sentences):
         nxt = sentences[n + 1] if n + 1 < len(sentences) else None
         if not s.code and nxt is not None and nxt.code and s.text.rstrip().endswith(":"):
             out.append(" ".join(s.text.split()))
+            led = True
         else:
-            out.append(as_quote(s))
+            out.append(as_quote(s, led))
+            led = False
     text = " ".join(out)
     return re.sub(r" *\n *", "\n", text).strip()
 

@@ -50,6 +50,7 @@ from .spans import (
     with_lead,
     with_steps,
 )
+from .support import supports
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
 OPEN_PASSAGES = 3  # an open question ("describe X") may be answered by this many passages
@@ -362,7 +363,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     evidence = f"{sum(len(p.sentences) for p in chosen)} sentence(s), term coverage {coverage:.2f}"
     if passage.meaning is not None:
         evidence += f", meaning {passage.meaning:.2f}"
-    supported = judge.supports(passage) or (commanded is not None and judge.supports(commanded))
+    supported = supports(judge, passage) or (commanded is not None and supports(judge, commanded))
     if supported and asks_literal(q.text) and not any(quotes_literal(part) for part in parts):
         supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
         evidence += "; asked verbatim, no literal quoted"

@@ -1,0 +1,46 @@
+"""Whether a chosen passage supports its answer: `success`, or the best candidate reported as weak.
+
+The judge (passages.py) picks the passage that answers best and lets a paraphrase through (a passage close in
+meaning that repeats few of the question's words). `success` asks more of it: it answers by the question's
+own words, means what the question asks (with the model), holds an answer of the asked shape and names what
+the question is about.
+"""
+
+from __future__ import annotations
+
+from .context_terms import entry_title, header_terms
+from .definiendum import about
+from .passages import DEFINED_TYPES, SEM_FLOOR, Judge, Passage
+
+SEM_SUPPORT = 0.5  # an answer is `success` only when its passage answers by its words and is this close
+OPENING_TERMS = 3  # a sentence is about what it names among its first terms (its subject)
+
+
+def supports(judge: Judge, passage: Passage) -> bool:
+    """The passage answers by the question's own words (no allowance for a paraphrase) and, with the model,
+    means what the question asks: the answer is reported as `success`, otherwise as weak."""
+    close = passage.meaning
+    # the lead sentence of the asked option's own entry is its definition by the document's layout,
+    # however unlike the question its words are ("-x option of tar" / "Extract files from an archive.")
+    defines = judge.answer_type in DEFINED_TYPES and bool(judge.entry_heading(passage.sentences[0]))
+    return (
+        judge.answers(passage, by_meaning=False)
+        and (close is None or close >= (SEM_FLOOR if defines else SEM_SUPPORT))
+        and judge.subject <= judge.said(passage)  # about what was asked, not only like it
+        and judge.carries_type(passage)
+        and _about_written(judge, passage)
+        and (judge.answer_type not in DEFINED_TYPES or about(judge.defined, passage.sentences[0]))
+    )
+
+
+def _about_written(judge: Judge, passage: Passage) -> bool:
+    """For "what does X do?" about something written out (an option): the passage stands in X's entry,
+    defines X or opens with X; a sentence that only mentions X ("See also -m, --max-time.") does not say
+    what X does."""
+    written = {k for k in judge.keys if k.startswith("-")} | {t for t in judge.subject if "-" in t}
+    if judge.answer_type != "definition" or not written:
+        return True
+    first = passage.sentences[0]
+    if written <= header_terms(entry_title(first.unit)) or judge.defines(first):
+        return True
+    return bool(written & set(first.terms[:OPENING_TERMS]))
