@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from mrpvm.plugins.sdk.embedding import shared_encoder
+from mrpvm.plugins.sdk.embedding import usable
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from .evidence import Sentence
@@ -98,7 +98,7 @@ def _is_action(action: Action, word: str) -> bool:
         return False
     if next(iter(stems([word])), "") == action.stem:
         return True
-    if shared_encoder() is None:
+    if not usable():  # the model is loaded only when a word's vector is not kept (meaning.vectors)
         return False
     found = vectors([action.verb, word])
     return bool(np.dot(found[0], found[1]) >= NEIGHBOUR)

@@ -76,13 +76,7 @@ def test_kb_balanced_reads_kept_vectors_without_loading_the_model(tmp_path: Path
     assert first["reply"] == again["reply"]
 
 
-def test_gs_symbolic_reads_kept_vectors_without_loading_the_model(tmp_path: Path) -> None:
-    art = tmp_path / "kb" / "gs-symbolic"
-    art.mkdir(parents=True)
-    question = "How long are snapshots kept?"
-    units = tree(
-        "vault", [("Storage", [("Description", "retention", "Old snapshots are pruned after thirty days.")])]
-    )
+def _solve_body(question: str, units: list, art: Path) -> bytes:
     payload = {
         "intent": msgspec.to_builtins(
             IntentGroup(index=1, act="identify", intent=question, output="free text")
@@ -91,7 +85,7 @@ def test_gs_symbolic_reads_kept_vectors_without_loading_the_model(tmp_path: Path
         "guidance": [],
         "allowDecompose": False,
     }
-    body = json.dumps(
+    return json.dumps(
         {
             "op": "solve",
             "prompt": question,
@@ -100,12 +94,54 @@ def test_gs_symbolic_reads_kept_vectors_without_loading_the_model(tmp_path: Path
             "paths": {"artifacts": str(art)},
         }
     ).encode()
+
+
+def test_gs_symbolic_reads_kept_vectors_without_loading_the_model(tmp_path: Path) -> None:
+    art = tmp_path / "kb" / "gs-symbolic"
+    art.mkdir(parents=True)
+    question = "How long are snapshots kept?"
+    units = tree(
+        "vault", [("Storage", [("Description", "retention", "Old snapshots are pruned after thirty days.")])]
+    )
+    body = _solve_body(question, units, art)
     first = _fresh("mrpvm.plugins.gs_symbolic.__main__", body, tmp_path)
     again = _fresh("mrpvm.plugins.gs_symbolic.__main__", body, tmp_path)
     assert first["loaded"] and not again["loaded"] and not again["onnxruntime"]
     answers = [parse_document(r["reply"], "solve") for r in (first, again)]
     assert answers[0].answer == answers[1].answer == "Old snapshots are pruned after thirty days."
     assert "meaning" in (answers[1].result.evidence or "")  # judged by meaning from the kept vectors
+
+
+def test_gs_symbolic_compares_a_how_to_verb_from_kept_vectors(tmp_path: Path) -> None:
+    """A how-to question's verb is compared with the verbs of the evidence by meaning (action.py): the
+    words' vectors kept by the first call spare the second one the model, with the same reply."""
+    art = tmp_path / "kb" / "gs-symbolic"
+    art.mkdir(parents=True)
+    question = "How do I delete a virtual environment?"
+    units = tree(
+        "venv",
+        [
+            (
+                "Environments",
+                [
+                    (
+                        "Description",
+                        "uninstall",
+                        "Run pip uninstall to remove the packages from the virtual environment.",
+                    ),
+                    ("Description", "delete", "Delete the virtual environment by removing its folder."),
+                ],
+            )
+        ],
+    )
+    body = _solve_body(question, units, art)
+    first = _fresh("mrpvm.plugins.gs_symbolic.__main__", body, tmp_path)
+    again = _fresh("mrpvm.plugins.gs_symbolic.__main__", body, tmp_path)
+    assert first["loaded"]  # the first call encodes the question, the sentences and the verbs
+    assert not again["loaded"] and not again["onnxruntime"]  # every vector, the verbs' too, was kept
+    assert first["reply"] == again["reply"]
+    answer = parse_document(again["reply"], "solve").answer or ""
+    assert "removing its folder" in answer
 
 
 WORKER = """
