@@ -12,7 +12,6 @@ from mrpvm.shells.cli.answer_text import REFUSED_EXIT, answer_text, refused, sta
 from mrpvm.shells.cli.common import LocalLLMFlag
 
 if TYPE_CHECKING:
-    from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.engine import TurnResult
 
 
@@ -82,7 +81,7 @@ def ask(
 
     Exit status: 0 answered, 3 refused (the documents do not answer it), 2 bad input, 1 other errors.
     """
-    from mrpvm.shells.cli.common import CliError, print_json
+    from mrpvm.shells.cli.common import CliError
 
     if not question.strip():
         raise CliError("the question is empty")
@@ -118,11 +117,8 @@ def ask(
         if reply is not None:
             _print_daemon_reply(reply, as_json, via, verbose)
             return REFUSED_EXIT if refused(reply.get("response_document") or {}) else 0
-    import anyio
-    from mrpvm.kernel.engine import TurnRequest, prestart_turn, run_turn
-    from mrpvm.knowledge.context import open_context
     from mrpvm.protocol.envelope import Pins
-    from mrpvm.shells.cli.common import run_with_local_llm
+    from mrpvm.shells.cli.ask_turn import run_in_process
 
     pins = Pins(
         planner=planner,
@@ -130,36 +126,18 @@ def ask(
         kb=kb_plugin or legacy.get("kb"),
         gs=gs or legacy.get("gs"),
     )
-
-    async def turn(environ: dict[str, str] | None) -> TurnResult:
-        ctx = await open_context(environ)
-        try:
-            prestart_turn(ctx, pins)  # their starts overlap the source's loading and the plans
-            session_id = session
-            if sources:
-                if session_id is None:
-                    session_id = ctx.store.create_session(kb_id=kb).id
-                await load_sources(ctx, session_id, sources, texts, defer_notices=True)
-            request = TurnRequest(
-                message=question,
-                session_id=session_id,
-                kb=kb,
-                pins=pins,
-                max_llm_calls=max_llm_calls,
-                deliberation_level=deliberation_level,
-            )
-            return await run_turn(ctx, request)
-        finally:
-            await ctx.aclose()
-
-    result = anyio.run(run_with_local_llm, turn, local_llm)
-    if as_json:
-        from mrpvm.shells.legacy import derived_legacy
-
-        legacy_echo = derived_legacy(result.seed_detector_plugin, result.kb_plugin, result.goal_solver_plugin)
-        print_json({**result.as_json(), **legacy_echo, "deliberation_level": result.deliberation_level})
-    else:
-        print_answer(result, verbose=verbose, footer=verbose)
+    result = run_in_process(
+        question,
+        sources=sources,
+        texts=texts,
+        session=session,
+        kb=kb,
+        pins=pins,
+        max_llm_calls=max_llm_calls,
+        deliberation_level=deliberation_level,
+        local_llm=local_llm,
+    )
+    print_turn(result, as_json, verbose)
     return REFUSED_EXIT if refused(result.response_document) else 0
 
 
@@ -168,6 +146,18 @@ def _home() -> Path:
 
     config, _ = load_config()
     return Path(config.home)
+
+
+def print_turn(result: TurnResult, as_json: bool, verbose: bool) -> None:
+    """An in-process turn printed as `mrpvm ask` prints it: one JSON object, or the answer (print_answer)."""
+    if as_json:
+        from mrpvm.shells.cli.common import print_json
+        from mrpvm.shells.legacy import derived_legacy
+
+        legacy_echo = derived_legacy(result.seed_detector_plugin, result.kb_plugin, result.goal_solver_plugin)
+        print_json({**result.as_json(), **legacy_echo, "deliberation_level": result.deliberation_level})
+    else:
+        print_answer(result, verbose=verbose, footer=verbose)
 
 
 def _print_daemon_reply(reply: dict, as_json: bool, via: str, verbose: bool) -> None:
@@ -193,22 +183,6 @@ def read_source(path: Path) -> str:
     from mrpvm.shells.cli.common import read_text_file
 
     return read_text_file(path, "source file")
-
-
-async def load_sources(
-    ctx: KernelContext, session_id: str, sources: list[Path], texts: list[str], *, defer_notices: bool = False
-) -> int:
-    """Load `--source` files into the session as context units; returns how many were added.
-    `defer_notices`: the kb-plugins hear of them right before their next call (a one-turn process)."""
-    from mrpvm.knowledge.ingest import load_session_context
-
-    added = 0
-    for path, text in zip(sources, texts, strict=True):
-        loaded = await load_session_context(ctx, session_id, text, path.name, defer_notices=defer_notices)
-        added += len(loaded)
-        for warning in getattr(loaded, "warnings", []) or []:
-            sys.stderr.write(f"mrpvm: warning: {warning}\n")
-    return added
 
 
 def continued_session(session: str | None) -> str:

@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from mrpvm.shells.cli.ask import continued_session, load_sources, print_answer, read_source
+from mrpvm.shells.cli.ask import continued_session, print_answer, read_source
+from mrpvm.shells.cli.ask_turn import load_sources
 from mrpvm.shells.cli.common import LocalLLMFlag
 
 

@@ -1,13 +1,14 @@
-"""`mrpvm ask` through a running daemon before the command line's framework is loaded.
+"""`mrpvm ask` before the command line's framework is loaded: through a running daemon, else in this process.
 
 `main.main` offers its arguments here first. When they are an `ask` this parser reads completely and a
 daemon advertises itself on the home (daemon_file.py), the turn goes through daemon_client.ask_daemon and
 is printed here: the process loads json and socket, not typer, rich, msgspec or the kernel, so its own
-start is a small part of the answer's time. Anything else returns None and the full CLI runs, parsing,
-validating, reporting errors and falling back to in-process as it always did: an option not in OPTIONS
-(--continue, --local-llm, --no-daemon, legacy ones, --help), a malformed value, a --source that does not
-read as UTF-8, no daemon. A terminal's rich rendering and `--json` use ask.py's printers, loaded after the
-turn.
+start is a small part of the answer's time. With no daemon to take it (or `--no-daemon`) the turn runs in
+this process (ask_turn.py, as the full CLI runs it) without typer and click (~0.1 s of a cold ask's CPU).
+Anything else returns None and the full CLI runs, parsing, validating and reporting errors as it always
+did: an option not in OPTIONS (--continue, --local-llm, legacy ones, --help), a malformed value, a --source
+that does not read as UTF-8. A terminal's rich rendering and `--json` use ask.py's printers, loaded after
+the turn. Errors of the turn itself propagate to main.py, which reports them as for the full CLI.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ OPTIONS: dict[str, str | None] = {
     "--verbose": None,
     "-v": None,
     "--daemon": None,
+    "--no-daemon": None,
 }
 INTEGER = ("max_llm_calls", "deliberation_level")
 
@@ -54,7 +56,10 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             return None
         field = OPTIONS[name]
         if field is None:
-            out[{"--json": "json", "--daemon": "daemon"}.get(name, "verbose")] = True
+            flag = {"--json": "json", "--daemon": "daemon", "--no-daemon": "no_daemon"}.get(name, "verbose")
+            if flag in ("daemon", "no_daemon") and {"daemon", "no_daemon"} & set(out):
+                return None  # both, or one twice: the full CLI says what it does with that
+            out[flag] = True
             continue
         if not eq:
             following = next(rest, None)
@@ -86,33 +91,43 @@ def _max_deliberation() -> int:
 
 
 def run(argv: list[str]) -> int | None:
-    """The exit status of `mrpvm ask` answered by a running daemon, or None (the full CLI takes over)."""
+    """The exit status of `mrpvm ask` answered by a running daemon, else (or with `--no-daemon`) by a turn in
+    this process (ask_turn.py); None when the full CLI takes over (arguments it must read, unreadable sources).
+    A kernel error of the in-process turn propagates, as from the full CLI (main.py reports it)."""
     if not argv or argv[0] != "ask":
         return None
     parsed = parse(argv[1:])
     if parsed is None:
         return None
-    from mrpvm.kernel.home import home_dir
-
-    from .daemon_file import read_address
-
-    home = home_dir()
-    if read_address(home) is None:
-        return None
     sources: list[tuple[str, str]] = []
     for name in parsed["sources"]:
         try:
-            sources.append((Path(name).name, Path(name).read_bytes().decode("utf-8-sig")))
+            sources.append((name, Path(name).read_bytes().decode("utf-8-sig")))
         except (OSError, UnicodeDecodeError):
             return None  # the full CLI names the problem
-    from .answer_text import REFUSED_EXIT, answer_text, refused, status_footer
+    if not parsed.get("no_daemon"):
+        from mrpvm.kernel.home import home_dir
+
+        from .daemon_file import read_address
+
+        home = home_dir()
+        if read_address(home) is not None:
+            answered = _through_daemon(home, parsed, sources)
+            if answered is not None:
+                return answered
+    return _in_process(parsed, sources)
+
+
+def _through_daemon(home: Path, parsed: dict[str, Any], sources: list[tuple[str, str]]) -> int | None:
+    from .answer_text import REFUSED_EXIT, refused
     from .daemon_client import DaemonRefused, ask_daemon
 
     fields = {key: parsed.get(key) for key in (f for f in OPTIONS.values() if f and f != "sources")}
     session = fields.pop("session")
+    named = [(Path(name).name, text) for name, text in sources]
     try:
         reply, via = ask_daemon(
-            home, parsed["question"], sources=sources, session_id=session, turn_fields=fields
+            home, parsed["question"], sources=named, session_id=session, turn_fields=fields
         )
     except DaemonRefused as err:  # as the full CLI reports it (a CliError: one line, exit 2)
         from .common import say_error
@@ -121,18 +136,62 @@ def run(argv: list[str]) -> int | None:
         return 2
     if reply is None:
         return None
-    if parsed["json"] or sys.stdout.isatty() or {"FORCE_COLOR", "TTY_COMPATIBLE"} & set(os.environ):
+    if parsed["json"] or not _plain():
         from .ask import _print_daemon_reply
 
         _print_daemon_reply(reply, parsed["json"], via, parsed["verbose"])
     else:
-        turn = _Turn(reply)
-        text = answer_text(turn, parsed["verbose"])
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
-        sys.stdout.flush()
-        if parsed["verbose"]:
-            sys.stderr.write(status_footer(turn, via))
+        _print_plain(_Turn(reply), parsed["verbose"], via)
     return REFUSED_EXIT if refused(reply.get("response_document") or {}) else 0
+
+
+def _in_process(parsed: dict[str, Any], sources: list[tuple[str, str]]) -> int:
+    """The turn in this process, as the full CLI's `ask` runs it without a daemon (no legacy pins: the parser
+    leaves those options to the full CLI)."""
+    from mrpvm.protocol.envelope import Pins
+
+    from .answer_text import REFUSED_EXIT, refused
+    from .ask_turn import run_in_process
+
+    pins = Pins(
+        planner=parsed.get("planner_plugin"),
+        sd=parsed.get("seed_detector_plugin"),
+        kb=parsed.get("kb_plugin"),
+        gs=parsed.get("goal_solver_plugin"),
+    )
+    result = run_in_process(
+        parsed["question"],
+        sources=[Path(name) for name, _ in sources],
+        texts=[text for _, text in sources],
+        session=parsed.get("session"),
+        kb=parsed.get("kb"),
+        pins=pins,
+        max_llm_calls=parsed.get("max_llm_calls"),
+        deliberation_level=parsed.get("deliberation_level"),
+    )
+    if parsed["json"] or not _plain():
+        from .ask import print_turn
+
+        print_turn(result, parsed["json"], parsed["verbose"])
+    else:
+        _print_plain(result, parsed["verbose"], "")
+    return REFUSED_EXIT if refused(result.response_document) else 0
+
+
+def _plain() -> bool:
+    """stdout is no terminal for rich (common.plain_stdout, which this module does not import: typer)."""
+    return not sys.stdout.isatty() and not {"FORCE_COLOR", "TTY_COMPATIBLE"} & set(os.environ)
+
+
+def _print_plain(turn: Any, verbose: bool, via: str) -> None:
+    """The answer as ask.print_answer writes it to a pipe, and with `verbose` its status line."""
+    from .answer_text import answer_text, status_footer
+
+    text = answer_text(turn, verbose)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+    if verbose:
+        sys.stderr.write(status_footer(turn, via))
 
 
 class _Turn:

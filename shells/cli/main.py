@@ -95,15 +95,18 @@ def _print_version(value: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: run the app, turning user errors into one line and an exit code."""
-    from mrpvm.shells.cli.fast_ask import run as ask_through_daemon
+    from mrpvm.shells.cli.fast_ask import run as ask_without_typer
 
-    quick = ask_through_daemon(sys.argv[1:] if argv is None else list(argv))
+    try:
+        quick = ask_without_typer(sys.argv[1:] if argv is None else list(argv))
+    except (Exception, KeyboardInterrupt) as err:
+        return _reported(err)
     if quick is not None:
         return quick
     import sqlite3
 
     import typer
-    from mrpvm.kernel.errors import KernelError, as_disk_full
+    from mrpvm.kernel.errors import KernelError
     from mrpvm.shells.cli.common import CliError, click_exceptions, say_error
 
     click = click_exceptions()
@@ -124,21 +127,32 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Abort:
         say_error("aborted")
         return 130
-    except CliError as err:
+    except (CliError, KernelError, KeyboardInterrupt, OSError, sqlite3.Error) as err:
+        return _reported(err)
+    return result if isinstance(result, int) else 0
+
+
+def _reported(err: BaseException) -> int:
+    """A user error, a kernel error, Ctrl-C or a full disk reported as one line: the exit code (1, 2, 130);
+    anything else raised again (a bug: its traceback)."""
+    import sqlite3
+
+    from mrpvm.kernel.errors import KernelError, as_disk_full
+    from mrpvm.shells.cli.common import CliError, say_error
+
+    if isinstance(err, CliError):
         say_error(err.message)
         return err.exit_code
-    except KernelError as err:
+    if isinstance(err, KernelError):
         say_error(f"{err.code}: {err.message}")
         return 2 if 400 <= err.status < 500 else 1
-    except KeyboardInterrupt:
+    if isinstance(err, KeyboardInterrupt):
         return 130
-    except (OSError, sqlite3.Error) as err:  # a full disk where no layer named it: said, not a traceback
-        full = as_disk_full(err)
-        if full is None:
-            raise
-        say_error(f"{full.code}: {full.message}")
-        return 1
-    return result if isinstance(result, int) else 0
+    full = as_disk_full(err) if isinstance(err, OSError | sqlite3.Error) else None
+    if full is None:  # a full disk where no layer named it is said, not a traceback
+        raise err
+    say_error(f"{full.code}: {full.message}")
+    return 1
 
 
 if __name__ == "__main__":

@@ -98,15 +98,20 @@ def daemon(tmp_path: Path):
         server.server_close()
 
 
-def _ask(home: Path, *args: str) -> subprocess.CompletedProcess:
+def _ask(home: Path, *args: str, plugins: bool = False) -> subprocess.CompletedProcess:
     code = "import sys; from mrpvm.shells.cli.main import main; sys.exit(main())"
+    env = cli_env(home) if plugins else {**cli_env(home), "MRPVM_ENABLED_PLUGINS": ""}
     return subprocess.run(
         [sys.executable, "-X", "importtime", "-c", code, "ask", *args],
         capture_output=True,
-        env={**cli_env(home), "MRPVM_ENABLED_PLUGINS": ""},
+        env=env,
         cwd=PROJECT_ROOT,
         timeout=120,
     )
+
+
+def _errors(proc: subprocess.CompletedProcess) -> list[str]:
+    return [line for line in proc.stderr.decode().splitlines() if not line.startswith("import time:")]
 
 
 def _imported(proc: subprocess.CompletedProcess) -> set[str]:
@@ -153,9 +158,39 @@ def test_a_refusal_and_a_daemon_error_keep_the_full_clis_exit_status(daemon: Pat
     assert refused.returncode == REFUSED_EXIT and refused.stdout.decode().strip() == NO_CONTEXT_ANSWER
     unknown = _ask(daemon, "--session", "ses_nope", "Why?")
     assert unknown.returncode == 2
-    assert [line for line in unknown.stderr.decode().splitlines() if not line.startswith("import time:")] == [
-        "mrpvm: error: no session 'ses_nope'"
-    ]
+    assert _errors(unknown) == ["mrpvm: error: no session 'ses_nope'"]
+
+
+def test_a_turn_no_daemon_takes_runs_in_process_without_the_cli_framework(tmp_path: Path):
+    """No daemon on the home (or --no-daemon): the thin path runs the turn in this process, printing what the
+    full CLI prints with the same exit status, without importing typer, click or rich; a kernel error of
+    the turn is one line, as the full CLI says it."""
+    source = PROJECT_ROOT / "examples" / "tessel-build.md"
+    runs = {}
+    for name, home, extra in [
+        ("thin", tmp_path / "a", ["--no-daemon"]),
+        ("thin, no daemon file", tmp_path / "b", []),
+        ("full", tmp_path / "c", ["--daemon", "--no-daemon"]),  # both: left to the full CLI (the last wins)
+    ]:
+        home.mkdir()
+        asked = _ask(home, *extra, "--source", str(source), "How do I build tessel?", plugins=True)
+        refused = _ask(home, *extra, "What is the capital of France?", plugins=True)
+        unknown = _ask(home, *extra, "--session", "ses_nope", "Why?", plugins=True)
+        runs[name] = (asked, refused, unknown)
+    for asked, refused, unknown in runs.values():
+        assert asked.returncode == 0, asked.stderr[-2000:]
+        assert "tessel build --changed" in asked.stdout.decode()
+        assert refused.returncode == REFUSED_EXIT and "not contain enough evidence" in refused.stdout.decode()
+        assert unknown.returncode == 2 and _errors(unknown) == [
+            "mrpvm: error: SESSION_NOT_FOUND: no session 'ses_nope'"
+        ]
+    assert len({asked.stdout for asked, _, _ in runs.values()}) == 1
+    assert len({refused.stdout for _, refused, _ in runs.values()}) == 1
+    for name in ("thin", "thin, no daemon file"):
+        loaded = _imported(runs[name][0])
+        assert "mrpvm.shells.cli.ask_turn" in loaded
+        assert not {m for m in loaded if m.split(".")[0] in ("typer", "click", "rich")}
+    assert "typer" in _imported(runs["full"][0])
 
 
 def test_a_reply_that_is_not_http_is_not_an_answer(daemon: Path):
@@ -170,7 +205,8 @@ def test_a_reply_that_is_not_http_is_not_an_answer(daemon: Path):
         ["Why?", "--continue"],
         ["-c", "Why?"],
         ["--local-llm", "Why?"],
-        ["--no-daemon", "Why?"],
+        ["--no-daemon", "--daemon", "Why?"],
+        ["--no-daemon", "--no-daemon", "Why?"],
         ["--retrieval-profile", "fast", "Why?"],
         ["--help"],
         ["-vc", "Why?"],
