@@ -38,6 +38,7 @@ def clean(text: str) -> str:
     return collapse(text)
 
 
+_COMMENT_MARKS = re.compile(r"(?m)^[ \t]*#+")
 _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 
@@ -55,6 +56,8 @@ def _code(word: str) -> bool:
 
 def make_piece(text: str, seg: Segment) -> Piece:
     raw = text[seg.body_start if seg.body_start >= 0 else seg.start : seg.end]
+    if seg.comment:  # a configuration file's comment, its lines' `#` marks left out
+        raw = _COMMENT_MARKS.sub(" ", raw)
     if seg.kind == "code":
         return Piece(seg, raw, frozenset())
     body = clean(raw) if seg.cells is None else "| " + " | ".join(seg.cells) + " |"
