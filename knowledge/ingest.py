@@ -1,5 +1,6 @@
 """Ingest (DS018, DS026): a source becomes a KU tree in a KB; session context loads take the same path.
 
+Steps 1-2 (the sd stage) live in knowledge/normalize.py.
 1. The text is chunked to fit the sd-plugin's `maxInputSizeBytes` (knowledge/chunking.py: the chunks tile
    the text, nothing is dropped or capped); each chunk carries `chunkIndex` and `charOffset`. With an
    LLM sd-plugin and an LLM upstream, a chunk is also at most `MRPVM_LLM_CONTEXT_CHARS` (6000) characters,
@@ -19,36 +20,28 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
 import msgspec
-from mrpvm.kernel.errors import DISK_FULL_REMEDY, DiskFull, IngestError, KernelError
-from mrpvm.kernel.llm import CallBudget
-from mrpvm.kernel.llm.hooks import grant
+from mrpvm.kernel.errors import DISK_FULL_REMEDY, DiskFull, IngestError
 from mrpvm.kernel.records import KbRecord, SourceRecord
 from mrpvm.kernel.registry import PluginEntry
 from mrpvm.kernel.store_rows import slug, text_hash
 from mrpvm.kernel.supervisor.errors import PluginCallError
-from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
+from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import (
-    Budget,
     NormalizePayload,
     OnSessionEventPayload,
     Paths,
     Request,
-    encode_request,
 )
-from mrpvm.protocol.vocab import ingest_deadline_ms
 
-from .chunking import chunk_spans
-from .ku_tree import finish_tree, merge_chunk_trees
+from .normalize import Progress, normalize_text
 from .notify import (
-    REQUEST_MARGIN,
     UnitsFile,
     _notify,
     hold_session_notices,
@@ -60,13 +53,6 @@ from .reindex import reoffer, reoffer_source
 
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
-
-NORMALIZE: Literal["normalizePersistentContext"] = "normalizePersistentContext"
-# What an LLM sd-plugin reads in one model call (the SDK's MRPVM_LLM_CONTEXT_CHARS; same default, floor).
-LLM_CONTEXT_CHARS = 6000
-MIN_LLM_CONTEXT_CHARS = 500
-
-Progress = Callable[[int, int], None]
 
 
 class IngestResult(SourceRecord, kw_only=True):
@@ -85,190 +71,6 @@ class LoadedUnits(list):  # noqa: FURB189 - a list with the load's warnings atta
         super().__init__(units)
         self.warnings = warnings
         self.source_id = source_id
-
-
-# --------------------------------------------------------------------------- plugin lookup
-
-
-def _plugin(ctx: KernelContext, plugin_id: str, plugin_type: str, op: str) -> PluginEntry:
-    entry = ctx.registry.get(plugin_id, plugin_type)  # UnknownPluginError names the plugin and type
-    if op not in entry.manifest.ops:
-        raise IngestError(f"{plugin_id} does not implement {op}", {"plugin": plugin_id, "op": op})
-    return entry
-
-
-def check_sd_plugin(ctx: KernelContext, plugin_id: str) -> PluginEntry:
-    """The sd-plugin entry, if it is registered and normalizes sources (else a clear KernelError)."""
-    return _plugin(ctx, plugin_id, "sd-plugin", NORMALIZE)
-
-
-# --------------------------------------------------------------------------- normalization
-
-
-async def normalize_text(
-    ctx: KernelContext,
-    sd_plugin: str,
-    source: NormalizePayload,
-    *,
-    session_id: str = "",
-    progress: Progress | None = None,
-    on_units: Callable[[int], None] | None = None,
-) -> tuple[list[KnowledgeUnit], int, list[str]]:
-    """The source's whole KU tree from the sd-plugin, chunk by chunk: (units, #chunks, warnings).
-
-    `source` is the payload for the whole text; each chunk's request is a copy with its own `text`,
-    `chunkIndex` and `charOffset`.
-    """
-    entry = _plugin(ctx, sd_plugin, "sd-plugin", NORMALIZE)
-    text, source_id, source_name = source.text, source.sourceId, source.sourceName
-    if not text.strip():
-        raise IngestError(f"source '{source_name}' is empty", {"source": source_name})
-    request_id = f"ingest-{secrets.token_hex(6)}"
-
-    def build(index: int, offset: int, chunk: str, deadline_ms: int) -> Request:
-        payload = msgspec.structs.replace(source, text=chunk, chunkIndex=index, charOffset=offset)
-        return Request(
-            prompt=f"Normalize source {source_name} (part {index + 1})",
-            context=[],
-            op=NORMALIZE,
-            payload=payload,
-            budget=Budget(llmCalls=entry.manifest.maxLLMCalls, deadlineMs=deadline_ms),
-            requestId=request_id,
-            sessionId=session_id,
-        )
-
-    # The envelope without text, with the largest numbers it will carry, sets the room left for text.
-    overhead = len(encode_request(build(len(text), len(text), "", 10**9))) + REQUEST_MARGIN
-    room = entry.manifest.maxInputSizeBytes - overhead
-    if room < 64:
-        raise IngestError(
-            f"{sd_plugin} accepts at most {entry.manifest.maxInputSizeBytes} bytes per request: no room for text",
-            {"plugin": sd_plugin, "maxInputSizeBytes": entry.manifest.maxInputSizeBytes},
-        )
-    bridge = ctx.llm if ctx.llm is not None and ctx.llm.available and entry.manifest.maxLLMCalls > 0 else None
-    if bridge is not None:  # one chunk = one model part (JSON bytes >= characters)
-        room = min(room, llm_context_chars(ctx.environ))
-    spans = chunk_spans(text, room)
-    total = len(text.encode("utf-8", "surrogatepass"))
-    trees: list[list[KnowledgeUnit]] = [[] for _ in spans]
-    warnings: list[str] = []
-    done = {"bytes": 0, "units": 0}
-    limiter = anyio.CapacityLimiter(max(1, entry.manifest.concurrency))
-    budget = CallBudget(entry.manifest.maxLLMCalls * len(spans))  # maxLLMCalls per chunk
-    if progress:
-        progress(0, total)
-
-    async def run(index: int, start: int, end: int) -> None:
-        chunk = text[start:end]
-        if chunk.strip():
-            deadline_ms = ingest_deadline_ms(
-                entry.manifest.timeoutMs, len(chunk.encode("utf-8", "surrogatepass"))
-            )
-            async with limiter:
-                request = build(index, start, chunk, deadline_ms)
-                request.llm = grant(
-                    bridge,
-                    entry,
-                    NORMALIZE,
-                    request_id,
-                    f"chunk-{index}",
-                    budget.llm_calls_left,
-                    deadline_ms / 1000.0,
-                )
-                try:
-                    doc = await _call(
-                        ctx, sd_plugin, request, deadline_ms, part=f"part {index + 1} of {len(spans)}"
-                    )
-                finally:
-                    if bridge is not None and request.llm is not None:
-                        bridge.release(request.llm.apiKey)
-            trees[index] = list(doc.units)
-            if not doc.units:
-                warnings.append(
-                    f"{sd_plugin} produced no units for characters {start}-{end} of '{source_name}'"
-                )
-        done["bytes"] += len(chunk.encode("utf-8", "surrogatepass"))
-        done["units"] += len(trees[index])
-        if progress:
-            progress(done["bytes"], total)
-        if on_units:
-            on_units(done["units"])
-
-    if bridge is not None:
-        bridge.open_request(request_id, budget)
-    try:
-        async with anyio.create_task_group() as group:
-            for index, (start, end) in enumerate(spans):
-                group.start_soon(run, index, start, end)
-    except BaseExceptionGroup as group_error:
-        raise _first_kernel_error(group_error) from None
-    finally:
-        if bridge is not None:
-            bridge.expire_request(request_id)  # every token of the ingest dies
-
-    units, dropped = finish_tree(source_id, merge_chunk_trees(source_id, trees), source_name=source_name)
-    if not units:
-        raise IngestError(f"{sd_plugin} produced no units for '{source_name}'", {"source": source_name})
-    if dropped:
-        warnings.append(f"{dropped} references to units absent from the tree were dropped")
-    ids = [u.id for u in units]
-    if len(set(ids)) != len(ids):
-        raise IngestError(
-            f"{sd_plugin} returned duplicate unit ids for '{source_name}'", {"source": source_name}
-        )
-    return units, len(spans), sorted(warnings)
-
-
-def llm_context_chars(environ: dict[str, str] | None = None) -> int:
-    """MRPVM_LLM_CONTEXT_CHARS as the LLM sd-plugins read it (default 6000, at least 500)."""
-    raw = (os.environ if environ is None else environ).get("MRPVM_LLM_CONTEXT_CHARS", "").strip()
-    try:
-        return max(MIN_LLM_CONTEXT_CHARS, int(raw)) if raw else LLM_CONTEXT_CHARS
-    except ValueError:
-        return LLM_CONTEXT_CHARS
-
-
-def _first_kernel_error(group: BaseExceptionGroup) -> BaseException:
-    """The first KernelError inside a task group's exceptions (the group itself if there is none)."""
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            inner = _first_kernel_error(exc)
-            if inner is not exc:
-                return inner
-        elif isinstance(exc, KernelError):
-            return exc
-    return group
-
-
-async def _call(
-    ctx: KernelContext, plugin_id: str, request: Request, deadline_ms: int, part: str
-) -> CnlDocument:
-    """normalizePersistentContext through the supervisor within `deadline_ms` (the manifest's timeoutMs
-    per started MiB of the chunk, protocol/vocab.py); anything but success is an IngestError."""
-    try:
-        result = await ctx.supervisor.call(
-            plugin_id, request, timeout_s=deadline_ms / 1000, beyond_manifest=True
-        )
-    except PluginCallError as err:
-        raise IngestError(
-            f"{plugin_id} failed on {part}: {err.error.code}: {err.error.message}",
-            {"plugin": plugin_id, "part": part, "error": msgspec.to_builtins(err.error)},
-        ) from None
-    status = result.document.result.status
-    if status == "unsupported":
-        reason = result.document.result.result or "no reason given"
-        raise IngestError(
-            f"{plugin_id} does not support normalizing sources (answered unsupported: {reason}); choose another sd-plugin",
-            {"plugin": plugin_id, "status": status},
-        )
-    if status != "success":
-        block = result.document.result
-        reason = ": ".join(filter(None, [block.code, block.result])) or "no reason given"
-        raise IngestError(
-            f"{plugin_id} answered {status} on {part}: {reason}",
-            {"plugin": plugin_id, "part": part, "status": status},
-        )
-    return result.document
 
 
 # --------------------------------------------------------------------------- entry points

@@ -7,7 +7,9 @@ as calling in sequence:
   time, else the kernel's default order) starts `detectSeeds` while the planner plans pre-seed;
 - `start_early_views`: with nothing staged, each seed's first retrieve (from the kb-plugin the pre-seed plan put
   first) starts while the planner plans post-seed; once it returns a sufficient view, the solve by the
-  pre-seed plan's first gs-plugin starts on it.
+  pre-seed plan's first gs-plugin starts on it. Without a pre-seed plan (no sd order to choose) nothing
+  guesses the first kb-plugin, so no retrieve starts early: a wrong guess costs a kb- and a gs-plugin
+  call, and in a one-turn `mrpvm ask` a worker start, for nothing.
 
 The stage logic asks `fitting_early(...)` at each call it makes: an early call is used only if it
 stands for exactly that call (same plugin, memo key and request), and is then recorded exactly like a
@@ -194,10 +196,11 @@ def start_early_views(
     pre: Plan | None,
     best: dict[str, SeedOutcome],
 ) -> dict[int, Early]:
-    """Seed index -> its first retrieve, started now (only when a planner will plan post-seed); once
-    it answers with a sufficient view, the solve by the pre-seed plan's first gs-plugin starts on it
-    (`Early.follow`), while the planner may still be planning post-seed."""
-    if branch.planner_id is None or not intents:
+    """Seed index -> its first retrieve, started now (only when a planner will plan post-seed and its
+    pre-seed plan `pre` says which kb-plugin comes first); once it answers with a sufficient view, the
+    solve by the pre-seed plan's first gs-plugin starts on it (`Early.follow`), while the planner may
+    still be planning post-seed."""
+    if branch.planner_id is None or pre is None or not intents:
         return {}
     order = state.stage_order("kb", pre)
     if not order:

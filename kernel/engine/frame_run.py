@@ -1,8 +1,8 @@
 """Frames and planner branches (docs/ARCHITECTURE.md §4, steps 1–5 and 7).
 
 A frame runs one branch per planner (ranked: pin > planner-level EWMA, session preference breaks ties) until every
-seed is answered, keeping the best answer per seed across branches. A branch plans pre-seed, detects
-seeds, stages the turn's units (the kb-plugins are told while the planner plans post-seed), then runs
+seed is answered, keeping the best answer per seed across branches. A branch plans pre-seed (only when
+there is an sd order to choose), detects seeds, stages the turn's units (the kb-plugins are told while the planner plans post-seed), then runs
 every seed in parallel (seeds.py). A seed that needs decomposition opens a child frame through
 `run_frame`, one level deeper.
 """
@@ -88,7 +88,7 @@ def splits(parent: str, intents: list[IntentGroup]) -> bool:
 
 
 BranchResult = tuple[BranchRun, list[SeedOutcome], str | None]
-# A next planner can change an answer only with both plans, the seeds, a retrieve and a solve: fewer
+# A next planner can change an answer only with its plans, the seeds, a retrieve and a solve: fewer
 # fallback calls left and it is not tried (its calls would be skipped before it could answer).
 NEXT_PLANNER_CALLS = 5
 
@@ -253,7 +253,7 @@ async def run_branch(
     frame.intents = intents
     # The kb-plugins learn of the staged units while the planner plans: retrieval (which needs both)
     # starts once both are done. With nothing staged, the seeds' first retrieve (from the kb-plugin the
-    # planner's first plan put first) starts while the planner plans; used only if the plan agrees.
+    # pre-seed plan put first) starts while the planner plans; used only if the plan agrees.
     early = start_early_views(state, frame, branch, intents, pre, best) if not fresh else {}
     try:
         if early:
@@ -267,11 +267,22 @@ async def run_branch(
     return outcomes, sd_plugin
 
 
+def plans_seeds(state: TurnState) -> bool:
+    """Is there an sd order for a pre-seed plan to choose? Not with one candidate (one sd-plugin enabled
+    and plannable, or a pin): a plan of one candidate is that candidate, whatever the planner answers
+    (`TurnState.stage_order`), so asking for it would only cost a planner call on every turn."""
+    return len(state.stage_order("sd", None)) > 1
+
+
 async def plan_and_detect(
     state: TurnState, frame: ExecutionFrame, branch: BranchRun
 ) -> tuple[Attempt | None, Plan | None]:
     """`buildPlan` pre-seed, then sd candidates in the plan's order; the expected first sd-plugin's
-    detectSeeds runs beside the plan (`start_early_seeds`)."""
+    detectSeeds runs beside the plan (`start_early_seeds`). With no sd order to plan (`plans_seeds`) the
+    pre-seed plan is not asked for: the one candidate detects the seeds and the plan is None."""
+    if not plans_seeds(state):
+        attempt, _ = await detect_seeds(state, frame, branch, state.stage_order("sd", None))
+        return attempt, None
     early = start_early_seeds(state, frame, branch)
     try:
         pre = await build_plan(state, frame, branch, "pre-seed", [])
@@ -321,6 +332,7 @@ async def plan_and_solve(
     branch.node.output = {
         "plan": msgspec.to_builtins(plan),
         "planner": "plugin" if post else "kernel defaults",
+        **({} if pre is not None or plans_seeds(state) else {"preSeed": "not asked: one sd candidate"}),
         **({"validatorsSetAside": set_aside} if set_aside else {}),
     }
     if plan.decompose:

@@ -8,8 +8,7 @@ Fusion: normalised score fusion, LEX_WEIGHT on BM25 (relative to the best), the 
 above the pool's mean (a second baseline shift, over the candidates), on a fixed scale. With the
 sentence-embedding model installed (dense.py), the dense view takes the association's place in the score
 (`_fuse`); HDC still adds candidates and admits misspelt ones.
-Diversity: MMR over the evidence that passed the relative cut, similarity = max(term Jaccard, HDC claim
-similarity); a candidate too similar to one already chosen (>= DUPLICATE_SIM) is dropped.
+Diversity: MMR over the evidence that passed the relative cut (mmr.py).
 
 HDC matrices and encoding live in hdc.py, the dense view's rows in dense.py. Encoded vectors are cached per unit hash: in the KB's artifact folder (`vectors.py`: a memory-mapped row per
 unit key, written inside every KB write, re-encoding only units whose hash changed) and in `Call.state`
@@ -33,22 +32,19 @@ from mrpvm.plugins.kb_common import (
     Retriever,
     SelectionConfig,
     Views,
-    jaccard,
-    own_terms,
     unit_hash,
 )
 from mrpvm.plugins.sdk import Call
 from mrpvm.plugins.sdk.embedding import for_call
 
+from . import mmr
 from .dense import DenseWrite, InlineVectors, dense_file, encode_query, from_rows, pending_rows, write_dense
 from .hdc import (
-    CLAIM_DIM,
     Matrix,
     QueryVectors,
     Vectors,
     association,
     encode_fields,
-    pairwise,
     unit_texts,
 )
 from .vectors import ROW, VectorFile, join, root_of, split
@@ -58,10 +54,6 @@ HDC_NEIGHBOURS = 12  # associative candidates added per scanned view
 LEX_WEIGHT = 0.7
 ASSOC_SCALE = 0.5  # association this far above the pool's mean earns the full associative share
 ASSOC_FLOOR = 0.3  # a candidate with no query term must reach this association to be evidence
-MMR_LAMBDA = 0.6
-MMR_POOL = 3  # MMR looks at the best MMR_POOL x budget candidates
-DUPLICATE_SIM = 0.8
-TITLED_FACTOR = 0.6  # the similarity of two units about different terms or subjects counts this much
 INLINE_CACHE = 200_000  # encoded inline units kept per worker (by unit hash)
 DENSE_NEIGHBOURS = 12  # dense nearest neighbours added per scanned KB
 INLINE_ENCODE = 16  # uncached inline candidates encoded per intent (the best by BM25)
@@ -83,11 +75,6 @@ class _CallVectors:
         self.dense_by_id: dict[str, np.ndarray] = {}  # candidate id -> its dense vector
         self.dense_pending = 0  # KB units without a stored vector yet (dense.py): the scanned KB's, else
         # the judged candidates'
-
-
-def _about(unit) -> str | None:
-    """What the unit states something about: its definition term, else its statement's subject."""
-    return unit.title or unit.subject
 
 
 class BalancedRetriever(Retriever):
@@ -361,51 +348,18 @@ class BalancedRetriever(Retriever):
     def diversify(
         self, call: Call, views: Views, profile: GoalProfile, ranked: list[Candidate], budget: int
     ) -> list[Candidate]:
-        """MMR: relevance (score relative to the best) against the closest already-chosen unit."""
-        ranked = ranked[: max(MMR_POOL * budget, 10)]
+        """MMR (mmr.py) over the best MMR_POOL x budget candidates."""
+        ranked = ranked[: max(mmr.MMR_POOL * budget, 10)]
         if len(ranked) <= 1:
             return ranked
         _, claims = self._vectors(views, ranked)
-        m = len(ranked)
-        sims = pairwise(claims, CLAIM_DIM)  # the largest of HDC, dense and term-set similarity, per pair
-        dense = self._call.dense_by_id
-        if all(c.id in dense for c in ranked):
-            vectors = np.stack([dense[c.id] for c in ranked])
-            sims = np.maximum(sims, vectors @ vectors.T)
-        own = [own_terms(c.unit) for c in ranked]  # a shared heading is no sign of saying the same thing
-        aspects = [o & set(profile.content) for o in own]
-        for i in range(m):
-            for j in range(i + 1, m):
-                jac = jaccard(own[i], own[j])
-                if jac > sims[i, j]:
-                    sims[i, j] = sims[j, i] = jac
-                a, b = _about(ranked[i].unit), _about(ranked[j].unit)
-                # statements of different terms or subjects, or each naming a query term the other does not
-                # (the two sides of a comparison), say different things
-                if (a and b and a != b) or (aspects[i] - aspects[j] and aspects[j] - aspects[i]):
-                    sims[i, j] = sims[j, i] = min(sims[i, j] * TITLED_FACTOR, DUPLICATE_SIM - 0.01)
-        top = ranked[0].score or 1.0
-        chosen: list[int] = []
-        left = list(range(m))
-        while left and len(chosen) < budget:
-            best_i, best_v = -1, -np.inf
-            for i in left:
-                sim = float(sims[i, chosen].max()) if chosen else 0.0
-                if sim >= DUPLICATE_SIM:
-                    continue
-                value = MMR_LAMBDA * ranked[i].score / top - (1 - MMR_LAMBDA) * sim
-                if value > best_v:
-                    best_i, best_v = i, value
-            if best_i < 0:
-                break
-            chosen.append(best_i)
-            left.remove(best_i)
-        return [ranked[i] for i in chosen]
+        sims = mmr.similarities(ranked, claims, self._call.dense_by_id, set(profile.content))
+        return mmr.select(ranked, sims, budget)
 
     def notes(self, views: Views, profile: GoalProfile, result: IntentResult) -> list[str]:
         best = max((c.assoc for c in result.evidence), default=0.0)
         scan = "scan" if self._call.kb_scan is not None else "pool"
-        notes = [f"hdc best association {best:.2f} ({scan} mode)", f"mmr lambda {MMR_LAMBDA}"]
+        notes = [f"hdc best association {best:.2f} ({scan} mode)", f"mmr lambda {mmr.MMR_LAMBDA}"]
         if self._call.cosine:
             close = max((self._call.cosine.get(c.id, 0.0) for c in result.evidence), default=0.0)
             notes.append(f"dense view: bm25+minilm score fusion, best cosine {close:.2f}")

@@ -81,7 +81,7 @@ async def _ingest(
 ) -> int:
     from mrpvm.kernel.errors import KbNotFound
     from mrpvm.knowledge.context import open_context
-    from mrpvm.knowledge.ingest import check_sd_plugin
+    from mrpvm.knowledge.normalize import check_sd_plugin
     from mrpvm.knowledge.ops import delete_kb
     from mrpvm.shells.cli.common import print_json, stdout_console
     from mrpvm.shells.cli.progress import JobProgress

@@ -82,7 +82,7 @@ async def run_eval(
     suites and passes (the engine's choice only), and the home is put back at the end."""
     from mrpvm.kernel.engine import check_pins
     from mrpvm.knowledge.context import open_context
-    from mrpvm.knowledge.ingest import check_sd_plugin
+    from mrpvm.knowledge.normalize import check_sd_plugin
 
     if matrix and combo is not None:
         raise BadInput("BAD_COMBO", "--matrix runs each suite's pluginCombos; it cannot be used with --combo")

@@ -69,7 +69,8 @@ def test_the_answer_does_not_wait_and_shutdown_stores_the_finished_node(tmp_path
     assert [n["id"] for n in later.trace["nodes"]] == [n["id"] for n in result.execution_trace["nodes"]]
     assert later.trace["edges"] == result.execution_trace["edges"]
     assert later.responseMarkdown == result.response_markdown
-    assert [c["op"] for c in h.calls("planner-a")] == ["buildPlan", "buildPlan", "recordOutcome"]
+    # one sd-plugin: no pre-seed plan to ask for (frame_run.plans_seeds)
+    assert [c["op"] for c in h.calls("planner-a")] == ["buildPlan", "recordOutcome"]
 
 
 def test_the_next_turn_plans_only_after_the_pending_outcome_ended(tmp_path):
@@ -94,9 +95,9 @@ def test_the_next_turn_plans_only_after_the_pending_outcome_ended(tmp_path):
     first, second = anyio.run(go)
     assert first.status == second.status == "success"
     # planner-a has 4 workers: only the wait keeps the second turn's plans off the first's outcome
-    assert h.counter() == {"active": 0, "max": 1, "total": 6}
+    assert h.counter() == {"active": 0, "max": 1, "total": 4}
     ops = [c["op"] for c in h.calls("planner-a")]
-    assert ops == ["buildPlan", "buildPlan", "recordOutcome"] * 2
+    assert ops == ["buildPlan", "recordOutcome"] * 2
 
 
 def test_a_deferred_outcome_sends_no_progress_events_and_its_failure_is_stored(tmp_path):
@@ -123,7 +124,7 @@ def test_a_deferred_outcome_sends_no_progress_events_and_its_failure_is_stored(t
     started = [e["node"] for e in events if e["event"] == "plugin-start"]
     ended = [e["node"] for e in events if e["event"] == "plugin-end"]
     assert record["id"] not in started + ended
-    assert sorted(started) == sorted(ended) and len(started) == 5  # plans, seeds, retrieve, solve
+    assert sorted(started) == sorted(ended) and len(started) == 4  # plan, seeds, retrieve, solve
     stored = {n["id"]: n for n in stored_turn(h, result.request_id).trace["nodes"]}
     assert stored[record["id"]]["status"] == "error"
     assert stored[record["id"]]["output"]["code"] == "OUTCOME_DOWN"

@@ -86,4 +86,4 @@ def test_the_same_session_waits_for_its_pending_outcome(tmp_path):
     assert [r.status for r in results] == ["success", "success"]
     assert results[0].session_id == results[1].session_id
     # planner-a has 4 workers: only the wait keeps the second turn's plans off the first's outcome
-    assert h.counter() == {"active": 0, "max": 1, "total": 6}
+    assert h.counter() == {"active": 0, "max": 1, "total": 4}  # per turn: the post-seed plan, the outcome

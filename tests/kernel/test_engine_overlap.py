@@ -1,6 +1,7 @@
 """Calls the engine starts early or runs side by side (kernel/engine.py, kernel/stages.py `Early`).
 
-An sd-plugin's detectSeeds starts while the planner plans pre-seed, and with nothing staged the seeds'
+With more than one sd candidate, an sd-plugin's detectSeeds starts while the planner plans pre-seed
+(with one, no pre-seed plan is asked for), and with nothing staged the seeds'
 first retrieve starts while it plans post-seed. Either is used only when the plan reaches exactly that
 call; otherwise it is recorded as an unused `event` node and the turn goes exactly as in sequence.
 """
@@ -10,9 +11,11 @@ from __future__ import annotations
 import anyio
 from engine_support import Harness, intent, nodes, unit
 from mrpvm.kernel.engine import TurnRequest, run_turn
+from mrpvm.protocol.envelope import Pins
 
 U1 = unit("session::t::unit-000", "Alpha is a widget.")
 ENABLED = ["planner-a", "sd-a", "sd-b", "kb-a", "kb-b", "gs-a"]
+ONE_SD = ["planner-a", "sd-a", "kb-a", "kb-b", "gs-a"]
 
 
 def unused(result) -> list[dict]:
@@ -87,6 +90,59 @@ def test_an_early_seed_call_the_plan_does_not_start_with_is_unused_and_then_not_
     # the planner's first plan put sd-b first: the next turn starts sd-b early, and uses it
     assert second.seed_detector_plugin == "sd-b" and unused(second) == []
     assert plugin_calls(second, "detectSeeds") == ["sd-b"]
+
+
+def test_with_one_sd_candidate_no_pre_seed_plan_is_asked_and_nothing_is_guessed(tmp_path):
+    """One sd-plugin enabled: a pre-seed plan could only list it, so the turn's one buildPlan is the
+    post-seed one. Nothing then guesses the first kb-plugin: the retrieve waits for that plan (the
+    configured order's first, kb-a, would be a wrong guess here)."""
+    post = {"kbPluginOrder": ["kb-b", "kb-a"], "goalSolverOrder": ["gs-a"]}
+    h = Harness(
+        tmp_path, base_script({"seedDetectorOrder": ["sd-a"]}, post), planners=("planner-a",), enabled=ONE_SD
+    )
+    result = h.ask("what is alpha?")
+    assert result.status == "success" and result.seed_detector_plugin == "sd-a" and result.kb_plugin == "kb-b"
+    assert [c["phase"] for c in h.calls("planner-a", "buildPlan")] == ["post-seed"]
+    assert [n["label"] for n in nodes(result, kind="plugin", op="buildPlan")] == ["plan post-seed"]
+    (branch,) = nodes(result, kind="branch")
+    assert branch["output"]["preSeed"] == "not asked: one sd candidate"
+    assert branch["output"]["plan"]["seedDetectorOrder"] == ["sd-a"]
+    assert unused(result) == []
+    ops = [
+        (c["plugin"], c["op"])
+        for c in h.calls()
+        if c["op"] in ("detectSeeds", "buildPlan", "retrieve", "solve")
+    ]
+    assert ops == [
+        ("sd-a", "detectSeeds"),
+        ("planner-a", "buildPlan"),
+        ("kb-b", "retrieve"),
+        ("gs-a", "solve"),
+    ]
+
+
+def test_an_sd_pin_leaves_no_sd_order_to_plan(tmp_path):
+    h = Harness(
+        tmp_path, base_script({"seedDetectorOrder": ["sd-a"]}), planners=("planner-a",), enabled=ENABLED
+    )
+    result = h.ask("what is alpha?", pins=Pins(sd="sd-b"))
+    assert result.status == "success" and result.seed_detector_plugin == "sd-b"
+    assert [c["phase"] for c in h.calls("planner-a", "buildPlan")] == ["post-seed"]
+    assert [c["plugin"] for c in h.calls(op="detectSeeds")] == ["sd-b"]
+
+
+def test_with_two_sd_candidates_the_pre_seed_plan_orders_them(tmp_path):
+    h = Harness(
+        tmp_path,
+        base_script({"seedDetectorOrder": ["sd-b", "sd-a"]}),
+        planners=("planner-a",),
+        enabled=ENABLED,
+    )
+    result = h.ask("what is alpha?")
+    assert result.seed_detector_plugin == "sd-b"
+    assert [c["phase"] for c in h.calls("planner-a", "buildPlan")] == ["pre-seed", "post-seed"]
+    (branch,) = nodes(result, kind="branch")
+    assert "preSeed" not in branch["output"]
 
 
 def test_with_nothing_staged_the_first_retrieve_starts_early_and_is_used_when_the_plan_agrees(tmp_path):
@@ -248,10 +304,14 @@ def test_an_early_seed_call_is_not_used_once_its_guidance_changed(tmp_path):
                 {"intents": [intent("beta detail")]},
             ]
         },
+        "sd-b": {
+            "detectSeeds": {"intents": [intent("never asked")]}
+        },  # a second sd: pre-seed plans are asked
         "kb-a": {"retrieve": {"select": "all"}, "onSessionEvent": {}},
         "gs-a": {"solve": {"answer": "answer to {prompt}", "sources": "evidence"}},
     }
-    h = Harness(tmp_path, script, planners=("planner-a",), enabled=["planner-a", "sd-a", "kb-a", "gs-a"])
+    enabled = ["planner-a", "sd-a", "sd-b", "kb-a", "gs-a"]
+    h = Harness(tmp_path, script, planners=("planner-a",), enabled=enabled)
     result = h.ask("the whole question")
     assert result.status == "success"
     assert [f["input"]["depth"] for f in nodes(result, kind="frame")] == [0, 1, 1]

@@ -155,3 +155,9 @@ def test_gs_llm_fast_fits_every_window(tmp_path: Path, tokens: int) -> None:
     assert_fits(body, tokens)
     assert prompt_tokens(body["messages"]) + body["max_tokens"] > tokens - 120  # the budget is used
     assert got.doc.result.status == "success"
+
+
+def test_a_space_before_a_number_is_counted_as_its_own_token() -> None:
+    # byte-pair tokenizers that split digits one by one (SmolLM2's) emit the space before a number apart
+    assert estimate_tokens("0 1 2 3") == 7  # four digits and the three spaces between them
+    assert estimate_tokens(" 7") == 2 and estimate_tokens(" seven") == 1  # a space before a word joins it

@@ -1,0 +1,69 @@
+"""kb-balanced's diversity: maximal marginal relevance over the evidence that passed the relative cut.
+
+Similarity of two candidates = the largest of their HDC claim similarity, their dense cosine (when every
+candidate has a vector) and the Jaccard overlap of their own terms; statements about different terms or
+subjects, or each naming a query term the other does not (the two sides of a comparison), count
+TITLED_FACTOR of it and are never duplicates. A candidate at least DUPLICATE_SIM similar to one already
+chosen is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from mrpvm.plugins.kb_common import Candidate, jaccard, own_terms
+
+from .hdc import CLAIM_DIM, pairwise
+
+MMR_LAMBDA = 0.6
+MMR_POOL = 3  # MMR looks at the best MMR_POOL x budget candidates
+DUPLICATE_SIM = 0.8
+TITLED_FACTOR = 0.6  # the similarity of two units about different terms or subjects counts this much
+
+
+def _about(unit) -> str | None:
+    """What the unit states something about: its definition term, else its statement's subject."""
+    return unit.title or unit.subject
+
+
+def similarities(
+    ranked: Sequence[Candidate], claims: np.ndarray, dense: Mapping[str, np.ndarray], query_terms: set[str]
+) -> np.ndarray:
+    """The pairwise similarity matrix of the ranked candidates (module docstring)."""
+    sims = pairwise(claims, CLAIM_DIM)
+    if all(c.id in dense for c in ranked):
+        vectors = np.stack([dense[c.id] for c in ranked])
+        sims = np.maximum(sims, vectors @ vectors.T)
+    own = [own_terms(c.unit) for c in ranked]  # a shared heading is no sign of saying the same thing
+    aspects = [o & query_terms for o in own]
+    for i in range(len(ranked)):
+        for j in range(i + 1, len(ranked)):
+            jac = jaccard(own[i], own[j])
+            if jac > sims[i, j]:
+                sims[i, j] = sims[j, i] = jac
+            a, b = _about(ranked[i].unit), _about(ranked[j].unit)
+            if (a and b and a != b) or (aspects[i] - aspects[j] and aspects[j] - aspects[i]):
+                sims[i, j] = sims[j, i] = min(sims[i, j] * TITLED_FACTOR, DUPLICATE_SIM - 0.01)
+    return sims
+
+
+def select(ranked: Sequence[Candidate], sims: np.ndarray, budget: int) -> list[Candidate]:
+    """Greedy MMR: relevance (score relative to the best) against the closest already-chosen candidate."""
+    top = ranked[0].score or 1.0
+    chosen: list[int] = []
+    left = list(range(len(ranked)))
+    while left and len(chosen) < budget:
+        best_i, best_v = -1, -np.inf
+        for i in left:
+            sim = float(sims[i, chosen].max()) if chosen else 0.0
+            if sim >= DUPLICATE_SIM:
+                continue
+            value = MMR_LAMBDA * ranked[i].score / top - (1 - MMR_LAMBDA) * sim
+            if value > best_v:
+                best_i, best_v = i, value
+        if best_i < 0:
+            break
+        chosen.append(best_i)
+        left.remove(best_i)
+    return [ranked[i] for i in chosen]
