@@ -37,6 +37,7 @@ class Segment:
     ordered: bool = False  # numbered item
     body_start: int = -1  # where an item's text starts after its marker (-1: at start)
     cells: list[str] | None = None  # a plain-text table row's cells (Markdown rows keep their pipes)
+    comment: bool = False  # a sentence of a configuration file's comment block: its `#` marks are not text
 
 
 @dataclass(slots=True)

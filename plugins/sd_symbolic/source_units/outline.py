@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass, field
 
 from .blocks import Block, Segment, parse_blocks, sentences_in, split_long
+from .config_file import config_blocks, looks_like_config
 from .entries import footnotes, questions_with_answers, term_lines
 from .outline_labels import (
     assign_levels,
@@ -40,6 +41,8 @@ from .outline_layout import PILCROW, Node, columns, content, layout_lines, layou
 def read_blocks(text: str) -> list[Block]:
     """The blocks of any source: by its layout when it is plain text, by its markup otherwise; in both, a
     question paragraph and the paragraphs answering it are one definition (a FAQ entry)."""
+    if looks_like_config(text):
+        return questions_with_answers(text, config_blocks(text))
     if looks_like_plain_text(text):
         return parse_outline(text)
     return questions_with_answers(text, term_lines(text, footnotes(text, parse_blocks(text))))

@@ -38,6 +38,25 @@ def clean(text: str) -> str:
     return collapse(text)
 
 
+# Sphinx's version directives (".. versionadded:: 3.4"), read as the sentence Sphinx renders for them
+_VERSION_DIRECTIVE = re.compile(r"\.\.\s+(versionadded|versionchanged|deprecated)::\s*([^\s,]+)[ \t]*", re.I)
+_VERSION_SAYS = {
+    "versionadded": "Added in version",
+    "versionchanged": "Changed in version",
+    "deprecated": "Deprecated since version",
+}
+
+
+def _version_directive(m: re.Match[str]) -> str:
+    return f"{_VERSION_SAYS[m.group(1).lower()]} {m.group(2).rstrip('.')}. "
+
+
+def rendered(text: str) -> str:
+    """Prose as its markup renders it: a Sphinx version directive as its sentence ("Added in version 3.4.")."""
+    return _VERSION_DIRECTIVE.sub(_version_directive, text).rstrip() if ".." in text else text
+
+
+_COMMENT_MARKS = re.compile(r"(?m)^[ \t]*#+")
 _TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 
@@ -55,9 +74,11 @@ def _code(word: str) -> bool:
 
 def make_piece(text: str, seg: Segment) -> Piece:
     raw = text[seg.body_start if seg.body_start >= 0 else seg.start : seg.end]
+    if seg.comment:  # a configuration file's comment, its lines' `#` marks left out
+        raw = _COMMENT_MARKS.sub(" ", raw)
     if seg.kind == "code":
         return Piece(seg, raw, frozenset())
-    body = clean(raw) if seg.cells is None else "| " + " | ".join(seg.cells) + " |"
+    body = rendered(clean(raw)) if seg.cells is None else "| " + " | ".join(seg.cells) + " |"
     if seg.kind == "term":
         wordset = set(_TOKEN.findall(body.lower().replace("’", "'")))
         return Piece(seg, body, _keys(wordset))
