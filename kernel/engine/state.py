@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from mrpvm.protocol.context_items import unit_to_context_item
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 from mrpvm.protocol.envelope import (
     ContextItem,
@@ -22,7 +23,6 @@ from mrpvm.protocol.envelope import (
     Paths,
     Pins,
     PluginStats,
-    unit_to_context_item,
 )
 
 from ..budgets import RequestBudget

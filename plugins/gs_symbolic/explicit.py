@@ -19,8 +19,9 @@ from mrpvm.plugins.sdk.text import STOPWORDS, WORD_PATTERN, stems, terms
 
 from .clauses import Subject, is_negator, sentence_subject, tokenize
 from .evidence import Sentence, is_subsequence
-from .propositions import Claim, Parsed, parse, polarity, read_question
+from .propositions import Claim, read_question
 from .question import Question, name_runs
+from .statements import Parsed, parse, polarity
 
 _PRONOUNS = frozenset(
     ["he", "she", "it", "they", "this", "that", "these", "those", "him", "her", "them", "we", "you", "i", "his", "its", "their"]
