@@ -3,9 +3,8 @@ knowledge base about SQLite's write-ahead log, its units, intents, plugin descri
 
 from __future__ import annotations
 
-from .context_items import unit_to_context_item
 from .document import IntentGroup, KnowledgeUnit
-from .envelope import Descriptor, PlannerHints
+from .envelope import Descriptor, PlannerHints, unit_to_context_item
 
 SOURCE_ID = "src-sqlite-wal"
 SOURCE_NAME = "sqlite-wal.md"

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import anyio
-from mrpvm.protocol.context_items import unit_to_context_item
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
 from mrpvm.protocol.envelope import (
     ContextItem,
@@ -23,6 +22,7 @@ from mrpvm.protocol.envelope import (
     Paths,
     Pins,
     PluginStats,
+    unit_to_context_item,
 )
 
 from ..budgets import RequestBudget

@@ -22,13 +22,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mrpvm.protocol.cnl import render_document
-from mrpvm.protocol.context_items import context_item_to_unit
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit, PluginResult
 from mrpvm.protocol.envelope import (
     DecodedRequest,
     LLMAccess,
     RequestError,
     WireRequest,
+    context_item_to_unit,
     decode_request,
 )
 from mrpvm.protocol.errors import encode_error_line

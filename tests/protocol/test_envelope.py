@@ -6,7 +6,6 @@ import json
 
 import msgspec
 import pytest
-from mrpvm.protocol.context_items import context_item_to_unit, unit_text, unit_to_context_item
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import (
     PAYLOAD_TYPES,
@@ -15,8 +14,11 @@ from mrpvm.protocol.envelope import (
     Paths,
     RequestError,
     RetrievePayload,
+    context_item_to_unit,
     decode_request,
     encode_request,
+    unit_text,
+    unit_to_context_item,
 )
 from mrpvm.protocol.example_fixtures import KB_UNITS
 from mrpvm.protocol.examples import EXAMPLE_REQUESTS, UNIT_PROCEDURE, example_request_json

@@ -18,9 +18,8 @@ from mrpvm.kernel.llm import CallBudget, LLMBridge, role_for_call
 from mrpvm.kernel.registry import Registry
 from mrpvm.kernel.store import Store
 from mrpvm.kernel.supervisor import PluginCallError, Supervisor
-from mrpvm.protocol.context_items import unit_to_context_item
 from mrpvm.protocol.document import KnowledgeUnit
-from mrpvm.protocol.envelope import Budget, Request
+from mrpvm.protocol.envelope import Budget, Request, unit_to_context_item
 
 
 def run(
