@@ -34,6 +34,15 @@ WORKER_FLAG = "MRPVM_WORKER"
 # per-call token (the upstream key would let a plugin bypass budgets), never the HTTP API's token, and
 # never the store's URL (it may carry the database password; plugins have no business in the database).
 SECRET_ENV = ("MRPVM_LLM_API_KEY", "MRPVM_LLM_BASE_URL", "MRPVM_API_TOKEN", "MRPVM_STORE_URL")
+# A plugin worker computes on one thread: the pools are the parallelism. Numeric libraries otherwise start a
+# thread per core that spin-waits after every operation (OpenBLAS: ~8 ms of CPU after a 0.15 ms
+# matrix-vector product), stealing the cores the other workers and the kernel need.
+ONE_THREAD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def worker_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """A plugin process's environment: `scrubbed_env` with ONE_THREAD_ENV under `extra`."""
+    return scrubbed_env({**ONE_THREAD_ENV, **(extra or {})})
 
 
 def scrubbed_env(

@@ -30,7 +30,7 @@ from .errors import (
 from .held import HeldWork
 from .plugin_log import PluginLogs
 from .plugin_state import PluginState
-from .process import ChildProcess, scrubbed_env
+from .process import ChildProcess, worker_env
 from .sandbox import Sandbox, announce, protect_kernel
 
 DEFAULT_LIMITS = LimitsConfig(
@@ -68,7 +68,7 @@ class SupervisorBase:
         self.logs = logs if logs is not None else PluginLogs(f"{self.sandbox.home}/logs")
         self.registry = registry
         self.limits = limits or DEFAULT_LIMITS
-        self._env = scrubbed_env(extra_env)
+        self._env = worker_env(extra_env)
         self._memory = self.limits.pluginMemoryMB << 20
         self.sandbox.status.limits = cgroups.status(
             self.limits.pluginProcesses, self.limits.pluginMemoryMB, self.sandbox.active

@@ -200,7 +200,11 @@ def test_the_environment_is_scrubbed_and_the_memory_limit_applies(registry: Regi
             "MRPVM_EXTRA",
             "MRPVM_WORKER",
             "MRPVM_HOME",
+            "OPENBLAS_NUM_THREADS",
+            "OMP_NUM_THREADS",
+            "MKL_NUM_THREADS",
         }
+        assert info["env"]["OPENBLAS_NUM_THREADS"] == "1"
         assert not {"MRPVM_LLM_API_KEY", "MRPVM_API_TOKEN"} & set(info["env"])
         assert info["rlimit_as"] == 1024 << 20 and info["pid"] == 2  # pid 2 of its own pid namespace
 

@@ -17,6 +17,7 @@ from mrpvm.kernel.supervisor import (
     TIMEOUT,
     UNKNOWN_PLUGIN,
 )
+from mrpvm.kernel.supervisor.process import ONE_THREAD_ENV
 from supervisor_support import (
     MAX_INPUT,
     answer_json,
@@ -50,8 +51,27 @@ def test_environment_is_scrubbed(registry: Registry, plugin: str, monkeypatch: p
     assert env["MRPVM_TEST_PASSES"] == "yes"
     assert env["EXTRA_FROM_KERNEL"] == "ok"
     assert env.get("PATH") == os.environ["PATH"]
-    assert {k for k in env if not k.startswith("MRPVM_")} <= ALLOWED | {"EXTRA_FROM_KERNEL"}
+    assert {k for k in env if not k.startswith("MRPVM_")} <= ALLOWED | {"EXTRA_FROM_KERNEL"} | set(
+        ONE_THREAD_ENV
+    )
     assert env.get("MRPVM_WORKER") == ("1" if plugin == "bad-worker" else None)
+
+
+@pytest.mark.parametrize("plugin", ["bad-worker", "bad-oneshot"])
+def test_numeric_libraries_are_told_to_use_one_thread_unless_the_kernel_says_otherwise(
+    registry: Registry, plugin: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker is one of a pool: OpenBLAS's own threads would spin-wait after every product (protocol/SPEC.md
+    §1). The kernel's environment does not reach a plugin; the kernel's `extra_env` still overrides."""
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "8")
+
+    async def go():
+        async with new_supervisor(registry, extra_env={"OMP_NUM_THREADS": "2"}) as sup:
+            return answer_json(await sup.call(plugin, request("env")))
+
+    env = run(go)["env"]
+    assert env["OPENBLAS_NUM_THREADS"] == "1" and env["MKL_NUM_THREADS"] == "1"
+    assert env["OMP_NUM_THREADS"] == "2"
 
 
 @pytest.mark.parametrize("plugin", ["bad-worker", "bad-oneshot"])
