@@ -63,58 +63,35 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
     Fields are typed as they are read. Returns None on anything else (CRs, empty values, stray lines,
     any rule broken); the full parser then locates every problem. When it returns a document, it is the
     one the full parser builds (tests/protocol/test_cnl_fastpath.py checks this property on generated
-    documents).
+    documents). A unit section whose text was read before (kb-plugins send the same units turn after
+    turn) is typed from `_UNITS` instead of line by line.
     """
     if "\r" in text or not text.startswith("## "):
         return None
     allowed = SECTIONS_BY_OP.get(op) if op else None
-    sections: list[tuple[SectionKind, str, Any]] = []  # (kind, key, typed fields or answer lines)
+    # (kind, key, typed fields or answer lines, the unit's text when read line by line)
+    sections: list[tuple[SectionKind, str, Any, str | None]] = []
     seen: set[tuple[SectionKind, str]] = set()
-    fields: dict[str, Any] = {}
-    by_name: dict[str, FieldSpec] = {}
-    answer: list[str] | None = None
-    parts: list[str] | None = None  # the field being read: its first value and continuation lines
-    spec: FieldSpec | None = None
-    for line in text.split("\n"):
-        if line[:3] == "## ":
-            if parts is not None:
-                if not _settle(fields, spec, parts):
-                    return None
-                parts = None
-            kind, key, problem = classify_heading(line[3:].strip())
-            if kind is None or problem or (kind, key) in seen:
-                return None
-            if kind is not RESULT and (not sections or (allowed is not None and kind not in allowed)):
-                return None
-            seen.add((kind, key))
-            if kind is ANSWER:
-                answer = []
-                sections.append((kind, key, answer))
-            else:
-                answer = None
-                fields, by_name = {}, kind.by_name
-                sections.append((kind, key, fields))
-        elif answer is not None:
-            answer.append(line)
-        elif line:
-            first = line[0]
-            if first == " " or first == "\t" or first.isspace():  # as parse_sections reads them
-                two = line[:2] == "  "
-                if not two and not line.strip():
-                    continue
-                if parts is None or not (two or first == "\t"):
-                    return None
-                parts.append(line[2:] if two else line[1:])
+    for chunk in text[3:].split("\n## "):  # a line starting with "## " is a heading, wherever it is
+        heading, _, body = chunk.partition("\n")
+        kind, key, problem = classify_heading(heading.strip())
+        if kind is None or problem or (kind, key) in seen:
+            return None
+        if kind is not RESULT and (not sections or (allowed is not None and kind not in allowed)):
+            return None
+        seen.add((kind, key))
+        if kind is ANSWER:
+            sections.append((kind, key, body.split("\n"), None))
+            continue
+        if kind is UNIT:
+            known = _UNITS.get(body)
+            if known is not None:
+                sections.append((kind, key, _copied(known), None))
                 continue
-            if parts is not None and not _settle(fields, spec, parts):
-                return None
-            name, sep, value = line.partition(":")
-            spec = by_name.get(name)
-            if spec is None or spec.attr in fields:
-                return None
-            parts = [value.strip()]
-    if parts is not None and not _settle(fields, spec, parts):
-        return None
+        fields = _fields(body, kind.by_name)
+        if fields is None:
+            return None
+        sections.append((kind, key, fields, body if kind is UNIT else None))
     result: PluginResult | None = None
     intents: list[IntentGroup] = []
     units: list[KnowledgeUnit] = []
@@ -124,7 +101,7 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
     sources: list[str] | None = None
     observations: list[Observation] = []
     try:
-        for kind, key, content in sections:
+        for kind, key, content, unit_text in sections:
             if kind is ANSWER:
                 answer_text = "\n".join(content).strip("\n")
                 continue
@@ -136,7 +113,9 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
                     return None
                 result = PluginResult(**content)
             elif kind is UNIT:
-                check_unit(_NOWHERE, content, _bail)
+                if unit_text is not None:  # read line by line: check it, then remember it
+                    check_unit(_NOWHERE, content, _bail)
+                    _remember(unit_text, content)
                 units.append(KnowledgeUnit(id=key, **content))
             elif kind is INTENT:
                 intents.append(IntentGroup(index=int(key), **content))
@@ -163,6 +142,50 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
         sources=sources,
         observations=observations,
     )
+
+
+def _fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
+    """A section's fields typed from its lines (below the heading); None: the full parser decides."""
+    fields: dict[str, Any] = {}
+    parts: list[str] | None = None  # the field being read: its first value and continuation lines
+    spec: FieldSpec | None = None
+    for line in body.split("\n"):
+        if not line:
+            continue
+        first = line[0]
+        if first == " " or first == "\t" or first.isspace():  # as parse_sections reads them
+            two = line[:2] == "  "
+            if not two and not line.strip():
+                continue
+            if parts is None or not (two or first == "\t"):
+                return None
+            parts.append(line[2:] if two else line[1:])
+            continue
+        if parts is not None and not _settle(fields, spec, parts):
+            return None
+        name, sep, value = line.partition(":")
+        spec = by_name.get(name)
+        if spec is None or spec.attr in fields:
+            return None
+        parts = [value.strip()]
+    if parts is not None and not _settle(fields, spec, parts):
+        return None
+    return fields
+
+
+_UNITS: dict[str, dict[str, Any]] = {}  # a unit section's text (below its heading) -> its checked fields
+_UNITS_MAX = 4096  # then forgotten all at once (an ingest's units pass through; a turn's come back)
+
+
+def _remember(unit_text: str, fields: dict[str, Any]) -> None:
+    if len(_UNITS) >= _UNITS_MAX:
+        _UNITS.clear()
+    _UNITS[unit_text] = _copied(fields)
+
+
+def _copied(fields: dict[str, Any]) -> dict[str, Any]:
+    """A unit's fields with their lists copied: a parsed unit may be changed by its reader."""
+    return {k: v.copy() if type(v) is list else v for k, v in fields.items()}
 
 
 def _settle(fields: dict[str, Any], spec: FieldSpec | None, parts: list[str]) -> bool:

@@ -159,3 +159,57 @@ def test_mutated_examples_fast_and_full_agree(data: st.DataObject, op: str) -> N
         elif lines and ":" in lines[i]:
             lines[i] = lines[i].split(":", 1)[0] + ": " + data.draw(st.text(max_size=8))
     check_same("\n".join(lines), data.draw(st.one_of(st.none(), st.just(op))))
+
+
+RETRIEVE_REPLY = (
+    "## Plugin Result\nStatus: success\nPlugin: kb\nConfidence: high\n\n"
+    "## Context Unit {uid}\nSourceId: s\nChunkId: s::chunk-000\nKUType: atomic\nRole: Description\n"
+    "Topic: Build\nClaim: Run make.\nUtilityActs: describe, explain\nParentUnitIds: s::section-000\n"
+)
+
+
+def test_a_unit_read_before_is_not_read_again_and_its_reader_cannot_change_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """kb-plugins send the same units turn after turn: the second reply's unit comes from the remembered
+    fields (no line typed again), as a unit of its own, equal to what the full parser builds."""
+    monkeypatch.setattr(cnl_fastpath, "_UNITS", {})
+    first_text = RETRIEVE_REPLY.format(uid="s::chunk-000::unit-000")
+    first = cnl_fastpath.parse_fast(first_text, "retrieve")
+    assert first is not None and len(cnl_fastpath._UNITS) == 1
+    first.units[0].parentUnitIds.append("changed")
+    first.units[0].utilityActs.clear()
+
+    typed: list[str] = []
+    real = cnl_fastpath._fields
+    monkeypatch.setattr(
+        cnl_fastpath, "_fields", lambda body, by_name: typed.append(body) or real(body, by_name)
+    )
+    again_text = RETRIEVE_REPLY.format(uid="s::chunk-000::unit-007")  # the same unit text, another id
+    again = cnl_fastpath.parse_fast(again_text, "retrieve")
+    assert again is not None and again == cnl._parse_full(again_text, "retrieve")
+    assert again.units[0].id == "s::chunk-000::unit-007"
+    assert again.units[0].parentUnitIds == ["s::section-000"] and again.units[0].utilityActs == [
+        "describe",
+        "explain",
+    ]
+    assert len(typed) == 1 and typed[0].startswith("Status: success")  # the result section only
+
+
+def test_a_unit_that_breaks_a_rule_is_never_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cnl_fastpath, "_UNITS", {})
+    bad = RETRIEVE_REPLY.format(uid="s::chunk-000::unit-000").replace("Role: Description", "Role: Procedure")
+    for _ in range(2):
+        assert cnl_fastpath.parse_fast(bad, "retrieve") is None
+        with pytest.raises(CnlError):
+            parse_document(bad, "retrieve")
+    assert cnl_fastpath._UNITS == {}
+
+
+def test_remembered_units_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(cnl_fastpath, "_UNITS", {})
+    monkeypatch.setattr(cnl_fastpath, "_UNITS_MAX", 3)
+    for n in range(7):
+        text = RETRIEVE_REPLY.format(uid="s::chunk-000::unit-000").replace("Run make.", f"Run make {n}.")
+        assert cnl_fastpath.parse_fast(text, "retrieve") is not None
+        assert 1 <= len(cnl_fastpath._UNITS) <= 3
