@@ -174,13 +174,21 @@ def _fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
 
 
 _UNITS: dict[str, dict[str, Any]] = {}  # a unit section's text (below its heading) -> its checked fields
-_UNITS_MAX = 4096  # then forgotten all at once (an ingest's units pass through; a turn's come back)
+_UNITS_MAX = 4096  # units, then forgotten all at once (an ingest's units pass through; a turn's come back)
+_UNITS_MAX_CHARS = 8 << 20  # ... or this much text: a plugin's huge units never pile up in the kernel
+_UNIT_MAX_CHARS = 16 << 10  # a larger unit is read line by line every time
+_units_chars = 0
 
 
 def _remember(unit_text: str, fields: dict[str, Any]) -> None:
-    if len(_UNITS) >= _UNITS_MAX:
+    global _units_chars
+    if len(unit_text) > _UNIT_MAX_CHARS:
+        return
+    if len(_UNITS) >= _UNITS_MAX or _units_chars + len(unit_text) > _UNITS_MAX_CHARS:
         _UNITS.clear()
+        _units_chars = 0
     _UNITS[unit_text] = _copied(fields)
+    _units_chars += len(unit_text)
 
 
 def _copied(fields: dict[str, Any]) -> dict[str, Any]:

@@ -206,10 +206,22 @@ def test_a_unit_that_breaks_a_rule_is_never_remembered(monkeypatch: pytest.Monke
     assert cnl_fastpath._UNITS == {}
 
 
-def test_remembered_units_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_remembered_units_are_bounded_in_number_and_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plugin sending many or huge units never makes the kernel keep them all."""
     monkeypatch.setattr(cnl_fastpath, "_UNITS", {})
+    monkeypatch.setattr(cnl_fastpath, "_units_chars", 0)
     monkeypatch.setattr(cnl_fastpath, "_UNITS_MAX", 3)
     for n in range(7):
         text = RETRIEVE_REPLY.format(uid="s::chunk-000::unit-000").replace("Run make.", f"Run make {n}.")
         assert cnl_fastpath.parse_fast(text, "retrieve") is not None
         assert 1 <= len(cnl_fastpath._UNITS) <= 3
+    monkeypatch.setattr(cnl_fastpath, "_UNITS_MAX", 100)
+    monkeypatch.setattr(cnl_fastpath, "_UNITS_MAX_CHARS", 1000)
+    for n in range(7):
+        claim = f"Run make {n} " + "and wait " * 40  # ~380 characters: two fit in 1000
+        text = RETRIEVE_REPLY.format(uid="s::chunk-000::unit-000").replace("Run make.", claim)
+        assert cnl_fastpath.parse_fast(text, "retrieve") is not None
+        assert 1 <= len(cnl_fastpath._UNITS) <= 2 and cnl_fastpath._units_chars <= 1000
+    huge = RETRIEVE_REPLY.format(uid="s::chunk-000::unit-000").replace("Run make.", "x" * 20_000)
+    assert cnl_fastpath.parse_fast(huge, "retrieve") is not None
+    assert all(len(text) < 20_000 for text in cnl_fastpath._UNITS)
