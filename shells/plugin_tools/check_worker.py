@@ -41,7 +41,7 @@ class WorkerSession:
         self.proc: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
-        from mrpvm.kernel.supervisor.process import WORKER_FLAG, scrubbed_env
+        from mrpvm.kernel.supervisor.process import WORKER_FLAG, worker_env
 
         self.proc = await asyncio.create_subprocess_exec(
             *self.argv,
@@ -49,7 +49,7 @@ class WorkerSession:
             stdout=asyncio.subprocess.PIPE,
             stderr=self.stderr,
             cwd=self.entry.folder,
-            env=scrubbed_env({WORKER_FLAG: "1"}),
+            env=worker_env({WORKER_FLAG: "1"}),  # as the kernel starts it
             start_new_session=True,
         )
 
