@@ -122,7 +122,7 @@ async def ingest_source(
             notified=notified,
             warnings=warnings + others.warnings,
         )
-    await _start_workers(ctx, sd_plugin)
+    await _start_workers(ctx, sd_plugin, kb)
     source_id = existing.id if existing is not None else store.source_id_for(kb.id, name)
     source = NormalizePayload(
         sourceId=source_id,
@@ -169,14 +169,16 @@ async def ingest_source(
     )
 
 
-async def _start_workers(ctx: KernelContext, sd_plugin: str) -> None:
+async def _start_workers(ctx: KernelContext, sd_plugin: str, kb: KbRecord) -> None:
     """Start the workers this ingest calls before its first call: the sd-plugin's, then one for each
     kb-plugin, whose interpreter start and imports then run beside the sd-plugin's work instead of after
-    it, on the ingest's critical path. Running ones are reused; one that cannot start is left to its
-    call, which reports why."""
-    for plugin_id in [sd_plugin, *(entry.id for entry in kb_listeners(ctx))]:
+    it, on the ingest's critical path. A kb-plugin's workers start with the KB's artifacts folder bound
+    (a new KB's folder would otherwise retire them at the notification, for fresh ones started then).
+    Running ones are reused; one that cannot start is left to its call, which reports why."""
+    folders = {entry.id: str(ctx.artifacts_dir(kb.id, entry.id)) for entry in kb_listeners(ctx)}
+    for plugin_id in [sd_plugin, *folders]:
         try:
-            await ctx.supervisor.warm(plugin_id, workers=1)
+            await ctx.supervisor.warm(plugin_id, workers=1, artifacts=folders.get(plugin_id))
         except PluginCallError:
             pass
 

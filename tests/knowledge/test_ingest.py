@@ -272,3 +272,17 @@ def test_session_context_load_uses_the_same_path_and_deduplicates(tmp_path):
         }
     ]
     assert any(w.startswith("test-kb-fail") for w in first.warnings)
+
+
+def test_an_ingest_into_a_new_kb_starts_each_kb_worker_once(tmp_path):
+    """The kb-plugins' workers started beside the sd stage bind the new KB's artifacts folder, so its
+    notification is served by them (not by fresh workers started after retiring them)."""
+
+    async def work(ctx):
+        kb = ctx.store.create_kb("docs")
+        result = await ingest_source(ctx, kb, "a.md", prose(4, "spawn"), sd_plugin="test-sd")
+        return result, ctx.supervisor.health()
+
+    result, health = run_kernel(tmp_path, work, enabled="test-sd,test-kb")
+    assert result.notified == ["test-kb"]
+    assert health["test-kb"]["calls"] == 1 and health["test-kb"]["spawns"] == 1
