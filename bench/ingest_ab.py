@@ -26,12 +26,23 @@ from perfkit import _name, loadavg, tree  # type: ignore[import-not-found]
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _cpu(pid: int) -> float | None:
+def _proc_name(pid: int) -> str:
+    """perfkit's name, but "bwrap" for a sandbox's bwrap (its argv also names the plugin's module)."""
+    try:
+        argv0 = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+    except OSError:
+        return "?"
+    return "bwrap" if os.path.basename(argv0) == b"bwrap" else _name(pid)
+
+
+def _cpu(pid: int, reaped: bool) -> float | None:
+    """user + system seconds of `pid`; with `reaped`, plus those of its children it has waited for (a
+    plugin's forked helpers; not for the CLI or bwrap, whose children are sampled themselves)."""
     try:
         f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(f[11]) + int(f[12])) / TICK
+    return (int(f[11]) + int(f[12]) + ((int(f[13]) + int(f[14])) if reaped else 0)) / TICK
 
 
 def run_once(checkout: Path, file: str, plugins: str | None) -> dict:
@@ -51,9 +62,10 @@ def run_once(checkout: Path, file: str, plugins: str | None) -> dict:
     last: dict[int, tuple[str, float]] = {}
     while proc.poll() is None:
         for pid in tree(proc.pid):
-            secs = _cpu(pid)
+            name = last[pid][0] if pid in last else _proc_name(pid)
+            secs = _cpu(pid, name not in ("bwrap", "mrpvm-daemon", "?"))
             if secs is not None:
-                last[pid] = (last.get(pid, ("", 0.0))[0] or _name(pid), secs)
+                last[pid] = (name, secs)
         time.sleep(0.02)
     wall = time.perf_counter() - t0
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
