@@ -4,6 +4,8 @@ process ends, so workers that exit with the command are counted).
 
     python3 bench/ingest_ab.py FILE --checkout A [--checkout B …] [--rounds 3] [--plugins a,b] [--json]
 
+A checkout may carry extra environment for its runs: `--checkout DIR@NAME=VALUE,NAME2=VALUE2`.
+
 Each checkout needs `make setup` (its own .venv). Times drift with machine load: the rounds alternate the
 checkouts (A B A B …) and each line notes the 1-minute load average. Prints figures; asserts nothing.
 """
@@ -35,19 +37,18 @@ def _proc_name(pid: int) -> str:
     return "bwrap" if os.path.basename(argv0) == b"bwrap" else _name(pid)
 
 
-def _cpu(pid: int, reaped: bool) -> float | None:
-    """user + system seconds of `pid`; with `reaped`, plus those of its children it has waited for (a
-    plugin's forked helpers; not for the CLI or bwrap, whose children are sampled themselves)."""
+def _cpu(pid: int) -> float | None:
+    """user + system seconds of `pid` (a forked helper of a plugin is sampled as a process of its own)."""
     try:
         f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(f[11]) + int(f[12]) + ((int(f[13]) + int(f[14])) if reaped else 0)) / TICK
+    return (int(f[11]) + int(f[12])) / TICK
 
 
-def run_once(checkout: Path, file: str, plugins: str | None) -> dict:
+def run_once(checkout: Path, file: str, plugins: str | None, extra: dict[str, str] | None = None) -> dict:
     home = tempfile.mkdtemp(prefix="ingab-")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")} | (extra or {})
     env["MRPVM_HOME"] = home
     if plugins:
         env["MRPVM_ENABLED_PLUGINS"] = plugins
@@ -63,7 +64,7 @@ def run_once(checkout: Path, file: str, plugins: str | None) -> dict:
     while proc.poll() is None:
         for pid in tree(proc.pid):
             name = last[pid][0] if pid in last else _proc_name(pid)
-            secs = _cpu(pid, name not in ("bwrap", "mrpvm-daemon", "?"))
+            secs = _cpu(pid)
             if secs is not None:
                 last[pid] = (name, secs)
         time.sleep(0.02)
@@ -106,7 +107,9 @@ def main() -> None:
     for r in range(a.rounds):
         order = a.checkout if r % 2 == 0 else list(reversed(a.checkout))
         for c in order:
-            res = run_once(Path(c).resolve(), a.file, a.plugins)
+            path, _, assigns = c.partition("@")  # CHECKOUT@NAME=VALUE,NAME=VALUE: extra environment
+            extra = dict(kv.split("=", 1) for kv in assigns.split(",") if kv)
+            res = run_once(Path(path).resolve(), a.file, a.plugins, extra)
             results[c].append(res)
             if not a.json:
                 top = ", ".join(f"{k} {v}" for k, v in list(res["cpu_by_name"].items())[:5])

@@ -15,6 +15,7 @@ import anyio
 import pytest
 from mrpvm.kernel.errors import IngestError, SessionNotFound, UnknownPluginError
 from mrpvm.kernel.store_rows import text_hash
+from mrpvm.knowledge import ingest as ingest_module
 from mrpvm.knowledge.context import open_context
 from mrpvm.knowledge.ingest import ingest_source, load_session_context
 
@@ -274,9 +275,13 @@ def test_session_context_load_uses_the_same_path_and_deduplicates(tmp_path):
     assert any(w.startswith("test-kb-fail") for w in first.warnings)
 
 
-def test_an_ingest_into_a_new_kb_starts_each_kb_worker_once(tmp_path):
-    """The kb-plugins' workers started beside the sd stage bind the new KB's artifacts folder, so its
-    notification is served by them (not by fresh workers started after retiring them)."""
+@pytest.mark.parametrize("late", [False, True])
+def test_an_ingest_into_a_new_kb_starts_each_kb_worker_once(tmp_path, monkeypatch, late):
+    """The kb-plugins' workers started for an ingest (beside its sd stage, or after it for a large source)
+    bind the new KB's artifacts folder, so its notification is served by them (not by fresh workers
+    started after retiring them)."""
+    if late:
+        monkeypatch.setattr(ingest_module, "LATE_KB_START_BYTES", 1)
 
     async def work(ctx):
         kb = ctx.store.create_kb("docs")
