@@ -3,7 +3,8 @@
 `build_tree` (tree.py) has two jobs that are independent item by item and take ~85% of its time on a large
 source: the pieces of each block (pieces.py) and the units of each section. For a source of at least
 MIN_CHARS characters on a machine with more than one CPU, `split_map` runs the items of the second half
-(by characters) in a child forked for the job, while the parent runs the first half; the child sends its
+(by characters; a little more than half, as the parent also rebuilds the child's results) in a child
+forked for the job, while the parent runs the first half; the child sends its
 results back encoded (pickle for pieces, MessagePack for units) and exits. The child shares the parent's
 memory (copy on write), so nothing is sent to it. Anything the child cannot do (no fork, a child that
 fails or dies) is done by the parent afterwards: the result is the same list as the serial map's, item by
@@ -20,6 +21,7 @@ from typing import TypeVar
 T = TypeVar("T")
 
 MIN_CHARS = 100_000  # below, the fork and the transfer cost about what the second core saves
+PARENT_SHARE = 0.45  # of the items' size: the parent also rebuilds what the child sends
 
 
 def cores() -> int:
@@ -30,12 +32,12 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
-def split_point(sizes: Sequence[int]) -> int:
-    """The index where the items' cumulative size first reaches half of their total."""
-    half = sum(sizes) / 2
+def split_point(sizes: Sequence[int], share: float = 0.5) -> int:
+    """The index where the items' cumulative size first reaches `share` of their total."""
+    part = sum(sizes) * share
     done = 0
     for i, size in enumerate(sizes):
-        if done >= half:
+        if done >= part:
             return i
         done += size
     return len(sizes)
@@ -52,7 +54,7 @@ def split_map(
 ) -> list:
     """[run(item) for item in items]; with `halves`, the second half (by `sizes`) in a forked child whose
     results travel as encode(results) -> decode(bytes)."""
-    cut = split_point(sizes) if halves and len(items) > 1 else len(items)
+    cut = split_point(sizes, PARENT_SHARE) if halves and len(items) > 1 else len(items)
     if cut >= len(items):
         return [run(item) for item in items]
     wait = _fork(lambda: encode([run(item) for item in items[cut:]]))
