@@ -43,6 +43,28 @@ def test_the_halves_build_the_serial_tree() -> None:
     assert encoded(build_tree(text, META)) == encoded(serial)  # automatic: large enough for halves
 
 
+def _sentence(i: int) -> str:
+    return f"The ferry {i} crosses the strait and the crane {i % 7} lifts it. "
+
+
+ODD_SHAPES = {
+    "one paragraph": "".join(_sentence(i) for i in range(800)),  # one block: nothing to split
+    "one code block": "```\n" + "\n".join(f"x = {i}" for i in range(3000)) + "\n```\n",
+    "a heading per sentence": "".join(f"# H{i}\n\n{_sentence(i)}\n\n" for i in range(600)),
+    "a long table": "| a | b |\n|---|---|\n" + "".join(f"| r{i} | {_sentence(i)} |\n" for i in range(800)),
+    "CRLF, non-ASCII, a footnote cited everywhere": "\r\n".join(
+        f"## Über {i}\r\n\r\nDie Fähre fährt — {_sentence(i)} [^1]\r\n" for i in range(400)
+    )
+    + "\r\n[^1]: A footnote cited everywhere.\r\n",
+}
+
+
+@pytest.mark.parametrize("shape", list(ODD_SHAPES))
+def test_the_halves_build_the_serial_tree_of_odd_shapes(shape: str) -> None:
+    text = ODD_SHAPES[shape]
+    assert encoded(build_tree(text, META, halves=True)) == encoded(build_tree(text, META, halves=False))
+
+
 def test_split_map_runs_the_second_half_in_a_child() -> None:
     parent = os.getpid()
     sizes = [1, 1, 1, 1, 1, 1]
