@@ -55,6 +55,11 @@ if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
 
 
+# A source this large (UTF-8 bytes) keeps the kernel busy after its sd stage (parse, commit and analysis of
+# its tree: ~0.5 s per MB on a 2-core machine) for longer than a kb worker takes to start (~0.2 s).
+LATE_KB_START_BYTES = 256 * 1024
+
+
 class IngestResult(SourceRecord, kw_only=True):
     """The stored source record plus what happened: a SourceRecord, so it can be used as one."""
 
@@ -122,7 +127,8 @@ async def ingest_source(
             notified=notified,
             warnings=warnings + others.warnings,
         )
-    await _start_workers(ctx, sd_plugin)
+    early = size < LATE_KB_START_BYTES  # a large source: the kb workers start after its sd stage
+    await _start_workers(ctx, [sd_plugin], kb, with_kb=early)
     source_id = existing.id if existing is not None else store.source_id_for(kb.id, name)
     source = NormalizePayload(
         sourceId=source_id,
@@ -136,6 +142,8 @@ async def ingest_source(
     units, chunks, warnings = await normalize_text(
         ctx, sd_plugin, source, progress=progress, on_units=on_units
     )
+    if not early:
+        await _start_workers(ctx, [], kb, with_kb=True)
     record = SourceRecord(
         id=source_id,
         kbId=kb.id,
@@ -169,14 +177,21 @@ async def ingest_source(
     )
 
 
-async def _start_workers(ctx: KernelContext, sd_plugin: str) -> None:
-    """Start the workers this ingest calls before its first call: the sd-plugin's, then one for each
-    kb-plugin, whose interpreter start and imports then run beside the sd-plugin's work instead of after
-    it, on the ingest's critical path. Running ones are reused; one that cannot start is left to its
-    call, which reports why."""
-    for plugin_id in [sd_plugin, *(entry.id for entry in kb_listeners(ctx))]:
+async def _start_workers(ctx: KernelContext, plugin_ids: list[str], kb: KbRecord, *, with_kb: bool) -> None:
+    """Start the workers this ingest calls before their first call: `plugin_ids` (the sd-plugin's), and with
+    `with_kb` one for each kb-plugin, whose interpreter start and imports then run beside other work
+    instead of on the ingest's critical path: beside the sd stage for a small source; after it for a large
+    one (LATE_KB_START_BYTES), beside the kernel's parse, commit and analysis of its tree, which outlast a
+    worker's start, so they do not take CPU from the sd-plugin's (sd-symbolic builds a large tree on every
+    core). A kb-plugin's workers start with the KB's artifacts folder bound (a new KB's folder would
+    otherwise retire them at the notification, for fresh ones started then). Running ones are reused; one
+    that cannot start is left to its call, which reports why."""
+    folders = (
+        {entry.id: str(ctx.artifacts_dir(kb.id, entry.id)) for entry in kb_listeners(ctx)} if with_kb else {}
+    )
+    for plugin_id in [*plugin_ids, *folders]:
         try:
-            await ctx.supervisor.warm(plugin_id, workers=1)
+            await ctx.supervisor.warm(plugin_id, workers=1, artifacts=folders.get(plugin_id))
         except PluginCallError:
             pass
 

@@ -331,16 +331,20 @@ class Supervisor(OneShotMode):
                 pids.extend(w.pid for w in pool.workers)
         return pids
 
-    async def warm(self, plugin_id: str, workers: int | None = None) -> int:
+    async def warm(self, plugin_id: str, workers: int | None = None, artifacts: str | None = None) -> int:
         """Start a worker plugin's whole pool (and its background lane) ahead of the first call, or only
         up to `workers` live workers in each; how many workers were started.
 
-        A first call otherwise pays the interpreter start and imports inside its deadline.
+        A first call otherwise pays the interpreter start and imports inside its deadline. `artifacts`:
+        the folder the coming call names (a new KB's): bound by the workers started now, so that call
+        does not retire them for fresh ones (binds.py).
         """
         plugin = self._plugin(plugin_id, "")
         loop = self._admit(plugin, "")
         if not plugin.worker:
             return 0
+        if artifacts:
+            self._artifacts(plugin, "", artifacts, for_worker=True)
         lanes = [False, *([True] if BACKGROUND_OPS & set(self.registry.get(plugin_id).manifest.ops) else [])]
         try:
             return sum(self._pool(plugin, loop, lane).fill(workers) for lane in lanes)

@@ -15,6 +15,7 @@ import anyio
 import pytest
 from mrpvm.kernel.errors import IngestError, SessionNotFound, UnknownPluginError
 from mrpvm.kernel.store_rows import text_hash
+from mrpvm.knowledge import ingest as ingest_module
 from mrpvm.knowledge.context import open_context
 from mrpvm.knowledge.ingest import ingest_source, load_session_context
 
@@ -272,3 +273,21 @@ def test_session_context_load_uses_the_same_path_and_deduplicates(tmp_path):
         }
     ]
     assert any(w.startswith("test-kb-fail") for w in first.warnings)
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_an_ingest_into_a_new_kb_starts_each_kb_worker_once(tmp_path, monkeypatch, late):
+    """The kb-plugins' workers started for an ingest (beside its sd stage, or after it for a large source)
+    bind the new KB's artifacts folder, so its notification is served by them (not by fresh workers
+    started after retiring them)."""
+    if late:
+        monkeypatch.setattr(ingest_module, "LATE_KB_START_BYTES", 1)
+
+    async def work(ctx):
+        kb = ctx.store.create_kb("docs")
+        result = await ingest_source(ctx, kb, "a.md", prose(4, "spawn"), sd_plugin="test-sd")
+        return result, ctx.supervisor.health()
+
+    result, health = run_kernel(tmp_path, work, enabled="test-sd,test-kb")
+    assert result.notified == ["test-kb"]
+    assert health["test-kb"]["calls"] == 1 and health["test-kb"]["spawns"] == 1

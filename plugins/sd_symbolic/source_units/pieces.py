@@ -10,7 +10,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, collapse
 
 from ..shared.roles import is_imperative, is_past, sentence_role
 from ..shared.triples import Triple, extract_triple
-from .blocks import Segment
+from .blocks import Block, Segment
 
 _ANAPHORA = word_set(
     """he she it they this that these those his her its their such there then also however moreover
@@ -18,6 +18,7 @@ _ANAPHORA = word_set(
     otherwise similarly likewise still yet"""
 )
 _FIRST_WORD = re.compile(r"[A-Za-z']+")
+INLINE_MARKUP = re.compile(r"`|\*\*|__")  # code spans and strong emphasis ("`kb-fast`" names kb-fast)
 
 
 @dataclass(slots=True)
@@ -91,6 +92,20 @@ def make_piece(text: str, seg: Segment) -> Piece:
         if not piece.imperative or seg.kind == "sentence":
             piece.triple = extract_triple(body)
     return piece
+
+
+def piece_fields(p: Piece) -> tuple:
+    """A piece without its segment (halves.py sends a block's pieces so; the parent has the segments)."""
+    return (p.clean, p.terms, p.cue, p.triple, p.imperative, p.past)
+
+
+def pieces_from_fields(blocks: list[Block], sent: list[list[tuple]]) -> list[list[Piece]]:
+    """The pieces of the last len(sent) blocks from their `piece_fields`, on the blocks' own segments."""
+    first = len(blocks) - len(sent)
+    return [
+        [Piece(seg, *fields) for seg, fields in zip(blocks[first + i].segments, block, strict=True)]
+        for i, block in enumerate(sent)
+    ]
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:

@@ -14,25 +14,35 @@ linear in the size of the source.
 from __future__ import annotations
 
 import hashlib
+import pickle
 import re
-import textwrap
 from collections import Counter
 from dataclasses import dataclass
 
+import msgspec
 from mrpvm.protocol.document import KnowledgeUnit
 
 from ..shared.roles import condition_of, group_role
 from ..shared.topics import content_runs, topic_of
 from ..shared.triples import Triple
 from .blocks import Block
+from .code_claims import FENCED, code_block, fenced, numbered_steps
+from .footnotes import name_footnotes
 from .grouping import Spec, make_specs
+from .halves import MIN_CHARS, cores, split_map
 from .outline import read_blocks
-from .pieces import Piece, anaphoric, clean, make_piece, strip_step_marker
+from .pieces import (
+    INLINE_MARKUP,
+    Piece,
+    anaphoric,
+    clean,
+    make_piece,
+    piece_fields,
+    pieces_from_fields,
+)
 from .sections import Section, make_sections
 from .summaries import MAX_SUMMARY_CHARS, aggregate_summary, join_summary, summarize_span, verbatim_summary
 
-_FENCED = re.compile(r"^ {0,3}(?:```|~~~)", re.M)  # a Markdown fence on any line
-_INLINE_MARKUP = re.compile(r"`|\*\*|__")
 _PERSONAL = re.compile(r"^(?:it|its|they|their|he|his|she|her)\b", re.I)
 
 
@@ -78,7 +88,7 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
     start, end = first.seg.start, spec.pieces[-1].seg.end
     body = text[start:end]
     texts = [p.clean for p in spec.pieces]
-    section_topic = _INLINE_MARKUP.sub("", sec.title or "").strip()  # "`kb-fast`" names kb-fast
+    section_topic = INLINE_MARKUP.sub("", sec.title or "").strip()  # "`kb-fast`" names kb-fast
     role: str
     claim: str | None = None
     procedure: str | None = None
@@ -87,7 +97,7 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
     if spec.kind == "procedure":
         role = "Procedure"
         lines = [spec.intro.clean] if spec.intro else []
-        lines += _numbered_steps(spec.pieces)
+        lines += numbered_steps(spec.pieces)
         procedure = "\n".join(lines)
         topic = (
             _procedure_topic(spec.intro.clean) if spec.intro else section_topic or topic_of(texts, "steps")
@@ -104,7 +114,7 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
         unit_type = "fact"
     elif spec.kind == "code":
         # with its introducing sentence, if any; code from a plain-text source is fenced in the claim
-        role, claim, unit_type = "Description", body if _FENCED.search(body) else _fenced(spec), "code"
+        role, claim, unit_type = "Description", body if FENCED.search(body) else fenced(spec), "code"
         topic = (spec.intro and _procedure_topic(spec.intro.clean)) or section_topic or "code"
     elif spec.kind == "table":
         role, unit_type = "Description", "table"
@@ -118,7 +128,7 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
         role = group_role(all_texts, cues, pasts)
         if spec.kind == "list":
             items = [
-                _code_block(p.clean) if p.seg.kind == "code" else f"{p.seg.marker} {t}" if p.seg.marker else t
+                code_block(p.clean) if p.seg.kind == "code" else f"{p.seg.marker} {t}" if p.seg.marker else t
                 for p, t in zip(spec.pieces, texts, strict=True)
             ]
             claim = "\n".join(([spec.intro.clean] if spec.intro else []) + items)
@@ -173,7 +183,7 @@ def _heading_path(path: str | None, term: str | None) -> str | None:
     heading of its description (a citation names it), below the section's path."""
     if not term:
         return path
-    term = " ".join(_INLINE_MARKUP.sub("", term).split())
+    term = " ".join(INLINE_MARKUP.sub("", term).split())
     return f"{path} > {term}" if path else term
 
 
@@ -192,39 +202,13 @@ def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
     texts = [p.clean for p in spec.pieces if p.seg.kind not in ("term", "code")]
     role = group_role(texts or [claim], [p.cue for p in spec.pieces], [p.past for p in spec.pieces])
     if spec.header is not None:
-        term = _INLINE_MARKUP.sub("", spec.header).strip()
+        term = INLINE_MARKUP.sub("", spec.header).strip()
         return claim, spec.header, term, "Definition" if role == "Description" else role, "definition"
     lead = spec.lead or spec.pieces[0]
     return claim, None, topic_of([lead.clean], lead.clean[:60]), role, "entry"
 
 
 _PURPOSE = re.compile(r"^(?:in order\s+)?to\s+(.+?)(?:,\s*(?:follow|do|use|run|perform)\b.*)?[:.]?$", re.I)
-
-
-def _code_block(raw: str) -> str:
-    """A code segment as a Markdown fence, dedented (a fenced block keeps its own fence lines)."""
-    body = textwrap.dedent(raw).strip("\n")
-    return body if _FENCED.match(body) else f"```\n{body}\n```"
-
-
-def _numbered_steps(pieces: list[Piece]) -> list[str]:
-    """Steps numbered in order; the code block a step shows follows it, unnumbered."""
-    lines: list[str] = []
-    step = 0
-    for p in pieces:
-        if p.seg.kind == "code":
-            lines.append(_code_block(p.clean))
-        else:
-            step += 1
-            lines.append(f"{step}. {strip_step_marker(p.clean)}")
-    return lines
-
-
-def _fenced(spec: Spec) -> str:
-    """A plain-text example as Markdown: its lead-in, then its lines dedented inside a fence."""
-    lead = [spec.intro.clean] if spec.intro else []
-    code = [textwrap.dedent(p.clean).strip("\n") for p in spec.pieces if p.seg.kind == "code"]
-    return "\n".join([*lead, "```", *code, "```"])
 
 
 def _procedure_topic(intro: str) -> str:
@@ -271,70 +255,96 @@ def _majority_role(roles: list[str]) -> str:
     return counted.most_common(1)[0][0] if counted else "Description"
 
 
-def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
-    """All units of the source: atomic units in text order, then section composites, then the aggregate."""
-    blocks = read_blocks(text)
-    pieces: dict[int, list[Piece]] = {
-        k: [make_piece(text, s) for s in blk.segments] for k, blk in enumerate(blocks)
-    }
-    sections = make_sections(blocks, pieces)
+def _section_units(
+    text: str, meta: SourceMeta, blocks: list[Block], pieces: dict[int, list[Piece]], sec: Section, s_idx: int
+) -> tuple[list[KnowledgeUnit], KnowledgeUnit]:
+    """The atomic units of a section, in text order, and its composite."""
+    chunk = meta.chunk_base + s_idx
+    sid = meta.source_id
+    section_id = f"{sid}::section-{chunk:03d}"
+    children: list[KnowledgeUnit] = []
+    owner: dict[int, str] = {}
+    for u_idx, spec in enumerate(make_specs(sec, blocks, pieces)):
+        unit = _atomic(spec, text, meta, sec, chunk, u_idx)
+        unit.parentUnitIds = [section_id]
+        if children and unit.relation is None and _PERSONAL.match((spec.intro or spec.pieces[0]).clean):
+            # "It supports …" is about what the unit before it is about (its subject, else its topic)
+            unit.topic = children[-1].subject or children[-1].topic
+        children.append(unit)
+        for p in spec.pieces:
+            owner[id(p)] = unit.id
+    own = [p for k in sec.blocks for p in pieces.get(k, ())]
+    summary = summarize_span(own)
+    title = sec.title if sec.part == 1 or sec.title is None else f"{sec.title} (part {sec.part})"
+    claim = (
+        join_summary(summary)
+        or verbatim_summary(text, sec, blocks)
+        or sec.title
+        or clean(text[sec.start : sec.end])[:MAX_SUMMARY_CHARS]
+    )
     off = meta.char_offset
+    composite = KnowledgeUnit(
+        **meta.provenance(),
+        id=section_id,
+        chunkId=f"{sid}::chunk-{chunk:03d}",
+        kuType="composite",
+        role=_majority_role([c.role for c in children]),
+        topic=sec.title or topic_of([p.clean for p in summary] or [claim], "section"),
+        claim=claim,
+        title=title,
+        hash=content_hash(text[sec.start : sec.end]),
+        chunkIndex=chunk,
+        unitType="section-summary",
+        childUnitIds=[c.id for c in children],
+        parentUnitIds=[f"{sid}::source-summary"],
+        derivedFromUnitIds=list(dict.fromkeys(owner[id(p)] for p in summary if id(p) in owner)),
+        charStart=sec.start + off,
+        charEnd=sec.end + off,
+        chunkType="section",
+        sectionTitle=sec.path,
+    )
+    return children, composite
+
+
+# What a child of halves.py sends back of a section: its units (its pieces: pieces.piece_fields).
+_UNITS_ENCODER = msgspec.msgpack.Encoder()
+_UNITS_DECODER = msgspec.msgpack.Decoder(list[tuple[list[KnowledgeUnit], KnowledgeUnit]])
+
+
+def build_tree(text: str, meta: SourceMeta, *, halves: bool | None = None) -> list[KnowledgeUnit]:
+    """All units of the source: atomic units in text order, then section composites, then the aggregate.
+
+    `halves`: build the pieces and the sections' units of the source's second half in a forked child
+    (halves.py); None: when the source is large and a second CPU is there. The units are the same."""
+    blocks = read_blocks(text)
+    if halves is None:
+        halves = len(text) >= MIN_CHARS and cores() > 1
+    per_block = split_map(
+        range(len(blocks)),
+        [b.end - b.start for b in blocks],
+        lambda k: [make_piece(text, s) for s in blocks[k].segments],
+        lambda lists: pickle.dumps([[piece_fields(p) for p in ps] for ps in lists], pickle.HIGHEST_PROTOCOL),
+        lambda data: pieces_from_fields(blocks, pickle.loads(data)),
+        halves=halves,
+    )
+    pieces: dict[int, list[Piece]] = dict(enumerate(per_block))
+    sections = make_sections(blocks, pieces)
+    built = split_map(
+        range(len(sections)),
+        [sec.end - sec.start for sec in sections],
+        lambda i: _section_units(text, meta, blocks, pieces, sections[i], i),
+        _UNITS_ENCODER.encode,
+        _UNITS_DECODER.decode,
+        halves=halves,
+    )
+    atomics = [u for children, _ in built for u in children]
+    composites = [composite for _, composite in built]
+    section_pieces = [[p for k in sec.blocks for p in pieces.get(k, ())] for sec in sections]
     sid = meta.source_id
     aggregate_id = f"{sid}::source-summary"
     provenance = meta.provenance()
-    atomics: list[KnowledgeUnit] = []
-    composites: list[KnowledgeUnit] = []
-    section_pieces: list[list[Piece]] = []
-    for s_idx, sec in enumerate(sections):
-        chunk = meta.chunk_base + s_idx
-        section_id = f"{sid}::section-{chunk:03d}"
-        children: list[KnowledgeUnit] = []
-        owner: dict[int, str] = {}
-        for u_idx, spec in enumerate(make_specs(sec, blocks, pieces)):
-            unit = _atomic(spec, text, meta, sec, chunk, u_idx)
-            unit.parentUnitIds = [section_id]
-            if children and unit.relation is None and _PERSONAL.match((spec.intro or spec.pieces[0]).clean):
-                # "It supports …" is about what the unit before it is about (its subject, else its topic)
-                unit.topic = children[-1].subject or children[-1].topic
-            children.append(unit)
-            for p in spec.pieces:
-                owner[id(p)] = unit.id
-        atomics.extend(children)
-        own = [p for k in sec.blocks for p in pieces.get(k, ())]
-        section_pieces.append(own)
-        end = sec.end
-        summary = summarize_span(own)
-        title = sec.title if sec.part == 1 or sec.title is None else f"{sec.title} (part {sec.part})"
-        claim = (
-            join_summary(summary)
-            or verbatim_summary(text, sec, blocks)
-            or sec.title
-            or clean(text[sec.start : end])[:MAX_SUMMARY_CHARS]
-        )
-        topic = sec.title or topic_of([p.clean for p in summary] or [claim], "section")
-        composites.append(
-            KnowledgeUnit(
-                **provenance,
-                id=section_id,
-                chunkId=f"{sid}::chunk-{chunk:03d}",
-                kuType="composite",
-                role=_majority_role([c.role for c in children]),
-                topic=topic,
-                claim=claim,
-                title=title,
-                hash=content_hash(text[sec.start : end]),
-                chunkIndex=chunk,
-                unitType="section-summary",
-                childUnitIds=[c.id for c in children],
-                parentUnitIds=[aggregate_id],
-                derivedFromUnitIds=list(dict.fromkeys(owner[id(p)] for p in summary if id(p) in owner)),
-                charStart=sec.start + off,
-                charEnd=end + off,
-                chunkType="section",
-                sectionTitle=sec.path,
-            )
-        )
-    _name_footnotes(atomics)
+    off = meta.char_offset
+    name_footnotes(atomics)
     composites_summary = aggregate_summary(section_pieces)
     doc_title = _document_title(blocks, meta)
     start = blocks[0].start if blocks else 0
@@ -357,36 +367,6 @@ def build_tree(text: str, meta: SourceMeta) -> list[KnowledgeUnit]:
         chunkType="source",
     )
     return [*atomics, *composites, aggregate]
-
-
-_FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]{1,20}\]$")
-_MAX_CITERS = 4
-
-
-def _name_footnotes(atomics: list[KnowledgeUnit]) -> None:
-    """A footnote is about what cites it ("Binaries produced on these systems …" under [^7], cited by the
-    table row of linux-armv7l): its Topic and Subject become the citing rows' first cells, or the citing
-    units' topics, so a question naming the row finds the footnote and reads "these systems" as them."""
-    notes = {u.title: u for u in atomics if u.title and _FOOTNOTE_LABEL.match(u.title)}
-    if not notes:
-        return
-    citers: dict[str, list[str]] = {label: [] for label in notes}
-    for unit in atomics:
-        body = unit.claim or unit.procedure or ""
-        if "[^" not in body or unit.title in notes:
-            continue
-        for line in body.split("\n"):
-            for label in notes:
-                if label in line:
-                    cells = [c.strip() for c in line.strip().strip("|").split("|")] if "|" in line else []
-                    name = _INLINE_MARKUP.sub("", cells[0]).strip() if cells and cells[0] else unit.topic
-                    if name and name not in citers[label]:
-                        citers[label].append(name)
-    for label, names in citers.items():
-        if names:
-            note = notes[label]
-            note.topic = ", ".join(names[:_MAX_CITERS])
-            note.subject = None
 
 
 def _document_title(blocks: list[Block], meta: SourceMeta) -> str:

@@ -1,0 +1,139 @@
+"""A real `mrpvm ingest` (a fresh process and home) in one or more checkouts, alternated: wall seconds, units/s
+and CPU seconds of the whole process tree by process name (sampled from /proc every 20 ms until each
+process ends, so workers that exit with the command are counted).
+
+    python3 bench/ingest_ab.py FILE --checkout A [--checkout B …] [--rounds 3] [--plugins a,b] [--json]
+
+A checkout may carry extra environment for its runs: `--checkout DIR@NAME=VALUE,NAME2=VALUE2`.
+
+Each checkout needs `make setup` (its own .venv). Times drift with machine load: the rounds alternate the
+checkouts (A B A B …) and each line notes the 1-minute load average. Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from perfkit import _name, loadavg, tree  # type: ignore[import-not-found]
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _proc_name(pid: int) -> str:
+    """perfkit's name, but "bwrap" for a sandbox's bwrap (its argv also names the plugin's module)."""
+    try:
+        argv0 = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+    except OSError:
+        return "?"
+    return "bwrap" if os.path.basename(argv0) == b"bwrap" else _name(pid)
+
+
+def _cpu(pid: int) -> float | None:
+    """user + system seconds of `pid` (a forked helper of a plugin is sampled as a process of its own)."""
+    try:
+        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(f[11]) + int(f[12])) / TICK
+
+
+def run_once(checkout: Path, file: str, plugins: str | None, extra: dict[str, str] | None = None) -> dict:
+    home = tempfile.mkdtemp(prefix="ingab-")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")} | (extra or {})
+    env["MRPVM_HOME"] = home
+    if plugins:
+        env["MRPVM_ENABLED_PLUGINS"] = plugins
+    load = loadavg()
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [str(checkout / ".venv" / "bin" / "mrpvm"), "ingest", "--kb", "x", "--json", file],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    last: dict[int, tuple[str, float]] = {}
+    while proc.poll() is None:
+        for pid in tree(proc.pid):
+            name = last[pid][0] if pid in last else _proc_name(pid)
+            secs = _cpu(pid)
+            if secs is not None:
+                last[pid] = (name, secs)
+        time.sleep(0.02)
+    wall = time.perf_counter() - t0
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    children = os.times()
+    by_name: dict[str, float] = {}
+    for name, secs in last.values():
+        by_name[name] = round(by_name.get(name, 0.0) + secs, 2)
+    units = 0
+    for db in Path(home).glob("*.db"):
+        try:
+            units = sqlite3.connect(db).execute("select count(*) from units").fetchone()[0]
+        except sqlite3.Error:
+            pass
+    shutil.rmtree(home, ignore_errors=True)
+    return {
+        "checkout": str(checkout),
+        "rc": proc.returncode,
+        "wall_s": round(wall, 3),
+        "units": units,
+        "units_per_s": round(units / wall) if units else 0,
+        "cpu_s_sampled": round(sum(by_name.values()), 2),
+        "cpu_by_name": dict(sorted(by_name.items(), key=lambda kv: -kv[1])),
+        "load": load,
+        "children_cpu_total": round(children.children_user + children.children_system, 2),
+        "stderr_tail": err[-300:] if proc.returncode else "",
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--checkout", action="append", required=True)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--plugins", default="sd-symbolic,kb-fast,kb-thinkingdb")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    results: dict[str, list[dict]] = {c: [] for c in a.checkout}
+    for r in range(a.rounds):
+        order = a.checkout if r % 2 == 0 else list(reversed(a.checkout))
+        for c in order:
+            path, _, assigns = c.partition("@")  # CHECKOUT@NAME=VALUE,NAME=VALUE: extra environment
+            extra = dict(kv.split("=", 1) for kv in assigns.split(",") if kv)
+            res = run_once(Path(path).resolve(), a.file, a.plugins, extra)
+            results[c].append(res)
+            if not a.json:
+                top = ", ".join(f"{k} {v}" for k, v in list(res["cpu_by_name"].items())[:5])
+                print(
+                    f"round {r + 1} {c}: rc {res['rc']} wall {res['wall_s']} s, {res['units_per_s']} units/s, "
+                    f"CPU {res['cpu_s_sampled']} s ({top}), load {res['load']}{' ' + res['stderr_tail'] if res['rc'] else ''}",
+                    flush=True,
+                )
+    summary = {
+        c: {
+            "wall_s_median": statistics.median(x["wall_s"] for x in rs),
+            "units_per_s_median": statistics.median(x["units_per_s"] for x in rs),
+            "cpu_s_median": statistics.median(x["cpu_s_sampled"] for x in rs),
+        }
+        for c, rs in results.items()
+    }
+    if a.json:
+        print(json.dumps({"runs": results, "summary": summary}))
+    else:
+        for c, s in summary.items():
+            print(
+                f"{c}: median wall {s['wall_s_median']} s, {s['units_per_s_median']} units/s, CPU {s['cpu_s_median']} s"
+            )
+
+
+if __name__ == "__main__":
+    main()
