@@ -22,6 +22,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import meaning
 from .action import asked_action
+from .answer_form import unstated
 from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
@@ -96,6 +97,10 @@ def answer(q: Question, m: Material) -> Outcome | None:
     if q.foreign and q.foreign == instrument(q.focus or q.text):
         return None  # "… with conda": a tool the documents never name, nor anything like it; they do not say
     out = _open_answer(q, m)
+    if out is not None and out.kind == "sentences" and out.supported and (lack := unstated(q, out.markdown)):
+        out.supported = False  # the passage repeats the question without stating what it asks for
+        out.confidence = "low"
+        out.evidence += f"; {lack}"
     if out is not None and q.foreign:
         out.supported = False  # what the question turns on is a word the documents never use: weak at most
         out.evidence += f"; the documents never name '{q.foreign}'"
@@ -245,7 +250,10 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         return None
     passage = named_antecedent(passage, ranked, judge)
     if q.answer_type:  # a typed question is answered by what answers it, not by its surroundings
-        passage = shortest_answering(passage, judge)
+        shorter = shortest_answering(passage, judge)
+        # ... unless only its surroundings state what the question's form asks for ("The default is 3.")
+        if not unstated(q, passage_text(shorter)) or unstated(q, passage_text(passage)):
+            passage = shorter
     chosen = [completed(passage, pool)]
     if q.answer_type == "reason":
         chosen = [with_lead(chosen[0], pool)]
