@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from answer_support import ask, units_of
+from mrpvm.plugins.sdk.embedding import available
 from mrpvm.protocol.document import CnlDocument
 
 BRINE = """# brine
@@ -47,6 +48,9 @@ To install brine on Linux, run this command:
 pip install brine
 ```
 """
+
+
+needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
 
 
 def solve(question: str, story: str) -> CnlDocument:
@@ -102,3 +106,26 @@ def test_a_question_is_not_answered_by_its_own_number() -> None:
     story = BRINE + "\n## Changes\n\n### 2.4.1\n\nbrine 2.4.1 raised the minimum Python version.\n"
     doc = solve("Which minimum Python version does brine 2.4.1 need?", story)
     assert doc.result.status != "success", doc.answer
+
+
+TIDY = """# tidy — text helpers
+
+## Functions
+
+### trim(text)
+
+Remove trailing blanks from every line in *text*.
+
+### pad(text, width)
+
+Return *text* padded on the right with spaces up to *width* characters.
+"""
+
+
+@needs_model
+def test_a_passage_restating_the_whole_question_needs_less_closeness_in_meaning() -> None:
+    # every word of the question is stated, and the model finds the sentence only moderately alike (0.43):
+    # under SEM_SUPPORT, over SEM_FULL
+    doc = ask("What does pad return?", units_of(TIDY, "tidy.md", "tidy"))
+    assert doc.result.status == "success", (doc.result.evidence, doc.answer)
+    assert "padded on the right" in doc.answer
