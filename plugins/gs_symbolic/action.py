@@ -45,11 +45,10 @@ class Action:
     target: frozenset[str]  # the object's content stems ("virtual", "environ")
 
 
-def asked_action(question: str, light: bool = False) -> Action | None:
-    """The action and object of "how do I <verb> <object> …", or None when there is none to read; `light`:
-    also after a verb with no action of its own ("how do I make incremental backups")."""
+def asked_action(question: str) -> Action | None:
+    """The action and object of "how do I <verb> <object> …", or None when there is none to read."""
     found = HOW_VERB.search(question)
-    if found is None or (found.group(1).lower() in LIGHT_VERBS and not light):
+    if found is None or found.group(1).lower() in LIGHT_VERBS:
         return None
     verb = found.group(1).lower()
     target = _object_after(_tokens(question[found.end() :]), 0)

@@ -17,13 +17,7 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.answer_types import (
-    TYPE_ONLY_NOUNS,
-    asks_literal,
-    find_type,
-    mentions_type,
-    quotes_literal,
-)
+from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asks_literal, find_type, quotes_literal
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import meaning
@@ -295,12 +289,6 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     if passage.meaning is not None:
         evidence += f", meaning {passage.meaning:.2f}"
     supported = supports(judge, passage) or (commanded is not None and supports(judge, commanded))
-    # the object of "how do I <verb> <object>" (its count aside: "two accounts") is what the passage must name
-    done = asked_action(q.focus or q.text, light=True)
-    target = {t for t in done.target if not mentions_type(t, "number")} if done else set()
-    if supported and not target <= judge.said(passage):
-        supported = False  # "how do I make incremental backups" answered by how to make numbered ones
-        evidence += "; the object asked about is not stated"
     if supported and asks_literal(q.text) and not any(quotes_literal(part) for part in parts):
         supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
         evidence += "; asked verbatim, no literal quoted"

@@ -95,26 +95,6 @@ def test_an_answer_is_success_only_while_the_document_states_what_was_asked(
     assert answer not in removed.answer
 
 
-SPOOL = """# brine spool
-
-## Backups
-
-Make numbered backups of the spool with `brine save --numbered`.
-
-## Cleaning
-
-Run `brine clean` to delete the partial uploads of the spool.
-"""
-
-
-def test_a_how_to_answer_names_the_object_asked_about() -> None:
-    # "make numbered backups" says how to make backups, not incremental ones; a count ("two") is no object
-    assert solve("How do I make numbered backups of the spool?", SPOOL).result.status == "success"
-    assert solve("How do I make two numbered backups of the spool?", SPOOL).result.status == "success"
-    doc = solve("How do I make incremental backups of the spool?", SPOOL)
-    assert doc.result.status != "success", doc.answer
-
-
 def test_a_release_number_is_no_figure_for_how_many() -> None:
     # "as in brine 2.4.1" is a release, not the level asked for: never `success`
     doc = solve("What is the maximum compression level?", BRINE)
