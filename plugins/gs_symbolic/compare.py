@@ -8,6 +8,7 @@ import re
 from mrpvm.plugins.sdk.text import stems, terms
 
 from .evidence import Scorer, Sentence
+from .focus import LIGHT_STEMS
 from .material import Material, Outcome
 from .passages import EXTRA_SENTENCE_COST, Judge, Passage, windows
 from .question import Question, content_terms, name_runs
@@ -136,7 +137,7 @@ def compare(q: Question, m: Material) -> Outcome | None:
         about = [s for s, hits in zip(pool, named, strict=True) if hits == [k]]
         others = set().union(*side_terms) - own_terms  # what names the other sides is no help here
         passage = _best_about(q, about, list(own_terms) + [t for t in q.terms if t not in shared | others])
-        if passage is None:
+        if passage is None or not _says_of(passage, own_terms | shared | set(q.terms)):
             blocks.append(f"**{side}**: the evidence says nothing specific about it.")
             continue
         found += 1
@@ -155,7 +156,16 @@ def compare(q: Question, m: Material) -> Outcome | None:
     if found == 0 and passage is None:
         return None
     conf = "high" if found == len(sides) else "low"
-    return Outcome("\n\n".join(blocks), ids, conf, f"comparison of {', '.join(sides)}", "comparison")
+    # a side the evidence says nothing of is no comparison: the best candidate, reported as weak
+    return Outcome(
+        "\n\n".join(blocks), ids, conf, f"comparison of {', '.join(sides)}", "comparison", found == len(sides)
+    )
+
+
+def _says_of(passage: Passage, named: set[str]) -> bool:
+    """The passage says something of a side beyond naming it and the question's words ("--skip-old-files.",
+    "Use --safe." say nothing of it)."""
+    return any(set(s.terms) - named - LIGHT_STEMS for s in passage.sentences)
 
 
 def _best_about(q: Question, pool: list[Sentence], side_terms: list[str]) -> Passage | None:

@@ -33,6 +33,7 @@ from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
 from .action import Action, misapplied
+from .answer_form import states_figure
 from .context_terms import (
     KEY_SHAPE,
     entry_title,
@@ -203,7 +204,7 @@ class Judge:
             texts = [s.text for s in window] + [term]
             if any(not set(terms(n)) & asked for text in texts for n in names_in(text)):
                 return True, None
-        elif any(mentions_type(s.text, self.answer_type) for s in window):
+        elif any(self._shaped(s.text) for s in window):
             return True, None
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
@@ -217,6 +218,13 @@ class Judge:
             if mentions_type(unnumbered(heading), self.answer_type):
                 return True, heading if dated else None
         return False, None
+
+    def _shaped(self, text: str) -> bool:
+        """The text holds an answer of the expected shape; a figure for a number ("Number of days …" names
+        the quantity "how many days" asks for without stating it)."""
+        if self.answer_type == "number":
+            return states_figure(text, set(self.scorer.weights))
+        return mentions_type(text, self.answer_type)
 
     def score(self, window: list[Sentence]) -> Passage:
         sc = self.scorer

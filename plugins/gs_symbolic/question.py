@@ -14,108 +14,10 @@ from dataclasses import dataclass, field
 from mrpvm.plugins.sdk.answer_types import alternatives, asked_noun, asks_untimed_number, expected_type
 from mrpvm.plugins.sdk.text import STOPWORDS, iter_words, notation_terms, sentences, stems, terms
 
+from .framing import FORMAT_WORDS, FRAMING
 from .lexicon import ADVERBS, CONNECTIVES, PREPOSITIONS
 
 _CLOSED_CLASS = CONNECTIVES | PREPOSITIONS | ADVERBS
-
-_FORMAT_WORDS = frozenset(
-    [
-        "answer",
-        "answers",
-        "respond",
-        "reply",
-        "write",
-        "give",
-        "use",
-        "keep",
-        "be",
-        "limit",
-        "format",
-        "please",
-        "only",
-        "just",
-        "single",
-        "one",
-        "word",
-        "words",
-        "yes",
-        "no",
-        "brief",
-        "briefly",
-        "concise",
-        "concisely",
-        "short",
-        "shortly",
-        "sentence",
-        "sentences",
-        "bullet",
-        "bullets",
-        "point",
-        "points",
-        "list",
-        "exactly",
-        "maximum",
-        "max",
-        "term",
-        "true",
-        "false",
-        "simply",
-        "plain",
-        "yes/no",
-        "output",
-        "response",
-    ]
-)
-
-# Question-framing words: they say how to answer, not what about.
-_FRAMING = frozenset(
-    stems(
-        [
-            "explain",
-            "describe",
-            "why",
-            "how",
-            "what",
-            "which",
-            "who",
-            "whom",
-            "whose",
-            "where",
-            "when",
-            "list",
-            "name",
-            "compare",
-            "contrast",
-            "analyze",
-            "analyse",
-            "trace",
-            "give",
-            "tell",
-            "summarize",
-            "summarise",
-            "detail",
-            "details",
-            "answer",
-            "word",
-            "words",
-            "yes",
-            "brief",
-            "briefly",
-            "specific",
-            "exactly",
-            "every",
-            "please",
-            "provide",
-            "show",
-            "identify",
-            "discuss",
-            "outline",
-            "question",
-            "following",
-            "mention",
-        ]
-    )
-)
 
 _YES_NO = re.compile(r"\byes\s*(?:/|or|-)\s*no\b|\bboolean\b|\btrue\s*(?:/|or)\s*false\b", re.I)
 _SINGLE_WORD = re.compile(r"\b(?:single|one)[- ]word\b|\bin a word\b|\bone term\b", re.I)
@@ -224,9 +126,9 @@ def _is_framing(word: str, starts_sentence: bool) -> bool:
     or a closed-class word capitalised only because it starts the sentence ("Since which version …";
     mid-sentence, "Still Waters" stays a name)."""
     low = word.lower()
-    if low in STOPWORDS or low in _FORMAT_WORDS or (starts_sentence and low in _CLOSED_CLASS):
+    if low in STOPWORDS or low in FORMAT_WORDS or (starts_sentence and low in _CLOSED_CLASS):
         return True
-    return stems([low])[0] in _FRAMING
+    return stems([low])[0] in FRAMING
 
 
 @dataclass(slots=True)
@@ -267,7 +169,7 @@ def is_instruction(sentence: str) -> bool:
     """True when every content word of the sentence is format vocabulary ("Answer with a single word.")."""
     seen = False
     for w in iter_words(sentence):
-        if w in _FORMAT_WORDS:
+        if w in FORMAT_WORDS:
             seen = True
         elif w not in STOPWORDS:
             return False  # a content word: most evidence sentences stop here, at their first word or two
@@ -369,7 +271,7 @@ _IMPERATIVE_NAME = re.compile(r"^\s*(?:please\s+)?(?:name|identify|list)\b", re.
 def content_terms(text: str) -> list[str]:
     """Stemmed content words of a question, without question-framing words, in first-seen order. "name"
     is framing only as the request "Name the …" ("the archive name" is content)."""
-    framing = _FRAMING if _IMPERATIVE_NAME.match(text) else _FRAMING - _NAME_STEMS
+    framing = FRAMING if _IMPERATIVE_NAME.match(text) else FRAMING - _NAME_STEMS
     # a hyphenated word counts through its parts ("aura-city" → aura, citi), not three times; a short
     # option ("-f") is a term of its own
     return list(dict.fromkeys(t for t in terms(text) if t not in framing and ("-" not in t or t[0] == "-")))

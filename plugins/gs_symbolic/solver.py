@@ -20,9 +20,11 @@ import re
 from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asks_literal, find_type, quotes_literal
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
-from . import explicit, meaning
+from . import meaning
 from .action import asked_action
+from .answer_form import unstated
 from .compare import compare
+from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
@@ -37,11 +39,9 @@ from .narrowing import (
     with_negations,
 )
 from .passages import FUTURE, Judge, Passage, stated_condition
-from .polarity import closest_verdict, entry_verdict, term_weights
-from .polarity import verdict as polar_verdict
-from .proofs import render_chain, statement, triple_chain
-from .question import Question, name_runs
-from .render import MAX_LABEL, definition_label, join_quotes, labelled, passage_text, render_list
+from .proofs import render_chain, triple_chain
+from .question import Question
+from .render import MAX_LABEL, labelled, passage_text, render_list
 from .spans import (
     completed,
     named_antecedent,
@@ -88,15 +88,19 @@ def answer(q: Question, m: Material) -> Outcome | None:
     if not m.pool and not m.chains:
         return None
     if q.yes_no or q.polar:
-        return _yes_no(q, m)
+        return yes_no(q, m)
     if q.single_word:
-        return _single_word(q, m)
+        return single_word(q, m)
     if unheld_option(q.text, [*m.pool, *m.code]):
         return None  # asked about an option the evidence never writes: the documents do not cover it
     q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
     if q.foreign and q.foreign == instrument(q.focus or q.text):
         return None  # "… with conda": a tool the documents never name, nor anything like it; they do not say
     out = _open_answer(q, m)
+    if out is not None and out.kind == "sentences" and out.supported and (lack := unstated(q, out.markdown)):
+        out.supported = False  # the passage repeats the question without stating what it asks for
+        out.confidence = "low"
+        out.evidence += f"; {lack}"
     if out is not None and q.foreign:
         out.supported = False  # what the question turns on is a word the documents never use: weak at most
         out.evidence += f"; the documents never name '{q.foreign}'"
@@ -114,88 +118,6 @@ def _open_answer(q: Question, m: Material) -> Outcome | None:
         if out is not None:
             return out
     return None
-
-
-# --------------------------------------------------------------------------- constrained formats
-
-
-def _conclusions(m: Material) -> list[Sentence]:
-    """Each proof's conclusion as a statement the Yes/No check may match (with the proof's units)."""
-    out: list[Sentence] = []
-    by_id = m.by_id
-    for chain in m.chains:
-        end = chain.conclusion
-        if end is None or not chain.unit_ids:
-            continue
-        unit = by_id.get(chain.unit_ids[-1]) or (m.units[0] if m.units else None)
-        if unit is None:
-            continue
-        text = statement(end)
-        out.append(Sentence(text, unit, terms(text), (0, 0, 0), tuple(chain.unit_ids)))
-    return out
-
-
-def _single_word(q: Question, m: Material) -> Outcome | None:
-    verdict = explicit.which(q, m.pool)
-    if verdict is None:
-        return None
-    ids = list(dict.fromkeys(uid for s in verdict.sentences for uid in s.unit_ids))
-    return Outcome(verdict.answer, ids, "high", f"stated explicitly in {', '.join(ids)}", "explicit")
-
-
-def _yes_no(q: Question, m: Material) -> Outcome | None:
-    """Yes/No from an explicit statement of the proposition (or a proof of it), else from the sentence
-    that states the proposition or its negation; else no answer."""
-    if q.polar or q.yes_no:
-        found = explicit.yes_no(q, m.pool, _conclusions(m))
-        if found is not None:
-            ids = list(dict.fromkeys(uid for s in found.sentences for uid in s.unit_ids))
-            text = found.answer if q.single_word else _verdict_text(found, m)
-            how = "proved from stated facts" if found.derived else "stated explicitly"
-            conf = "medium" if found.derived else "high"
-            return Outcome(text, ids, conf, f"{how} in {', '.join(ids)}", "explicit")
-    if not q.polar or q.hypothetical:
-        return None
-    scorer = _scorer(q, m.pool)
-    keys = key_terms(q.terms, q.name_terms, m.pool)
-    named = name_runs(q.context.replace(";", ","))
-    weights = term_weights(scorer)
-    stated = entry_verdict(q.focus or q.text, m.pool, weights, keys) or polar_verdict(
-        q.focus or q.text, m.pool, weights, keys, q.name_terms, named[0] if named else ""
-    )
-    supported = True
-    if stated is None:
-        close = meaning.for_question(q.text, m.pool, scorer.score)
-        stated = (
-            closest_verdict(q.focus or q.text, m.pool, close, keys, weights) if close is not None else None
-        )
-        if stated is None:
-            return None
-        supported = False  # read from the sentence closest in meaning: weak evidence
-    if q.single_word:
-        return Outcome(stated.answer, [stated.sentence.unit.id], "medium", "stated", "explicit", supported)
-    quote = join_quotes([stated.sentence])
-    label = definition_label(stated.sentence.unit)
-    text = f"{stated.answer}. " + (labelled(label, quote) if label else quote)
-    if supported:
-        evidence = f"the proposition stated ({stated.stated:.2f} of its terms) in {stated.sentence.unit.id}"
-    else:
-        evidence = f"the closest sentence in meaning ({stated.stated:.2f}) in {stated.sentence.unit.id}"
-    return Outcome(
-        text, [stated.sentence.unit.id], "medium" if supported else "low", evidence, "explicit", supported
-    )
-
-
-def _verdict_text(verdict: explicit.Verdict, m: Material) -> str:
-    """'Yes.'/'No.' and the statement that says so; for a proved answer, the proof as a sentence chain."""
-    if verdict.derived:
-        by_id = m.by_id
-        wanted = {s.text for s in verdict.sentences}
-        for chain in m.chains:
-            end = chain.conclusion
-            if end is not None and statement(end) in wanted:
-                return f"{verdict.answer}. " + render_chain(chain, by_id)[0]
-    return f"{verdict.answer}. " + " ".join(join_quotes([s]) for s in verdict.sentences[:2])
 
 
 # --------------------------------------------------------------------------- paths
@@ -328,7 +250,10 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         return None
     passage = named_antecedent(passage, ranked, judge)
     if q.answer_type:  # a typed question is answered by what answers it, not by its surroundings
-        passage = shortest_answering(passage, judge)
+        shorter = shortest_answering(passage, judge)
+        # ... unless only its surroundings state what the question's form asks for ("The default is 3.")
+        if not unstated(q, passage_text(shorter)) or unstated(q, passage_text(passage)):
+            passage = shorter
     chosen = [completed(passage, pool)]
     if q.answer_type == "reason":
         chosen = [with_lead(chosen[0], pool)]
@@ -406,7 +331,3 @@ def _listed(q: Question, pool: list[Sentence], scorer: Scorer, as_list: bool = T
         f"{len(chosen)} items, term coverage {coverage:.2f}",
         "sentences",
     )
-
-
-def _scorer(q: Question, pool: list[Sentence]) -> Scorer:
-    return Scorer(pool, q.terms, q.names, q.support, q.collection)

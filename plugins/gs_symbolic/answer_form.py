@@ -1,0 +1,88 @@
+"""What the form of a question asks its answer to state, beyond the question's own words.
+
+A passage may repeat every word of a question and still not answer it: "Max number of login retries." for
+"How many login retries are allowed?" names the quantity without stating it. The judge (passages.py) chooses
+the best passage; `success` further asks that the quoted answer (its label included) holds what the
+question's form asks for (Li & Roth's coarse answer types, read from the question, never from a document):
+- an answer of a recognisable shape (a number, a version, a date, a duration, an option, a path): one the
+  question does not write itself ("the minimum Rust version for v10.0.0" is not answered by "v10.0.0"); a
+  figure, moreover, that is not "the number of <what was asked>" nor a release;
+- "what is the default …" / "… by default": the answer says what the default is (it names a default);
+- "which file …": a file's name or a path;
+- a sentence that announces what follows it ("run this command:", "as follows") without what follows.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mrpvm.plugins.sdk.answer_types import asked_noun, mentions_type, options_named
+from mrpvm.plugins.sdk.text import stems
+
+from .question import Question
+
+# "the default X", "X by default", "defaults to": the question asks for a default (not how to change one)
+_DEFAULT_ASKED = re.compile(r"\bdefaults?\b", re.I)
+_DEFAULT_STATED = re.compile(r"default", re.I)  # "(default: 8)", "Defaults to", "defaultBranch"
+_UNASKING_TYPES = frozenset({"procedure", "command", "reason", "yes-no", "comparison"})
+# "number of days": what a figure counts, named without the figure
+_COUNTED = re.compile(r"\bnumber\s+of\s+([^\W\d_]+)", re.I)
+# "version 3.3", "v10.0.0", "1.2.3": a release, not a quantity
+_RELEASE = re.compile(r"\b(?:versions?|releases?|v)\s*\d+(?:\.\d+)*[\w~+-]*|\b\d+(?:\.\d+){2,}[\w~+-]*", re.I)
+_NUMERAL = re.compile(r"\d+(?:[.,]\d+)*")
+_WRITTEN = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\d+(?:[.,]\d+)*")  # an option or a numeral, as written
+_INSTANCE_TYPES = frozenset({"number", "version", "date", "duration", "option", "location"})
+_FILE_NOUNS = frozenset(["file", "files", "filename", "filenames"])
+# "pyproject.toml", ".bashrc", "/etc/login.defs": a file named (not "e.g." nor "3.12")
+_FILE_NAMED = re.compile(r"(?<![\w.])(?:[\w-]+)?\.[A-Za-z][\w-]{1,7}\b(?!\.\w)|(?:^|[\s(`'\"])~?/[\w.@+-]+")
+# a sentence that points at what follows it: "run this command", "as follows", "the following:"
+_ANNOUNCES = re.compile(
+    r"\b(?:th(?:is|ese)|the\s+following)\s+(?:commands?|code|snippets?|examples?|lines?|steps?|syntax)\b"
+    r"|\bas\s+follows\b|\bthe\s+following\s*:|:\s*$",
+    re.I | re.M,
+)
+_OPENED = re.compile(r"[^.!?]*?:\s*\S")  # "… run this command to set X: wsl --set-default-version 2"
+_LABEL = re.compile(r"^\s*(?:\*\*)?`[^`\n]*`(?:\*\*)?:\s", re.M)  # "`-k, --keep-old-files`: …" labels a quote
+
+
+def unstated(q: Question, answer: str) -> str:
+    """Why the quoted `answer` (labels included) does not state what the question's form asks for; "" when
+    it does."""
+    focus = q.focus or q.text
+    if q.answer_type in _INSTANCE_TYPES and not _states_instance(answer, q):
+        return f"no {q.answer_type} stated beyond the question's own"
+    default_asked = q.answer_type not in _UNASKING_TYPES and _DEFAULT_ASKED.search(focus)
+    if default_asked and not _DEFAULT_STATED.search(answer):
+        return "no default stated"
+    if (asked_noun(focus) or "") in _FILE_NOUNS and not _FILE_NAMED.search(answer):
+        return "no file named"
+    if any(not _fulfilled(m, answer) for m in _ANNOUNCES.finditer(answer)):
+        return "announces what it does not quote"  # the command it leads to is not quoted
+    return ""
+
+
+def _fulfilled(announcing: re.Match[str], answer: str) -> bool:
+    """What an announcing phrase points at follows it in the answer: code, or a colon and what it opens."""
+    rest = _LABEL.sub("", answer[announcing.end() :])
+    if announcing.group(0).rstrip().endswith(":"):
+        return bool(rest.strip())
+    return "`" in rest or _OPENED.match(rest) is not None
+
+
+def _states_instance(text: str, q: Question) -> bool:
+    """An answer of the asked shape that the question does not write itself; a figure, outside releases and
+    "the number of <asked>"."""
+    asked = q.focus or q.text
+    own = set(_NUMERAL.findall(asked)) | set(options_named(asked))
+    text = _WRITTEN.sub(lambda m: " " if m.group(0) in own else m.group(0), text)
+    if q.answer_type == "number":
+        return states_figure(text, set(q.terms))
+    return mentions_type(text, q.answer_type)
+
+
+def states_figure(text: str, asked: set[str]) -> bool:
+    """A figure outside releases ("Added in version 3.3") and outside "the number of <an asked term>" ("Number
+    of days warning given" names what "How many days …" asks, without the figure)."""
+    text = _RELEASE.sub(" ", text)
+    text = _COUNTED.sub(lambda m: " " if set(stems([m.group(1).lower()])) & asked else m.group(0), text)
+    return mentions_type(text, "number")

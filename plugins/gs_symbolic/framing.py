@@ -1,0 +1,106 @@
+"""The vocabulary of asking: words that say how to answer (format words: "Answer in one word") and words
+that frame a question (question and instruction words: "Explain", "which"), as opposed to what it is about."""
+
+from __future__ import annotations
+
+from mrpvm.plugins.sdk.text import stems
+
+# Format vocabulary: an instruction sentence holds no other content word.
+FORMAT_WORDS = frozenset(
+    [
+        "answer",
+        "answers",
+        "respond",
+        "reply",
+        "write",
+        "give",
+        "use",
+        "keep",
+        "be",
+        "limit",
+        "format",
+        "please",
+        "only",
+        "just",
+        "single",
+        "one",
+        "word",
+        "words",
+        "yes",
+        "no",
+        "brief",
+        "briefly",
+        "concise",
+        "concisely",
+        "short",
+        "shortly",
+        "sentence",
+        "sentences",
+        "bullet",
+        "bullets",
+        "point",
+        "points",
+        "list",
+        "exactly",
+        "maximum",
+        "max",
+        "term",
+        "true",
+        "false",
+        "simply",
+        "plain",
+        "yes/no",
+        "output",
+        "response",
+    ]
+)
+
+# Question-framing words: they say how to answer, not what about.
+FRAMING = frozenset(
+    stems(
+        [
+            "explain",
+            "describe",
+            "why",
+            "how",
+            "what",
+            "which",
+            "who",
+            "whom",
+            "whose",
+            "where",
+            "when",
+            "list",
+            "name",
+            "compare",
+            "contrast",
+            "analyze",
+            "analyse",
+            "trace",
+            "give",
+            "tell",
+            "summarize",
+            "summarise",
+            "detail",
+            "details",
+            "answer",
+            "word",
+            "words",
+            "yes",
+            "brief",
+            "briefly",
+            "specific",
+            "exactly",
+            "every",
+            "please",
+            "provide",
+            "show",
+            "identify",
+            "discuss",
+            "outline",
+            "question",
+            "following",
+            "mention",
+        ]
+    )
+)
