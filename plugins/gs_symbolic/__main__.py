@@ -20,7 +20,7 @@ from mrpvm.protocol.envelope import SolvePayload
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 from .material import Outcome, prepare
-from .question import analyse, is_instruction
+from .question import analyse, is_instruction, with_collection
 from .solver import answer
 
 PLUGIN_ID = "gs-symbolic"
@@ -53,7 +53,7 @@ def solve(call: Call) -> CnlDocument:
     answer_type = intent.answerType if intent else ""
     question = analyse(text, act, output, guidance, intent.context if intent else "", answer_type)
     notes = payload.resolved.notes if payload.resolved else ""
-    question.collection = payload.resolved.term_weights if payload.resolved else {}
+    question = with_collection(question, payload.resolved.term_weights if payload.resolved else {})
     material = prepare(evidence, notes)
 
     subs = question.sub_questions
@@ -61,7 +61,7 @@ def solve(call: Call) -> CnlDocument:
         parts: list[tuple[str, Outcome | None]] = []
         for sub in subs:
             sub_q = analyse(sub, None, output, guidance, intent.context if intent else "")
-            sub_q.collection = question.collection
+            sub_q = with_collection(sub_q, question.collection)
             parts.append((sub, answer(sub_q, material)))
         answered = [(s, o) for s, o in parts if o is not None]
         if not answered:

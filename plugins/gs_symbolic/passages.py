@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, names_in, without_references
+from mrpvm.plugins.sdk.agent_answers import grants, names_person, names_role, restricts
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, without_references
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 from mrpvm.plugins.sdk.time_answers import mentions_untimed_number, states_circumstance
 
@@ -120,8 +121,10 @@ class Judge:
         circumstance: bool = False,
         action: Action | None = None,
         defined: frozenset[str] = frozenset(),
+        permission: bool = False,
     ):
         self.scorer = scorer
+        self.permission = permission  # "who may …": answered by a rule that grants it
         self.defined = defined  # "What is X?": X's terms (definiendum.py)
         self.action = action  # "how do I <verb> <object>": a passage doing it to another object answers not
         self.titled = titled  # the evidence comes from several documents: their titles tell them apart
@@ -169,11 +172,13 @@ class Judge:
         unit = window[0].unit
         term = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
         if self.answer_type == "person":
-            # the person asked for is someone the question does not name: "Tideway Drive" does not
-            # answer "Who founded Tideway?"
+            # someone the question does not name, by name or by role ("a project", "the maintainers"); who
+            # may do something, by a rule that grants it (agent_answers.py)
             asked = set(self.scorer.weights)
             texts = [s.text for s in window] + [term]
-            if any(not set(terms(n)) & asked for text in texts for n in names_in(text)):
+            if self._names_person(window) or any(
+                names_role(t, asked) and (not self.permission or grants(t)) for t in texts
+            ):
                 return True, None
         elif any(self._shaped(s.text) for s in window):
             return True, None
@@ -189,6 +194,13 @@ class Judge:
             if mentions_type(unnumbered(heading), self.answer_type):
                 return True, heading if dated else None
         return False, None
+
+    def _names_person(self, window: list[Sentence]) -> bool:
+        """The window (or its definition's term) names a person the question does not."""
+        unit = window[0].unit
+        term = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
+        asked = set(self.scorer.weights)
+        return any(names_person(t, asked) for t in [*(s.text for s in window), term])
 
     def _shaped(self, text: str) -> bool:
         """The text holds an answer of the expected shape; a figure for a number ("Number of days …" names
@@ -207,7 +219,9 @@ class Judge:
         matched_all = sc._matched(own | ctx)
         value = (matched_own + CONTEXT_FACTOR * (matched_all - matched_own)) / sc.present
         typed, dated_by = self.typed(window)
-        if self.answer_type in SHAPED_TYPES:
+        if self.answer_type == "person" and typed and not self._names_person(window):
+            pass  # a role or a group answers "who", a name answers it best: no bonus
+        elif self.answer_type in SHAPED_TYPES:
             value = value + TYPE_BONUS if typed else value * UNTYPED_FACTOR
         elif self.answer_type == "procedure" and tells_what_to_do(window):
             value += TYPE_BONUS  # "how do I …": the passage that tells what to do
@@ -221,6 +235,8 @@ class Judge:
         # of passages that say as much, the one that says less besides is the focused one
         said = {t for s in window for t in s.terms}
         value -= UNFOCUSED_COST * len(said - set(sc.weights))
+        if self.permission and any(restricts(s.text) for s in window):
+            value += CONDITION_BONUS  # "who may …": the rule that says who, and who alone ("only if …")
         if self.condition is not None and any(stated_condition(s.text) == self.condition for s in window):
             value += CONDITION_BONUS  # "If I don't pass -f" answered by "If this option is not given"
         close = self.meaning.window(window) if self.meaning is not None else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.answer_types import alternatives, asked_noun, expected_type
+from mrpvm.plugins.sdk.answer_types import alternatives, asked_noun, expected_type, type_qualifiers
 from mrpvm.plugins.sdk.text import STOPWORDS, iter_words, notation_terms, sentences, stems, terms
 from mrpvm.plugins.sdk.time_answers import asks_circumstance, asks_untimed_number
 
@@ -161,6 +161,7 @@ class Question:
     kind: str = ""  # stem of the noun a "which <noun> …" question asks for ("database"), "" if none
     options: list[set[str]] = field(default_factory=list)  # the terms of each option a choice question offers
     foreign: str = ""  # a focus word the documents never hold (focus.py), set when the evidence is known
+    qualifiers: set[str] = field(default_factory=set)  # names qualifying the asked kind ("Python version")
 
     @property
     def constrained(self) -> bool:
@@ -239,11 +240,25 @@ def analyse(
     q.name_terms = {t for run in name_runs(question_text) for t in content_terms(run)} - cited
     # an option the question writes ("a --sort option") names one thing, however common its word ("sort")
     q.name_terms |= {t for m in _OPTION_WRITTEN.finditer(question_text) for t in terms(m.group(0))[:1]}
+    # so does an identifier ("export_json", "LOGIN_TIMEOUT"): all its parts, whose other spellings are other things
+    q.name_terms |= {t for m in _IDENTIFIER_WRITTEN.finditer(question_text) for t in terms(m.group(0))}
     q.options = options
+    q.qualifiers = set(content_terms(" ".join(type_qualifiers(focus)))) & q.name_terms
+    return q
+
+
+def with_collection(q: Question, weights: dict[str, float]) -> Question:
+    """The question with the retriever's term weights. A name qualifying the asked kind ("In which Python
+    version …") says which kind of answer is wanted, and the answer seldom repeats it ("Added in version
+    3.4"): it is no key the answer must state, unless the documents never use it (then the question is
+    about something they do not cover)."""
+    q.collection = weights
+    q.name_terms -= {t for t in q.qualifiers if weights.get(t) != 0}
     return q
 
 
 _OPTION_WRITTEN = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
+_IDENTIFIER_WRITTEN = re.compile(r"(?<![\w$.-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _ATTRIBUTION = re.compile(
     r"\b(?:according to|as (?:stated|described|defined|specified|documented) (?:in|by))\s+([^,;?]+)", re.I
 )

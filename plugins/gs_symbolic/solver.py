@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.agent_answers import asks_permission
 from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asks_literal, find_type, quotes_literal
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
@@ -242,6 +243,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         circumstance=q.circumstance and not future,
         action=asked_action(q.focus or q.text),
         defined=asked_definiendum(q.focus or q.text),
+        permission=q.answer_type == "person" and asks_permission(q.focus or q.text),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)

@@ -91,10 +91,12 @@ def _noun_type(words: list[str]) -> str | None:
 def _typed_noun(words: list[str]) -> tuple[str | None, str | None]:
     """(the type, the noun that names it) of `_noun_type`; (None, None) when no noun types the phrase."""
     modified = False  # a noun before the typed one: "credential manager", "package owner"
-    for w in words[:6]:
+    extreme = False  # "the maximum time": an amount of time, not a point in it
+    for n, w in enumerate(words[:6]):
         if w in _NP_END or w in _AUX:
             return None, None
         if w in _DETERMINERS or w in _MODIFIERS:
+            extreme = extreme or w in _EXTREME_MODIFIERS
             continue
         kind = _NOUN_TYPE.get(w) or _NOUN_TYPE.get(w.rstrip("s"))
         if kind == "person" and modified:
@@ -102,10 +104,25 @@ def _typed_noun(words: list[str]) -> tuple[str | None, str | None]:
                 None,
                 None,
             )  # an agent noun compounded with a thing is often a program: no name shape required
+        if kind == "date" and (extreme or _measured(words[n + 1 : n + 3])):
+            return "number", w  # "the maximum time", "the time in seconds": a quantity of time
         if kind is not None:
             return kind, w
         modified = True
     return None, None
+
+
+# "the maximum time", "the minimum days": an extreme of a time noun is an amount, not a date
+_EXTREME_MODIFIERS = word_set("minimum maximum min max largest smallest highest lowest longest shortest")
+_TIME_UNITS = word_set(
+    """ms millisecond milliseconds sec secs second seconds min mins minute minutes hour hours day days week
+    weeks month months year years"""
+)
+
+
+def _measured(after: list[str]) -> bool:
+    """The noun is followed by the unit it is measured in ("time in seconds"): an amount is asked for."""
+    return len(after) == 2 and after[0] == "in" and after[1] in _TIME_UNITS
 
 
 def asked_noun(question: str) -> str | None:
@@ -172,6 +189,16 @@ def asked_type_noun(question: str) -> tuple[str | None, str | None]:
     """(the type, the noun that names it) a "which/what <noun> …" question asks for; (None, None) without."""
     rest = _after_wh(_words(asked_clause(question)))
     return _typed_noun(rest) if rest is not None else (None, None)
+
+
+def type_qualifiers(question: str) -> list[str]:
+    """The words that qualify the noun naming the asked type ("In which Python version …" → ["python"]):
+    they say which kind of version is asked for, which the answer ("Added in version 3.4") seldom repeats."""
+    rest = _after_wh(_words(asked_clause(question)))
+    kind, noun = _typed_noun(rest) if rest is not None else (None, None)
+    if rest is None or kind is None or noun is None:
+        return []
+    return [w for w in rest[: rest.index(noun)] if w not in _DETERMINERS and w not in _MODIFIERS]
 
 
 def _after_wh(words: list[str]) -> list[str] | None:

@@ -1,0 +1,71 @@
+"""Agents in questions and answers: a "who" question asks for an agent, which a personal name answers, and so
+does a role or a group ("the maintainers", "a project", "the administrator", "anyone"); a question about
+permission ("Who may …?", "Who is allowed to …?") is answered by the rule that grants it, and best by the one
+that restricts it ("only if …").
+
+Generic English only (answer-type classes HUM:individual and HUM:group of Li & Roth's question taxonomy): no
+domain vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .answer_types import asked_clause, names_in
+from .lexicon import word_set
+from .text import terms
+
+# Nouns that name a person by role, a group of people or an institution (singular and plural as written).
+ROLE_NOUNS = word_set(
+    """person people individual individuals user users owner owners holder holders maintainer maintainers
+    administrator administrators admin admins author authors developer developers contributor contributors
+    member members team teams committee committees group groups staff employee employees customer customers
+    vendor vendors project projects organization organizations organisation organisations company companies
+    community council board everyone everybody anyone anybody nobody someone somebody root superuser
+    operator operators reviewer reviewers editor editors publisher publishers distributor distributors
+    packager packagers upstream leader leaders delegate delegates chair president director directors officer
+    officers volunteer volunteers sponsor sponsors partner partners government authority authorities court
+    foundation consortium party parties creator creators founder founders inventor inventors writer writers
+    student students teacher teachers parent parents resident residents citizen citizens visitor visitors
+    guest guests applicant applicants participant participants subscriber subscribers licensee licensees
+    requester requesters submitter submitters committer committers caller callers library libraries school
+    schools university universities hospital hospitals bank banks agency agencies department departments
+    ministry club clubs association associations society societies"""
+)
+_ROLE_STEMS = frozenset(terms(" ".join(ROLE_NOUNS)))
+_HANDLE = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w-]*")  # "@sharkdp": a person by their account
+
+_PERMISSION_ASKED = re.compile(
+    r"^(?:who|whom)\s+(?:can|may|could|might|gets?\s+to"
+    r"|(?:is|are)\s+(?:allowed|permitted|able|authori[sz]ed|entitled|eligible)\b)",
+    re.I,
+)
+_PERMISSION = re.compile(r"\b(?:can|may|allowed|permitted|authori[sz]ed|entitled|eligible|able)\b", re.I)
+_RESTRICTION = re.compile(r"\b(?:only|unless|except|solely|exclusively)\b", re.I)
+
+
+def asks_permission(question: str) -> bool:
+    """Whether a "who" question asks who may do something ("Who is allowed to use …?", "Who can merge …?")."""
+    return _PERMISSION_ASKED.match(asked_clause(question).strip()) is not None
+
+
+def names_person(text: str, asked: set[str]) -> bool:
+    """Whether `text` names a person the question does not name: "Tideway Drive" does not answer "Who
+    founded Tideway?"."""
+    return any(not set(terms(n)) & asked for n in names_in(text))
+
+
+def names_role(text: str, asked: set[str]) -> bool:
+    """Whether `text` names, other than the question does, an account ("@name") or a person by role or a
+    group ("a project", "the maintainers")."""
+    return _HANDLE.search(text) is not None or bool((set(terms(text)) & _ROLE_STEMS) - asked)
+
+
+def grants(text: str) -> bool:
+    """Whether `text` states a permission ("can", "may", "is allowed")."""
+    return _PERMISSION.search(text) is not None
+
+
+def restricts(text: str) -> bool:
+    """Whether `text` states a permission with its restriction ("can … if, and only if, …", "only … may")."""
+    return grants(text) and _RESTRICTION.search(text) is not None

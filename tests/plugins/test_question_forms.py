@@ -1,0 +1,90 @@
+"""Question forms gs-symbolic refused with the answer in hand (issue #20), on a document written here:
+
+- "Who …?" is answered by a role or a group ("a library", "the editors") as well as by a personal name; "Who
+  may …?" by the rule that grants it, best by the one that says who alone ("only if …");
+- "What is the maximum time in seconds …?" asks for an amount of time (a number), not a date;
+- "In which Lantern version …?": the name qualifying the asked kind is not repeated by the answer ("Added in
+  version 2.7."); it is no key the passage must state.
+A question of each form the document does not answer stays refused."""
+
+from __future__ import annotations
+
+import pytest
+from answer_support import ask, units_of
+from mrpvm.plugins.sdk.agent_answers import asks_permission, grants, names_role, restricts
+from mrpvm.plugins.sdk.answer_types import expected_type, type_qualifiers
+from mrpvm.protocol.document import CnlDocument
+
+HANDBOOK = """# Lantern reading room handbook
+
+Lantern is a catalogue server for small libraries.
+
+## Shelf codes
+
+Shelf codes are short labels printed on the spine of each book.
+Several libraries may want the same shelf code prefix and clash.
+A library can claim the prefix ``ROOM.$CODE`` if, and only if, it holds the charter for ``$CODE`` in the
+regional registry.
+
+## Sessions
+
+A reader session is closed when the reader logs out.
+
+Idle limit 900
+: Maximum idle time in seconds before a reader session is closed
+
+## Exports
+
+``export_csv(shelf)``
+: Write every record of a shelf as comma-separated values. Added in version 2.7.
+
+``export_xml(shelf)``
+: Write every record of a shelf as XML. Added in version 2.9.
+"""
+
+
+def solve(question: str) -> CnlDocument:
+    return ask(question, units_of(HANDBOOK, "handbook.md", "handbook"))
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Who may claim a given shelf code prefix?", "regional registry"),
+        ("What is the maximum idle time in seconds for a reader session?", "900"),
+        ("In which Lantern version was export_csv added?", "2.7"),
+    ],
+)
+def test_a_question_answered_in_another_form_than_asked_is_answered(question: str, expected: str) -> None:
+    doc = solve(question)
+    assert doc.result.status in ("success", "insufficient"), doc.answer
+    assert expected in doc.answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who repaired the spine printer?",  # no one is said to have done it
+        "What is the maximum number of books a reader may borrow?",  # no such figure
+        "In which Lantern version was export_json added?",  # never added
+    ],
+)
+def test_a_question_of_those_forms_the_document_does_not_answer_is_refused(question: str) -> None:
+    doc = solve(question)
+    assert doc.result.status != "success", doc.answer
+
+
+def test_how_the_forms_are_read() -> None:
+    assert expected_type("What is the maximum time in seconds for login?") == "number"
+    assert expected_type("What is the time in minutes before a retry?") == "number"
+    assert expected_type("What time does the room open?") == "date"
+    assert type_qualifiers("In which Lantern version was it added?") == ["lantern"]
+    assert type_qualifiers("Which port does it use?") == []
+    assert asks_permission("Who is allowed to use a sub-table?")
+    assert asks_permission("Who can merge a change?")
+    assert not asks_permission("Who wrote the handbook?")
+    assert names_role("Only the maintainers can merge.", {"merg"})
+    assert not names_role("The table holds the data.", {"tabl"})
+    assert grants("A library can claim it.") and not grants("Libraries clash.")
+    assert restricts("A library can claim it if, and only if, it holds the charter.")
+    assert not restricts("A library can claim it.")
