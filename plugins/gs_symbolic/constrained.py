@@ -54,7 +54,7 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
     if not q.polar or q.hypothetical:
         return None
     scorer = _scorer(q, m.pool)
-    keys = key_terms(q.terms, q.name_terms, m.pool)
+    keys = key_terms(q.keyable, q.name_terms, m.pool)
     named = name_runs(q.context.replace(";", ","))
     weights = term_weights(scorer)
     stated = entry_verdict(q.focus or q.text, m.pool, weights, keys) or polar_verdict(

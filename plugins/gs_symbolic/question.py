@@ -162,6 +162,12 @@ class Question:
     options: list[set[str]] = field(default_factory=list)  # the terms of each option a choice question offers
     foreign: str = ""  # a focus word the documents never hold (focus.py), set when the evidence is known
     qualifiers: set[str] = field(default_factory=set)  # names qualifying the asked kind ("Python version")
+    examples: set[str] = field(default_factory=set)  # terms of an example given ("an encoding like UTF-16")
+
+    @property
+    def keyable(self) -> list[str]:
+        """The terms that may make the question specific (keys): not those of an example it gives."""
+        return [t for t in self.terms if t not in self.examples]
 
     @property
     def constrained(self) -> bool:
@@ -244,6 +250,11 @@ def analyse(
     q.name_terms |= {t for m in _IDENTIFIER_WRITTEN.finditer(question_text) for t in terms(m.group(0))}
     q.options = options
     q.qualifiers = set(content_terms(" ".join(type_qualifiers(focus)))) & q.name_terms
+    # "a multi-part extension such as tar.gz": the example illustrates the kind asked about; a passage about the
+    # kind answers without it ("Files with multiple extensions can be found"), so it is no key
+    q.examples = {t for m in _EXAMPLE.finditer(question_text) for t in terms(m.group(1) or m.group(2))}
+    q.examples -= set(terms(_EXAMPLE.sub(" ", question_text)))  # what the question says besides stays asked
+    q.name_terms -= q.examples
     return q
 
 
@@ -258,6 +269,12 @@ def with_collection(q: Question, weights: dict[str, float]) -> Question:
 
 
 _OPTION_WRITTEN = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
+# an example the question gives: one written token after "such as", "like", "e.g.", "for example/instance";
+# after "like" only a token shaped like a name (a digit, a capital, inner punctuation: "like UTF-16", not "like to")
+_EXAMPLE = re.compile(
+    r"\b(?:such\s+as|e\.g\.,?|for\s+(?:example|instance),?)\s+([^\s,;?]+)"
+    r"|\blike\s+((?=[^\s,;?]*(?:\d|[A-Z]|\w[._-]\w))[^\s,;?]+)"
+)
 _IDENTIFIER_WRITTEN = re.compile(r"(?<![\w$.-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _ATTRIBUTION = re.compile(
     r"\b(?:according to|as (?:stated|described|defined|specified|documented) (?:in|by))\s+([^,;?]+)", re.I

@@ -160,7 +160,7 @@ def _steps(q: Question, m: Material) -> Outcome | None:
     if not procs:
         return None
     qset = set(q.terms)
-    keys = key_terms(q.terms, q.name_terms, m.pool)  # what makes the question specific ("SHA1", "-f")
+    keys = key_terms(q.keyable, q.name_terms, m.pool)  # what makes the question specific ("SHA1", "-f")
     scored = []
     for u in procs:
         have = set(
@@ -225,7 +225,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         return _listed(q, pool, scorer, as_list=False)
     future = bool(FUTURE.search(q.focus or q.text))
     condition = stated_condition(q.focus) if _CONDITIONED.match(q.focus or "") else None
-    keys = key_terms(q.terms, q.name_terms, pool)
+    keys = key_terms(q.keyable, q.name_terms, pool)
     judge = Judge(
         scorer,
         q.answer_type,

@@ -4,13 +4,15 @@
   may …?" by the rule that grants it, best by the one that says who alone ("only if …");
 - "What is the maximum time in seconds …?" asks for an amount of time (a number), not a date;
 - "In which Lantern version …?": the name qualifying the asked kind is not repeated by the answer ("Added in
-  version 2.7."); it is no key the passage must state.
+  version 2.7."); it is no key the passage must state;
+- "… an exchange format such as MARC21?": an example illustrates the kind asked about; it is no key either.
 A question of each form the document does not answer stays refused."""
 
 from __future__ import annotations
 
 import pytest
 from answer_support import ask, units_of
+from mrpvm.plugins.gs_symbolic.question import analyse
 from mrpvm.plugins.sdk.agent_answers import asks_permission, grants, names_role, restricts
 from mrpvm.plugins.sdk.answer_types import expected_type, type_qualifiers
 from mrpvm.protocol.document import CnlDocument
@@ -33,6 +35,10 @@ A reader session is closed when the reader logs out.
 Idle limit 900
 : Maximum idle time in seconds before a reader session is closed
 
+## Imports
+
+The ``import_records`` command reads records in a library exchange format and stores them in the catalogue.
+
 ## Exports
 
 ``export_csv(shelf)``
@@ -53,6 +59,7 @@ def solve(question: str) -> CnlDocument:
         ("Who may claim a given shelf code prefix?", "regional registry"),
         ("What is the maximum idle time in seconds for a reader session?", "900"),
         ("In which Lantern version was export_csv added?", "2.7"),
+        ("Which command reads records in an exchange format such as MARC21?", "import_records"),
     ],
 )
 def test_a_question_answered_in_another_form_than_asked_is_answered(question: str, expected: str) -> None:
@@ -67,6 +74,7 @@ def test_a_question_answered_in_another_form_than_asked_is_answered(question: st
         "Who repaired the spine printer?",  # no one is said to have done it
         "What is the maximum number of books a reader may borrow?",  # no such figure
         "In which Lantern version was export_json added?",  # never added
+        "Which command converts covers in an image format such as PNG8?",  # no such command
     ],
 )
 def test_a_question_of_those_forms_the_document_does_not_answer_is_refused(question: str) -> None:
@@ -80,6 +88,9 @@ def test_how_the_forms_are_read() -> None:
     assert expected_type("What time does the room open?") == "date"
     assert type_qualifiers("In which Lantern version was it added?") == ["lantern"]
     assert type_qualifiers("Which port does it use?") == []
+    asked = analyse("Which attribute checks files out in an encoding like UTF-16 but stores UTF-8?", None)
+    assert asked.examples == {"16", "utf-16"} and {"8", "utf"} <= set(asked.keyable)
+    assert not analyse("I would like to know the port.", None).examples
     assert asks_permission("Who is allowed to use a sub-table?")
     assert asks_permission("Who can merge a change?")
     assert not asks_permission("Who wrote the handbook?")
