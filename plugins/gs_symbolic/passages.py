@@ -122,9 +122,11 @@ class Judge:
         action: Action | None = None,
         defined: frozenset[str] = frozenset(),
         permission: bool = False,
+        agent_verb: str = "",
     ):
         self.scorer = scorer
         self.permission = permission  # "who may …": answered by a rule that grants it
+        self.agent_verb = next(iter(terms(agent_verb)), "")  # the stem of what "who …" asks the agent of
         self.defined = defined  # "What is X?": X's terms (definiendum.py)
         self.action = action  # "how do I <verb> <object>": a passage doing it to another object answers not
         self.titled = titled  # the evidence comes from several documents: their titles tell them apart
@@ -176,9 +178,11 @@ class Judge:
             # may do something, by a rule that grants it (agent_answers.py)
             asked = set(self.scorer.weights)
             texts = [s.text for s in window] + [term]
-            if self._names_person(window) or any(
-                names_role(t, asked) and (not self.permission or grants(t)) for t in texts
-            ):
+            if self._names_person(window):
+                return True, None
+            # a role is a weaker answer: the passage must say it does what is asked ("voted", "claim")
+            done = not self.agent_verb or self.agent_verb in set().union(*self._stated(window))
+            if done and any(names_role(t, asked) and (not self.permission or grants(t)) for t in texts):
                 return True, None
         elif any(self._shaped(s.text) for s in window):
             return True, None

@@ -41,8 +41,8 @@ from .context_terms import unit_context
 from .evidence import Scorer, Sentence
 from .lexicon import CONDITIONALS, DIFFERENCE, NEGATIVE_VERBS, PRONOUNS, SAMENESS
 from .meaning import Meaning
-from .propositions import Claim, read_question
-from .qualifiers import asks_past, only_if, turns
+from .propositions import Claim, asks_advice, asks_passive, read_question
+from .qualifiers import asks_past, denied, only_if, turns
 
 MIN_STATED = 0.75  # weighted share of the proposition the sentence (with its context) states
 MIN_OWN = 0.5  # ... and the sentence itself
@@ -83,6 +83,7 @@ class _Clause:
     conditional: bool  # another clause of the sentence is a condition on it
     subject: set[str] | None  # stems of the clause's own (resolved) subject; None: it has none
     necessary: bool = False  # the condition is a necessary one ("only if")
+    rest: frozenset[str] = frozenset()  # stems of the clause after its subject (its verb and object)
 
 
 def _stating_clause(
@@ -115,7 +116,9 @@ def _stating_clause(
         for k, t in enumerate(ct)
         if is_negator(t, ct[k + 1] if k + 1 < len(ct) else None) or t.low in NEGATIVE_VERBS
     )
-    negations += turns(ct, predicate, question_past)  # "formerly", "except …" (qualifiers.py)
+    negations += turns(ct, predicate, question_past) + denied(
+        ct, predicate
+    )  # "formerly", "except", "without"
     hedged = any(t.low in _HEDGES for t in ct)
     conditional = any(c.lead in CONDITIONALS for c in clauses) or clause.lead in CONDITIONALS
     sub = subjects[best[1]]
@@ -125,7 +128,8 @@ def _stating_clause(
         stems = None
     else:
         stems = content_stems(sub.toks[sub.owner :]) or None
-    return _Clause(negations % 2 == 1, hedged, conditional, stems, only_if(toks))
+    rest = content_stems([t for t in ct if t not in sub.toks])
+    return _Clause(negations % 2 == 1, hedged, conditional, stems, only_if(toks), frozenset(rest))
 
 
 def _antecedent(s: Sentence) -> Subject | None:
@@ -134,20 +138,23 @@ def _antecedent(s: Sentence) -> Subject | None:
     return Subject(toks, text=name) if toks else None
 
 
-# "Should the issue tracker be used for …?", "Must X be signed?": asks what one should do with X, which a
-# command ("Please, don't use the issue tracker for this.") answers
-_ADVICE = re.compile(r"^\s*(?:should|must|can|may|could)\s+.+?\b(?:be|been)\s+\w+(?:ed|en|wn|t)\b", re.I)
-
-
 def _about_subject(
-    claim: Claim | None, clause: _Clause, context: set[str], own: set[str] | None = None, advice: bool = False
+    claim: Claim | None,
+    clause: _Clause,
+    context: set[str],
+    own: set[str] | None = None,
+    advice: bool = False,
+    passive: bool = False,
 ) -> bool:
     """The stating clause is about the question's subject (or, asked for advice about it, a command names
-    it: `own`, the sentence's own terms)."""
+    it: `own`, the sentence's own terms; asked in the passive, "Is a password required …?", the active
+    clause has it for its object: "Reading does not require a password")."""
     if claim is None or claim.generic:
         return True
     keys = claim.keys
     if not keys:
+        return True
+    if passive and keys & clause.rest and not (clause.subject and keys & clause.subject):
         return True
     if clause.subject is None:  # no subject of its own: a definition's description, about its term
         return keys <= context
@@ -189,7 +196,7 @@ def verdict(
     question = _stating_clause(main, predicate, None)
     question_negated = question.negated if question else False
     question_past = asks_past(tokenize(main))
-    advice = _ADVICE.match(main) is not None
+    advice, passive = asks_advice(main), asks_passive(main)
     found: dict[str, PolarVerdict] = {}
     for s in pool:
         if s.code or s.text.rstrip().endswith("?"):
@@ -208,7 +215,7 @@ def verdict(
         if clause.conditional and not possibility and not clause.necessary:
             continue  # true only under a condition the question does not ask about
         around = set(s.under) | set(unit_context(s))
-        if readings and not any(_about_subject(r, clause, around, own, advice) for r in readings):
+        if readings and not any(_about_subject(r, clause, around, own, advice, passive) for r in readings):
             continue
         answer = "Yes" if clause.negated == question_negated else "No"
         if clause.conditional and not possibility:

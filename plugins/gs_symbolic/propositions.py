@@ -248,3 +248,27 @@ def _of_phrases(toks: list[Tok], end: int) -> list[tuple[set[str], list[Tok]]]:
 def _predicate(toks: list[Tok]) -> tuple[set[str], bool]:
     kept = [t for t in toks if t.low not in EMPTY_ADVERBS]
     return content_stems(kept) - {"without"}, any(t.low == "without" for t in kept)
+
+
+# "Is a password required to …?", "Are logs stored by the server?": the subject undergoes the verb
+_NOT_PARTICIPLES = "open|often|even|seven|eleven|red|bed|need|feed|seed|speed"
+_PASSIVE = re.compile(
+    r"^\s*(?:is|are|was|were|isn't|aren't|wasn't|weren't)\s+(?:\S+\s+){1,4}?"
+    rf"(?!\w*ing\b|(?:{_NOT_PARTICIPLES})\b)\w+(?:ed|en|wn)\b"
+    r"(?:\s+(?:to|by|for|in|on|at|when|if|before|after)\b|\s*$)",
+    re.I,
+)
+
+# "Should the issue tracker be used for …?", "Must X be signed?": asks what one should do with X, which a
+# command ("Please, don't use the issue tracker for this.") answers
+_ADVICE = re.compile(r"^\s*(?:should|must|can|may|could)\s+.+?\b(?:be|been)\s+\w+(?:ed|en|wn|t)\b", re.I)
+
+
+def asks_advice(main: str) -> bool:
+    """Whether a yes/no question asks what one should do with something ("Must X be signed?")."""
+    return _ADVICE.match(main) is not None
+
+
+def asks_passive(main: str) -> bool:
+    """Whether a yes/no question is in the passive ("Is a password required to …?")."""
+    return _PASSIVE.match(main) is not None

@@ -9,6 +9,9 @@ wording) count negations; these are the other ways English turns a statement's a
   question term stated only after "except" / "other than" / "apart from" / "excluding";
 - a necessary condition ("runs on battery only if …") answers neither Yes nor No: the answer is the
   condition, quoted;
+- "without" denies its object: "takes effect without a restart" says No to "Do I need to restart …?" when
+  the question's own term is that object (the question's own "without" counts alike; polarity.py reads it,
+  statements.py reads "without" as part of the predicate);
 - frequency adverbs that mean "almost never" (rarely, seldom, hardly, scarcely) negate like "not"
   (lexicon NEGATORS), so "not usually" and "rarely" both answer No, quoting the hedged sentence.
 """
@@ -59,6 +62,20 @@ def excepted(toks: list[Tok], stems: set[str]) -> bool:
     before = {s for t in toks[:start] for s in t.stems}
     after = {s for t in toks[start:] for s in t.stems}
     return any(s in after and s not in before for s in stems)
+
+
+_ARTICLES = frozenset(["a", "an", "the", "any"])
+
+
+def denied(toks: list[Tok], stems: set[str]) -> int:
+    """How many times "without" denies one of `stems` as its object ("without a restart")."""
+    count = 0
+    for k, t in enumerate(toks):
+        if t.low != "without":
+            continue
+        following = [x for x in toks[k + 1 : k + 4] if x.low not in _ARTICLES][:1]
+        count += bool(following and following[0].stems & stems)
+    return count
 
 
 def turns(toks: list[Tok], stems: set[str], question_past: bool) -> int:

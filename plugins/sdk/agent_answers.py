@@ -34,6 +34,15 @@ ROLE_NOUNS = word_set(
 )
 _ROLE_STEMS = frozenset(terms(" ".join(ROLE_NOUNS)))
 _HANDLE = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w-]*")  # "@sharkdp": a person by their account
+# "librarian", "technician", "historian": a person by their occupation
+_OCCUPATION = re.compile(r"\b[a-z]{3,}ians?\b", re.I)
+# the agent of a passive ("Shelf codes are assigned by the regional registry"); not a manner ("by default",
+# "by hand", "by running …")
+_PASSIVE_AGENT = re.compile(
+    r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|t)\s+by\s+"
+    r"(?!(?:default|hand|design|means|way|far|name|itself|themselves|\w+ing)\b)\w",
+    re.I,
+)
 
 _PERMISSION_ASKED = re.compile(
     r"^(?:who|whom)\s+(?:can|may|could|might|gets?\s+to"
@@ -42,6 +51,22 @@ _PERMISSION_ASKED = re.compile(
 )
 _PERMISSION = re.compile(r"\b(?:can|may|allowed|permitted|authori[sz]ed|entitled|eligible|able)\b", re.I)
 _RESTRICTION = re.compile(r"\b(?:only|unless|except|solely|exclusively)\b", re.I)
+
+
+_AGENT_VERB = re.compile(
+    r"^(?:who|whom)\s+(?:(?:can|may|could|might|should|must|will|would|gets?\s+to|did|does|do)\s+"
+    r"|(?:is|are|was|were)\s+(?:allowed|permitted|able|authori[sz]ed|entitled|eligible|supposed)\s+to\s+)?"
+    r"([a-z][\w-]*)",
+    re.I,
+)
+_COPULAS = frozenset(["is", "are", "was", "were", "be", "has", "have", "had"])
+
+
+def agent_verb(question: str) -> str:
+    """The verb a "who" question asks the agent of ("Who voted …" → "voted", "Who may claim …" → "claim"), ""
+    for "Who is X?" and other questions."""
+    m = _AGENT_VERB.match(asked_clause(question).strip())
+    return m.group(1).lower() if m and m.group(1).lower() not in _COPULAS else ""
 
 
 def asks_permission(question: str) -> bool:
@@ -56,9 +81,13 @@ def names_person(text: str, asked: set[str]) -> bool:
 
 
 def names_role(text: str, asked: set[str]) -> bool:
-    """Whether `text` names, other than the question does, an account ("@name") or a person by role or a
-    group ("a project", "the maintainers")."""
-    return _HANDLE.search(text) is not None or bool((set(terms(text)) & _ROLE_STEMS) - asked)
+    """Whether `text` names, other than the question does, an account ("@name"), a person by role, by
+    occupation or a group ("a project", "the librarian", "the maintainers"), or the agent of a passive ("… are
+    assigned by the registry")."""
+    if any(p.search(text) for p in (_HANDLE, _PASSIVE_AGENT)):
+        return True
+    named = set(terms(text)) & _ROLE_STEMS | set(terms(" ".join(_OCCUPATION.findall(text))))
+    return bool(named - asked)
 
 
 def grants(text: str) -> bool:

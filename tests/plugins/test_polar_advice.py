@@ -1,12 +1,12 @@
 """Asked for advice in the passive ("Should the tracker be used for support questions?"), a command of the
-documents answers: "Please, don't use the tracker for this." is No (gs_symbolic polarity._ADVICE; issue
+documents answers: "Please, don't use the tracker for this." is No (gs_symbolic propositions.asks_advice; issue
 20, polarity). A command is still no statement of what a thing does ("Does the tracker …?")."""
 
 from __future__ import annotations
 
 import pytest
 from answer_support import ask, units_of
-from mrpvm.plugins.gs_symbolic.polarity import _ADVICE
+from mrpvm.plugins.gs_symbolic.propositions import asks_advice
 from mrpvm.plugins.sdk.embedding import available
 
 GUIDE = """Contributing to Kiln
@@ -28,10 +28,10 @@ Include the version of Kiln and the shelf layout you used.
 
 
 def test_a_passive_question_with_a_modal_asks_for_advice():
-    assert _ADVICE.match("Should the bug tracker be used for support questions")
-    assert _ADVICE.match("Must patches be signed off")
-    assert not _ADVICE.match("Does the bug tracker answer support questions")
-    assert not _ADVICE.match("Should I use the bug tracker")  # active: the reader is its subject already
+    assert asks_advice("Should the bug tracker be used for support questions")
+    assert asks_advice("Must patches be signed off")
+    assert not asks_advice("Does the bug tracker answer support questions")
+    assert not asks_advice("Should I use the bug tracker")  # active: the reader is its subject already
 
 
 @pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")

@@ -1,7 +1,8 @@
 """Question forms gs-symbolic refused with the answer in hand (issue #20), on a document written here:
 
-- "Who …?" is answered by a role or a group ("a library", "the editors") as well as by a personal name; "Who
-  may …?" by the rule that grants it, best by the one that says who alone ("only if …");
+- "Who …?" is answered by a role, an occupation or a group ("a library", "the head librarian") or the agent of
+  a passive ("assigned by the regional registry") as well as by a personal name, when the passage says the
+  asked verb; "Who may …?" by the rule that grants it, best by the one that says who alone ("only if …");
 - "What is the maximum time in seconds …?" asks for an amount of time (a number), not a date;
 - "In which Lantern version …?": the name qualifying the asked kind is not repeated by the answer ("Added in
   version 2.7."); it is no key the passage must state;
@@ -31,6 +32,8 @@ regional registry.
 ## Sessions
 
 A reader session is closed when the reader logs out.
+Only the head librarian can delete a reader account.
+Reader cards are printed by the county press.
 
 Idle limit 900
 : Maximum idle time in seconds before a reader session is closed
@@ -57,6 +60,8 @@ def solve(question: str) -> CnlDocument:
     ("question", "expected"),
     [
         ("Who may claim a given shelf code prefix?", "regional registry"),
+        ("Who can delete a reader account?", "head librarian"),
+        ("Who prints reader cards?", "county press"),
         ("What is the maximum idle time in seconds for a reader session?", "900"),
         ("In which Lantern version was export_csv added?", "2.7"),
         ("Which command reads records in an exchange format such as MARC21?", "import_records"),
@@ -72,6 +77,7 @@ def test_a_question_answered_in_another_form_than_asked_is_answered(question: st
     "question",
     [
         "Who repaired the spine printer?",  # no one is said to have done it
+        "Who designed the reader account?",  # a role is named near the words, not as doing this
         "What is the maximum number of books a reader may borrow?",  # no such figure
         "In which Lantern version was export_json added?",  # never added
         "Which command converts covers in an image format such as PNG8?",  # no such command
