@@ -18,7 +18,14 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.agent_answers import agent_verb, asks_permission
-from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asks_literal, find_type, quotes_literal
+from mrpvm.plugins.sdk.answer_types import (
+    FUNCTION_NOUNS,
+    TYPE_ONLY_NOUNS,
+    asks_literal,
+    find_type,
+    quotes_literal,
+)
+from mrpvm.plugins.sdk.asked_forms import function_of
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import meaning
@@ -198,7 +205,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     head = _ATTRIBUTE.match(q.focus or q.text)
     if head:
         word = (head.group(1) or head.group(2) or "").lower()
-        if word and word not in STOPWORDS and word not in TYPE_ONLY_NOUNS:
+        if word and word not in STOPWORDS and word not in TYPE_ONLY_NOUNS | FUNCTION_NOUNS:
             asked = stems([word])[0]
             if not any(asked in s.terms or asked in s.under for s in m.pool):
                 return None  # the attribute asked for is never named in the evidence (nor in a heading)
@@ -226,6 +233,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     future = bool(FUTURE.search(q.focus or q.text))
     condition = stated_condition(q.focus) if _CONDITIONED.match(q.focus or "") else None
     keys = key_terms(q.keyable, q.name_terms, pool)
+    keys |= set(terms(function_of(q.focus or q.text)))  # "the purpose of X": a passage about X
     judge = Judge(
         scorer,
         q.answer_type,

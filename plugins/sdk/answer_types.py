@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .lexicon import word_set
+from .lexicon import EXTREME_MODIFIERS, FUNCTION_NOUNS, TIME_UNITS, word_set
 from .text import words as tokens
 
 # Head nouns by the type of answer they ask for ("value" is not one: an option's value is a word, a string or a
@@ -63,8 +63,12 @@ _COMPARE = re.compile(
     re.I,
 )
 _DEFINE = re.compile(
-    r"^what (?:is|are) (?:an? )?[\w.+-]+\??$|^what (?:does|do) .+ (?:mean|do|stand for)\b|^define\b", re.I
+    r"^what (?:is|are) (?:an? )?[\w.+-]+\??$|^what (?:does|do) .+ (?:mean|do|stand for)\b|^define\b"
+    r"|^what(?:'s| is| are) the (?:purpose|function|role|job|point|use)s? of\b",  # "what does X do?"
+    re.I,
 )
+
+
 _WHO_IS_NAME = re.compile(
     r"^(?i:who) (?i:is|was|are|were) (?:(?i:the|a|an) )?(?:[A-Z][\w.'-]*)(?: (?:of |de |van |von )?[A-Z][\w.'-]*){0,3}\??$"
 )
@@ -96,7 +100,7 @@ def _typed_noun(words: list[str]) -> tuple[str | None, str | None]:
         if w in _NP_END or w in _AUX:
             return None, None
         if w in _DETERMINERS or w in _MODIFIERS:
-            extreme = extreme or w in _EXTREME_MODIFIERS
+            extreme = extreme or w in EXTREME_MODIFIERS  # "the maximum time": an amount
             continue
         kind = _NOUN_TYPE.get(w) or _NOUN_TYPE.get(w.rstrip("s"))
         if kind == "person" and modified:
@@ -112,17 +116,9 @@ def _typed_noun(words: list[str]) -> tuple[str | None, str | None]:
     return None, None
 
 
-# "the maximum time", "the minimum days": an extreme of a time noun is an amount, not a date
-_EXTREME_MODIFIERS = word_set("minimum maximum min max largest smallest highest lowest longest shortest")
-_TIME_UNITS = word_set(
-    """ms millisecond milliseconds sec secs second seconds min mins minute minutes hour hours day days week
-    weeks month months year years"""
-)
-
-
 def _measured(after: list[str]) -> bool:
     """The noun is followed by the unit it is measured in ("time in seconds"): an amount is asked for."""
-    return len(after) == 2 and after[0] == "in" and after[1] in _TIME_UNITS
+    return len(after) == 2 and after[0] == "in" and after[1] in TIME_UNITS
 
 
 def asked_noun(question: str) -> str | None:
@@ -242,6 +238,8 @@ def expected_type(question: str) -> str:
     if first in _AUX:
         return "entity" if _ALTERNATIVE.search(q) else "yes-no"  # "counted from 0 or from 1?": a choice
     rest = _after_wh(words)
+    if _DEFINE.match(q) and rest and len(rest) > 1 and rest[1] in FUNCTION_NOUNS:
+        return "definition"  # "What is the purpose of X?"
     if rest is not None:
         kind = _noun_type(rest)
         if kind is not None:

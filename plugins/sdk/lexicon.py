@@ -29,3 +29,12 @@ IMPERATIVE_VERBS = word_set(
     start stir stop store submit swap switch tap test tighten toggle transfer turn type unlock unmount
     unplug unzip update upgrade upload use validate verify visit wait wash watch whisk wipe write"""
 )
+
+# "the purpose of X", "the role of X": what X does, a word the answer ("X: copies …") seldom writes
+FUNCTION_NOUNS = word_set("purpose purposes function functions role roles job jobs point use uses")
+# "the maximum time", "the minimum days": an extreme of a time noun is an amount, not a date
+EXTREME_MODIFIERS = word_set("minimum maximum min max largest smallest highest lowest longest shortest")
+TIME_UNITS = word_set(
+    """ms millisecond milliseconds sec secs second seconds min mins minute minutes hour hours day days week
+    weeks month months year years"""
+)

@@ -6,7 +6,8 @@
 - "What is the maximum time in seconds …?" asks for an amount of time (a number), not a date;
 - "In which Lantern version …?": the name qualifying the asked kind is not repeated by the answer ("Added in
   version 2.7."); it is no key the passage must state;
-- "… an exchange format such as MARC21?": an example illustrates the kind asked about; it is no key either.
+- "… an exchange format such as MARC21?": an example illustrates the kind asked about; it is no key either;
+- "What is the purpose of X?" asks what X does (a definition), a word the answer seldom writes; X it names.
 A question of each form the document does not answer stays refused."""
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from answer_support import ask, units_of
 from mrpvm.plugins.gs_symbolic.question import analyse
 from mrpvm.plugins.sdk.agent_answers import asks_permission, grants, names_role, restricts
 from mrpvm.plugins.sdk.answer_types import expected_type, type_qualifiers
+from mrpvm.plugins.sdk.asked_forms import function_of
 from mrpvm.protocol.document import CnlDocument
 
 HANDBOOK = """# Lantern reading room handbook
@@ -65,6 +67,7 @@ def solve(question: str) -> CnlDocument:
         ("What is the maximum idle time in seconds for a reader session?", "900"),
         ("In which Lantern version was export_csv added?", "2.7"),
         ("Which command reads records in an exchange format such as MARC21?", "import_records"),
+        ("What is the purpose of export_csv?", "comma-separated values"),
     ],
 )
 def test_a_question_answered_in_another_form_than_asked_is_answered(question: str, expected: str) -> None:
@@ -81,6 +84,7 @@ def test_a_question_answered_in_another_form_than_asked_is_answered(question: st
         "What is the maximum number of books a reader may borrow?",  # no such figure
         "In which Lantern version was export_json added?",  # never added
         "Which command converts covers in an image format such as PNG8?",  # no such command
+        "What is the role of the night porter?",  # never named
     ],
 )
 def test_a_question_of_those_forms_the_document_does_not_answer_is_refused(question: str) -> None:
@@ -93,6 +97,8 @@ def test_how_the_forms_are_read() -> None:
     assert expected_type("What is the time in minutes before a retry?") == "number"
     assert expected_type("What time does the room open?") == "date"
     assert type_qualifiers("In which Lantern version was it added?") == ["lantern"]
+    assert expected_type("What is the purpose of the mirror setting?") == "definition"
+    assert function_of("What is the role of the night porter?") == "the night porter"
     assert type_qualifiers("Which port does it use?") == []
     asked = analyse("Which attribute checks files out in an encoding like UTF-16 but stores UTF-8?", None)
     assert asked.examples == {"16", "utf-16"} and {"8", "utf"} <= set(asked.keyable)
