@@ -229,7 +229,7 @@ def analyse(
     # "… according to PEP 518?": the source the question cites is where to look, not what the answer
     # states (the answer's sentence rarely names its own document): it supports the match, as context does
     cited = attributed_terms(question_text)
-    q.terms = [t for t in q.terms if t not in cited] or q.terms
+    q.terms = [t for t in q.terms if t not in cited and t not in _ATTRIBUTING] or q.terms
     q.year = bool(_YEAR_ASKED.search(focus))
     q.untimed = asks_untimed_number(focus)
     noun = asked_noun(focus)
@@ -243,7 +243,7 @@ def analyse(
     task_led = bool(body) and body[0] not in questions and _TASK.match(body[0]) is not None
     q.answer_type = answer_type or expected_type(body[0] if task_led else focus)
     q.circumstance = q.answer_type == "date" and asks_circumstance(focus)
-    q.name_terms = {t for run in name_runs(question_text) for t in content_terms(run)} - cited
+    q.name_terms = {t for run in name_runs(question_text) for t in content_terms(run)} - cited - _ATTRIBUTING
     # an option the question writes ("a --sort option") names one thing, however common its word ("sort")
     q.name_terms |= {t for m in _OPTION_WRITTEN.finditer(question_text) for t in terms(m.group(0))[:1]}
     # so does an identifier ("export_json", "LOGIN_TIMEOUT"): all its parts, whose other spellings are other things
@@ -276,17 +276,25 @@ _EXAMPLE = re.compile(
     r"|\blike\s+((?=[^\s,;?]*(?:\d|[A-Z]|\w[._-]\w))[^\s,;?]+)"
 )
 _IDENTIFIER_WRITTEN = re.compile(r"(?<![\w$.-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+_DOCUMENT_NOUNS = (
+    "guide|manual|documentation|docs|readme|faq|changelog|spec|specification|standard|article|handbook"
+    "|tutorial|page|document|paper|report|notes|pep|rfc|how-to"
+)
 _ATTRIBUTION = re.compile(
-    r"\b(?:according to|as (?:stated|described|defined|specified|documented) (?:in|by))\s+([^,;?]+)", re.I
+    r"\b(?:according to|as (?:stated|described|defined|specified|documented) (?:in|by))\s+([^,;?]+)"
+    # "In the Harbor guide, …": a leading phrase naming a document
+    rf"|^\s*in\s+((?:the\s+)?[^,;?]{{0,60}}\b(?:{_DOCUMENT_NOUNS}))\s*,",
+    re.I,
 )
 
 
 def attributed_terms(text: str) -> set[str]:
     """The terms of the source a question cites ("… according to the manual", "as described in RFC 9110")."""
-    return {t for m in _ATTRIBUTION.finditer(text) for t in content_terms(m.group(1))}
+    return {t for m in _ATTRIBUTION.finditer(text) for t in content_terms(m.group(1) or m.group(2))}
 
 
 _NAME_STEMS = frozenset(stems(["name"]))
+_ATTRIBUTING = frozenset(stems(["according"]))  # "According to X, …" opens a sentence capitalised
 _TASK = re.compile(
     r"^\s*(?:explain|analy[sz]e|compare|contrast|describe|discuss|trace|evaluate|assess|summari[sz]e|outline)\b",
     re.I,

@@ -74,7 +74,8 @@ _WHO_IS_NAME = re.compile(
 )
 _PREPOSITIONS = word_set("in on at under for from with by since of to into through during")
 _SUBORDINATOR = word_set(
-    "if when whenever after before once since because while although though unless given with"
+    "if when whenever after before once since because while although though unless given with according in"
+    " on for per under from"
 )
 _WH = word_set("who whom whose what which when where why how")
 _ALTERNATIVE = re.compile(r"\bor\b(?!\s+(?:not|newer|later|higher|more|above|so)\b)", re.I)
@@ -144,8 +145,9 @@ def _main_clause(q: str) -> str:
     does …" → "where does …"; "With GCC 3.4 or newer, which variable …" → "which variable …")."""
     words = _words(q)
     if words and words[0] in _SUBORDINATOR and "," in q:
-        rest = q.split(",", 1)[1].strip()
-        if _words(rest):
+        lead, rest = (part.strip() for part in q.split(",", 1))
+        # "According to the guide, where …", "In the manual, which …"; not "In which version …, and why?"
+        if _words(rest) and not set(_words(lead)[1:]) & _WH:
             return rest
     return q
 

@@ -7,7 +7,10 @@
 - "In which Lantern version …?": the name qualifying the asked kind is not repeated by the answer ("Added in
   version 2.7."); it is no key the passage must state;
 - "… an exchange format such as MARC21?": an example illustrates the kind asked about; it is no key either;
-- "What is the purpose of X?" asks what X does (a definition), a word the answer seldom writes; X it names.
+- "What is the purpose of X?" asks what X does (a definition), a word the answer seldom writes; X it names;
+- "According to the Lantern handbook, …" / "In the Lantern handbook, …": the document the question cites is
+  where to look, not what the answer states (before: "According" was a key name, and the cited phrase
+  hid the question's form).
 A question of each form the document does not answer stays refused."""
 
 from __future__ import annotations
@@ -68,6 +71,11 @@ def solve(question: str) -> CnlDocument:
         ("In which Lantern version was export_csv added?", "2.7"),
         ("Which command reads records in an exchange format such as MARC21?", "import_records"),
         ("What is the purpose of export_csv?", "comma-separated values"),
+        ("According to the Lantern handbook, who prints reader cards?", "county press"),
+        (
+            "In the Lantern handbook, which command reads records in a library exchange format?",
+            "import_records",
+        ),
     ],
 )
 def test_a_question_answered_in_another_form_than_asked_is_answered(question: str, expected: str) -> None:
@@ -98,6 +106,8 @@ def test_how_the_forms_are_read() -> None:
     assert expected_type("What time does the room open?") == "date"
     assert type_qualifiers("In which Lantern version was it added?") == ["lantern"]
     assert expected_type("What is the purpose of the mirror setting?") == "definition"
+    assert expected_type("According to the guide, where are the logs kept?") == "location"
+    assert expected_type("In which Lantern version was it added, and why?") == "version"
     assert function_of("What is the role of the night porter?") == "the night porter"
     assert type_qualifiers("Which port does it use?") == []
     asked = analyse("Which attribute checks files out in an encoding like UTF-16 but stores UTF-8?", None)
