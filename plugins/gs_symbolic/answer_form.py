@@ -18,7 +18,7 @@ import re
 
 from mrpvm.plugins.sdk.answer_types import asked_noun, mentions_type, options_named
 from mrpvm.plugins.sdk.text import stems
-from mrpvm.plugins.sdk.time_answers import states_circumstance
+from mrpvm.plugins.sdk.time_answers import states_circumstance, states_frequency
 
 from .question import Question
 
@@ -76,6 +76,8 @@ def _states_instance(text: str, q: Question) -> bool:
     asked = q.focus or q.text
     own = set(_NUMERAL.findall(asked)) | set(options_named(asked))
     text = _WRITTEN.sub(lambda m: " " if m.group(0) in own else m.group(0), text)
+    if q.frequency and states_frequency(text):
+        return True  # "how often …": "weekly", "every morning"
     if q.answer_type == "number":
         return states_figure(text, set(q.terms))
     if q.circumstance and states_circumstance(text):

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from mrpvm.plugins.sdk.agent_answers import grants, names_person, names_role, restricts
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, without_references
 from mrpvm.plugins.sdk.text import EXTREMES, terms
-from mrpvm.plugins.sdk.time_answers import mentions_untimed_number, states_circumstance
+from mrpvm.plugins.sdk.time_answers import mentions_untimed_number, states_circumstance, states_frequency
 
 from .action import Action, misapplied
 from .answer_form import states_figure
@@ -119,6 +119,7 @@ class Judge:
         titled: bool = False,
         untimed: bool = False,
         circumstance: bool = False,
+        frequency: bool = False,
         action: Action | None = None,
         defined: frozenset[str] = frozenset(),
         permission: bool = False,
@@ -141,6 +142,7 @@ class Judge:
         self.year = year
         self.untimed = untimed  # the number asked for is no duration ("which port …")
         self.circumstance = circumstance  # "when does …": a condition or a span answers as a date does
+        self.frequency = frequency  # "how often …": a frequency answers as a figure does
         # a choice question ("from 0 or from 1?") is answered by a passage that states one of its options:
         # the key terms of the options are needed one option at a time, not all together
         self.options = [o & keys for o in options or [] if o & keys]
@@ -171,16 +173,17 @@ class Judge:
             return any(mentions_untimed_number(s.text) for s in window), None
         if self.circumstance and any(states_circumstance(s.text) for s in window):
             return True, None
+        # "how often …": "weekly", said of what was asked, every word ("cleaned", not "replaced")
+        if self.frequency and any(states_frequency(s.text) for s in window) and self._all_said(window):
+            return True, None
         unit = window[0].unit
         term = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
         if self.answer_type == "person":
-            # someone the question does not name, by name or by role ("a project", "the maintainers"); who
-            # may do something, by a rule that grants it (agent_answers.py)
-            asked = set(self.scorer.weights)
-            texts = [s.text for s in window] + [term]
+            # someone the question does not name, by name, or by role ("a project") when the passage says the
+            # asked verb ("voted"); who may do something, by a rule that grants it (agent_answers.py)
             if self._names_person(window):
                 return True, None
-            # a role is a weaker answer: the passage must say it does what is asked ("voted", "claim")
+            asked, texts = set(self.scorer.weights), [s.text for s in window] + [term]
             done = not self.agent_verb or self.agent_verb in set().union(*self._stated(window))
             if done and any(names_role(t, asked) and (not self.permission or grants(t)) for t in texts):
                 return True, None
@@ -198,6 +201,10 @@ class Judge:
             if mentions_type(unnumbered(heading), self.answer_type):
                 return True, heading if dated else None
         return False, None
+
+    def _all_said(self, window: list[Sentence]) -> bool:
+        """The window, with its unit's context, states every term of the question."""
+        return set(self.scorer.weights) <= set().union(*self._stated(window), self.context(window[0]))
 
     def _names_person(self, window: list[Sentence]) -> bool:
         """The window (or its definition's term) names a person the question does not."""

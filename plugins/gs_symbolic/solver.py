@@ -249,6 +249,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         titled_sources(pool),
         untimed=q.untimed,
         circumstance=q.circumstance and not future,
+        frequency=q.frequency,
         action=asked_action(q.focus or q.text),
         defined=asked_definiendum(q.focus or q.text),
         permission=q.answer_type == "person" and asks_permission(q.focus or q.text),

@@ -1,5 +1,6 @@
 """Time in questions and answers: a number asked for that is no span of time ("which port …" is not answered
-by "after 20 minutes"), and a "when" question, which a condition or a span answers as well as a date does."""
+by "after 20 minutes"), a "when" question, which a condition or a span answers as well as a date does, and a
+"how often" question, which a frequency answers ("weekly", "every morning") as well as a figure does."""
 
 from __future__ import annotations
 
@@ -56,3 +57,22 @@ def mentions_untimed_number(text: str) -> bool:
     """Whether `text` holds a number outside its durations and manual references ("port 6010", not
     "expires after 20 minutes" nor "see xauth(1)")."""
     return NUMBER.search(DURATION.sub(" ", _MAN_REFERENCE.sub(" ", text))) is not None
+
+
+# "How often …?" asks for a frequency (NUM:period's sibling in Li & Roth's taxonomy): "weekly", "every morning",
+# "twice a year", "always" answer it as a figure does
+_FREQUENCY = re.compile(
+    r"\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually|every|each|once|twice"
+    r"|thrice|times|always|never|seldom|rarely|sometimes|usually|regularly|occasionally|continuously)\b",
+    re.I,
+)
+
+
+def asks_frequency(question: str) -> bool:
+    """A "how often" question."""
+    return asked_clause(question).strip()[:10].lower() == "how often "
+
+
+def states_frequency(text: str) -> bool:
+    """Whether `text` states how often something happens ("weekly", "every morning", "twice a year")."""
+    return _FREQUENCY.search(text) is not None

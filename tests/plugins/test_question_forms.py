@@ -8,6 +8,7 @@
   version 2.7."); it is no key the passage must state;
 - "… an exchange format such as MARC21?": an example illustrates the kind asked about; it is no key either;
 - "What is the purpose of X?" asks what X does (a definition), a word the answer seldom writes; X it names;
+- "How often …?" is answered by a frequency ("weekly") as well as by a figure;
 - "According to the Lantern handbook, …" / "In the Lantern handbook, …": the document the question cites is
   where to look, not what the answer states (before: "According" was a key name, and the cited phrase
   hid the question's form).
@@ -21,6 +22,7 @@ from mrpvm.plugins.gs_symbolic.question import analyse
 from mrpvm.plugins.sdk.agent_answers import asks_permission, grants, names_role, restricts
 from mrpvm.plugins.sdk.answer_types import expected_type, type_qualifiers
 from mrpvm.plugins.sdk.asked_forms import function_of
+from mrpvm.plugins.sdk.time_answers import asks_frequency, states_frequency
 from mrpvm.protocol.document import CnlDocument
 
 HANDBOOK = """# Lantern reading room handbook
@@ -39,6 +41,7 @@ regional registry.
 A reader session is closed when the reader logs out.
 Only the head librarian can delete a reader account.
 Reader cards are printed by the county press.
+The spine printer is cleaned weekly by volunteers.
 
 Idle limit 900
 : Maximum idle time in seconds before a reader session is closed
@@ -72,6 +75,7 @@ def solve(question: str) -> CnlDocument:
         ("Which command reads records in an exchange format such as MARC21?", "import_records"),
         ("What is the purpose of export_csv?", "comma-separated values"),
         ("According to the Lantern handbook, who prints reader cards?", "county press"),
+        ("How often is the spine printer cleaned?", "weekly"),
         (
             "In the Lantern handbook, which command reads records in a library exchange format?",
             "import_records",
@@ -93,6 +97,8 @@ def test_a_question_answered_in_another_form_than_asked_is_answered(question: st
         "In which Lantern version was export_json added?",  # never added
         "Which command converts covers in an image format such as PNG8?",  # no such command
         "What is the role of the night porter?",  # never named
+        "How often is the reading room repainted?",  # no frequency of that
+        "How often is the spine printer replaced?",  # a frequency of another event ("cleaned weekly")
     ],
 )
 def test_a_question_of_those_forms_the_document_does_not_answer_is_refused(question: str) -> None:
@@ -106,6 +112,9 @@ def test_how_the_forms_are_read() -> None:
     assert expected_type("What time does the room open?") == "date"
     assert type_qualifiers("In which Lantern version was it added?") == ["lantern"]
     assert expected_type("What is the purpose of the mirror setting?") == "definition"
+    assert asks_frequency("How often are the hoses checked?") and not asks_frequency("How long is it?")
+    assert states_frequency("It is checked weekly.") and states_frequency("Emptied twice a year.")
+    assert not states_frequency("The hoses are green.")
     assert expected_type("According to the guide, where are the logs kept?") == "location"
     assert expected_type("In which Lantern version was it added, and why?") == "version"
     assert function_of("What is the role of the night porter?") == "the night porter"
