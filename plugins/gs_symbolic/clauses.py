@@ -237,7 +237,9 @@ def _imperative(toks: list[Tok], i: int, after_adverb: bool, verbs: frozenset[st
     if not (tok.initial or after_adverb or i == 0 or toks[i - 1].low in CONNECTIVES):
         return False
     nxt = toks[i + 1].low if i + 1 < len(toks) else ""
-    return nxt not in AUX and nxt != "of"
+    # "Pull requests must include …", "Test files should …": a noun compound the auxiliary follows
+    after = toks[i + 2].low if i + 2 < len(toks) else ""
+    return nxt not in AUX and nxt != "of" and not (after in AUX and toks[i + 1].low.endswith("s"))
 
 
 def _resolve(sub: list[Tok], antecedent: Subject | None) -> tuple[list[Tok], bool, int]:

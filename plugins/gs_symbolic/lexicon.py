@@ -21,6 +21,10 @@ NEGATIVE_VERBS = word_set("lack lacks lacked lacking unable fail fails failed fa
 # Sameness and its opposite: "Is X the same as Y?" answered by "X is distinct from Y" is answered No.
 SAMENESS = word_set("same identical equivalent equal synonymous interchangeable alike")
 DIFFERENCE = word_set("different differs differ distinct unlike unequal")
+NECESSITY = word_set("required mandatory obligatory compulsory necessary needed requires require")
+OPTIONALITY = word_set("optional voluntary unnecessary unneeded")
+# pairs of opposite predicates: one asked, the other said, answers No ("required?" / "is optional")
+OPPOSITES = ((SAMENESS, DIFFERENCE), (NECESSITY, OPTIONALITY))
 HEDGES = word_set(
     """if unless may might could would possibly perhaps probably likely unlikely whether suppose supposing
     allegedly reportedly presumably"""

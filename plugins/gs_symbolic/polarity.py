@@ -39,7 +39,7 @@ from mrpvm.plugins.sdk.text import terms
 from .clauses import Subject, clause_subjects, content_stems, is_negator, split_clauses, tokenize
 from .context_terms import unit_context
 from .evidence import Scorer, Sentence
-from .lexicon import CONDITIONALS, DIFFERENCE, NEGATIVE_VERBS, PRONOUNS, SAMENESS
+from .lexicon import CONDITIONALS, NEGATIVE_VERBS, OPPOSITES, PRONOUNS
 from .meaning import Meaning
 from .propositions import Claim, asks_advice, asks_passive, read_question
 from .qualifiers import asks_past, denied, only_if, turns
@@ -146,9 +146,8 @@ def _about_subject(
     advice: bool = False,
     passive: bool = False,
 ) -> bool:
-    """The stating clause is about the question's subject (or, asked for advice about it, a command names
-    it: `own`, the sentence's own terms; asked in the passive, "Is a password required …?", the active
-    clause has it for its object: "Reading does not require a password")."""
+    """The stating clause is about the question's subject (asked for advice, a command names it in `own`, the
+    sentence's terms; asked in the passive, the active clause's object is it: "… does not require a password")."""
     if claim is None or claim.generic:
         return True
     keys = claim.keys
@@ -217,7 +216,7 @@ def verdict(
         around = set(s.under) | set(unit_context(s))
         if readings and not any(_about_subject(r, clause, around, own, advice, passive) for r in readings):
             continue
-        answer = "Yes" if clause.negated == question_negated else "No"
+        answer = "Yes" if (clause.negated != _contrasts(main, s.text)) == question_negated else "No"
         if clause.conditional and not possibility:
             answer = CONDITIONAL if answer == "Yes" else "No"  # "only if": the condition is the answer
         elif clause.hedged and not question_hedged and not possibility:
@@ -395,7 +394,6 @@ def _polarity(text: str, main: str) -> bool:
 
 
 def _contrasts(question: str, sentence: str) -> bool:
-    """One asks whether things are the same and the other says they differ (or the reverse)."""
-    asked = {t.low for t in tokenize(question)}
-    said = {t.low for t in tokenize(sentence)}
-    return bool((asked & SAMENESS and said & DIFFERENCE) or (asked & DIFFERENCE and said & SAMENESS))
+    """One asks of a predicate and the other says its opposite: the same / different, required / optional."""
+    asked, said = {t.low for t in tokenize(question)}, {t.low for t in tokenize(sentence)}
+    return any(asked & x and said & y and not said & x for a, b in OPPOSITES for x, y in ((a, b), (b, a)))

@@ -1,7 +1,9 @@
 """Yes/No questions whose statement is worded in another voice or with "without" (gs-symbolic polarity.py,
 qualifiers.py; issue #20): "Is a password required to …?" is stated by "Reading … does not require a
 password" (the question's subject is the active clause's object), and "takes effect without a restart"
-says No to "Do I need to restart …?". Before, the first was refused and the second answered Yes."""
+says No to "Do I need to restart …?". Before, the first was refused and the second answered Yes. Likewise a
+subject that opens with a word that may be a command ("Pull requests must …" is no command to pull) and a
+predicate's opposite ("optional" answers No to "required?")."""
 
 from __future__ import annotations
 
@@ -20,6 +22,11 @@ Visitors may print up to three pages a day.
 ## Settings
 
 Changes to the kiosk settings take effect without a reboot.
+
+## Reports
+
+Print jobs must include a cover page.
+Receipts are optional for short sessions.
 """
 
 
@@ -33,6 +40,8 @@ def solve(question: str) -> CnlDocument:
         ("Is a badge required to browse the map?", "No."),
         ("Do I need to reboot the kiosk after changing its settings?", "No."),
         ("Can I browse the map without a badge?", "Yes."),
+        ("Must print jobs include a cover page?", "Yes."),
+        ("Are receipts required for short sessions?", "No."),
     ],
 )
 def test_a_statement_in_another_voice_or_with_without_answers(question: str, answer: str) -> None:
