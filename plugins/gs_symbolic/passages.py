@@ -20,7 +20,6 @@ future ("in which release will …") is answered only by a passage that speaks o
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.agent_answers import grants, names_person, names_role, restricts
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, without_references
@@ -42,7 +41,7 @@ from .directives import stated_condition, tells_what_to_do
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
 from .meaning import Meaning
-from .windows import windows
+from .windows import Passage, windows
 
 EXTRA_SENTENCE_COST = 0.06
 TYPE_BONUS = 0.15
@@ -79,24 +78,6 @@ FUTURE = re.compile(
 )
 
 
-@dataclass(slots=True)
-class Passage:
-    sentences: list[Sentence]
-    score: float
-    coverage: float
-    typed: bool
-    dated_by: str | None = None  # the heading that holds the answer's version or date
-    meaning: float | None = None  # cosine with the question (None without the model)
-
-    @property
-    def unit_id(self) -> str:
-        return self.sentences[0].unit.id
-
-    @property
-    def text(self) -> str:
-        return " ".join(s.text for s in self.sentences)
-
-
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
 
 
@@ -123,11 +104,12 @@ class Judge:
         action: Action | None = None,
         defined: frozenset[str] = frozenset(),
         permission: bool = False,
-        agent_verb: str = "",
+        agent: tuple[str, str] = ("", ""),
     ):
         self.scorer = scorer
         self.permission = permission  # "who may …": answered by a rule that grants it
-        self.agent_verb = next(iter(terms(agent_verb)), "")  # the stem of what "who …" asks the agent of
+        # the verb "who …" asks the agent of and its object's terms ("Who can close an issue?": close, issu)
+        self.agent = (next(iter(terms(agent[0])), ""), set(terms(agent[1])))
         self.defined = defined  # "What is X?": X's terms (definiendum.py)
         self.action = action  # "how do I <verb> <object>": a passage doing it to another object answers not
         self.titled = titled  # the evidence comes from several documents: their titles tell them apart
@@ -179,13 +161,8 @@ class Judge:
         unit = window[0].unit
         term = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
         if self.answer_type == "person":
-            # someone the question does not name, by name, or by role ("a project") when the passage says the
-            # asked verb ("voted"); who may do something, by a rule that grants it (agent_answers.py)
-            if self._names_person(window):
-                return True, None
-            asked, texts = set(self.scorer.weights), [s.text for s in window] + [term]
-            done = not self.agent_verb or self.agent_verb in set().union(*self._stated(window))
-            if done and any(names_role(t, asked) and (not self.permission or grants(t)) for t in texts):
+            # someone the question does not name, by name or by role doing what is asked (_role_does)
+            if self._names_person(window) or any(map(self._role_does, window)):
                 return True, None
         elif any(self._shaped(s.text) for s in window):
             return True, None
@@ -201,6 +178,15 @@ class Judge:
             if mentions_type(unnumbered(heading), self.answer_type):
                 return True, heading if dated else None
         return False, None
+
+    def _role_does(self, s: Sentence) -> bool:
+        """The sentence names a role ("a project") doing what "who …" asks: its verb and a word of its object
+        ("closes a pull request" is not "closes an issue"); who may do it, by a rule that grants it."""
+        said = set(s.terms) | s.carried | s.under
+        verb, thing = self.agent
+        if verb and (verb not in said or (thing and not thing & said)):
+            return False
+        return names_role(s.text, set(self.scorer.weights)) and (not self.permission or grants(s.text))
 
     def _all_said(self, window: list[Sentence]) -> bool:
         """The window, with its unit's context, states every term of the question."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.agent_answers import agent_verb, asks_permission
+from mrpvm.plugins.sdk.agent_answers import agent_action, asks_permission
 from mrpvm.plugins.sdk.answer_types import (
     FUNCTION_NOUNS,
     TYPE_ONLY_NOUNS,
@@ -253,7 +253,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         action=asked_action(q.focus or q.text),
         defined=asked_definiendum(q.focus or q.text),
         permission=q.answer_type == "person" and asks_permission(q.focus or q.text),
-        agent_verb=agent_verb(q.focus or q.text),
+        agent=agent_action(q.focus or q.text),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)

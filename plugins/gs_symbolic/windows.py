@@ -1,8 +1,10 @@
 """Candidate answer passages: runs of 1..MAX_WINDOW consecutive sentences of one unit, in reading order, and
 a paragraph's last sentence that sd-symbolic moved into the code block it leads into, after the sentences of
-its paragraph."""
+its paragraph; the Passage a window is scored into."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from mrpvm.protocol.document import KnowledgeUnit
 
@@ -49,3 +51,23 @@ def _adjoining(first: KnowledgeUnit, second: KnowledgeUnit) -> bool:
     if first.charEnd is None or second.charStart is None:
         return False
     return 0 <= second.charStart - first.charEnd <= 1
+
+
+@dataclass(slots=True)
+class Passage:
+    """A scored window: what passages.Judge makes of one candidate."""
+
+    sentences: list[Sentence]
+    score: float
+    coverage: float
+    typed: bool
+    dated_by: str | None = None  # the heading that holds the answer's version or date
+    meaning: float | None = None  # cosine with the question (None without the model)
+
+    @property
+    def unit_id(self) -> str:
+        return self.sentences[0].unit.id
+
+    @property
+    def text(self) -> str:
+        return " ".join(s.text for s in self.sentences)

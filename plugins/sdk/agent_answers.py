@@ -62,11 +62,14 @@ _AGENT_VERB = re.compile(
 _COPULAS = frozenset(["is", "are", "was", "were", "be", "has", "have", "had"])
 
 
-def agent_verb(question: str) -> str:
-    """The verb a "who" question asks the agent of ("Who voted …" → "voted", "Who may claim …" → "claim"), ""
-    for "Who is X?" and other questions."""
-    m = _AGENT_VERB.match(asked_clause(question).strip())
-    return m.group(1).lower() if m and m.group(1).lower() not in _COPULAS else ""
+def agent_action(question: str) -> tuple[str, str]:
+    """(the verb a "who" question asks the agent of, what follows it): "Who may claim a prefix?" → ("claim", "a
+    prefix"); ("", "") for "Who is X?" and other questions."""
+    asked = asked_clause(question).strip()
+    m = _AGENT_VERB.match(asked)
+    if m is None or m.group(1).lower() in _COPULAS:
+        return "", ""
+    return m.group(1).lower(), asked[m.end() :]
 
 
 def asks_permission(question: str) -> bool:

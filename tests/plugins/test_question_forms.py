@@ -93,6 +93,7 @@ def test_a_question_answered_in_another_form_than_asked_is_answered(question: st
     [
         "Who repaired the spine printer?",  # no one is said to have done it
         "Who designed the reader account?",  # a role is named near the words, not as doing this
+        "Who can delete a shelf code prefix?",  # a role deletes something else (a reader account)
         "What is the maximum number of books a reader may borrow?",  # no such figure
         "In which Lantern version was export_json added?",  # never added
         "Which command converts covers in an image format such as PNG8?",  # no such command
