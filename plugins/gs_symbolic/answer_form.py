@@ -18,6 +18,7 @@ import re
 
 from mrpvm.plugins.sdk.answer_types import asked_noun, mentions_type, options_named
 from mrpvm.plugins.sdk.text import stems
+from mrpvm.plugins.sdk.time_answers import states_circumstance
 
 from .question import Question
 
@@ -77,6 +78,8 @@ def _states_instance(text: str, q: Question) -> bool:
     text = _WRITTEN.sub(lambda m: " " if m.group(0) in own else m.group(0), text)
     if q.answer_type == "number":
         return states_figure(text, set(q.terms))
+    if q.circumstance and states_circumstance(text):
+        return True
     return mentions_type(text, q.answer_type)
 
 

@@ -22,15 +22,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mrpvm.plugins.sdk.answer_types import (
-    SHAPED_TYPES,
-    mentions_type,
-    mentions_untimed_number,
-    names_in,
-    without_references,
-)
-from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, names_in, without_references
 from mrpvm.plugins.sdk.text import EXTREMES, terms
+from mrpvm.plugins.sdk.time_answers import mentions_untimed_number, states_circumstance
 
 from .action import Action, misapplied
 from .answer_form import states_figure
@@ -43,6 +37,7 @@ from .context_terms import (
     unnumbered,
 )
 from .definiendum import apposes
+from .directives import stated_condition, tells_what_to_do
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
 from .meaning import Meaning
@@ -102,34 +97,6 @@ class Passage:
 
 
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
-# a clause's first word; a word joined to the next by a hyphen ("and commit-msg hooks") is no verb
-_CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b(?!-)", re.I)
-
-
-def is_instruction(text: str) -> bool:
-    """A sentence that tells the reader what to do: a clause opening with a command verb ("Run …", "To
-    create X, create a copy …", "…, and use it as FILE")."""
-    return any(m.group(1).lower() in IMPERATIVE_VERBS for m in _CLAUSE_START.finditer(text.strip()))
-
-
-_CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
-# a condition's polarity: a negation, or a setting's negative value ("If false, …", "when X is disabled")
-_NEGATION = re.compile(r"\b(?:not|no|never|without|none|false|disabled|off)\b|n't\b", re.I)
-
-
-def tells_what_to_do(sentences: list[Sentence]) -> bool:
-    """Something to do for "how do I …": code, an instruction, or a command or option written out ("When
-    --no-verify or -n is given, these are bypassed.")."""
-    return any(s.code or is_instruction(s.text) or mentions_type(s.text, "command") for s in sentences)
-
-
-def stated_condition(text: str) -> bool | None:
-    """Whether the first condition a text states ("if …", "unless …") is negated; None without one."""
-    m = _CONDITION.search(text)
-    if m is None:
-        return None
-    negations = len(_NEGATION.findall(m.group(2))) + (m.group(1).lower() == "unless")
-    return negations % 2 == 1
 
 
 class Judge:
@@ -150,6 +117,7 @@ class Judge:
         common: set[str] | None = None,
         titled: bool = False,
         untimed: bool = False,
+        circumstance: bool = False,
         action: Action | None = None,
         defined: frozenset[str] = frozenset(),
     ):
@@ -167,6 +135,7 @@ class Judge:
         self.condition = condition  # the question sets a condition ("If I don't pass -f, …"): is it negated?
         self.year = year
         self.untimed = untimed  # the number asked for is no duration ("which port …")
+        self.circumstance = circumstance  # "when does …": a condition or a span answers as a date does
         # a choice question ("from 0 or from 1?") is answered by a passage that states one of its options:
         # the key terms of the options are needed one option at a time, not all together
         self.options = [o & keys for o in options or [] if o & keys]
@@ -195,6 +164,8 @@ class Judge:
             return any(_YEAR.search(s.text) for s in window), None
         if self.untimed:  # "which port …": a number, not "after 20 minutes"
             return any(mentions_untimed_number(s.text) for s in window), None
+        if self.circumstance and any(states_circumstance(s.text) for s in window):
+            return True, None
         unit = window[0].unit
         term = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
         if self.answer_type == "person":

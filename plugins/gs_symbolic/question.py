@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mrpvm.plugins.sdk.answer_types import alternatives, asked_noun, asks_untimed_number, expected_type
+from mrpvm.plugins.sdk.answer_types import alternatives, asked_noun, expected_type
 from mrpvm.plugins.sdk.text import STOPWORDS, iter_words, notation_terms, sentences, stems, terms
+from mrpvm.plugins.sdk.time_answers import asks_circumstance, asks_untimed_number
 
 from .framing import FORMAT_WORDS, FRAMING
 from .lexicon import ADVERBS, CONNECTIVES, PREPOSITIONS
@@ -156,6 +157,7 @@ class Question:
     collection: dict[str, float] = field(default_factory=dict)  # the retriever's term weights (idf)
     year: bool = False  # "in which year …": a date answer must name a year
     untimed: bool = False  # "which port …": a number answer must be no duration ("after 20 minutes")
+    circumstance: bool = False  # "when does …": a condition or a span answers as a date does
     kind: str = ""  # stem of the noun a "which <noun> …" question asks for ("database"), "" if none
     options: list[set[str]] = field(default_factory=list)  # the terms of each option a choice question offers
     foreign: str = ""  # a focus word the documents never hold (focus.py), set when the evidence is known
@@ -233,6 +235,7 @@ def analyse(
     # as the task
     task_led = bool(body) and body[0] not in questions and _TASK.match(body[0]) is not None
     q.answer_type = answer_type or expected_type(body[0] if task_led else focus)
+    q.circumstance = q.answer_type == "date" and asks_circumstance(focus)
     q.name_terms = {t for run in name_runs(question_text) for t in content_terms(run)} - cited
     # an option the question writes ("a --sort option") names one thing, however common its word ("sort")
     q.name_terms |= {t for m in _OPTION_WRITTEN.finditer(question_text) for t in terms(m.group(0))[:1]}

@@ -27,6 +27,7 @@ from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum
+from .directives import stated_condition
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
 from .material import Material, Outcome
@@ -38,7 +39,7 @@ from .narrowing import (
     said,
     with_negations,
 )
-from .passages import FUTURE, Judge, Passage, stated_condition
+from .passages import FUTURE, Judge, Passage
 from .proofs import render_chain, triple_chain
 from .question import Question
 from .render import MAX_LABEL, labelled, passage_text, render_list
@@ -238,6 +239,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         common_terms(q.terms, pool),
         titled_sources(pool),
         untimed=q.untimed,
+        circumstance=q.circumstance and not future,
         action=asked_action(q.focus or q.text),
         defined=asked_definiendum(q.focus or q.text),
     )

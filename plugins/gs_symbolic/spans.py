@@ -9,8 +9,9 @@ from dataclasses import replace
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
 
+from .directives import is_instruction
 from .evidence import Sentence
-from .passages import Judge, Passage, is_instruction
+from .passages import Judge, Passage
 
 ANSWER_BUDGET = 300  # characters: a longer passage gives way to a shorter part of it that answers as well
 MEANING_SLACK = 0.05  # ... and means the question nearly as closely

@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from mrpvm.plugins.sdk.patterns import lazy_pattern
-
 from .lexicon import word_set
+from .patterns import lazy_pattern
 from .text import words as tokens
 
 # Head nouns by the type of answer they ask for ("value" is not one: an option's value is a word, a string or a
@@ -165,9 +164,15 @@ def alternatives(question: str) -> list[str]:
     return [" ".join(left[-len(right) :]), " ".join(right)]
 
 
-def _asked_clause(question: str) -> str:
+def asked_clause(question: str) -> str:
     """The question's main clause, spaces collapsed, an option's kind noun left out ("the -z option")."""
     return _main_clause(" ".join(_without_option_kinds(question).strip().split()))
+
+
+def asked_type_noun(question: str) -> tuple[str | None, str | None]:
+    """(the type, the noun that names it) a "which/what <noun> …" question asks for; (None, None) without."""
+    rest = _after_wh(_words(asked_clause(question)))
+    return _typed_noun(rest) if rest is not None else (None, None)
 
 
 def _after_wh(words: list[str]) -> list[str] | None:
@@ -182,7 +187,7 @@ def _after_wh(words: list[str]) -> list[str] | None:
 
 def expected_type(question: str) -> str:
     """The answer type of one question ("" when it cannot be told); see protocol.vocab.ANSWER_TYPES."""
-    q = _asked_clause(question)
+    q = asked_clause(question)
     words = _words(q)
     if not words:
         return ""
@@ -229,7 +234,7 @@ _UNITS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirtee
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 NUMBER_WORD = rf"(?:(?:{_TENS})(?:[- ](?:{_UNITS}))?|{_UNITS}|hundred|thousand|million|billion|dozen|a few|several|a couple of)"
 # "one" and "once" are left out: "one of: gnu, posix, …" names no quantity
-_NUMBER = lazy_pattern(
+NUMBER = lazy_pattern(
     rf"(?<!\w)\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b"
     r"|\bnumber of \w+",  # "Default: number of CPUs": a quantity named by what it counts
     re.I,
@@ -244,7 +249,7 @@ _DATE = lazy_pattern(
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow)\b",
     re.I,
 )
-_DURATION = lazy_pattern(
+DURATION = lazy_pattern(
     rf"(?:\b\d+(?:\.\d+)?|\b(?:an?|{NUMBER_WORD}))\s*-?\s*"
     r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\b",
     re.I,
@@ -322,13 +327,13 @@ def mentions_type(text: str, answer_type: str) -> bool:
     """Whether `text` contains something of `answer_type` (always True for the types no shape tells:
     reason, procedure, comparison, definition, entity, yes-no, "")."""
     if answer_type == "number":
-        return _NUMBER.search(text) is not None
+        return NUMBER.search(text) is not None
     if answer_type == "version":
         return _VERSION.search(text) is not None
     if answer_type == "date":
         return _DATE.search(text) is not None or _VERSION.search(text) is not None
     if answer_type == "duration":
-        return _DURATION.search(text) is not None
+        return DURATION.search(text) is not None
     if answer_type == "location":
         return _PATH.search(text) is not None or _PLACE_WORDS.search(text) is not None
     if answer_type == "option":
@@ -348,33 +353,6 @@ SHAPED_TYPES = frozenset({"number", "version", "date", "duration", "location", "
 # quotes it (code, a quoted string, a path, an option or a written command), not a description of it.
 _LITERAL_ASKED = lazy_pattern(r"\b(?:exact|exactly|precise|verbatim|literal)\b", re.I)
 _QUOTED = lazy_pattern(r"`[^`]+`|\"[^\"]{1,200}\"|(?<!\w)'[^']{1,200}'(?!\w)|(?<![\w/])#!\S+")
-
-
-# Measures that no span of time states: "which port", "what size" are not answered by "expires after 20
-# minutes" (a duration answers questions about a period only: NUM:period in Li & Roth's question taxonomy).
-_UNTIMED_MEASURES = word_set(
-    """port ports size sizes width height depth weight price cost percentage percent capacity temperature
-    memory ram space score ratio"""
-)
-
-
-def asks_untimed_number(question: str) -> bool:
-    """Whether the question asks for a number that is no duration ("Which port does ssh use …?")."""
-    q = _asked_clause(question)
-    rest = _after_wh(_words(q))
-    if rest is None:
-        return False
-    kind, noun = _typed_noun(rest)
-    return kind == "number" and noun in _UNTIMED_MEASURES
-
-
-_MAN_REFERENCE = lazy_pattern(r"\b[\w.-]+\(\d\w?\)")  # "xauth(1)": a manual page and its section
-
-
-def mentions_untimed_number(text: str) -> bool:
-    """Whether `text` holds a number outside its durations and manual references ("port 6010", not
-    "expires after 20 minutes" nor "see xauth(1)")."""
-    return _NUMBER.search(_DURATION.sub(" ", _MAN_REFERENCE.sub(" ", text))) is not None
 
 
 def asks_literal(question: str) -> bool:

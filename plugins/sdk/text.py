@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 
-from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.protocol.analysis import (  # noqa: F401 - the shared analyser, re-exported for plugins
     EXTREMES,
     STOPWORDS,
@@ -21,6 +20,8 @@ from mrpvm.protocol.analysis import (  # noqa: F401 - the shared analyser, re-ex
     terms,
     words,
 )
+
+from .patterns import lazy_pattern
 
 # A Markdown list marker ("- ", "* ", "+ ", "• ", "1. ", "2) ") opening a line: every item is a sentence.
 _LIST_MARKER = r"(?:[-*+•]|\d{1,3}[.)])[ \t]+"

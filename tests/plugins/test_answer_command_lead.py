@@ -36,8 +36,8 @@ def test_the_command_a_sentence_leads_to_is_quoted_with_it():
 
 
 def test_a_verb_joined_by_a_hyphen_is_a_noun_and_an_option_written_out_is_something_to_do():
+    from mrpvm.plugins.gs_symbolic.directives import is_instruction, tells_what_to_do
     from mrpvm.plugins.gs_symbolic.evidence import Sentence
-    from mrpvm.plugins.gs_symbolic.passages import is_instruction, tells_what_to_do
     from mrpvm.protocol.document import KnowledgeUnit
 
     assert not is_instruction("By default, the pre-commit and commit-msg hooks are run.")

@@ -1,11 +1,11 @@
-"""A condition's polarity includes a setting's negative value (gs_symbolic passages.stated_condition), and
+"""A condition's polarity includes a setting's negative value (gs_symbolic directives.stated_condition), and
 "What happens when X is false?" sets a condition the answer must share (solver._CONDITIONED; issue 20)."""
 
 from __future__ import annotations
 
 import pytest
 from answer_support import ask, units_of
-from mrpvm.plugins.gs_symbolic.passages import stated_condition
+from mrpvm.plugins.gs_symbolic.directives import stated_condition
 from mrpvm.plugins.sdk.embedding import available
 
 OPTIONS = """Glaze options

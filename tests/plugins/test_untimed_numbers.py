@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 from answer_support import ask, units_of
-from mrpvm.plugins.sdk.answer_types import asks_untimed_number, mentions_untimed_number
 from mrpvm.plugins.sdk.embedding import available
+from mrpvm.plugins.sdk.time_answers import asks_untimed_number, mentions_untimed_number
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 WITHOUT_PORT = """# relayd

@@ -1,0 +1,40 @@
+"""What a sentence tells besides its facts: an instruction to follow ("Run …", "To create X, create …") and
+the condition it states with its polarity ("If false, …", "unless X is disabled")."""
+
+from __future__ import annotations
+
+import re
+
+from mrpvm.plugins.sdk.answer_types import mentions_type
+from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
+
+from .evidence import Sentence
+
+# a clause's first word; a word joined to the next by a hyphen ("and commit-msg hooks") is no verb
+_CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b(?!-)", re.I)
+
+
+def is_instruction(text: str) -> bool:
+    """A sentence that tells the reader what to do: a clause opening with a command verb ("Run …", "To
+    create X, create a copy …", "…, and use it as FILE")."""
+    return any(m.group(1).lower() in IMPERATIVE_VERBS for m in _CLAUSE_START.finditer(text.strip()))
+
+
+_CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
+# a condition's polarity: a negation, or a setting's negative value ("If false, …", "when X is disabled")
+_NEGATION = re.compile(r"\b(?:not|no|never|without|none|false|disabled|off)\b|n't\b", re.I)
+
+
+def tells_what_to_do(sentences: list[Sentence]) -> bool:
+    """Something to do for "how do I …": code, an instruction, or a command or option written out ("When
+    --no-verify or -n is given, these are bypassed.")."""
+    return any(s.code or is_instruction(s.text) or mentions_type(s.text, "command") for s in sentences)
+
+
+def stated_condition(text: str) -> bool | None:
+    """Whether the first condition a text states ("if …", "unless …") is negated; None without one."""
+    m = _CONDITION.search(text)
+    if m is None:
+        return None
+    negations = len(_NEGATION.findall(m.group(2))) + (m.group(1).lower() == "unless")
+    return negations % 2 == 1
