@@ -79,10 +79,11 @@ class KernelContext:
         from .planner_import import import_planner_files
         from .store import Store
         from .supervisor import Supervisor
-        from .supervisor.sandbox import Sandbox
+        from .supervisor.sandbox import Sandbox, probe_early
         from .validator_records import import_legacy as import_validator_records
 
         config, sources = load_config(environ)
+        probe_early(config.engine.sandbox)  # bubblewrap's probe runs while the registry loads
         home = Path(config.home)
         home.mkdir(parents=True, exist_ok=True)
         registry = Registry.load(

@@ -41,6 +41,7 @@ import functools
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,6 +149,30 @@ def _which(name: str) -> str | None:
     return shutil.which(name, path=os.environ.get("PATH") or os.defpath)
 
 
+_early: dict[str, threading.Thread] = {}  # bwrap -> the thread probing it ahead of the Sandbox
+
+
+def probe_early(config: SandboxConfig) -> None:
+    """Start this process's probe of bubblewrap in a background thread, so its two short processes
+    (~20 ms of waiting) overlap the kernel's start (the registry's manifests) instead of following it;
+    `sandbox_status` then uses its result (the same probe, run once)."""
+    if config.mode == "off":
+        return
+    bwrap = _which("bwrap")
+    if bwrap is not None and bwrap not in _early:
+        _early[bwrap] = thread = threading.Thread(
+            target=_probe, args=(bwrap,), name="sandbox-probe", daemon=True
+        )
+        thread.start()
+
+
+def _probed(bwrap: str) -> tuple[str, str]:
+    early = _early.get(bwrap)
+    if early is not None:
+        early.join()  # its result is in _probe's cache
+    return _probe(bwrap)
+
+
 @functools.cache
 def _probe(bwrap: str) -> tuple[str, str]:
     """(version, problem): start a real sandbox around /bin/true once per process."""
@@ -192,7 +217,7 @@ def _status(config: SandboxConfig) -> SandboxStatus:
             reason="bubblewrap is not installed (Debian: apt-get install bubblewrap)",
             isolation=list(_BASIC),
         )
-    label, problem = _probe(bwrap)
+    label, problem = _probed(bwrap)
     if problem:
         return SandboxStatus(
             mode=config.mode, active=False, mechanism="none", reason=problem, isolation=list(_BASIC)

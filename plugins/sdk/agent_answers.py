@@ -13,6 +13,7 @@ import re
 
 from .answer_types import asked_clause, names_in
 from .lexicon import word_set
+from .patterns import lazy_pattern
 from .text import terms
 
 # Nouns that name a person by role, a group of people or an institution (singular and plural as written).
@@ -33,27 +34,27 @@ ROLE_NOUNS = word_set(
     ministry club clubs association associations society societies"""
 )
 _ROLE_STEMS = frozenset(terms(" ".join(ROLE_NOUNS)))
-_HANDLE = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w-]*")  # "@sharkdp": a person by their account
+_HANDLE = lazy_pattern(r"(?<![\w.])@[A-Za-z0-9][\w-]*")  # "@sharkdp": a person by their account
 # "librarian", "technician", "historian": a person by their occupation
-_OCCUPATION = re.compile(r"\b[a-z]{3,}ians?\b", re.I)
+_OCCUPATION = lazy_pattern(r"\b[a-z]{3,}ians?\b", re.I)
 # the agent of a passive ("Shelf codes are assigned by the regional registry"); not a manner ("by default",
 # "by hand", "by running …")
-_PASSIVE_AGENT = re.compile(
+_PASSIVE_AGENT = lazy_pattern(
     r"\b(?:is|are|was|were|be|been|being)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|t)\s+by\s+"
     r"(?!(?:default|hand|design|means|way|far|name|itself|themselves|\w+ing)\b)\w",
     re.I,
 )
 
-_PERMISSION_ASKED = re.compile(
+_PERMISSION_ASKED = lazy_pattern(
     r"^(?:who|whom)\s+(?:can|may|could|might|gets?\s+to"
     r"|(?:is|are)\s+(?:allowed|permitted|able|authori[sz]ed|entitled|eligible)\b)",
     re.I,
 )
-_PERMISSION = re.compile(r"\b(?:can|may|allowed|permitted|authori[sz]ed|entitled|eligible|able)\b", re.I)
-_RESTRICTION = re.compile(r"\b(?:only|unless|except|solely|exclusively)\b", re.I)
+_PERMISSION = lazy_pattern(r"\b(?:can|may|allowed|permitted|authori[sz]ed|entitled|eligible|able)\b", re.I)
+_RESTRICTION = lazy_pattern(r"\b(?:only|unless|except|solely|exclusively)\b", re.I)
 
 
-_AGENT_VERB = re.compile(
+_AGENT_VERB = lazy_pattern(
     r"^(?:who|whom)\s+(?:(?:can|may|could|might|should|must|will|would|gets?\s+to|did|does|do)\s+"
     r"|(?:is|are|was|were)\s+(?:allowed|permitted|able|authori[sz]ed|entitled|eligible|supposed)\s+to\s+)?"
     r"([a-z][\w-]*)",

@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from .lexicon import EXTREME_MODIFIERS, FUNCTION_NOUNS, TIME_UNITS, word_set
+from .patterns import lazy_pattern
 from .text import words as tokens
 
 # Head nouns by the type of answer they ask for ("value" is not one: an option's value is a word, a string or a
@@ -49,27 +50,25 @@ _AUX = word_set(
     isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't wouldn't shouldn't hasn't
     haven't hadn't"""
 )
-_WORD = re.compile(r"[A-Za-z][\w'-]*")
+_WORD = lazy_pattern(r"[A-Za-z][\w'-]*")
 _NP_END = word_set(
     "of for in on at to with by from about that which who whose where when than as can could will"
 )
-_STEPS = re.compile(
+_STEPS = lazy_pattern(
     r"^(?:how (?:do|can|should|would|could) (?:i|we|you|one)\b|how to\b)|\bsteps?\b"
     r"|\bwhat (?:should|can|must|do) (?:i|we|you|one) (?:do|change|run)\b",  # "… What should I do?"
     re.I,
 )
-_COMPARE = re.compile(
+_COMPARE = lazy_pattern(
     r"\bdifferences? between\b|\bdiffers? from\b|\bcompare\b|\bcomparison (?:of|between)\b|\bversus\b|\bvs\.?\s",
     re.I,
 )
-_DEFINE = re.compile(
+_DEFINE = lazy_pattern(
     r"^what (?:is|are) (?:an? )?[\w.+-]+\??$|^what (?:does|do) .+ (?:mean|do|stand for)\b|^define\b"
     r"|^what(?:'s| is| are) the (?:purpose|function|role|job|point|use)s? of\b",  # "what does X do?"
     re.I,
 )
-
-
-_WHO_IS_NAME = re.compile(
+_WHO_IS_NAME = lazy_pattern(
     r"^(?i:who) (?i:is|was|are|were) (?:(?i:the|a|an) )?(?:[A-Z][\w.'-]*)(?: (?:of |de |van |von )?[A-Z][\w.'-]*){0,3}\??$"
 )
 _PREPOSITIONS = word_set("in on at under for from with by since of to into through during")
@@ -78,8 +77,8 @@ _SUBORDINATOR = word_set(
     " on for per under from"
 )
 _WH = word_set("who whom whose what which when where why how")
-_ALTERNATIVE = re.compile(r"\bor\b(?!\s+(?:not|newer|later|higher|more|above|so)\b)", re.I)
-_REASON = re.compile(r"^(?:why\b|how come\b|what (?:causes|caused|is the reason|was the reason))", re.I)
+_ALTERNATIVE = lazy_pattern(r"\bor\b(?!\s+(?:not|newer|later|higher|more|above|so)\b)", re.I)
+_REASON = lazy_pattern(r"^(?:why\b|how come\b|what (?:causes|caused|is the reason|was the reason))", re.I)
 
 
 def _words(text: str) -> list[str]:
@@ -260,39 +259,39 @@ _UNITS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirtee
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 NUMBER_WORD = rf"(?:(?:{_TENS})(?:[- ](?:{_UNITS}))?|{_UNITS}|hundred|thousand|million|billion|dozen|a few|several|a couple of)"
 # "one" and "once" are left out: "one of: gnu, posix, …" names no quantity
-NUMBER = re.compile(
+NUMBER = lazy_pattern(
     rf"(?<!\w)\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b"
     r"|\bnumber of \w+",  # "Default: number of CPUs": a quantity named by what it counts
     re.I,
 )
-_VERSION = re.compile(r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release)\s+\d", re.I)
+_VERSION = lazy_pattern(r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release)\s+\d", re.I)
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
-_DATE = re.compile(
+_DATE = lazy_pattern(
     rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:{_MONTHS})\b\.?\s+\d|\b\d{{1,2}}\s+(?:{_MONTHS})\b|\d{{4}}-\d\d-\d\d|"
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow)\b",
     re.I,
 )
-DURATION = re.compile(
+DURATION = lazy_pattern(
     rf"(?:\b\d+(?:\.\d+)?|\b(?:an?|{NUMBER_WORD}))\s*-?\s*"
     r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\b",
     re.I,
 )
-_PATH = re.compile(r"(?:^|[\s(`'\"])(?:~|\.{1,2})?/[\w.@+-]+|\b[a-z][\w+.-]*://\S+|\b[A-Z]:\\", re.I)
+_PATH = lazy_pattern(r"(?:^|[\s(`'\"])(?:~|\.{1,2})?/[\w.@+-]+|\b[a-z][\w+.-]*://\S+|\b[A-Z]:\\", re.I)
 # a place: a locative phrase ("in hollow logs", "at the harbour", "under /srv") or a word naming a place
-_PLACE_WORDS = re.compile(
+_PLACE_WORDS = lazy_pattern(
     r"\b(?:in|at|on|near|inside|under|into|within|beside|behind|across|along|from|above|below)\s+"
     r"(?:the\s+|a\s+|an\s+)?[\w/~]"
     r"|\b(?:directory|folder|path|file|location)\b",
     re.I,
 )
-_OPTION = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*")
+_OPTION = lazy_pattern(r"(?<![\w-])--?[A-Za-z][\w-]*")
 
 # "the -z option", "a --dry-run flag": the noun after an option written out names its kind; the question
 # asks about that option, not for one
-_OPTION_KIND = re.compile(rf"\b(?:the|a|an)\s+{_OPTION.pattern}\s+([A-Za-z]+)\b", re.I)
+_OPTION_KIND = lazy_pattern(rf"\b(?:the|a|an)\s+{_OPTION.pattern}\s+([A-Za-z]+)\b", re.I)
 
 
 def option_kinds(question: str) -> list[str]:
@@ -304,11 +303,11 @@ def _without_option_kinds(question: str) -> str:
     return _OPTION_KIND.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)].rstrip(), question)
 
 
-_COMMAND = re.compile(r"`[^`]+`|^\s*\$ |(?<![\w-])--?[A-Za-z]|\b\w+\(\d\)")
+_COMMAND = lazy_pattern(r"`[^`]+`|^\s*\$ |(?<![\w-])--?[A-Za-z]|\b\w+\(\d\)")
 # Sphinx cross-reference roles (":mod:`venv`", ":func:`dedent`", ":term:`…`"): a reference to a module, an API
 # object, a glossary entry or a document, written in code font by the renderer but no command to run
 # (":program:", ":command:", ":option:", ":samp:" and ":kbd:" stay literal text)
-_REFERENCE_ROLE = re.compile(
+_REFERENCE_ROLE = lazy_pattern(
     r":(?:[a-z]+:)?(?:mod|func|class|meth|attr|data|exc|obj|const|type|term|ref|doc|pep|rfc|keyword):`[^`]*`"
 )
 
@@ -320,7 +319,7 @@ def without_references(text: str) -> str:
 
 # Two or more capitalised words ("Priya Natarajan", "Dr. A. Vance") not opened by a function word ("The
 # Aurora"), or a mail address.
-_NAME = re.compile(
+_NAME = lazy_pattern(
     r"\b(?!(?:The|A|An|This|That|These|Those|In|On|At|For|If|When|It|Its|Our|Your|Their|Does|Do|Did|Is|Are"
     r"|Was|Were|Can|Could|Will|Would|Should|May|How|What|Why|Where|Which|Who)\b)"
     r"[A-Z][a-z]+(?:\s+(?:[A-Z]\.\s*)?[A-Z][a-z]+)+|<[^<>@\s]+@[^<>\s]+>"
@@ -377,8 +376,8 @@ SHAPED_TYPES = frozenset({"number", "version", "date", "duration", "location", "
 
 # "the exact line", "the precise value", "verbatim": the question asks for the text itself, so an answer
 # quotes it (code, a quoted string, a path, an option or a written command), not a description of it.
-_LITERAL_ASKED = re.compile(r"\b(?:exact|exactly|precise|verbatim|literal)\b", re.I)
-_QUOTED = re.compile(r"`[^`]+`|\"[^\"]{1,200}\"|(?<!\w)'[^']{1,200}'(?!\w)|(?<![\w/])#!\S+")
+_LITERAL_ASKED = lazy_pattern(r"\b(?:exact|exactly|precise|verbatim|literal)\b", re.I)
+_QUOTED = lazy_pattern(r"`[^`]+`|\"[^\"]{1,200}\"|(?<!\w)'[^']{1,200}'(?!\w)|(?<![\w/])#!\S+")
 
 
 def asks_literal(question: str) -> bool:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 
 from .answer_types import asked_clause
+from .patterns import lazy_pattern
 
-_FUNCTION_OF = re.compile(
+_FUNCTION_OF = lazy_pattern(
     r"^what(?:'s| is| are) the (?:purpose|function|role|job|point|use)s? of\s+([^?]+)", re.I
 )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePosixPath
 
 from mrpvm.protocol.analysis import (  # noqa: F401 - the shared analyser, re-exported for plugins
@@ -22,12 +21,14 @@ from mrpvm.protocol.analysis import (  # noqa: F401 - the shared analyser, re-ex
     words,
 )
 
+from .patterns import lazy_pattern
+
 # A Markdown list marker ("- ", "* ", "+ ", "• ", "1. ", "2) ") opening a line: every item is a sentence.
 _LIST_MARKER = r"(?:[-*+•]|\d{1,3}[.)])[ \t]+"
-_SENTENCE_END = re.compile(
+_SENTENCE_END = lazy_pattern(
     r"(?P<hard>\n\s*\n|\n[ \t]*" + _LIST_MARKER + r")|(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])"
 )
-_LEADING_MARKER = re.compile(_LIST_MARKER)
+_LEADING_MARKER = lazy_pattern(_LIST_MARKER)
 _ABBREVIATIONS = frozenset(
     ["mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "fig", "no", "vol", "approx", "inc", "ltd", "co", "corp", "dept", "est", "cmdr", "gen", "lt", "col", "capt", "sgt"]
 )  # fmt: skip
@@ -90,15 +91,15 @@ def sentences(text: str) -> list[str]:
 # --------------------------------------------------------------------------- Markdown pieces
 
 # Markdown line shapes, shared with sd-symbolic's block parser (plugins/sd_symbolic/source_units/blocks.py).
-FENCE = re.compile(r"^ {0,3}(```+|~~~+)")
-TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")  # a row with its outer pipes
-TABLE_SEP = re.compile(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")  # |---|:--:|
-_JSON_KEY = re.compile(r'^"[^"\n]{1,80}"\s*:')
-_MD_LINK = re.compile(r"^!?\[[^\]\n]+\]\([^)\n]*\)")
-_BOX_DRAWING = re.compile(r"[\u2500-\u257f]{2}|[├└┌┐┘│]")  # a tree or box diagram ("├── src/")
+FENCE = lazy_pattern(r"^ {0,3}(```+|~~~+)")
+TABLE_ROW = lazy_pattern(r"^\s*\|.*\|\s*$")  # a row with its outer pipes
+TABLE_SEP = lazy_pattern(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")  # |---|:--:|
+_JSON_KEY = lazy_pattern(r'^"[^"\n]{1,80}"\s*:')
+_MD_LINK = lazy_pattern(r"^!?\[[^\]\n]+\]\([^)\n]*\)")
+_BOX_DRAWING = lazy_pattern(r"[\u2500-\u257f]{2}|[├└┌┐┘│]")  # a tree or box diagram ("├── src/")
 
 
-_CELL_BORDER = re.compile(r"(?<!\\)\|")  # a pipe that is not escaped (`\|` writes a pipe inside a cell)
+_CELL_BORDER = lazy_pattern(r"(?<!\\)\|")  # a pipe that is not escaped (`\|` writes a pipe inside a cell)
 
 
 def table_cells(line: str) -> list[str]:

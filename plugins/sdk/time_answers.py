@@ -8,6 +8,7 @@ import re
 
 from .answer_types import DURATION, NUMBER, asked_clause, asked_type_noun, mentions_type
 from .lexicon import word_set
+from .patterns import lazy_pattern
 
 # Measures that no span of time states: "which port", "what size" are not answered by "expires after 20
 # minutes" (a duration answers questions about a period only: NUM:period in Li & Roth's question taxonomy).
@@ -23,17 +24,17 @@ def asks_untimed_number(question: str) -> bool:
     return kind == "number" and noun in _UNTIMED_MEASURES
 
 
-_MAN_REFERENCE = re.compile(r"\b[\w.-]+\(\d\w?\)")  # "xauth(1)": a manual page and its section
+_MAN_REFERENCE = lazy_pattern(r"\b[\w.-]+\(\d\w?\)")  # "xauth(1)": a manual page and its section
 
 
 # "When does X happen?" asks for a time or for the circumstance X happens in: a temporal or conditional
 # clause ("if …", "once …", "until …") or a span ("after 48 hours") answers it as well as a date does
-_CIRCUMSTANCE = re.compile(
+_CIRCUMSTANCE = lazy_pattern(
     r"\b(?:if|unless|once|after|before|until|till|whenever|when|while|during|as soon as|as long as"
     r"|provided(?:\s+that)?)\b",
     re.I,
 )
-_FUTURE_ASKED = re.compile(r"^when\s+(?:will|shall|is\s+\S+\s+(?:scheduled|planned|expected|due))\b", re.I)
+_FUTURE_ASKED = lazy_pattern(r"^when\s+(?:will|shall|is\s+\S+\s+(?:scheduled|planned|expected|due))\b", re.I)
 
 
 def asks_circumstance(question: str) -> bool:
@@ -61,7 +62,7 @@ def mentions_untimed_number(text: str) -> bool:
 
 # "How often …?" asks for a frequency (NUM:period's sibling in Li & Roth's taxonomy): "weekly", "every morning",
 # "twice a year", "always" answer it as a figure does
-_FREQUENCY = re.compile(
+_FREQUENCY = lazy_pattern(
     r"\b(?:hourly|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually|every|each|once|twice"
     r"|thrice|times|always|never|seldom|rarely|sometimes|usually|regularly|occasionally|continuously)\b",
     re.I,

@@ -58,3 +58,33 @@ def test_no_warning_when_the_sandbox_keeps_plugins_off_the_network(tmp_path):
         assert warnings_of(daemon, wait_s=1) == []
     with Daemon(tmp_path / "d", token="t", env={"MRPVM_SANDBOX": "off"}) as tokened:
         assert warnings_of(tokened, wait_s=1) == []
+
+
+def test_the_probe_started_early_is_the_one_the_sandbox_uses(monkeypatch):
+    """KernelContext.open starts bubblewrap's probe before loading the registry (probe_early): the Sandbox
+    built next waits for that probe and reports what a probe of its own would, and the probe runs once."""
+    import subprocess
+
+    from mrpvm.kernel.config import SandboxConfig
+    from mrpvm.kernel.supervisor import sandbox
+
+    expected = sandbox.sandbox_status(SandboxConfig())
+    runs: list[str] = []
+    real_run = subprocess.run
+
+    def counted(argv, *args, **kwargs):
+        runs.append(argv[-1])
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr(sandbox.subprocess, "run", counted)
+    monkeypatch.setattr(sandbox, "_early", {})
+    sandbox._probe.cache_clear()
+    sandbox.probe_early(SandboxConfig(mode="off"))
+    assert sandbox._early == {}  # no sandbox, no probe
+    sandbox.probe_early(SandboxConfig())
+    (thread,) = sandbox._early.values()
+    assert thread.name == "sandbox-probe"
+    assert sandbox.sandbox_status(SandboxConfig()) == expected
+    assert not thread.is_alive() and runs == ["--version", "true"]  # bwrap --version, then /bin/true inside
+    sandbox.probe_early(SandboxConfig())
+    assert sandbox.sandbox_status(SandboxConfig()) == expected and len(runs) == 2

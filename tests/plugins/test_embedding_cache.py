@@ -9,6 +9,8 @@ by sentence-transformers (tests/plugins/models/minilm_reference.json).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -88,6 +90,49 @@ def test_the_cache_key_changes_with_the_runtime_version(monkeypatch: pytest.Monk
     first = cache.cache_dir(model)
     monkeypatch.setattr(cache, "runtime_version", lambda: "0.0.0-other")
     assert cache.cache_dir(model) != first and cache.cache_dir(model).parent == first.parent
+
+
+def test_the_runtime_version_is_read_without_importlib_metadata():
+    """A one-turn worker names the kept vectors' model identity without importing importlib.metadata
+    (and email): the same version it would report."""
+    code = (
+        "import sys; from mrpvm.plugins.sdk.embedding import cache; v = cache.runtime_version(); "
+        "loaded = 'importlib.metadata' in sys.modules; from importlib.metadata import version; "
+        "print(v, version('onnxruntime'), loaded)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    ours, theirs, loaded = done.stdout.split()
+    assert ours == theirs and loaded == "False"
+
+
+def test_the_runtime_version_follows_the_path_as_importlib_metadata(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    def dist(folder: Path, name: str, metadata: str) -> Path:
+        (folder / name).mkdir(parents=True)
+        (folder / name / "METADATA").write_text(metadata)
+        return folder
+
+    first = dist(
+        tmp_path / "a",
+        "ONNXRuntime-9.1.dist-info",
+        "Metadata-Version: 2.1\nName: onnxruntime\nVersion: 9.1\n\nVersion: 0\n",
+    )
+    dist(first, "onnxruntime_gpu-7.0.dist-info", "Name: onnxruntime-gpu\nVersion: 7.0\n")
+    later = dist(tmp_path / "b", "onnxruntime-8.0.dist-info", "Name: onnxruntime\nVersion: 8.0\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing"), str(first), str(later)])
+    assert cache.runtime_version() == "9.1"  # the first folder holding it; onnxruntime-gpu is another project
+    twice = dist(tmp_path / "c", "onnxruntime-1.0.dist-info", "Version: 1.0\n")
+    dist(twice, "onnxruntime-2.0.dist-info", "Version: 2.0\n")
+    monkeypatch.setattr(sys, "path", [str(twice), str(later)])
+    from importlib.metadata import version
+
+    assert cache.runtime_version() == version("onnxruntime")  # ambiguous: importlib.metadata decides
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "missing")])
+    with pytest.raises(ModuleNotFoundError):  # PackageNotFoundError, as before
+        cache.runtime_version()
 
 
 def test_batches_keep_every_text_once_within_the_token_budget():

@@ -10,46 +10,47 @@ import re
 from collections import Counter
 
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS, word_set
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, words
 
 _I = re.IGNORECASE
 
 # "X is a/an/the Y", "X are Y that ..." with a short, non-pronoun subject at the start.
-_DEFINITION_HEAD = re.compile(
+_DEFINITION_HEAD = lazy_pattern(
     r"^(?!(?:it|this|that|there|these|those|he|she|they|we|you|i|here|what|which|who)\b)"
     r"[\w\"'“”‘’()\-/. ]{1,60}?\s+(?:is|are)\s+(?:an?|the)\s+(?!(?:same|only|first|last|best|most)\b)\w+",
     _I,
 )
-_DEFINITION_CUE = re.compile(
+_DEFINITION_CUE = lazy_pattern(
     r"(?<!usually )(?<!often )(?<!typically )(?<!probably )(?<!likely )(?<!generally )(?<!also )\bmeans\b"
     r"|\b(?:is defined as|are defined as|refers to|refer to|is called|are called|is known as|are known as"
     r"|stands for|is the term for|denotes|is a (?:kind|type|form|sort) of|are (?:kinds|types|forms) of)\b",
     _I,
 )
-_COMPARISON = re.compile(
+_COMPARISON = lazy_pattern(
     r"\b(?:unlike|whereas|compared (?:to|with)|in contrast|by contrast|versus|vs\.?|rather than|as opposed to"
     r"|differs? from|different from|differences? between|similar to|similarly|on the other hand|the same as"
     r"|more \w+ than|less \w+ than|fewer \w+ than|(?!other\b)\w{2,}er than|better than|worse than|while the other)\b",
     _I,
 )
-_CONSTRAINT = re.compile(
+_CONSTRAINT = lazy_pattern(
     r"\b(?:must|mustn't|shall|required|mandatory|prohibited|forbidden|not (?:allowed|permitted)"
     r"|should not|shouldn't|may not|cannot|only if|at least|at most|no more than|no later than|is limited to"
     r"|are limited to|under no circumstances)\b|^(?:never|always|do not|don't|avoid)\b",
     _I,
 )
-_EXPLANATION = re.compile(
+_EXPLANATION = lazy_pattern(
     r"\b(?:because|therefore|so that|thus|hence|consequently|as a result|due to|owing to|in order to"
     r"|which is why|that is why|the reason|causes|caused|cause|leads to|led to|lead to|results in|resulted in"
     r"|thereby|this means|explains?)\b",
     _I,
 )
-_DIAGNOSTIC_STRONG = re.compile(
+_DIAGNOSTIC_STRONG = lazy_pattern(
     r"\b(?:errors?|symptoms?|troubleshoot\w*|diagnos\w*|exceptions?|crash(?:es|ed|ing)?|workaround|root cause"
     r"|bugs?|stack trace|timed out|time ?outs?|does not work|doesn't work|not working|won't start|fix(?:es)?)\b",
     _I,
 )
-_DIAGNOSTIC_COND = re.compile(
+_DIAGNOSTIC_COND = lazy_pattern(
     r"\b(?:if|when|whenever|once)\b[^.]{0,80}?\b(?:fails?|failing|breaks|stops|hangs)\b", _I
 )
 _EVALUATION_WORDS = word_set(
@@ -88,10 +89,10 @@ _TRIGGERS = {
     ),
     "diagnostic-cond": word_set("if when whenever once"),
 }
-_DIAGNOSTIC_PREFIX = re.compile(r"troubleshoot|diagnos", _I)
+_DIAGNOSTIC_PREFIX = lazy_pattern(r"troubleshoot|diagnos", _I)
 # An -ed verb narrates when it takes an object or ends the clause ("abandoned the fort", "they agreed.");
 # followed by a preposition it is usually a participle ("modeled on", "returned by").
-_ED = re.compile(
+_ED = lazy_pattern(
     r"\b(\w+)\s+(\w{3,}ed)\b(?=\s+(?:the|a|an|his|her|their|its|him|them|it|us|me|this|that|these|those|every|all"
     r"|some|several|two|three)\b|\s*[,.;!])",
     _I,
@@ -103,7 +104,7 @@ _NOT_PAST_BEFORE_ED = word_set(
     into if when optionally newly already"""
 )
 
-SEQUENCE_OPENERS = re.compile(
+SEQUENCE_OPENERS = lazy_pattern(
     r"^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|then|next|finally|lastly|after that|afterwards|now|also"
     r"|to finish|to start|once done|when done|optionally|please)\s*,?\s+",
     _I,
@@ -112,7 +113,7 @@ SEQUENCE_OPENERS = re.compile(
 _OBJECT_STARTERS = word_set(
     "the a an your all it them this these that each every any up out on off in into for with some its"
 )
-_WORD_RE = re.compile(r"[A-Za-z][\w'-]*")
+_WORD_RE = lazy_pattern(r"[A-Za-z][\w'-]*")
 
 
 def sentence_role(text: str, wordset: frozenset[str] | set[str] | None = None) -> str | None:
@@ -151,7 +152,7 @@ def is_past(text: str, wordset: frozenset[str] | set[str] | None = None) -> bool
     return False
 
 
-_LEAD_ADVERBIAL = re.compile(
+_LEAD_ADVERBIAL = lazy_pattern(
     r"^(?:at|in|on|after|before|when|whenever|once|if|for|during|every|each|until|while)\b[^,.;:!?]{1,60},\s+",
     _I,
 )

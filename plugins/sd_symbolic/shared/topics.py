@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import re
-
 from mrpvm.plugins.sdk.lexicon import word_set
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS
 
 _CAP_WORD = r"(?:[A-Z][\w'’\-]*\w|[A-Z])(?:\.(?=\s[A-Z]))?"
-_ENTITY = re.compile(rf"{_CAP_WORD}(?:\s+(?:(?:of|de|del|da|von|van|der)\s+(?:the\s+)?)?{_CAP_WORD})*")
-_QUOTED = re.compile(r"[\"“«]([^\"”»\n]{2,60})[\"”»]|`([^`\n]{1,60})`")
-_RUN_WORD = re.compile(r"[A-Za-z0-9][\w'’\-]*")
+_ENTITY = lazy_pattern(rf"{_CAP_WORD}(?:\s+(?:(?:of|de|del|da|von|van|der)\s+(?:the\s+)?)?{_CAP_WORD})*")
+_QUOTED = lazy_pattern(r"[\"“«]([^\"”»\n]{2,60})[\"”»]|`([^`\n]{1,60})`")
+_RUN_WORD = lazy_pattern(r"[A-Za-z0-9][\w'’\-]*")
 _SENTENCE_OPENERS = word_set(
     """the a an this that these those in on at for from with by to of as if when while after before during
     however but and or so then also thus therefore hence yet still although though because since once
@@ -31,7 +30,7 @@ _QUERY_NOISE = word_set(
     specifically ground grounded reasoning reason reasons step steps question questions whose whom
     whereby wherein led lead leads caused cause causes linked links link"""
 )
-_POSSESSIVE = re.compile(r"['’]s$")
+_POSSESSIVE = lazy_pattern(r"['’]s$")
 
 
 def _clean_entity(phrase: str) -> str:

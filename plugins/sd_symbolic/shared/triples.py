@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.lexicon import word_set
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS
 
 _BE = r"(?:is|are|was|were)"
@@ -61,7 +62,7 @@ _RELATION_FORMS: tuple[tuple[str, str], ...] = (
     ),
     ("mentions", r"mentions?|mentioned|cites?|cited"),
 )
-_RELATION_RE = re.compile(
+_RELATION_RE = lazy_pattern(
     r"(?<=\S)\s+(?:" + "|".join(f"(?P<{name}>{form})" for name, form in _RELATION_FORMS) + r")\s+(?=\S)",
     re.IGNORECASE,
 )
@@ -76,8 +77,8 @@ _TRIGGERS = word_set(
     cause caused leads lead led triggers trigger triggered results result resulted gives give gave
     mentions mention mentioned cites cite cited"""
 )
-_HEAD_WORDS = re.compile(r"(?:\S+\s+){0,8}")
-_LEADING = re.compile(r"^(?:[-*+•>#]+\s*|\d{1,3}[.)]\s+|[*_`\"'“‘(\[]+)+")
+_HEAD_WORDS = lazy_pattern(r"(?:\S+\s+){0,8}")
+_LEADING = lazy_pattern(r"^(?:[-*+•>#]+\s*|\d{1,3}[.)]\s+|[*_`\"'“‘(\[]+)+")
 _DETERMINERS = word_set(
     "the a an its their his her our your my some any each every all both this that these those"
 )
@@ -94,17 +95,17 @@ _TRAILING_ADVERBS = word_set(
     """also often usually typically generally mainly primarily mostly largely still directly indirectly now
     then really actually always sometimes frequently currently already further heavily only"""
 )
-_OBJECT_CUT = re.compile(
+_OBJECT_CUT = lazy_pattern(
     r"\s*(?:[,;:!?()\[\]—–]|\s-\s|\.(?=\s|$)|\b(?:which|that|who|whom|whose|where|when|while|because|although"
     r"|though|since|unless|if|so that|so|but|whereas|until|as well as|rather than|instead of|thereby|thus)\b)",
     re.IGNORECASE,
 )
-_ADJUNCT_CUT = re.compile(
+_ADJUNCT_CUT = lazy_pattern(
     r"\s+(?:for|to|in|on|at|by|with|during|through|via|from|into|within|without|across|under|over|after|before"
     r"|against|among|between|using|throughout|toward|towards|onto|upon|except)\b",
     re.IGNORECASE,
 )
-_AND_CLAUSE = re.compile(
+_AND_CLAUSE = lazy_pattern(
     r"\s+(?:and|or)\s+(?:then|also|it|they|he|she|we|you|so|thus|therefore|is|are|was|were|has|have|had|can|will"
     r"|would|could|should|must|may|might)\b",
     re.IGNORECASE,

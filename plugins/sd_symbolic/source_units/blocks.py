@@ -9,19 +9,19 @@ lines: linear time.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import FENCE, TABLE_ROW, TABLE_SEP, sentence_spans, trim_span
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_RULE = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_ITEM = re.compile(
+_ATX = lazy_pattern(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_SETEXT = lazy_pattern(r"^ {0,3}(=+|-+)[ \t]*$")
+_RULE = lazy_pattern(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_ITEM = lazy_pattern(
     r"^(?P<indent>[ \t]*)(?P<marker>[-*+•‣◦]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)]|(?:Step|STEP|step)\s+\d{1,3}[:.)]?)"
     r"[ \t]+(?=\S)"
 )
-_TERMINAL = re.compile(r"[.!?:;,]['\"”’)]*$")
+_TERMINAL = lazy_pattern(r"[.!?:;,]['\"”’)]*$")
 
 # Sentences longer than this are cut at a whitespace boundary so no segment grows without bound.
 MAX_SEGMENT_CHARS = 1200

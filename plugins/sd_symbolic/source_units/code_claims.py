@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 import textwrap
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+
 from .grouping import Spec
 from .pieces import Piece, strip_step_marker
 
-FENCED = re.compile(r"^ {0,3}(?:```|~~~)", re.M)  # a Markdown fence on any line
+FENCED = lazy_pattern(r"^ {0,3}(?:```|~~~)", re.M)  # a Markdown fence on any line
 
 
 def code_block(raw: str) -> str:

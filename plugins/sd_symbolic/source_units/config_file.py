@@ -15,21 +15,21 @@ The file is one when a good share of its lines are comments and every other line
 
 from __future__ import annotations
 
-import re
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .blocks import Block, Segment, sentences_in
 
-_COMMENT = re.compile(r"^[ \t]*#")
-_MARK = re.compile(r"^[ \t]*#+[ \t]?")
+_COMMENT = lazy_pattern(r"^[ \t]*#")
+_MARK = lazy_pattern(r"^[ \t]*#+[ \t]?")
 # a setting: an identifier-like key, then '=', ':' or blanks, then a short value (not a sentence)
-_SETTING = re.compile(
+_SETTING = lazy_pattern(
     r"^[ \t]*(?P<key>[A-Za-z_][\w.\-]*)(?P<sep>[ \t]*[=:][ \t]*|[ \t]+)(?P<value>\S[^\n]{0,200}?)[ \t]*$"
 )
 # UPPER_SNAKE, snake_case, dotted.keys, CamelCase or camelCase (what prose words are not)
-_KEY = re.compile(r"[A-Z][A-Z0-9_]{2,}|\w*[a-z0-9][_.]\w[\w.]*|[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
+_KEY = lazy_pattern(r"[A-Z][A-Z0-9_]{2,}|\w*[a-z0-9][_.]\w[\w.]*|[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
 # a commented-out setting's key is unlike a capitalised word opening a comment ("# REQUIRED for …"):
 # snake_case, dotted or CamelCase
-_COMMENTED_KEY = re.compile(r"\w*[A-Za-z0-9][_.]\w[\w.]*|[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
+_COMMENTED_KEY = lazy_pattern(r"\w*[A-Za-z0-9][_.]\w[\w.]*|[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
 MAX_VALUE_WORDS = 4
 MIN_SETTINGS = 3
 MIN_COMMENT_SHARE = 0.3

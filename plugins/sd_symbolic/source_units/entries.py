@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+
 from .blocks import Block, Segment, sentences_in
 
-_QUESTION = re.compile(r"^(?:(?:q|question)\s*\d*\s*[:.)]\s*|\d{1,3}[.)]\s+)?(?P<q>.*\?)['\"”’)]*$", re.I)
-_ENTRY_NUMBER = re.compile(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
+_QUESTION = lazy_pattern(r"^(?:(?:q|question)\s*\d*\s*[:.)]\s*|\d{1,3}[.)]\s+)?(?P<q>.*\?)['\"”’)]*$", re.I)
+_ENTRY_NUMBER = lazy_pattern(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?\s+\S")
 # "Q: …?" then, on a later line of the same paragraph, "A: …"
-_ANSWER_MARK = re.compile(r"\n[ \t]*(?:a|answer)\s*\d*\s*[:.)][ \t]*(?=\S)", re.I)
+_ANSWER_MARK = lazy_pattern(r"\n[ \t]*(?:a|answer)\s*\d*\s*[:.)][ \t]*(?=\S)", re.I)
 MAX_QUESTION_CHARS = 300
 
 
@@ -55,7 +57,7 @@ def questions_with_answers(text: str, blocks: list[Block]) -> list[Block]:
     return out
 
 
-_FOOTNOTE = re.compile(r"\[\^[^\]\s]{1,20}\]:[ \t]*")
+_FOOTNOTE = lazy_pattern(r"\[\^[^\]\s]{1,20}\]:[ \t]*")
 
 
 def footnotes(text: str, blocks: list[Block]) -> list[Block]:
@@ -78,7 +80,7 @@ def footnotes(text: str, blocks: list[Block]) -> list[Block]:
 
 
 MAX_TERM_CHARS = 80
-_TERM_END = re.compile(r"[.!?,;]['\"”’)]*$")  # a line ending like a sentence is prose, not a term
+_TERM_END = lazy_pattern(r"[.!?,;]['\"”’)]*$")  # a line ending like a sentence is prose, not a term
 
 
 def term_lines(text: str, blocks: list[Block]) -> list[Block]:

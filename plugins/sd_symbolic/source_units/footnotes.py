@@ -3,13 +3,12 @@ units are about (tree.py calls it on a source's atomic units)."""
 
 from __future__ import annotations
 
-import re
-
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .pieces import INLINE_MARKUP
 
-_FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]{1,20}\]$")
+_FOOTNOTE_LABEL = lazy_pattern(r"^\[\^[^\]\s]{1,20}\]$")
 _MAX_CITERS = 4
 
 

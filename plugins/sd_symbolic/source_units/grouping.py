@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+
 from .blocks import Block
 from .pieces import Piece, anaphoric, overlap
 from .sections import Section
@@ -23,8 +25,10 @@ MAX_TABLE_ROWS = 4
 MAX_STEPS = 20
 MAX_DEFINITION_UNIT_CHARS = 900  # a longer definition is cut at sentences; every part keeps the term
 
-_STEP_HINT = re.compile(r"\b(?:steps?|how to|follow(?:ing)?|procedure|instructions|as follows)\b|^to\s", re.I)
-_INTRO_HINT = re.compile(r":$|^to\s+\w+|\bfollow(?:ing)? (?:these|the) steps\b|\bas follows\b", re.I)
+_STEP_HINT = lazy_pattern(
+    r"\b(?:steps?|how to|follow(?:ing)?|procedure|instructions|as follows)\b|^to\s", re.I
+)
+_INTRO_HINT = lazy_pattern(r":$|^to\s+\w+|\bfollow(?:ing)? (?:these|the) steps\b|\bas follows\b", re.I)
 
 
 @dataclass(slots=True)
@@ -38,7 +42,7 @@ class Spec:
     lead: Piece | None = None  # the sentence that introduces the whole list (also for its later parts)
 
 
-_LABEL = re.compile(r"^(?:\*\*|__|`)?(?P<label>[^:*_`.!?]{1,40}?)(?:\*\*|__|`)?\s*:\s+\S")
+_LABEL = lazy_pattern(r"^(?:\*\*|__|`)?(?P<label>[^:*_`.!?]{1,40}?)(?:\*\*|__|`)?\s*:\s+\S")
 MIN_DEFINED_ITEM = 40  # a labelled item this long defines its label ("Memory: at least 8GB of RAM is …")
 
 

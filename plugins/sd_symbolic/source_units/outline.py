@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+
 from .blocks import Block, Segment, parse_blocks, sentences_in, split_long
 from .config_file import config_blocks, looks_like_config
 from .entries import footnotes, questions_with_answers, term_lines
@@ -48,7 +50,7 @@ def read_blocks(text: str) -> list[Block]:
     return questions_with_answers(text, term_lines(text, footnotes(text, parse_blocks(text))))
 
 
-_MARKDOWN = re.compile(
+_MARKDOWN = lazy_pattern(
     r"^ {0,3}#{1,6}[ \t]"  # ATX headings
     r"|(?:\A|\n[ \t]*\n) {0,3}(?:```|~~~)"  # fences opening after a blank line (one under a title underlines it)
     r"|^\s*\|.*\|\s*$"  # pipe tables

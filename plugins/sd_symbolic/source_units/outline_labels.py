@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+
 from .outline_layout import (
     MAX_DEFINITION_CHARS,
     NUMBERED_TITLE,
@@ -21,13 +23,13 @@ from .outline_layout import (
     title_like,
 )
 
-_SYNOPSIS_CHARS = re.compile(r"[\[\]{}|<>]")
-_CODE_CHARS = re.compile(r"[\[\]{}|<>=$/\\]|(?:^|\s)--?\w|\w\(\d\)")
+_SYNOPSIS_CHARS = lazy_pattern(r"[\[\]{}|<>]")
+_CODE_CHARS = lazy_pattern(r"[\[\]{}|<>=$/\\]|(?:^|\s)--?\w|\w\(\d\)")
 
 # --------------------------------------------------------------------------- classification
 
 
-_ELLIPSIS = re.compile(r"\.\.\.[\])}]*$")  # "[FILE...]": an argument list, not a sentence's end
+_ELLIPSIS = lazy_pattern(r"\.\.\.[\])}]*$")  # "[FILE...]": an argument list, not a sentence's end
 
 
 def _unpunctuated(text: str, node: Node) -> bool:
@@ -40,9 +42,11 @@ def _unpunctuated(text: str, node: Node) -> bool:
 # reStructuredText's explicit literal blocks: a paragraph ending with "::" (docutils: "expanded to ':'")
 # or a code directive; everything indented deeper after it, up to the next line at or left of its indent,
 # is literal text whatever its punctuation (an example's output, a doctest, a shell session)
-_LITERAL_LEAD = re.compile(r"::\s*$")
-_CODE_DIRECTIVE = re.compile(r"^\.\.\s+(?:code-block|code|sourcecode)::", re.I)
-_DIRECTIVE = re.compile(r"^\.\.\s+[\w:-]+::", re.M)  # ".. note::": a directive's "::" opens no literal block
+_LITERAL_LEAD = lazy_pattern(r"::\s*$")
+_CODE_DIRECTIVE = lazy_pattern(r"^\.\.\s+(?:code-block|code|sourcecode)::", re.I)
+_DIRECTIVE = lazy_pattern(
+    r"^\.\.\s+[\w:-]+::", re.M
+)  # ".. note::": a directive's "::" opens no literal block
 
 
 def directive_argument(title: str) -> str:

@@ -11,14 +11,16 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+
 TAB = 8
-_MARKER = re.compile(r"(?:[-*+•·]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)])[ \t]+(?=\S)")
-_GAP = re.compile(r"\S(?:[ \t]{2,})(?=\S)")
-_INLINE_TERM = re.compile(r"(?P<term>\S(?:[^ \t]| (?! ))*?)[ \t]{2,}(?P<desc>\S.*)$")
-NUMBERED_TITLE = re.compile(r"^(?P<num>\d{1,2}(?:\.\d{1,2})*)\.?\s+(?P<title>\S.*)$")
-TERMINAL = re.compile(r"[.!?:;,]['\"”’)\]]*$")
+_MARKER = lazy_pattern(r"(?:[-*+•·]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)])[ \t]+(?=\S)")
+_GAP = lazy_pattern(r"\S(?:[ \t]{2,})(?=\S)")
+_INLINE_TERM = lazy_pattern(r"(?P<term>\S(?:[^ \t]| (?! ))*?)[ \t]{2,}(?P<desc>\S.*)$")
+NUMBERED_TITLE = lazy_pattern(r"^(?P<num>\d{1,2}(?:\.\d{1,2})*)\.?\s+(?P<title>\S.*)$")
+TERMINAL = lazy_pattern(r"[.!?:;,]['\"”’)\]]*$")
 PILCROW = "¶"
-_UNDERLINE = re.compile(r"^(?:={3,}|-{3,}|~{3,}|\*{3,})\s*$")  # "Title" over "=====": a heading
+_UNDERLINE = lazy_pattern(r"^(?:={3,}|-{3,}|~{3,}|\*{3,})\s*$")  # "Title" over "=====": a heading
 MAX_TITLE_WORDS = 12
 MAX_TERM_CHARS = 60
 MAX_DEFINITION_CHARS = 1500  # a label over more text than this (or over labels/items) is a heading

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.lexicon import word_set
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, collapse
 
 from ..shared.roles import is_imperative, is_past, sentence_role
@@ -17,8 +18,8 @@ _ANAPHORA = word_set(
     furthermore additionally but and so thus therefore meanwhile later afterwards here both each instead
     otherwise similarly likewise still yet"""
 )
-_FIRST_WORD = re.compile(r"[A-Za-z']+")
-INLINE_MARKUP = re.compile(r"`|\*\*|__")  # code spans and strong emphasis ("`kb-fast`" names kb-fast)
+_FIRST_WORD = lazy_pattern(r"[A-Za-z']+")
+INLINE_MARKUP = lazy_pattern(r"`|\*\*|__")  # code spans and strong emphasis ("`kb-fast`" names kb-fast)
 
 
 @dataclass(slots=True)
@@ -40,7 +41,9 @@ def clean(text: str) -> str:
 
 
 # Sphinx's version directives (".. versionadded:: 3.4"), read as the sentence Sphinx renders for them
-_VERSION_DIRECTIVE = re.compile(r"\.\.\s+(versionadded|versionchanged|deprecated)::\s*([^\s,]+)[ \t]*", re.I)
+_VERSION_DIRECTIVE = lazy_pattern(
+    r"\.\.\s+(versionadded|versionchanged|deprecated)::\s*([^\s,]+)[ \t]*", re.I
+)
 _VERSION_SAYS = {
     "versionadded": "Added in version",
     "versionchanged": "Changed in version",
@@ -57,8 +60,8 @@ def rendered(text: str) -> str:
     return _VERSION_DIRECTIVE.sub(_version_directive, text).rstrip() if ".." in text else text
 
 
-_COMMENT_MARKS = re.compile(r"(?m)^[ \t]*#+")
-_TOKEN = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")
+_COMMENT_MARKS = lazy_pattern(r"(?m)^[ \t]*#+")
+_TOKEN = lazy_pattern(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 
 def _keys(wordset: set[str]) -> frozenset[str]:
@@ -116,7 +119,7 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
 
 # A definite description with no complement to say of what ("The default is 256.", "By default, …",
 # "Defaults to 8."): a bridging reference to what the text just described, like a pronoun.
-_BRIDGING = re.compile(
+_BRIDGING = lazy_pattern(
     r"^(?:(?:the|its|their)\s+(?:default|maximum|minimum|limit|range|value|unit)s?(?:\s+value)?"
     r"(?!\s+(?:of|for)\b)\s+(?:is|are|was|were)\b|by\s+default\b|defaults?\s+(?:to|is)\b)",
     re.I,

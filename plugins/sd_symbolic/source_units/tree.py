@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 import msgspec
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.protocol.document import KnowledgeUnit
 
 from ..shared.roles import condition_of, group_role
@@ -43,7 +44,7 @@ from .pieces import (
 from .sections import Section, make_sections
 from .summaries import MAX_SUMMARY_CHARS, aggregate_summary, join_summary, summarize_span, verbatim_summary
 
-_PERSONAL = re.compile(r"^(?:it|its|they|their|he|his|she|her)\b", re.I)
+_PERSONAL = lazy_pattern(r"^(?:it|its|they|their|he|his|she|her)\b", re.I)
 
 
 @dataclass(slots=True)
@@ -208,7 +209,7 @@ def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
     return claim, None, topic_of([lead.clean], lead.clean[:60]), role, "entry"
 
 
-_PURPOSE = re.compile(r"^(?:in order\s+)?to\s+(.+?)(?:,\s*(?:follow|do|use|run|perform)\b.*)?[:.]?$", re.I)
+_PURPOSE = lazy_pattern(r"^(?:in order\s+)?to\s+(.+?)(?:,\s*(?:follow|do|use|run|perform)\b.*)?[:.]?$", re.I)
 
 
 def _procedure_topic(intro: str) -> str:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.protocol.vocab import ROLES_FOR_ACT
 
 _I = re.IGNORECASE
 
-POLITE = re.compile(
+POLITE = lazy_pattern(
     r"^(?:(?:please|kindly)\s+|(?:can|could|would|will) you(?: please)?\s+(?=\w)"
     r"|i(?:'d| would)? ?(?:want|need|like) to (?:know|understand|learn|find out)\s+|do you know\s+|i wonder\s+"
     r"|i(?:'d| would) like (?:you )?to\s+|i (?:want|need) (?:you )?to\s+|help me(?: to)?\s+(?=understand|know|see|find)"
@@ -26,17 +27,17 @@ _AUX = (
     r"is|are|was|were|am|do|does|did|can|could|would|will|should|shall|has|have|had|may|might|must|isn't|aren't"
     r"|wasn't|weren't|don't|doesn't|didn't|can't|couldn't|wouldn't|won't|shouldn't|hasn't|haven't|hadn't"
 )
-YES_NO = re.compile(rf"^(?:{_AUX})\b", _I)
+YES_NO = lazy_pattern(rf"^(?:{_AUX})\b", _I)
 # "If X happened, would Y ...?" / "Given X, is Y ...?": a yes/no question behind a leading clause.
-COND_YES_NO = re.compile(
+COND_YES_NO = lazy_pattern(
     rf"^(?:if|given|assuming|suppose|supposing|when|after|during|in)\b[^?]*?,\s*(?:{_AUX})\b", _I
 )
-WH = re.compile(r"^(?:what|which|who|whom|whose|where|when|why|how)\b", _I)
+WH = lazy_pattern(r"^(?:what|which|who|whom|whose|where|when|why|how)\b", _I)
 
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "diagnose",
-        re.compile(
+        lazy_pattern(
             r"\b(?:diagnose|troubleshoot|debug|what(?:'s| is) wrong|root cause)\b"
             r"|\bwhy (?:does|do|is|are|won't|doesn't|can't|isn't|aren't|would|might)\b.*\b(?:fail|fails|failing|crash\w*"
             r"|error\w*|break|breaks|broken|hang|hangs|not work\w*|slow|stuck|refuse\w*|reject\w*)\b"
@@ -47,7 +48,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "verify",
-        re.compile(
+        lazy_pattern(
             r"^(?:verify|check|confirm|validate|make sure|ensure|prove|double-check)\b"
             r"|^is it (?:true|correct|right|accurate) (?:that|to say)\b|\btrue or false\b|\bfact-?check\b",
             _I,
@@ -55,17 +56,17 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "recommend",
-        re.compile(
+        lazy_pattern(
             r"^(?:should|shall) (?:i|we)\b|\b(?:when|which|what|where) should (?:i|we)\b|\b(?:recommend|suggest|advise|advice)\b|\bwhat should (?:i|we)\b"
             r"|\b(?:which|what) (?:\w+ )?(?:is|would be) (?:the )?(?:best|better|most suitable|preferable|ideal)\b"
             r"|\bis it (?:better|wise|advisable|worth it) to\b|\bbest (?:way|option|choice|approach|practice)s?\b",
             _I,
         ),
     ),
-    ("evaluate", re.compile(rf"^(?:{_AUX})\b|^(?:evaluate|assess|judge|rate)\b|^whether\b", _I)),
+    ("evaluate", lazy_pattern(rf"^(?:{_AUX})\b|^(?:evaluate|assess|judge|rate)\b|^whether\b", _I)),
     (
         "compare",
-        re.compile(
+        lazy_pattern(
             r"\b(?:compare|comparison|contrast|versus|vs\.?|differ|differs|difference|differences|distinguish"
             r"|similarities|similar to|pros and cons|trade-?offs?)\b|\b(?:better|worse|faster|slower) than\b"
             r"|^which (?:is|was|are|one is) (?:better|worse|faster|larger|smaller|more|less)\b",
@@ -74,7 +75,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "implement",
-        re.compile(
+        lazy_pattern(
             r"^how (?:do|can|should|would|could) (?:i|we|you|one)\b(?! (?:know|tell|explain))|^how to\b"
             r"|\b(?:steps|instructions) (?:to|for)\b|^(?:implement|write|build|create|set up|setup|configure|install"
             r"|deploy|code|program|make|develop|design|generate|add|run|migrate|upgrade|convert)\b"
@@ -84,7 +85,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "identify",
-        re.compile(
+        lazy_pattern(
             r"^(?:which|who|whom|whose|where|when)\b|^(?:in|at|on|for|from|by|with|to|during) (?:which|what|whom|whose)\b|^name\b|\bname (?:the|a|an|one|two|three|all|some|each)\b"
             r"|\bwhat (?:is|was|are|were) the (?:name|names|title|date|year|number|amount|cost|price|size)\b"
             r"|^what (?:year|time|date|day|month|color|colour|kind|type|sort|percentage|number|amount)\b"
@@ -97,7 +98,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "define",
-        re.compile(
+        lazy_pattern(
             r"^(?:define|definition of)\b|\bwhat does [^?]{1,60} (?:mean|stand for)\b|\bmeaning of\b"
             r"|\bwhat is meant by\b|^what(?:'s| is| are) (?!the\b)(?![^?]*\bof\b)(?:an? )?[\w\-' ]{1,40}\??$",
             _I,
@@ -105,7 +106,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "explain",
-        re.compile(
+        lazy_pattern(
             r"^why\b|\bwhy\b|^(?:explain|analy[sz]e|justify|account for|interpret|reason)\b"
             r"|^how (?:does|do|did|is|are|was|were|can|could|would|will|has|have)\b|\bwhat (?:causes|caused|led to|leads to"
             r"|makes|made|explains|drives|drove)\b|\b(?:the )?reasons? (?:for|why|behind)\b|\bcause and effect\b"
@@ -115,7 +116,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "describe",
-        re.compile(
+        lazy_pattern(
             r"^(?:describe|summari[sz]e|outline|overview|tell me about|tell me|give (?:me )?(?:an? )?(?:overview|summary"
             r"|description|account)|discuss|characteri[sz]e|narrate|recount|report)\b|\bwhat happened\b|\bwhat do(?:es)? "
             r"(?:\w+ )?know about\b|\bsummary of\b",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.answer_types import expected_type
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS
 from mrpvm.protocol.document import IntentGroup
 from mrpvm.protocol.envelope import DetectSeedsPayload
@@ -18,21 +19,21 @@ from .acts import WH, criterion_for, detect_act, evidence_for, is_yes_no
 from .detect import SeedOutcome, detect_intents
 from .turn import clean_lead, ensure_end, has_pronoun, looks_like_request, sentence_case, split_turn
 
-_COMPARE_SIDES = re.compile(
+_COMPARE_SIDES = lazy_pattern(
     r"^(?:compare|contrast)\s+(?:(?P<aspect>the\s+.+?|\w+(?:\s+and\s+\w+)?)\s+(?:of|between|for)\s+)?(?P<sides>.+)$"
     r"|\bdifferences?\s+between\s+(?P<sides2>.+)$"
     r"|\bhow\s+(?:does|do|did|is|are)\s+(?P<a>.+?)\s+(?:differ|different)\s+from\s+(?P<b>.+)$",
     re.IGNORECASE,
 )
-_SIDE_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+(?:and|versus|vs\.?|or|with)\s+", re.IGNORECASE)
-_ASPECTS = re.compile(
+_SIDE_SPLIT = lazy_pattern(r"\s*,\s*(?:and\s+)?|\s+(?:and|versus|vs\.?|or|with)\s+", re.IGNORECASE)
+_ASPECTS = lazy_pattern(
     r"\b(?P<det>the|what|which|their|his|her|its)\s+(?P<a>\w+(?:\s+\w+)?)\s+and\s+(?P<b>\w+)"
     r"\s+(?P<rest>(?:of|made|make|makes|that|did|does|do|are|were|is|was|for|behind|led)\b.*)$",
     re.IGNORECASE,
 )
 
 
-_CHAIN = re.compile(
+_CHAIN = lazy_pattern(
     r"\b(?:links?|linked|connects?|connected|leads?|led)\s+(?:from\s+)?(?P<x>(?:the\s+)?\w.+?)\s+(?:to|with)\s+"
     r"(?P<y>(?:the\s+)?\w.+)$"
     r"|\b(?:how|why|whether)\s+(?P<x3>.+?)\s+(?:led|leads|lead|caused|causes|cause|resulted\s+in|results\s+in"
@@ -40,22 +41,22 @@ _CHAIN = re.compile(
     re.IGNORECASE,
 )
 # "from X to Y" is a cause-effect chain only when the question says it is about causes or a sequence.
-_FROM_TO = re.compile(r"\bfrom\s+(?P<x>(?:the|a|an)\s+.+?)\s+to\s+(?P<y>(?:the|a|an)\s+.+)$", re.IGNORECASE)
-_CAUSAL_CUE = re.compile(
+_FROM_TO = lazy_pattern(r"\bfrom\s+(?P<x>(?:the|a|an)\s+.+?)\s+to\s+(?P<y>(?:the|a|an)\s+.+)$", re.IGNORECASE)
+_CAUSAL_CUE = lazy_pattern(
     r"\b(?:cause|causes|caused|effect|effects|chain|consequences?|sequence|led|lead|leads|result|resulted|trigger"
     r"|triggered|steps?)\b",
     re.IGNORECASE,
 )
-_ALTERNATIVE = re.compile(r"\s+(?:instead\s+of|rather\s+than)\s+", re.IGNORECASE)
+_ALTERNATIVE = lazy_pattern(r"\s+(?:instead\s+of|rather\s+than)\s+", re.IGNORECASE)
 # Predicates that hold between the coordinated things together: splitting them would change the question.
-_RELATIONAL = re.compile(
+_RELATIONAL = lazy_pattern(
     r"\b(?:between|together|both|common|each other|one another|differ\w*|differences?|similar\w*|compare\w*"
     r"|contrast\w*|versus|vs|relationship|relate\w*|interact\w*|combined|jointly|same)\b",
     re.IGNORECASE,
 )
 _FUNCTION = r"(?!(?:of|in|on|at|for|with|by|from|to|and|or|but|is|are|was|were|do|does|did|have|has|that|which|who)\b)"
 _NP = rf"(?:(?:the|a|an|their|its|his|her)\s+)?{_FUNCTION}[\w.'’-]+(?:\s+{_FUNCTION}(?!(?:the|a|an)\b)[\w.'’-]+){{0,3}}?"
-_COORDINATED = re.compile(
+_COORDINATED = lazy_pattern(
     rf"(?P<items>(?:{_NP})(?:\s*,\s*(?:{_NP}))*,?\s+and\s+(?:{_NP}))(?=\s*(?:[?.!,;:]|$|\s(?P<next>[a-z]\w*)))"
 )
 _AUX_WORDS = frozenset(

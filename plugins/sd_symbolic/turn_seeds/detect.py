@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.answer_types import expected_type, is_choice
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import DetectSeedsPayload
 from mrpvm.protocol.vocab import PHASE_SCOPES
@@ -26,12 +27,12 @@ from .instructions import Found, find_cues, is_instruction_sentence, strip_edge_
 from .turn import clean_lead, ensure_end, has_pronoun, looks_like_request, sentence_case, split_turn
 
 TURN_SOURCE_NAME = "Current-Turn Context"
-_LIST_FORM = re.compile(
+_LIST_FORM = lazy_pattern(
     r"^(?:list|enumerate)\b|\bname (?:all|some|several|two|three|four|five|\d+)\b"
     r"|^what are (?:the |some )?(?:\w+ ){0,2}\w+s\b(?! of\b)|\b(?:which|what) \w+s (?:are|were|did|do)\b",
     re.IGNORECASE,
 )
-_STEPS_FORM = re.compile(
+_STEPS_FORM = lazy_pattern(
     r"\bsteps?\b|\bprocedure\b|\bhow (?:do|can|should) (?:i|we)\b|^how to\b", re.IGNORECASE
 )
 _KIND_TOPIC = {
@@ -183,8 +184,8 @@ def _classify(prompt: str) -> _Turn:
 
 # Analytic tasks: the question after one frames the analysis ("Compare X and Y. How do their goals
 # converge?"); after a plain request ("Describe X. How did it decline?") a question asks something more.
-_TASK = re.compile(r"^(?:analy[sz]e|compare|contrast|evaluate|assess)\b", re.IGNORECASE)
-_ALSO = re.compile(r"^\s*(?:and\s+)?(?:also|additionally|separately|next|second(?:ly)?)\b", re.IGNORECASE)
+_TASK = lazy_pattern(r"^(?:analy[sz]e|compare|contrast|evaluate|assess)\b", re.IGNORECASE)
+_ALSO = lazy_pattern(r"^\s*(?:and\s+)?(?:also|additionally|separately|next|second(?:ly)?)\b", re.IGNORECASE)
 
 
 def _merge_elaborations(questions: list[_Question]) -> list[_Question]:

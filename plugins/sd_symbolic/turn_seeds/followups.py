@@ -14,15 +14,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+
 from ..shared.topics import entities
 
-_IDENTIFIER = re.compile(
+_IDENTIFIER = lazy_pattern(
     r"`([^`\n]{1,60})`"  # a code term
     r"|(?<![\w-])(--?[A-Za-z][\w-]*(?:=\S+)?)"  # an option: -x, --max-time
     r"|\b([a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*)\b"  # camelCase / CamelCase keywords
 )
-_POSSESSIVE = re.compile(r"\b(its|their)\s+([A-Za-z][\w-]*)", re.I)
-_PLAIN = re.compile(r"\b(it|they|them)\b", re.I)
+_POSSESSIVE = lazy_pattern(r"\b(its|their)\s+([A-Za-z][\w-]*)", re.I)
+_PLAIN = lazy_pattern(r"\b(it|they|them)\b", re.I)
 
 
 def named_things(text: str, openers: bool = True) -> list[str]:

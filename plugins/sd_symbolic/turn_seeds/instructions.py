@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.lexicon import word_set
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS
 
 _I = re.IGNORECASE
@@ -42,7 +43,7 @@ CUES: tuple[Cue, ...] = (
         "output",
         _OUT,
         "yes/no",
-        re.compile(
+        lazy_pattern(
             r"(?:\b(?:answer|respond|reply)(?:\s+\w+){0,3}?\s+)?(?:(?:with|using|in)\s+)?(?:a\s+)?(?:simple\s+)?"
             r"\byes(?:\s+or\s+|\s*/\s*)no\b(?:\s+only)?",
             _I,
@@ -52,7 +53,7 @@ CUES: tuple[Cue, ...] = (
         "output",
         _OUT,
         "single word",
-        re.compile(
+        lazy_pattern(
             r"(?:\b(?:answer|respond|reply)(?:\s+\w+){0,2}?\s+)?(?:\b(?:with|using|in)\s+)?(?:a\s+|just\s+|only\s+)?"
             r"\b(?:single|one|1)[- ]word\b(?:\s+(?:answers?|responses?|only))*",
             _I,
@@ -62,7 +63,7 @@ CUES: tuple[Cue, ...] = (
         "output",
         _OUT,
         "list",
-        re.compile(
+        lazy_pattern(
             r"\b(?:as|in|into|using)\s+(?:a\s+)?(?:bulleted\s+|numbered\s+|bullet\s+)?(?:list|bullet points|bullets|table)\b",
             _I,
         ),
@@ -71,7 +72,7 @@ CUES: tuple[Cue, ...] = (
         "output",
         _OUT,
         "brief",
-        re.compile(
+        lazy_pattern(
             r"\bbe\s+(?:brief|concise|short|succinct)\b|\bbriefly\b|\bkeep\s+it\s+(?:short|brief|concise)\b"
             r"|\b(?:in|with(?:in)?|using)\s+(?:one|a single|1|two|2|three|3|a few)\s+sentences?\b|\bshort (?:answers?|summary|summaries|description|overview)\b"
             r"|\bconcise(?:ly)?\b|\bin\s+(?:a few|under \d+|\d+|less than \d+|fewer than \d+)\s+words\b|\btl;?dr\b",
@@ -82,7 +83,7 @@ CUES: tuple[Cue, ...] = (
         "output",
         _OUT,
         "detailed",
-        re.compile(
+        lazy_pattern(
             r"\b(?:provide|give|write)?\s*(?:detailed|thorough|in-depth|comprehensive|elaborate|extensive)"
             r"(?:,?\s+\w+){0,2}?\s+(?:answers?|explanations?|responses?|analysis)\b|\bin\s+(?:great\s+|full\s+)?detail\b"
             r"|\belaborate(?:ly)?\b(?!\s+on)",
@@ -93,7 +94,7 @@ CUES: tuple[Cue, ...] = (
         "validation",
         _VAL,
         None,
-        re.compile(
+        lazy_pattern(
             r"\bcite\s+(?:your\s+|the\s+|all\s+)?(?:sources?|evidence|references?)\b|\binclude\s+(?:references|citations|sources)\b"
             r"|\bwith\s+(?:citations|references|sources)\b|\bground(?:ed)?\s+(?:your\s+|the\s+|all\s+|each\s+)?"
             r"(?:answers?|reasoning|claims?|responses?|explanations?)\b|\bgrounded\b"
@@ -108,7 +109,7 @@ CUES: tuple[Cue, ...] = (
         "planning",
         _PLAN,
         None,
-        re.compile(
+        lazy_pattern(
             r"\buse\s+(?:the\s+)?(?:deep|fast|cheap|symbolic|thorough|quick|llm|heavy|light|depth)[- ]"
             r"(?:solver|planner|path|mode|model|retriever|plugin|pipeline|strategy)\b"
             r"|\buse\s+(?:kb|gs|sd|val|planner)-[\w-]+\b|\b(?:quickly|as\s+fast\s+as\s+possible|cheaply|no\s+llm"
@@ -121,7 +122,7 @@ CUES: tuple[Cue, ...] = (
         "decomposition",
         _FRAME,
         "steps",
-        re.compile(
+        lazy_pattern(
             r"\bstep[- ]by[- ]step\b|\btrace\s+(?:every|each|all|the)(?:\s+intermediate)?\s+steps?\b"
             r"|\b(?:every|each)\s+intermediate\s+step\b|\bbreak\s+(?:it|this|that|the\s+\w+)\s+down\b"
             r"|\bone\s+(?:step|part)\s+at\s+a\s+time\b|\b(?:each|every)\s+part\s+separately\b"
@@ -134,7 +135,7 @@ CUES: tuple[Cue, ...] = (
 # Verbs that only ever introduce an instruction. Task verbs (give, provide, write, show, include) count as
 # instructions only when nothing but the cue follows them ("Provide detailed answers."), since "Give me a
 # short summary of the report" is a task with an output constraint.
-_INSTRUCTION_VERBS = re.compile(
+_INSTRUCTION_VERBS = lazy_pattern(
     r"^(?:please\s+)?(?:answer|respond|reply|be|keep|use|cite|ground|format|limit|make\s+sure|only|avoid|do\s+not"
     r"|don't|think|take|trace|break|write\s+(?:your|the)\s+answers?|questions?|note|remember|stay|stick|focus)\b",
     _I,
@@ -145,12 +146,12 @@ _FILLER = word_set(
     these those and or each response responses just simple short form must should always note remember
     return following output"""
 )
-_WORD = re.compile(r"[A-Za-z][\w'-]*")
+_WORD = lazy_pattern(r"[A-Za-z][\w'-]*")
 
 
-_NEGATED = re.compile(r"(?:no|without)\s", _I)
-_ATTACHED = re.compile(r"\w\s+$")
-_QUESTION_TAIL = re.compile(r"^[\s.!?]*\?[\s.!?]*$")
+_NEGATED = lazy_pattern(r"(?:no|without)\s", _I)
+_ATTACHED = lazy_pattern(r"\w\s+$")
+_QUESTION_TAIL = lazy_pattern(r"^[\s.!?]*\?[\s.!?]*$")
 
 
 def _negated_object(text: str, start: int, end: int) -> bool:

@@ -11,18 +11,19 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS, word_set
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import sentence_spans, trim_span
 
 from .acts import POLITE, WH, YES_NO
 
 _I = re.IGNORECASE
-_LINE = re.compile(r"[^\n]*\n?")
-_MARKER = re.compile(
+_LINE = lazy_pattern(r"[^\n]*\n?")
+_MARKER = lazy_pattern(
     r"^\s*(?:[-*+•]|\d{1,2}[.)]|\(\d{1,2}\)|[a-z][.)]|q\s?\d{1,2}\s*[:.)]|question\s+\d{1,2}\s*[:.)]"
     r"|task\s+\d{1,2}\s*[:.)]|part\s+\d{1,2}\s*[:.)])\s*",
     _I,
 )
-_CONNECTIVE = re.compile(
+_CONNECTIVE = lazy_pattern(
     r"^(?:and\s+also|and\s+then|and|also|additionally|plus|then|next|finally|lastly|secondly|second|thirdly|third"
     r"|firstly|first|furthermore|moreover|besides|in addition|separately|on top of that|oh,? and)\b[,:]?\s*",
     _I,
@@ -32,26 +33,26 @@ ACT_VERBS = (
     "|assess|verify|check|confirm|diagnose|troubleshoot|recommend|suggest|tell me|give me|show me|state|justify"
     "|predict|construct|determine|calculate|estimate|find|propose|walk me through|clarify|illustrate|trace"
 )
-_TASK_START = re.compile(
+_TASK_START = lazy_pattern(
     rf"^(?:{ACT_VERBS}|help me|i (?:want|need|would like|'d like) to (?:know|understand|learn|find out|see)"
     r"|i(?:'m| am) (?:wondering|curious)|i wonder|tell|give|show|write|create|build|implement|draft|design|plan"
     r"|translate|convert|fix|set up|install|configure|deploy|make)\b",
     _I,
 )
 _SPLITS: tuple[tuple[re.Pattern[str], int], ...] = (
-    (re.compile(r"\s*;\s+(?:and\s+)?(?:also\s+)?", _I), 3),
-    (re.compile(r",?\s+and\s+also\s+|,\s+(?:and\s+|but\s+)?also\s+(?=[a-z])", _I), 2),
+    (lazy_pattern(r"\s*;\s+(?:and\s+)?(?:also\s+)?", _I), 3),
+    (lazy_pattern(r",?\s+and\s+also\s+|,\s+(?:and\s+|but\s+)?also\s+(?=[a-z])", _I), 2),
     (
-        re.compile(
+        lazy_pattern(
             r",?\s+(?:and|but|or)\s+(?=(?:what|how|why|who|whom|which|where|when|is|are|was|were|do|does|did|can"
             r"|could|would|should|will)\b)",
             _I,
         ),
         2,
     ),
-    (re.compile(rf",?\s+and\s+(?=(?:{ACT_VERBS})\b)", _I), 2),
+    (lazy_pattern(rf",?\s+and\s+(?=(?:{ACT_VERBS})\b)", _I), 2),
 )
-_WORDS = re.compile(r"\w[\w'-]*")
+_WORDS = lazy_pattern(r"\w[\w'-]*")
 
 
 @dataclass(slots=True)
@@ -149,7 +150,7 @@ def split_turn(text: str) -> list[Span]:
 
 
 _PRONOUNS = word_set("he she it they him her them his its their theirs hers this these those")
-_WORD = re.compile(r"[A-Za-z][\w'-]*")
+_WORD = lazy_pattern(r"[A-Za-z][\w'-]*")
 
 
 def sentence_case(text: str) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -50,10 +51,54 @@ def cache_dir(model: Path) -> Path:
 
 def runtime_version() -> str:
     """onnxruntime's installed version, read from its package metadata: naming the folder (and a kept
-    vector's model identity, encoder.py) does not import the runtime."""
-    from importlib.metadata import version
+    vector's model identity, encoder.py) does not import the runtime. The `Version:` field of the first
+    `onnxruntime-*.dist-info` on sys.path, as importlib.metadata finds it, without importing that module
+    (its import, with email's, cost a one-turn worker ~45 ms of CPU); importlib.metadata decides whatever
+    the plain folder scan cannot (an archive on the path, two candidates in one folder, no such folder)."""
+    for entry in sys.path:
+        folder = Path(entry or ".")
+        if not folder.is_dir():
+            if folder.exists():
+                break  # an archive: importlib.metadata searches it in order
+            continue
+        try:
+            names = [n for n in os.listdir(folder) if _names_runtime(n)]
+        except OSError:
+            continue
+        if len(names) == 1 and names[0].endswith(".dist-info"):
+            version = _metadata_version(folder / names[0] / "METADATA")
+            if version is not None:
+                return version
+        if names:
+            break
+    from importlib.metadata import version as installed
 
-    return version("onnxruntime")
+    return installed("onnxruntime")
+
+
+def _names_runtime(name: str) -> bool:
+    """Whether a folder entry is onnxruntime's metadata (its project name normalised as importlib.metadata
+    does: case, and runs of `-`, `_`, `.` alike)."""
+    stem, dot, kind = name.rpartition(".")
+    if not dot or kind not in ("dist-info", "egg-info"):
+        return False
+    project = stem.partition("-")[0]
+    return re.sub(r"[-_.]+", "_", project).lower() == "onnxruntime"
+
+
+def _metadata_version(path: Path) -> str | None:
+    """The `Version:` header of a METADATA file (headers end at the first empty line)."""
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        if not line.strip():
+            return None
+        key, colon, value = line.partition(":")
+        if colon and key.strip().lower() == "version":
+            return value.strip() or None
+    return None
 
 
 def _model_id(model: Path) -> str:

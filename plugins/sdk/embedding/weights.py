@@ -9,7 +9,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import struct
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +44,8 @@ def read_safetensors(blob: bytes) -> dict[str, np.ndarray]:
 
 def load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, object], str]:
     """(tensors, BERT config, tokenizer.json text) from the package's model.zip."""
+    import zipfile  # here: a worker whose vectors are kept never opens the package
+
     with zipfile.ZipFile(path) as archive:
         tensors = read_safetensors(archive.read("model.safetensors"))
         config = json.loads(archive.read("config.json"))
@@ -54,5 +55,7 @@ def load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, object], str]:
 
 def tokenizer(path: Path) -> str:
     """tokenizer.json alone (the graph may come from the cache)."""
+    import zipfile
+
     with zipfile.ZipFile(path) as archive:
         return archive.read("tokenizer.json").decode("utf-8")

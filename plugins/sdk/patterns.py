@@ -1,0 +1,81 @@
+"""Regular expressions compiled on first use.
+
+A plugin module's patterns were compiled when it was imported: sd-symbolic's ~145 cost a one-turn worker
+~35 ms of CPU at its start, about half of them for patterns a cold `mrpvm ask` never uses (the other acts,
+block shapes and config formats). `lazy_pattern` returns a stand-in that compiles the pattern the first
+time one of its methods or attributes is used; from then on its methods are the compiled pattern's own
+(bound once, no indirection per call). Use it for module-level patterns that are only called through
+their methods (`.search`, `.sub`, `.pattern`, …), never handed to `re.*` functions or `isinstance` checks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+METHODS = ("search", "match", "fullmatch", "finditer", "findall", "sub", "subn", "split")
+
+
+class LazyPattern:
+    """A pattern compiled the first time it is used (see the module's doc). Its first method call binds
+    the compiled pattern's methods into the instance, where later lookups find them before the class's."""
+
+    def __init__(self, source: str, flags: int = 0):
+        self._source, self._flags = source, flags
+        self.compiled: re.Pattern[str] | None = None
+
+    def _compile(self) -> re.Pattern[str]:
+        compiled = self.compiled
+        if compiled is None:
+            compiled = self.compiled = re.compile(self._source, self._flags)
+            for method in METHODS:
+                self.__dict__[method] = getattr(compiled, method)
+        return compiled
+
+    def search(self, *args: Any) -> Any:
+        return self._compile().search(*args)
+
+    def match(self, *args: Any) -> Any:
+        return self._compile().match(*args)
+
+    def fullmatch(self, *args: Any) -> Any:
+        return self._compile().fullmatch(*args)
+
+    def finditer(self, *args: Any) -> Any:
+        return self._compile().finditer(*args)
+
+    def findall(self, *args: Any) -> Any:
+        return self._compile().findall(*args)
+
+    def sub(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compile().sub(*args, **kwargs)
+
+    def subn(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compile().subn(*args, **kwargs)
+
+    def split(self, *args: Any, **kwargs: Any) -> Any:
+        return self._compile().split(*args, **kwargs)
+
+    @property
+    def pattern(self) -> str:
+        return self._source
+
+    @property
+    def flags(self) -> int:
+        return self._compile().flags
+
+    @property
+    def groups(self) -> int:
+        return self._compile().groups
+
+    @property
+    def groupindex(self) -> Any:
+        return self._compile().groupindex
+
+    def __repr__(self) -> str:
+        return f"lazy_pattern({self._source!r}, {self._flags!r})"
+
+
+def lazy_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
+    """`re.compile(source, flags)`, done when the pattern is first used."""
+    return cast("re.Pattern[str]", LazyPattern(source, flags))
