@@ -225,7 +225,12 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     scorer = Scorer(pool, q.terms + negated, q.names, q.support, q.collection, essential)
     # a list or table whose heading names all the question asks is the answer whole ("What are the exit
     # codes?"); prose under such a heading (an FAQ entry, a man page's option) is read sentence by sentence
-    if q.wants_list or any(s.under and s.unit.chunkType in LISTS and scorer.headed(s) for s in pool):
+    if any(s.under and s.unit.chunkType in LISTS and scorer.headed(s) for s in pool):
+        return _listed(q, pool, scorer)
+    # a list asked of prose ("which options are not allowed with -q?"): the sentence that enumerates them
+    # answers, not every sentence sharing a word; items of a list or table are listed
+    prose_list = q.wants_list and not _itemized(pool, scorer, q)
+    if q.wants_list and not prose_list:
         return _listed(q, pool, scorer)
     if q.answer_type == "" and len(q.terms) > OPEN_TERMS:
         # "Explain the chain of events that …", "Analyze why …": a synthesis of what the evidence says
@@ -261,7 +266,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     ranked = [p for p in judge.ranked(pool) if not any(id(s) in echoing for s in p.sentences)]
     passage = judge.best_of(ranked)
     if passage is None:
-        return None
+        return _listed(q, pool, scorer) if prose_list else None
     passage = named_antecedent(passage, ranked, judge)
     if q.answer_type:  # a typed question is answered by what answers it, not by its surroundings
         shorter = shortest_answering(passage, judge)
@@ -322,6 +327,13 @@ def _entry_name(p: Passage, q: Question) -> str:
     if not named or named <= set(terms(q.text)) or heading.lower() in passage_text(p).lower():
         return ""
     return heading if len(heading) <= MAX_LABEL else ""
+
+
+def _itemized(pool: list[Sentence], scorer: Scorer, q: Question) -> bool:
+    """The sentence a list answer would quote first (the one sharing most of the question's weighted words)
+    is an item of a list or table, or the sentence leading into one."""
+    chosen = relevant(pool, scorer, BRIEF_LIMIT if q.brief else DEFAULT_LIMIT)
+    return bool(chosen) and max(chosen, key=scorer.score).unit.chunkType in LISTS
 
 
 def _listed(q: Question, pool: list[Sentence], scorer: Scorer, as_list: bool = True) -> Outcome | None:

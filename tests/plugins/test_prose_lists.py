@@ -1,0 +1,63 @@
+"""A list asked of prose (gs_symbolic/solver.py, issue 20), on a manual written here: when no item of a list or
+table answers, the sentence that enumerates what is asked is the answer, not every sentence of the entry that
+shares a word with the question; items of a real list are still listed."""
+
+from __future__ import annotations
+
+import json
+
+import msgspec
+from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs_plugin
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.protocol.cnl import parse_document
+from mrpvm.protocol.document import CnlDocument, IntentGroup
+
+MANUAL = """KILN(1)                         User Commands                         KILN(1)
+
+NAME
+       kiln - fire a batch of ware
+
+OPTIONS
+       -b batchlist
+              Select by batch (quick mode).  This selects the batches whose numbers appear in
+              batchlist.  With this option kiln reads the records of the listed batches only and
+              applies no further filtering rules.  No additional shelf options, sorting and tree
+              listings are allowed in this mode.  Identical to b and --quick-batch.
+
+       -t temperature
+              Fire at the given temperature.  The default is 900 degrees.
+
+FIRING MODES
+       The kiln knows these firing modes:
+
+       - bisque firing, for unglazed ware
+       - glaze firing, for glazed ware
+       - raku firing, for ware taken out hot
+"""
+
+
+def ask(question: str, answer_type: str) -> CnlDocument:
+    meta = SourceMeta("kiln", "kiln.1", "text", created_at="t0")
+    evidence = [u for u in build_tree(MANUAL, meta) if u.kuType == "atomic"]
+    intent = IntentGroup(index=1, act="identify", intent=question, output="list", answerType=answer_type)
+    payload = {
+        "intent": msgspec.to_builtins(intent),
+        "evidence": msgspec.to_builtins(evidence),
+        "guidance": [],
+        "allowDecompose": False,
+    }
+    req = {"op": "solve", "prompt": question, "context": [], "payload": payload}
+    return parse_document(gs_plugin.handle(json.dumps(req).encode()), "solve")
+
+
+def test_a_list_asked_of_prose_is_the_sentence_that_enumerates_it():
+    doc = ask("Which options are not allowed together with the quick batch mode of kiln (-b)?", "option")
+    assert "sorting and tree listings are allowed" in doc.answer, doc.answer
+    assert "Select by batch" not in doc.answer and "This selects" not in doc.answer, doc.answer
+    assert not doc.answer.startswith("- "), doc.answer
+
+
+def test_the_items_of_a_list_are_still_listed():
+    doc = ask("Which firing modes does the kiln know?", "")
+    for mode in ("bisque", "glaze", "raku"):
+        assert mode in doc.answer, doc.answer
