@@ -137,7 +137,15 @@ def _long_piece(piece: str, kind: str) -> list[str]:
         parts = [f.strip() for f in re.split(r";\s+", fields) if f.strip()]
         if key.strip() and len(parts) > 1:
             return [f"{key.strip()}{_ROW_KEY}{f}" for f in parts]
-    return [p.strip() for p in re.split(r"\n+|;\s+", piece) if p.strip()]
+    return [s for p in re.split(r"\n+|;\s+", piece) if p.strip() for s in _sentences_of(p.strip())]
+
+
+def _sentences_of(text: str) -> list[str]:
+    """A statement over MAX_PIECE that holds several sentences (a changelog entry, a FAQ's bullet, a step
+    that explains itself) as its sentences; a shorter one, or code, whole."""
+    if len(text) <= MAX_PIECE or "```" in text:
+        return [text]
+    return [text[a:b] for a, b in sentence_spans(text)] or [text]
 
 
 class _Statement(NamedTuple):
@@ -166,7 +174,10 @@ def _unit_statements(unit: KnowledgeUnit) -> tuple[_Statement, ...]:
 def _statements(procedure: bool, text: str, title: str) -> tuple[_Statement, ...]:
     """The statements of a unit's text (a procedure's steps, else its pieces under `title`), analysed
     once per distinct text."""
-    pieces = [(p, False, "") for p in _steps(text)] if procedure else _pieces(text, title)
+    if procedure:
+        pieces = [(s, False, "") for p in _steps(text) for s in _sentences_of(p)]
+    else:
+        pieces = _pieces(text, title)
     return tuple(
         _Statement(
             piece,
