@@ -11,6 +11,9 @@ from mrpvm.protocol.document import KnowledgeUnit
 from .evidence import Sentence
 
 MAX_WINDOW = 3
+# a passage of several sentences says at most this much (a single sentence may say more): an answer is a
+# passage, not a page; the cap of passage retrieval (DPR's 100 words: ~600 characters) at a short answer's scale
+MAX_WINDOW_CHARS = 400
 
 
 def windows(pool: list[Sentence]) -> list[list[Sentence]]:
@@ -23,7 +26,7 @@ def windows(pool: list[Sentence]) -> list[list[Sentence]]:
         sents.sort(key=lambda s: s.order)
         for i in range(len(sents)):
             for size in range(1, MAX_WINDOW + 1):
-                if i + size <= len(sents):
+                if i + size <= len(sents) and (size == 1 or _chars(sents[i : i + size]) <= MAX_WINDOW_CHARS):
                     out.append(sents[i : i + size])
     # a paragraph's last sentence that leads into a code block ("A common convention is to put this list in
     # a requirements.txt file:") stands in the block's unit; it still finishes its paragraph (no blank line
@@ -44,6 +47,10 @@ def windows(pool: list[Sentence]) -> list[list[Sentence]]:
             continue
         out.extend([*sents[-size:], lead] for size in range(1, min(len(sents), MAX_WINDOW - 1) + 1))
     return out
+
+
+def _chars(window: list[Sentence]) -> int:
+    return sum(len(s.text) + 1 for s in window) - 1
 
 
 def _adjoining(first: KnowledgeUnit, second: KnowledgeUnit) -> bool:
