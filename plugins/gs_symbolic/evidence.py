@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from mrpvm.plugins.sdk.text import (
+    line_statements,
     markdown_pieces,
     notation_terms,
     plain_text,
@@ -102,7 +103,7 @@ def _pieces(claim: str, title: str) -> list[tuple[str, bool, str]]:
     the block is about; "" elsewhere."""
     header = table_cells(title[len(_COLUMNS) :]) if title.startswith(_COLUMNS) else None
     out: list[tuple[str, bool, str]] = []
-    for piece, kind in markdown_pieces(claim, header):
+    for piece, kind in _statement_pieces(claim, header):
         if kind == "code" or len(piece) <= MAX_PIECE:
             out.append((piece, kind == "code", ""))
             continue
@@ -112,6 +113,16 @@ def _pieces(claim: str, title: str) -> list[tuple[str, bool, str]]:
         else:
             out.extend((p, False, "") for p in _long_piece(piece, kind))
     return out
+
+
+def _statement_pieces(claim: str, header: list[str] | None) -> list[tuple[str, str]]:
+    """markdown_pieces, a sentence whose lines each say one thing (a config file's comment lines, which
+    sd-symbolic keeps on lines of their own) read line by line."""
+    return [
+        (line, kind)
+        for piece, kind in markdown_pieces(claim, header)
+        for line in (line_statements(piece) if kind == "sentence" and "\n" in piece else [piece])
+    ]
 
 
 _ROW_KEY = " — "  # sdk.text.table_row_text: "key — Column: cell; Column: cell"

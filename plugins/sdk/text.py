@@ -209,3 +209,35 @@ def file_title(name: str) -> str:
     """A document's title when it has no other: its file name without the folder and extension
     ("docs/tar.txt" -> "tar"). The kb family scopes a question that names it; gs-symbolic reads it as context."""
     return PurePosixPath(name).stem
+
+
+# a line that says one thing without a full stop: it opens with a capitalised word ("If", "NOTE", "MD5") after
+# a line that ends in a word or ')' (not ',', ':', nor a function word: "… relative to the")
+_OPENS_STATEMENT = lazy_pattern(r"[A-Z]\w*\b")
+_ENDS_STATEMENT = lazy_pattern(r"[\w)]$")
+
+
+def starts_statement(previous: str, line: str) -> bool:
+    """`line` starts a statement of its own after `previous` (a config file's comment lines, a note's lines
+    kept apart: "If set to MD5, MD5 is used" over "If set to DES, DES is used"); a wrapped sentence ("…
+    relative to the" / "home directory.", "… in the" / "Debian archive") does not."""
+    before = previous.split()
+    if len(before) < 2 or len(line.split()) < 2:
+        return False  # a line of one word is a name in a list ("MOTD_FILE" over "LASTLOG_ENAB"), no statement
+    last = before[-1]
+    return (
+        bool(_OPENS_STATEMENT.match(line.lstrip()))
+        and bool(_ENDS_STATEMENT.search(last))
+        and last.lower() not in STOPWORDS
+    )
+
+
+def line_statements(text: str) -> list[str]:
+    """The statements of a text whose lines may each say one thing without a full stop (starts_statement)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        if out and not starts_statement(out[-1], line):
+            out[-1] = f"{out[-1]} {line.strip()}"
+        elif line.strip():
+            out.append(line.strip())
+    return out

@@ -81,3 +81,35 @@ def test_a_question_about_a_setting_is_answered_with_its_value():
     assert doc.result.status == "success"
     doc = ask("How many minutes is the longest time a firing may run?", units_of(CONFIG, "kiln.conf"))
     assert "720" in doc.answer
+
+
+GLAZES = """#
+# Glaze used for the next firing.
+#
+# If set to CELADON, a celadon glaze will be used for the ware
+# If set to SHINO, a shino glaze will be used for the ware
+# If set to TENMOKU, a tenmoku glaze will be used for the ware (default)
+# Note: the glaze must match the
+# clay body of the ware.
+#
+GLAZE_METHOD SHINO
+
+LOG_FIRINGS yes
+KILN_NAME west
+"""
+
+
+def test_comment_lines_without_a_full_stop_are_statements_of_their_own():
+    # before: the three "If set to …" lines read as one 180-character sentence
+    unit = next(u for u in units_of(GLAZES, "kiln.conf") if u.title == "GLAZE_METHOD SHINO")
+    lines = (unit.claim or "").split("\n")
+    assert "If set to SHINO, a shino glaze will be used for the ware" in lines
+    # a wrapped sentence (a line ending in "the") stays whole
+    assert "Note: the glaze must match the clay body of the ware." in lines
+
+
+@pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
+def test_the_comment_line_that_answers_is_quoted_alone():
+    doc = ask("Which glaze is used when the method is set to TENMOKU?", units_of(GLAZES, "kiln.conf"))
+    assert "tenmoku glaze" in doc.answer, doc.answer
+    assert "celadon" not in doc.answer and "shino glaze" not in doc.answer, doc.answer

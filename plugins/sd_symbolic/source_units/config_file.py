@@ -16,6 +16,7 @@ The file is one when a good share of its lines are comments and every other line
 from __future__ import annotations
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
+from mrpvm.plugins.sdk.text import starts_statement
 
 from .blocks import Block, Segment, sentences_in
 
@@ -65,6 +66,19 @@ def _lines(text: str) -> list[tuple[int, int]]:
     return out
 
 
+def _statements(text: str, run: list[tuple[int, int]]) -> list[list[tuple[int, int]]]:
+    """A comment paragraph's lines as its statements: a comment often says one thing a line, without a full
+    stop (sdk.text.starts_statement); a wrapped sentence stays whole."""
+    parts: list[list[tuple[int, int]]] = []
+    for a, b in run:
+        line = _MARK.sub("", text[a:b], count=1)
+        if parts and not starts_statement(_MARK.sub("", text[slice(*parts[-1][-1])], count=1), line):
+            parts[-1].append((a, b))
+        else:
+            parts.append([(a, b)])
+    return parts
+
+
 def config_blocks(text: str) -> list[Block]:
     """The blocks of an annotated configuration file (see the module docstring)."""
     blocks: list[Block] = []
@@ -79,12 +93,12 @@ def config_blocks(text: str) -> list[Block]:
             if content:
                 run.append((a, b))
                 continue
-            if run:
-                start = run[0][0] + _MARK.match(text[run[0][0] : run[0][1]]).end()  # type: ignore[union-attr]
-                for seg in sentences_in(text, start, run[-1][1], block_index):
+            for part in _statements(text, run):
+                start = part[0][0] + _MARK.match(text[part[0][0] : part[0][1]]).end()  # type: ignore[union-attr]
+                for seg in sentences_in(text, start, part[-1][1], block_index):
                     seg.comment = True
                     segs.append(seg)
-                run = []
+            run = []
         return segs
 
     def flush_paragraph() -> None:

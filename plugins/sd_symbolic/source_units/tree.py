@@ -197,6 +197,8 @@ def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
             continue
         if p.seg.kind == "code":
             parts.append(f"\n```\n{p.clean.strip()}\n```\n")
+        elif p.seg.comment and not p.clean.rstrip().endswith((".", "!", "?", ":")):
+            parts.append(p.clean + "\n")  # a comment's statement without a full stop ends at its line
         else:
             parts.append(p.clean)
     claim = re.sub(r" *\n *", "\n", " ".join(parts)).strip() or (spec.header or "")
