@@ -101,6 +101,28 @@ def _breaks(group: list[Piece], piece: Piece) -> bool:
     return False
 
 
+def _table_chunks(rows: list[Piece], headed: bool) -> list[list[Piece]]:
+    """A table's rows in units of up to MAX_TABLE_ROWS; a long row (an option's row with its description) is
+    a unit of its own, as a long list item is (the header row stays with the first rows)."""
+    chunks: list[list[Piece]] = []
+    for n, row in enumerate(rows):
+        header_only = headed and n == 1
+        if (
+            chunks
+            and not header_only
+            and (
+                len(chunks[-1]) >= MAX_TABLE_ROWS
+                or len(row.clean) > LONG_ITEM_CHARS
+                or len(chunks[-1][-1].clean) > LONG_ITEM_CHARS
+            )
+        ):
+            chunks.append([])
+        if not chunks:
+            chunks.append([])
+        chunks[-1].append(row)
+    return chunks
+
+
 def make_specs(sec: Section, blocks: list[Block], pieces: dict[int, list[Piece]]) -> list[Spec]:
     specs: list[Spec] = []
     for k in sec.blocks:
@@ -115,8 +137,7 @@ def make_specs(sec: Section, blocks: list[Block], pieces: dict[int, list[Piece]]
         elif blk.kind == "table":
             intro = _take_intro([], specs, k)
             header = items[0].clean if len(items) > 1 else None
-            for i in range(0, len(items), MAX_TABLE_ROWS):
-                chunk = items[i : i + MAX_TABLE_ROWS]
+            for i, chunk in enumerate(_table_chunks(items, header is not None)):
                 specs.append(Spec("table", chunk, intro=None if i else intro, header=header if i else None))
         elif blk.kind == "list":
             intro = _take_intro([], specs, k)
