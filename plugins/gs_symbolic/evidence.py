@@ -9,15 +9,14 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from mrpvm.plugins.sdk.text import (
-    line_statements,
-    markdown_pieces,
     notation_terms,
     plain_text,
     sentence_spans,
-    table_cells,
     terms,
 )
 from mrpvm.protocol.document import KnowledgeUnit
+
+from .unit_pieces import sentences_of, unit_pieces
 
 _STEP_PREFIX = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]\s*|[-*•]\s+)", re.I)
 
@@ -89,74 +88,9 @@ _LEVEL = {"atomic": 0, "composite": 1, "aggregate": 2}
 _PRONOUN_START = re.compile(r"^(?:it|its|they|their|them|he|his|she|her|this|these|that|those|such)\b", re.I)
 _QUESTION_END = re.compile(r"\?[\"'\u201d\u2019)\]]*\s*$")
 _QUESTION_LABEL = re.compile(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "Q2: Compare ..." is asked
-MAX_PIECE = 300  # a longer "sentence" (lists run together) is split into clauses
 _ITEMIZED = frozenset({"list", "table", "section"})  # units whose lines may not name their topic
 LISTS = frozenset({"list", "table"})  # units made of items: one may be asked for whole, by its heading
 _LED = LISTS  # units whose first sentence may lead into their items ("Rules:")
-_COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (source_units/tree.py)
-
-
-def _pieces(claim: str, title: str) -> list[tuple[str, bool, str]]:
-    """(text, is code, the record it belongs to) for the statements of a unit: its sentences, list items
-    and table rows (read with their column names), and its code blocks and data lines (quoted only when
-    code is asked for). The record is a header block's first field ("PEP: 518"), which every other field of
-    the block is about; "" elsewhere."""
-    header = table_cells(title[len(_COLUMNS) :]) if title.startswith(_COLUMNS) else None
-    out: list[tuple[str, bool, str]] = []
-    for piece, kind in _statement_pieces(claim, header):
-        if kind == "code" or len(piece) <= MAX_PIECE:
-            out.append((piece, kind == "code", ""))
-            continue
-        fields = _header_fields(piece)
-        if fields:
-            out.extend((f, False, fields[0] if n else "") for n, f in enumerate(fields))
-        else:
-            out.extend((p, False, "") for p in _long_piece(piece, kind))
-    return out
-
-
-def _statement_pieces(claim: str, header: list[str] | None) -> list[tuple[str, str]]:
-    """markdown_pieces, a sentence whose lines each say one thing (a config file's comment lines, which
-    sd-symbolic keeps on lines of their own) read line by line."""
-    return [
-        (line, kind)
-        for piece, kind in markdown_pieces(claim, header)
-        for line in (line_statements(piece) if kind == "sentence" and "\n" in piece else [piece])
-    ]
-
-
-_ROW_KEY = " — "  # sdk.text.table_row_text: "key — Column: cell; Column: cell"
-# "PEP: 518 Title: … Author: …": a field's name, capitalised (hyphenated words allowed), then ": "
-_FIELD_NAME = re.compile(r"(?:^|(?<=\s))[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*:\s")
-MIN_FIELDS = 4  # a text opening with a field and holding this many reads as a header block
-
-
-def _header_fields(piece: str) -> list[str]:
-    """The fields of a header block ("Key: value Key: value …", as RFCs, PEPs and package metadata open);
-    [] when the text is not one."""
-    starts = [m.start() for m in _FIELD_NAME.finditer(piece)]
-    if len(starts) < MIN_FIELDS or starts[0] != 0:
-        return []
-    return [piece[a:b].strip() for a, b in zip(starts, [*starts[1:], len(piece)], strict=True)]
-
-
-def _long_piece(piece: str, kind: str) -> list[str]:
-    """A statement over MAX_PIECE as shorter ones: a table row field by field under its key ("key — Default:
-    `x`"); anything else by its lines and clauses."""
-    if kind == "row" and _ROW_KEY in piece:
-        key, fields = piece.split(_ROW_KEY, 1)
-        parts = [f.strip() for f in re.split(r";\s+", fields) if f.strip()]
-        if key.strip() and len(parts) > 1:
-            return [f"{key.strip()}{_ROW_KEY}{f}" for f in parts]
-    return [s for p in re.split(r"\n+|;\s+", piece) if p.strip() for s in _sentences_of(p.strip())]
-
-
-def _sentences_of(text: str) -> list[str]:
-    """A statement over MAX_PIECE that holds several sentences (a changelog entry, a FAQ's bullet, a step
-    that explains itself) as its sentences; a shorter one, or code, whole."""
-    if len(text) <= MAX_PIECE or "```" in text:
-        return [text]
-    return [text[a:b] for a, b in sentence_spans(text)] or [text]
 
 
 class _Statement(NamedTuple):
@@ -186,9 +120,9 @@ def _statements(procedure: bool, text: str, title: str) -> tuple[_Statement, ...
     """The statements of a unit's text (a procedure's steps, else its pieces under `title`), analysed
     once per distinct text."""
     if procedure:
-        pieces = [(s, False, "") for p in _steps(text) for s in _sentences_of(p)]
+        pieces = [(s, False, "") for p in _steps(text) for s in sentences_of(p)]
     else:
-        pieces = _pieces(text, title)
+        pieces = unit_pieces(text, title)
     return tuple(
         _Statement(
             piece,

@@ -3,7 +3,7 @@ units call after call; what split_units returns is the same as a first analysis,
 
 from __future__ import annotations
 
-from mrpvm.plugins.gs_symbolic import evidence
+from mrpvm.plugins.gs_symbolic import evidence, unit_pieces
 from mrpvm.plugins.gs_symbolic.evidence import split_units
 from mrpvm.protocol.document import KnowledgeUnit
 
@@ -25,8 +25,8 @@ TEXT = "Hold the reset button for ten seconds. It restores the factory password.
 def test_a_text_is_analysed_once_and_reads_the_same(monkeypatch):
     evidence._statements.cache_clear()
     calls = []
-    real = evidence.markdown_pieces
-    monkeypatch.setattr(evidence, "markdown_pieces", lambda *a: calls.append(a) or real(*a))
+    real = unit_pieces.markdown_pieces
+    monkeypatch.setattr(unit_pieces, "markdown_pieces", lambda *a: calls.append(a) or real(*a))
     first = split_units([unit("a", TEXT)])
     again = split_units([unit("a", TEXT)])
     assert len(calls) == 1
