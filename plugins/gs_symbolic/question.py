@@ -105,8 +105,8 @@ def name_runs(text: str) -> list[str]:
         current.clear()
 
     for tok in _NAME_TOKEN.finditer(text):
-        if tok.start() > 0 and text[tok.start() - 1].isalnum():
-            continue
+        if tok.start() > 0 and (text[tok.start() - 1].isalnum() or text[tok.start() - 1] == "-"):
+            continue  # inside a word, or an option's letter ("-F"): no name
         if current:
             gap = text[current[-1].end() : tok.start()]
             prev = current[-1].group(0).lower()

@@ -264,6 +264,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     asked = said(q.text)
     echoing = {id(s) for s in pool if echoes(s, asked)}
     ranked = [p for p in judge.ranked(pool) if not any(id(s) in echoing for s in p.sentences)]
+    if asks_literal(q.text):  # "the exact line …": only a passage quoting a literal says it (a path, a code span)
+        ranked = [p for p in ranked if quotes_literal(passage_text(p))] or ranked
     passage = judge.best_of(ranked)
     if passage is None:
         return _listed(q, pool, scorer) if prose_list else None

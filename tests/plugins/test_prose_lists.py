@@ -1,6 +1,7 @@
-"""A list asked of prose (gs_symbolic/solver.py, issue 20), on a manual written here: when no item of a list or
-table answers, the sentence that enumerates what is asked is the answer, not every sentence of the entry that
-shares a word with the question; items of a real list are still listed."""
+"""Answers from a manual written here (issue 20). A list asked of prose (gs_symbolic/solver.py): when no item of
+a list or table answers, the sentence that enumerates what is asked is the answer, not every sentence of the
+entry that shares a word with the question; items of a real list are still listed. An option's letter ("-F")
+is no name the answer must write (question.py)."""
 
 from __future__ import annotations
 
@@ -61,3 +62,58 @@ def test_the_items_of_a_list_are_still_listed():
     doc = ask("Which firing modes does the kiln know?", "")
     for mode in ("bisque", "glaze", "raku"):
         assert mode in doc.answer, doc.answer
+
+
+def test_an_option_letter_is_no_name_the_entry_lead_answers_what_it_does():
+    # "-F" does not make "F" a name the answer must state: the entry's lead sentence says what -F does
+    # (before: "See the -f option, which -F implies." alone, the only sentence that writes "-F")
+    doc = ask_as("What does the -F option of kiln do?", "describe", "paragraph", "definition", SHORT_OPTIONS)
+    assert "Extra full firing." in doc.answer, doc.answer
+
+
+SHORT_OPTIONS = """KILN(1)                         User Commands                         KILN(1)
+
+OPTIONS
+       -f     Full firing.  Fire every shelf of the kiln to the cone set for it.
+
+       -F     Extra full firing.  See the -f option, which -F implies.
+
+       -w     Wide log.  Use this option twice for an unlimited log width.
+"""
+
+
+def ask_as(question: str, act: str, output: str, answer_type: str, text: str) -> CnlDocument:
+    meta = SourceMeta("kiln", "kiln.1", "text", created_at="t0")
+    evidence = [u for u in build_tree(text, meta) if u.kuType == "atomic"]
+    intent = IntentGroup(index=1, act=act, intent=question, output=output, answerType=answer_type)
+    payload = {
+        "intent": msgspec.to_builtins(intent),
+        "evidence": msgspec.to_builtins(evidence),
+        "guidance": [],
+        "allowDecompose": False,
+    }
+    req = {"op": "solve", "prompt": question, "context": [], "payload": payload}
+    return parse_document(gs_plugin.handle(json.dumps(req).encode()), "solve")
+
+
+POLICY = """KILN POLICY                     Kiln Handbook                     KILN POLICY
+
+SCRIPTS
+       Kiln scripts should start by naming the kiln's own interpreter, to ensure that the kiln installation
+       is used and that every module a kiln script needs is present.
+       The preferred specification for the kiln interpreter is /opt/kiln/bin/fire (or
+       /opt/kiln/bin/fire2 for the old controllers).
+"""
+
+
+def test_a_question_asking_for_the_exact_text_is_answered_by_the_passage_quoting_it():
+    # before: the sentence sharing most words ("… should name the kiln's own interpreter …") was quoted and
+    # the literal never was
+    doc = ask_as(
+        "What exact interpreter line should a kiln script start with?",
+        "describe",
+        "paragraph",
+        "entity",
+        POLICY,
+    )
+    assert "/opt/kiln/bin/fire" in doc.answer, doc.answer
