@@ -81,6 +81,12 @@ FUTURE = re.compile(
 _YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
 
 
+def _code_keyed(s: Sentence) -> bool:
+    """A table row whose key (first cell) is written as code: a setting's or option's name (`inject`)."""
+    row = _ROW_KEY.match(s.text) if s.unit.chunkType == "table" else None
+    return row is not None and "`" in row.group(1)
+
+
 class Judge:
     """Scores windows for one question and tells whether the best one answers it."""
 
@@ -168,6 +174,8 @@ class Judge:
             return True, None
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
+        elif self.answer_type == "option" and any(map(_code_keyed, window)):
+            return True, None  # an options table's row, keyed by the option's name written as code
         dated = self.answer_type in ("version", "date")
         if self.answer_type not in HEADED_TYPES or (dated and any(FUTURE.search(s.text) for s in window)):
             return False, None

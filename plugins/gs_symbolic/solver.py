@@ -53,6 +53,7 @@ from .question import Question
 from .render import MAX_LABEL, labelled, passage_text, render_list
 from .spans import (
     completed,
+    condensed,
     named_antecedent,
     shortest_answering,
     with_command,
@@ -264,7 +265,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     asked = said(q.text)
     echoing = {id(s) for s in pool if echoes(s, asked)}
     ranked = [p for p in judge.ranked(pool) if not any(id(s) in echoing for s in p.sentences)]
-    if asks_literal(q.text):  # "the exact line …": only a passage quoting a literal says it (a path, a code span)
+    if asks_literal(
+        q.text
+    ):  # "the exact line …": only a passage quoting a literal says it (a path, a code span)
         ranked = [p for p in ranked if quotes_literal(passage_text(p))] or ranked
     passage = judge.best_of(ranked)
     if passage is None:
@@ -275,7 +278,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         # ... unless only its surroundings state what the question's form asks for ("The default is 3.")
         if not unstated(q, passage_text(shorter)) or unstated(q, passage_text(passage)):
             passage = shorter
-    chosen = [completed(passage, pool)]
+    chosen = [completed(condensed(passage, judge), pool)]
     if q.answer_type == "reason":
         chosen = [with_lead(chosen[0], pool)]
     elif q.answer_type == "procedure":

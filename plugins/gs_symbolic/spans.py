@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
+from mrpvm.plugins.sdk.text import sentence_spans, terms
 
 from .directives import is_instruction
 from .evidence import Sentence
@@ -15,6 +16,9 @@ from .passages import Judge, Passage
 
 ANSWER_BUDGET = 300  # characters: a longer passage gives way to a shorter part of it that answers as well
 MEANING_SLACK = 0.05  # ... and means the question nearly as closely
+CONDENSE_SHARE = (
+    0.5  # a sentence of a long statement is quoted when it states this share of what the best does
+)
 
 
 def shortest_answering(p: Passage, judge: Judge) -> Passage:
@@ -34,6 +38,34 @@ def shortest_answering(p: Passage, judge: Judge) -> Passage:
             continue
         return shorter
     return p
+
+
+_ROW = re.compile(r"^(\s*[^\s—:][^—:]{0,40}?\s+—\s)(.*)$", re.S)  # a table row: "key — Column: cell"
+
+
+def condensed(p: Passage, judge: Judge) -> Passage:
+    """Length control inside one statement over ANSWER_BUDGET (a table row's long description, a long list
+    item): its sentences that state about as much of the question as the one stating most (CONDENSE_SHARE of its
+    weighted words, the row's key aside), in order, the others left out; the passage itself when all or none
+    do."""
+    if len(p.sentences) != 1 or len(p.text) <= ANSWER_BUDGET or p.sentences[0].code:
+        return p  # code is quoted whole
+    first = p.sentences[0]
+    row = _ROW.match(first.text)
+    key, body = (row.group(1), row.group(2)) if row else ("", first.text)
+    spans = sentence_spans(body)
+    named = set(
+        terms(key)
+    )  # every sentence of a row is about its key: what else it says of the question counts
+    said = [judge.scorer._matched(set(terms(body[a:b])) - named) for a, b in spans]
+    best = max(said, default=0.0)
+    kept = [n for n, value in enumerate(said) if best > 0 and value >= best * CONDENSE_SHARE]
+    if len(spans) < 2 or not kept or len(kept) == len(spans):
+        return p
+    parts = [body[slice(*spans[kept[0]])]]
+    for before, n in zip(kept, kept[1:], strict=False):
+        parts.append((" " if n == before + 1 else " … ") + body[slice(*spans[n])])
+    return replace(p, sentences=[replace(first, text=key + "".join(parts))])
 
 
 def _unit_sentences(unit_id: str, pool: list[Sentence]) -> list[Sentence]:

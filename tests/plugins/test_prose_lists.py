@@ -37,10 +37,19 @@ FIRING MODES
 """
 
 
-def ask(question: str, answer_type: str) -> CnlDocument:
-    meta = SourceMeta("kiln", "kiln.1", "text", created_at="t0")
-    evidence = [u for u in build_tree(MANUAL, meta) if u.kuType == "atomic"]
-    intent = IntentGroup(index=1, act="identify", intent=question, output="list", answerType=answer_type)
+def ask(
+    question: str,
+    answer_type: str,
+    text: str = "",
+    *,
+    act: str = "identify",
+    output: str = "list",
+    markdown: bool = False,
+) -> CnlDocument:
+    """gs-symbolic's answer from every atomic unit sd-symbolic makes of `text` (a man page unless `markdown`)."""
+    meta = SourceMeta("kiln", "kiln.md", "markdown") if markdown else SourceMeta("kiln", "kiln.1", "text")
+    evidence = [u for u in build_tree(text or MANUAL, meta) if u.kuType == "atomic"]
+    intent = IntentGroup(index=1, act=act, intent=question, output=output, answerType=answer_type)
     payload = {
         "intent": msgspec.to_builtins(intent),
         "evidence": msgspec.to_builtins(evidence),
@@ -67,7 +76,9 @@ def test_the_items_of_a_list_are_still_listed():
 def test_an_option_letter_is_no_name_the_entry_lead_answers_what_it_does():
     # "-F" does not make "F" a name the answer must state: the entry's lead sentence says what -F does
     # (before: "See the -f option, which -F implies." alone, the only sentence that writes "-F")
-    doc = ask_as("What does the -F option of kiln do?", "describe", "paragraph", "definition", SHORT_OPTIONS)
+    doc = ask(
+        "What does the -F option of kiln do?", "definition", SHORT_OPTIONS, act="describe", output="paragraph"
+    )
     assert "Extra full firing." in doc.answer, doc.answer
 
 
@@ -80,20 +91,6 @@ OPTIONS
 
        -w     Wide log.  Use this option twice for an unlimited log width.
 """
-
-
-def ask_as(question: str, act: str, output: str, answer_type: str, text: str) -> CnlDocument:
-    meta = SourceMeta("kiln", "kiln.1", "text", created_at="t0")
-    evidence = [u for u in build_tree(text, meta) if u.kuType == "atomic"]
-    intent = IntentGroup(index=1, act=act, intent=question, output=output, answerType=answer_type)
-    payload = {
-        "intent": msgspec.to_builtins(intent),
-        "evidence": msgspec.to_builtins(evidence),
-        "guidance": [],
-        "allowDecompose": False,
-    }
-    req = {"op": "solve", "prompt": question, "context": [], "payload": payload}
-    return parse_document(gs_plugin.handle(json.dumps(req).encode()), "solve")
 
 
 POLICY = """KILN POLICY                     Kiln Handbook                     KILN POLICY
@@ -109,11 +106,34 @@ SCRIPTS
 def test_a_question_asking_for_the_exact_text_is_answered_by_the_passage_quoting_it():
     # before: the sentence sharing most words ("… should name the kiln's own interpreter …") was quoted and
     # the literal never was
-    doc = ask_as(
+    doc = ask(
         "What exact interpreter line should a kiln script start with?",
-        "describe",
-        "paragraph",
         "entity",
         POLICY,
+        act="describe",
+        output="paragraph",
     )
     assert "/opt/kiln/bin/fire" in doc.answer, doc.answer
+
+
+TABLE = """# kiln-plugin
+
+## Options
+
+|Name|Type|Default|Description|
+|:--:|:--:|:-----:|:----------|
+|**`shelf`**|`{String}`|`top`|The shelf to load first|
+|**`vent`**|`{Boolean\\|String}`|`true`|`true \\|\\| 'top' \\|\\| 'side' \\|\\| false` Open the vents of the kiln during the firing. When passing `'top'` only the top vents open, which keeps the lower shelves hotter than the upper ones. `'side'` opens the side vents instead, for an even draught across the chamber. Passing `false` keeps every vent of the kiln shut.|
+|**`log`**|`{Boolean}`|`false`|Write a log of the firing|
+"""
+
+
+def test_an_options_table_row_answers_which_option_value_and_is_quoted_in_part():
+    # the row's key, written as code, is the option's name (before: no option shape, no answer); of its long
+    # description the sentences that state the question's words are quoted (before: all of it)
+    question = "Which option value keeps every vent of the kiln shut?"
+    doc = ask(question, "option", TABLE, output="brief", markdown=True)
+    assert "`vent`" in doc.answer and "Passing `false` keeps every vent of the kiln shut." in doc.answer, (
+        doc.answer
+    )
+    assert "even draught" not in doc.answer, doc.answer
