@@ -58,6 +58,7 @@ from .spans import (
     shortest_answering,
     with_command,
     with_lead,
+    with_reason,
     with_steps,
 )
 from .support import supports
@@ -280,7 +281,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
             passage = shorter
     chosen = [completed(condensed(passage, judge), pool)]
     if q.answer_type == "reason":
-        chosen = [with_lead(chosen[0], pool)]
+        chosen = [with_lead(with_reason(chosen[0], judge, pool), pool)]
     elif q.answer_type == "procedure":
         chosen = [with_steps(chosen[0], pool)]
     commanded: Passage | None = None  # the chosen sentence with the command it leads to

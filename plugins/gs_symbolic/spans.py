@@ -90,6 +90,27 @@ def with_lead(p: Passage, pool: list[Sentence]) -> Passage:
     return replace(p, sentences=[unit[0], *p.sentences])
 
 
+# a sentence that gives a cause: the reason is in it, not after it
+_CAUSAL = re.compile(
+    r"\b(?:because|since|due to|owing to|as a result|so that|in order to|therefore|thus|hence|reasons?)\b",
+    re.I,
+)
+
+
+def with_reason(p: Passage, judge: Judge, pool: list[Sentence]) -> Passage:
+    """A "why" answered by a sentence that only restates what is asked ("The JSON format was considered but
+    rejected." for "Why was JSON rejected?": every word of the question, no cause given): the sentence after
+    it in its unit tells why, when the answer stays short."""
+    last = p.sentences[-1]
+    if set(judge.scorer.weights) - judge.said(p) or any(_CAUSAL.search(s.text) for s in p.sentences):
+        return p
+    unit = _unit_sentences(last.unit.id, pool)
+    after = unit[unit.index(last) + 1] if last in unit and unit.index(last) + 1 < len(unit) else None
+    if after is None or after.code or len(p.text) + len(after.text) > REASON_MAX_CHARS:
+        return p
+    return replace(p, sentences=[*p.sentences, after])
+
+
 def completed(p: Passage, pool: list[Sentence]) -> Passage:
     """A passage readable on its own: one that opens with an anaphor ("This was previously available via
     the -3 flag.") takes the sentence before it in its unit; one that ends with a lead-in ("… the

@@ -137,3 +137,26 @@ def test_an_options_table_row_answers_which_option_value_and_is_quoted_in_part()
         doc.answer
     )
     assert "even draught" not in doc.answer, doc.answer
+
+
+FORMATS = """# Kiln log formats
+
+## Rejected formats
+
+The CSV format was initially considered but quickly rejected. While easy to produce from any controller, it \
+cannot nest the readings of one firing under its shelves. The XML format was rejected as well.
+"""
+
+
+def test_a_why_answered_by_a_sentence_restating_the_question_goes_on_to_the_reason():
+    # before: "The CSV format was initially considered but quickly rejected." alone, which says no why
+    doc = ask(
+        "Why was CSV rejected as the log format?",
+        "reason",
+        FORMATS,
+        act="explain",
+        output="paragraph",
+        markdown=True,
+    )
+    assert "cannot nest the readings" in doc.answer, doc.answer
+    assert "XML" not in doc.answer, doc.answer

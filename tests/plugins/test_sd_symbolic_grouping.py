@@ -1,5 +1,6 @@
-"""An options table whose rows describe their option at length: each long row is a unit of its own (as a long
-list item is), so retrieval finds the row of the option asked about; short rows stay grouped (issue 20)."""
+"""How sd-symbolic groups pieces into units (grouping.py, issue 20): an options table whose rows describe their
+option at length has each long row as a unit of its own (as a long list item is), so retrieval finds the row of
+the option asked about; short rows stay grouped."""
 
 from __future__ import annotations
 
@@ -30,3 +31,4 @@ def test_a_long_row_is_a_unit_of_its_own_and_short_rows_stay_together():
     cool = next(u for u in units if "`cool`" in (u.claim or ""))
     assert "`log`" not in (cool.claim or "")
     assert (cool.title or "").startswith("Columns: ")  # a later part keeps the column names
+
