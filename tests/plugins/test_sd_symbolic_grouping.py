@@ -31,4 +31,3 @@ def test_a_long_row_is_a_unit_of_its_own_and_short_rows_stay_together():
     cool = next(u for u in units if "`cool`" in (u.claim or ""))
     assert "`log`" not in (cool.claim or "")
     assert (cool.title or "").startswith("Columns: ")  # a later part keeps the column names
-
