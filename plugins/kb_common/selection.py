@@ -283,16 +283,18 @@ def remove_redundant(
     kept: list[Candidate] = []
     kept_ids: set[str] = set()
     kept_words: list[tuple[frozenset[str], int]] = []  # the kept units' own terms and their count
+    kept_ancestors: set[str] = set()  # every ancestor of a kept unit (among the ranked)
     for c in sorted(ranked, key=lambda c: -c.score):  # greedy: a better-scored relative already kept wins
         if limit is not None and len(kept) >= limit:
             break
-        if lineage[c.id] & kept_ids or any(c.id in lineage[k] for k in kept_ids):
+        if c.id in kept_ancestors or lineage[c.id] & kept_ids:
             continue
         words = own_terms(c.unit)
         if _near_duplicate(words, len(words), kept_words, threshold):
             continue
         kept.append(c)
         kept_ids.add(c.id)
+        kept_ancestors |= lineage[c.id]
         kept_words.append((words, len(words)))
     return kept
 
