@@ -92,7 +92,7 @@ def _combine(parts: list[tuple[str, Outcome | None]]) -> Outcome:
         blocks.append(f"**{sub}**\n\n{out.markdown}")
         ids.extend(i for i in out.sources if i not in ids)
         confs.append(out.confidence)
-    conf = min(confs, key=lambda c: _RANK[c])
+    conf = min(confs, key=lambda c: _RANK.get(c, -1))  # a number: below "low" (solver.UNTYPED)
     supported = all(out is not None and out.supported for _, out in parts)
     return Outcome("\n\n".join(blocks), ids, conf, f"{len(parts)} sub-questions", "multi", supported)
 

@@ -69,6 +69,9 @@ OPEN_SHARE = 0.5  # ... each scoring at least this share of the best one
 OPEN_TERMS = 6  # an untyped request with more content words than this asks for a synthesis
 DEFAULT_LIMIT = 8
 BRIEF_LIMIT = 3
+UNTYPED = "0.2"  # the confidence of an answer lacking what the question's form asks (below "low", 1/3)
+FORM_WINDOW = 0.75  # answer-type re-ranking looks at passages scoring this share of the best (Judge.best_of)
+FORM_DEPTH = 12  # ... among this many
 # "What is the <attribute> of X?" / "How many <things> ...?": the attribute's head noun must be named.
 _ATTRIBUTE = re.compile(
     r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+(?:the|a|an)\s+(?:[^\W_]+\s+){0,2}?([^\W_]+)\s+(?:of|for|in|at)\b"
@@ -108,9 +111,11 @@ def answer(q: Question, m: Material) -> Outcome | None:
     if q.foreign and q.foreign == instrument(q.focus or q.text):
         return None  # "… with conda": a tool the documents never name, nor anything like it; they do not say
     out = _open_answer(q, m)
-    if out is not None and out.kind == "sentences" and out.supported and (lack := unstated(q, out.markdown)):
-        out.supported = False  # the passage repeats the question without stating what it asks for
-        out.confidence = "low"
+    if out is not None and out.kind == "sentences" and (lack := unstated(q, out.markdown)):
+        # the passage repeats the question without stating what it asks for: weak, and below a weak answer
+        # that states it (the kernel keeps the best of the weak answers its views gave)
+        out.supported = False
+        out.confidence = UNTYPED
         out.evidence += f"; {lack}"
     if out is not None and q.foreign:
         out.supported = False  # what the question turns on is a word the documents never use: weak at most
@@ -270,7 +275,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         q.text
     ):  # "the exact line …": only a passage quoting a literal says it (a path, a code span)
         ranked = [p for p in ranked if quotes_literal(passage_text(p))] or ranked
-    passage = judge.best_of(ranked)
+    passage = judge.best_of(_form_first(q, ranked))
     if passage is None:
         return _listed(q, pool, scorer) if prose_list else None
     passage = named_antecedent(passage, ranked, judge)
@@ -318,6 +323,20 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
         evidence += "; asked verbatim, no literal quoted"
     return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
+
+
+def _form_first(q: Question, ranked: list[Passage]) -> list[Passage]:
+    """Answer-type re-ranking: among the passages scoring close to the best (the judge's window), those
+    stating what the question's form asks for (a file's name for "which file", a default for "by default";
+    answer_form.unstated) come first, in score order. Without one, the ranking stands."""
+    if not ranked or not unstated(q, passage_text(ranked[0])):
+        return ranked
+    floor = ranked[0].score * FORM_WINDOW
+    stating = [p for p in ranked[:FORM_DEPTH] if p.score >= floor and not unstated(q, passage_text(p))]
+    if not stating:
+        return ranked
+    first = {id(p) for p in stating}
+    return stating + [p for p in ranked if id(p) not in first]
 
 
 def _entry_name(p: Passage, q: Question) -> str:
