@@ -95,7 +95,13 @@ def _print_version(value: bool) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Console-script entry point: run the app, turning user errors into one line and an exit code.
-    Called as the console script (`argv` None), the process ends right after the command (`exit_now`)."""
+    Called as the console script (`argv` None), the process defers its young collections while it starts
+    (protocol/gc_pause.py; a one-turn `mrpvm ask` for its whole turn, the full CLI until its commands are
+    loaded) and ends right after the command (`exit_now`)."""
+    if argv is None:
+        from mrpvm.protocol.gc_pause import defer_startup_collections
+
+        defer_startup_collections()
     code = _run(argv)
     if argv is None:
         exit_now(code)
@@ -137,11 +143,14 @@ def _run(argv: list[str] | None) -> int:
 
     import typer
     from mrpvm.kernel.errors import KernelError
+    from mrpvm.protocol.gc_pause import end_startup
     from mrpvm.shells.cli.common import CliError, click_exceptions, say_error
 
     click = click_exceptions()
+    app = build_app()
+    end_startup()  # a command may run long (serve, chat): the collector's usual thresholds
     try:
-        result = build_app()(args=argv, prog_name="mrpvm", standalone_mode=False)
+        result = app(args=argv, prog_name="mrpvm", standalone_mode=False)
     except click.NoArgsIsHelpError as err:
         text = err.format_message()  # rich help was printed when the error was built; plain help is here
         if text.strip():
