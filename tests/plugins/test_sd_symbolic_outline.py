@@ -133,3 +133,35 @@ def test_odd_faq_shapes_never_lose_text(text: str) -> None:
     for word in ("What", "Does", "answer"):
         if word in text:
             assert word in said
+
+
+CLAUSES = """Shipping Rules
+==============
+
+1.1. Returns
+
+If You send a parcel back to the depot then:
+
+(a) such parcel must also be labelled with the Return
+    Code, as described in Section 1.2, and You must tell the
+    courier how they can collect the parcel; and
+
+(b) You may ship the parcel under a different tariff, provided
+    that the tariff does not raise the price.
+
+(iv) A numbered clause in roman numerals wraps
+     onto a hanging indent as well.
+"""
+
+
+def test_parenthesized_clause_letters_are_list_items_not_headings() -> None:
+    """A legal text's "(a)" clause wrapped onto a hanging indent is one item: its first line is no heading
+    (before: "(a) such parcel … the Return" became a section and its quote read "Return: Code")."""
+    units = units_of(CLAUSES)
+    titles = {u.sectionTitle for u in units}
+    assert not any(t and ("(a)" in t or "(b)" in t or "(iv)" in t) for t in titles)
+    claims = "\n".join(u.claim or "" for u in units)
+    assert "labelled with the Return Code, as described in Section 1.2" in claims
+    assert "provided that the tariff does not raise the price" in claims
+    assert "wraps onto a hanging indent as well" in claims
+    assert all(u.sectionTitle and u.sectionTitle.endswith("1.1. Returns") for u in units)
