@@ -36,12 +36,12 @@ def install() -> None:
     orig_submit, orig_done = Pool.submit, Pool.done
 
     @functools.wraps(orig_call)
-    async def _call(self, plugin_id, request, timeout_s):
+    async def _call(self, plugin_id, request, timeout_s, *rest):
         t0 = time.perf_counter()
         rec = {"t0": t0}
         tok_r = REC.set(rec)
         try:
-            return await orig_call(self, plugin_id, request, timeout_s)
+            return await orig_call(self, plugin_id, request, timeout_s, *rest)
         finally:
             t_end = time.perf_counter()
             REC.reset(tok_r)

@@ -200,6 +200,7 @@ async def main_async(a: argparse.Namespace) -> dict:
         (a.calltimer, "PERF_CALLTIMES", os.path.join(home, "calltimes.json"), "daemon_calltimer.py"),
         (a.requests, "PERF_REQUESTS", a.requests, "daemon_requests.py"),
         (a.cprofile, "PERF_CPROFILE", a.cprofile and os.path.abspath(a.cprofile), "daemon_cprofile.py"),
+        (a.waits, "PERF_WAITS", a.waits and os.path.abspath(a.waits), "daemon_waits.py"),
     ]
     if a.requests:
         os.makedirs(a.requests, exist_ok=True)
@@ -234,30 +235,16 @@ async def main_async(a: argparse.Namespace) -> dict:
         out["warmup_ok"] = sum(r["ok"] for r in warm)
         out["sample_answers"] = [(r.get("q", qs[i]), r.get("answer")) for i, r in enumerate(warm[:3])]
         out["settle_s"] = await settle(d.proc.pid, a.settle)
-        if a.cprofile:
-            os.kill(d.proc.pid, signal.SIGUSR1)  # daemon_cprofile.py: profile the load, not the warm-up
+        if a.cprofile or a.waits:
+            os.kill(d.proc.pid, signal.SIGUSR1)  # daemon_cprofile/waits.py: the load, not the warm-up
         mem_before = pk.memory(d.proc.pid)
         cpu0 = pk.cpu_by_name(d.proc.pid)
         sys0 = pk.cpu_by_name(d.proc.pid, system_only=True)
         load0 = pk.loadavg()
         if a.pyspy:
+            spy_argv = f"record -p {d.proc.pid} -d {a.pyspy} --subprocesses --nonblocking -r 200 -f raw -o"
             spy = subprocess.Popen(
-                [
-                    str(pk.OURS / ".venv/bin/py-spy"),
-                    "record",
-                    "-p",
-                    str(d.proc.pid),
-                    "-d",
-                    str(a.pyspy),
-                    "--subprocesses",
-                    "--nonblocking",
-                    "-r",
-                    "200",
-                    "-f",
-                    "raw",
-                    "-o",
-                    a.pyspy_out,
-                ],
+                [str(pk.OURS / ".venv/bin/py-spy"), *spy_argv.split(), a.pyspy_out],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -278,6 +265,8 @@ async def main_async(a: argparse.Namespace) -> dict:
         ct = os.path.join(home, "calltimes.json")
         if a.calltimer and os.path.exists(ct) and "t_load1" in locals():
             out["call_parts_ms"] = call_parts(json.load(open(ct)), t_load0, t_load1)  # noqa: SIM115
+        if a.waits and os.path.exists(a.waits):
+            out["waits_for_last_outcome"] = json.loads(Path(a.waits).read_text())
         if not a.keep and not a.home:
             shutil.rmtree(home, ignore_errors=True)
     lat = [r["latency_ms"] for r in recs]
@@ -379,6 +368,7 @@ def main() -> None:
         help="ours: use and keep this home; the document is ingested only on the first run (A/B runs of "
         "one checkout skip the ingest; use one home per checkout)",
     )
+    ap.add_argument("--waits", help="ours: time each turn's wait for its session's last recordOutcome (file)")
     ap.add_argument(
         "--calltimer",
         action="store_true",

@@ -145,30 +145,36 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
 
 
 def _fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
-    """A section's fields typed from its lines (below the heading); None: the full parser decides."""
+    """A section's fields typed from its lines (below the heading); None: the full parser decides.
+
+    Most fields hold one line: its value is settled as it stands; a list of the value's lines is made
+    only when a continuation line follows."""
     fields: dict[str, Any] = {}
-    parts: list[str] | None = None  # the field being read: its first value and continuation lines
-    spec: FieldSpec | None = None
+    spec: FieldSpec | None = None  # the field being read
+    value = ""  # its first value
+    parts: list[str] | None = None  # ... and its continuation lines, once there is one
     for line in body.split("\n"):
         if not line:
             continue
         first = line[0]
-        if first == " " or first == "\t" or first.isspace():  # as parse_sections reads them
+        if first.isspace():  # as parse_sections reads them
             two = line[:2] == "  "
             if not two and not line.strip():
                 continue
-            if parts is None or not (two or first == "\t"):
+            if spec is None or not (two or first == "\t"):
                 return None
+            if parts is None:
+                parts = [value]
             parts.append(line[2:] if two else line[1:])
             continue
-        if parts is not None and not _settle(fields, spec, parts):
+        if spec is not None and not _settle(fields, spec, value, parts):
             return None
-        name, sep, value = line.partition(":")
+        name, _, raw = line.partition(":")
         spec = by_name.get(name)
         if spec is None or spec.attr in fields:
             return None
-        parts = [value.strip()]
-    if parts is not None and not _settle(fields, spec, parts):
+        value, parts = raw.strip(), None
+    if spec is not None and not _settle(fields, spec, value, parts):
         return None
     return fields
 
@@ -196,17 +202,16 @@ def _copied(fields: dict[str, Any]) -> dict[str, Any]:
     return {k: v.copy() if type(v) is list else v for k, v in fields.items()}
 
 
-def _settle(fields: dict[str, Any], spec: FieldSpec | None, parts: list[str]) -> bool:
-    """Type a field read by the fast path (`_typed_fields`' rules); False: the full parser decides."""
-    if spec is None:
-        return False
-    raw = parts[0] if len(parts) == 1 else "\n".join(parts).strip()
+def _settle(fields: dict[str, Any], spec: FieldSpec, value: str, parts: list[str] | None) -> bool:
+    """Type a field read by the fast path (`_typed_fields`' rules): its first value, and its continuation
+    lines when it has some (`parts`, the first value included); False: the full parser decides."""
+    raw = value if parts is None else "\n".join(parts).strip()
     if not raw:
         return False
     if spec.kind == "text":
         fields[spec.attr] = raw
         return True
-    if len(parts) > 1:
+    if parts is not None:
         raw = " ".join(p.strip() for p in parts).strip()
     typed, rule, _ = convert_value(spec, raw)
     if rule:

@@ -277,28 +277,45 @@ def remove_redundant(
     """Drop a unit whose ancestor or descendant is also selected (keeping the better-scored) and
     near-duplicates (Jaccard of their own terms >= duplicate_jaccard: a shared heading is no evidence of
     saying the same thing), keeping the better-scored; at most `limit`."""
-    own: dict[str, frozenset[str]] = {}
-
-    def words(c: Candidate) -> frozenset[str]:
-        found = own.get(c.id)
-        if found is None:
-            found = own[c.id] = own_terms(c.unit)
-        return found
-
     by_id = {c.id: c for c in ranked}
     lineage = {i: found & by_id.keys() for i, found in ancestor_map(list(by_id), views).items()}
+    threshold = config.duplicate_jaccard
     kept: list[Candidate] = []
     kept_ids: set[str] = set()
+    kept_words: list[tuple[frozenset[str], int]] = []  # the kept units' own terms and their count
+    kept_ancestors: set[str] = set()  # every ancestor of a kept unit (among the ranked)
     for c in sorted(ranked, key=lambda c: -c.score):  # greedy: a better-scored relative already kept wins
         if limit is not None and len(kept) >= limit:
             break
-        if lineage[c.id] & kept_ids or any(c.id in lineage[k] for k in kept_ids):
+        if c.id in kept_ancestors or lineage[c.id] & kept_ids:
             continue
-        if any(jaccard(words(c), words(k)) >= config.duplicate_jaccard for k in kept):
+        words = own_terms(c.unit)
+        if _near_duplicate(words, len(words), kept_words, threshold):
             continue
         kept.append(c)
         kept_ids.add(c.id)
+        kept_ancestors |= lineage[c.id]
+        kept_words.append((words, len(words)))
     return kept
+
+
+def _near_duplicate(
+    words: frozenset[str], n: int, kept: list[tuple[frozenset[str], int]], threshold: float
+) -> bool:
+    """Jaccard(words, one of `kept`) >= threshold. A pair whose smaller set is under `threshold` of the
+    larger is skipped unseen: its Jaccard is at most min/max, and correctly rounded division keeps that
+    order, so the skip never changes the answer (the size filter of set-similarity joins)."""
+    for other, m in kept:
+        if not n or not m:
+            if threshold <= 0.0:  # jaccard() of an empty set is 0.0
+                return True
+            continue
+        if (n / m if n < m else m / n) < threshold:
+            continue
+        common = len(words & other)
+        if common / (n + m - common) >= threshold:
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- sufficiency

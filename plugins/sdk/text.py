@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from mrpvm.protocol.analysis import (  # noqa: F401 - the shared analyser, re-exported for plugins
@@ -205,6 +206,7 @@ def markdown_pieces(text: str, header: list[str] | None = None) -> list[tuple[st
     return out
 
 
+@lru_cache(maxsize=4096)  # gs-symbolic asks it for every sentence of the evidence (pathlib is slow)
 def file_title(name: str) -> str:
     """A document's title when it has no other: its file name without the folder and extension
     ("docs/tar.txt" -> "tar"). The kb family scopes a question that names it; gs-symbolic reads it as context."""

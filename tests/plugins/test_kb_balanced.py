@@ -199,3 +199,43 @@ def test_bit_column_scan_matches_direct_similarity():
         matrix._similarity(matrix.claim_cols, matrix.claim_counts, q.claim, CLAIM_DIM),
         similarity(claims, q.claim, CLAIM_DIM),
     )
+
+
+def _select_reference(ranked, sims: np.ndarray, budget: int) -> list:
+    """MMR by its definition on the numpy matrix: each step takes the first best-valued candidate not
+    yet chosen whose largest similarity to a chosen one stays under DUPLICATE_SIM."""
+    from mrpvm.plugins.kb_balanced.mmr import DUPLICATE_SIM, MMR_LAMBDA
+
+    top = ranked[0].score or 1.0
+    chosen: list[int] = []
+
+    def closest(i: int) -> float:
+        return float(sims[i, chosen].max()) if chosen else 0.0
+
+    while len(chosen) < budget:
+        open_ = [i for i in range(len(ranked)) if i not in chosen and closest(i) < DUPLICATE_SIM]
+        if not open_:
+            break
+        values = [MMR_LAMBDA * ranked[i].score / top - (1 - MMR_LAMBDA) * closest(i) for i in open_]
+        chosen.append(open_[values.index(max(values))])
+    return [ranked[i] for i in chosen]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_mmr_select_on_rows_of_floats_matches_the_matrix_version(seed):
+    from mrpvm.plugins.kb_balanced.mmr import select
+
+    class Scored:
+        def __init__(self, score: float):
+            self.score = score
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 16))
+    sims = rng.random((n, n))
+    sims[rng.random((n, n)) < 0.2] = 0.85  # near-duplicates, dropped once a twin is chosen
+    scores = np.sort(rng.random(n) * 5)[::-1]
+    if seed % 5 == 0:
+        scores[:] = 0.0  # no relevance at all: similarity alone decides
+    ranked = [Scored(float(s)) for s in scores]
+    budget = int(rng.integers(1, n + 2))
+    assert select(ranked, sims.tolist(), budget) == _select_reference(ranked, sims, budget)

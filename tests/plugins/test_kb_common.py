@@ -523,3 +523,17 @@ def test_parallel_statements_under_one_heading_are_not_duplicates(plugin):
         plugin, retrieve_request([intent(1, "compare", "Compare the Harbor 12 and the Lumen 30.")], lamps)
     )
     assert set(selected(doc)) == {u.id for u in lamps}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.frozensets(st.integers(0, 12).map(str), max_size=10),
+    st.lists(st.frozensets(st.integers(0, 12).map(str), max_size=10), max_size=6),
+    st.sampled_from([0.0, 0.2, 0.5, 0.8, 0.9, 1.0]),
+)
+def test_near_duplicate_check_agrees_with_jaccard(words, kept, threshold):
+    # the size filter only skips pairs whose Jaccard cannot reach the threshold (empty sets included)
+    from mrpvm.plugins.kb_common.selection import _near_duplicate, jaccard
+
+    expected = any(jaccard(words, other) >= threshold for other in kept)
+    assert _near_duplicate(words, len(words), [(o, len(o)) for o in kept], threshold) is expected
