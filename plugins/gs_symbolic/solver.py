@@ -26,10 +26,11 @@ from mrpvm.plugins.sdk.answer_types import (
     quotes_literal,
 )
 from mrpvm.plugins.sdk.asked_forms import function_of
+from mrpvm.plugins.sdk.place_answers import asks_origin
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import meaning
-from .action import asked_action
+from .action import asked_action, done_elsewhere
 from .answer_form import unstated
 from .compare import compare
 from .constrained import single_word, yes_no
@@ -105,6 +106,8 @@ def answer(q: Question, m: Material) -> Outcome | None:
     q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
     if q.foreign and q.foreign == instrument(q.focus or q.text):
         return None  # "… with conda": a tool the documents never name, nor anything like it; they do not say
+    if (action := asked_action(q.focus or q.text)) is not None and done_elsewhere(action, m.pool):
+        return None  # the documents do the asked action only to other things they name with the asked one
     out = _open_answer(q, m)
     if out is not None and out.kind == "sentences" and out.supported and (lack := unstated(q, out.markdown)):
         out.supported = False  # the passage repeats the question without stating what it asks for
@@ -254,6 +257,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         defined=asked_definiendum(q.focus or q.text),
         permission=q.answer_type == "person" and asks_permission(q.focus or q.text),
         agent=agent_action(q.focus or q.text),
+        origin=asks_origin(q.focus or q.text),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
