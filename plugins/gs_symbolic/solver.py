@@ -342,10 +342,8 @@ def _listed(q: Question, pool: list[Sentence], scorer: Scorer, as_list: bool = T
     coverage = scorer.coverage(chosen)
     conf = "high" if coverage >= 0.75 else ("medium" if coverage >= 0.4 else "low")
     ids = list(dict.fromkeys(s.unit.id for s in chosen))
-    return Outcome(
-        render_list(chosen, as_list),
-        ids,
-        conf,
-        f"{len(chosen)} items, term coverage {coverage:.2f}",
-        "sentences",
-    )
+    # a synthesis of the sentences most like an open request, unless a heading names all it asks: no one
+    # sentence was found to answer it, so it is the best candidate (weak), not `success`
+    synthesis = not as_list and not headed
+    evidence = f"{len(chosen)} items, term coverage {coverage:.2f}" + ("; a synthesis" if synthesis else "")
+    return Outcome(render_list(chosen, as_list), ids, conf, evidence, "sentences", not synthesis)

@@ -7,7 +7,8 @@ I uninstall …" over a guide that only installs), is refused outright: a passag
 meaning and says nothing of uninstalling. A verb a modal governs ("Notebooks can then hold …", "opening it will
 change X and modify Y") states what may happen; it is no instruction. Questions the guide does answer, in its
 words or others, stay answered. A "where" question is not answered by a phrase saying where something comes
-from ("guests from other teams") unless it asks for an origin ("Where are templates copied from?")."""
+from ("guests from other teams") unless it asks for an origin ("Where are templates copied from?"). A
+synthesis of the sentences most like an open request is reported as the best candidate, never `success`."""
 
 from __future__ import annotations
 
@@ -110,6 +111,17 @@ def test_a_phrase_saying_where_something_comes_from_is_no_place_where_it_is():
     assert states_place("It is kept in `.ledgerpad/index`.", origin=False)
     assert asks_origin("Where does pip install packages from by default?")
     assert not asks_origin("Where is the index kept?")
+
+
+def test_a_synthesis_of_related_sentences_is_no_success():
+    # an open request with many words is answered by the sentences most like it: no one of them was found
+    # to answer it, so the status says the answer is the best candidate
+    doc = solve(
+        "Explain how the page index of a notebook is built, kept and searched after installing Ledgerpad."
+    )
+    assert "page index is built" in doc.answer
+    assert doc.result.status == "insufficient"
+    assert "a synthesis" in (doc.result.evidence or "")
 
 
 def test_the_asked_action_object_and_verb_are_read():
