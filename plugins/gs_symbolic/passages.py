@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.agent_answers import grants, names_person, names_role, restricts
+from mrpvm.plugins.sdk.agent_answers import agentless, grants, names_person, names_role, restricts
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, without_references
 from mrpvm.plugins.sdk.place_answers import states_place
 from mrpvm.plugins.sdk.text import EXTREMES, terms
@@ -187,8 +187,8 @@ class Judge:
         ("closes a pull request" is not "closes an issue"); who may do it, by a rule that grants it."""
         said = set(s.terms) | s.carried | s.under
         verb, thing = self.agent
-        if verb and (verb not in said or (thing and not thing & said)):
-            return False
+        if verb and (verb not in said or (thing and not thing & said) or agentless(s.text, verb)):
+            return False  # not the asked verb on its object, or only "… are not reviewed": no one does it
         return names_role(s.text, set(self.scorer.weights)) and (not self.permission or grants(s.text))
 
     def _all_said(self, window: list[Sentence]) -> bool:

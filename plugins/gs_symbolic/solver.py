@@ -35,7 +35,7 @@ from .answer_form import unstated
 from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
-from .definiendum import asked_definiendum
+from .definiendum import asked_definiendum, asked_subject, unnamed
 from .directives import stated_condition
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
@@ -113,6 +113,14 @@ def answer(q: Question, m: Material) -> Outcome | None:
         out.supported = False  # the passage repeats the question without stating what it asks for
         out.confidence = "low"
         out.evidence += f"; {lack}"
+    if (
+        out is not None
+        and out.supported
+        and (never := unnamed(asked_subject(q.focus or q.text), q.collection))
+    ):
+        out.supported = False  # "What does X do?" over documents that never name X
+        out.confidence = "low"
+        out.evidence += f"; the documents never name '{never}'"
     if out is not None and q.foreign:
         out.supported = False  # what the question turns on is a word the documents never use: weak at most
         out.evidence += f"; the documents never name '{q.foreign}'"

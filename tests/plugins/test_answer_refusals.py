@@ -1,13 +1,16 @@
 """Refusing a how-to question the document does not answer (issue 20: false answers), on a guide written here.
 
 A how-to question asks for an action on an object. A passage answers it only when it (with its headings) names
-every word of the object and either names the action (its verb or a synonym) or tells something to do (an
-instruction, code, a command written out). An action the documents never name, nor any synonym of it ("How do
-I uninstall …" over a guide that only installs), is refused outright: a passage about installing is close in
-meaning and says nothing of uninstalling. A verb a modal governs ("Notebooks can then hold …", "opening it will
+every word of the object (or a synonym) and either names the action (its verb or a synonym) or tells something
+to do (an instruction, code, a command written out), not the reverse of the action: a passage about installing
+is close in meaning to "How do I uninstall …" and says nothing of uninstalling. When the guide does the action
+only to other things ("… will remove the pages from the notebook" for "How do I delete a notebook?"), the
+question is refused. A verb a modal governs ("Notebooks can then hold …", "opening it will
 change X and modify Y") states what may happen; it is no instruction. Questions the guide does answer, in its
 words or others, stay answered. A "where" question is not answered by a phrase saying where something comes
-from ("guests from other teams") unless it asks for an origin ("Where are templates copied from?"). A
+from ("guests from other teams") unless it asks for an origin ("Where are templates copied from?"). "What does X
+do?" over documents that never name a word of X is answered as the best candidate at most; "Who reviews X?" is
+not answered by a sentence that says X is (not) reviewed, naming no one who reviews it. A
 synthesis of the sentences most like an open request is reported as the best candidate, never `success`."""
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ from __future__ import annotations
 import pytest
 from answer_support import ask, units_of
 from mrpvm.plugins.gs_symbolic.action import asked_action, performs
+from mrpvm.plugins.gs_symbolic.definiendum import asked_subject, unnamed
 from mrpvm.plugins.gs_symbolic.directives import is_instruction
 from mrpvm.plugins.gs_symbolic.evidence import Sentence
 from mrpvm.plugins.gs_symbolic.focus import action_verb
+from mrpvm.plugins.sdk.agent_answers import agentless
 from mrpvm.plugins.sdk.embedding import available
 from mrpvm.plugins.sdk.place_answers import asks_origin, states_place
 from mrpvm.plugins.sdk.text import terms
@@ -91,8 +96,8 @@ def test_a_how_to_question_the_guide_answers_is_answered(question: str, expected
 @pytest.mark.parametrize(
     "question",
     [
-        "How do I uninstall Ledgerpad?",  # the guide only installs: no word of uninstalling nor a synonym
-        "How do I delete a notebook?",  # notebooks are named, nothing deletes one
+        "How do I uninstall Ledgerpad?",  # the guide only installs: the reverse of the action
+        "How do I delete a notebook?",  # pages are removed from a notebook, nothing deletes one
         "How do I change the default notebook name?",  # a heading says "change", nothing names a default
     ],
 )
@@ -122,6 +127,26 @@ def test_a_synthesis_of_related_sentences_is_no_success():
     assert "page index is built" in doc.answer
     assert doc.result.status == "insufficient"
     assert "a synthesis" in (doc.result.evidence or "")
+
+
+def test_what_a_thing_the_documents_never_name_does_is_no_success():
+    doc = solve("What does ledgerpad sync do?")  # "sync" is never written: the guide does not say
+    assert doc.result.status != "success", doc.answer
+    assert solve("What does ledgerpad mv do?").result.status == "success"
+    assert asked_subject("What does ledgerpad sync do?") == frozenset(terms("ledgerpad sync"))
+    assert asked_subject("What is a notebook?") == frozenset(terms("notebook"))
+    assert unnamed(frozenset(terms("ledgerpad sync")), {"ledgerpad": 1.2, "sync": 0.0}) == "sync"
+    assert unnamed(frozenset(terms("ledgerpad")), {}) == ""  # no weights: nothing known to be absent
+
+
+def test_a_verb_said_only_in_the_passive_without_an_agent_names_no_one_who_does_it():
+    doc = solve("Who reviews guest edits?")  # "their edits are not reviewed": guests are named, no reviewer
+    assert doc.result.status != "success", doc.answer
+    review = terms("reviews")[0]
+    assert agentless("Their edits are not reviewed.", review)
+    assert agentless("Edits are carefully reviewed.", review)
+    assert not agentless("Edits are reviewed by the maintainers.", review)
+    assert not agentless("The maintainers review edits.", review)
 
 
 def test_the_asked_action_object_and_verb_are_read():
