@@ -7,6 +7,7 @@ close it. Nothing here knows about plugins' algorithms.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,9 +70,12 @@ class KernelContext:
         *,
         manifests_dir: Path | None = None,
         extra_env: dict[str, str] | None = None,
+        opened: Callable[[KernelContext], object] | None = None,
     ) -> KernelContext:
         """Load the config, the registry (built-ins from `manifests_dir`), start the supervisor, open the
         store, start the LLM bridge (its loopback endpoint serves only when an upstream is configured).
+        `opened(ctx)` runs as soon as the context can start workers, before the one-time merges of older
+        homes' files (a one-turn process starts its workers there: engine/warm_start.py).
 
         The KB layer's start-up repair is not run here: `mrpvm.knowledge.context.open_context` opens a
         context and then lets the KB layer open its part."""
@@ -116,6 +120,8 @@ class KernelContext:
         ctx = cls(config, sources, registry, supervisor, store, home, env, llm)
         supervisor.route_llm(llm_route(llm))
         try:  # planners' learning kept in files before the store kept it (schema 8), merged once
+            if opened is not None:
+                opened(ctx)
             planners = [entry.id for entry in registry.list("mrp-plan-plugin")]
             await anyio.to_thread.run_sync(import_planner_files, store, home, planners)
             await anyio.to_thread.run_sync(import_validator_records, store, home)

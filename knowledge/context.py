@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from mrpvm.kernel.context import KernelContext
@@ -15,11 +16,13 @@ async def open_context(
     manifests_dir: Path | None = None,
     extra_env: dict[str, str] | None = None,
     repair_indexes: bool = True,
+    opened: Callable[[KernelContext], object] | None = None,
 ) -> KernelContext:
     """`KernelContext.open`, then (with `repair_indexes`) the sources and removals some kb-plugin has not
     acknowledged (a kernel killed between an ingest's commit and its notification) are offered again
-    before anything else runs. Close the context with `aclose()` as usual."""
-    ctx = await KernelContext.open(environ, manifests_dir=manifests_dir, extra_env=extra_env)
+    before anything else runs; `opened(ctx)` runs before that repair (`KernelContext.open`). Close the
+    context with `aclose()` as usual."""
+    ctx = await KernelContext.open(environ, manifests_dir=manifests_dir, extra_env=extra_env, opened=opened)
     try:  # this node registers, adopts what it held before nodes existed, and rebuilds what it owes
         await start_node(ctx, repair=repair_indexes)
     except BaseException:

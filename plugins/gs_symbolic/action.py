@@ -25,12 +25,15 @@ import numpy as np
 from mrpvm.plugins.sdk.embedding import usable
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
+from .directives import tells_what_to_do
 from .evidence import Sentence
 from .focus import HOW_VERB, LIGHT_VERBS, NEIGHBOUR
 from .lexicon import CONNECTIVES, DETERMINERS, PREPOSITIONS, PRONOUNS
 from .meaning import vectors
 
 OBJECT_WORDS = 4  # the longest object phrase read after a verb
+REVERSATIVE = ("un", "dis", "de")  # English prefixes that reverse a verb's action (install / uninstall)
+REVERSIBLE = 5  # the shortest base a prefix is read off ("design" is not the reverse of "sign")
 _QUANTIFIERS = frozenset({"one", "or", "more", "several", "many", "multiple", "new", "existing", "same"})
 _SKIPPED = DETERMINERS | _QUANTIFIERS
 _ENDS = PREPOSITIONS | CONNECTIVES | STOPWORDS
@@ -43,6 +46,8 @@ class Action:
     verb: str  # as written in the question ("delete")
     stem: str
     target: frozenset[str]  # the object's content stems ("virtual", "environ")
+    head: str = ""  # the stem of the object's head noun, its last word ("environ")
+    words: tuple[str, ...] = ()  # the object's content words as written ("virtual", "environment")
 
 
 def asked_action(question: str) -> Action | None:
@@ -51,10 +56,13 @@ def asked_action(question: str) -> Action | None:
     if found is None or found.group(1).lower() in LIGHT_VERBS:
         return None
     verb = found.group(1).lower()
-    target = _object_after(_tokens(question[found.end() :]), 0)
+    words = _object_words(_tokens(question[found.end() :]), 0)
+    target = set(terms(" ".join(words)))
     if not target:
         return None
-    return Action(verb, next(iter(stems([verb])), verb), frozenset(target))
+    head = next(iter(terms(words[-1])), "")
+    written = tuple(w for w in words if terms(w))
+    return Action(verb, next(iter(stems([verb])), verb), frozenset(target), head, written)
 
 
 def _tokens(text: str) -> list[str]:
@@ -64,18 +72,23 @@ def _tokens(text: str) -> list[str]:
 
 def _object_after(tokens: list[str], start: int) -> set[str]:
     """The content stems of the noun phrase starting at tokens[start] (determiners skipped)."""
+    return set(terms(" ".join(_object_words(tokens, start))))
+
+
+def _object_words(tokens: list[str], start: int) -> list[str]:
+    """The words of the noun phrase starting at tokens[start], determiners skipped (none after a pronoun)."""
     i = start
     while i < len(tokens) and tokens[i].lower() in _SKIPPED:
         i += 1
     if i < len(tokens) and tokens[i].lower() in PRONOUNS:
-        return set()  # "remove it": an object the phrase does not name
+        return []  # "remove it": an object the phrase does not name
     words: list[str] = []
     for token in tokens[i : i + OBJECT_WORDS]:
         low = token.lower()
         if not token[0].isalpha() or low in _ENDS:
             break
         words.append(low)
-    return set(terms(" ".join(words)))
+    return words
 
 
 def misapplied(action: Action, sentences: Sequence[Sentence]) -> bool:
@@ -91,6 +104,77 @@ def misapplied(action: Action, sentences: Sequence[Sentence]) -> bool:
         if read and len(read) == len(objects) and not any(o & action.target for o in read):
             return True
     return False
+
+
+def acts(action: Action, sentences: Sequence[Sentence], said: set[str]) -> bool:
+    """Whether a passage can answer "how do I <verb> <object>": it (with its headings: `said`) names every
+    word of the object (or a synonym of it), and it names the action (or a synonym) or tells something to
+    do, not the reverse of the action ("install" for "uninstall"; "X can then use Y" tells nothing to do)."""
+    if not names_object(action, sentences, said):
+        return False
+    if performs(action, sentences):
+        return True
+    return not reverses(action, sentences) and tells_what_to_do(list(sentences))
+
+
+def done_elsewhere(action: Action, pool: Sequence[Sentence]) -> bool:
+    """The evidence names the action (or a synonym) only where it acts on another object while naming the
+    asked one ("`pip uninstall` … will remove the packages from the virtual environment" and nothing else
+    for "How do I delete a virtual environment?"): the documents tell how to do something else."""
+    doing = [s for s in pool if not s.code and performs(action, [s])]
+    return bool(doing) and all(misapplied(action, [s]) for s in doing)
+
+
+def performs(action: Action, sentences: Sequence[Sentence]) -> bool:
+    """The passage names the asked action: the verb (any inflection) or a synonym in a sentence, or the verb
+    in the heading it stands under."""
+    for s in sentences:
+        if action.stem in s.under or any(
+            t[0].isalpha() and _is_action(action, t.lower()) for t in _tokens(s.text)
+        ):
+            return True
+    return False
+
+
+def names_object(action: Action, sentences: Sequence[Sentence], said: set[str]) -> bool:
+    """Every word of the asked object is `said` (by the passage with its headings) or has a synonym among
+    the passage's words (MiniLM's cosine >= NEIGHBOUR)."""
+    words = [w for w in action.words if not set(terms(w)) <= said]
+    if not words:
+        return True
+    if not usable():
+        return False
+    vocabulary = list(
+        dict.fromkeys(
+            t.lower()
+            for s in sentences
+            for t in _tokens(s.text)
+            if t[0].isalpha() and t.lower() not in STOPWORDS
+        )
+    )
+    if not vocabulary:
+        return False
+    found = vectors([*words, *vocabulary])
+    close = found[len(words) :] @ found[: len(words)].T  # vocabulary x asked words
+    return bool(np.all(close.max(axis=0) >= NEIGHBOUR))
+
+
+def reverses(action: Action, sentences: Sequence[Sentence]) -> bool:
+    """The passage names the reverse of the asked action (a reversative prefix, un-/dis-/de-, added to the
+    verb or taken from it: "install" for "uninstall", "activate" for "deactivate") and not the action
+    itself: it tells how to do the opposite."""
+    said = {t for s in sentences for t in s.terms}
+    if action.stem in said:
+        return False
+    return bool(said & _reversals(action.stem))
+
+
+def _reversals(stem: str) -> set[str]:
+    """The stems a reversative prefix makes of `stem` or takes from it (bases of REVERSIBLE letters or more)."""
+    bare = stem.replace("-", "")
+    out = {p + bare for p in REVERSATIVE if len(bare) >= REVERSIBLE}
+    out |= {bare[len(p) :] for p in REVERSATIVE if bare.startswith(p) and len(bare) - len(p) >= REVERSIBLE}
+    return out
 
 
 def _is_action(action: Action, word: str) -> bool:

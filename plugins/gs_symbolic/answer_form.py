@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.answer_types import asked_noun, mentions_type, options_named
+from mrpvm.plugins.sdk.place_answers import asks_origin, states_place
 from mrpvm.plugins.sdk.text import stems
 from mrpvm.plugins.sdk.time_answers import states_circumstance, states_frequency
 
@@ -82,6 +83,8 @@ def _states_instance(text: str, q: Question) -> bool:
         return states_figure(text, set(q.terms))
     if q.circumstance and states_circumstance(text):
         return True
+    if q.answer_type == "location":
+        return states_place(text, asks_origin(asked))
     return mentions_type(text, q.answer_type)
 
 

@@ -37,6 +37,22 @@ def asked_definiendum(question: str) -> frozenset[str]:
     return frozenset(terms(found.group(1)))
 
 
+# "What does X do?": X is what the answer says the function of
+_WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do)\s+(.+?)\s+do\s*\??\s*$", re.I)
+
+
+def asked_subject(question: str) -> frozenset[str]:
+    """The terms of what "What is (a) X?" or "What does X do?" asks about; empty for other questions."""
+    does = _WHAT_DOES.match(question)
+    return frozenset(terms(does.group(1))) if does else asked_definiendum(question)
+
+
+def unnamed(subject: frozenset[str], collection: dict[str, float]) -> str:
+    """A term of the asked subject the documents never hold (the retriever's weight 0: no occurrence); "".
+    Documents that never name X do not say what X is or does: an answer is their best candidate at most."""
+    return next((t for t in sorted(subject) if collection.get(t) == 0), "")
+
+
 def about(defined: frozenset[str], sentence: Sentence) -> bool:
     """The sentence says what `defined` is: its entry is headed by it alone, it opens with it, or it states it
     in an apposition ("… a virtual environment, a self-contained directory tree …")."""

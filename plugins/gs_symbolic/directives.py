@@ -14,10 +14,20 @@ from .evidence import Sentence
 _CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b(?!-)", re.I)
 
 
+# "applications can then use …", "activating it will change X and modify Y": a verb phrase a modal governs
+# states what may happen, it does not tell what to do
+_MODAL = re.compile(r"\b(?:can|could|may|might|will|would|shall|should|must)\b", re.I)
+
+
 def is_instruction(text: str) -> bool:
     """A sentence that tells the reader what to do: a clause opening with a command verb ("Run …", "To
     create X, create a copy …", "…, and use it as FILE")."""
-    return any(m.group(1).lower() in IMPERATIVE_VERBS for m in _CLAUSE_START.finditer(text.strip()))
+    text = text.strip()
+    return any(
+        m.group(1).lower() in IMPERATIVE_VERBS
+        and not (m.group(0)[0].isalpha() and _MODAL.search(text, 0, m.start()))
+        for m in _CLAUSE_START.finditer(text)
+    )
 
 
 _CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)

@@ -53,12 +53,19 @@ def focus_words(question: str) -> list[str]:
     noun = asked_noun(question)
     if noun:
         out.append(noun.lower())
-    verb = HOW_VERB.search(question)
-    if verb and verb.group(1).lower() not in LIGHT_VERBS:
-        out.append(verb.group(1).lower())
-    if verb and (tool := instrument(question)):
+    if verb := action_verb(question):
+        out.append(verb)
+    if HOW_VERB.search(question) and (tool := instrument(question)):
         out.append(tool)
     return [w for w in out if w not in STOPWORDS]
+
+
+def action_verb(question: str) -> str:
+    """The action a how-to question asks how to do ("How do I *uninstall* …"), lower-cased; "" for none or a
+    light verb."""
+    verb = HOW_VERB.search(question)
+    word = verb.group(1).lower() if verb else ""
+    return "" if word in LIGHT_VERBS else word
 
 
 def instrument(question: str) -> str:

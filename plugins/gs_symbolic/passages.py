@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.agent_answers import grants, names_person, names_role, restricts
+from mrpvm.plugins.sdk.agent_answers import agentless, grants, names_person, names_role, restricts
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, without_references
+from mrpvm.plugins.sdk.place_answers import states_place
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 from mrpvm.plugins.sdk.time_answers import mentions_untimed_number, states_circumstance, states_frequency
 
-from .action import Action, misapplied
+from .action import Action, acts, misapplied
 from .answer_form import states_figure
 from .context_terms import (
     KEY_SHAPE,
@@ -111,6 +112,7 @@ class Judge:
         defined: frozenset[str] = frozenset(),
         permission: bool = False,
         agent: tuple[str, str] = ("", ""),
+        origin: bool = False,
     ):
         self.scorer = scorer
         self.permission = permission  # "who may …": answered by a rule that grants it
@@ -131,6 +133,7 @@ class Judge:
         self.untimed = untimed  # the number asked for is no duration ("which port …")
         self.circumstance = circumstance  # "when does …": a condition or a span answers as a date does
         self.frequency = frequency  # "how often …": a frequency answers as a figure does
+        self.origin = origin  # "where … from?": a "from" phrase states the place asked for
         # a choice question ("from 0 or from 1?") is answered by a passage that states one of its options:
         # the key terms of the options are needed one option at a time, not all together
         self.options = [o & keys for o in options or [] if o & keys]
@@ -192,8 +195,8 @@ class Judge:
         ("closes a pull request" is not "closes an issue"); who may do it, by a rule that grants it."""
         said = set(s.terms) | s.carried | s.under
         verb, thing = self.agent
-        if verb and (verb not in said or (thing and not thing & said)):
-            return False
+        if verb and (verb not in said or (thing and not thing & said) or agentless(s.text, verb)):
+            return False  # not the asked verb on its object, or only "… are not reviewed": no one does it
         return names_role(s.text, set(self.scorer.weights)) and (not self.permission or grants(s.text))
 
     def _all_said(self, window: list[Sentence]) -> bool:
@@ -212,6 +215,8 @@ class Judge:
         the quantity "how many days" asks for without stating it)."""
         if self.answer_type == "number":
             return states_figure(text, set(self.scorer.weights))
+        if self.answer_type == "location":
+            return states_place(text, self.origin)
         return mentions_type(text, self.answer_type)
 
     def score(self, window: list[Sentence]) -> Passage:
@@ -340,6 +345,8 @@ class Judge:
             return False  # asked about what the documents never name: a paraphrase of it, or an instance
         if self.action is not None and misapplied(self.action, passage.sentences):
             return False  # "remove the packages from the environment" does not say how to delete it
+        if self.action is not None and not acts(self.action, passage.sentences, self.said(passage)):
+            return False  # names not the asked object, or neither the action nor anything to do
         if passage.coverage < needed and (not by_meaning or close is None or close < SEM_ACCEPT):
             return False
         if self.future and self.answer_type in ("version", "date"):

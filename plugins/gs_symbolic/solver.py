@@ -26,15 +26,16 @@ from mrpvm.plugins.sdk.answer_types import (
     quotes_literal,
 )
 from mrpvm.plugins.sdk.asked_forms import function_of
+from mrpvm.plugins.sdk.place_answers import asks_origin
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import meaning
-from .action import asked_action
+from .action import asked_action, done_elsewhere
 from .answer_form import unstated
 from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
-from .definiendum import asked_definiendum
+from .definiendum import asked_definiendum, asked_subject, unnamed
 from .directives import stated_condition
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
@@ -110,6 +111,8 @@ def answer(q: Question, m: Material) -> Outcome | None:
     q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
     if q.foreign and q.foreign == instrument(q.focus or q.text):
         return None  # "… with conda": a tool the documents never name, nor anything like it; they do not say
+    if (action := asked_action(q.focus or q.text)) is not None and done_elsewhere(action, m.pool):
+        return None  # the documents do the asked action only to other things they name with the asked one
     out = _open_answer(q, m)
     if out is not None and out.kind == "sentences" and (lack := unstated(q, out.markdown)):
         # the passage repeats the question without stating what it asks for: weak, and below a weak answer
@@ -117,6 +120,14 @@ def answer(q: Question, m: Material) -> Outcome | None:
         out.supported = False
         out.confidence = UNTYPED
         out.evidence += f"; {lack}"
+    if (
+        out is not None
+        and out.supported
+        and (never := unnamed(asked_subject(q.focus or q.text), q.collection))
+    ):
+        out.supported = False  # "What does X do?" over documents that never name X
+        out.confidence = "low"
+        out.evidence += f"; the documents never name '{never}'"
     if out is not None and q.foreign:
         out.supported = False  # what the question turns on is a word the documents never use: weak at most
         out.evidence += f"; the documents never name '{q.foreign}'"
@@ -266,6 +277,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         defined=asked_definiendum(q.focus or q.text),
         permission=q.answer_type == "person" and asks_permission(q.focus or q.text),
         agent=agent_action(q.focus or q.text),
+        origin=asks_origin(q.focus or q.text),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
@@ -375,10 +387,8 @@ def _listed(q: Question, pool: list[Sentence], scorer: Scorer, as_list: bool = T
     coverage = scorer.coverage(chosen)
     conf = "high" if coverage >= 0.75 else ("medium" if coverage >= 0.4 else "low")
     ids = list(dict.fromkeys(s.unit.id for s in chosen))
-    return Outcome(
-        render_list(chosen, as_list),
-        ids,
-        conf,
-        f"{len(chosen)} items, term coverage {coverage:.2f}",
-        "sentences",
-    )
+    # a synthesis of the sentences most like an open request, unless a heading names all it asks: no one
+    # sentence was found to answer it, so it is the best candidate (weak), not `success`
+    synthesis = not as_list and not headed
+    evidence = f"{len(chosen)} items, term coverage {coverage:.2f}" + ("; a synthesis" if synthesis else "")
+    return Outcome(render_list(chosen, as_list), ids, conf, evidence, "sentences", not synthesis)

@@ -94,6 +94,23 @@ def names_role(text: str, asked: set[str]) -> bool:
     return bool(named - asked)
 
 
+# a verb in the passive: a form of "be", an optional "not" or adverb, the participle
+_BE = r"\b(?:is|are|was|were|be|been|being)\s+(?:not\s+)?(?:\w+ly\s+)?"
+_AGENT_AFTER = lazy_pattern(r"\s+by\s+\w")
+
+
+def agentless(text: str, verb: str) -> bool:
+    """Whether `text` says the asked verb (its stem) only in the passive without an agent ("their edits are
+    not reviewed"): it names no one who does it, whatever roles it names besides."""
+    said = [m for m in re.finditer(r"[A-Za-z][\w-]*", text) if next(iter(terms(m.group(0))), "") == verb]
+    if not said:
+        return False
+    return all(
+        re.search(_BE + r"$", text[: m.start()], re.I) is not None and not _AGENT_AFTER.match(text, m.end())
+        for m in said
+    )
+
+
 def grants(text: str) -> bool:
     """Whether `text` states a permission ("can", "may", "is allowed")."""
     return _PERMISSION.search(text) is not None

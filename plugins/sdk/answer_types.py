@@ -283,7 +283,7 @@ _PATH = lazy_pattern(r"(?:^|[\s(`'\"])(?:~|\.{1,2})?/[\w.@+-]+|\b[a-z][\w+.-]*:/
 # a place: a locative phrase ("in hollow logs", "at the harbour", "under /srv") or a word naming a place
 _PLACE_WORDS = lazy_pattern(
     r"\b(?:in|at|on|near|inside|under|into|within|beside|behind|across|along|from|above|below)\s+"
-    r"(?:the\s+|a\s+|an\s+)?[\w/~]"
+    r"(?:the\s+|a\s+|an\s+)?[`'\"]?[\w/~.]"  # a name quoted as code: "in `.tessel/cache`"
     r"|\b(?:directory|folder|path|file|location)\b",
     re.I,
 )

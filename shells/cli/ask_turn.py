@@ -31,15 +31,18 @@ def run_in_process(
 ) -> TurnResult:
     """The turn of `question` in this process: a KernelContext opened, the plugins the turn may call started
     early (their starts overlap the sources' loading and the plans), the sources loaded into the session
-    (a new one when `session` is None), the turn run, the context closed."""
-    import anyio
-    from mrpvm.kernel.engine import TurnRequest, prestart_turn, run_turn
+    (a new one when `session` is None), the turn run, the context closed. The workers start as soon as the
+    context can start them: the turn's own modules load afterwards, beside the workers' starts."""
+    import asyncio
+
+    from mrpvm.kernel.engine.warm_start import prestart_turn
     from mrpvm.knowledge.context import open_context
 
     async def turn(environ: dict[str, str] | None) -> TurnResult:
-        ctx = await open_context(environ)
+        ctx = await open_context(environ, opened=lambda opened: prestart_turn(opened, pins))
         try:
-            prestart_turn(ctx, pins)
+            from mrpvm.kernel.engine import TurnRequest, run_turn
+
             session_id = session
             if sources:
                 if session_id is None:
@@ -57,8 +60,9 @@ def run_in_process(
         finally:
             await ctx.aclose()
 
-    if not local_llm:
-        return anyio.run(turn, None)
+    if not local_llm:  # asyncio's own runner: anyio's backend loads at its first use, after the workers start
+        return asyncio.run(turn(None))
+    import anyio
     from mrpvm.shells.cli.common import run_with_local_llm
 
     return anyio.run(run_with_local_llm, turn, local_llm)

@@ -88,7 +88,9 @@ async def _ingest(
 
     sizes = [len(text.encode("utf-8", "surrogatepass")) for _, _, text in sources]
     job = JobProgress(len(sources), sum(sizes), out=stdout_console(), enabled=not as_json)
-    ctx = await open_context(environ)
+    # the sd-plugin's worker starts as soon as the context can start it: beside the rest of the opening
+    # (one-time merges, the KB layer's repair) and the KB's lookup, which its first call no longer follows
+    ctx = await open_context(environ, opened=lambda opened: opened.supervisor.prestart(sd))
     results: list[dict[str, Any]] = []
     started = time.perf_counter()
     try:

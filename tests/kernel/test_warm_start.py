@@ -6,12 +6,16 @@ next call instead of for a worker still starting."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import anyio
 import pytest
-from engine_support import Harness, intent, unit
+from engine_support import ENGINE_PLUGINS, Harness, intent, unit
 from mrpvm.kernel.engine import TurnRequest, prestart_turn, run_turn
 from mrpvm.kernel.engine.warm_start import expected_plugins
-from mrpvm.kernel.errors import UnknownPluginError
+from mrpvm.kernel.errors import StoreError, UnknownPluginError
+from mrpvm.knowledge.context import open_context
 from mrpvm.knowledge.ingest import load_session_context
 from mrpvm.protocol.envelope import Pins
 
@@ -98,3 +102,51 @@ def test_a_pin_naming_no_plugin_of_its_stage_fails_before_any_worker_starts(tmp_
             await ctx.aclose()
 
     assert anyio.run(go) == []
+
+
+def test_the_opened_hook_starts_workers_before_the_context_is_returned_and_a_failing_hook_closes_it(tmp_path):
+    h = Harness(tmp_path, SCRIPT, planners=("planner-a",), enabled=ENABLED)
+    seen: dict[str, object] = {}
+
+    def hook(ctx):
+        seen["store_open"] = ctx.store is not None
+        seen["started"] = prestart_turn(ctx, Pins())
+
+    async def go():
+        ctx = await open_context(h.environ, manifests_dir=ENGINE_PLUGINS, extra_env=h.extra_env, opened=hook)
+        try:
+            return {p: ctx.supervisor.health()[p]["spawns"] for p in ("planner-a", "sd-a", "gs-a", "kb-a")}
+        finally:
+            await ctx.aclose()
+
+    spawns = anyio.run(go)
+    assert seen == {"store_open": True, "started": ["planner-a", "sd-a", "gs-a"]}
+    assert spawns == {"planner-a": 1, "sd-a": 1, "gs-a": 1, "kb-a": 0}
+
+    closed: list[object] = []
+
+    def bad_pin(ctx):
+        closed.append(ctx)
+        prestart_turn(ctx, Pins(kb="gs-a"))
+
+    async def failing():
+        with pytest.raises(UnknownPluginError):
+            await open_context(h.environ, manifests_dir=ENGINE_PLUGINS, extra_env=h.extra_env, opened=bad_pin)
+        ctx = closed[0]
+        with pytest.raises(StoreError, match="is closed"):  # the store was closed with the context
+            ctx.store.create_session()
+        return ctx.supervisor.pids()
+
+    assert anyio.run(failing) == []
+
+
+def test_the_warm_start_module_loads_without_the_turns_modules():
+    code = (
+        "import sys\n"
+        "import mrpvm.kernel.engine.warm_start\n"
+        "print('mrpvm.kernel.engine.turn' in sys.modules)\n"
+        "from mrpvm.kernel.engine import run_turn, TurnRequest\n"
+        "print('mrpvm.kernel.engine.turn' in sys.modules, run_turn.__module__, TurnRequest.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split("\n")[:2] == ["False", "True mrpvm.kernel.engine.turn TurnRequest"]

@@ -291,3 +291,26 @@ def test_an_ingest_into_a_new_kb_starts_each_kb_worker_once(tmp_path, monkeypatc
     result, health = run_kernel(tmp_path, work, enabled="test-sd,test-kb")
     assert result.notified == ["test-kb"]
     assert health["test-kb"]["calls"] == 1 and health["test-kb"]["spawns"] == 1
+
+
+def test_an_sd_worker_started_when_the_context_opens_serves_the_ingest(tmp_path):
+    """`mrpvm ingest` starts the sd-plugin's worker from the context's `opened` hook: the ingest's sd stage
+    uses it: no second worker is started for its call."""
+
+    async def main():
+        env = dict(os.environ, MRPVM_HOME=str(tmp_path), MRPVM_ENABLED_PLUGINS="test-sd,test-kb")
+        started: list[bool] = []
+        ctx = await open_context(
+            env, manifests_dir=PLUGINS, opened=lambda c: started.append(c.supervisor.prestart("test-sd"))
+        )
+        try:
+            kb = ctx.store.create_kb("docs")
+            result = await ingest_source(ctx, kb, "a.md", prose(4, "early"), sd_plugin="test-sd")
+            return started, result, ctx.supervisor.health()
+        finally:
+            await ctx.aclose()
+
+    started, result, health = anyio.run(main)
+    assert started == [True]
+    assert result.chunks == 1 and result.notified == ["test-kb"]
+    assert health["test-sd"]["spawns"] == 1 and health["test-sd"]["calls"] == 1

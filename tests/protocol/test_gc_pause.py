@@ -4,10 +4,18 @@ the collector's own state (on, or off by choice) is what remains after the last 
 from __future__ import annotations
 
 import gc
+import subprocess
+import sys
 import threading
 
 import pytest
-from mrpvm.protocol.gc_pause import paused_gc
+from mrpvm.protocol.gc_pause import (
+    STARTUP_THRESHOLD,
+    defer_startup_collections,
+    end_startup,
+    freeze_startup_objects,
+    paused_gc,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -63,3 +71,60 @@ def test_overlapping_pauses_in_two_threads_end_when_the_last_one_does():
     release.set()
     thread.join(10)
     assert seen == [True] and gc.isenabled()
+
+
+def _process_thresholds(code: str, *args: str) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, *args, "-c", code] if args else [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return out.stdout.split()
+
+
+def test_a_start_defers_young_collections_until_it_ends():
+    before = gc.get_threshold()
+    try:
+        defer_startup_collections()
+        defer_startup_collections()  # a second call changes nothing: the end restores the first thresholds
+        assert gc.get_threshold() == (STARTUP_THRESHOLD, *before[1:])
+        end_startup()
+        assert gc.get_threshold() == before
+        end_startup()  # nothing to restore
+        assert gc.get_threshold() == before
+        defer_startup_collections()
+        freeze_startup_objects()  # the SDK's main: the start is over
+        assert gc.get_threshold() == before
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
+
+
+def test_only_a_process_started_as_a_plugin_module_defers_its_collections():
+    code = "import sys, gc; sys.argv[0] = ARGV; import mrpvm.plugins; print(gc.get_threshold()[0])"
+    as_module = _process_thresholds(code.replace("ARGV", "'-m'"))
+    imported = _process_thresholds(code.replace("ARGV", "'tool.py'"))
+    assert as_module == [str(STARTUP_THRESHOLD)] and imported == [str(gc.get_threshold()[0])]
+
+
+def test_the_full_cli_runs_its_command_with_the_usual_thresholds():
+    code = (
+        "import gc, sys\n"
+        "from mrpvm.shells.cli import main as cli\n"
+        "seen = []\n"
+        "build = cli.build_app\n"
+        "def app():\n"
+        "    real = build()\n"
+        "    def run(**kw):\n"
+        "        seen.append(gc.get_threshold()[0])\n"
+        "        return 0\n"
+        "    return run\n"
+        "cli.build_app = app\n"
+        "from mrpvm.protocol.gc_pause import defer_startup_collections\n"
+        "defer_startup_collections()\n"
+        "cli._run(['config', 'show'])\n"
+        "print(seen[0])\n"
+    )
+    assert _process_thresholds(code) == [str(gc.get_threshold()[0])]
