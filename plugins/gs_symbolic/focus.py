@@ -84,15 +84,16 @@ def foreign_focus(question: str, collection: dict[str, float], pool: Sequence[Se
         stem = next(iter(stems([word])), "")
         if not stem or collection.get(stem) != 0:
             continue  # held by the collection, or not a term the retriever weighed
-        if not usable() or not _has_neighbour(word, pool):
+        if not usable() or not has_neighbour(word, [s.text for s in pool]):
             return word
     return ""
 
 
-def _has_neighbour(word: str, pool: Sequence[Sentence]) -> bool:
+def has_neighbour(word: str, texts: Sequence[str], closeness: float = NEIGHBOUR) -> bool:
+    """Some word of `texts` is at least `closeness` alike `word` by meaning (MiniLM's cosine of the two)."""
     vocabulary: dict[str, None] = {}
-    for s in pool:
-        for w in _WORD.findall(s.text.lower()):
+    for text in texts:
+        for w in _WORD.findall(text.lower()):
             if w not in STOPWORDS and w != word:
                 vocabulary[w] = None
         if len(vocabulary) >= MAX_VOCABULARY:
@@ -100,7 +101,7 @@ def _has_neighbour(word: str, pool: Sequence[Sentence]) -> bool:
     if not vocabulary:
         return False
     found = vectors([word, *vocabulary])
-    return bool(np.max(found[1:] @ found[0]) >= NEIGHBOUR)
+    return bool(np.max(found[1:] @ found[0]) >= closeness)
 
 
 def unheld_option(question: str, pool: Sequence[Sentence]) -> str:

@@ -63,6 +63,7 @@ from .spans import (
     with_steps,
 )
 from .support import supports
+from .unsaid import unsaid_word
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
 OPEN_PASSAGES = 3  # an open question ("describe X") may be answered by this many passages
@@ -128,6 +129,10 @@ def answer(q: Question, m: Material) -> Outcome | None:
         out.supported = False  # "What does X do?" over documents that never name X
         out.confidence = "low"
         out.evidence += f"; the documents never name '{never}'"
+    if out is not None and out.supported and not q.foreign and (absent := unsaid_word(q, out.markdown)):
+        out.supported = False  # a word the question turns on that the documents never use: weak at most
+        out.confidence = "low"
+        out.evidence += f"; the documents never use '{absent}'"
     if out is not None and q.foreign:
         out.supported = False  # what the question turns on is a word the documents never use: weak at most
         out.evidence += f"; the documents never name '{q.foreign}'"

@@ -8,8 +8,14 @@ the question is about.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+import msgspec
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
+
 from .context_terms import entry_title, header_terms
 from .definiendum import about
+from .evidence import Sentence
 from .passages import DEFINED_TYPES, SEM_FLOOR, Judge, Passage
 
 SEM_SUPPORT = 0.5  # an answer is `success` only when its passage answers by its words and is this close
@@ -21,6 +27,9 @@ SEM_SUPPORT = 0.5  # an answer is `success` only when its passage answers by its
 FULL_COVERAGE = 0.95
 SEM_FULL = 0.4
 OPENING_TERMS = 3  # a sentence is about what it names among its first terms (its subject)
+# a sentence of a value and at most this many other words has no room for a subject of its own: it continues
+# the one before it ("Number of times brine retries an upload. The default is 3.")
+ELLIPTIC_TERMS = 3
 
 
 def supports(judge: Judge, passage: Passage) -> bool:
@@ -37,7 +46,27 @@ def supports(judge: Judge, passage: Passage) -> bool:
         and judge.carries_type(passage)
         and _about_written(judge, passage)
         and (judge.answer_type not in DEFINED_TYPES or about(judge.defined, passage.sentences[0]))
+        and _slot_in_asked_sentence(judge, passage)
     )
+
+
+def _slot_in_asked_sentence(judge: Judge, passage: Passage) -> bool:
+    """For an answer of a shape (a time, a place, a number): a sentence that holds it states a word of the
+    question itself. A time taken from one sentence does not answer about what another sentence (or only
+    the heading above it) names: "The page index is kept in X. Templates are copied when a notebook is
+    created." says nothing of when the page index is built; a short sentence continues the one before it
+    ("The default is 3."). An answer its heading holds (a changelog's release) is left to the judge."""
+    if judge.answer_type not in SHAPED_TYPES:
+        return True
+    holding = [s for s in passage.sentences if judge.typed([_unheaded(s)])[0]]
+    return not holding or any(
+        judge.scorer.own_score(s) > 0 or len(set(s.terms)) <= ELLIPTIC_TERMS for s in holding
+    )
+
+
+def _unheaded(s: Sentence) -> Sentence:
+    """The sentence without its unit's headings and term: what it holds by its own words."""
+    return replace(s, unit=msgspec.structs.replace(s.unit, sectionTitle=None, title=None))
 
 
 def _closeness_needed(defines: bool, coverage: float) -> float:
