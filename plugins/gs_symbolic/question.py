@@ -84,7 +84,8 @@ _HYPOTHETICAL = re.compile(
 )
 
 
-_NAME_TOKEN = re.compile(r"[A-Z][\w'’-]*")
+# a capitalised word, or one with a capital inside ("macOS", "iPhone", "chunksSortMode"): a name as written
+_NAME_TOKEN = re.compile(r"[A-Z][\w'’-]*|[a-z]+[A-Z][\w'’-]*")
 _TITLES = frozenset(["dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "gen", "col", "capt", "lt", "sgt"])
 
 
