@@ -9,7 +9,8 @@ from . import explicit, meaning
 from .context_terms import key_terms
 from .evidence import Scorer, Sentence
 from .material import Material, Outcome
-from .polarity import closest_verdict, entry_verdict, term_weights
+from .polar_meaning import closest_verdict
+from .polarity import entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import render_chain, statement
 from .question import Question, name_runs
@@ -58,7 +59,13 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
     named = name_runs(q.context.replace(";", ","))
     weights = term_weights(scorer)
     stated = entry_verdict(q.focus or q.text, m.pool, weights, keys) or polar_verdict(
-        q.focus or q.text, m.pool, weights, keys, q.name_terms, named[0] if named else ""
+        q.focus or q.text,
+        m.pool,
+        weights,
+        keys,
+        q.name_terms,
+        named[0] if named else "",
+        frozenset(scorer.unknown),
     )
     supported = True
     if stated is None:

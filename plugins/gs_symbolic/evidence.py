@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+from mrpvm.plugins.sdk.patterns import PRO_VERB
 from mrpvm.plugins.sdk.text import (
     notation_terms,
     plain_text,
@@ -131,7 +132,7 @@ def _statements(procedure: bool, text: str, title: str) -> tuple[_Statement, ...
             tuple(terms(plain_text(piece)) + notation_terms(piece)),
             bool(_QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece)),
             piece.rstrip().endswith(":"),
-            bool(_PRONOUN_START.match(piece.strip())),
+            bool(_PRONOUN_START.match(piece.strip()) or PRO_VERB.match(piece.strip())),
             " ".join(piece.lower().split()),
         )
         for piece, code, record in pieces
@@ -174,11 +175,12 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
             if lead:
                 under = under | frozenset(found)
             carried = frozenset(previous) if st.pronoun else frozenset()
+            antecedent = carried  # what a pronoun after this one also refers to ("This allows … To do so, …")
             if st.record:  # a header block's field is about the record its first field names
                 carried |= frozenset(terms(st.record))
             if asked:
                 carried, asked = carried | frozenset(asked), []
-            previous = found
+            previous = [*found, *antecedent]
             norm = st.norm
             if not norm:
                 continue

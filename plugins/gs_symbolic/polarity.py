@@ -40,9 +40,9 @@ from .clauses import Subject, clause_subjects, content_stems, is_negator, split_
 from .context_terms import unit_context
 from .evidence import Scorer, Sentence
 from .lexicon import CONDITIONALS, NEGATIVE_VERBS, OPPOSITES, PRONOUNS
-from .meaning import Meaning
 from .propositions import Claim, asks_advice, asks_passive, read_question
 from .qualifiers import asks_past, denied, only_if, turns
+from .question import without_examples
 
 MIN_STATED = 0.75  # weighted share of the proposition the sentence (with its context) states
 MIN_OWN = 0.5  # ... and the sentence itself
@@ -69,8 +69,10 @@ class PolarVerdict:
 
 
 def proposition(focus: str) -> str:
-    """The main clause of a yes/no question, without a scene-setting subordinate clause."""
-    text = focus.strip().rstrip("?").strip()
+    """The main clause of a yes/no question, without a scene-setting subordinate clause nor the examples it
+    gives ("Can fd find files with a multi-part extension such as tar.gz?" is stated by "Files with multiple
+    extensions can be found")."""
+    text = without_examples(focus.strip()).strip().rstrip("?").strip()
     text = _FRAME.sub("", text)
     main = _SCENE.sub("", text)
     return main if terms(main) else text
@@ -169,9 +171,11 @@ def verdict(
     keys: set[str],
     names: set[str],
     context_name: str = "",
+    unknown: frozenset[str] = frozenset(),
 ) -> PolarVerdict | None:
     """Yes/No from the sentence that best states the proposition, or None (see the module docstring).
-    `context_name`: what the intent's Context says a pronoun subject ("Does it …") refers to."""
+    `context_name`: what the intent's Context says a pronoun subject ("Does it …") refers to; `unknown`: the
+    question's words the collection never uses (read by truncation, `truncated`)."""
     main = proposition(focus)
     prop = _proposition_terms(main, scorer_terms)
     if not prop:
@@ -200,7 +204,7 @@ def verdict(
     for s in pool:
         if s.code or s.text.rstrip().endswith("?"):
             continue
-        own = set(s.terms) | s.carried
+        own = truncated(set(s.terms) | s.carried, unknown)
         context = own | s.under | unit_context(s)
         if not keys & set(prop) <= context or (verb is not None and verb not in own):
             continue
@@ -234,6 +238,16 @@ def verdict(
         if stated_here:
             return stated_here[0] if len(stated_here) == 1 else None
     return None
+
+
+MIN_TRUNCATION = 5  # letters of a word the collection never uses that another word must begin with
+
+
+def truncated(said: set[str], unknown: frozenset[str]) -> set[str]:
+    """`said` with the question's words the collection never uses that begin one of its stems ("multi" of
+    "multi-part" in "multipl"): right-truncation, for a word no document spells as the question does."""
+    found = {u for u in unknown if len(u) >= MIN_TRUNCATION and any(t.startswith(u) for t in said)}
+    return said | found if found else said
 
 
 _GENERIC_SUBJECT = re.compile(
@@ -317,80 +331,6 @@ def term_weights(scorer: Scorer) -> dict[str, float]:
         for t in parts:
             out[t] = weight
     return out
-
-
-# the cosine a sentence needs to stand for the question's proposition (calibrated on real01-10)
-POLAR_MEANING = 0.7
-# sentences whose cosines differ by less than this are equally close: of two such of either polarity, neither
-# is read (MiniLM's cosines of paraphrases of one statement spread over a few hundredths)
-POLAR_TIE = 0.05
-
-
-def closest_verdict(
-    focus: str, pool: list[Sentence], meaning: Meaning, keys: set[str], weights: dict[str, float]
-) -> PolarVerdict | None:
-    """Yes/No read from the sentence closest in meaning to the question, when no sentence states the
-    proposition in its words (`verdict`). The sentence must carry the question's key terms (with its
-    context) and be at least POLAR_MEANING close; one that states the proposition's words about another
-    subject ("B depends on A" for "Does A depend on B?") is not read. Its polarity against the question's
-    is the answer, said as weakly as the sentence says it ("may" → Possibly); one true only under a condition
-    the question does not ask about is not read; another sentence of the other polarity within POLAR_TIE of
-    it, or one stating the proposition in its own words: no answer. The caller reports it as weak evidence: a
-    paraphrase's polarity is read, not proved."""
-    main = proposition(focus)
-    prop = _proposition_terms(main, weights)
-    total = sum(weights[t] for t in prop)
-    readings = read_question(main + "?") or []
-    subject = readings[-1].subject_stems if readings else set()
-    predicate = set(prop)
-    words = {t.low for t in tokenize(main)}
-    possibility = bool(words & _POSSIBILITY)
-    asked_negated = _polarity(main, main)
-    found: list[tuple[float, Sentence, str]] = []
-    for s in pool:
-        c = meaning.of(s)
-        if c is None or c < POLAR_MEANING or s.code or s.text.rstrip().endswith("?"):
-            continue
-        context = set(s.terms) | s.carried | s.under | unit_context(s)
-        if not keys <= context:
-            continue
-        stated = sum(weights[t] for t in prop if t in context) / total if total > 0 else 0.0
-        clause = _stating_clause(_REPORTED.sub("", s.text), predicate, _antecedent(s), subject)
-        if clause is not None and clause.conditional and not possibility and not clause.necessary:
-            continue  # true only under a condition the question does not ask about
-        if stated >= MIN_STATED and readings and clause is not None:
-            around = set(s.under) | set(unit_context(s))
-            if not any(_about_subject(r, clause, around) for r in readings):
-                continue  # the question's words, said of another subject
-        negated = _polarity(s.text, main) != asked_negated
-        if _contrasts(main, s.text):
-            negated = not negated
-        answer = "No" if negated else "Yes"
-        if {t.low for t in tokenize(s.text)} & (_HEDGES - _POSSIBILITY) and not words & _HEDGES:
-            answer = HEDGED[answer]
-        own = sum(weights[t] for t in prop if t in set(s.terms) | s.carried) / total if total > 0 else 0.0
-        found.append((c, s, answer, own))
-    if not found:
-        return None
-    found.sort(key=lambda f: (-f[0], len(f[1].text)))
-    cosine, best, answer, _ = found[0]
-    if any(a != answer and (c >= cosine - POLAR_TIE or own >= MIN_STATED) for c, _, a, own in found[1:]):
-        return None  # one about as close, or stating the proposition in its own words, says otherwise
-    return PolarVerdict(answer, best, cosine)
-
-
-# "Note that X …": the reader is told to mind what X states; X is the statement
-_REPORTED = re.compile(r"^\s*(?:note|notice|remember|be aware|keep in mind)\s*(?:that\b|:)\s*", re.I)
-_QUOTED = re.compile(r"\"[^\"]*\"|`[^`]*`|\u201c[^\u201d]*\u201d")
-
-
-def _polarity(text: str, main: str) -> bool:
-    """Whether `text` negates: the clause carrying most of the proposition's words when one does, else the
-    whole text; a quoted word ("the \"no\" keyword") is mentioned, not said."""
-    plain = _QUOTED.sub(" X ", _REPORTED.sub("", text.replace("\u2019", "'")))
-    predicate = set(terms(main))
-    clause = _stating_clause(plain, predicate, None) if predicate else None
-    return clause.negated if clause is not None else _negated(plain)
 
 
 def _contrasts(question: str, sentence: str) -> bool:

@@ -256,7 +256,7 @@ def analyse(
     # "a multi-part extension such as tar.gz": the example illustrates the kind asked about; a passage about the
     # kind answers without it ("Files with multiple extensions can be found"), so it is no key
     q.examples = {t for m in _EXAMPLE.finditer(question_text) for t in terms(m.group(1) or m.group(2))}
-    q.examples -= set(terms(_EXAMPLE.sub(" ", question_text)))  # what the question says besides stays asked
+    q.examples -= set(terms(without_examples(question_text)))  # what the question says besides stays asked
     q.name_terms -= q.examples
     return q
 
@@ -278,6 +278,14 @@ _EXAMPLE = re.compile(
     r"\b(?:such\s+as|e\.g\.,?|for\s+(?:example|instance),?)\s+([^\s,;?]+)"
     r"|\blike\s+((?=[^\s,;?]*(?:\d|[A-Z]|\w[._-]\w))[^\s,;?]+)"
 )
+
+
+def without_examples(text: str) -> str:
+    """The text without the examples it gives ("a multi-part extension such as tar.gz" -> "a multi-part
+    extension"): a statement about the kind states it of every instance."""
+    return _EXAMPLE.sub(" ", text)
+
+
 _IDENTIFIER_WRITTEN = re.compile(r"(?<![\w$.-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _DOCUMENT_NOUNS = (
     "guide|manual|documentation|docs|readme|faq|changelog|spec|specification|standard|article|handbook"

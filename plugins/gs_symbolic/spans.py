@@ -8,6 +8,7 @@ import re
 from dataclasses import replace
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
+from mrpvm.plugins.sdk.patterns import PRO_VERB
 from mrpvm.plugins.sdk.text import sentence_spans, terms
 
 from .directives import is_instruction
@@ -74,6 +75,12 @@ def _unit_sentences(unit_id: str, pool: list[Sentence]) -> list[Sentence]:
 
 
 _ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
+PRO_VERB_REACH = 3  # a pro-verb's antecedent is looked for this many sentences back at most
+
+
+def _refers_back(s: Sentence) -> bool:
+    text = s.text.strip()
+    return bool(_ANAPHOR.match(text) or PRO_VERB.match(text))
 
 
 REASON_MAX_CHARS = 400
@@ -118,7 +125,15 @@ def completed(p: Passage, pool: list[Sentence]) -> Passage:
     unit = _unit_sentences(p.sentences[0].unit.id, pool)
     sentences = list(p.sentences)
     first = unit.index(sentences[0]) if sentences[0] in unit else -1
-    if first > 0 and _ANAPHOR.match(sentences[0].text.strip()) and not sentences[0].code:
+    opening = sentences[0].text.strip()
+    if first > 0 and PRO_VERB.match(opening) and not sentences[0].code:
+        # "To do so, …" does what the last statement before it said to do, not a remark on it in between
+        # ("This allows …"): the nearest sentence before it that does not itself refer back
+        before = first - 1
+        while before > 0 and first - before < PRO_VERB_REACH and _refers_back(unit[before]):
+            before -= 1
+        sentences.insert(0, unit[before])
+    elif first > 0 and _ANAPHOR.match(opening) and not sentences[0].code:
         sentences.insert(0, unit[first - 1])
     last = sentences[-1]
     if last.text.rstrip().endswith(":") and last in unit:

@@ -79,3 +79,10 @@ class LazyPattern:
 def lazy_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
     """`re.compile(source, flags)`, done when the pattern is first used."""
     return cast("re.Pattern[str]", LazyPattern(source, flags))
+
+
+# A pro-verb phrase opening a sentence ("To do so, …", "Doing this, …", "By doing that, …") stands for the
+# action the text just described: an anaphor, like a leading pronoun.
+PRO_VERB = lazy_pattern(
+    r"^(?:(?:to|by|in|after|before|when|without)\s+)?(?:do|doing)\s+(?:so|this|that|it)\b", re.I
+)

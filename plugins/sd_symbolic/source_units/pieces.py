@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.lexicon import word_set
-from mrpvm.plugins.sdk.patterns import lazy_pattern
+from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, collapse
 
 from ..shared.roles import is_imperative, is_past, sentence_role
@@ -129,7 +129,11 @@ _BRIDGING = lazy_pattern(
 def anaphoric(piece: Piece) -> bool:
     """The piece opens with a word or phrase that refers back to what precedes it."""
     m = _FIRST_WORD.match(piece.clean)
-    return (bool(m) and m.group(0).lower() in _ANAPHORA) or _BRIDGING.match(piece.clean) is not None
+    return (
+        (bool(m) and m.group(0).lower() in _ANAPHORA)
+        or _BRIDGING.match(piece.clean) is not None
+        or PRO_VERB.match(piece.clean) is not None
+    )
 
 
 def strip_step_marker(text: str) -> str:
