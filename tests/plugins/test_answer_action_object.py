@@ -3,16 +3,12 @@ cross-reference role is no command (sdk answer_types.without_references): issue 
 
 from __future__ import annotations
 
-import pytest
-from answer_support import ask, units_of
+from answer_support import ask, needs_model, units_of
 from mrpvm.plugins.gs_symbolic.action import asked_action, misapplied
 from mrpvm.plugins.gs_symbolic.evidence import Sentence
 from mrpvm.plugins.sdk.answer_types import mentions_type, without_references
-from mrpvm.plugins.sdk.embedding import available
 from mrpvm.plugins.sdk.text import terms
 from mrpvm.protocol.document import KnowledgeUnit
-
-needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
 
 GUIDE = """Quarry Workspaces
 =================

@@ -10,13 +10,10 @@ figure must state a word of the question itself (support.py). Questions the guid
 from __future__ import annotations
 
 import pytest
-from answer_support import ask, units_of
+from answer_support import ask, needs_model, units_of
 from mrpvm.plugins.gs_symbolic.question import analyse, with_collection
 from mrpvm.plugins.gs_symbolic.unsaid import unsaid_word
-from mrpvm.plugins.sdk.embedding import available
 from mrpvm.protocol.document import CnlDocument
-
-needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
 
 GUIDE = """# Inkwell user guide
 

@@ -3,15 +3,11 @@ counts as one, and a sentence naming X inside a clause about something else is n
 
 from __future__ import annotations
 
-import pytest
-from answer_support import ask, units_of
+from answer_support import ask, needs_model, units_of
 from mrpvm.plugins.gs_symbolic.definiendum import about, apposes, asked_definiendum
 from mrpvm.plugins.gs_symbolic.evidence import Sentence
-from mrpvm.plugins.sdk.embedding import available
 from mrpvm.plugins.sdk.text import terms
 from mrpvm.protocol.document import KnowledgeUnit
-
-needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
 
 NOTES = """Kiln sandboxes
 ==============

@@ -5,13 +5,9 @@ from the closest sentence unless one about as close says the opposite."""
 
 from __future__ import annotations
 
-import pytest
-from answer_support import ask, units_of
+from answer_support import ask, needs_model, units_of
 from mrpvm.plugins.sdk.answer_types import expected_type
-from mrpvm.plugins.sdk.embedding import available
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
-
-needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
 
 FAQ = """PANTRY-FAQ(7)                 Pantry Manual                 PANTRY-FAQ(7)
 

@@ -6,8 +6,7 @@ where what remains repeats the question's words without the asked detail: never 
 from __future__ import annotations
 
 import pytest
-from answer_support import ask, units_of
-from mrpvm.plugins.sdk.embedding import available
+from answer_support import ask, needs_model, units_of
 from mrpvm.protocol.document import CnlDocument
 
 BRINE = """# brine
@@ -48,9 +47,6 @@ To install brine on Linux, run this command:
 pip install brine
 ```
 """
-
-
-needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
 
 
 def solve(question: str, story: str) -> CnlDocument:

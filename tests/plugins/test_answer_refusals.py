@@ -16,19 +16,16 @@ synthesis of the sentences most like an open request is reported as the best can
 from __future__ import annotations
 
 import pytest
-from answer_support import ask, units_of
+from answer_support import ask, needs_model, units_of
 from mrpvm.plugins.gs_symbolic.action import asked_action, performs
 from mrpvm.plugins.gs_symbolic.definiendum import asked_subject, unnamed
 from mrpvm.plugins.gs_symbolic.directives import is_instruction
 from mrpvm.plugins.gs_symbolic.evidence import Sentence
 from mrpvm.plugins.gs_symbolic.focus import action_verb
 from mrpvm.plugins.sdk.agent_answers import agentless
-from mrpvm.plugins.sdk.embedding import available
 from mrpvm.plugins.sdk.place_answers import asks_origin, states_place
 from mrpvm.plugins.sdk.text import terms
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
-
-needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
 
 GUIDE = """# Ledgerpad user guide
 

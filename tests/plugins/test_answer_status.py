@@ -9,12 +9,11 @@ from __future__ import annotations
 import json
 
 import msgspec
-import pytest
+from answer_support import needs_model
 from kb_corpus import tree
 from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs
 from mrpvm.plugins.gs_symbolic.question import analyse
 from mrpvm.plugins.sdk.answer_types import expected_type
-from mrpvm.plugins.sdk.embedding import available
 from mrpvm.protocol.cnl import parse_document
 from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
 
@@ -53,9 +52,6 @@ def solve(question: str, units: list[KnowledgeUnit], answer_type: str = "") -> C
     }
     request = {"op": "solve", "prompt": question, "context": [], "payload": payload}
     return parse_document(gs.handle(json.dumps(request).encode()), "solve")
-
-
-needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
 
 
 @needs_model

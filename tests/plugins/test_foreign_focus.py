@@ -5,11 +5,9 @@ The documents are written here; the collection weights come from kb-balanced's r
 
 from __future__ import annotations
 
-import pytest
-from answer_support import ask
+from answer_support import ask, needs_model
 from kb_corpus import tree
 from mrpvm.plugins.gs_symbolic.focus import focus_words
-from mrpvm.plugins.sdk.embedding import available
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 KILN = tree(
@@ -43,8 +41,6 @@ KILN = tree(
 
 # the same documents without the sentence that says how to remove kiln
 KILN_KEPT = [u for u in KILN if "remove kiln" not in (u.body or "")]
-
-needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
 
 
 def test_focus_words_are_the_kind_asked_for_and_the_action_of_a_how_to():

@@ -6,13 +6,9 @@ the sentence that states it, or refused with the exact no-context sentence when 
 
 from __future__ import annotations
 
-import json
-
-import msgspec
+import answer_support
 import pytest
-from mrpvm.plugins.gs_symbolic.__main__ import plugin
 from mrpvm.plugins.gs_symbolic.propositions import read_question
-from mrpvm.protocol.cnl import parse_document
 from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
@@ -33,15 +29,9 @@ def unit(n: int, claim: str, **kw) -> KnowledgeUnit:
 
 def solve(question: str, claims: list[str], *, output: str = "yes/no", context: str = "") -> CnlDocument:
     units = [unit(i, c) for i, c in enumerate(claims)]
-    intent = IntentGroup(index=1, act="evaluate", intent=question, output=output, context=context)
-    payload = {
-        "intent": msgspec.to_builtins(intent),
-        "evidence": msgspec.to_builtins(units),
-        "guidance": [],
-        "allowDecompose": False,
-    }
-    req = {"op": "solve", "prompt": question, "context": [], "payload": payload}
-    return parse_document(plugin.handle(json.dumps(req).encode()), "solve")
+    return answer_support.solve(
+        IntentGroup(index=1, act="evaluate", intent=question, output=output, context=context), units
+    )
 
 
 def verdict(question: str, claims: list[str], **kw) -> str:

@@ -5,12 +5,8 @@ is no name the answer must write (question.py)."""
 
 from __future__ import annotations
 
-import json
-
-import msgspec
-from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs_plugin
+from answer_support import solve
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
-from mrpvm.protocol.cnl import parse_document
 from mrpvm.protocol.document import CnlDocument, IntentGroup
 
 MANUAL = """KILN(1)                         User Commands                         KILN(1)
@@ -49,15 +45,9 @@ def ask(
     """gs-symbolic's answer from every atomic unit sd-symbolic makes of `text` (a man page unless `markdown`)."""
     meta = SourceMeta("kiln", "kiln.md", "markdown") if markdown else SourceMeta("kiln", "kiln.1", "text")
     evidence = [u for u in build_tree(text or MANUAL, meta) if u.kuType == "atomic"]
-    intent = IntentGroup(index=1, act=act, intent=question, output=output, answerType=answer_type)
-    payload = {
-        "intent": msgspec.to_builtins(intent),
-        "evidence": msgspec.to_builtins(evidence),
-        "guidance": [],
-        "allowDecompose": False,
-    }
-    req = {"op": "solve", "prompt": question, "context": [], "payload": payload}
-    return parse_document(gs_plugin.handle(json.dumps(req).encode()), "solve")
+    return solve(
+        IntentGroup(index=1, act=act, intent=question, output=output, answerType=answer_type), evidence
+    )
 
 
 def test_a_list_asked_of_prose_is_the_sentence_that_enumerates_it():

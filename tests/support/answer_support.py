@@ -6,13 +6,17 @@ from __future__ import annotations
 import json
 
 import msgspec
+import pytest
 from kb_corpus import retrieve_request
 from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs
 from mrpvm.plugins.kb_balanced.__main__ import plugin as balanced
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.plugins.sdk.embedding import available
 from mrpvm.protocol.cnl import parse_document
-from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
+from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit, ResolvedIntent
 from mrpvm.protocol.envelope import encode_request
+
+needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
 
 
 def units_of(text: str, name: str = "doc.md", source_id: str = "doc") -> list[KnowledgeUnit]:
@@ -28,12 +32,20 @@ def ask(question: str, units: list[KnowledgeUnit]) -> CnlDocument:
     assert doc is not None, failure
     resolved = doc.resolved[0]
     by_id = {u.id: u for u in units}
-    payload = {
+    return solve(group, [by_id[i] for i in resolved.selected if i in by_id], resolved)
+
+
+def solve(
+    group: IntentGroup, evidence: list[KnowledgeUnit], resolved: ResolvedIntent | None = None
+) -> CnlDocument:
+    """gs-symbolic's answer to one intent from the evidence given (and the kb's resolved intent, if any)."""
+    payload: dict[str, object] = {
         "intent": msgspec.to_builtins(group),
-        "evidence": msgspec.to_builtins([by_id[i] for i in resolved.selected if i in by_id]),
+        "evidence": msgspec.to_builtins(evidence),
         "guidance": [],
         "allowDecompose": False,
-        "resolved": msgspec.to_builtins(resolved),
     }
-    request = {"op": "solve", "prompt": question, "context": [], "payload": payload}
+    if resolved is not None:
+        payload["resolved"] = msgspec.to_builtins(resolved)
+    request = {"op": "solve", "prompt": group.intent, "context": [], "payload": payload}
     return parse_document(gs.handle(json.dumps(request).encode()), "solve")
