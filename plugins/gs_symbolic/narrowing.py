@@ -9,7 +9,11 @@ sharpen it without any domain knowledge:
   them match the question better by themselves, the weaker ones are not the answer ("2 — invalid input",
   not every exit code, for "which exit code means invalid input");
 - echoes: a sentence that says nothing but the question's own words ("`kb-thinkingdb`.", a heading
-  "Wrapper Structure.") answers nothing.
+  "Wrapper Structure.") answers nothing;
+- polarity: a sentence that negates a word the question asks about without negating it says the opposite
+  ("Not affected versions: …" for "Which versions are affected?");
+- literals: a token the question writes with symbols ("${VAR:?err}", "-J", "/etc/fstab") is matched as
+  written, not only by its word stems (which "${VAR?err}" shares).
 """
 
 from __future__ import annotations
@@ -93,3 +97,29 @@ def code_under_named_heading(code: list[Sentence], question_terms: list[str]) ->
         if heading and heading <= asked and len(asked - heading) <= 1:
             out.append(dataclasses.replace(s, under=frozenset(heading)))
     return out
+
+
+def contradicts(text: str, asked: set[str]) -> bool:
+    """The text negates a word of the question (`asked`: its terms, `no-<stem>` for those it negates itself)
+    that the question does not negate: it states the opposite of what is asked."""
+    return any(t[len(NEGATED_PREFIX) :] in asked and t not in asked for t in negation_terms(text))
+
+
+# a token written with symbols: an option ("-J", "--max-time"), a path, a variable form ("${VAR:-x}")
+_LITERAL = re.compile(r"(?:^-{1,2}[^\W_]|[$/{}\[\]<>=:?@%|~^+*])")
+_EDGE = "\"'`.,;!?()"
+
+
+def literals(question: str) -> frozenset[str]:
+    """The tokens a question writes with symbols, without the quotes and punctuation around them."""
+    out = set()
+    for raw in question.split():
+        token = raw.strip(_EDGE)
+        if len(token) > 1 and re.search(r"[^\W_]", token) and _LITERAL.search(token):
+            out.add(token)
+    return frozenset(out)
+
+
+def quoted_share(text: str, written: frozenset[str]) -> float:
+    """The share of the question's literals the text writes exactly as the question does."""
+    return sum(w in text for w in written) / len(written) if written else 0.0

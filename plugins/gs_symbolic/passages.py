@@ -42,6 +42,7 @@ from .directives import stated_condition, tells_what_to_do
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
 from .meaning import Meaning
+from .narrowing import contradicts, quoted_share
 from .windows import Passage, windows
 
 EXTRA_SENTENCE_COST = 0.06
@@ -113,8 +114,12 @@ class Judge:
         permission: bool = False,
         agent: tuple[str, str] = ("", ""),
         origin: bool = False,
+        written: frozenset[str] = frozenset(),
     ):
         self.scorer = scorer
+        self.written = (
+            written  # the tokens the question writes with symbols ("${VAR:?err}"): matched as written
+        )
         self.permission = permission  # "who may …": answered by a rule that grants it
         # the verb "who …" asks the agent of and its object's terms ("Who can close an issue?": close, issu)
         self.agent = (next(iter(terms(agent[0])), ""), set(terms(agent[1])))
@@ -249,6 +254,8 @@ class Judge:
             value += CONDITION_BONUS  # "who may …": the rule that says who, and who alone ("only if …")
         if self.condition is not None and any(stated_condition(s.text) == self.condition for s in window):
             value += CONDITION_BONUS  # "If I don't pass -f" answered by "If this option is not given"
+        text = " ".join(s.text for s in window)
+        value += CONDITION_BONUS * (quoted_share(text, self.written) - contradicts(text, set(sc.weights)))
         close = self.meaning.window(window) if self.meaning is not None else None
         if close is not None:
             value += SEM_WEIGHT * close

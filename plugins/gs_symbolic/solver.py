@@ -44,6 +44,7 @@ from .narrowing import (
     code_under_named_heading,
     drop_echoes,
     echoes,
+    literals,
     negation_terms,
     said,
     with_negations,
@@ -283,6 +284,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         permission=q.answer_type == "person" and asks_permission(q.focus or q.text),
         agent=agent_action(q.focus or q.text),
         origin=asks_origin(q.focus or q.text),
+        written=literals(q.focus or q.text),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
