@@ -21,6 +21,10 @@ _ITEM = lazy_pattern(
     r"^(?P<indent>[ \t]*)(?P<marker>[-*+•‣◦]|\d{1,3}[.)]|\(\d{1,3}\)|[a-z][.)]|(?:Step|STEP|step)\s+\d{1,3}[:.)]?)"
     r"[ \t]+(?=\S)"
 )
+# an indented code block (CommonMark): four spaces or a tab, after a blank line, outside a list
+_INDENTED = lazy_pattern(r"^(?: {4}|\t)[ \t]*\S")
+# a word ending a sentence or a clause ("pip install ." ends none), or a list marker opening the line
+_PROSE_LINE = lazy_pattern(r"[^\W_][.!?;,]['\"”’)\]]*\s*$|^\s*(?:[-*+•]|\d{1,3}[.)])\s")
 _TERMINAL = lazy_pattern(r"[.!?:;,]['\"”’)]*$")
 
 # Sentences longer than this are cut at a whitespace boundary so no segment grows without bound.
@@ -136,6 +140,13 @@ def parse_blocks(text: str) -> list[Block]:
             blocks.append(blk)
             i = j + 1
             continue
+        if _INDENTED.match(line) and (i == 0 or not text[slice(*lines[i - 1])].strip()):
+            after = (
+                _indented_code(text, lines, i, blocks) if not blocks or blocks[-1].kind != "list" else None
+            )
+            if after is not None:  # after a list, an indented line continues its item
+                i = after
+                continue
         atx = _ATX.match(line)
         if atx:
             s, e = trim_span(text, a, b)
@@ -195,6 +206,26 @@ def parse_blocks(text: str) -> list[Block]:
         i = j
     _promote_title_lines(text, blocks)
     return blocks
+
+
+def _indented_code(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Block]) -> int | None:
+    """The indented code block starting at line i (its lines indented, blank lines inside it): one code
+    segment; the index of the line after it. None when a line of it ends a sentence or a clause ("… is
+    rejected.") or opens with a list marker: indented prose or a list (a quotation, a text that indents its
+    paragraphs), read as such."""
+    j, last = i, i
+    while j < len(lines):
+        line = text[slice(*lines[j])]
+        if line.strip():
+            if not _INDENTED.match(line):
+                break
+            if _PROSE_LINE.search(line):
+                return None
+            last = j
+        j += 1
+    s, e = trim_span(text, lines[i][0], lines[last][1])
+    blocks.append(Block("code", s, e, segments=[Segment(s, e, "code", len(blocks))]))
+    return last + 1
 
 
 def _in_table(line: str, separated: bool) -> bool:
@@ -284,8 +315,8 @@ def _promote_title_lines(text: str, blocks: list[Block]) -> None:
     for k, blk in enumerate(blocks):
         if blk.kind != "paragraph" or len(blk.segments) != 1 or "\n" in text[blk.start : blk.end]:
             continue
-        if k + 1 >= len(blocks) or blocks[k + 1].kind == "heading":
-            continue
+        if k + 1 >= len(blocks) or blocks[k + 1].kind == "heading" or (k and blocks[k - 1].kind == "heading"):
+            continue  # a line right under a heading opens its section's body
         nxt = blocks[k + 1]
         if nxt.kind == "paragraph" and len(nxt.segments) == 1 and _is_title_line(text, nxt.start, nxt.end):
             continue
