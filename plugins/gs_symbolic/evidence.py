@@ -89,6 +89,9 @@ _LEVEL = {"atomic": 0, "composite": 1, "aggregate": 2}
 _PRONOUN_START = re.compile(r"^(?:it|its|they|their|them|he|his|she|her|this|these|that|those|such)\b", re.I)
 _QUESTION_END = re.compile(r"\?[\"'\u201d\u2019)\]]*\s*$")
 _QUESTION_LABEL = re.compile(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "Q2: Compare ..." is asked
+# pictures and the markup around them: Markdown images (inline or by reference), HTML tags, link targets
+_PICTURE = re.compile(r"!\[[^\]\n]*\](?:\((?:[^()\s]|\([^()\s]*\))*\)|\[[^\]\n]*\])|<[^<>\n]+>")
+_LINK_REST = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*\)|\]\[[^\]\n]*\]|[\[\]]")
 _ITEMIZED = frozenset({"list", "table", "section"})  # units whose lines may not name their topic
 LISTS = frozenset({"list", "table"})  # units made of items: one may be asked for whole, by its heading
 _LED = LISTS  # units whose first sentence may lead into their items ("Rules:")
@@ -133,10 +136,18 @@ def _statements(procedure: bool, text: str, title: str) -> tuple[_Statement, ...
             bool(_QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece)),
             piece.rstrip().endswith(":"),
             bool(_PRONOUN_START.match(piece.strip()) or PRO_VERB.match(piece.strip())),
-            " ".join(piece.lower().split()),
+            "" if pictures_only(piece) else " ".join(piece.lower().split()),
         )
         for piece, code, record in pieces
     )
+
+
+def pictures_only(piece: str) -> bool:
+    """The piece is pictures and markup only (a README's row of badges, a logo): it states nothing, and the
+    alt texts of its images ("PyPI Version", "License") name pictures, not facts."""
+    if "![" not in piece and "<" not in piece:
+        return False
+    return not re.search(r"[^\W_]", _LINK_REST.sub(" ", _PICTURE.sub(" ", piece)))
 
 
 def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:

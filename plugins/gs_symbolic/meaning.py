@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 from mrpvm.plugins.sdk.embedding import encode_kept, usable
+from mrpvm.plugins.sdk.text import plain_text
 
 from .evidence import Sentence
 
@@ -28,11 +29,14 @@ _cache: OrderedDict[str, np.ndarray] = OrderedDict()
 
 
 def sentence_text(s: Sentence) -> str:
-    """What a sentence says in its place: prefixed by its unit's term or heading when it does not name it."""
-    label = (s.unit.title or s.unit.heading or "").strip()[:MAX_CONTEXT]
-    if not label or label.lower() in s.text.lower():
-        return s.text
-    return f"{label}: {s.text}"
+    """What a sentence says in its place, as a reader reads it (a link as its text, no bare URL: an address
+    is a run of word pieces that pulls the vector away from what the sentence says): prefixed by its unit's
+    term or heading when it does not name it."""
+    text = plain_text(s.text)
+    label = plain_text(s.unit.title or s.unit.heading or "").strip()[:MAX_CONTEXT]
+    if not label or label.lower() in text.lower():
+        return text
+    return f"{label}: {text}"
 
 
 def vectors(texts: Sequence[str]) -> np.ndarray:
