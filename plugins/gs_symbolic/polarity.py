@@ -36,12 +36,20 @@ from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.text import terms
 
-from .clauses import Subject, clause_subjects, content_stems, is_negator, split_clauses, tokenize
+from .clauses import (
+    Subject,
+    clause_subjects,
+    conditioned,
+    content_stems,
+    is_negator,
+    split_clauses,
+    tokenize,
+)
 from .context_terms import unit_context
 from .evidence import Scorer, Sentence
-from .lexicon import CONDITIONALS, NEGATIVE_VERBS, OPPOSITES, PRONOUNS
+from .lexicon import NEGATIVE_VERBS, OPPOSITES, PRONOUNS
 from .propositions import Claim, asks_advice, asks_passive, read_question
-from .qualifiers import asks_past, denied, only_if, turns
+from .qualifiers import asks_past, denied, only_if, turns, universal
 from .question import without_examples
 
 MIN_STATED = 0.75  # weighted share of the proposition the sentence (with its context) states
@@ -94,6 +102,7 @@ def _stating_clause(
     antecedent: Subject | None,
     subject: set[str] = frozenset(),
     question_past: bool = True,
+    question_universal: bool = False,
 ) -> _Clause | None:
     """The clause of `text` that carries most of the predicate stems, read for negation, hedging,
     conditions and its subject (which stops at the predicate's words, not at `subject`'s: "The preview
@@ -118,11 +127,11 @@ def _stating_clause(
         for k, t in enumerate(ct)
         if is_negator(t, ct[k + 1] if k + 1 < len(ct) else None) or t.low in NEGATIVE_VERBS
     )
-    negations += turns(ct, predicate, question_past) + denied(
+    negations += turns(ct, predicate, question_past, question_universal) + denied(
         ct, predicate
     )  # "formerly", "except", "without"
     hedged = any(t.low in _HEDGES for t in ct)
-    conditional = any(c.lead in CONDITIONALS for c in clauses) or clause.lead in CONDITIONALS
+    conditional = conditioned(clauses, best[1])
     sub = subjects[best[1]]
     if sub.imperative:
         stems: set[str] | None = {"you"}
@@ -199,6 +208,7 @@ def verdict(
     question = _stating_clause(main, predicate, None)
     question_negated = question.negated if question else False
     question_past = asks_past(tokenize(main))
+    question_universal = universal(tokenize(main))
     advice, passive = asks_advice(main), asks_passive(main)
     found: dict[str, PolarVerdict] = {}
     for s in pool:
@@ -212,7 +222,9 @@ def verdict(
         said = sum(scorer_terms[t] for t in prop if t in own) / total
         if stated < MIN_STATED or said < MIN_OWN:
             continue
-        clause = _stating_clause(s.text, predicate, _antecedent(s), subject, question_past)
+        clause = _stating_clause(
+            s.text, predicate, _antecedent(s), subject, question_past, question_universal
+        )
         if clause is None:
             continue
         if clause.conditional and not possibility and not clause.necessary:

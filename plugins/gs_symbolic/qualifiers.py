@@ -12,6 +12,9 @@ wording) count negations; these are the other ways English turns a statement's a
 - "without" denies its object: "takes effect without a restart" says No to "Do I need to restart …?" when
   the question's own term is that object (the question's own "without" counts alike; polarity.py reads it,
   statements.py reads "without" as part of the predicate);
+- a restriction answers No to a question about every member of a set: "checks only the first entry" or
+  "not all of them" says No to "Does it check every entry?" (and nothing to "Does it check the first
+  entry?");
 - frequency adverbs that mean "almost never" (rarely, seldom, hardly, scarcely) negate like "not"
   (lexicon NEGATORS), so "not usually" and "rarely" both answer No, quoting the hedged sentence.
 """
@@ -78,10 +81,34 @@ def denied(toks: list[Tok], stems: set[str]) -> int:
     return count
 
 
-def turns(toks: list[Tok], stems: set[str], question_past: bool) -> int:
+_UNIVERSAL = frozenset(["every", "all", "each"])
+_CONDITION_AFTER_ONLY = frozenset(["if", "when", "after", "once", "provided"])
+
+
+def universal(toks: list[Tok]) -> bool:
+    """The question asks about every member of a set ("every UID", "all files", "each entry")."""
+    return any(t.low in _UNIVERSAL for t in toks)
+
+
+def restricts(toks: list[Tok]) -> bool:
+    """The sentence limits its statement to some members: "only" that is not a condition ("only if"),
+    or "not all" / "not every"."""
+    lows = [t.low for t in toks]
+    following = lows[1:] + [""]
+    for word, after in zip(lows, following, strict=True):
+        if word == "only" and after not in _CONDITION_AFTER_ONLY:
+            return True
+        if word == "not" and after in ("all", "every"):
+            return True
+    return False
+
+
+def turns(toks: list[Tok], stems: set[str], question_past: bool, question_universal: bool = False) -> int:
     """How many times the qualifiers of a clause turn its answer (added to its negation count)."""
     count = 1 if excepted(toks, stems) else 0
     if past_only(toks) and not question_past:
+        count += 1
+    if question_universal and restricts(toks):
         count += 1
     return count
 
