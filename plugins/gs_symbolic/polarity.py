@@ -49,7 +49,7 @@ from .context_terms import unit_context
 from .evidence import Scorer, Sentence
 from .lexicon import NEGATIVE_VERBS, OPPOSITES, PRONOUNS
 from .propositions import Claim, asks_advice, asks_passive, read_question
-from .qualifiers import asks_past, denied, only_if, turns, universal
+from .qualifiers import asks_past, asks_recommendation, denied, deontic, only_if, turns, universal
 from .question import without_examples
 
 MIN_STATED = 0.75  # weighted share of the proposition the sentence (with its context) states
@@ -209,6 +209,7 @@ def verdict(
     question_negated = question.negated if question else False
     question_past = asks_past(tokenize(main))
     question_universal = universal(tokenize(main))
+    recommendation = asks_recommendation(tokenize(main))
     advice, passive = asks_advice(main), asks_passive(main)
     found: dict[str, PolarVerdict] = {}
     for s in pool:
@@ -225,8 +226,8 @@ def verdict(
         clause = _stating_clause(
             s.text, predicate, _antecedent(s), subject, question_past, question_universal
         )
-        if clause is None:
-            continue
+        if clause is None or (recommendation and not deontic(tokenize(s.text), clause.subject == {"you"})):
+            continue  # a "Should …?" question needs a recommendation, a requirement or a command
         if clause.conditional and not possibility and not clause.necessary:
             continue  # true only under a condition the question does not ask about
         around = set(s.under) | set(unit_context(s))

@@ -15,6 +15,9 @@ wording) count negations; these are the other ways English turns a statement's a
 - a restriction answers No to a question about every member of a set: "checks only the first entry" or
   "not all of them" says No to "Does it check every entry?" (and nothing to "Does it check the first
   entry?");
+- a question asking what one should do ("Should downstreams change …?") is answered only by a sentence with
+  deontic force (a recommendation, a requirement, a command), not by what is possible or what some do
+  ("some distributions allow it to be changed"); "discourage", "forbid" negate like "not";
 - frequency adverbs that mean "almost never" (rarely, seldom, hardly, scarcely) negate like "not"
   (lexicon NEGATORS), so "not usually" and "rarely" both answer No, quoting the hedged sentence.
 """
@@ -22,6 +25,7 @@ wording) count negations; these are the other ways English turns a statement's a
 from __future__ import annotations
 
 from .clauses import Tok
+from .lexicon import DEONTIC
 
 _PAST_ONLY = frozenset(["formerly", "previously"])
 _PAST_AUX = frozenset(["was", "were", "did", "had", "wasn't", "weren't", "didn't", "hadn't"])
@@ -120,3 +124,16 @@ def only_if(toks: list[Tok]) -> bool:
         a == "only" and b in ("if", "when", "after", "once", "provided")
         for a, b in zip(lows, lows[1:], strict=False)
     )
+
+
+_RECOMMENDATION_QUESTION = frozenset(["should", "shouldn't", "ought", "shall"])
+
+
+def asks_recommendation(toks: list[Tok]) -> bool:
+    """The yes/no question asks what one should do: it opens with "Should", "Ought", "Shall"."""
+    return bool(toks) and toks[0].low in _RECOMMENDATION_QUESTION
+
+
+def deontic(toks: list[Tok], imperative: bool) -> bool:
+    """The sentence recommends, requires or commands: a command, or a word of deontic force."""
+    return imperative or any(t.low in DEONTIC for t in toks)
