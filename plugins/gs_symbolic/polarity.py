@@ -49,7 +49,16 @@ from .context_terms import unit_context
 from .evidence import Scorer, Sentence
 from .lexicon import NEGATIVE_VERBS, OPPOSITES, PRONOUNS
 from .propositions import Claim, asks_advice, asks_passive, read_question
-from .qualifiers import asks_past, asks_recommendation, denied, deontic, only_if, turns, universal
+from .qualifiers import (
+    asks_past,
+    asks_recommendation,
+    compares_otherwise,
+    denied,
+    deontic,
+    only_if,
+    turns,
+    universal,
+)
 from .question import without_examples
 
 MIN_STATED = 0.75  # weighted share of the proposition the sentence (with its context) states
@@ -59,7 +68,9 @@ _SCENE = re.compile(
     r"given that|until)\b.*$",
     re.I,
 )
-_FRAME = re.compile(r"^\s*(?:is it (?:possible|safe|ok|okay|true) (?:to|that)\s+)", re.I)
+_FRAME = re.compile(
+    r"^\s*(?:is it (?:possible|safe|ok|okay|true|allowed|permitted|fine|acceptable) (?:to|that)\s+)", re.I
+)
 _PARENTHETICAL = re.compile(r"\s*\([^()]{0,80}\)")
 _HEDGES = frozenset(
     ["may", "might", "could", "would", "possibly", "perhaps", "probably", "likely", "unlikely"]
@@ -209,7 +220,8 @@ def verdict(
     question_negated = question.negated if question else False
     question_past = asks_past(tokenize(main))
     question_universal = universal(tokenize(main))
-    recommendation = asks_recommendation(tokenize(main))
+    main_toks = tokenize(main)
+    recommendation = asks_recommendation(main_toks)
     advice, passive = asks_advice(main), asks_passive(main)
     found: dict[str, PolarVerdict] = {}
     for s in pool:
@@ -223,6 +235,8 @@ def verdict(
         said = sum(scorer_terms[t] for t in prop if t in own) / total
         if stated < MIN_STATED or said < MIN_OWN:
             continue
+        if compares_otherwise(main_toks, tokenize(s.text)):
+            continue  # "less than" said where "more than" is asked: another proposition
         clause = _stating_clause(
             s.text, predicate, _antecedent(s), subject, question_past, question_universal
         )

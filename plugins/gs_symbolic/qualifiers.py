@@ -18,6 +18,8 @@ wording) count negations; these are the other ways English turns a statement's a
 - a question asking what one should do ("Should downstreams change …?") is answered only by a sentence with
   deontic force (a recommendation, a requirement, a command), not by what is possible or what some do
   ("some distributions allow it to be changed"); "discourage", "forbid" negate like "not";
+- a comparison the other way ("don't assign less than 65536") is another proposition than the one asked
+  ("more than 65536"): it answers nothing;
 - frequency adverbs that mean "almost never" (rarely, seldom, hardly, scarcely) negate like "not"
   (lexicon NEGATORS), so "not usually" and "rarely" both answer No, quoting the hedged sentence.
 """
@@ -137,3 +139,25 @@ def asks_recommendation(toks: list[Tok]) -> bool:
 def deontic(toks: list[Tok], imperative: bool) -> bool:
     """The sentence recommends, requires or commands: a command, or a word of deontic force."""
     return imperative or any(t.low in DEONTIC for t in toks)
+
+
+_MORE = frozenset(["more", "greater", "larger", "longer", "higher", "bigger"])
+_LESS = frozenset(["less", "fewer", "smaller", "shorter", "lower"])
+
+
+def comparison(toks: list[Tok]) -> str | None:
+    """The direction of a "… than" comparison the text makes ("more", "less"), if any."""
+    for word, after in zip(toks, toks[1:], strict=False):
+        if after.low == "than":
+            if word.low in _MORE:
+                return "more"
+            if word.low in _LESS:
+                return "less"
+    return None
+
+
+def compares_otherwise(question: list[Tok], sentence: list[Tok]) -> bool:
+    """The sentence compares the other way than the question ("less than" for "more than")."""
+    asked = comparison(question)
+    said = comparison(sentence) if asked else None
+    return said is not None and said != asked

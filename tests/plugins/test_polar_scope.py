@@ -1,7 +1,8 @@
 """The scope of conditions and restrictions in yes/no answers (gs_symbolic polarity.py, statements.py,
 qualifiers.py; issue 20, item 5), on a document written here: a condition that follows a clause governs
 that clause only ("X, it is enough if Y" still states X), and "only" or "not all" says No to a question
-about every member of a set, while it says Yes of the member it names."""
+about every member of a set, while it says Yes of the member it names; a comparison the other way ("fewer
+than 8") is another proposition than "more than 8"."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ first sync. The setup writes its settings to the home folder.
 
 For speed, Heron verifies the checksum of the first block of each file only, not all blocks of it.
 If the disk is full, Heron pauses the upload queue.
+
+## Slots
+
+Definitely, don't give a share fewer than 8 upload slots. While it is fine to give a share more than 8
+upload slots, most hosts never use them.
 """
 
 
@@ -47,3 +53,9 @@ def test_a_condition_opening_the_sentence_still_governs_its_main_clause():
     doc = ask("Does Heron pause the upload queue?", units_of(DOC))
     assert not doc.answer.startswith("Yes."), doc.answer
     assert doc.answer == NO_CONTEXT_ANSWER or "If the disk is full" in doc.answer
+
+
+def test_a_comparison_the_other_way_is_another_proposition():
+    doc = ask("Is it allowed to give a share more than 8 upload slots?", units_of(DOC))
+    assert doc.answer.startswith("Yes."), doc.answer
+    assert "fine to give a share more than 8" in doc.answer
