@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from mrpvm.plugins.sdk.text import terms
 
 from .clauses import (
+    Clause,
     Subject,
     clause_subjects,
     conditioned,
@@ -47,7 +48,7 @@ from .clauses import (
 )
 from .context_terms import unit_context
 from .evidence import Scorer, Sentence
-from .lexicon import NEGATIVE_VERBS, OPPOSITES, PRONOUNS
+from .lexicon import AUX, NEGATIVE_VERBS, OPPOSITES, PRONOUNS
 from .propositions import Claim, asks_advice, asks_passive, read_question
 from .qualifiers import (
     asks_past,
@@ -131,6 +132,9 @@ def _stating_clause(
             best = (carried, n)
     if best is None:
         return None
+    elided = _elided_for(clauses, subjects, best[1], subject)
+    if elided is not None:  # "A may be stored there, but B may not": B's clause, with A's predicate
+        best = (best[0], elided)
     clause = clauses[best[1]]
     ct = clause.toks
     negations = sum(
@@ -151,7 +155,26 @@ def _stating_clause(
     else:
         stems = content_stems(sub.toks[sub.owner :]) or None
     rest = content_stems([t for t in ct if t not in sub.toks])
+    if elided is not None:
+        rest |= content_stems([t for t in clauses[elided - 1].toks if t not in subjects[elided - 1].toks])
     return _Clause(negations % 2 == 1, hedged, conditional, stems, only_if(toks), frozenset(rest))
+
+
+def _elided_for(clauses: list[Clause], subjects: list[Subject], n: int, subject: set[str]) -> int | None:
+    """The clause right after clause `n` that says the same of another subject with its verb phrase elided
+    ("…, but system users may not"), when that subject is the question's and clause `n`'s is not: only an
+    auxiliary or modal, maybe negated, follows its subject."""
+    m = n + 1
+    if not subject or m >= len(clauses) or clauses[m].lead not in ("but", "and", "while", "whereas"):
+        return None
+    toks = clauses[m].toks[1:]
+    end = len(toks)
+    while end and (toks[end - 1].low in AUX or toks[end - 1].low in ("not", "n't")):
+        end -= 1
+    if end == len(toks) or end == 0:
+        return None  # no auxiliary at its end, or nothing before it
+    own, theirs = content_stems(toks[:end]), content_stems(subjects[n].toks)
+    return m if subject <= own and not subject <= theirs else None
 
 
 def _antecedent(s: Sentence) -> Subject | None:

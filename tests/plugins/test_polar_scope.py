@@ -2,7 +2,7 @@
 qualifiers.py; issue 20, item 5), on a document written here: a condition that follows a clause governs
 that clause only ("X, it is enough if Y" still states X), and "only" or "not all" says No to a question
 about every member of a set, while it says Yes of the member it names; a comparison the other way ("fewer
-than 8") is another proposition than "more than 8"."""
+than 8") is another proposition than "more than 8"; "A may …, but B may not" says No of B."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ If the disk is full, Heron pauses the upload queue.
 
 Definitely, don't give a share fewer than 8 upload slots. While it is fine to give a share more than 8
 upload slots, most hosts never use them.
+
+## Sharing
+
+Owners may share a synced folder with other devices, but guests may not.
 """
 
 
@@ -59,3 +63,16 @@ def test_a_comparison_the_other_way_is_another_proposition():
     doc = ask("Is it allowed to give a share more than 8 upload slots?", units_of(DOC))
     assert doc.answer.startswith("Yes."), doc.answer
     assert "fine to give a share more than 8" in doc.answer
+
+
+@pytest.mark.parametrize(
+    ("question", "verdict"),
+    [
+        ("Can guests share a synced folder with other devices?", "No."),
+        ("Can owners share a synced folder with other devices?", "Yes."),
+    ],
+)
+def test_an_elided_verb_phrase_is_said_of_its_own_subject(question, verdict):
+    doc = ask(question, units_of(DOC))
+    assert doc.answer.startswith(verdict), doc.answer
+    assert "but guests may not" in doc.answer
