@@ -5,6 +5,7 @@ under a heading opens its body, it is no heading of its own."""
 from __future__ import annotations
 
 from answer_support import ask, needs_model, units_of
+from mrpvm.plugins.sd_symbolic.source_units.tree import _joined
 
 README = """Quill
 =====
@@ -29,7 +30,8 @@ Development
 
 Quill development takes place on Forgejo: https://forge.example/quill
 
-Please report bugs on the tracker with a recipe that shows the problem.
+Please report bugs on the tracker with a recipe that shows the problem. Questions about recipes are more at
+home on the forum, where there is a quill tag.
 """
 
 
@@ -77,3 +79,21 @@ def test_how_to_install_the_extras_is_answered_with_its_command():
 def test_a_short_line_right_under_a_heading_opens_its_body():
     sections = {section for section, claim in _atomic(README) if "Forgejo" in claim or "report bugs" in claim}
     assert sections == {"Quill > Development"}
+
+
+def test_a_line_without_punctuation_ends_its_paragraph_in_the_claim():
+    texts = [
+        "Quill development takes place on Forgejo: https://forge.example/quill",
+        "Please report bugs here.",
+    ]
+    assert (
+        _joined(texts)
+        == "Quill development takes place on Forgejo: https://forge.example/quill\n\nPlease report bugs here."
+    )
+    assert _joined(["It is done.", "It works"]) == "It is done. It works"
+
+
+@needs_model
+def test_the_sentence_after_an_unpunctuated_line_answers_alone():
+    doc = ask("Where should I report bugs?", units_of(README, "README.md"))
+    assert "on the tracker" in doc.answer and "Forgejo" not in doc.answer

@@ -139,7 +139,7 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
             lead = spec.intro or spec.lead
             topic = _procedure_topic(lead.clean) if lead else section_topic or topic_of(texts[:3])
         else:
-            claim = " ".join(all_texts)
+            claim = _joined(all_texts)
             unit_type = "sentence-group" if len(all_texts) > 1 else "sentence"
             if all(t.endswith("?") for t in all_texts):
                 unit_type = "question"  # a question in a source states nothing
@@ -186,6 +186,18 @@ def _heading_path(path: str | None, term: str | None) -> str | None:
         return path
     term = " ".join(INLINE_MARKUP.sub("", term).split())
     return f"{path} > {term}" if path else term
+
+
+_ENDED = re.compile(r"[.!?:;,]['\"”’)\]]*$")
+
+
+def _joined(texts: list[str]) -> str:
+    """Sentences read one after another; a text that ends without punctuation (a paragraph's last line, "…
+    takes place on GitHub: https://…") ends its paragraph, so the next sentence is not read into it."""
+    out = texts[0] if texts else ""
+    for prev, text in zip(texts, texts[1:], strict=False):
+        out += (" " if _ENDED.search(prev.rstrip()) else "\n\n") + text
+    return out
 
 
 def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
