@@ -142,7 +142,7 @@ def _stating_clause(
         for k, t in enumerate(ct)
         if is_negator(t, ct[k + 1] if k + 1 < len(ct) else None) or t.low in NEGATIVE_VERBS
     )
-    negations += turns(ct, predicate, question_past, question_universal) + denied(
+    negations += turns(ct, predicate, question_past, question_universal, toks) + denied(
         ct, predicate
     )  # "formerly", "except", "without"
     hedged = any(t.low in _HEDGES for t in ct)

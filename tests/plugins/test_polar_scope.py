@@ -30,6 +30,10 @@ upload slots, most hosts never use them.
 ## Sharing
 
 Owners may share a synced folder with other devices, but guests may not.
+
+## Mirrors
+
+Some, but not all, mirrors of Heron keep a copy of old releases.
 """
 
 
@@ -51,6 +55,12 @@ def test_only_restricts_a_statement_to_the_member_it_names(question, verdict):
     doc = ask(question, units_of(DOC))
     assert doc.answer.startswith(verdict), doc.answer
     assert "first block of each file only" in doc.answer
+
+
+def test_some_but_not_all_answers_no_to_all():
+    doc = ask("Do all mirrors of Heron keep a copy of old releases?", units_of(DOC))
+    assert doc.answer.startswith("No."), doc.answer
+    assert "Some, but not all" in doc.answer
 
 
 def test_a_condition_opening_the_sentence_still_governs_its_main_clause():
