@@ -30,7 +30,7 @@ _startup: tuple[int, int, int] | None = None  # the thresholds `end_startup` res
 # sessions) the default threshold (700) ran 67–81 young collections that found nothing, ~1 ms of the event
 # loop's CPU each, and one full collection (19–27 ms of CPU, an 80–117 ms pause on a busy machine: every turn
 # in flight waits) that found 5 objects; with the start frozen and this threshold, one young collection
-# (1.3 ms) in 1,000 turns (bench/daemon_gc.py). The older generations keep their ratios.
+# (1.3 ms) in 1,000 turns (bench/daemon_pauses.py). The older generations keep their ratios.
 SERVING_THRESHOLD = 10_000
 
 

@@ -119,7 +119,7 @@ def test_ingest_stage_cpu_bench_times_every_stage() -> None:
 
 
 def test_a_serving_daemon_freezes_its_start_and_collects_young_objects_less_often(tmp_path) -> None:
-    """`mrpvm serve` under bench/daemon_gc.py (the wrapper `daemon_kb_load.py --gc` runs): once it serves,
+    """`mrpvm serve` under bench/daemon_pauses.py (the wrapper `daemon_kb_load.py --pauses` runs): once it serves,
     its start is out of the collector's sight and young collections run at SERVING_THRESHOLD."""
     from mrpvm.protocol.gc_pause import SERVING_THRESHOLD
 
@@ -127,9 +127,9 @@ def test_a_serving_daemon_freezes_its_start_and_collects_young_objects_less_ofte
     env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")} | {
         "MRPVM_HOME": str(tmp_path / "home"),
         "MRPVM_ENABLED_PLUGINS": "sd-symbolic,planner-default,kb-fast,gs-symbolic",
-        "PERF_GC": str(out),
+        "PERF_PAUSES": str(out),
     }
-    argv = [sys.executable, str(BENCH / "daemon_gc.py"), "serve", "--port", "0"]
+    argv = [sys.executable, str(BENCH / "daemon_pauses.py"), "serve", "--port", "0"]
     proc = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True, cwd=PROJECT_ROOT)
     try:
         assert proc.stderr is not None

@@ -169,6 +169,7 @@ async def _serve(
         await asyncio.sleep(0.01)
     if server.started:
         settle_for_serving()  # what it keeps for its life is loaded: out of the collector's sight
+        ctx.store.checkpoint_in_background()  # no commit on the event loop copies the journal back
         bound = sock.getsockname()
         address = DaemonAddress(
             pid=os.getpid(), host=_loopback(bound[0]), port=bound[1], token=bool(settings.token)
