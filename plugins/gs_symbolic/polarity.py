@@ -49,6 +49,7 @@ from .clauses import (
 from .context_terms import unit_context
 from .evidence import Scorer, Sentence
 from .lexicon import AUX, NEGATIVE_VERBS, OPPOSITES, PRONOUNS
+from .polar_verb import main_verb
 from .propositions import Claim, asks_advice, asks_passive, read_question
 from .qualifiers import (
     asks_past,
@@ -86,6 +87,7 @@ class PolarVerdict:
     answer: str  # "Yes" | "No"
     sentence: Sentence
     stated: float
+    verb_stated: bool = True  # the sentence carries the verb the question turns on (polar_verb.py)
 
 
 def proposition(focus: str) -> str:
@@ -142,7 +144,7 @@ def _stating_clause(
         for k, t in enumerate(ct)
         if is_negator(t, ct[k + 1] if k + 1 < len(ct) else None) or t.low in NEGATIVE_VERBS
     )
-    negations += turns(ct, predicate, question_past, question_universal) + denied(
+    negations += turns(ct, predicate, question_past, question_universal, toks) + denied(
         ct, predicate
     )  # "formerly", "except", "without"
     hedged = any(t.low in _HEDGES for t in ct)
@@ -238,6 +240,8 @@ def verdict(
     question_hedged = bool(words & (_HEDGES - _POSSIBILITY))
     total = sum(scorer_terms[t] for t in prop)
     verb = _generic_verb(main) if claim is not None and claim.generic else None
+    shortest = min(readings, key=lambda r: len(r.subject)) if readings else None
+    asked_verb = main_verb(main, shortest, prop)
     predicate = {t for t in prop if t not in names} or set(prop)
     question = _stating_clause(main, predicate, None)
     question_negated = question.negated if question else False
@@ -281,7 +285,7 @@ def verdict(
             or stated > best.stated
             or (stated == best.stated and len(s.text) < len(best.sentence.text))
         ):
-            found[answer] = PolarVerdict(answer, s, stated)
+            found[answer] = PolarVerdict(answer, s, stated, asked_verb is None or asked_verb in own)
     # a plain statement outweighs a hedged or conditional one; of either kind, both polarities: no answer
     for kind in (("Yes", "No"), (CONDITIONAL,), tuple(HEDGED.values())):
         stated_here = [found[a] for a in kind if a in found]

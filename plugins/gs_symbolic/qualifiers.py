@@ -96,9 +96,12 @@ def universal(toks: list[Tok]) -> bool:
     return any(t.low in _UNIVERSAL for t in toks)
 
 
-def restricts(toks: list[Tok]) -> bool:
-    """The sentence limits its statement to some members: "only" that is not a condition ("only if"),
-    or "not all" / "not every"."""
+_PARTIAL = frozenset(["some", "most", "many", "few"])
+
+
+def restricts(toks: list[Tok], sentence: list[Tok] | None = None) -> bool:
+    """The clause limits its statement to some members: "only" that is not a condition ("only if"), or
+    "not all" / "not every"; or its `sentence` does ("Some, but not all, instances have it", "Most …")."""
     lows = [t.low for t in toks]
     following = lows[1:] + [""]
     for word, after in zip(lows, following, strict=True):
@@ -106,15 +109,27 @@ def restricts(toks: list[Tok]) -> bool:
             return True
         if word == "not" and after in ("all", "every"):
             return True
-    return False
+    if sentence is None or not sentence:
+        return False
+    whole = [t.low for t in sentence]
+    return whole[0] in _PARTIAL or any(
+        a == "not" and b in ("all", "every") for a, b in zip(whole, whole[1:], strict=False)
+    )
 
 
-def turns(toks: list[Tok], stems: set[str], question_past: bool, question_universal: bool = False) -> int:
-    """How many times the qualifiers of a clause turn its answer (added to its negation count)."""
+def turns(
+    toks: list[Tok],
+    stems: set[str],
+    question_past: bool,
+    question_universal: bool = False,
+    sentence: list[Tok] | None = None,
+) -> int:
+    """How many times the qualifiers of a clause turn its answer (added to its negation count); `sentence`:
+    the whole sentence the clause is part of, for a quantifier that limits it ("Some, but not all, …")."""
     count = 1 if excepted(toks, stems) else 0
     if past_only(toks) and not question_past:
         count += 1
-    if question_universal and restricts(toks):
+    if question_universal and restricts(toks, sentence):
         count += 1
     return count
 

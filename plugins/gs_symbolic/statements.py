@@ -151,7 +151,7 @@ def polarity(claim: Claim, sentence: Parsed) -> str | None:
         if (lows & HEDGES) - allowed:
             return None  # a hedged statement answers nothing
         negations = _negation_count(ext, sub, first, pos, claim) + turns(
-            ext, claim.predicate, claim.past, claim.universal
+            ext, claim.predicate, claim.past, claim.universal, sentence.toks
         )
         return "No" if negations % 2 else "Yes"
     return None

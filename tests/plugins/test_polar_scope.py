@@ -2,7 +2,8 @@
 qualifiers.py; issue 20, item 5), on a document written here: a condition that follows a clause governs
 that clause only ("X, it is enough if Y" still states X), and "only" or "not all" says No to a question
 about every member of a set, while it says Yes of the member it names; a comparison the other way ("fewer
-than 8") is another proposition than "more than 8"; "A may …, but B may not" says No of B."""
+than 8") is another proposition than "more than 8"; "A may …, but B may not" says No of B; a sentence with the question's words but another verb ("deletes" for
+"keep") is no `success`."""
 
 from __future__ import annotations
 
@@ -30,6 +31,14 @@ upload slots, most hosts never use them.
 ## Sharing
 
 Owners may share a synced folder with other devices, but guests may not.
+
+## Mirrors
+
+Some, but not all, mirrors of Heron keep a copy of old releases.
+
+## Cleanup
+
+At the end of each sync, Heron deletes the local cache of removed folders.
 """
 
 
@@ -51,6 +60,12 @@ def test_only_restricts_a_statement_to_the_member_it_names(question, verdict):
     doc = ask(question, units_of(DOC))
     assert doc.answer.startswith(verdict), doc.answer
     assert "first block of each file only" in doc.answer
+
+
+def test_some_but_not_all_answers_no_to_all():
+    doc = ask("Do all mirrors of Heron keep a copy of old releases?", units_of(DOC))
+    assert doc.answer.startswith("No."), doc.answer
+    assert "Some, but not all" in doc.answer
 
 
 def test_a_condition_opening_the_sentence_still_governs_its_main_clause():
@@ -76,3 +91,8 @@ def test_an_elided_verb_phrase_is_said_of_its_own_subject(question, verdict):
     doc = ask(question, units_of(DOC))
     assert doc.answer.startswith(verdict), doc.answer
     assert "but guests may not" in doc.answer
+
+
+def test_a_sentence_without_the_asked_verb_is_no_success():
+    doc = ask("Does Heron keep the local cache of removed folders?", units_of(DOC))
+    assert doc.result.status != "success", (doc.answer, doc.result.evidence)
