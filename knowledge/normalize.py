@@ -77,8 +77,13 @@ async def normalize_text(
         raise IngestError(f"source '{source_name}' is empty", {"source": source_name})
     request_id = f"ingest-{secrets.token_hex(6)}"
 
+    # an sd-plugin declaring `replyForm: msgpack` is asked for the compact reply (protocol/cnl_compact.py)
+    reply_form = getattr(entry.manifest, "replyForm", "cnl")
+
     def build(index: int, offset: int, chunk: str, deadline_ms: int) -> Request:
-        payload = msgspec.structs.replace(source, text=chunk, chunkIndex=index, charOffset=offset)
+        payload = msgspec.structs.replace(
+            source, text=chunk, chunkIndex=index, charOffset=offset, replyForm=reply_form
+        )
         return Request(
             prompt=f"Normalize source {source_name} (part {index + 1})",
             context=[],

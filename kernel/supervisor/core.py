@@ -29,6 +29,7 @@ from typing import Any
 
 import msgspec
 from mrpvm.protocol.cnl import CnlError, parse_document
+from mrpvm.protocol.cnl_compact import decode_compact, is_compact
 from mrpvm.protocol.envelope import Request, encode_request
 from mrpvm.protocol.framing import encode_frame
 from mrpvm.protocol.gc_pause import paused_gc
@@ -154,11 +155,15 @@ class Supervisor(OneShotMode):
             plugin.active -= 1
             self._active -= 1
         plugin.breaker.success()
+        text = ""  # a compact reply has no CNL text to keep
         try:
-            text = data.decode()
-            if len(data) < BULK_REPLY_BYTES:
+            if plugin.compact_reply and is_compact(data):
+                document = decode_compact(data, op)
+            elif len(data) < BULK_REPLY_BYTES:
+                text = data.decode()
                 document = parse_document(text, op)
             else:
+                text = data.decode()
                 with paused_gc():  # a source's KU tree: its objects hold no cycles (protocol/gc_pause.py)
                     document = parse_document(text, op)
         except UnicodeDecodeError as err:
