@@ -1,0 +1,115 @@
+"""The compact reply (protocol/cnl_compact.py, SPEC.md "Compact reply"): a normalizePersistentContext answer
+as one MessagePack map, read back into the document its CNL gives and refused by the same rules."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+from mrpvm.kernel.config import PROJECT_ROOT
+from mrpvm.kernel.supervisor.worker import reply_request_id
+from mrpvm.plugins.sd_symbolic.__main__ import plugin as sd_symbolic
+from mrpvm.protocol.cnl import CnlError, parse_document, render_document
+from mrpvm.protocol.cnl_compact import compact_request_id, decode_compact, encode_compact, is_compact
+from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit, PluginResult
+from mrpvm.protocol.envelope import Budget, NormalizePayload, Request, encode_request
+from mrpvm.protocol.examples import EXAMPLE_RESPONSES
+
+OP = "normalizePersistentContext"
+
+
+def normalize_request(text: str, reply_form: str = "msgpack", request_id: int | None = 7) -> bytes:
+    payload = NormalizePayload(sourceId="src-t", sourceName="t.md", text=text, replyForm=reply_form)  # type: ignore[arg-type]
+    return encode_request(
+        Request(
+            prompt="n", context=[], op=OP, payload=payload, budget=Budget(deadlineMs=60_000), id=request_id
+        )
+    )
+
+
+def tessel_tree() -> CnlDocument:
+    doc, failure, _ = sd_symbolic.run(
+        normalize_request((PROJECT_ROOT / "examples" / "tessel-build.md").read_text())
+    )
+    assert failure is None and doc is not None and len(doc.units) > 10
+    return doc
+
+
+def unit(**changes) -> KnowledgeUnit:
+    fields = dict(id="s::u1", sourceId="s", chunkId="s::c0", kuType="atomic", role="Description", topic="t")
+    fields.update(claim="A claim.")
+    fields.update(changes)
+    return KnowledgeUnit(**fields)
+
+
+def reply_of(*units: KnowledgeUnit, **result) -> bytes:
+    block = dict(status="success", plugin="p", confidence="high") | result
+    return encode_compact(CnlDocument(result=PluginResult(**block), units=list(units)))
+
+
+@pytest.mark.parametrize("doc", [EXAMPLE_RESPONSES[OP], "tessel"], ids=["spec example", "sd-symbolic tessel"])
+def test_a_compact_reply_reads_back_the_document_its_cnl_gives(doc):
+    doc = tessel_tree() if doc == "tessel" else doc
+    data = encode_compact(doc)
+    assert is_compact(data) and not is_compact(render_document(doc).encode())
+    assert decode_compact(data, OP) == parse_document(render_document(doc), OP)
+
+
+def test_the_sdk_answers_compact_only_when_asked():
+    """sd-symbolic through the SDK: payload.replyForm msgpack -> the MessagePack form, carrying the request
+    id where the worker's id check reads it; cnl (the default, what a plain request says) -> CNL text."""
+    body = normalize_request("# Title\n\nThe cache holds built files. Clean it with tessel clean.\n")
+    doc, _, _ = sd_symbolic.run(body)
+    assert sd_symbolic.compact and is_compact(data := sd_symbolic.reply_bytes(doc))
+    assert reply_request_id(data) == compact_request_id(data) == b"7"
+    assert decode_compact(data, OP) == doc
+    doc, _, _ = sd_symbolic.run(normalize_request("The cache holds built files.\n", reply_form="cnl"))
+    text = sd_symbolic.reply_bytes(doc)
+    assert not sd_symbolic.compact and text.startswith(b"## Plugin Result") and reply_request_id(text) == b"7"
+
+
+BROKEN = [
+    (reply_of(unit(kuType="molecule")), "enum"),
+    (reply_of(unit(role="Wish")), "enum"),
+    (reply_of(unit(utilityActs=["explain", "dance"])), "enum"),
+    (reply_of(unit(topic="")), "required-field"),
+    (reply_of(unit(procedure="Do it.")), "claim-or-procedure"),
+    (reply_of(unit(claim=None)), "claim-or-procedure"),
+    (reply_of(unit(role="Procedure")), "procedure-role"),
+    (reply_of(unit(subject="a", relation="uses")), "triple-all-or-none"),
+    (reply_of(unit(subject="a", relation="uses", object="b", confidence=1.5)), "confidence-range"),
+    (reply_of(unit(confidence=0.5)), "confidence-needs-triple"),
+    (reply_of(unit(chunkIndex=-1)), "int"),
+    (reply_of(unit(score=float("nan"))), "float"),
+    (reply_of(unit(parentUnitIds=["a, b"])), "csv"),
+    (reply_of(unit(id="two words")), "bad-heading"),
+    (reply_of(unit(), unit()), "duplicate-section"),
+    (reply_of(unit(), confidence=None), "confidence-required"),
+    (reply_of(unit(), status="splendid"), "enum"),
+    (
+        encode_compact(
+            CnlDocument(
+                result=PluginResult(status="success", plugin="p", confidence="high"),
+                intents=[IntentGroup(act="explain", intent="why", output="prose")],
+            )
+        ),
+        "section-not-allowed",
+    ),
+    (b"\x81\xa6result\xc0", "compact"),  # result: nil
+    (b"\x82\xa6result\x81\xa6status\xa7success", "compact"),  # truncated
+    (msgspec.msgpack.encode({"units": []}), "compact"),  # no result block
+]
+
+
+@pytest.mark.parametrize(("data", "rule"), BROKEN, ids=[rule for _, rule in BROKEN])
+def test_a_broken_compact_reply_is_refused_by_the_cnl_rules(data, rule):
+    with pytest.raises(CnlError) as info:
+        decode_compact(data, OP)
+    assert rule in {issue.rule for issue in info.value.issues}
+
+
+def test_only_normalize_may_be_answered_compact():
+    data = reply_of(unit())
+    assert decode_compact(data, OP).units == [unit()]
+    with pytest.raises(CnlError) as info:
+        decode_compact(data, "retrieve")
+    assert "compact" in {issue.rule for issue in info.value.issues}
