@@ -6,8 +6,9 @@ the processes, pipes and sandbox around it (bench/ingest_breakdown.py times thos
 Stages, in the order an ingest runs them, each through the same functions the real roles call:
 
 - sd_run            sd-symbolic's worker: decode the normalizePersistentContext request, build the KU tree
-- sd_render         sd-symbolic's worker: the reply's CNL (the SDK's render of a large reply)
-- kernel_parse      the kernel: parse and validate that CNL (as the supervisor does for a large reply)
+- sd_render         sd-symbolic's worker: the reply's bytes (the SDK's CNL render of a large reply, or the
+                    compact MessagePack reply when the checkout's sd-symbolic declares it)
+- kernel_parse      the kernel: parse and validate that reply (as the supervisor does for a large reply)
 - kernel_tree       the kernel: merge and finish the tree (knowledge/ku_tree.py)
 - kernel_units_file the kernel: analyse every unit once and encode the units file (protocol/handoff.py)
 - <kb>_decode       each kb-plugin: decode the units file
@@ -76,20 +77,33 @@ def main() -> None:
         return out
 
     freeze_startup_objects()  # as a worker does after its imports
+    manifest = json.loads(
+        (Path(__file__).resolve().parents[1] / "manifests" / "sd-symbolic.json").read_text()
+    )
+    form = manifest.get("replyForm", "cnl")  # what the kernel asks this checkout's sd-symbolic for
+    asked: dict[str, Any] = {} if form == "cnl" else {"replyForm": form}
     request = Request(
         prompt=f"Normalize source {name} (part 1)",
         context=[],
         op="normalizePersistentContext",
         payload=NormalizePayload(
-            sourceId=source_id, sourceName=name, sourceType="text", text=text, scope="kb"
+            sourceId=source_id, sourceName=name, sourceType="text", text=text, scope="kb", **asked
         ),
         budget=Budget(deadlineMs=600_000),
     )
     body = encode_request(request)
     doc = stage("sd_run", lambda: sd_symbolic.run(body)[0])
-    cnl = stage("sd_render", lambda: render_reply(doc))
+    compact = getattr(sd_symbolic, "compact", False)  # the checkout's sd-symbolic answers MessagePack
+    if compact:
+        from mrpvm.protocol.cnl_compact import decode_compact
+
+        cnl: Any = stage("sd_render", lambda: sd_symbolic.reply_bytes(doc))
+    else:
+        cnl = stage("sd_render", lambda: render_reply(doc))
 
     def parse() -> Any:
+        if compact:
+            return decode_compact(cnl, "normalizePersistentContext")
         with paused_gc():
             return parse_document(cnl, op="normalizePersistentContext")
 
@@ -116,7 +130,8 @@ def main() -> None:
     out = {
         "file": a.file,
         "units": len(units),
-        "cnl_bytes": len(cnl.encode()),
+        "reply_form": "msgpack" if compact else "cnl",
+        "reply_bytes": len(cnl if compact else cnl.encode()),
         "units_file_bytes": len(units_file),
     }
     out |= {f"{k}_cpu_s": v for k, v in cpu.items()}

@@ -38,8 +38,26 @@ COMPACT_FORM = "msgpack"  # the manifest's and the payload's `replyForm` value a
 COMPACT_OPS = frozenset({"normalizePersistentContext"})  # the ops a compact reply may answer
 _MAP_MARKERS = frozenset({*range(0x80, 0x90), 0xDE, 0xDF})  # fixmap, map 16, map 32
 
+
+class CompactReply(CnlDocument, kw_only=True, omit_defaults=True):
+    """What a compact reply may carry besides the document: the plugin's analysis of its units
+    (`analysis`: the MessagePack list of protocol/handoff.py's `UnitAnalysis`, `analysis[i]` of `units[i]`,
+    by the analyser `analyser` names), which the kernel hands the kb-plugins instead of analysing the units
+    again (read lazily: the kernel decodes it only for an ingest)."""
+
+    analyser: str = ""
+    analysis: msgspec.Raw = msgspec.Raw()  # empty: none
+
+
+class ShippedAnalysis(msgspec.Struct, frozen=True):
+    """A compact reply's analysis, as the kernel keeps it until the units file is encoded."""
+
+    analyser: str
+    analysis: msgspec.Raw
+
+
 _encode = msgspec.msgpack.Encoder().encode
-_decode = msgspec.msgpack.Decoder(CnlDocument).decode
+_decode = msgspec.msgpack.Decoder(CompactReply).decode
 
 
 def encode_compact(doc: CnlDocument) -> bytes:
@@ -82,6 +100,11 @@ class _Issues(list):  # noqa: FURB189 - CnlIssues with a cap, located by unit in
 def decode_compact(data: bytes, op: str | None) -> CnlDocument:
     """The document a compact reply holds, checked as `parse_document` checks CNL; CnlError otherwise
     (an issue's `line` is 0 for the result block and i + 1 for the i-th unit)."""
+    return read_compact(data, op)[0]
+
+
+def read_compact(data: bytes, op: str | None) -> tuple[CnlDocument, ShippedAnalysis | None]:
+    """`decode_compact`, and the analysis the reply ships (None when it has none)."""
     try:
         with paused_gc():  # a source's KU tree: its objects hold no cycles (protocol/gc_pause.py)
             doc = _decode(data)
@@ -105,7 +128,8 @@ def decode_compact(data: bytes, op: str | None) -> CnlDocument:
         seen.add(unit.id)
     if issues:
         raise CnlError(list(issues), len(issues))
-    return doc
+    shipped = ShippedAnalysis(doc.analyser, doc.analysis) if doc.analyser and len(doc.analysis) else None
+    return CnlDocument(result=doc.result, units=doc.units), shipped
 
 
 def _checked(specs: tuple[FieldSpec, ...], also: tuple[str, ...] = ()) -> tuple[FieldSpec, ...]:

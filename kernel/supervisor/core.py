@@ -29,7 +29,7 @@ from typing import Any
 
 import msgspec
 from mrpvm.protocol.cnl import CnlError, parse_document
-from mrpvm.protocol.cnl_compact import decode_compact, is_compact
+from mrpvm.protocol.cnl_compact import ShippedAnalysis, is_compact, read_compact
 from mrpvm.protocol.envelope import Request, encode_request
 from mrpvm.protocol.framing import encode_frame
 from mrpvm.protocol.gc_pause import paused_gc
@@ -156,9 +156,10 @@ class Supervisor(OneShotMode):
             self._active -= 1
         plugin.breaker.success()
         text = ""  # a compact reply has no CNL text to keep
+        shipped: ShippedAnalysis | None = None
         try:
             if plugin.compact_reply and is_compact(data):
-                document = decode_compact(data, op)
+                document, shipped = read_compact(data, op)
             elif len(data) < BULK_REPLY_BYTES:
                 text = data.decode()
                 document = parse_document(text, op)
@@ -180,6 +181,7 @@ class Supervisor(OneShotMode):
             mode=mode,
             stderrTail=stderr.decode("utf-8", "replace") if document.result.status == "error" else "",
             cnl=text,
+            shipped=shipped,
         )
 
     async def call_raw(

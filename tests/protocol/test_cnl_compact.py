@@ -9,10 +9,25 @@ from mrpvm.kernel.config import PROJECT_ROOT
 from mrpvm.kernel.supervisor.worker import reply_request_id
 from mrpvm.plugins.sd_symbolic.__main__ import plugin as sd_symbolic
 from mrpvm.protocol.cnl import CnlError, parse_document, render_document
-from mrpvm.protocol.cnl_compact import compact_request_id, decode_compact, encode_compact, is_compact
+from mrpvm.protocol.cnl_compact import (
+    ShippedAnalysis,
+    compact_request_id,
+    decode_compact,
+    encode_compact,
+    is_compact,
+    read_compact,
+)
 from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit, PluginResult
 from mrpvm.protocol.envelope import Budget, NormalizePayload, Request, encode_request
 from mrpvm.protocol.examples import EXAMPLE_RESPONSES
+from mrpvm.protocol.handoff import (
+    ANALYSER,
+    UnitAnalysis,
+    analyse_unit,
+    analyse_units,
+    encode_handoff,
+    ship_analysis,
+)
 
 OP = "normalizePersistentContext"
 
@@ -56,15 +71,41 @@ def test_a_compact_reply_reads_back_the_document_its_cnl_gives(doc):
 
 def test_the_sdk_answers_compact_only_when_asked():
     """sd-symbolic through the SDK: payload.replyForm msgpack -> the MessagePack form, carrying the request
-    id where the worker's id check reads it; cnl (the default, what a plain request says) -> CNL text."""
-    body = normalize_request("# Title\n\nThe cache holds built files. Clean it with tessel clean.\n")
-    doc, _, _ = sd_symbolic.run(body)
+    id where the worker's id check reads it and each unit's analysis as the kernel makes it; cnl (the
+    default, what a plain request says) -> CNL text, the same units."""
+    source = "# Title\n\nThe cache holds built files. Clean it with tessel clean.\n"
+    doc, _, _ = sd_symbolic.run(normalize_request(source))
     assert sd_symbolic.compact and is_compact(data := sd_symbolic.reply_bytes(doc))
     assert reply_request_id(data) == compact_request_id(data) == b"7"
-    assert decode_compact(data, OP) == doc
-    doc, _, _ = sd_symbolic.run(normalize_request("The cache holds built files.\n", reply_form="cnl"))
-    text = sd_symbolic.reply_bytes(doc)
+    read, shipped = read_compact(data, OP)
+    assert read == CnlDocument(result=doc.result, units=doc.units) and len(read.units) >= 3
+    assert shipped is not None and shipped.analyser == ANALYSER
+    assert msgspec.msgpack.decode(shipped.analysis, type=list[UnitAnalysis]) == [
+        analyse_unit(u) for u in read.units
+    ]
+    cnl_doc, _, _ = sd_symbolic.run(normalize_request(source, reply_form="cnl"))
+    text = sd_symbolic.reply_bytes(cnl_doc)
     assert not sd_symbolic.compact and text.startswith(b"## Plugin Result") and reply_request_id(text) == b"7"
+    assert parse_document(text.decode(), OP).units == read.units
+
+
+def test_the_kernel_takes_a_shipped_analysis_only_where_it_fits():
+    """protocol/handoff.py `analyse_units`: a unit's shipped analysis is used when it is by this analyser,
+    aligned and carries the unit's hash; a unit the kernel changed, another analyser, a list of another
+    length or bytes that are no analysis: analysed again. The units file is the same either way."""
+    units = tessel_tree().units
+    shipped = ship_analysis([analyse_unit(u) for u in units])
+    assert encode_handoff("s", "t", "x", units, shipped=shipped) == encode_handoff("s", "t", "x", units)
+    fake = [msgspec.structs.replace(analyse_unit(u), body="planted") for u in units]
+    changed = [msgspec.structs.replace(units[0], hash="other", claim="Another claim."), *units[1:]]
+    used = analyse_units(changed, ship_analysis(fake))
+    assert used[0] == analyse_unit(changed[0]) and used[1:] == fake[1:]
+    for other in (
+        ShippedAnalysis("mrpvm-terms-0", ship_analysis(fake).analysis),
+        ship_analysis(fake[1:]),
+        ShippedAnalysis(ANALYSER, msgspec.Raw(b"\xc0")),
+    ):
+        assert analyse_units(units, other) == [analyse_unit(u) for u in units]
 
 
 BROKEN = [
