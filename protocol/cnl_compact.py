@@ -13,12 +13,14 @@ sd-plugin's values are stripped already, so both forms give the same document).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import msgspec
 
 from .cnl_fastpath import NOWHERE
 from .cnl_grammar import (
+    MAX_INT,
     MAX_ISSUES,
     RESULT_FIELDS,
     SECTIONS_BY_OP,
@@ -159,6 +161,10 @@ def _fields(obj: Any, specs: tuple[FieldSpec, ...], where: int, issues: _Issues)
         elif kind in ("csv", "csv-enum"):  # items as the CNL form can carry them
             ok = all(item and "," not in item and item == item.strip() for item in value)
             ok = ok and (kind == "csv" or all(item in spec.choices for item in value))
+        elif kind == "int":  # typed already (msgspec: an int, never a bool): convert_value's range
+            ok = 0 <= value <= MAX_INT
+        elif kind == "float":
+            ok = math.isfinite(value)
         else:
             ok = convert_value(spec, format_value(spec, value))[1] is None
         if not ok:
