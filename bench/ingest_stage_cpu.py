@@ -6,11 +6,14 @@ the processes, pipes and sandbox around it (bench/ingest_breakdown.py times thos
 Stages, in the order an ingest runs them, each through the same functions the real roles call:
 
 - sd_run            sd-symbolic's worker: decode the normalizePersistentContext request, build the KU tree
+                    (and, asked for the compact reply, analyse its units for the kb-plugins), forked
+                    children's CPU included
 - sd_render         sd-symbolic's worker: the reply's bytes (the SDK's CNL render of a large reply, or the
                     compact MessagePack reply when the checkout's sd-symbolic declares it)
 - kernel_parse      the kernel: parse and validate that reply (as the supervisor does for a large reply)
 - kernel_tree       the kernel: merge and finish the tree (knowledge/ku_tree.py)
-- kernel_units_file the kernel: analyse every unit once and encode the units file (protocol/handoff.py)
+- kernel_units_file the kernel: analyse every unit once (or take sd-symbolic's shipped analysis) and encode
+                    the units file (protocol/handoff.py)
 - <kb>_decode       each kb-plugin: decode the units file
 - <kb>_upsert       each kb-plugin: its index write (tantivy + SQLite; kb-thinkingdb's facts), as the SDK
                     runs onSourceText
@@ -25,6 +28,7 @@ import argparse
 import contextlib
 import cProfile
 import json
+import os
 import pstats
 import tempfile
 import time
@@ -52,6 +56,11 @@ except ImportError:
         pass
 
 
+def _children_cpu() -> float:
+    times = os.times()
+    return times.children_user + times.children_system
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
@@ -65,13 +74,14 @@ def main() -> None:
 
     def stage(key: str, fn: Callable[[], Any]) -> Any:
         profile = cProfile.Profile() if key == a.profile else None
-        start = time.process_time()
+        start, children = time.process_time(), _children_cpu()
         if profile is not None:
             profile.enable()
         out = fn()
         if profile is not None:
             profile.disable()
-        cpu[key] = round(time.process_time() - start, 3)
+        # with what a forked child (sd-symbolic's second half, halves.py) spent
+        cpu[key] = round(time.process_time() - start + _children_cpu() - children, 3)
         if profile is not None:
             pstats.Stats(profile).sort_stats("tottime").print_stats(30)
         return out
@@ -95,7 +105,7 @@ def main() -> None:
     doc = stage("sd_run", lambda: sd_symbolic.run(body)[0])
     compact = getattr(sd_symbolic, "compact", False)  # the checkout's sd-symbolic answers MessagePack
     if compact:
-        from mrpvm.protocol.cnl_compact import decode_compact
+        from mrpvm.protocol.cnl_compact import read_compact
 
         cnl: Any = stage("sd_render", lambda: sd_symbolic.reply_bytes(doc))
     else:
@@ -103,16 +113,17 @@ def main() -> None:
 
     def parse() -> Any:
         if compact:
-            return decode_compact(cnl, "normalizePersistentContext")
+            return read_compact(cnl, "normalizePersistentContext")
         with paused_gc():
-            return parse_document(cnl, op="normalizePersistentContext")
+            return parse_document(cnl, op="normalizePersistentContext"), None
 
-    parsed = stage("kernel_parse", parse)
+    parsed, shipped = stage("kernel_parse", parse)
+    shipping = {"shipped": shipped} if shipped is not None else {}  # the analysis sd-symbolic shipped
     units, _ = stage(
         "kernel_tree",
         lambda: finish_tree(source_id, merge_chunk_trees(source_id, [parsed.units]), source_name=name),
     )
-    units_file = stage("kernel_units_file", lambda: encode_handoff(source_id, name, text, units))
+    units_file = stage("kernel_units_file", lambda: encode_handoff(source_id, name, text, units, **shipping))
     for plugin_id, hook in (("kb-fast", None), ("kb-thinkingdb", write_facts)):
         analysis._TERMS_CACHE.clear()  # each plugin is its own process
         handed = stage(f"{plugin_id}_decode", lambda: decode_handoff(units_file, source_id))
