@@ -36,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mrpvm.kernel.config import PROJECT_ROOT
 from mrpvm.knowledge.ku_tree import finish_tree, merge_chunk_trees
 from mrpvm.plugins.kb_common.store import KBStore
 from mrpvm.plugins.kb_thinkingdb.facts import write_facts
@@ -87,9 +88,7 @@ def main() -> None:
         return out
 
     freeze_startup_objects()  # as a worker does after its imports
-    manifest = json.loads(
-        (Path(__file__).resolve().parents[1] / "manifests" / "sd-symbolic.json").read_text()
-    )
+    manifest = json.loads((PROJECT_ROOT / "manifests" / "sd-symbolic.json").read_text())  # the checkout run
     form = manifest.get("replyForm", "cnl")  # what the kernel asks this checkout's sd-symbolic for
     asked: dict[str, Any] = {} if form == "cnl" else {"replyForm": form}
     request = Request(
