@@ -7,14 +7,14 @@ Markdown a multi-megabyte tree would otherwise be rendered to and parsed from. T
 apart by the first byte (a CNL document starts with `#`, a MessagePack map with 0x80-0x8f, 0xde or 0xdf)
 and holds the compact form to the rules the CNL parser checks (cnl_grammar.py, cnl_rules.py): the same
 types, enums, ranges, required fields and unit rules; a broken one is refused as invalid CNL is
-(CnlError). Values are taken as sent, as in a JSON payload (the CNL form strips them; the built-in
-sd-plugin's values are stripped already, so both forms give the same document).
+(CnlError). Text values are read as the CNL form carries them (`cnl_render.carried_text`: CRs, outer
+whitespace, blank lines), so both forms give the same document.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -32,6 +32,7 @@ from .cnl_grammar import (
     convert_value,
     format_value,
 )
+from .cnl_render import carried_text
 from .cnl_rules import check_unit
 from .document import CnlDocument, KnowledgeUnit, PluginResult
 from .gc_pause import paused_gc
@@ -121,6 +122,10 @@ def read_compact(data: bytes, op: str | None) -> tuple[CnlDocument, ShippedAnaly
     extra += [name for name in ("plan", "answer", "sources") if getattr(doc, name) is not None]
     if extra or (op in SECTIONS_BY_OP and UNIT not in SECTIONS_BY_OP[op] and doc.units):
         issues.report(1, "section-not-allowed", f"a compact {op} reply holds only result and units")
+    doc.result = _as_carried(doc.result, _RESULT_TEXT)
+    sent = doc.units
+    doc.units = [_as_carried(unit, _UNIT_TEXT) for unit in sent]
+    recast = any(a is not b for a, b in zip(sent, doc.units, strict=True))
     _check_result(doc.result, issues)
     seen: set[str] = set()
     for i, unit in enumerate(doc.units):
@@ -130,8 +135,40 @@ def read_compact(data: bytes, op: str | None) -> tuple[CnlDocument, ShippedAnaly
         seen.add(unit.id)
     if issues:
         raise CnlError(list(issues), len(issues))
-    shipped = ShippedAnalysis(doc.analyser, doc.analysis) if doc.analyser and len(doc.analysis) else None
+    # an analysis of text the CNL form would carry otherwise is not the analysis of the units read here
+    shipped = (
+        ShippedAnalysis(doc.analyser, doc.analysis)
+        if doc.analyser and len(doc.analysis) and not recast
+        else None
+    )
     return CnlDocument(result=doc.result, units=doc.units), shipped
+
+
+def _text_fields(struct: type, specs: tuple[FieldSpec, ...]) -> tuple[tuple[str, Any], ...]:
+    """(attr, the value an absent field has) of each text field."""
+    defaults = {f.name: f.default for f in msgspec.structs.fields(struct)}
+    absent = {name: "" if value is msgspec.NODEFAULT else value for name, value in defaults.items()}
+    return tuple((s.attr, absent[s.attr]) for s in specs if s.kind == "text")
+
+
+_RESULT_TEXT = _text_fields(PluginResult, RESULT_FIELDS)
+_UNIT_TEXT = _text_fields(KnowledgeUnit, UNIT_FIELDS)
+
+T = TypeVar("T", PluginResult, KnowledgeUnit)
+
+
+def _as_carried(obj: T, text_fields: tuple[tuple[str, Any], ...]) -> T:
+    """`obj` with its text fields as the CNL form would carry them (cnl_render.carried_text), so a compact
+    reply gives the document its CNL gives; the same object when they are so already (the usual case)."""
+    changes: dict[str, Any] = {}
+    for attr, absent in text_fields:
+        value = getattr(obj, attr)
+        if value is None or (value and "\n" not in value and "\r" not in value and value == value.strip()):
+            continue
+        carried = carried_text(value)
+        if carried != value:
+            changes[attr] = absent if carried is None else carried
+    return msgspec.structs.replace(obj, **changes) if changes else obj
 
 
 def _checked(specs: tuple[FieldSpec, ...], also: tuple[str, ...] = ()) -> tuple[FieldSpec, ...]:

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mrpvm.kernel.config import PROJECT_ROOT
 from mrpvm.kernel.supervisor.worker import reply_request_id
 from mrpvm.plugins.sd_symbolic.__main__ import plugin as sd_symbolic
 from mrpvm.protocol.cnl import CnlError, parse_document, render_document
 from mrpvm.protocol.cnl_compact import (
+    CompactReply,
     ShippedAnalysis,
     compact_request_id,
     decode_compact,
@@ -17,6 +20,7 @@ from mrpvm.protocol.cnl_compact import (
     is_compact,
     read_compact,
 )
+from mrpvm.protocol.cnl_render import carried_text
 from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit, PluginResult
 from mrpvm.protocol.envelope import Budget, NormalizePayload, Request, encode_request
 from mrpvm.protocol.examples import EXAMPLE_RESPONSES
@@ -154,3 +158,40 @@ def test_only_normalize_may_be_answered_compact():
     with pytest.raises(CnlError) as info:
         decode_compact(data, "retrieve")
     assert "compact" in {issue.rule for issue in info.value.issues}
+
+
+_TEXT_PARTS = st.sampled_from([*"ab ,:#-\t\n\r\x0b\x0c\x85\u2028\u2010", "## ", "\n## ", "  ", "\r\n"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_TEXT_PARTS, max_size=24).map("".join))
+def test_carried_text_is_what_the_cnl_form_reads_back(text):
+    """cnl_render.carried_text, the compact reply's reading of a text value, is the CNL round trip's."""
+    doc = CnlDocument(
+        result=PluginResult(status="success", plugin="p", confidence="high"), units=[unit(textBody=text)]
+    )
+    assert parse_document(render_document(doc), OP).units[0].textBody == carried_text(text)
+
+
+def test_untidy_text_reads_as_its_cnl_and_drops_the_shipped_analysis():
+    """A compact reply whose text the CNL form would carry otherwise (CRs, outer or trailing whitespace, an
+    empty title) gives the CNL form's document; its shipped analysis, made from the text as sent, is not used."""
+    untidy = unit(claim="  A claim.\r\nSecond line.\t\n \n", title="", textBody="Body  ")
+    doc = CnlDocument(result=PluginResult(status="success", plugin="p", confidence="high"), units=[untidy])
+    data = encode_compact(
+        CompactReply(
+            result=doc.result,
+            units=doc.units,
+            analyser=ANALYSER,
+            analysis=ship_analysis([analyse_unit(untidy)]).analysis,
+        )
+    )
+    read, shipped = read_compact(data, OP)
+    assert read == parse_document(render_document(doc), OP)
+    assert read.units[0].claim == "A claim.\nSecond line." and read.units[0].title is None and shipped is None
+    tidy = encode_compact(
+        CompactReply(
+            result=doc.result, units=read.units, analyser=ANALYSER, analysis=ship_analysis([]).analysis
+        )
+    )
+    assert read_compact(tidy, OP)[1] is not None  # tidy text: the analysis travels on
