@@ -61,8 +61,8 @@ def normalize_persistent_context(call: Call) -> CnlDocument:
         evidence=f"{facts} symbolic facts; roles " + ", ".join(f"{r} {n}" for r, n in roles.most_common()),
         units=units,
     )
-    if payload.replyForm == COMPACT_FORM:  # the kernel takes the units' analysis with the tree
-        return with_analysis(doc, len(text))
+    if payload.replyForm == COMPACT_FORM and payload.scope == "kb":  # the units' analysis for the kb-plugins'
+        return with_analysis(doc, len(text))  # units file (a session load has none)
     return doc
 
 

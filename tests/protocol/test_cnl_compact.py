@@ -36,8 +36,12 @@ from mrpvm.protocol.handoff import (
 OP = "normalizePersistentContext"
 
 
-def normalize_request(text: str, reply_form: str = "msgpack", request_id: int | None = 7) -> bytes:
-    payload = NormalizePayload(sourceId="src-t", sourceName="t.md", text=text, replyForm=reply_form)  # type: ignore[arg-type]
+def normalize_request(
+    text: str, reply_form: str = "msgpack", request_id: int | None = 7, scope: str = "kb"
+) -> bytes:
+    payload = NormalizePayload(
+        sourceId="src-t", sourceName="t.md", text=text, replyForm=reply_form, scope=scope
+    )  # type: ignore[arg-type]
     return encode_request(
         Request(
             prompt="n", context=[], op=OP, payload=payload, budget=Budget(deadlineMs=60_000), id=request_id
@@ -87,10 +91,16 @@ def test_the_sdk_answers_compact_only_when_asked():
     assert msgspec.msgpack.decode(shipped.analysis, type=list[UnitAnalysis]) == [
         analyse_unit(u) for u in read.units
     ]
+    session, _, _ = sd_symbolic.run(normalize_request(source, scope="session"))  # no units file: no analysis
+    session_read, session_shipped = read_compact(sd_symbolic.reply_bytes(session), OP)
+    assert len(session_read.units) == len(read.units) and session_shipped is None
     cnl_doc, _, _ = sd_symbolic.run(normalize_request(source, reply_form="cnl"))
     text = sd_symbolic.reply_bytes(cnl_doc)
     assert not sd_symbolic.compact and text.startswith(b"## Plugin Result") and reply_request_id(text) == b"7"
-    assert parse_document(text.decode(), OP).units == read.units
+    undated = [msgspec.structs.replace(u, createdAt=None) for u in read.units]  # two runs: two clocks
+    assert [
+        msgspec.structs.replace(u, createdAt=None) for u in parse_document(text.decode(), OP).units
+    ] == undated
 
 
 def test_the_kernel_takes_a_shipped_analysis_only_where_it_fits():
