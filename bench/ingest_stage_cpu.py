@@ -6,10 +6,14 @@ the processes, pipes and sandbox around it (bench/ingest_breakdown.py times thos
 Stages, in the order an ingest runs them, each through the same functions the real roles call:
 
 - sd_run            sd-symbolic's worker: decode the normalizePersistentContext request, build the KU tree
-- sd_render         sd-symbolic's worker: the reply's CNL (the SDK's render of a large reply)
-- kernel_parse      the kernel: parse and validate that CNL (as the supervisor does for a large reply)
+                    (and, asked for the compact reply, analyse its units for the kb-plugins), forked
+                    children's CPU included
+- sd_render         sd-symbolic's worker: the reply's bytes (the SDK's CNL render of a large reply, or the
+                    compact MessagePack reply when the checkout's sd-symbolic declares it)
+- kernel_parse      the kernel: parse and validate that reply (as the supervisor does for a large reply)
 - kernel_tree       the kernel: merge and finish the tree (knowledge/ku_tree.py)
-- kernel_units_file the kernel: analyse every unit once and encode the units file (protocol/handoff.py)
+- kernel_units_file the kernel: analyse every unit once (or take sd-symbolic's shipped analysis) and encode
+                    the units file (protocol/handoff.py)
 - <kb>_decode       each kb-plugin: decode the units file
 - <kb>_upsert       each kb-plugin: its index write (tantivy + SQLite; kb-thinkingdb's facts), as the SDK
                     runs onSourceText
@@ -24,6 +28,7 @@ import argparse
 import contextlib
 import cProfile
 import json
+import os
 import pstats
 import tempfile
 import time
@@ -31,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from mrpvm.kernel.config import PROJECT_ROOT
 from mrpvm.knowledge.ku_tree import finish_tree, merge_chunk_trees
 from mrpvm.plugins.kb_common.store import KBStore
 from mrpvm.plugins.kb_thinkingdb.facts import write_facts
@@ -51,6 +57,11 @@ except ImportError:
         pass
 
 
+def _children_cpu() -> float:
+    times = os.times()
+    return times.children_user + times.children_system
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
@@ -64,41 +75,54 @@ def main() -> None:
 
     def stage(key: str, fn: Callable[[], Any]) -> Any:
         profile = cProfile.Profile() if key == a.profile else None
-        start = time.process_time()
+        start, children = time.process_time(), _children_cpu()
         if profile is not None:
             profile.enable()
         out = fn()
         if profile is not None:
             profile.disable()
-        cpu[key] = round(time.process_time() - start, 3)
+        # with what a forked child (sd-symbolic's second half, halves.py) spent
+        cpu[key] = round(time.process_time() - start + _children_cpu() - children, 3)
         if profile is not None:
             pstats.Stats(profile).sort_stats("tottime").print_stats(30)
         return out
 
     freeze_startup_objects()  # as a worker does after its imports
+    manifest = json.loads((PROJECT_ROOT / "manifests" / "sd-symbolic.json").read_text())  # the checkout run
+    form = manifest.get("replyForm", "cnl")  # what the kernel asks this checkout's sd-symbolic for
+    asked: dict[str, Any] = {} if form == "cnl" else {"replyForm": form}
     request = Request(
         prompt=f"Normalize source {name} (part 1)",
         context=[],
         op="normalizePersistentContext",
         payload=NormalizePayload(
-            sourceId=source_id, sourceName=name, sourceType="text", text=text, scope="kb"
+            sourceId=source_id, sourceName=name, sourceType="text", text=text, scope="kb", **asked
         ),
         budget=Budget(deadlineMs=600_000),
     )
     body = encode_request(request)
     doc = stage("sd_run", lambda: sd_symbolic.run(body)[0])
-    cnl = stage("sd_render", lambda: render_reply(doc))
+    compact = getattr(sd_symbolic, "compact", False)  # the checkout's sd-symbolic answers MessagePack
+    if compact:
+        from mrpvm.protocol.cnl_compact import read_compact
+
+        cnl: Any = stage("sd_render", lambda: sd_symbolic.reply_bytes(doc))
+    else:
+        cnl = stage("sd_render", lambda: render_reply(doc))
 
     def parse() -> Any:
+        if compact:
+            return read_compact(cnl, "normalizePersistentContext")
         with paused_gc():
-            return parse_document(cnl, op="normalizePersistentContext")
+            return parse_document(cnl, op="normalizePersistentContext"), None
 
-    parsed = stage("kernel_parse", parse)
+    parsed, shipped = stage("kernel_parse", parse)
+    shipping = {"shipped": shipped} if shipped is not None else {}  # the analysis sd-symbolic shipped
     units, _ = stage(
         "kernel_tree",
         lambda: finish_tree(source_id, merge_chunk_trees(source_id, [parsed.units]), source_name=name),
     )
-    units_file = stage("kernel_units_file", lambda: encode_handoff(source_id, name, text, units))
+    units_file = stage("kernel_units_file", lambda: encode_handoff(source_id, name, text, units, **shipping))
     for plugin_id, hook in (("kb-fast", None), ("kb-thinkingdb", write_facts)):
         analysis._TERMS_CACHE.clear()  # each plugin is its own process
         handed = stage(f"{plugin_id}_decode", lambda: decode_handoff(units_file, source_id))
@@ -116,7 +140,8 @@ def main() -> None:
     out = {
         "file": a.file,
         "units": len(units),
-        "cnl_bytes": len(cnl.encode()),
+        "reply_form": "msgpack" if compact else "cnl",
+        "reply_bytes": len(cnl if compact else cnl.encode()),
         "units_file_bytes": len(units_file),
     }
     out |= {f"{k}_cpu_s": v for k, v in cpu.items()}

@@ -32,6 +32,7 @@ from mrpvm.kernel.records import KbRecord, SourceRecord
 from mrpvm.kernel.registry import PluginEntry
 from mrpvm.kernel.store_rows import slug, text_hash
 from mrpvm.kernel.supervisor.errors import PluginCallError
+from mrpvm.protocol.cnl_compact import ShippedAnalysis
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import (
     NormalizePayload,
@@ -139,8 +140,9 @@ async def ingest_source(
         knowledgeDate=knowledge_date,
         scope="kb",
     )
+    shipped: list[ShippedAnalysis] = []  # the sd-plugin's analysis of the units, if it shipped one
     units, chunks, warnings = await normalize_text(
-        ctx, sd_plugin, source, progress=progress, on_units=on_units
+        ctx, sd_plugin, source, progress=progress, on_units=on_units, on_analysis=shipped.append
     )
     if not early:
         await _start_workers(ctx, [], kb, with_kb=True)
@@ -152,7 +154,11 @@ async def ingest_source(
         hash=digest,
         bytes=len(text.encode("utf-8", "surrogatepass")),
     )
-    units_file = UnitsFile(source_id, name, text, units) if wants_units_file(ctx) else None
+    units_file = (
+        UnitsFile(source_id, name, text, units, shipped[0] if shipped else None)
+        if wants_units_file(ctx)
+        else None
+    )
     try:
         async with anyio.create_task_group() as group:
             if units_file is not None:  # the kb-plugins' units file is analysed while the store commits

@@ -15,6 +15,7 @@ from mrpvm.kernel.llm import CallBudget
 from mrpvm.kernel.llm.hooks import grant
 from mrpvm.kernel.registry import PluginEntry
 from mrpvm.kernel.supervisor.errors import PluginCallError
+from mrpvm.protocol.cnl_compact import ShippedAnalysis
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import (
     Budget,
@@ -65,11 +66,13 @@ async def normalize_text(
     session_id: str = "",
     progress: Progress | None = None,
     on_units: Callable[[int], None] | None = None,
+    on_analysis: Callable[[ShippedAnalysis], None] | None = None,
 ) -> tuple[list[KnowledgeUnit], int, list[str]]:
     """The source's whole KU tree from the sd-plugin, chunk by chunk: (units, #chunks, warnings).
 
     `source` is the payload for the whole text; each chunk's request is a copy with its own `text`,
-    `chunkIndex` and `charOffset`.
+    `chunkIndex` and `charOffset`. `on_analysis`: given the analysis a one-chunk source's compact reply
+    shipped (`analysis[i]` of the i-th unit returned; the tree of one chunk keeps its units' order).
     """
     entry = _plugin(ctx, sd_plugin, "sd-plugin", NORMALIZE)
     text, source_id, source_name = source.text, source.sourceId, source.sourceName
@@ -77,8 +80,13 @@ async def normalize_text(
         raise IngestError(f"source '{source_name}' is empty", {"source": source_name})
     request_id = f"ingest-{secrets.token_hex(6)}"
 
+    # an sd-plugin declaring `replyForm: msgpack` is asked for the compact reply (protocol/cnl_compact.py)
+    reply_form = getattr(entry.manifest, "replyForm", "cnl")
+
     def build(index: int, offset: int, chunk: str, deadline_ms: int) -> Request:
-        payload = msgspec.structs.replace(source, text=chunk, chunkIndex=index, charOffset=offset)
+        payload = msgspec.structs.replace(
+            source, text=chunk, chunkIndex=index, charOffset=offset, replyForm=reply_form
+        )
         return Request(
             prompt=f"Normalize source {source_name} (part {index + 1})",
             context=[],
@@ -103,6 +111,7 @@ async def normalize_text(
     spans = chunk_spans(text, room)
     total = len(text.encode("utf-8", "surrogatepass"))
     trees: list[list[KnowledgeUnit]] = [[] for _ in spans]
+    shipped: list[ShippedAnalysis | None] = [None for _ in spans]
     warnings: list[str] = []
     done = {"bytes": 0, "units": 0}
     limiter = anyio.CapacityLimiter(max(1, entry.manifest.concurrency))
@@ -128,7 +137,7 @@ async def normalize_text(
                     deadline_ms / 1000.0,
                 )
                 try:
-                    doc = await _call(
+                    doc, shipped[index] = await _call(
                         ctx, sd_plugin, request, deadline_ms, part=f"part {index + 1} of {len(spans)}"
                     )
                 finally:
@@ -163,6 +172,8 @@ async def normalize_text(
         raise IngestError(f"{sd_plugin} produced no units for '{source_name}'", {"source": source_name})
     if dropped:
         warnings.append(f"{dropped} references to units absent from the tree were dropped")
+    if on_analysis is not None and len(spans) == 1 and shipped[0] is not None:
+        on_analysis(shipped[0])
     ids = [u.id for u in units]
     if len(set(ids)) != len(ids):
         raise IngestError(
@@ -194,9 +205,10 @@ def _first_kernel_error(group: BaseExceptionGroup) -> BaseException:
 
 async def _call(
     ctx: KernelContext, plugin_id: str, request: Request, deadline_ms: int, part: str
-) -> CnlDocument:
+) -> tuple[CnlDocument, ShippedAnalysis | None]:
     """normalizePersistentContext through the supervisor within `deadline_ms` (the manifest's timeoutMs
-    per started MiB of the chunk, protocol/vocab.py); anything but success is an IngestError."""
+    per started MiB of the chunk, protocol/vocab.py); anything but success is an IngestError. With the
+    document, the analysis its compact reply shipped."""
     try:
         result = await ctx.supervisor.call(
             plugin_id, request, timeout_s=deadline_ms / 1000, beyond_manifest=True
@@ -220,4 +232,4 @@ async def _call(
             f"{plugin_id} answered {status} on {part}: {reason}",
             {"plugin": plugin_id, "part": part, "status": status},
         )
-    return result.document
+    return result.document, result.shipped

@@ -16,6 +16,7 @@ import anyio.to_thread
 from mrpvm.kernel.records import KbRecord, SourceRecord
 from mrpvm.kernel.registry import PluginEntry
 from mrpvm.kernel.supervisor.errors import PluginCallError
+from mrpvm.protocol.cnl_compact import ShippedAnalysis
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import (
     Budget,
@@ -241,8 +242,16 @@ class UnitsFile:
     without, each encoded once (in a thread) on first need and shared by every kb-plugin. An ingest asks
     for it while the store commits the source, so the analysis overlaps the commit's disk wait."""
 
-    def __init__(self, source_id: str, source_name: str, text: str, units: list[KnowledgeUnit]):
+    def __init__(
+        self,
+        source_id: str,
+        source_name: str,
+        text: str,
+        units: list[KnowledgeUnit],
+        shipped: ShippedAnalysis | None = None,
+    ):
         self.source_id, self.source_name, self.text, self.units = source_id, source_name, text, units
+        self.shipped = shipped  # the sd-plugin's analysis of the units, used where it fits (handoff.py)
         self._encoded: dict[bool, bytes] = {}
         self._lock = anyio.Lock()
 
@@ -253,7 +262,12 @@ class UnitsFile:
             if analysed not in self._encoded:
                 self._encoded[analysed] = await anyio.to_thread.run_sync(
                     lambda: encode_handoff(
-                        self.source_id, self.source_name, self.text, self.units, analysed=analysed
+                        self.source_id,
+                        self.source_name,
+                        self.text,
+                        self.units,
+                        analysed=analysed,
+                        shipped=self.shipped,
                     )
                 )
         return self._encoded[analysed]

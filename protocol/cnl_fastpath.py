@@ -53,7 +53,7 @@ class _Nowhere:
     lines = _AnyLine()
 
 
-_NOWHERE = _Nowhere()
+NOWHERE = _Nowhere()
 
 
 def parse_fast(text: str, op: str | None) -> CnlDocument | None:
@@ -114,7 +114,7 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
                 result = PluginResult(**content)
             elif kind is UNIT:
                 if unit_text is not None:  # read line by line: check it, then remember it
-                    check_unit(_NOWHERE, content, _bail)
+                    check_unit(NOWHERE, content, _bail)
                     _remember(unit_text, content)
                 units.append(KnowledgeUnit(id=key, **content))
             elif kind is INTENT:
@@ -126,7 +126,7 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
             elif kind is SOURCES:
                 sources = content.get("used", [])
             elif kind is OBSERVATION:
-                check_observation(_NOWHERE, content, _bail)
+                check_observation(NOWHERE, content, _bail)
                 observations.append(Observation(index=int(key), **content))
     except _Bail:
         return None

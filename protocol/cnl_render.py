@@ -24,6 +24,17 @@ def _clean(value: str) -> str:
     return value.strip()
 
 
+def carried_text(value: str) -> str | None:
+    """A text field's value as the CNL form carries it: what `parse_document` reads back from what
+    `_render_fields` writes (CRs as newlines, outer whitespace and the first line's trailing whitespace
+    dropped, blank lines empty; None when nothing is left, as an absent field)."""
+    text = _clean(value)
+    if "\n" in text:
+        first, *rest = text.split("\n")
+        text = "\n".join([first.rstrip(), *(line if line.strip() else "" for line in rest)])
+    return text or None
+
+
 def _render_fields(out: list[str], fields: Iterable[FieldSpec], obj: Any) -> None:
     for spec in fields:
         value = getattr(obj, spec.attr)

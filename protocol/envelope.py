@@ -109,6 +109,9 @@ class NormalizePayload(msgspec.Struct, kw_only=True, omit_defaults=True):
     chunkIndex: int = 0
     charOffset: int = 0
     scope: Literal["kb", "session"] = "kb"
+    # Sent only to an sd-plugin whose manifest says `replyForm: msgpack`: it may answer with the compact
+    # reply (protocol/cnl_compact.py) instead of CNL.
+    replyForm: Literal["cnl", "msgpack"] = "cnl"
 
 
 class RetrievePayload(msgspec.Struct, kw_only=True, omit_defaults=True):

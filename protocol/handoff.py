@@ -17,6 +17,7 @@ from typing import Literal
 import msgspec
 
 from .analysis import notation_terms, plain_text, terms
+from .cnl_compact import ShippedAnalysis
 from .document import KnowledgeUnit
 from .gc_pause import paused_gc
 
@@ -138,6 +139,33 @@ def analyse_unit(unit: KnowledgeUnit) -> UnitAnalysis:
     return UnitAnalysis(hash=unit_hash(unit), **{k: " ".join(v) for k, v in unit_fields(unit).items()})
 
 
+_encode_analysis = msgspec.msgpack.Encoder().encode
+_decode_analysis = msgspec.msgpack.Decoder(list[UnitAnalysis]).decode
+
+
+def ship_analysis(analysis: list[UnitAnalysis]) -> ShippedAnalysis:
+    """An sd-plugin's analysis of its reply's units, as its compact reply carries it."""
+    return ShippedAnalysis(ANALYSER, msgspec.Raw(_encode_analysis(analysis)))
+
+
+def analyse_units(units: list[KnowledgeUnit], shipped: ShippedAnalysis | None = None) -> list[UnitAnalysis]:
+    """Every unit's analysis: the one an sd-plugin shipped for it (`shipped`, by position) when that is by
+    this analyser and carries the unit's hash (the kernel changed no analysed field of it), else analysed
+    here."""
+    given: list[UnitAnalysis | None] = [None] * len(units)
+    if shipped is not None and shipped.analyser == ANALYSER:
+        try:
+            decoded = _decode_analysis(shipped.analysis)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            decoded = []
+        if len(decoded) == len(units):
+            given = list(decoded)
+    return [
+        a if a is not None and a.hash == unit_hash(u) else analyse_unit(u)
+        for u, a in zip(units, given, strict=True)
+    ]
+
+
 # --------------------------------------------------------------------------- the file
 
 
@@ -146,14 +174,21 @@ _decode = msgspec.msgpack.Decoder(UnitsHandoff).decode
 
 
 def encode_handoff(
-    source_id: str, source_name: str, text: str, units: list[KnowledgeUnit], *, analysed: bool = True
+    source_id: str,
+    source_name: str,
+    text: str,
+    units: list[KnowledgeUnit],
+    *,
+    analysed: bool = True,
+    shipped: ShippedAnalysis | None = None,
 ) -> bytes:
-    """The handoff document of one source, its units analysed once here (`analysed`)."""
+    """The handoff document of one source, its units analysed once (`analysed`): here, or by the sd-plugin
+    (`shipped`, see `analyse_units`)."""
     doc = UnitsHandoff(sourceId=source_id, sourceName=source_name, text=text, units=units)
     with paused_gc():
         if analysed:
             doc.analyser = ANALYSER
-            doc.analysis = [analyse_unit(u) for u in units]
+            doc.analysis = analyse_units(units, shipped)
         return _encode(doc)
 
 

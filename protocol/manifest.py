@@ -19,6 +19,7 @@ from .envelope import Descriptor, PlannerHints
 from .vocab import OPS_BY_TYPE, CostClass, GsOp, KbOp, PlanOp, PluginType, ReadField, SdOp, ValOp
 
 Handoff = Literal["inline", "file"]  # how a kb-plugin receives a source's units (KbManifest.handoff)
+ReplyForm = Literal["cnl", "msgpack"]  # how an sd-plugin may answer normalizePersistentContext
 
 DEFAULT_MAX_INPUT_BYTES = 1 << 20
 DEFAULT_MAX_OUTPUT_BYTES = 16 << 20
@@ -163,6 +164,14 @@ class ManifestBase(
 class SdManifest(ManifestBase, tag="sd-plugin"):
     plannerHints: PlannerHints
     ops: Annotated[list[SdOp], Meta(min_length=1, description=OPS_DOC)] = _ops("sd-plugin")
+    replyForm: Annotated[
+        ReplyForm,
+        Meta(
+            description="How it may answer normalizePersistentContext: `cnl` (CNL Markdown) or `msgpack` (asked "
+            "with payload.replyForm, it may answer the typed document as one MessagePack map instead; "
+            "protocol/SPEC.md, Compact reply). CNL is accepted either way."
+        ),
+    ] = "cnl"
 
 
 class PlanManifest(ManifestBase, tag="mrp-plan-plugin"):

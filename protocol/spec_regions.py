@@ -163,9 +163,10 @@ def spec_manifest() -> str:
         hints = "**required**" if "plannerHints" in vdef.get("required", []) else "optional"
         ops = ", ".join(f"`{op}`" for op in vdef["properties"]["ops"]["items"]["enum"])
         out.append(f"| `{kind}` | {hints} | {ops} |")
-    kb_only = {k: v for k, v in defs["KbManifest"]["properties"].items() if k not in gs["properties"]}
-    out += ["", "kb-plugin only:", ""]
-    out += _field_rows(kb_only, [], defs)
+    for variant, label in (("SdManifest", "sd-plugin"), ("KbManifest", "kb-plugin")):
+        own = {k: v for k, v in defs[variant]["properties"].items() if k not in gs["properties"]}
+        out += ["", f"{label} only:", ""]
+        out += _field_rows(own, [], defs)
     for name, title in (("PlannerHints", "`plannerHints`"), ("Build", "`build`")):
         out += ["", f"{title} fields:", ""]
         out += _field_rows(defs[name]["properties"], defs[name].get("required", []), defs)

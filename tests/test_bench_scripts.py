@@ -106,7 +106,7 @@ def test_store_nodes_bench_answers_on_every_backend() -> None:
 
 def test_ingest_stage_cpu_bench_times_every_stage() -> None:
     figures = run_bench("ingest_stage_cpu.py", str(PROJECT_ROOT / "examples" / "tessel-build.md"))
-    assert figures["units"] > 10 and figures["cnl_bytes"] > 0 and figures["units_file_bytes"] > 0
+    assert figures["units"] > 10 and figures["reply_bytes"] > 0 and figures["units_file_bytes"] > 0
     for stage in (
         "sd_run",
         "sd_render",

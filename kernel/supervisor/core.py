@@ -29,6 +29,7 @@ from typing import Any
 
 import msgspec
 from mrpvm.protocol.cnl import CnlError, parse_document
+from mrpvm.protocol.cnl_compact import ShippedAnalysis, is_compact, read_compact
 from mrpvm.protocol.envelope import Request, encode_request
 from mrpvm.protocol.framing import encode_frame
 from mrpvm.protocol.gc_pause import paused_gc
@@ -154,11 +155,16 @@ class Supervisor(OneShotMode):
             plugin.active -= 1
             self._active -= 1
         plugin.breaker.success()
+        text = ""  # a compact reply has no CNL text to keep
+        shipped: ShippedAnalysis | None = None
         try:
-            text = data.decode()
-            if len(data) < BULK_REPLY_BYTES:
+            if plugin.compact_reply and is_compact(data):
+                document, shipped = read_compact(data, op)
+            elif len(data) < BULK_REPLY_BYTES:
+                text = data.decode()
                 document = parse_document(text, op)
             else:
+                text = data.decode()
                 with paused_gc():  # a source's KU tree: its objects hold no cycles (protocol/gc_pause.py)
                     document = parse_document(text, op)
         except UnicodeDecodeError as err:
@@ -175,6 +181,7 @@ class Supervisor(OneShotMode):
             mode=mode,
             stderrTail=stderr.decode("utf-8", "replace") if document.result.status == "error" else "",
             cnl=text,
+            shipped=shipped,
         )
 
     async def call_raw(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
+from mrpvm.protocol.cnl_compact import ShippedAnalysis
 from mrpvm.protocol.document import CnlDocument
 
 # Error codes (CallError.code).
@@ -65,7 +66,8 @@ class CallResult(msgspec.Struct, kw_only=True):
     durationMs: float
     mode: str  # "worker" | "one-shot"
     stderrTail: str = ""  # what the plugin wrote to stderr during the call, kept for a Status: error result
-    cnl: str = ""  # the CNL text as the plugin wrote it (the trace keeps its head)
+    cnl: str = ""  # the CNL text as the plugin wrote it (the trace keeps its head); "" for a compact reply
+    shipped: ShippedAnalysis | None = None  # the analysis a compact reply carried (protocol/cnl_compact.py)
 
 
 class RawReply(msgspec.Struct, kw_only=True):

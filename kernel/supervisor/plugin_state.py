@@ -71,6 +71,7 @@ class PluginState:
         "uses_llm",
         "binds",
         "handoff",
+        "compact_reply",
     )
 
     def __init__(self, entry: PluginEntry, limits: LimitsConfig, sandbox: Sandbox):
@@ -86,6 +87,8 @@ class PluginState:
         if getattr(m, "handoff", "inline") == "file":
             self.handoff = HandoffFolder(sandbox.home, m.id)
             self.handoff.prepare()
+        # an sd-plugin that may answer a source's KU tree as MessagePack (protocol/cnl_compact.py)
+        self.compact_reply: bool = getattr(m, "replyForm", "cnl") == "msgpack"
         self.worker: bool = bool(m.worker)
         self.concurrency: int = max(1, m.concurrency)
         self.max_in: int = m.maxInputSizeBytes

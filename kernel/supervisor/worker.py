@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Protocol
 
+from mrpvm.protocol.cnl_compact import compact_request_id, is_compact
 from mrpvm.protocol.errors import parse_error_line
 from mrpvm.protocol.framing import MAX_HEADER_BYTES, FramingError, parse_header_block
 
@@ -107,6 +108,8 @@ class FrameReader:
 
 def reply_request_id(body: bytes) -> bytes | None:
     """The `Request:` value of the result block (the first section), read without a full parse."""
+    if is_compact(body):
+        return compact_request_id(body)
     end = body.find(b"\n## ")
     block = body if end < 0 else body[:end]
     i = block.find(b"\nRequest:")

@@ -10,9 +10,11 @@ from collections import Counter
 from datetime import UTC, datetime
 
 from mrpvm.plugins.sdk import Call, InvalidInput, Plugin
+from mrpvm.protocol.cnl_compact import COMPACT_FORM
 from mrpvm.protocol.document import CnlDocument
 from mrpvm.protocol.envelope import DetectSeedsPayload, NormalizePayload
 
+from .source_units.shipped import with_analysis
 from .source_units.tree import SourceMeta, build_tree, source_id_for
 from .turn_seeds.intents import detect_seeds
 
@@ -49,7 +51,7 @@ def normalize_persistent_context(call: Call) -> CnlDocument:
     levels = Counter(u.kuType for u in units)
     facts = sum(1 for u in units if u.relation)
     roles = Counter(u.role for u in units if u.kuType == "atomic")
-    return call.reply(
+    doc = call.reply(
         "success",
         "high",
         result=(
@@ -59,6 +61,9 @@ def normalize_persistent_context(call: Call) -> CnlDocument:
         evidence=f"{facts} symbolic facts; roles " + ", ".join(f"{r} {n}" for r, n in roles.most_common()),
         units=units,
     )
+    if payload.replyForm == COMPACT_FORM and payload.scope == "kb":  # the units' analysis for the kb-plugins'
+        return with_analysis(doc, len(text))  # units file (a session load has none)
+    return doc
 
 
 def detect_seeds_handler(call: Call) -> CnlDocument:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mrpvm.protocol.cnl import render_document
+from mrpvm.protocol.cnl_compact import COMPACT_FORM, COMPACT_OPS, encode_compact
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit, PluginResult
 from mrpvm.protocol.envelope import (
     DecodedRequest,
@@ -173,6 +174,7 @@ class Plugin:
         self.handlers = handlers
         self.on_worker_start = on_worker_start
         self.state: dict[str, Any] = {}  # survives between requests in worker mode
+        self.compact = False  # the last request asked for the compact reply (protocol/cnl_compact.py)
 
     # ------------------------------------------------------------------ one request
 
@@ -187,10 +189,12 @@ class Plugin:
             return None, PluginFailure("TIMEOUT", f"{self.id} exceeded its deadline"), EXIT_TIMEOUT
 
     def _run(self, data: bytes, use_alarm: bool) -> tuple[CnlDocument | None, PluginFailure | None, int]:
+        self.compact = False
         try:
             decoded = decode_request(data, self.type)
         except RequestError as err:
             return None, InvalidInput(err.code, str(err)), EXIT_INVALID_INPUT
+        self.compact = decoded.op in COMPACT_OPS and getattr(decoded.payload, "replyForm", "") == COMPACT_FORM
         handler = self.handlers.get(decoded.op)
         request_id = decoded.envelope.id
         if handler is None:
@@ -262,7 +266,7 @@ class Plugin:
         if failure is not None:
             os.write(2, encode_error_line(failure.code, failure.message, failure.details))
             return code
-        _write_all(out_fd, render_reply(doc).encode())  # type: ignore[arg-type]
+        _write_all(out_fd, self.reply_bytes(doc))  # type: ignore[arg-type]
         return EXIT_OK
 
     def _serve(self, out_fd: int) -> int:
@@ -284,8 +288,15 @@ class Plugin:
                 request_id = _peek_id(body)
                 if request_id is not None:
                     doc.result.request = str(request_id)
-            _write_all(out_fd, encode_frame(render_reply(doc).encode()))  # type: ignore[arg-type]
+                self.compact = False
+            _write_all(out_fd, encode_frame(self.reply_bytes(doc)))  # type: ignore[arg-type]
             requests.replied()
+
+    def reply_bytes(self, doc: CnlDocument) -> bytes:
+        """What the plugin writes for `doc`: the compact reply when the request asked for it, else CNL."""
+        if self.compact:
+            return encode_compact(doc)
+        return render_reply(doc).encode()
 
 
 def render_reply(doc: CnlDocument) -> str:

@@ -12,12 +12,14 @@ import re
 from pathlib import Path
 
 import anyio
+import msgspec
 import pytest
 from mrpvm.kernel.errors import IngestError, SessionNotFound, UnknownPluginError
 from mrpvm.kernel.store_rows import text_hash
 from mrpvm.knowledge import ingest as ingest_module
 from mrpvm.knowledge.context import open_context
 from mrpvm.knowledge.ingest import ingest_source, load_session_context
+from mrpvm.protocol.envelope import encode_request
 
 PLUGINS = Path(__file__).resolve().parents[1] / "support" / "ingest_plugins"
 ENABLED = "test-sd,test-sd-big,test-kb,test-kb-fail"
@@ -314,3 +316,64 @@ def test_an_sd_worker_started_when_the_context_opens_serves_the_ingest(tmp_path)
     assert started == [True]
     assert result.chunks == 1 and result.notified == ["test-kb"]
     assert health["test-sd"]["spawns"] == 1 and health["test-sd"]["calls"] == 1
+
+
+def _ingest_recording(home: Path, sd: str, text: str):
+    """Ingest `text` with `sd` while recording each normalize request's wire bytes and each reply's CNL text:
+    (result or IngestError, the stored units with the source id written SRC, requests, CNL texts, stats)."""
+
+    async def work(ctx):
+        kb = ctx.store.create_kb("docs")
+        sent: list[bytes] = []
+        texts: list[str] = []
+        call = ctx.supervisor.call
+
+        async def recording(plugin_id, request, **kw):
+            result = await call(plugin_id, request, **kw)
+            if request.op == "normalizePersistentContext":
+                sent.append(encode_request(request))
+                texts.append(result.cnl)
+            return result
+
+        ctx.supervisor.call = recording
+        try:
+            outcome = await ingest_source(ctx, kb, "guide.md", text, sd_plugin=sd)
+        except IngestError as err:
+            outcome = err
+        units = [
+            msgspec.json.encode(u).decode().replace(outcome.id, "SRC")
+            if not isinstance(outcome, IngestError)
+            else ""
+            for u in ctx.store.kb_units(kb.id)
+        ]
+        return outcome, units, sent, texts, ctx.store.kb_stats(kb.id)
+
+    return run_kernel(home, work, enabled=f"{sd},test-kb")
+
+
+def test_a_compact_sd_reply_stores_the_tree_its_cnl_reply_stores(tmp_path):
+    """protocol/SPEC.md, Compact reply: the same scripted sd-plugin, once keeping CNL (test-sd) and once
+    declaring `replyForm: msgpack` (test-sd-compact), chunked: the compact one is asked for it and answers
+    it (no CNL text reaches the kernel), the CNL one never sees the field on the wire, and both store the
+    same merged tree."""
+    text = prose(40, "compact")
+    cnl, cnl_units, cnl_sent, cnl_texts, _ = _ingest_recording(tmp_path / "cnl", "test-sd", text)
+    compact, compact_units, compact_sent, compact_texts, _ = _ingest_recording(
+        tmp_path / "compact", "test-sd-compact", text
+    )
+    assert cnl.chunks == compact.chunks >= 2 and cnl.unitCount == compact.unitCount > 100
+    assert compact_units == cnl_units
+    assert all(b"replyForm" not in body for body in cnl_sent) and len(cnl_sent) == cnl.chunks
+    assert all(t.startswith("## Plugin Result") for t in cnl_texts)
+    assert all(json.loads(body)["payload"]["replyForm"] == "msgpack" for body in compact_sent)
+    assert compact_texts == [""] * compact.chunks  # every reply was the MessagePack form
+
+
+@pytest.mark.parametrize("sd", ["test-sd", "test-sd-compact"])
+def test_a_broken_tree_fails_the_ingest_in_either_form_and_stores_nothing(tmp_path, sd):
+    """A unit with both a Claim and a Procedure breaks a CNL rule: refused in CNL and in the compact form
+    alike (INVALID_CNL), the ingest fails and nothing is stored."""
+    outcome, _, _, _, stats = _ingest_recording(tmp_path, sd, prose(3, "broken") + "\n\n@@BOTH@@ here.")
+    assert isinstance(outcome, IngestError)
+    assert "INVALID_CNL" in outcome.message and "claim-or-procedure" in outcome.message
+    assert stats == {"sources": 0, "units": 0}

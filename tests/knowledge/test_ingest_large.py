@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from mrpvm.kernel.config import MANIFESTS_DIR
 from mrpvm.kernel.store import Store
 from mrpvm.kernel.store_rows import text_hash
@@ -125,7 +126,7 @@ def test_a_1mb_source_ingests_completely_through_the_real_sd_symbolic(tmp_path):
 class Driver:
     """tests/support/ingest_plugins/kill_driver.py as a real kernel process in its own process group."""
 
-    def __init__(self, home: Path, files: tuple[Path, Path], start: int):
+    def __init__(self, home: Path, files: tuple[Path, Path], start: int, sd: str = "test-sd-big"):
         self.proc = subprocess.Popen(
             [
                 sys.executable,
@@ -135,6 +136,7 @@ class Driver:
                 str(PLUGINS),
                 *map(str, files),
                 str(start),
+                sd,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -186,7 +188,10 @@ def assert_store_holds(home: Path, version: str) -> None:
         store.close()
 
 
-def test_a_kernel_killed_mid_ingest_leaves_the_last_committed_state(tmp_path):
+@pytest.mark.parametrize("sd", ["test-sd-big", "test-sd-big-compact"])
+def test_a_kernel_killed_mid_ingest_leaves_the_last_committed_state(tmp_path, sd):
+    """Killed mid-ingest, nothing committed is lost, whichever form the sd-plugin answers in (CNL, or the
+    compact reply of protocol/SPEC.md)."""
     home = tmp_path / "home"
     files = (tmp_path / "a.md", tmp_path / "b.md")
     versions = (prose(1200, "alpha"), prose(1100, "beta"))
@@ -194,7 +199,7 @@ def test_a_kernel_killed_mid_ingest_leaves_the_last_committed_state(tmp_path):
         path.write_text(text)
 
     # 1. killed inside the store transaction of version B: version A stays
-    driver = Driver(home, files, start=0)
+    driver = Driver(home, files, start=0, sd=sd)
     assert driver.wait_for("committed 0").endswith(text_hash(versions[0]))
     driver.wait_for("writing 1")
     time.sleep(0.2)  # the slowed transaction takes well over a second
@@ -203,14 +208,14 @@ def test_a_kernel_killed_mid_ingest_leaves_the_last_committed_state(tmp_path):
     assert_store_holds(home, versions[0])
 
     # 2. killed while the sd-plugin normalizes version B: version A stays
-    driver = Driver(home, files, start=1)
+    driver = Driver(home, files, start=1, sd=sd)
     driver.wait_for("normalizing 1")
     time.sleep(0.1)
     driver.kill()
     assert_store_holds(home, versions[0])
 
     # 3. the store is writable again: B commits, then a kill inside A's transaction leaves B
-    driver = Driver(home, files, start=1)
+    driver = Driver(home, files, start=1, sd=sd)
     assert driver.wait_for("committed 1").endswith(text_hash(versions[1]))
     driver.wait_for("writing 2")
     time.sleep(0.2)

@@ -1,6 +1,6 @@
 """A kernel process for the SIGKILL test: re-ingests one source, alternating two versions, until killed.
 
-    python kill_driver.py HOME MANIFESTS_DIR VERSION_A_FILE VERSION_B_FILE START_INDEX
+    python kill_driver.py HOME MANIFESTS_DIR VERSION_A_FILE VERSION_B_FILE START_INDEX [SD_PLUGIN]
 
 Prints (flushed) `normalizing N`, `writing N` right before the store transaction, `written N` after it,
 and `committed N HASH` once the kb-plugins were told. SQLite writes are slowed by a progress handler (real writes, just slower), so a kill sent after
@@ -44,8 +44,9 @@ store_module.Store.replace_source = _announced_replace  # type: ignore[method-as
 
 async def main() -> None:
     home, manifests, file_a, file_b, start = sys.argv[1:6]
+    sd = sys.argv[6] if len(sys.argv) > 6 else "test-sd-big"
     versions = [Path(file_a).read_text(), Path(file_b).read_text()]
-    env = dict(os.environ, MRPVM_HOME=home, MRPVM_ENABLED_PLUGINS="test-sd-big,test-kb")
+    env = dict(os.environ, MRPVM_HOME=home, MRPVM_ENABLED_PLUGINS=f"{sd},test-kb")
     ctx = await open_context(env, manifests_dir=Path(manifests))
     try:
         kb = ctx.store.find_kb("docs") or ctx.store.create_kb("docs")
@@ -53,7 +54,7 @@ async def main() -> None:
         while True:
             os.environ["DRIVER_INDEX"] = str(index)
             print(f"normalizing {index}", flush=True)
-            result = await ingest_source(ctx, kb, "source.md", versions[index % 2], sd_plugin="test-sd-big")
+            result = await ingest_source(ctx, kb, "source.md", versions[index % 2], sd_plugin=sd)
             print(f"committed {index} {result.hash}", flush=True)
             index += 1
     finally:

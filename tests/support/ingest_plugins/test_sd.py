@@ -3,7 +3,8 @@
 Like a real sd-plugin it numbers sections and chunks from zero in every call (the kernel must make ids
 unique across chunks) and shifts CharStart/CharEnd by payload.charOffset. Markers in the text script
 failures: @@UNSUPPORTED@@ -> `unsupported`, @@ERROR@@ -> a processing error, @@SLOW@@ -> 20 ms per call,
-@@PACE=<ms>@@ -> <ms> of sleep per MiB of the chunk's text (a plugin whose time grows with the text).
+@@PACE=<ms>@@ -> <ms> of sleep per MiB of the chunk's text (a plugin whose time grows with the text),
+@@BOTH@@ -> a unit with both a Claim and a Procedure (a reply the kernel must refuse, in CNL or compact).
 With MRPVM_TEST_SD_LOG set, every call appends its payload (text as its length) to that JSON-lines file.
 """
 
@@ -125,6 +126,8 @@ def normalize(call: Call):
         charEnd=off + len(text),
         childUnitIds=[s.id for s in sections],
     )
+    if "@@BOTH@@" in text and units:
+        units[0].procedure = "Do it."
     return call.reply("success", "high", result=f"{len(units)} units", units=[summary, *sections, *units])
 
 
