@@ -2,8 +2,8 @@
 
 The judge (passages.py) picks the passage that answers best and lets a paraphrase through (a passage close in
 meaning that repeats few of the question's words). `success` asks more of it: it answers by the question's
-own words, means what the question asks (with the model), holds an answer of the asked shape and names what
-the question is about.
+own words, means what the question asks (with the model), holds an answer of the asked shape, names what
+the question is about and, when the question sets a condition, is not said under the opposite one.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
 
 from .context_terms import entry_title, header_terms
 from .definiendum import about
+from .directives import stated_condition
 from .evidence import Sentence
 from .passages import DEFINED_TYPES, SEM_FLOOR, Judge, Passage
 
@@ -47,7 +48,18 @@ def supports(judge: Judge, passage: Passage) -> bool:
         and _about_written(judge, passage)
         and (judge.answer_type not in DEFINED_TYPES or about(judge.defined, passage.sentences[0]))
         and _slot_in_asked_sentence(judge, passage)
+        and _condition_kept(judge, passage)
     )
+
+
+def _condition_kept(judge: Judge, passage: Passage) -> bool:
+    """For a question that sets a condition ("What happens when X is false?"): the passage does not answer
+    only under the opposite one ("If true, …" says what happens when X is true, not when it is false). A
+    passage that states no condition is left to the other tests."""
+    if judge.condition is None:
+        return True
+    stated = {c for c in (stated_condition(s.text) for s in passage.sentences) if c is not None}
+    return not stated or judge.condition in stated
 
 
 def _slot_in_asked_sentence(judge: Judge, passage: Passage) -> bool:
