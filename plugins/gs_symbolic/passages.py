@@ -113,8 +113,10 @@ class Judge:
         permission: bool = False,
         agent: tuple[str, str] = ("", ""),
         origin: bool = False,
+        made: Action | None = None,
     ):
         self.scorer = scorer
+        self.made = made  # "how do I make <object>": a light verb's object, which a success must name
         self.permission = permission  # "who may …": answered by a rule that grants it
         # the verb "who …" asks the agent of and its object's terms ("Who can close an issue?": close, issu)
         self.agent = (next(iter(terms(agent[0])), ""), set(terms(agent[1])))

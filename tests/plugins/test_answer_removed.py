@@ -5,7 +5,11 @@ without the answer's lines; what came back `success` there is, in general:
   tabs … are expanded" (support.py, _condition_kept);
 - a lead-in that ends where its example would follow: "use a command like the following (replace NAME …)."
   without the command (answer_form.py);
-- a condition read with its polarity: "if neither X nor Y is set" is a negated one (directives.py).
+- a condition read with its polarity: "if neither X nor Y is set" is a negated one (directives.py);
+- "how do I make <object>": a passage that does not name the object ("make numbered backups" for
+  "incremental backups"; a light verb's object, action.py);
+- the name asked about only as the alternative set aside: "install notelint instead of quillcheck" does not
+  say which command installs quillcheck.
 The same questions over what the manual does say stay `success`."""
 
 from __future__ import annotations
@@ -38,6 +42,14 @@ The cache holds rendered previews of every note. To reset the cache, use a comma
 
 Clearing the cache does not delete any note.
 
+## Backups
+
+Run `quill backup --numbered` to make numbered backups of every note.
+
+## Checking notes
+
+If you want to check every note, you will have to install the ``notelint`` command instead of ``quillcheck``.
+
 ## Listing notes
 
 Print only the title of the note with id 42:
@@ -66,6 +78,8 @@ def _ask(question: str, text: str = MANUAL) -> CnlDocument:
     [
         ("What happens when wrap_tabs is false?", "If true"),
         ("How do I reset the cache?", "like the following"),
+        ("How do I make incremental backups with quill?", "numbered backups"),
+        ("Which command installs quillcheck?", "instead of ``quillcheck``"),
     ],
 )
 def test_a_passage_that_does_not_state_what_was_asked_is_not_success(question: str, quoted: str) -> None:
@@ -81,6 +95,8 @@ def test_a_passage_that_does_not_state_what_was_asked_is_not_success(question: s
         ("What happens when wrap_tabs is true?", "If true"),
         ("What happens if autosave is false?", "If false"),
         ("What happens if neither a theme nor a font is chosen for my notes?", "plain theme"),
+        ("How do I make numbered backups?", "quill backup --numbered"),
+        ("Which command installs notelint?", "``notelint``"),
         ("How do I print the title of a note?", "quill show 42 --field title"),
     ],
 )
