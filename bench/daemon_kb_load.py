@@ -201,6 +201,7 @@ async def main_async(a: argparse.Namespace) -> dict:
         (a.requests, "PERF_REQUESTS", a.requests, "daemon_requests.py"),
         (a.cprofile, "PERF_CPROFILE", a.cprofile and os.path.abspath(a.cprofile), "daemon_cprofile.py"),
         (a.waits, "PERF_WAITS", a.waits and os.path.abspath(a.waits), "daemon_waits.py"),
+        (a.pauses, "PERF_PAUSES", a.pauses and os.path.abspath(a.pauses), "daemon_pauses.py"),
     ]
     if a.requests:
         os.makedirs(a.requests, exist_ok=True)
@@ -235,8 +236,8 @@ async def main_async(a: argparse.Namespace) -> dict:
         out["warmup_ok"] = sum(r["ok"] for r in warm)
         out["sample_answers"] = [(r.get("q", qs[i]), r.get("answer")) for i, r in enumerate(warm[:3])]
         out["settle_s"] = await settle(d.proc.pid, a.settle)
-        if a.cprofile or a.waits:
-            os.kill(d.proc.pid, signal.SIGUSR1)  # daemon_cprofile/waits.py: the load, not the warm-up
+        if a.cprofile or a.waits or a.pauses:
+            os.kill(d.proc.pid, signal.SIGUSR1)  # daemon_cprofile/waits/pauses.py: the load, not the warm-up
         mem_before = pk.memory(d.proc.pid)
         cpu0 = pk.cpu_by_name(d.proc.pid)
         sys0 = pk.cpu_by_name(d.proc.pid, system_only=True)
@@ -267,6 +268,8 @@ async def main_async(a: argparse.Namespace) -> dict:
             out["call_parts_ms"] = call_parts(json.load(open(ct)), t_load0, t_load1)  # noqa: SIM115
         if a.waits and os.path.exists(a.waits):
             out["waits_for_last_outcome"] = json.loads(Path(a.waits).read_text())
+        if a.pauses and os.path.exists(a.pauses):
+            out["pauses"] = json.loads(Path(a.pauses).read_text())
         if not a.keep and not a.home:
             shutil.rmtree(home, ignore_errors=True)
     lat = [r["latency_ms"] for r in recs]
@@ -369,6 +372,10 @@ def main() -> None:
         "one checkout skip the ingest; use one home per checkout)",
     )
     ap.add_argument("--waits", help="ours: time each turn's wait for its session's last recordOutcome (file)")
+    ap.add_argument(
+        "--pauses",
+        help="ours: what stopped the daemon's event loop during the load: GC, SQLite commits (file; daemon_pauses.py)",
+    )
     ap.add_argument(
         "--calltimer",
         action="store_true",

@@ -72,6 +72,10 @@ class StoreConnection(PlannerStatsAndCache, IndexAcks, NodeRegistry, PlannerLear
     def integrity_errors(self) -> tuple[type[BaseException], ...]:
         return self._db.integrity_errors
 
+    def checkpoint_in_background(self) -> None:
+        """A long-running process (the daemon): commits never checkpoint the journal themselves (kernel/db)."""
+        self._db.checkpoint_in_background()
+
     def close(self) -> None:
         self._db.close()
 

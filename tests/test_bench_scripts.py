@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 
@@ -115,3 +116,35 @@ def test_ingest_stage_cpu_bench_times_every_stage() -> None:
         "kb-thinkingdb_upsert",
     ):
         assert figures[f"{stage}_cpu_s"] >= 0
+
+
+def test_a_serving_daemon_freezes_its_start_and_collects_young_objects_less_often(tmp_path) -> None:
+    """`mrpvm serve` under bench/daemon_pauses.py (the wrapper `daemon_kb_load.py --pauses` runs): once it serves,
+    its start is out of the collector's sight and young collections run at SERVING_THRESHOLD."""
+    from mrpvm.protocol.gc_pause import SERVING_THRESHOLD
+
+    out = tmp_path / "gc.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")} | {
+        "MRPVM_HOME": str(tmp_path / "home"),
+        "MRPVM_ENABLED_PLUGINS": "sd-symbolic,planner-default,kb-fast,gs-symbolic",
+        "PERF_PAUSES": str(out),
+    }
+    argv = [sys.executable, str(BENCH / "daemon_pauses.py"), "serve", "--port", "0"]
+    proc = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True, cwd=PROJECT_ROOT)
+    try:
+        assert proc.stderr is not None
+        lines = []
+        for line in proc.stderr:
+            lines.append(line)
+            if line.startswith("mrpvm: serving on "):
+                break
+        assert lines and lines[-1].startswith("mrpvm: serving on "), "".join(lines)[-2000:]
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    figures = json.loads(out.read_text())
+    assert figures["frozen_objects"] > 10_000  # modules, the app, the registry, the pools
+    assert figures["threshold"][0] == SERVING_THRESHOLD

@@ -43,6 +43,10 @@ class Database(Protocol):
         """Tell other nodes, when the transaction commits, that something on `channel` changed."""
         ...
 
+    def checkpoint_in_background(self) -> None:
+        """A long-running process: its commits leave the journal's checkpoints to a thread (SQLite)."""
+        ...
+
     def close(self) -> None: ...
 
 

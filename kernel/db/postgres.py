@@ -214,6 +214,9 @@ class PostgresDatabase:
     def listener(self, channel: str) -> Listener:
         return Listener(self.url, channel)
 
+    def checkpoint_in_background(self) -> None:
+        """The server checkpoints by itself: nothing to move off the committing thread."""
+
     def close(self) -> None:
         self._pool.close()
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..errors import DISK_FULL_REMEDY, DiskFull, StoreError, as_disk_full
 from .base import Connection
+from .sqlite_checkpoint import BackgroundCheckpoints
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -45,6 +46,7 @@ class SqliteDatabase:
         self._conns: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._checkpoints: BackgroundCheckpoints | None = None  # `checkpoint_in_background`
 
     def describe(self) -> str:
         return f"sqlite:{self.path}"
@@ -62,6 +64,8 @@ class SqliteDatabase:
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")  # durable across process crashes in WAL mode
                 conn.execute("PRAGMA foreign_keys = ON")
+                if self._checkpoints is not None:
+                    conn.execute("PRAGMA wal_autocheckpoint = 0")
             except sqlite3.DatabaseError as err:
                 if _no_space(self.path):  # SQLite says "disk I/O error" when it cannot create its -shm
                     raise DiskFull(f"disk full: cannot open {self.path}: {DISK_FULL_REMEDY}") from None
@@ -78,6 +82,8 @@ class SqliteDatabase:
             conn.execute("BEGIN IMMEDIATE")
             yield conn
             conn.execute("COMMIT")
+            if self._checkpoints is not None:
+                self._checkpoints.committed()
         except BaseException as err:
             # SQLite may have rolled back already (SQLITE_FULL does): a second ROLLBACK would fail with
             # "no transaction is active" and hide the cause.
@@ -88,6 +94,16 @@ class SqliteDatabase:
             if full is not None and full is not err:
                 raise full from None
             raise
+
+    def checkpoint_in_background(self) -> None:
+        """From now on this process's commits never checkpoint the WAL themselves: a thread does, after them
+        (sqlite_checkpoint.py; a long-running process whose commits run on its event loop)."""
+        if self._checkpoints is None and not self._closed:
+            self._checkpoints = BackgroundCheckpoints(self.connection)
+            with self._lock:
+                conns = list(self._conns)
+            for conn in conns:  # idle now: opened by this thread, or by one that finished its work
+                conn.execute("PRAGMA wal_autocheckpoint = 0")
 
     def schema_version(self) -> int:
         return int(self.connection().execute("PRAGMA user_version").fetchone()[0])
@@ -118,6 +134,8 @@ class SqliteDatabase:
         """No push on SQLite: other processes on this machine poll (knowledge/index_watch.py)."""
 
     def close(self) -> None:
+        if self._checkpoints is not None:
+            self._checkpoints.stop()
         with self._lock:
             conns, self._conns = self._conns, []
             self._closed = True

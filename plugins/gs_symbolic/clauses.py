@@ -125,6 +125,17 @@ def _lead(toks: list[Tok]) -> str:
     return lows[0] if lows and lows[0] in CONNECTIVES else ""
 
 
+def conditioned(clauses: list[Clause], n: int) -> bool:
+    """Does a condition govern clause `n`? A condition opening the sentence ("If A, B and C") governs every
+    clause after it; one that follows ("B if A") only the clause right before it, so in "X, it is
+    sufficient if A" the condition is on "it is sufficient", not on X."""
+    if clauses[n].conditional:
+        return True
+    if clauses[0].conditional and n > 0:
+        return True
+    return n + 1 < len(clauses) and clauses[n + 1].conditional
+
+
 def split_clauses(text: str, toks: list[Tok]) -> list[Clause]:
     """Clauses at punctuation and at subordinating or contrasting words ("because", "if", "but")."""
     groups: list[list[Tok]] = []

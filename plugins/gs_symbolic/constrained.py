@@ -67,7 +67,8 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
         named[0] if named else "",
         frozenset(scorer.unknown),
     )
-    supported = True
+    supported = stated is None or stated.verb_stated  # a sentence without the asked verb: weak
+    by_meaning = stated is None
     if stated is None:
         close = meaning.for_question(q.text, m.pool, scorer.score)
         stated = (
@@ -83,6 +84,10 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
     text = f"{stated.answer}. " + (labelled(label, quote) if label else quote)
     if supported:
         evidence = f"the proposition stated ({stated.stated:.2f} of its terms) in {stated.sentence.unit.id}"
+    elif not by_meaning:
+        evidence = (
+            f"the proposition's terms ({stated.stated:.2f}) without its verb in {stated.sentence.unit.id}"
+        )
     else:
         evidence = f"the closest sentence in meaning ({stated.stated:.2f}) in {stated.sentence.unit.id}"
     return Outcome(

@@ -17,7 +17,18 @@ HYPOTHETICAL_MODALS = {"would": {"would", "will"}, "could": {"could", "can"}, "m
 NEGATORS = word_set(
     "not no never cannot neither nor none nothing nobody nowhere rarely seldom hardly scarcely"
 )
-NEGATIVE_VERBS = word_set("lack lacks lacked lacking unable fail fails failed failing")
+NEGATIVE_VERBS = word_set(
+    "lack lacks lacked lacking unable fail fails failed failing "
+    "discourage discourages discouraged forbid forbids forbidden prohibit prohibits prohibited"
+)
+# Words that give a sentence deontic force (what one should do): a "Should …?" question is answered by a
+# recommendation, a requirement or a command, not by a statement of what is possible or what some do.
+DEONTIC = word_set(
+    "should shouldn't must mustn't ought shall need needs needed required requires require mandatory "
+    "recommend recommends recommended recommendation advise advises advised advisable discourage "
+    "discourages discouraged encourage encourages encouraged prefer preferred preferable better best "
+    "avoid forbid forbids forbidden prohibit prohibits prohibited fine okay ok wise idea"
+)
 # Sameness and its opposite: "Is X the same as Y?" answered by "X is distinct from Y" is answered No.
 SAMENESS = word_set("same identical equivalent equal synonymous interchangeable alike")
 DIFFERENCE = word_set("different differs differ distinct unlike unequal")

@@ -26,6 +26,7 @@ from .polarity import (
     proposition,
 )
 from .propositions import read_question
+from .qualifiers import asks_recommendation, compares_otherwise, deontic
 
 # the cosine a sentence needs to stand for the question's proposition (calibrated on real01-10)
 POLAR_MEANING = 0.7
@@ -54,6 +55,8 @@ def closest_verdict(
     words = {t.low for t in tokenize(main)}
     possibility = bool(words & _POSSIBILITY)
     asked_negated = _polarity(main, main)
+    main_toks = tokenize(main)
+    recommendation = asks_recommendation(main_toks)
     found: list[tuple[float, Sentence, str]] = []
     for s in pool:
         c = meaning.of(s)
@@ -66,6 +69,10 @@ def closest_verdict(
         clause = _stating_clause(_REPORTED.sub("", s.text), predicate, _antecedent(s), subject)
         if clause is not None and clause.conditional and not possibility and not clause.necessary:
             continue  # true only under a condition the question does not ask about
+        if compares_otherwise(main_toks, tokenize(s.text)):
+            continue  # "less than" said where "more than" is asked: another proposition
+        if recommendation and not deontic(tokenize(s.text), clause is not None and clause.subject == {"you"}):
+            continue  # a "Should …?" question needs a recommendation, a requirement or a command
         if stated >= MIN_STATED and readings and clause is not None:
             around = set(s.under) | set(unit_context(s))
             if not any(_about_subject(r, clause, around) for r in readings):

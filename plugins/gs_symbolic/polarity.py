@@ -36,12 +36,31 @@ from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.text import terms
 
-from .clauses import Subject, clause_subjects, content_stems, is_negator, split_clauses, tokenize
+from .clauses import (
+    Clause,
+    Subject,
+    clause_subjects,
+    conditioned,
+    content_stems,
+    is_negator,
+    split_clauses,
+    tokenize,
+)
 from .context_terms import unit_context
 from .evidence import Scorer, Sentence
-from .lexicon import CONDITIONALS, NEGATIVE_VERBS, OPPOSITES, PRONOUNS
+from .lexicon import AUX, NEGATIVE_VERBS, OPPOSITES, PRONOUNS
+from .polar_verb import main_verb
 from .propositions import Claim, asks_advice, asks_passive, read_question
-from .qualifiers import asks_past, denied, only_if, turns
+from .qualifiers import (
+    asks_past,
+    asks_recommendation,
+    compares_otherwise,
+    denied,
+    deontic,
+    only_if,
+    turns,
+    universal,
+)
 from .question import without_examples
 
 MIN_STATED = 0.75  # weighted share of the proposition the sentence (with its context) states
@@ -51,7 +70,9 @@ _SCENE = re.compile(
     r"given that|until)\b.*$",
     re.I,
 )
-_FRAME = re.compile(r"^\s*(?:is it (?:possible|safe|ok|okay|true) (?:to|that)\s+)", re.I)
+_FRAME = re.compile(
+    r"^\s*(?:is it (?:possible|safe|ok|okay|true|allowed|permitted|fine|acceptable) (?:to|that)\s+)", re.I
+)
 _PARENTHETICAL = re.compile(r"\s*\([^()]{0,80}\)")
 _HEDGES = frozenset(
     ["may", "might", "could", "would", "possibly", "perhaps", "probably", "likely", "unlikely"]
@@ -66,6 +87,7 @@ class PolarVerdict:
     answer: str  # "Yes" | "No"
     sentence: Sentence
     stated: float
+    verb_stated: bool = True  # the sentence carries the verb the question turns on (polar_verb.py)
 
 
 def proposition(focus: str) -> str:
@@ -94,6 +116,7 @@ def _stating_clause(
     antecedent: Subject | None,
     subject: set[str] = frozenset(),
     question_past: bool = True,
+    question_universal: bool = False,
 ) -> _Clause | None:
     """The clause of `text` that carries most of the predicate stems, read for negation, hedging,
     conditions and its subject (which stops at the predicate's words, not at `subject`'s: "The preview
@@ -111,6 +134,9 @@ def _stating_clause(
             best = (carried, n)
     if best is None:
         return None
+    elided = _elided_for(clauses, subjects, best[1], subject)
+    if elided is not None:  # "A may be stored there, but B may not": B's clause, with A's predicate
+        best = (best[0], elided)
     clause = clauses[best[1]]
     ct = clause.toks
     negations = sum(
@@ -118,11 +144,11 @@ def _stating_clause(
         for k, t in enumerate(ct)
         if is_negator(t, ct[k + 1] if k + 1 < len(ct) else None) or t.low in NEGATIVE_VERBS
     )
-    negations += turns(ct, predicate, question_past) + denied(
+    negations += turns(ct, predicate, question_past, question_universal, toks) + denied(
         ct, predicate
     )  # "formerly", "except", "without"
     hedged = any(t.low in _HEDGES for t in ct)
-    conditional = any(c.lead in CONDITIONALS for c in clauses) or clause.lead in CONDITIONALS
+    conditional = conditioned(clauses, best[1])
     sub = subjects[best[1]]
     if sub.imperative:
         stems: set[str] | None = {"you"}
@@ -131,7 +157,26 @@ def _stating_clause(
     else:
         stems = content_stems(sub.toks[sub.owner :]) or None
     rest = content_stems([t for t in ct if t not in sub.toks])
+    if elided is not None:
+        rest |= content_stems([t for t in clauses[elided - 1].toks if t not in subjects[elided - 1].toks])
     return _Clause(negations % 2 == 1, hedged, conditional, stems, only_if(toks), frozenset(rest))
+
+
+def _elided_for(clauses: list[Clause], subjects: list[Subject], n: int, subject: set[str]) -> int | None:
+    """The clause right after clause `n` that says the same of another subject with its verb phrase elided
+    ("…, but system users may not"), when that subject is the question's and clause `n`'s is not: only an
+    auxiliary or modal, maybe negated, follows its subject."""
+    m = n + 1
+    if not subject or m >= len(clauses) or clauses[m].lead not in ("but", "and", "while", "whereas"):
+        return None
+    toks = clauses[m].toks[1:]
+    end = len(toks)
+    while end and (toks[end - 1].low in AUX or toks[end - 1].low in ("not", "n't")):
+        end -= 1
+    if end == len(toks) or end == 0:
+        return None  # no auxiliary at its end, or nothing before it
+    own, theirs = content_stems(toks[:end]), content_stems(subjects[n].toks)
+    return m if subject <= own and not subject <= theirs else None
 
 
 def _antecedent(s: Sentence) -> Subject | None:
@@ -195,10 +240,15 @@ def verdict(
     question_hedged = bool(words & (_HEDGES - _POSSIBILITY))
     total = sum(scorer_terms[t] for t in prop)
     verb = _generic_verb(main) if claim is not None and claim.generic else None
+    shortest = min(readings, key=lambda r: len(r.subject)) if readings else None
+    asked_verb = main_verb(main, shortest, prop)
     predicate = {t for t in prop if t not in names} or set(prop)
     question = _stating_clause(main, predicate, None)
     question_negated = question.negated if question else False
     question_past = asks_past(tokenize(main))
+    question_universal = universal(tokenize(main))
+    main_toks = tokenize(main)
+    recommendation = asks_recommendation(main_toks)
     advice, passive = asks_advice(main), asks_passive(main)
     found: dict[str, PolarVerdict] = {}
     for s in pool:
@@ -212,9 +262,13 @@ def verdict(
         said = sum(scorer_terms[t] for t in prop if t in own) / total
         if stated < MIN_STATED or said < MIN_OWN:
             continue
-        clause = _stating_clause(s.text, predicate, _antecedent(s), subject, question_past)
-        if clause is None:
-            continue
+        if compares_otherwise(main_toks, tokenize(s.text)):
+            continue  # "less than" said where "more than" is asked: another proposition
+        clause = _stating_clause(
+            s.text, predicate, _antecedent(s), subject, question_past, question_universal
+        )
+        if clause is None or (recommendation and not deontic(tokenize(s.text), clause.subject == {"you"})):
+            continue  # a "Should …?" question needs a recommendation, a requirement or a command
         if clause.conditional and not possibility and not clause.necessary:
             continue  # true only under a condition the question does not ask about
         around = set(s.under) | set(unit_context(s))
@@ -231,7 +285,7 @@ def verdict(
             or stated > best.stated
             or (stated == best.stated and len(s.text) < len(best.sentence.text))
         ):
-            found[answer] = PolarVerdict(answer, s, stated)
+            found[answer] = PolarVerdict(answer, s, stated, asked_verb is None or asked_verb in own)
     # a plain statement outweighs a hedged or conditional one; of either kind, both polarities: no answer
     for kind in (("Yes", "No"), (CONDITIONAL,), tuple(HEDGED.values())):
         stated_here = [found[a] for a in kind if a in found]

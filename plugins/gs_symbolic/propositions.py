@@ -41,7 +41,7 @@ from .lexicon import (
     PREPOSITIONS,
     PRONOUNS,
 )
-from .qualifiers import asks_past
+from .qualifiers import asks_past, universal
 
 _IF_FIRST = re.compile(
     r"^\s*(?P<w>if|unless|suppose|supposing|assuming|provided(?:\s+that)?|in\s+case)\s+(?P<c>.+?),\s*(?P<m>.+)$",
@@ -69,6 +69,7 @@ class Claim:
     condition_negated: bool = False
     without: bool = False  # the predicate itself says "without"
     past: bool = False  # the question asks about the past ("Was it …"): a past-only state answers Yes
+    universal: bool = False  # it asks about every member of a set ("every UID"): a restriction answers No
 
     @property
     def subject_stems(self) -> set[str]:
@@ -144,9 +145,10 @@ def read_question(focus: str) -> list[Claim] | None:
         if not cond_stems:
             return None
     lead_stems = content_stems(tokenize(lead))
-    past = asks_past(toks)
+    past, every = asks_past(toks), universal(toks)
     for c in claims:
         c.past = past
+        c.universal = every
         c.modifiers |= lead_stems
         c.condition = cond_stems
         c.condition_negated = negated

@@ -12,6 +12,14 @@ wording) count negations; these are the other ways English turns a statement's a
 - "without" denies its object: "takes effect without a restart" says No to "Do I need to restart …?" when
   the question's own term is that object (the question's own "without" counts alike; polarity.py reads it,
   statements.py reads "without" as part of the predicate);
+- a restriction answers No to a question about every member of a set: "checks only the first entry" or
+  "not all of them" says No to "Does it check every entry?" (and nothing to "Does it check the first
+  entry?");
+- a question asking what one should do ("Should downstreams change …?") is answered only by a sentence with
+  deontic force (a recommendation, a requirement, a command), not by what is possible or what some do
+  ("some distributions allow it to be changed"); "discourage", "forbid" negate like "not";
+- a comparison the other way ("don't assign less than 65536") is another proposition than the one asked
+  ("more than 65536"): it answers nothing;
 - frequency adverbs that mean "almost never" (rarely, seldom, hardly, scarcely) negate like "not"
   (lexicon NEGATORS), so "not usually" and "rarely" both answer No, quoting the hedged sentence.
 """
@@ -19,6 +27,7 @@ wording) count negations; these are the other ways English turns a statement's a
 from __future__ import annotations
 
 from .clauses import Tok
+from .lexicon import DEONTIC
 
 _PAST_ONLY = frozenset(["formerly", "previously"])
 _PAST_AUX = frozenset(["was", "were", "did", "had", "wasn't", "weren't", "didn't", "hadn't"])
@@ -78,10 +87,49 @@ def denied(toks: list[Tok], stems: set[str]) -> int:
     return count
 
 
-def turns(toks: list[Tok], stems: set[str], question_past: bool) -> int:
-    """How many times the qualifiers of a clause turn its answer (added to its negation count)."""
+_UNIVERSAL = frozenset(["every", "all", "each"])
+_CONDITION_AFTER_ONLY = frozenset(["if", "when", "after", "once", "provided"])
+
+
+def universal(toks: list[Tok]) -> bool:
+    """The question asks about every member of a set ("every UID", "all files", "each entry")."""
+    return any(t.low in _UNIVERSAL for t in toks)
+
+
+_PARTIAL = frozenset(["some", "most", "many", "few"])
+
+
+def restricts(toks: list[Tok], sentence: list[Tok] | None = None) -> bool:
+    """The clause limits its statement to some members: "only" that is not a condition ("only if"), or
+    "not all" / "not every"; or its `sentence` does ("Some, but not all, instances have it", "Most …")."""
+    lows = [t.low for t in toks]
+    following = lows[1:] + [""]
+    for word, after in zip(lows, following, strict=True):
+        if word == "only" and after not in _CONDITION_AFTER_ONLY:
+            return True
+        if word == "not" and after in ("all", "every"):
+            return True
+    if sentence is None or not sentence:
+        return False
+    whole = [t.low for t in sentence]
+    return whole[0] in _PARTIAL or any(
+        a == "not" and b in ("all", "every") for a, b in zip(whole, whole[1:], strict=False)
+    )
+
+
+def turns(
+    toks: list[Tok],
+    stems: set[str],
+    question_past: bool,
+    question_universal: bool = False,
+    sentence: list[Tok] | None = None,
+) -> int:
+    """How many times the qualifiers of a clause turn its answer (added to its negation count); `sentence`:
+    the whole sentence the clause is part of, for a quantifier that limits it ("Some, but not all, …")."""
     count = 1 if excepted(toks, stems) else 0
     if past_only(toks) and not question_past:
+        count += 1
+    if question_universal and restricts(toks, sentence):
         count += 1
     return count
 
@@ -93,3 +141,38 @@ def only_if(toks: list[Tok]) -> bool:
         a == "only" and b in ("if", "when", "after", "once", "provided")
         for a, b in zip(lows, lows[1:], strict=False)
     )
+
+
+_RECOMMENDATION_QUESTION = frozenset(["should", "shouldn't", "ought", "shall"])
+
+
+def asks_recommendation(toks: list[Tok]) -> bool:
+    """The yes/no question asks what one should do: it opens with "Should", "Ought", "Shall"."""
+    return bool(toks) and toks[0].low in _RECOMMENDATION_QUESTION
+
+
+def deontic(toks: list[Tok], imperative: bool) -> bool:
+    """The sentence recommends, requires or commands: a command, or a word of deontic force."""
+    return imperative or any(t.low in DEONTIC for t in toks)
+
+
+_MORE = frozenset(["more", "greater", "larger", "longer", "higher", "bigger"])
+_LESS = frozenset(["less", "fewer", "smaller", "shorter", "lower"])
+
+
+def comparison(toks: list[Tok]) -> str | None:
+    """The direction of a "… than" comparison the text makes ("more", "less"), if any."""
+    for word, after in zip(toks, toks[1:], strict=False):
+        if after.low == "than":
+            if word.low in _MORE:
+                return "more"
+            if word.low in _LESS:
+                return "less"
+    return None
+
+
+def compares_otherwise(question: list[Tok], sentence: list[Tok]) -> bool:
+    """The sentence compares the other way than the question ("less than" for "more than")."""
+    asked = comparison(question)
+    said = comparison(sentence) if asked else None
+    return said is not None and said != asked

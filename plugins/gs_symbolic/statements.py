@@ -11,6 +11,7 @@ from .clauses import (
     Subject,
     Tok,
     clause_subjects,
+    conditioned,
     content_stems,
     is_negator,
     split_clauses,
@@ -44,10 +45,6 @@ class Parsed:
 
     def subjects(self, stop: frozenset[str]) -> list[Subject]:
         return clause_subjects(self.text, self.toks, self.clauses, self.antecedent, stop)
-
-    @property
-    def conditional(self) -> bool:
-        return any(c.conditional for c in self.clauses)
 
 
 def parse(text: str, antecedent: Subject | None) -> Parsed:
@@ -131,15 +128,13 @@ def polarity(claim: Claim, sentence: Parsed) -> str | None:
     sentence_stems = content_stems(sentence.toks)
     if not claim.modifiers <= sentence_stems or not claim.predicate <= sentence_stems:
         return None
-    if claim.condition is None and sentence.conditional:
-        return None  # "If the tank is empty, the pump stops" does not say the pump stops
     if claim.condition is not None and not _states_condition(claim, sentence):
         return None
     stop = frozenset(claim.predicate)
     subjects = sentence.subjects(stop)
     for i, clause in enumerate(sentence.clauses):
-        if clause.conditional:
-            continue
+        if clause.conditional or (claim.condition is None and conditioned(sentence.clauses, i)):
+            continue  # "If the tank is empty, the pump stops" does not say the pump stops
         sub = subjects[i]
         if not _subject_matches(claim, sub):
             continue
@@ -155,7 +150,9 @@ def polarity(claim: Claim, sentence: Parsed) -> str | None:
             continue  # "Would X …?" needs a statement of what X would (or will) do
         if (lows & HEDGES) - allowed:
             return None  # a hedged statement answers nothing
-        negations = _negation_count(ext, sub, first, pos, claim) + turns(ext, claim.predicate, claim.past)
+        negations = _negation_count(ext, sub, first, pos, claim) + turns(
+            ext, claim.predicate, claim.past, claim.universal, sentence.toks
+        )
         return "No" if negations % 2 else "Yes"
     return None
 

@@ -146,6 +146,7 @@ async def _serve(
 
     import uvicorn
     from mrpvm.knowledge.context import open_context
+    from mrpvm.protocol.gc_pause import settle_for_serving
     from mrpvm.shells.api import create_app
     from mrpvm.shells.api.server import plugin_reach_warning, uvicorn_config
     from mrpvm.shells.cli.daemon_file import DaemonAddress, advertise, withdraw
@@ -167,6 +168,8 @@ async def _serve(
     while not server.started and not task.done():
         await asyncio.sleep(0.01)
     if server.started:
+        settle_for_serving()  # what it keeps for its life is loaded: out of the collector's sight
+        ctx.store.checkpoint_in_background()  # no commit on the event loop copies the journal back
         bound = sock.getsockname()
         address = DaemonAddress(
             pid=os.getpid(), host=_loopback(bound[0]), port=bound[1], token=bool(settings.token)

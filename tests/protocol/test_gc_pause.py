@@ -10,6 +10,7 @@ import threading
 
 import pytest
 from mrpvm.protocol.gc_pause import (
+    SERVING_THRESHOLD,
     STARTUP_THRESHOLD,
     defer_startup_collections,
     end_startup,
@@ -100,6 +101,21 @@ def test_a_start_defers_young_collections_until_it_ends():
     finally:
         gc.unfreeze()
         gc.set_threshold(*before)
+
+
+def test_a_server_freezes_its_start_and_collects_young_objects_less_often():
+    code = (
+        "import gc\n"
+        "from mrpvm.protocol.gc_pause import defer_startup_collections, settle_for_serving\n"
+        "usual = gc.get_threshold()\n"
+        "defer_startup_collections()\n"
+        "settle_for_serving()\n"
+        "print(gc.get_freeze_count() > 0, gc.get_threshold()[1:] == usual[1:], gc.get_threshold()[0])\n"
+        "gc.collect()  # a full collection after it still frees a cycle\n"
+        "a = []; a.append(a); del a\n"
+        "print(gc.collect() >= 1)\n"
+    )
+    assert _process_thresholds(code) == ["True", "True", str(SERVING_THRESHOLD), "True"]
 
 
 def test_only_a_process_started_as_a_plugin_module_defers_its_collections():
