@@ -8,12 +8,17 @@ suites hold:
 - **answer removed**: each question that the intact document answers right with `success`, asked again of
   the document without the lines that hold its expected answer (each `answerMustMention` string); an answer
   marked `success` that no longer holds it is a false success (the passage that remains repeats the
-  question's words without the asked detail).
+  question's words without the asked detail). Removing lines cuts a hard-wrapped sentence in two (a fragment
+  that no real document holds); `--paragraphs` removes the whole paragraphs instead (the document no longer
+  speaks of the asked detail at all).
 
 Prints, per kind, the questions asked, refused, answered and answered with `success`, and how many of those
 are right. Runs `mrpvm eval` in a fresh home (about 2 minutes on 2 cores).
 
-    .venv/bin/python bench/status_negatives.py [--json]
+    .venv/bin/python bench/status_negatives.py [--json] [--paragraphs] [--details FILE]
+
+`--details FILE` writes every question asked, per kind, with its answer and status (JSON), to study which
+false successes remain.
 """
 
 from __future__ import annotations
@@ -83,9 +88,10 @@ def _eval(folders: list[Path], home: Path) -> list[dict[str, Any]]:
     return [q for s in json.loads(run.stdout)["suites"] for q in s["questions"]]
 
 
-def _without_answer(story: str, must: list[str]) -> str | None:
-    """The story without the lines holding any expected string (short ones as whole words); None when none
-    or too many lines hold one."""
+def _without_answer(story: str, must: list[str], paragraphs: bool = False) -> str | None:
+    """The story without the lines holding any expected string (short ones as whole words), or with
+    `paragraphs` without the whole blocks (lines between blank lines) holding one, so no sentence is cut in
+    two; None when none or too many lines hold one."""
     lines = story.split("\n")
 
     def holds(line: str) -> bool:
@@ -97,7 +103,15 @@ def _without_answer(story: str, must: list[str]) -> str | None:
                 return True
         return False
 
-    kept = [ln for ln in lines if not holds(ln)]
+    gone = {i for i, ln in enumerate(lines) if holds(ln)}
+    if paragraphs:
+        for i in list(gone):
+            for step in (-1, 1):
+                j = i + step
+                while 0 <= j < len(lines) and lines[j].strip():
+                    gone.add(j)
+                    j += step
+    kept = [ln for i, ln in enumerate(lines) if i not in gone]
     removed = len(lines) - len(kept)
     return "\n".join(kept) if 0 < removed <= len(lines) * MAX_REMOVED_SHARE else None
 
@@ -116,6 +130,12 @@ def _counts(questions: list[dict[str, Any]]) -> dict[str, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
+    parser.add_argument(
+        "--paragraphs",
+        action="store_true",
+        help="answer removed: remove the whole paragraphs holding the expected strings (no sentence cut)",
+    )
+    parser.add_argument("--details", type=Path, help="write each kind's questions and answers here (JSON)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="negatives-"))
     try:
@@ -137,14 +157,19 @@ def main() -> int:
                 done = intact.get(q["id"])
                 if not done or done["status"] != "success" or not done["answerPass"]:
                     continue
-                variant = _without_answer(story, q["expected"].get("answerMustMention") or [])
+                variant = _without_answer(
+                    story, q["expected"].get("answerMustMention") or [], args.paragraphs
+                )
                 if variant is not None:
                     _write(work / "removed", f"a_{q['id']}", variant, [q])
                     removed.append(work / "removed" / f"a_{q['id']}")
-        figures = {
-            "crossDocument": _counts(_eval(cross, work / "home2")),
-            "answerRemoved": _counts(_eval(removed, work / "home3")),
+        asked = {
+            "crossDocument": _eval(cross, work / "home2"),
+            "answerRemoved": _eval(removed, work / "home3"),
         }
+        figures = {kind: _counts(qs) for kind, qs in asked.items()}
+        if args.details:
+            args.details.write_text(json.dumps(asked, indent=1))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:

@@ -50,10 +50,11 @@ class Action:
     words: tuple[str, ...] = ()  # the object's content words as written ("virtual", "environment")
 
 
-def asked_action(question: str) -> Action | None:
-    """The action and object of "how do I <verb> <object> …", or None when there is none to read."""
+def asked_action(question: str, light: bool = False) -> Action | None:
+    """The action and object of "how do I <verb> <object> …", or None when there is none to read; with
+    `light`, only that of a light verb ("how do I make incremental backups": make / incremental backups)."""
     found = HOW_VERB.search(question)
-    if found is None or found.group(1).lower() in LIGHT_VERBS:
+    if found is None or (found.group(1).lower() in LIGHT_VERBS) != light:
         return None
     verb = found.group(1).lower()
     words = _object_words(_tokens(question[found.end() :]), 0)

@@ -37,10 +37,13 @@ _INSTANCE_TYPES = frozenset({"number", "version", "date", "duration", "option", 
 _FILE_NOUNS = frozenset(["file", "files", "filename", "filenames"])
 # "pyproject.toml", ".bashrc", "/etc/login.defs": a file named (not "e.g." nor "3.12")
 _FILE_NAMED = re.compile(r"(?<![\w.])(?:[\w-]+)?\.[A-Za-z][\w-]{1,7}\b(?!\.\w)|(?:^|[\s(`'\"])~?/[\w.@+-]+")
-# a sentence that points at what follows it: "run this command", "as follows", "the following:"
+# a sentence that points at what follows it: "run this command", "as follows", "the following:", a sentence
+# ending on "the following"
 _ANNOUNCES = re.compile(
     r"\b(?:th(?:is|ese)|the\s+following)\s+(?:commands?|code|snippets?|examples?|lines?|steps?|syntax)\b"
-    r"|\bas\s+follows\b|\bthe\s+following\s*:|:\s*$",
+    r"|\bas\s+follows\b|\bthe\s+following\s*:|:\s*$"
+    # "use a syntax like the following (substituting your user name)." ends where its example would follow
+    r"|\bthe\s+following\s*(?:\([^()\n]*\)\s*)?(?:[.:](?!\w)|[ \t]*$)",
     re.I | re.M,
 )
 _OPENED = re.compile(r"[^.!?]*?:\s*\S")  # "… run this command to set X: wsl --set-default-version 2"

@@ -31,8 +31,9 @@ def is_instruction(text: str) -> bool:
 
 
 _CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
-# a condition's polarity: a negation, or a setting's negative value ("If false, …", "when X is disabled")
-_NEGATION = re.compile(r"\b(?:not|no|never|without|none|false|disabled|off)\b|n't\b", re.I)
+# a condition's polarity: a negation ("if neither X nor Y is set"), or a setting's negative value ("If false, …",
+# "when X is disabled")
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|without|none|false|disabled|off)\b|n't\b", re.I)
 
 
 def tells_what_to_do(sentences: list[Sentence]) -> bool:

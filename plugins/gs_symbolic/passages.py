@@ -115,11 +115,11 @@ class Judge:
         agent: tuple[str, str] = ("", ""),
         origin: bool = False,
         written: frozenset[str] = frozenset(),
+        made: Action | None = None,
     ):
         self.scorer = scorer
-        self.written = (
-            written  # the tokens the question writes with symbols ("${VAR:?err}"): matched as written
-        )
+        self.written = written  # the tokens the question writes with symbols ("${VAR:?err}"): as written
+        self.made = made  # "how do I make <object>": a light verb's object, which a success must name
         self.permission = permission  # "who may …": answered by a rule that grants it
         # the verb "who …" asks the agent of and its object's terms ("Who can close an issue?": close, issu)
         self.agent = (next(iter(terms(agent[0])), ""), set(terms(agent[1])))

@@ -280,6 +280,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         circumstance=q.circumstance and not future,
         frequency=q.frequency,
         action=asked_action(q.focus or q.text),
+        made=asked_action(q.focus or q.text, light=True),
         defined=asked_definiendum(q.focus or q.text),
         permission=q.answer_type == "person" and asks_permission(q.focus or q.text),
         agent=agent_action(q.focus or q.text),

@@ -2,19 +2,24 @@
 
 The judge (passages.py) picks the passage that answers best and lets a paraphrase through (a passage close in
 meaning that repeats few of the question's words). `success` asks more of it: it answers by the question's
-own words, means what the question asks (with the model), holds an answer of the asked shape and names what
-the question is about.
+own words, means what the question asks (with the model), holds an answer of the asked shape, names what
+the question is about (the object of "how do I make …", not only as the alternative set aside: "instead of
+X") and, when the question sets a condition, is not said under the opposite one.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import msgspec
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
+from mrpvm.plugins.sdk.text import terms
 
+from .action import names_object
 from .context_terms import entry_title, header_terms
 from .definiendum import about
+from .directives import stated_condition
 from .evidence import Sentence
 from .passages import DEFINED_TYPES, SEM_FLOOR, Judge, Passage
 
@@ -47,7 +52,37 @@ def supports(judge: Judge, passage: Passage) -> bool:
         and _about_written(judge, passage)
         and (judge.answer_type not in DEFINED_TYPES or about(judge.defined, passage.sentences[0]))
         and _slot_in_asked_sentence(judge, passage)
+        and _condition_kept(judge, passage)
+        and (judge.made is None or names_object(judge.made, passage.sentences, judge.said(passage)))
+        and not _only_contrasted(judge, passage)
     )
+
+
+# "install ``tox`` instead of ``pytest``": what stands after these is the alternative set aside
+_CONTRASTED = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+([^,.;:!?]{1,80})", re.I)
+
+
+def _only_contrasted(judge: Judge, passage: Passage) -> bool:
+    """A name the question asks about stands in the passage only as the alternative set aside ("Which
+    command installs pytest?" / "… you will have to install tox instead of pytest."): the passage says what
+    to do with something else."""
+    asked = set(judge.scorer.weights) - judge.common  # the question's words, less those most units state
+    text = " ".join(s.text for s in passage.sentences)
+    aside = [t for m in _CONTRASTED.finditer(text) for t in terms(m.group(1))]
+    if not aside:
+        return False
+    said = terms(text)
+    return any(t in asked and said.count(t) == aside.count(t) for t in set(aside))
+
+
+def _condition_kept(judge: Judge, passage: Passage) -> bool:
+    """For a question that sets a condition ("What happens when X is false?"): the passage does not answer
+    only under the opposite one ("If true, …" says what happens when X is true, not when it is false). A
+    passage that states no condition is left to the other tests."""
+    if judge.condition is None:
+        return True
+    stated = {c for c in (stated_condition(s.text) for s in passage.sentences) if c is not None}
+    return not stated or judge.condition in stated
 
 
 def _slot_in_asked_sentence(judge: Judge, passage: Passage) -> bool:
