@@ -19,6 +19,7 @@ sharpen it without any domain knowledge:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 
 from mrpvm.plugins.sdk.lexicon import word_set
@@ -43,6 +44,12 @@ _WORD = re.compile(r"[^\W_][\w'-]*")
 def negation_terms(text: str) -> list[str]:
     """`no-<stem>` for each word the text negates: the first content word after a negator (skipping
     articles and "use"/"need"-like verbs) and every content word of a column whose cell is "No"."""
+    return list(_negations(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _negations(text: str) -> tuple[str, ...]:
+    """negation_terms, remembered: a warm worker scores the same sentences in many windows and turns."""
     out: list[str] = []
     for m in _NEGATOR.finditer(text):
         for w in _WORD.findall(text[m.end() : m.end() + 60])[:4]:
@@ -52,7 +59,7 @@ def negation_terms(text: str) -> list[str]:
             break
     for m in _NEGATIVE_CELL.finditer(text):
         out.extend(NEGATED_PREFIX + t for t in terms(m.group(1)))
-    return list(dict.fromkeys(out))
+    return tuple(dict.fromkeys(out))
 
 
 def with_negations(pool: list[Sentence], question_negations: list[str]) -> list[Sentence]:
@@ -102,7 +109,7 @@ def code_under_named_heading(code: list[Sentence], question_terms: list[str]) ->
 def contradicts(text: str, asked: set[str]) -> bool:
     """The text negates a word of the question (`asked`: its terms, `no-<stem>` for those it negates itself)
     that the question does not negate: it states the opposite of what is asked."""
-    return any(t[len(NEGATED_PREFIX) :] in asked and t not in asked for t in negation_terms(text))
+    return any(t[len(NEGATED_PREFIX) :] in asked and t not in asked for t in _negations(text))
 
 
 # a token written with symbols: an option ("-J", "--max-time"), a path, a variable form ("${VAR:-x}")
