@@ -26,7 +26,7 @@ from .polarity import (
     proposition,
 )
 from .propositions import read_question
-from .qualifiers import asks_recommendation, compares_otherwise, deontic
+from .qualifiers import another_proposition
 
 # the cosine a sentence needs to stand for the question's proposition (calibrated on real01-10)
 POLAR_MEANING = 0.7
@@ -56,7 +56,6 @@ def closest_verdict(
     possibility = bool(words & _POSSIBILITY)
     asked_negated = _polarity(main, main)
     main_toks = tokenize(main)
-    recommendation = asks_recommendation(main_toks)
     found: list[tuple[float, Sentence, str]] = []
     for s in pool:
         c = meaning.of(s)
@@ -69,10 +68,8 @@ def closest_verdict(
         clause = _stating_clause(_REPORTED.sub("", s.text), predicate, _antecedent(s), subject)
         if clause is not None and clause.conditional and not possibility and not clause.necessary:
             continue  # true only under a condition the question does not ask about
-        if compares_otherwise(main_toks, tokenize(s.text)):
-            continue  # "less than" said where "more than" is asked: another proposition
-        if recommendation and not deontic(tokenize(s.text), clause is not None and clause.subject == {"you"}):
-            continue  # a "Should …?" question needs a recommendation, a requirement or a command
+        if another_proposition(main_toks, tokenize(s.text), clause is not None and clause.subject == {"you"}):
+            continue  # "less than" for "more than"; no recommendation for "Should …?"
         if stated >= MIN_STATED and readings and clause is not None:
             around = set(s.under) | set(unit_context(s))
             if not any(_about_subject(r, clause, around) for r in readings):

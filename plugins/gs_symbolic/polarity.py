@@ -52,11 +52,9 @@ from .lexicon import AUX, NEGATIVE_VERBS, OPPOSITES, PRONOUNS
 from .polar_verb import main_verb
 from .propositions import Claim, asks_advice, asks_passive, read_question
 from .qualifiers import (
+    another_proposition,
     asks_past,
-    asks_recommendation,
-    compares_otherwise,
     denied,
-    deontic,
     only_if,
     turns,
     universal,
@@ -245,10 +243,8 @@ def verdict(
     predicate = {t for t in prop if t not in names} or set(prop)
     question = _stating_clause(main, predicate, None)
     question_negated = question.negated if question else False
-    question_past = asks_past(tokenize(main))
-    question_universal = universal(tokenize(main))
     main_toks = tokenize(main)
-    recommendation = asks_recommendation(main_toks)
+    question_past, question_universal = asks_past(main_toks), universal(main_toks)
     advice, passive = asks_advice(main), asks_passive(main)
     found: dict[str, PolarVerdict] = {}
     for s in pool:
@@ -262,13 +258,11 @@ def verdict(
         said = sum(scorer_terms[t] for t in prop if t in own) / total
         if stated < MIN_STATED or said < MIN_OWN:
             continue
-        if compares_otherwise(main_toks, tokenize(s.text)):
-            continue  # "less than" said where "more than" is asked: another proposition
         clause = _stating_clause(
             s.text, predicate, _antecedent(s), subject, question_past, question_universal
         )
-        if clause is None or (recommendation and not deontic(tokenize(s.text), clause.subject == {"you"})):
-            continue  # a "Should …?" question needs a recommendation, a requirement or a command
+        if clause is None or another_proposition(main_toks, tokenize(s.text), clause.subject == {"you"}):
+            continue  # "less than" for "more than"; no recommendation for "Should …?"
         if clause.conditional and not possibility and not clause.necessary:
             continue  # true only under a condition the question does not ask about
         around = set(s.under) | set(unit_context(s))

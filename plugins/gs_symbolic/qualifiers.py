@@ -176,3 +176,11 @@ def compares_otherwise(question: list[Tok], sentence: list[Tok]) -> bool:
     asked = comparison(question)
     said = comparison(sentence) if asked else None
     return said is not None and said != asked
+
+
+def another_proposition(question: list[Tok], sentence: list[Tok], imperative: bool) -> bool:
+    """The sentence states another proposition than the yes/no question asks: it compares the other way, or
+    it lacks the deontic force a "Should …?" question asks for (`imperative`: its clause is a command)."""
+    if compares_otherwise(question, sentence):
+        return True
+    return asks_recommendation(question) and not deontic(sentence, imperative)

@@ -109,6 +109,13 @@ def example_body(
     return msgspec.json.encode(ordered)
 
 
+def _compact_body(fx: Fixtures) -> bytes:
+    """The normalize example with `payload.replyForm: msgpack`, as an ingest asks a plugin declaring it."""
+    data = msgspec.json.decode(example_body("normalizePersistentContext", fx))
+    data["payload"] = {**data.get("payload", {}), "replyForm": "msgpack"}
+    return msgspec.json.encode(data)
+
+
 def oversize_request(op: str, limit: int, fx: Fixtures) -> bytes:
     """The op's example request padded with one context item so the body exceeds `limit` bytes."""
     request = msgspec.structs.replace(example_request(op, fx))
@@ -141,6 +148,9 @@ def _probes(entry: PluginEntry, fx: Fixtures) -> list[_Probe]:
             probes.append(_Probe(name, example_body(op, fx, with_llm=False), op, "valid"))
         else:
             probes.append(_Probe(f"{op}: example request", example_body(op, fx), op, "valid"))
+    if getattr(entry.manifest, "replyForm", "cnl") == "msgpack" and "normalizePersistentContext" in ops:
+        name = "normalizePersistentContext: example request asking for the compact reply (replyForm: msgpack)"
+        probes.append(_Probe(name, _compact_body(fx), "normalizePersistentContext", "valid"))
     if main_op in ops:
         bare = msgspec.json.encode(BARE_REQUEST)
         probes.append(

@@ -15,6 +15,7 @@ import json
 import msgspec
 from mrpvm.kernel.store_learning import MAX_OBSERVATIONS
 from mrpvm.protocol.cnl import CnlError, parse_document
+from mrpvm.protocol.cnl_compact import decode_compact, is_compact
 from mrpvm.protocol.document import CnlDocument
 from mrpvm.protocol.examples import EXAMPLE_REQUESTS
 from mrpvm.protocol.invalid_examples import INVALID_REQUEST_FIELD, INVALID_REQUEST_FIX
@@ -56,7 +57,17 @@ def effective_reads(manifest) -> set[str]:
 def judge_answer(
     stdout: bytes, op: str, plugin_id: str, request_id: str | None = None
 ) -> tuple[CnlDocument | None, str]:
-    """Parse an answer; returns (document, "") or (None, what is wrong and what to change)."""
+    """Parse an answer (CNL, or the compact MessagePack reply of SPEC "Compact reply"); returns (document,
+    "") or (None, what is wrong and what to change)."""
+    if is_compact(stdout):
+        try:
+            return _judged(decode_compact(stdout, op), op, plugin_id, request_id)
+        except CnlError as err:
+            issues = "; ".join(str(issue) for issue in err.issues[:2])
+            return None, (
+                f"invalid compact reply for {op}: {issues} — fix: answer with the compact form only when "
+                "payload.replyForm asks for it, as one MessagePack map of SPEC.md's Compact reply"
+            )
     try:
         text = stdout.decode("utf-8")
     except UnicodeDecodeError:
@@ -69,6 +80,13 @@ def judge_answer(
             f"invalid CNL for {op}: {issues} (output starts {preview(text, 60)}) — fix: "
             f"{cnl_fix(text, err)} (protocol/SPEC.md §8 shows a valid {op} answer)"
         )
+    return _judged(doc, op, plugin_id, request_id)
+
+
+def _judged(
+    doc: CnlDocument, op: str, plugin_id: str, request_id: str | None
+) -> tuple[CnlDocument | None, str]:
+    """What the kernel checks of a parsed answer beyond its form: the plugin id, partial, the request id."""
     if doc.result.plugin != plugin_id:
         return None, (
             f"result block says Plugin: {doc.result.plugin!r}, expected the manifest id {plugin_id!r} — "
