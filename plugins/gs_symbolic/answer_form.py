@@ -50,6 +50,23 @@ _OPENED = re.compile(r"[^.!?]*?:\s*\S")  # "… run this command to set X: wsl -
 _LABEL = re.compile(r"^\s*(?:\*\*)?`[^`\n]*`(?:\*\*)?:\s", re.M)  # "`-k, --keep-old-files`: …" labels a quote
 
 
+# answer types whose value is marked plainly when a passage states it (a figure, a version, a date, a
+# duration): a best passage without one means the evidence does not say it. An option or a place is written
+# in too many ways (`inject`, a host's name) for its absence to be read so.
+_MARKED_TYPES = frozenset({"number", "version", "date", "duration"})
+NO_DEFAULT = "no default stated"
+NO_FILE = "no file named"
+
+
+def unanswered(q: Question, lack: str) -> bool:
+    """The reason `lack` (from `unstated`, for the best passage the evidence gives) says the evidence does not
+    hold what the question's form asks: a value of a marked type, a default, a file's name. Not so for an
+    option or a place, nor for a sentence announcing a quote it lacks (its command may stand elsewhere)."""
+    if lack in (NO_DEFAULT, NO_FILE):
+        return True
+    return lack.endswith("beyond the question's own") and q.answer_type in _MARKED_TYPES
+
+
 def unstated(q: Question, answer: str) -> str:
     """Why the quoted `answer` (labels included) does not state what the question's form asks for; "" when
     it does."""
@@ -58,9 +75,9 @@ def unstated(q: Question, answer: str) -> str:
         return f"no {q.answer_type} stated beyond the question's own"
     default_asked = q.answer_type not in _UNASKING_TYPES and _DEFAULT_ASKED.search(focus)
     if default_asked and not _DEFAULT_STATED.search(answer):
-        return "no default stated"
+        return NO_DEFAULT
     if (asked_noun(focus) or "") in _FILE_NOUNS and not _FILE_NAMED.search(answer):
-        return "no file named"
+        return NO_FILE
     if any(not _fulfilled(m, answer) for m in _ANNOUNCES.finditer(answer)):
         return "announces what it does not quote"  # the command it leads to is not quoted
     return ""

@@ -31,7 +31,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import meaning
 from .action import asked_action, done_elsewhere
-from .answer_form import unstated
+from .answer_form import unanswered, unstated
 from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
@@ -39,6 +39,7 @@ from .definiendum import asked_definiendum, asked_subject, unnamed
 from .directives import stated_condition
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
+from .form_rank import form_first
 from .material import Material, Outcome
 from .narrowing import (
     code_under_named_heading,
@@ -73,8 +74,6 @@ OPEN_TERMS = 6  # an untyped request with more content words than this asks for 
 DEFAULT_LIMIT = 8
 BRIEF_LIMIT = 3
 UNTYPED = "0.2"  # the confidence of an answer lacking what the question's form asks (below "low", 1/3)
-FORM_WINDOW = 0.75  # answer-type re-ranking looks at passages scoring this share of the best (Judge.best_of)
-FORM_DEPTH = 12  # ... among this many
 # "What is the <attribute> of X?" / "How many <things> ...?": the attribute's head noun must be named.
 _ATTRIBUTE = re.compile(
     r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+(?:the|a|an)\s+(?:[^\W_]+\s+){0,2}?([^\W_]+)\s+(?:of|for|in|at)\b"
@@ -117,6 +116,10 @@ def answer(q: Question, m: Material) -> Outcome | None:
         return None  # the documents do the asked action only to other things they name with the asked one
     out = _open_answer(q, m)
     if out is not None and out.kind == "sentences" and (lack := unstated(q, out.markdown)):
+        if unanswered(q, lack):
+            # the best passage (answer-type re-ranking has looked for one that states it) names no default,
+            # figure, version, date or file where the question asks for one: the evidence does not say it
+            return None
         # the passage repeats the question without stating what it asks for: weak, and below a weak answer
         # that states it (the kernel keeps the best of the weak answers its views gave)
         out.supported = False
@@ -295,7 +298,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         q.text
     ):  # "the exact line …": only a passage quoting a literal says it (a path, a code span)
         ranked = [p for p in ranked if quotes_literal(passage_text(p))] or ranked
-    passage = judge.best_of(_form_first(q, ranked))
+    passage = judge.best_of(form_first(q, ranked))
     if passage is None:
         return _listed(q, pool, scorer) if prose_list else None
     passage = named_antecedent(passage, ranked, judge)
@@ -343,20 +346,6 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
         evidence += "; asked verbatim, no literal quoted"
     return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
-
-
-def _form_first(q: Question, ranked: list[Passage]) -> list[Passage]:
-    """Answer-type re-ranking: among the passages scoring close to the best (the judge's window), those
-    stating what the question's form asks for (a file's name for "which file", a default for "by default";
-    answer_form.unstated) come first, in score order. Without one, the ranking stands."""
-    if not ranked or not unstated(q, passage_text(ranked[0])):
-        return ranked
-    floor = ranked[0].score * FORM_WINDOW
-    stating = [p for p in ranked[:FORM_DEPTH] if p.score >= floor and not unstated(q, passage_text(p))]
-    if not stating:
-        return ranked
-    first = {id(p) for p in stating}
-    return stating + [p for p in ranked if id(p) not in first]
 
 
 def _entry_name(p: Passage, q: Question) -> str:
