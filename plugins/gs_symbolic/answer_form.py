@@ -26,6 +26,7 @@ from .question import Question
 # "the default X", "X by default", "defaults to": the question asks for a default (not how to change one)
 _DEFAULT_ASKED = re.compile(r"\bdefaults?\b", re.I)
 _DEFAULT_STATED = re.compile(r"default", re.I)  # "(default: 8)", "Defaults to", "defaultBranch"
+_DEFAULT_STEMS = frozenset(stems(["default", "defaults"]))
 _UNASKING_TYPES = frozenset({"procedure", "command", "reason", "yes-no", "comparison"})
 # "number of days": what a figure counts, named without the figure
 _COUNTED = re.compile(r"\bnumber\s+of\s+([^\W\d_]+)", re.I)
@@ -65,6 +66,18 @@ def unanswered(q: Question, lack: str) -> bool:
     if lack in (NO_DEFAULT, NO_FILE):
         return True
     return lack.endswith("beyond the question's own") and q.answer_type in _MARKED_TYPES
+
+
+def defaults_elsewhere(q: Question, said: set[str]) -> bool:
+    """For "what is the default X?": the passage chosen (its words with its headings, `said`) names none of
+    the question's words but "default" itself. The ranking may prefer it for that word alone ("The default
+    is 3." under "retries" for "What is the default timeout?"); it states another setting's default, and the
+    asked setting's, which the documents name, is never stated."""
+    focus = q.focus or q.text
+    if q.answer_type in _UNASKING_TYPES or not _DEFAULT_ASKED.search(focus):
+        return False
+    asked = set(q.terms) - _DEFAULT_STEMS
+    return bool(asked) and not asked & said
 
 
 def unstated(q: Question, answer: str) -> str:

@@ -31,7 +31,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import meaning
 from .action import asked_action, done_elsewhere
-from .answer_form import unanswered, unstated
+from .answer_form import defaults_elsewhere, unanswered, unstated
 from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
@@ -302,6 +302,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     if passage is None:
         return _listed(q, pool, scorer) if prose_list else None
     passage = named_antecedent(passage, ranked, judge)
+    if defaults_elsewhere(q, judge.said(passage) | set(terms(passage_text(passage)))):
+        return None  # the default of another setting: the asked one's is never stated
     if q.answer_type:  # a typed question is answered by what answers it, not by its surroundings
         shorter = shortest_answering(passage, judge)
         # ... unless only its surroundings state what the question's form asks for ("The default is 3.")
