@@ -114,7 +114,7 @@ def _stating_clause(
     antecedent: Subject | None,
     subject: set[str] = frozenset(),
     question_past: bool = True,
-    question_universal: bool = False,
+    question_universal: str = "",
 ) -> _Clause | None:
     """The clause of `text` that carries most of the predicate stems, read for negation, hedging,
     conditions and its subject (which stops at the predicate's words, not at `subject`'s: "The preview

@@ -69,7 +69,7 @@ class Claim:
     condition_negated: bool = False
     without: bool = False  # the predicate itself says "without"
     past: bool = False  # the question asks about the past ("Was it …"): a past-only state answers Yes
-    universal: bool = False  # it asks about every member of a set ("every UID"): a restriction answers No
+    universal: str = ""  # its scope over a set ("every UID", "any GID"): a restriction answers No
 
     @property
     def subject_stems(self) -> set[str]:

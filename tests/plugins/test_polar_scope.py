@@ -2,7 +2,7 @@
 qualifiers.py; issue 20, item 5), on a document written here: a condition that follows a clause governs
 that clause only ("X, it is enough if Y" still states X), and "only" or "not all" says No to a question
 about every member of a set, while it says Yes of the member it names; a comparison the other way ("fewer
-than 8") is another proposition than "more than 8"; "A may …, but B may not" says No of B; a sentence with the question's words but another verb ("deletes" for
+than 8") is another proposition than "more than 8"; "A may …, but B may not" says No of B; a necessity ("must be above 1024") says No to a free choice ("Can it be any port?"); a sentence with the question's words but another verb ("deletes" for
 "keep") is no `success`."""
 
 from __future__ import annotations
@@ -36,6 +36,10 @@ Owners may share a synced folder with other devices, but guests may not.
 
 Some, but not all, mirrors of Heron keep a copy of old releases.
 
+## Ports
+
+Any free port can serve the dashboard. The sync port, however, must be a port above 1024.
+
 ## Cleanup
 
 At the end of each sync, Heron deletes the local cache of removed folders.
@@ -63,6 +67,9 @@ At the end of each sync, Heron deletes the local cache of removed folders.
             "Yes.",
             "fine to give a share more than 8",
         ),
+        # a free choice ("any" under "can") is limited by a necessity; "any" itself is not
+        ("Can the sync port be any port?", "No.", "must be a port above 1024"),
+        ("Can the dashboard use any free port?", "Yes.", "Any free port can serve the dashboard"),
         # an elided verb phrase is said of its own subject
         ("Can guests share a synced folder with other devices?", "No.", "but guests may not"),
         ("Can owners share a synced folder with other devices?", "Yes.", "but guests may not"),

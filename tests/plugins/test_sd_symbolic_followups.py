@@ -53,3 +53,19 @@ def test_a_word_capitalised_only_because_it_opens_a_sentence_is_no_antecedent():
     assert antecedent(["Several processes are marked <defunct>."]) is None
     assert antecedent(["Mara Holt founded the guild."]) == "Mara Holt"
     assert antecedent(["How old is Kiln?"]) == "Kiln"
+
+
+def test_a_pronoun_after_a_noun_phrase_of_its_own_question_is_not_sent_back_to_an_earlier_turn():
+    earlier = ["What does the --keep option do?"]
+    # "it" follows "a record", "the nobody user" and a path in its own question: it is kept as it is
+    local = "Will nss-systemd synthesize a record for the nobody user if /etc/passwd does not list it?"
+    assert resolve(local, earlier) == local
+    assert resolve("Does the server restart when it crashes?", earlier) == (
+        "Does the server restart when it crashes?"
+    )
+    assert resolve("Is the default port fixed, or can its value change?", earlier) == (
+        "Is the default port fixed, or can its value change?"
+    )
+    # nothing precedes the pronoun: it still points back
+    assert resolve("Is it enabled by default?", earlier) == "Is --keep enabled by default?"
+    assert resolve("What is its default?", earlier) == "What is the default of --keep?"

@@ -6,7 +6,9 @@ The antecedent is the most recent named thing of the earlier questions (this tur
 session's history, newest first): a technical identifier (an option `--keep`, a `code` term, a CamelCase
 keyword such as ServerAliveInterval) before a capitalised name. A question that names such a thing itself,
 or whose previous question names none, is left as it is (the seed's Context line still carries the earlier
-entities).
+entities). So is a pronoun with a noun phrase before it in its own question ("… synthesize a record for the
+nobody user if /etc/passwd does not list it?"): a pronoun later in a sentence normally takes its antecedent
+from that sentence, and only a pronoun nothing precedes points back across turns.
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ _IDENTIFIER = lazy_pattern(
 )
 _POSSESSIVE = lazy_pattern(r"\b(its|their)\s+([A-Za-z][\w-]*)", re.I)
 _PLAIN = lazy_pattern(r"\b(it|they|them)\b", re.I)
+# a noun phrase a pronoun can take as antecedent in its own sentence: a determiner and a word, or a path /
+# dotted / hyphenated technical term
+_LOCAL_NOUN_PHRASE = lazy_pattern(
+    r"\b(?:a|an|the|this|that|these|those|each|every|any|some|no)\s+[A-Za-z]"
+    r"|(?<![\w/.-])[\w.-]*[\w][/.-][\w/.-]*\w",
+    re.I,
+)
 
 
 def named_things(text: str, openers: bool = True) -> list[str]:
@@ -58,8 +67,10 @@ def resolve(question: str, earlier: Iterable[str]) -> str:
     possessive = _POSSESSIVE.search(question)
     plain = _PLAIN.search(question)
     if possessive and (plain is None or possessive.start() < plain.start()):
+        if _LOCAL_NOUN_PHRASE.search(question, 0, possessive.start()):
+            return question
         noun = possessive.group(2)
         return f"{question[: possessive.start()]}the {noun} of {thing}{question[possessive.end() :]}"
-    if plain:
+    if plain and not _LOCAL_NOUN_PHRASE.search(question, 0, plain.start()):
         return f"{question[: plain.start()]}{thing}{question[plain.end() :]}"
     return question
