@@ -6,9 +6,9 @@ The antecedent is the most recent named thing of the earlier questions (this tur
 session's history, newest first): a technical identifier (an option `--keep`, a `code` term, a CamelCase
 keyword such as ServerAliveInterval) before a capitalised name. A question that names such a thing itself,
 or whose previous question names none, is left as it is (the seed's Context line still carries the earlier
-entities). So is a pronoun with a noun phrase before it in its own question ("… synthesize a record for the
-nobody user if /etc/passwd does not list it?"): a pronoun later in a sentence normally takes its antecedent
-from that sentence, and only a pronoun nothing precedes points back across turns.
+entities). So is a pronoun bound inside its own question or an expletive "it" (pronoun_binding.py): "Must
+contributors use their legal names?", "… a record for the nobody user if /etc/passwd does not list it?",
+"How long does it take for …".
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Iterable
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from ..shared.topics import entities
+from .pronoun_binding import bound_inside, expletive
 
 _IDENTIFIER = lazy_pattern(
     r"`([^`\n]{1,60})`"  # a code term
@@ -27,13 +28,6 @@ _IDENTIFIER = lazy_pattern(
 )
 _POSSESSIVE = lazy_pattern(r"\b(its|their)\s+([A-Za-z][\w-]*)", re.I)
 _PLAIN = lazy_pattern(r"\b(it|they|them)\b", re.I)
-# a noun phrase a pronoun can take as antecedent in its own sentence: a determiner and a word, or a path /
-# dotted / hyphenated technical term
-_LOCAL_NOUN_PHRASE = lazy_pattern(
-    r"\b(?:a|an|the|this|that|these|those|each|every|any|some|no)\s+[A-Za-z]"
-    r"|(?<![\w/.-])[\w.-]*[\w][/.-][\w/.-]*\w",
-    re.I,
-)
 
 
 def named_things(text: str, openers: bool = True) -> list[str]:
@@ -67,10 +61,12 @@ def resolve(question: str, earlier: Iterable[str]) -> str:
     possessive = _POSSESSIVE.search(question)
     plain = _PLAIN.search(question)
     if possessive and (plain is None or possessive.start() < plain.start()):
-        if _LOCAL_NOUN_PHRASE.search(question, 0, possessive.start()):
+        if bound_inside(question, possessive.start(), possessive.group(1)):
             return question
         noun = possessive.group(2)
         return f"{question[: possessive.start()]}the {noun} of {thing}{question[possessive.end() :]}"
-    if plain and not _LOCAL_NOUN_PHRASE.search(question, 0, plain.start()):
+    if plain and not (
+        bound_inside(question, plain.start(), plain.group(1)) or expletive(question, plain.start())
+    ):
         return f"{question[: plain.start()]}{thing}{question[plain.end() :]}"
     return question
