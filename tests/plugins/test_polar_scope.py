@@ -40,6 +40,11 @@ Some, but not all, mirrors of Heron keep a copy of old releases.
 
 Any free port can serve the dashboard. The sync port, however, must be a port above 1024.
 
+## Verification
+
+Heron can skip the checksum step by disabling verification in the settings. Disabling verification in the
+settings speeds up the first sync.
+
 ## Cleanup
 
 At the end of each sync, Heron deletes the local cache of removed folders.
@@ -90,3 +95,17 @@ def test_a_condition_opening_the_sentence_still_governs_its_main_clause():
 def test_a_sentence_without_the_asked_verb_is_no_success():
     doc = ask("Does Heron keep the local cache of removed folders?", units_of(DOC))
     assert doc.result.status != "success", (doc.answer, doc.result.evidence)
+
+
+def test_a_gerund_subject_question_turns_on_the_verb_after_its_phrase():
+    # "Does [disabling verification in the settings] slow down …?" turns on "slow", which no sentence says
+    for question in (
+        "Does disabling verification in the settings slow down Heron?",
+        "Does disabling verification in the settings slow down the first sync?",
+    ):
+        slow = ask(question, units_of(DOC))
+        assert slow.result.status != "success", slow.answer
+    fast = ask("Does disabling verification in the settings speed up the first sync?", units_of(DOC))
+    assert fast.answer.startswith("Yes."), fast.answer
+    assert "speeds up the first sync" in fast.answer
+    assert fast.result.status == "success"
