@@ -80,7 +80,7 @@ def record(home: Path | str, key: dict[str, str | None], workers: dict[str, dict
     previous = recorded(home)
     if previous is not None and previous.get("key") == key and previous.get("workers") == workers:
         return  # the same again: not rewritten
-    data = json.dumps({"version": VERSION, "key": key, "workers": workers}, sort_keys=True)
+    data = json.dumps({"version": VERSION, "key": key, "workers": workers})  # in the order they started
     with contextlib.suppress(OSError):
         path.parent.mkdir(mode=0o700, exist_ok=True)
         temp = path.with_name(f".{path.name}.{os.getpid()}")
@@ -160,9 +160,9 @@ def take(
     return None
 
 
-def pending() -> list[str]:
-    """The plugin ids launched and not yet adopted nor stopped."""
-    return list(_launched)
+def launched() -> dict[str, int]:
+    """plugin id -> pid of each process launched and not yet adopted nor stopped."""
+    return {plugin_id: one.popen.pid for plugin_id, one in _launched.items()}
 
 
 def stop_all() -> None:
