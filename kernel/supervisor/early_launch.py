@@ -26,8 +26,8 @@ import os
 import signal
 import subprocess
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from . import cgroups
 from .cgroups import Group
@@ -36,8 +36,7 @@ RECORD = Path("run") / "early-workers.json"
 VERSION = 1
 
 
-@dataclass(slots=True)
-class Launched:
+class Launched(NamedTuple):
     """A process started from the record: its Popen, control group and the launch it was given."""
 
     popen: subprocess.Popen[bytes]
