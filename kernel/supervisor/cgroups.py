@@ -335,9 +335,12 @@ async def settle(limit_s: float = 3.0) -> None:
     """Remove the groups of exited processes whose members are still leaving (the supervisor's close)."""
     import asyncio
 
-    for _ in range(int(limit_s / 0.02)):
+    waited, pause = 0.0, 0.001
+    while True:
         for group in list(_ENDED):
             group.release()
-        if not _ENDED:
+        if not _ENDED or waited >= limit_s:
             return
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(pause)  # members leave within a few ms: look again soon, then less often
+        waited += pause
+        pause = min(pause * 2, 0.02)
