@@ -90,9 +90,15 @@ def record(home: Path | str, key: dict[str, str | None], workers: dict[str, dict
 
 
 def recorded(home: Path | str) -> dict[str, object] | None:
-    """The record as written, or None (none, unreadable, another version)."""
+    """The record as written, or None (none, unreadable, another version, not this user's own file, or one
+    others may write)."""
+    path = Path(home) / RECORD
     try:
-        data = json.loads((Path(home) / RECORD).read_text())
+        with open(path, "rb") as f:
+            meta = os.fstat(f.fileno())
+            if meta.st_uid != os.geteuid() or meta.st_mode & 0o022:
+                return None  # only a record this user wrote and nobody else can change is ever run
+            data = json.loads(f.read())
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) and data.get("version") == VERSION else None

@@ -97,7 +97,7 @@ def test_a_launched_worker_nobody_starts_is_stopped_by_stop_all_and_by_the_super
 
 @pytest.mark.parametrize(
     "damage",
-    ["not json", "wrong key", "wrong version", "no such program", "bad entry"],
+    ["not json", "wrong key", "wrong version", "no such program", "bad entry", "writable by others"],
 )
 def test_a_record_that_cannot_be_used_starts_nothing_and_the_turn_starts_its_worker(
     registry: Registry, tmp_path: Path, damage: str
@@ -113,10 +113,13 @@ def test_a_record_that_cannot_be_used_starts_nothing_and_the_turn_starts_its_wor
         data["version"] = 0
     elif damage == "no such program":
         data["workers"]["echo-worker"] = {**launches["echo-worker"], "argv": [str(tmp_path / "missing")]}
-    else:
+    elif damage == "bad entry":
         data["workers"]["echo-worker"] = {"argv": "python", "cwd": 3}
     if damage != "not json":
         path.write_text(json.dumps(data))
+    if damage == "writable by others":
+        path.chmod(0o666)
+        assert early_launch.recorded(tmp_path) is None
 
     launched = early_launch.launch(tmp_path, KEY)
     assert launched in ([], ["echo-worker"])  # a missing program may start its control group's launcher
