@@ -142,7 +142,18 @@ def _launch_one(plugin_id: str, spec: dict[str, object]) -> None:
         raise
     if group is not None:
         group.started(popen.pid)
+    _limit_memory(popen.pid, memory)
     _launched[plugin_id] = Launched(popen, group, list(argv), cwd, dict(env))
+
+
+def _limit_memory(pid: int, memory: int) -> None:
+    """RLIMIT_AS on the launched process at once, as ChildProcess sets it on a plugin started without the
+    sandbox (a sandboxed command line sets it itself, through prlimit, to the same value): the plugin's code
+    runs from its start, long before the supervisor adopts it."""
+    import resource
+
+    with contextlib.suppress(OSError, ValueError):
+        resource.prlimit(pid, resource.RLIMIT_AS, (memory, memory))
 
 
 def take(

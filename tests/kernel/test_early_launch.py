@@ -37,6 +37,10 @@ def _record(registry: Registry, home: Path) -> dict:
     return launches
 
 
+def _record_memory(home: Path) -> int:
+    return early_launch.recorded(home)["workers"]["echo-worker"]["memory"]
+
+
 async def _ask(registry: Registry) -> tuple[bool, list[int], str, int, dict[str, int]]:
     async with new_supervisor(registry) as sup:
         started = sup.prestart("echo-worker")
@@ -51,6 +55,9 @@ def test_a_recorded_worker_is_launched_first_and_adopted_by_the_supervisor(
     _record(registry, tmp_path)
     assert early_launch.launch(tmp_path, KEY) == ["echo-worker"]
     pid = early_launch.launched()["echo-worker"]
+    limits = Path(f"/proc/{pid}/limits").read_text()
+    address_space = next(line for line in limits.splitlines() if line.startswith("Max address space"))
+    assert address_space.split()[3] == str(_record_memory(tmp_path))  # bounded before it is adopted
 
     started, pids, answer, spawns, left = run(lambda: _ask(registry))
     assert started is True and pids == [pid]  # the launched process is the pool's worker
