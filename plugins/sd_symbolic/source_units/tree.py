@@ -145,7 +145,7 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
                 unit_type = "question"  # a question in a source states nothing
             topic = _group_topic(([spec.intro] if spec.intro else []) + spec.pieces, section_topic)
     if not topic:
-        topic = section_topic or (content_runs(claim or procedure or "")[:1] or ["text"])[0]
+        topic = section_topic or (content_runs(claim or procedure or "", limit=1) or ["text"])[0]
     condition = condition_of(first.clean) if spec.kind != "code" else None
     off = meta.char_offset
     return KnowledgeUnit(
