@@ -27,7 +27,7 @@ import sys
 import time
 from typing import Any
 
-from mrpvm.protocol.envelope import decode_request
+from mrpvm.protocol.envelope import RequestError, decode_request
 from mrpvm.protocol.framing import encode_frame
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -130,10 +130,18 @@ def main() -> None:
     a = ap.parse_args()
     plugin_id, op = os.path.basename(a.bodies[0]).split(".")[:2]
     module = f"mrpvm.plugins.{plugin_id.replace('-', '_')}"
-    plugin = importlib.import_module(f"{module}.__main__").plugin
+    try:
+        plugin = importlib.import_module(f"{module}.__main__").plugin
+    except ModuleNotFoundError:
+        sys.exit(f"{a.bodies[0]}: no built-in plugin {plugin_id!r} (files are named PLUGIN.OP.N.json)")
     if plugin.on_worker_start is not None:
         plugin.on_worker_start()
     bodies = [open(p, "rb").read() for p in a.bodies]  # noqa: SIM115
+    for path, body in zip(a.bodies, bodies, strict=True):
+        try:
+            decode_request(body, plugin.type)
+        except RequestError as err:  # timing a refusal would measure the wrong thing
+            sys.exit(f"{path}: not a request {plugin_id} accepts: {err}")
     inside = in_process_ms(plugin, bodies, a.calls)
     tight = worker_ms(module, bodies, a.calls, 0.0)
     spaced = worker_ms(module, bodies, max(1, a.calls // 4), a.gap)
