@@ -30,12 +30,13 @@ from typing import Any
 from mrpvm.protocol.envelope import RequestError, decode_request
 from mrpvm.protocol.framing import encode_frame
 
-TICK = os.sysconf("SC_CLK_TCK")
 
 
 def _proc_cpu(pid: int) -> float:
-    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()  # noqa: SIM115
-    return (int(fields[11]) + int(fields[12])) / TICK
+    """Seconds the process's main thread has run (/proc/PID/schedstat: ns, not /proc/PID/stat's 10 ms
+    ticks, which a few hundred sub-millisecond calls would round away)."""
+    with open(f"/proc/{pid}/schedstat") as fh:
+        return int(fh.read().split()[0]) / 1e9
 
 
 class _Worker:
