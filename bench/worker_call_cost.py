@@ -31,7 +31,6 @@ from mrpvm.protocol.envelope import RequestError, decode_request
 from mrpvm.protocol.framing import encode_frame
 
 
-
 def _proc_cpu(pid: int) -> float:
     """Seconds the process's main thread has run (/proc/PID/schedstat: ns, not /proc/PID/stat's 10 ms
     ticks, which a few hundred sub-millisecond calls would round away)."""
