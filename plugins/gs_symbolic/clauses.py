@@ -19,6 +19,7 @@ from .lexicon import (
     AUX,
     CLAUSE_OPENERS,
     CONDITIONALS,
+    CONJUNCTIVE_ADVERBS,
     CONNECTIVES,
     COORDINATORS,
     DETERMINERS,
@@ -146,7 +147,24 @@ def split_clauses(text: str, toks: list[Tok]) -> list[Clause]:
             groups.append([])
         groups[-1].append(tok)
         prev_end = tok.end
-    return [Clause(g, _lead(g)) for g in groups if g]
+    return [Clause(g, _lead(g)) for g in _rejoined(groups) if g]
+
+
+def _rejoined(groups: list[list[Tok]]) -> list[list[Tok]]:
+    """A conjunctive adverb set off by commas before a verb phrase ("The sync port, however, must be …") is a
+    parenthetical: the verb phrase continues the clause before it instead of starting a subjectless one."""
+    out: list[list[Tok]] = []
+    k = 0
+    while k < len(groups):
+        group = groups[k]
+        after = groups[k + 1] if k + 1 < len(groups) else []
+        if out and len(group) == 1 and group[0].low in CONJUNCTIVE_ADVERBS and after and after[0].low in AUX:
+            out[-1] = out[-1] + group + after
+            k += 2
+            continue
+        out.append(group)
+        k += 1
+    return out
 
 
 # --------------------------------------------------------------------------- subjects

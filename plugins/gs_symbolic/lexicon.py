@@ -47,6 +47,11 @@ CONNECTIVES = word_set(
     """and or but nor yet so then thus hence therefore because although though whereas while since unless if
     when whenever once provided as which who whom whose that where after before until"""
 )
+# Conjunctive adverbs: set off by commas inside a clause ("The port, however, must …") they do not end it.
+CONJUNCTIVE_ADVERBS = word_set(
+    """however therefore moreover furthermore nevertheless nonetheless thus hence also instead indeed
+    consequently accordingly likewise meanwhile besides though"""
+)
 # Clause-internal words before which a new clause starts (no punctuation needed).
 CLAUSE_OPENERS = word_set("because although though whereas unless if while since but")
 ADVERBS = word_set(

@@ -114,7 +114,7 @@ def _stating_clause(
     antecedent: Subject | None,
     subject: set[str] = frozenset(),
     question_past: bool = True,
-    question_universal: bool = False,
+    question_universal: str = "",
 ) -> _Clause | None:
     """The clause of `text` that carries most of the predicate stems, read for negation, hedging,
     conditions and its subject (which stops at the predicate's words, not at `subject`'s: "The preview
@@ -239,7 +239,8 @@ def verdict(
     total = sum(scorer_terms[t] for t in prop)
     verb = _generic_verb(main) if claim is not None and claim.generic else None
     shortest = min(readings, key=lambda r: len(r.subject)) if readings else None
-    asked_verb = main_verb(main, shortest, prop)
+    gerunds = [r for r in readings if r.gerund]  # the verb follows the gerund phrase's shortest reading
+    asked_verb = main_verb(main, min(gerunds, key=lambda r: len(r.subject)) if gerunds else shortest, prop)
     predicate = {t for t in prop if t not in names} or set(prop)
     question = _stating_clause(main, predicate, None)
     question_negated = question.negated if question else False

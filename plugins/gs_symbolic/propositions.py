@@ -58,6 +58,9 @@ class Claim:
 
     subject: list[Tok] = field(default_factory=list)  # the subject phrase (determiners dropped)
     generic: bool = False  # "Can I …", "Should we …": a command or a generic person states it
+    gerund: bool = (
+        False  # its subject is a gerund phrase ("disabling caching in the STL"): the verb follows it
+    )
     existential: bool = False  # "Is there …"
     pronoun: bool = False  # "Does it …": needs the intent's context to know what "it" is
     modifiers: set[str] = field(
@@ -69,7 +72,7 @@ class Claim:
     condition_negated: bool = False
     without: bool = False  # the predicate itself says "without"
     past: bool = False  # the question asks about the past ("Was it …"): a past-only state answers Yes
-    universal: bool = False  # it asks about every member of a set ("every UID"): a restriction answers No
+    universal: str = ""  # its scope over a set ("every UID", "any GID"): a restriction answers No
 
     @property
     def subject_stems(self) -> set[str]:
@@ -194,7 +197,7 @@ def _readings(main: str) -> list[Claim]:
     if 0 < lead_name < len(run):  # a name ends the subject first: "the Southgate X9 | require …"
         lengths.remove(lead_name)
         lengths.insert(0, lead_name)
-    claims: list[Claim] = []
+    claims: list[Claim] = _gerund_readings(rest, run, modal)
     for n in lengths:
         subject = run[:n]
         if not any(t.stems for t in subject):
@@ -209,6 +212,28 @@ def _readings(main: str) -> list[Claim]:
                 claims.append(
                     Claim(subject, modifiers=set(mods), predicate=pred, modal=modal, without=without)
                 )
+    return claims
+
+
+def _gerund_readings(rest: list[Tok], run: list[Tok], modal: str | None) -> list[Claim]:
+    """A gerund subject takes its object's prepositional phrase along: "Does [disabling memory caching in the
+    STL] slow down the program?" asks whether the disabling slows the program, so the verb the question turns
+    on is "slow", not a word of the phrase. A name ends the phrase's noun phrase; a common one may end after
+    any of its first three words."""
+    end = len(run)
+    if not run or not run[0].low.endswith("ing") or end >= len(rest) or rest[end].low not in PREPOSITIONS:
+        return []
+    k = end + 1
+    while k < len(rest) and rest[k].low in DETERMINERS:
+        k += 1
+    if k >= len(rest):
+        return []
+    last = k + 1 if rest[k].text[:1].isupper() or rest[k].code else min(k + 3, len(rest) - 1)
+    claims: list[Claim] = []
+    for m in range(last, k, -1):
+        pred, without = _predicate(rest[m:])
+        if pred:
+            claims.append(Claim(rest[:m], predicate=pred, modal=modal, without=without, gerund=True))
     return claims
 
 

@@ -14,7 +14,8 @@ wording) count negations; these are the other ways English turns a statement's a
   statements.py reads "without" as part of the predicate);
 - a restriction answers No to a question about every member of a set: "checks only the first entry" or
   "not all of them" says No to "Does it check every entry?" (and nothing to "Does it check the first
-  entry?");
+  entry?"); a free choice ("Can the group have any GID?": "any" under a possibility modal) is also
+  restricted by a necessity ("the group must have GID 5", "the port has to be above 1024");
 - a question asking what one should do ("Should downstreams change …?") is answered only by a sentence with
   deontic force (a recommendation, a requirement, a command), not by what is possible or what some do
   ("some distributions allow it to be changed"); "discourage", "forbid" negate like "not";
@@ -27,7 +28,7 @@ wording) count negations; these are the other ways English turns a statement's a
 from __future__ import annotations
 
 from .clauses import Tok
-from .lexicon import DEONTIC
+from .lexicon import DEONTIC, NECESSITY
 
 _PAST_ONLY = frozenset(["formerly", "previously"])
 _PAST_AUX = frozenset(["was", "were", "did", "had", "wasn't", "weren't", "didn't", "hadn't"])
@@ -88,20 +89,41 @@ def denied(toks: list[Tok], stems: set[str]) -> int:
 
 
 _UNIVERSAL = frozenset(["every", "all", "each"])
+_POSSIBILITY = frozenset(["can", "could", "may", "might"])
 _CONDITION_AFTER_ONLY = frozenset(["if", "when", "after", "once", "provided"])
 
 
-def universal(toks: list[Tok]) -> bool:
-    """The question asks about every member of a set ("every UID", "all files", "each entry")."""
-    return any(t.low in _UNIVERSAL for t in toks)
+def universal(toks: list[Tok]) -> str:
+    """The question's scope over a set: "every" when it asks about every member ("every UID", "all files",
+    "each entry"), "any" when it asks whether any member may be chosen ("Can it have any GID?": free-choice
+    "any" under a possibility modal; "Does it have any …?" is existential and asks nothing of every member),
+    else ""."""
+    lows = {t.low for t in toks}
+    if lows & _UNIVERSAL:
+        return "every"
+    return "any" if "any" in lows and lows & _POSSIBILITY else ""
+
+
+_NECESSITY_TO = frozenset(["has", "have", "need", "needs"])
+
+
+def necessity(toks: list[Tok]) -> bool:
+    """The clause states what must be: "must", "has to", "need to", "required"."""
+    lows = [t.low for t in toks]
+    if "must" in lows or NECESSITY.intersection(lows):
+        return True
+    return any(a in _NECESSITY_TO and b == "to" for a, b in zip(lows, lows[1:], strict=False))
 
 
 _PARTIAL = frozenset(["some", "most", "many", "few"])
 
 
-def restricts(toks: list[Tok], sentence: list[Tok] | None = None) -> bool:
+def restricts(toks: list[Tok], sentence: list[Tok] | None = None, scope: str = "every") -> bool:
     """The clause limits its statement to some members: "only" that is not a condition ("only if"), or
-    "not all" / "not every"; or its `sentence` does ("Some, but not all, instances have it", "Most …")."""
+    "not all" / "not every"; or its `sentence` does ("Some, but not all, instances have it", "Most …"); a free
+    choice (`scope` "any") is limited by a necessity as well."""
+    if scope == "any" and necessity(toks):
+        return True
     lows = [t.low for t in toks]
     following = lows[1:] + [""]
     for word, after in zip(lows, following, strict=True):
@@ -121,7 +143,7 @@ def turns(
     toks: list[Tok],
     stems: set[str],
     question_past: bool,
-    question_universal: bool = False,
+    question_universal: str = "",
     sentence: list[Tok] | None = None,
 ) -> int:
     """How many times the qualifiers of a clause turn its answer (added to its negation count); `sentence`:
@@ -129,7 +151,7 @@ def turns(
     count = 1 if excepted(toks, stems) else 0
     if past_only(toks) and not question_past:
         count += 1
-    if question_universal and restricts(toks, sentence):
+    if question_universal and restricts(toks, sentence, question_universal):
         count += 1
     return count
 

@@ -53,3 +53,30 @@ def test_a_word_capitalised_only_because_it_opens_a_sentence_is_no_antecedent():
     assert antecedent(["Several processes are marked <defunct>."]) is None
     assert antecedent(["Mara Holt founded the guild."]) == "Mara Holt"
     assert antecedent(["How old is Kiln?"]) == "Kiln"
+
+
+def test_a_pronoun_after_a_noun_phrase_of_its_own_question_is_not_sent_back_to_an_earlier_turn():
+    earlier = ["What does the --keep option do?"]
+    # "it" follows "a record", "the nobody user" and a path in its own question: it is kept as it is
+    local = "Will nss-systemd synthesize a record for the nobody user if /etc/passwd does not list it?"
+    assert resolve(local, earlier) == local
+    assert resolve("Does the server restart when it crashes?", earlier) == (
+        "Does the server restart when it crashes?"
+    )
+    assert resolve("Is the default port fixed, or can its value change?", earlier) == (
+        "Is the default port fixed, or can its value change?"
+    )
+    assert resolve("Must reviewers sign their commits?", earlier) == "Must reviewers sign their commits?"
+    # an expletive "it" refers to nothing
+    assert resolve("How long does it take for a fix to ship?", earlier) == (
+        "How long does it take for a fix to ship?"
+    )
+    assert resolve("Is it safe to delete the cache?", earlier) == "Is it safe to delete the cache?"
+    assert resolve("How long does it take?", earlier) == "How long does --keep take?"
+    # the subject of its own clause does not bind a plain pronoun, nor a noun of another number a possessive
+    assert resolve("Does the daemon restart it?", earlier) == "Does the daemon restart --keep?"
+    assert resolve("Do users need its output?", earlier) == "Do users need the output of --keep?"
+    assert resolve("Is it set to true by default?", earlier) == "Is --keep set to true by default?"
+    # nothing precedes the pronoun: it still points back
+    assert resolve("Is it enabled by default?", earlier) == "Is --keep enabled by default?"
+    assert resolve("What is its default?", earlier) == "What is the default of --keep?"

@@ -6,7 +6,9 @@ The antecedent is the most recent named thing of the earlier questions (this tur
 session's history, newest first): a technical identifier (an option `--keep`, a `code` term, a CamelCase
 keyword such as ServerAliveInterval) before a capitalised name. A question that names such a thing itself,
 or whose previous question names none, is left as it is (the seed's Context line still carries the earlier
-entities).
+entities). So is a pronoun bound inside its own question or an expletive "it" (pronoun_binding.py): "Must
+contributors use their legal names?", "… a record for the nobody user if /etc/passwd does not list it?",
+"How long does it take for …".
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterable
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from ..shared.topics import entities
+from .pronoun_binding import bound_inside, expletive
 
 _IDENTIFIER = lazy_pattern(
     r"`([^`\n]{1,60})`"  # a code term
@@ -58,8 +61,12 @@ def resolve(question: str, earlier: Iterable[str]) -> str:
     possessive = _POSSESSIVE.search(question)
     plain = _PLAIN.search(question)
     if possessive and (plain is None or possessive.start() < plain.start()):
+        if bound_inside(question, possessive.start(), possessive.group(1)):
+            return question
         noun = possessive.group(2)
         return f"{question[: possessive.start()]}the {noun} of {thing}{question[possessive.end() :]}"
-    if plain:
+    if plain and not (
+        bound_inside(question, plain.start(), plain.group(1)) or expletive(question, plain.start())
+    ):
         return f"{question[: plain.start()]}{thing}{question[plain.end() :]}"
     return question
