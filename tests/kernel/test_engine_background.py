@@ -198,18 +198,17 @@ def test_a_deferred_outcome_ending_after_the_commit_stores_its_fold_and_trace(tm
     (one store transaction); a set naming a plugin the outcome did not call is refused, trace still stored."""
     good = {"sleepMs": 150, "observations": [_observation("kb-a"), _observation("gs-a", 2)]}
     stranger = {"sleepMs": 150, "observations": [_observation("kb-elsewhere")]}
-    h = Harness(
-        tmp_path,
-        script([{"when": {"promptContains": "alpha"}, **good}, stranger]),
-        planners=("planner-a",),
-        enabled=ENABLED,
-    )
+    rules = script([{"when": {"promptContains": "alpha"}, **good}, stranger])
+    h = Harness(tmp_path, rules, planners=("planner-a",), enabled=ENABLED)
 
     async def go():
         ctx = await h.open()
         try:
-            first = await run_turn(ctx, TurnRequest(message="what is alpha?"), defer_outcome=True)
-            second = await run_turn(ctx, TurnRequest(message="what is beta?"), defer_outcome=True)
+            ask = [
+                run_turn(ctx, TurnRequest(message=f"what is {w}?"), defer_outcome=True)
+                for w in ("alpha", "beta")
+            ]
+            first, second = await ask[0], await ask[1]
             await ctx.background.drain()
             return first, second, ctx.store.learned("planner-a", None)
         finally:
