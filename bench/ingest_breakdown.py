@@ -22,10 +22,13 @@ import time
 
 T0 = time.perf_counter()
 stats: dict[str, list[float]] = {}
+spans: list[tuple[float, float, str]] = []  # (start, end) since the process started, per timed call
 
 
 def add(key: str, secs: float) -> None:
     stats.setdefault(key, []).append(secs)
+    end = time.perf_counter() - T0
+    spans.append((end - secs, end, key))
 
 
 def wrap_async(owner, name, key_fn):
@@ -61,6 +64,7 @@ def main() -> None:
     ap.add_argument("file")
     ap.add_argument("--profile", default=None)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--timeline", action="store_true", help="also print each timed call's start and end")
     ap.add_argument("--dump", default=None, help="write each plugin request body to DIR/<n>-<op>.json")
     ap.add_argument(
         "--plugins",
@@ -179,6 +183,9 @@ def main() -> None:
         )
         for k, s, n in rows:
             print(f"  {s:8.3f} s  {n:5d}x  {k}")
+        if a.timeline:
+            for start, end, k in sorted(spans):
+                print(f"  {start:7.3f} → {end:7.3f} s  {k}")
     import shutil
 
     shutil.rmtree(home, ignore_errors=True)

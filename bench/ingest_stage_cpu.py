@@ -18,7 +18,8 @@ Stages, in the order an ingest runs them, each through the same functions the re
 - <kb>_upsert       each kb-plugin: its index write (tantivy + SQLite; kb-thinkingdb's facts), as the SDK
                     runs onSourceText
 
-CPU seconds (time.process_time), so two checkouts can be compared on a loaded machine: run each with its
+CPU seconds (time.process_time), and each stage's wall seconds beside them (`_wall_s`: a stage waiting on
+the disk or a forked child shows there), so two checkouts can be compared on a loaded machine: run each with its
 own venv, alternated, and compare the same stage. --profile STAGE prints a cProfile of that stage.
 """
 
@@ -72,10 +73,11 @@ def main() -> None:
     name = Path(a.file).name
     source_id = "src-" + "".join(c if c.isalnum() else "-" for c in name.lower())
     cpu: dict[str, float] = {}
+    wall: dict[str, float] = {}
 
     def stage(key: str, fn: Callable[[], Any]) -> Any:
         profile = cProfile.Profile() if key == a.profile else None
-        start, children = time.process_time(), _children_cpu()
+        start, children, t0 = time.process_time(), _children_cpu(), time.perf_counter()
         if profile is not None:
             profile.enable()
         out = fn()
@@ -83,6 +85,7 @@ def main() -> None:
             profile.disable()
         # with what a forked child (sd-symbolic's second half, halves.py) spent
         cpu[key] = round(time.process_time() - start + _children_cpu() - children, 3)
+        wall[key] = round(time.perf_counter() - t0, 3)
         if profile is not None:
             pstats.Stats(profile).sort_stats("tottime").print_stats(30)
         return out
@@ -145,6 +148,7 @@ def main() -> None:
         "units_file_bytes": len(units_file),
     }
     out |= {f"{k}_cpu_s": v for k, v in cpu.items()}
+    out |= {f"{k}_wall_s": v for k, v in wall.items()}
     print(json.dumps(out) if a.json else json.dumps(out, indent=2))
 
 

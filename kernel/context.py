@@ -130,7 +130,9 @@ class KernelContext:
             raise
         return ctx
 
-    async def aclose(self) -> None:
+    async def aclose(self, *, ending: bool = False) -> None:
+        """Drain the background work, stop the plugins, close the LLM bridge and the store; `ending`: the
+        process ends right after (a one-turn `mrpvm ask`: the store leaves its checkpoint to the next one)."""
         try:
             try:
                 await self.background.drain()  # nothing a turn started is lost
@@ -141,7 +143,7 @@ class KernelContext:
                 if self.llm is not None:
                     await self.llm.aclose()  # before the store: the bridge's cache lives in it
             finally:
-                self.store.close()
+                self.store.close(ending=ending)
 
     async def __aenter__(self) -> KernelContext:
         return self

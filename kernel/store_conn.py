@@ -76,8 +76,9 @@ class StoreConnection(PlannerStatsAndCache, IndexAcks, NodeRegistry, PlannerLear
         """A long-running process (the daemon): commits never checkpoint the journal themselves (kernel/db)."""
         self._db.checkpoint_in_background()
 
-    def close(self) -> None:
-        self._db.close()
+    def close(self, *, ending: bool = False) -> None:
+        """`ending`: the process ends right after (db/sqlite.py: no WAL checkpoint on the way out)."""
+        self._db.close(ending=ending)
 
     def __enter__(self) -> Self:
         return self

@@ -60,7 +60,15 @@ class ShippedAnalysis(msgspec.Struct, frozen=True):
 
 
 _encode = msgspec.msgpack.Encoder().encode
-_decode = msgspec.msgpack.Decoder(CompactReply).decode
+S = TypeVar("S", bound=msgspec.Struct)
+_decoders: dict[type, msgspec.msgpack.Decoder[Any]] = {}  # built on first use: a plugin only encodes
+
+
+def _decode_as(kind: type[S], data: bytes) -> S:
+    decoder = _decoders.get(kind)
+    if decoder is None:
+        decoder = _decoders[kind] = msgspec.msgpack.Decoder(kind)
+    return decoder.decode(data)
 
 
 def encode_compact(doc: CnlDocument) -> bytes:
@@ -81,14 +89,11 @@ class _Head(msgspec.Struct):
     result: _Result
 
 
-_decode_head = msgspec.msgpack.Decoder(_Head).decode
-
-
 def compact_request_id(data: bytes) -> bytes | None:
     """The result block's `request` of a compact reply (the worker's id check; the rest is skipped
     unread, ~1 ms for a 5 MB tree), None when there is none or `data` is not one."""
     try:
-        request = _decode_head(data).result.request
+        request = _decode_as(_Head, data).result.request
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
     return None if request is None else request.strip().encode()
@@ -110,7 +115,7 @@ def read_compact(data: bytes, op: str | None) -> tuple[CnlDocument, ShippedAnaly
     """`decode_compact`, and the analysis the reply ships (None when it has none)."""
     try:
         with paused_gc():  # a source's KU tree: its objects hold no cycles (protocol/gc_pause.py)
-            doc = _decode(data)
+            doc = _decode_as(CompactReply, data)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         raise CnlError([CnlIssue(1, "compact", f"not a compact CnlDocument: {err}")]) from None
     issues = _Issues()

@@ -103,6 +103,11 @@ def role_terms(role: str) -> tuple[str, ...]:
     return tuple(terms(role))
 
 
+@lru_cache(maxsize=256)  # every atomic unit of a section stands under the same heading
+def heading_terms(heading: str) -> tuple[str, ...]:
+    return tuple(terms(heading)) if heading else ()
+
+
 @lru_cache(maxsize=1024)
 def acts_terms(acts: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(terms(" ".join(acts)))
@@ -115,7 +120,7 @@ def unit_fields(unit: KnowledgeUnit) -> dict[str, list[str]]:
         "topic": terms(plain_text(topic_text(unit))),
         # every atomic unit is also found by the heading it stands under (a section's own heading is its
         # topic already)
-        "heading": terms(unit.heading) if unit.kuType == "atomic" else [],
+        "heading": list(heading_terms(unit.heading)) if unit.kuType == "atomic" else [],
         "body": terms(plain_text(body)) + notation_terms(body),
         "role": list(role_terms(unit.role)),
         "acts": list(acts_terms(tuple(unit.acts))),

@@ -47,7 +47,9 @@ class Database(Protocol):
         """A long-running process: its commits leave the journal's checkpoints to a thread (SQLite)."""
         ...
 
-    def close(self) -> None: ...
+    def close(self, *, ending: bool = False) -> None:
+        """Release the store; `ending`: the process ends right after (it may leave work to the next one)."""
+        ...
 
 
 def describe_url(url: str) -> str:

@@ -217,7 +217,7 @@ class PostgresDatabase:
     def checkpoint_in_background(self) -> None:
         """The server checkpoints by itself: nothing to move off the committing thread."""
 
-    def close(self) -> None:
+    def close(self, *, ending: bool = False) -> None:
         self._pool.close()
 
 

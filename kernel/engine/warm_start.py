@@ -11,6 +11,8 @@ opens, one worker of each plugin the turn is expected to call:
 - the kb-plugin: the pin, else the one the home's last turn used; with no history no guess (three
   candidates, chosen by the plan: a wrong guess costs a whole worker start on a busy machine).
 
+The workers it starts are recorded for the next one-turn process, which launches them before it imports
+the kernel (supervisor/early_launch.py); this function adopts those it starts and stops the others.
 A guess only starts a worker earlier; the turn's plan still decides every call (`Supervisor.prestart`
 leaves whatever stands in the way to the call itself). The process's session notices wait for the
 plugins' next calls (knowledge/notify.py `hold_session_notices(defer=True)`), so loading the source never
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..supervisor import early_launch
 from .state import PIN_TYPES, check_pins, static_of
 
 if TYPE_CHECKING:
@@ -62,4 +65,10 @@ def prestart_turn(ctx: KernelContext, pins: Pins) -> list[str]:
     A pin naming no plugin of its stage raises the turn's UnknownPluginError first (nothing started)."""
     check_pins(ctx, pins)
     previous = ctx.store.last_turn_plugins()
-    return [p for p in expected_plugins(ctx, pins, previous) if ctx.supervisor.prestart(p)]
+    started = [p for p in expected_plugins(ctx, pins, previous) if ctx.supervisor.prestart(p)]
+    early_launch.stop_all()  # what the previous process's record launched and this turn does not start
+    key = early_launch.key_of(pins.planner, pins.sd, pins.kb, pins.gs)
+    early_launch.record(
+        ctx.home, key, {p: ctx.supervisor.launches[p] for p in started if p in ctx.supervisor.launches}
+    )
+    return started

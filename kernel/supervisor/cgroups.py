@@ -32,12 +32,13 @@ import contextlib
 import functools
 import itertools
 import os
-from dataclasses import dataclass
-
-import msgspec
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import systemd_scope
 from .group_files import EventCounters, kill_members, limit_reached
+
+if TYPE_CHECKING:
+    from .limits_status import LimitsStatus
 
 V1_CONTROLLERS = ("pids", "memory")
 SHELL = "/bin/sh"
@@ -52,19 +53,7 @@ SCOPE_MECHANISM = "systemd scope (cgroup v2, the user's manager)"
 WATCH_INTERVAL_S = 0.2  # how often a running process's group counters are read (a limit ends it within this)
 
 
-class LimitsStatus(msgspec.Struct, kw_only=True):
-    """The whole-sandbox limits in force on this machine (part of the sandbox status)."""
-
-    mechanism: (
-        str  # "cgroup v2", "cgroup v1", "rlimit (RLIMIT_NPROC in the sandbox's user namespace)", "none"
-    )
-    processes: int = 0  # processes and threads of one plugin and its children together; 0: no cap
-    memoryMB: int = 0  # memory of one plugin and its children together; 0: per process only (RLIMIT_AS)
-    reason: str = ""  # why control groups are not used
-
-
-@dataclass(frozen=True, slots=True)
-class _Layout:
+class _Layout(NamedTuple):
     """Where this kernel creates its groups: one base folder per controller hierarchy (v2: one for both)."""
 
     version: int
@@ -190,8 +179,7 @@ def _v1_layout(mounts: list[tuple[str, str, str, set[str]]], own: dict[str, str]
     return _Layout(1, bases["pids"], bases["memory"])
 
 
-@dataclass(frozen=True, slots=True)
-class _ScopeLayout:
+class _ScopeLayout(NamedTuple):
     """Plugin processes start in transient scopes of the user's systemd (systemd_scope.py)."""
 
     command: list[str]  # env <bus> systemd-run --user
@@ -225,6 +213,8 @@ def nproc_applies() -> bool:
 
 
 def status(processes: int, memory_mb: int, sandboxed: bool) -> LimitsStatus:
+    from .limits_status import LimitsStatus  # msgspec: not loaded by a launch before the kernel's imports
+
     found = layout()
     if isinstance(found, _Layout):
         return LimitsStatus(mechanism=f"cgroup v{found.version}", processes=processes, memoryMB=memory_mb)
@@ -345,9 +335,12 @@ async def settle(limit_s: float = 3.0) -> None:
     """Remove the groups of exited processes whose members are still leaving (the supervisor's close)."""
     import asyncio
 
-    for _ in range(int(limit_s / 0.02)):
+    waited, pause = 0.0, 0.001
+    while True:
         for group in list(_ENDED):
             group.release()
-        if not _ENDED:
+        if not _ENDED or waited >= limit_s:
             return
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(pause)  # members leave within a few ms: look again soon, then less often
+        waited += pause
+        pause = min(pause * 2, 0.02)

@@ -35,7 +35,7 @@ from mrpvm.protocol.framing import encode_frame
 from mrpvm.protocol.gc_pause import paused_gc
 from mrpvm.protocol.vocab import MAIN_OP
 
-from . import cgroups
+from . import cgroups, early_launch
 from .errors import (
     CRASHED,
     INTERNAL_ERROR,
@@ -362,6 +362,7 @@ class Supervisor(OneShotMode):
         """Stop every plugin process: EOF to idle workers, then SIGKILL to whatever is left; reap all."""
         self._closed = True
         self._held.drop()
+        early_launch.stop_all()  # launched for a turn that did not start them (early_launch.py)
         procs: list[ChildProcess] = list(self._oneshot_procs)
         for proc in procs:
             proc.kill()

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from .cgroups import WATCH_INTERVAL_S, Group
+from .early_launch import start_process
 from .errors import SPAWN_FAILED, ProcessFailure
 from .plugin_log import StderrLog
 
@@ -117,9 +118,11 @@ class ChildProcess:
         sandboxed: bool = False,
         log: LogFactory | None = None,
         group: Group | None = None,
+        popen: subprocess.Popen[bytes] | None = None,
     ):
         """`group`: the control group `argv` joins (cgroups.py): watched while the process runs; a limit
-        reached kills the whole process group and sets `limit_exceeded` (why)."""
+        reached kills the whole process group and sets `limit_exceeded` (why). `popen`: `argv` already
+        started, as this class starts it (early_launch.py), adopted instead of started again."""
         self.loop = loop
         self.group = group
         self.limit_exceeded: str | None = None
@@ -132,17 +135,7 @@ class ChildProcess:
         self._close_after_write = False
         self._killed = False
         try:
-            self.popen = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=env,
-                start_new_session=True,
-                close_fds=True,
-                bufsize=0,
-            )
+            self.popen = popen or start_process(argv, cwd, env)
         except (OSError, ValueError, subprocess.SubprocessError) as err:
             if group is not None:
                 group.remove()

@@ -50,7 +50,7 @@ import msgspec
 from mrpvm.kernel.config import LimitsConfig, SandboxConfig
 
 from . import cgroups
-from .cgroups import LimitsStatus
+from .limits_status import LimitsStatus
 from .sandbox_binds import _covered, _inside, _minimal, _program_roots, _system_binds, python_roots
 
 MECHANISM = "bubblewrap"

@@ -78,6 +78,8 @@ class SupervisorBase:
         self._plugins: dict[str, PluginState] = {}
         self._held = HeldWork()
         self._oneshot_procs: set[ChildProcess] = set()
+        # plugin id -> how its last worker was started: what early_launch.record keeps for the next process
+        self.launches: dict[str, dict[str, object]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._seq = 0
         self._active = 0
@@ -179,10 +181,16 @@ class SupervisorBase:
     def _command(self, plugin: PluginState, writable: list[str]) -> tuple[list[str], Group | None]:
         """The argv that starts one process of `plugin`, and the control group it joins (cgroups.py), or
         with no group where cgroups are out of reach, the RLIMIT_NPROC fallback inside the sandbox."""
+        group = cgroups.new_group(self.limits.pluginProcesses, self._memory)
+        argv = self._argv(plugin, writable, grouped=group is not None)
+        return (group.launcher(argv) if group is not None else argv), group
+
+    def _argv(self, plugin: PluginState, writable: list[str], *, grouped: bool) -> list[str]:
+        """The command line of one process of `plugin` (without a control group's launcher); `grouped`: it
+        starts inside a control group (else the RLIMIT_NPROC fallback applies inside the sandbox)."""
         processes = self.limits.pluginProcesses
-        group = cgroups.new_group(processes, self._memory)
-        nproc = processes if group is None and self.sandbox.active and cgroups.nproc_applies() else None
-        argv = self.sandbox.command(
+        nproc = processes if not grouped and self.sandbox.active and cgroups.nproc_applies() else None
+        return self.sandbox.command(
             plugin.argv,
             plugin.cwd,
             llm=plugin.uses_llm,
@@ -191,7 +199,6 @@ class SupervisorBase:
             memory_bytes=self._memory,
             processes=nproc,
         )
-        return (group.launcher(argv) if group is not None else argv), group
 
     # ------------------------------------------------------------------ errors and accounting
 

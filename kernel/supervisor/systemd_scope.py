@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
 import subprocess
 
 from .group_files import EventCounters, kill_members, limit_reached
@@ -32,6 +31,8 @@ def _run_command() -> list[str] | str:
     """`env <bus variables> systemd-run --user`, or why the user's manager is out of reach."""
     if os.geteuid() == 0:
         return "a root kernel manages control groups itself"
+    import shutil
+
     systemd_run = shutil.which("systemd-run", path=os.environ.get("PATH") or os.defpath)
     if systemd_run is None:
         return "no systemd-run"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
 import time
 from pathlib import Path
 from typing import Protocol
@@ -152,7 +153,9 @@ class Worker:
         relayed: bool = False,
         log: LogFactory | None = None,
         group: Group | None = None,
+        popen: subprocess.Popen[bytes] | None = None,
     ):
+        """`popen`: the process already started (early_launch.py), adopted instead of started."""
         self.reader = FrameReader(max_output)
         self.job: Job | None = None
         self.served = 0
@@ -171,6 +174,7 @@ class Worker:
             sandboxed=sandboxed,
             log=log,
             group=group,
+            popen=popen,
         )
         self.sweeper = StraySweeper(self.proc.pid, relayed=relayed) if sandboxed else None
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import time
 
+from . import early_launch
 from .plugin_state import PluginState
 from .pool import WorkerPool
+from .process import WORKER_FLAG
 from .supervisor_base import PluginCallError, ProcessFailure, SupervisorBase
 from .worker import Job, Worker
 
@@ -26,7 +28,22 @@ class WorkerMode(SupervisorBase):
         plugin.spawns += 1
         sandboxed = plugin.binds is not None
         writable = plugin.binds.for_worker() if plugin.binds is not None else []
-        argv, group = self._command(plugin, writable)
+        env = {**self._env, WORKER_FLAG: "1"}
+        early = early_launch.take(
+            plugin.id, lambda grouped: self._argv(plugin, writable, grouped=grouped), str(plugin.cwd), env
+        )
+        if early is not None:
+            argv, group = early.argv, early.group
+        else:
+            argv, group = self._command(plugin, writable)
+        self.launches[plugin.id] = {
+            "argv": argv if group is None else self._argv(plugin, writable, grouped=True),
+            "cwd": str(plugin.cwd),
+            "env": env,
+            "grouped": group is not None,
+            "processes": self.limits.pluginProcesses,
+            "memory": self._memory,
+        }
         return Worker(
             argv,
             group=group,
@@ -39,6 +56,7 @@ class WorkerMode(SupervisorBase):
             sandboxed=sandboxed,
             relayed=self.sandbox.relays(plugin.uses_llm),
             log=lambda pid: self.logs.for_process(plugin.id, pid),
+            popen=early.popen if early is not None else None,
         )
 
     def prestart(self, plugin_id: str) -> bool:

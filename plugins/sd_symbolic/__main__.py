@@ -14,8 +14,9 @@ from mrpvm.protocol.cnl_compact import COMPACT_FORM
 from mrpvm.protocol.document import CnlDocument
 from mrpvm.protocol.envelope import DetectSeedsPayload, NormalizePayload
 
+from .source_units.assemble import build_analysed_tree, build_tree
 from .source_units.shipped import with_analysis
-from .source_units.tree import SourceMeta, build_tree, source_id_for
+from .source_units.tree import SourceMeta, source_id_for
 from .turn_seeds.intents import detect_seeds
 
 PLUGIN_ID = "sd-symbolic"
@@ -47,7 +48,9 @@ def normalize_persistent_context(call: Call) -> CnlDocument:
         char_offset=payload.charOffset,
         created_at=_now(),
     )
-    units = build_tree(text, meta)
+    # a kb source's units analysed for the kb-plugins' units file (a session load has none)
+    analysed = payload.replyForm == COMPACT_FORM and payload.scope == "kb"
+    units, analysis = build_analysed_tree(text, meta) if analysed else (build_tree(text, meta), [])
     levels = Counter(u.kuType for u in units)
     facts = sum(1 for u in units if u.relation)
     roles = Counter(u.role for u in units if u.kuType == "atomic")
@@ -61,9 +64,7 @@ def normalize_persistent_context(call: Call) -> CnlDocument:
         evidence=f"{facts} symbolic facts; roles " + ", ".join(f"{r} {n}" for r, n in roles.most_common()),
         units=units,
     )
-    if payload.replyForm == COMPACT_FORM and payload.scope == "kb":  # the units' analysis for the kb-plugins'
-        return with_analysis(doc, len(text))  # units file (a session load has none)
-    return doc
+    return with_analysis(doc, analysis) if analysed else doc
 
 
 def detect_seeds_handler(call: Call) -> CnlDocument:

@@ -58,7 +58,7 @@ def run_in_process(
             )
             return await run_turn(ctx, request)
         finally:
-            await ctx.aclose()
+            await ctx.aclose(ending=True)
 
     if not local_llm:  # asyncio's own runner: anyio's backend loads at its first use, after the workers start
         return asyncio.run(turn(None))

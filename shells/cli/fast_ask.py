@@ -147,7 +147,9 @@ def _through_daemon(home: Path, parsed: dict[str, Any], sources: list[tuple[str,
 
 def _in_process(parsed: dict[str, Any], sources: list[tuple[str, str]]) -> int:
     """The turn in this process, as the full CLI's `ask` runs it without a daemon (no legacy pins: the parser
-    leaves those options to the full CLI)."""
+    leaves those options to the full CLI). The workers the home's last one-turn process started are
+    launched first, before the kernel's imports (kernel/supervisor/early_launch.py)."""
+    _launch_early(parsed)
     from mrpvm.protocol.envelope import Pins
 
     from .answer_text import REFUSED_EXIT, refused
@@ -176,6 +178,22 @@ def _in_process(parsed: dict[str, Any], sources: list[tuple[str, str]]) -> int:
     else:
         _print_plain(result, parsed["verbose"], "")
     return REFUSED_EXIT if refused(result.response_document) else 0
+
+
+def _launch_early(parsed: dict[str, Any]) -> None:
+    """Start the recorded workers of a turn with these pins; nothing when anything is in the way (the turn
+    then starts its workers itself)."""
+    try:
+        from mrpvm.kernel.home import home_dir
+        from mrpvm.kernel.supervisor import early_launch
+
+        pins = [
+            parsed.get(f)
+            for f in ("planner_plugin", "seed_detector_plugin", "kb_plugin", "goal_solver_plugin")
+        ]
+        early_launch.launch(home_dir(), early_launch.key_of(*pins))
+    except Exception:  # noqa: BLE001 - only an earlier start is lost
+        pass
 
 
 def _plain() -> bool:

@@ -125,3 +125,44 @@ def test_a_busy_checkpoint_is_tried_again_after_the_next_commit():
         assert checkpoints.runs == 0
     finally:
         checkpoints.stop()
+
+
+def test_an_ending_process_leaves_the_checkpoint_to_the_next_and_loses_no_commit(tmp_path: Path):
+    """`close(ending=True)` (a one-turn `mrpvm ask` about to exit): no connection is closed, so the WAL is
+    not copied into the database on the way out; the process ends (os._exit, as the console script does)
+    and the next process reads every commit. A plain close checkpoints and removes the WAL."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "t.db"
+    code = (
+        "import os, sys; from mrpvm.kernel.db.sqlite import SqliteDatabase\n"
+        "db = SqliteDatabase(sys.argv[1])\n"
+        "with db.transaction() as conn:\n"
+        "    conn.execute('CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, body BLOB)')\n"
+        "    conn.execute('INSERT INTO t (body) VALUES (?)', (sys.argv[2].encode(),))\n"
+        "db.close(ending=sys.argv[2] == 'ending')\n"
+        "sys.stdout.flush(); os._exit(0)\n"
+    )
+    wal = Path(f"{path}-wal")
+    subprocess.run([sys.executable, "-c", code, str(path), "plain"], check=True)
+    assert not wal.exists() or wal.stat().st_size == 0  # the last close checkpointed it
+    subprocess.run([sys.executable, "-c", code, str(path), "ending"], check=True)
+    assert wal.stat().st_size > 0  # left for the next process
+    db = SqliteDatabase(path)
+    try:
+        rows = db.connection().execute("SELECT body FROM t ORDER BY id").fetchall()
+    finally:
+        db.close()
+    assert [bytes(r[0]) for r in rows] == [b"plain", b"ending"]
+
+
+def test_a_long_process_closing_many_stores_as_ending_keeps_a_bounded_number_open(tmp_path: Path):
+    from mrpvm.kernel.db import sqlite as sqlite_module
+
+    before = len(sqlite_module._kept_open)
+    for i in range(sqlite_module.KEPT_OPEN + 5):
+        database = SqliteDatabase(tmp_path / f"s{i}.db")
+        database.connection().execute("SELECT 1")
+        database.close(ending=True)
+    assert before <= len(sqlite_module._kept_open) <= sqlite_module.KEPT_OPEN

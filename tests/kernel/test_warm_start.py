@@ -150,3 +150,33 @@ def test_the_warm_start_module_loads_without_the_turns_modules():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.split("\n")[:2] == ["False", "True mrpvm.kernel.engine.turn TurnRequest"]
+
+
+def test_a_one_turn_process_records_its_workers_and_the_next_one_adopts_those_launched_first(tmp_path):
+    from mrpvm.kernel.supervisor import early_launch
+
+    h = Harness(tmp_path, SCRIPT, planners=("planner-a",), enabled=ENABLED)
+
+    async def one_ask(question: str):
+        ctx = await h.open()
+        try:
+            launched = early_launch.launch(ctx.home, early_launch.key_of(None, None, None, None))
+            pids = early_launch.launched()
+            started = prestart_turn(ctx, Pins())
+            adopted = {p: pid for p, pid in pids.items() if pid in ctx.supervisor.pids()}
+            left = early_launch.launched()
+            session = ctx.store.create_session()
+            await load_session_context(ctx, session.id, "Alpha is a widget.", "facts.md", "sd-a")
+            result = await run_turn(ctx, TurnRequest(message=question, session_id=session.id))
+            return launched, started, adopted, left, result, ctx.supervisor.health()
+        finally:
+            await ctx.aclose()
+
+    launched, started, _, _, result, _ = anyio.run(one_ask, "what is alpha?")
+    assert launched == [] and result.status == "success"  # nothing recorded yet
+    assert set(early_launch.recorded(h.home)["workers"]) == set(started)
+    anyio.run(one_ask, "what is alpha?")  # records the kb-plugin of the last turn too
+    launched, started, adopted, left, result, health = anyio.run(one_ask, "what is alpha again?")
+    assert launched == started == ["planner-a", "sd-a", "kb-b", "gs-a"]
+    assert set(adopted) == set(started) and left == {}  # every launched process became the turn's worker
+    assert result.status == "success" and all(health[p]["spawns"] == 1 for p in started)

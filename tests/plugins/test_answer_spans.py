@@ -9,7 +9,8 @@ import json
 import msgspec
 from answer_support import ask, units_of
 from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs_plugin
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 from mrpvm.protocol.cnl import parse_document
 from mrpvm.protocol.document import IntentGroup
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from mrpvm.plugins.gs_symbolic.evidence import split_units
 from mrpvm.plugins.gs_symbolic.windows import MAX_WINDOW_CHARS, windows
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 
 KILN = """# Kiln firing
 

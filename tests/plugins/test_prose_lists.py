@@ -6,7 +6,8 @@ is no name the answer must write (question.py)."""
 from __future__ import annotations
 
 from answer_support import solve
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 from mrpvm.protocol.document import CnlDocument, IntentGroup
 
 MANUAL = """KILN(1)                         User Commands                         KILN(1)

@@ -4,7 +4,8 @@ the option asked about; short rows stay grouped."""
 
 from __future__ import annotations
 
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 
 OPTIONS = """# kiln-plugin
 

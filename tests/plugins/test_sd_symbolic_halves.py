@@ -14,8 +14,10 @@ from pathlib import Path
 import msgspec
 import pytest
 from mrpvm.plugins.sd_symbolic.source_units import halves
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_analysed_tree, build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 from mrpvm.protocol.cnl import parse_document
+from mrpvm.protocol.handoff import analyse_unit
 
 ROOT = Path(__file__).resolve().parents[2]
 META = SourceMeta("src-big", "big.md", "text", created_at="2026-01-01T00:00:00+00:00")
@@ -63,6 +65,29 @@ ODD_SHAPES = {
 def test_the_halves_build_the_serial_tree_of_odd_shapes(shape: str) -> None:
     text = ODD_SHAPES[shape]
     assert encoded(build_tree(text, META, halves=True)) == encoded(build_tree(text, META, halves=False))
+
+
+# A footnote cited by table rows on both sides of the split: its unit is renamed after the sections' units
+# (and their analysis) were built.
+CITED_FOOTNOTES = (
+    "# Platforms\n\n| Platform | Built |\n|---|---|\n"
+    + "".join(f"| arm{i} | yes[^{i % 3 + 1}] |\n" for i in range(3000))
+    + "".join(f"\n[^{k}]: Binaries produced on these systems ({k}) are tested.\n" for k in (1, 2, 3))
+)
+
+
+@pytest.mark.parametrize("text", [CITED_FOOTNOTES, ODD_SHAPES["a heading per sentence"]])
+@pytest.mark.parametrize("halved", [False, True])
+def test_the_analysed_tree_is_the_tree_and_each_units_analysis(text: str, halved: bool) -> None:
+    """assemble.build_analysed_tree analyses each section's units in the job that builds them (in the
+    child, for the second half): the same units as build_tree, and analysis[i] == analyse_unit(units[i]),
+    the renamed footnotes' included."""
+    units, analysis = build_analysed_tree(text, META, halves=halved)
+    assert encoded(units) == encoded(build_tree(text, META, halves=False))
+    assert analysis == [analyse_unit(u) for u in units]
+    if text is CITED_FOOTNOTES:
+        notes = [u for u in units if (u.title or "").startswith("[^")]
+        assert len(notes) == 3 and all("arm" in u.topic for u in notes)
 
 
 def test_split_map_runs_the_second_half_in_a_child() -> None:

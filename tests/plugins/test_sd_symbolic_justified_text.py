@@ -3,8 +3,9 @@ only lines whose gaps fall at shared columns are a table."""
 
 from __future__ import annotations
 
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
 from mrpvm.plugins.sd_symbolic.source_units.outline import parse_outline
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 
 MAN_PAGE = """FROB(1)                      General Commands Manual                     FROB(1)
 

@@ -9,7 +9,8 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree, source_id_for
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, source_id_for
 from mrpvm.plugins.sdk.text import sentence_spans
 from mrpvm.protocol.document import KnowledgeUnit
 

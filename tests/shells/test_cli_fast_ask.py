@@ -271,3 +271,42 @@ def test_the_daemon_file_round_trips(tmp_path: Path):
     assert daemon_file.read_address(tmp_path) == address
     daemon_file.withdraw(tmp_path, os.getpid())
     assert daemon_file.read_address(tmp_path) is None
+
+
+def _processes_of_home(home: Path) -> list[int]:
+    """Live processes started with this kernel home in their environment (the CLI's plugin workers)."""
+    found = []
+    marker = f"MRPVM_HOME={home}".encode()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                env = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if marker in env and state not in ("Z", "X"):
+                found.append(int(entry))
+    return found
+
+
+def test_a_cold_ask_that_launches_its_workers_early_answers_the_same_and_leaves_nothing_running(
+    tmp_path: Path,
+):
+    """The second and later asks on a home launch the workers the last one started before the kernel's
+    imports (kernel/supervisor/early_launch.py): the answer is the same, and no worker outlives the CLI,
+    whether adopted or not (a changed question plans other plugins)."""
+    source = PROJECT_ROOT / "examples" / "tessel-build.md"
+    home = tmp_path / "home"
+    home.mkdir()
+    answers = []
+    for question in ["How do I build tessel?"] * 3 + [
+        "What is the capital of France?",
+        "How do I build tessel?",
+    ]:
+        asked = _ask(home, "--no-daemon", "--source", str(source), question, plugins=True)
+        assert asked.returncode in (0, REFUSED_EXIT), asked.stderr[-2000:]
+        answers.append(asked.stdout)
+        assert _processes_of_home(home) == []
+    assert (home / "run" / "early-workers.json").exists()
+    assert len({answers[i] for i in (0, 1, 2, 4)}) == 1 and "tessel build --changed" in answers[0].decode()
+    assert "not contain enough evidence" in answers[3].decode()

@@ -10,7 +10,8 @@ import pytest
 from kb_corpus import retrieve_request
 from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs
 from mrpvm.plugins.kb_balanced.__main__ import plugin as balanced
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 from mrpvm.plugins.sdk.embedding import available
 from mrpvm.protocol.cnl import parse_document
 from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit, ResolvedIntent

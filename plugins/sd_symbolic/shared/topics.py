@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS
@@ -40,6 +42,11 @@ def _clean_entity(phrase: str) -> str:
 
 def entities(text: str) -> list[tuple[str, bool]]:
     """Capitalised phrases with a flag telling whether they open a sentence (weaker evidence)."""
+    return list(_entities(text))
+
+
+@lru_cache(maxsize=4096)  # a group's topic reads each of its sentences again alone (tree.py _group_topic)
+def _entities(text: str) -> tuple[tuple[str, bool], ...]:
     out: list[tuple[str, bool]] = []
     for m in _ENTITY.finditer(text):
         phrase = m.group(0)
@@ -60,22 +67,31 @@ def entities(text: str) -> list[tuple[str, bool]]:
         if len(phrase) < 2 or phrase.lower() in STOPWORDS:
             continue
         out.append((phrase, initial))
-    return out
+    return tuple(out)
 
 
 def quoted_terms(text: str) -> list[str]:
     return [(m.group(1) or m.group(2)).strip(" .,;:") for m in _QUOTED.finditer(text)]
 
 
-def content_runs(text: str, max_words: int = 3, noise: frozenset[str] = frozenset()) -> list[str]:
-    """Runs of consecutive content words ("neural implants", "secure execution"), at most max_words long."""
+_RUN_BREAK = lazy_pattern(r'[,.;:!?()"“”\[\]]')
+
+
+def content_runs(
+    text: str, max_words: int = 3, noise: frozenset[str] = frozenset(), limit: int = 0
+) -> list[str]:
+    """Runs of consecutive content words ("neural implants", "secure execution"), at most max_words long;
+    with `limit`, only the first `limit` of them (a topic takes the first run of a long claim)."""
     runs: list[str] = []
     current: list[str] = []
     last_end = 0
+    breaks = _RUN_BREAK.search
     for m in _RUN_WORD.finditer(text):
+        if limit and len(runs) >= limit:
+            return runs[:limit]
         word = _POSSESSIVE.sub("", m.group(0))
         low = word.lower()
-        if current and any(c in text[last_end : m.start()] for c in ',.;:!?()"“”[]'):
+        if current and breaks(text, last_end, m.start()):
             runs.append(" ".join(current))
             current = []
         last_end = m.end()
@@ -90,7 +106,7 @@ def content_runs(text: str, max_words: int = 3, noise: frozenset[str] = frozense
             current = []
     if current:
         runs.append(" ".join(current))
-    return runs
+    return runs[:limit] if limit else runs
 
 
 def topic_of(texts: list[str], fallback: str = "") -> str:
@@ -114,7 +130,7 @@ def topic_of(texts: list[str], fallback: str = "") -> str:
         best = max(weights, key=lambda k: (weights[k], len(k.split()) > 1, -order[k]))
         return _shorten(forms[best])
     for text in texts:
-        runs = content_runs(text, noise=_SENTENCE_OPENERS)
+        runs = content_runs(text, noise=_SENTENCE_OPENERS, limit=1)
         if runs:
             return _shorten(runs[0])
     return fallback or _shorten(" ".join(texts)[:60])

@@ -201,7 +201,7 @@ def extract_triple(sentence: str) -> Triple | None:
     if len(text) < 5 or len(text) > 400 or text.endswith("?"):
         return None
     # the subject is at most 7 words, so the relation starts within the first 8: search only that far
-    if not any(w.lower() in _TRIGGERS for w in text.split(None, 9)[1:9]):
+    if _TRIGGERS.isdisjoint(" ".join(text.split(None, 9)[1:9]).lower().split()):
         return None
     head = _HEAD_WORDS.match(text)
     limit = min(len(text), (head.end() if head else 0) + 48)

@@ -26,6 +26,9 @@ _INDENTED = lazy_pattern(r"^(?: {4}|\t)[ \t]*\S")
 # a word ending a sentence or a clause ("pip install ." ends none), or a list marker opening the line
 _PROSE_LINE = lazy_pattern(r"[^\W_][.!?;,]['\"”’)\]]*\s*$|^\s*(?:[-*+•]|\d{1,3}[.)])\s")
 _TERMINAL = lazy_pattern(r"[.!?:;,]['\"”’)]*$")
+# What a line must open with (after blanks) for _ATX, FENCE, _ITEM, TABLE_ROW, _SETEXT or _RULE to match: a
+# prose line that does not is a paragraph's next line without trying each of them.
+_MAY_OPEN_BLOCK = lazy_pattern(r"\s*(?:[#`~\-*+•‣◦(|=_]|\d|[a-z][.)]|[Ss](?:tep|TEP))")
 
 # Sentences longer than this are cut at a whitespace boundary so no segment grows without bound.
 MAX_SEGMENT_CHARS = 1200
@@ -183,6 +186,9 @@ def parse_blocks(text: str) -> list[Block]:
         while j < n:
             la, lb = lines[j]
             nxt = text[la:lb]
+            if nxt.strip() and not _MAY_OPEN_BLOCK.match(nxt):
+                j += 1
+                continue
             if (
                 not nxt.strip()
                 or _ATX.match(nxt)

@@ -1,6 +1,6 @@
 """Both cores for one large source: the second half of a per-block or per-section job runs in a forked child.
 
-`build_tree` (tree.py) has two jobs that are independent item by item and take ~85% of its time on a large
+`build_tree` (assemble.py) has two jobs that are independent item by item and take ~85% of its time on a large
 source: the pieces of each block (pieces.py) and the units of each section. For a source of at least
 MIN_CHARS characters on a machine with more than one CPU, `split_map` runs the items of the second half
 (by characters; a little more than half, as the parent also rebuilds the child's results) in a child

@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 from collections import Counter
 from collections.abc import Sequence
+from itertools import chain
 from math import sqrt
 
 LEAD_BONUS = 1.15
@@ -17,10 +18,7 @@ MAX_OVERLAP = 0.6
 
 
 def doc_freq(term_sets: Sequence[frozenset[str]]) -> Counter[str]:
-    df: Counter[str] = Counter()
-    for ts in term_sets:
-        df.update(ts)
-    return df
+    return Counter(chain.from_iterable(term_sets))
 
 
 def centrality(terms: frozenset[str], df: Counter[str]) -> float:

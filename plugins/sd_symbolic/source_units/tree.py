@@ -14,12 +14,10 @@ linear in the size of the source.
 from __future__ import annotations
 
 import hashlib
-import pickle
 import re
 from collections import Counter
 from dataclasses import dataclass
 
-import msgspec
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.protocol.document import KnowledgeUnit
 
@@ -28,21 +26,15 @@ from ..shared.topics import content_runs, topic_of
 from ..shared.triples import Triple
 from .blocks import Block
 from .code_claims import FENCED, code_block, fenced, numbered_steps
-from .footnotes import name_footnotes
 from .grouping import Spec, make_specs
-from .halves import MIN_CHARS, cores, split_map
-from .outline import read_blocks
 from .pieces import (
     INLINE_MARKUP,
     Piece,
     anaphoric,
     clean,
-    make_piece,
-    piece_fields,
-    pieces_from_fields,
 )
-from .sections import Section, make_sections
-from .summaries import MAX_SUMMARY_CHARS, aggregate_summary, join_summary, summarize_span, verbatim_summary
+from .sections import Section
+from .summaries import MAX_SUMMARY_CHARS, join_summary, summarize_span, verbatim_summary
 
 _PERSONAL = lazy_pattern(r"^(?:it|its|they|their|he|his|she|her)\b", re.I)
 
@@ -145,7 +137,7 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
                 unit_type = "question"  # a question in a source states nothing
             topic = _group_topic(([spec.intro] if spec.intro else []) + spec.pieces, section_topic)
     if not topic:
-        topic = section_topic or (content_runs(claim or procedure or "")[:1] or ["text"])[0]
+        topic = section_topic or (content_runs(claim or procedure or "", limit=1) or ["text"])[0]
     condition = condition_of(first.clean) if spec.kind != "code" else None
     off = meta.char_offset
     return KnowledgeUnit(
@@ -265,12 +257,12 @@ _CHUNK_TYPES = {
 }
 
 
-def _majority_role(roles: list[str]) -> str:
+def majority_role(roles: list[str]) -> str:
     counted = Counter(r for r in roles if r != "Procedure")
     return counted.most_common(1)[0][0] if counted else "Description"
 
 
-def _section_units(
+def section_units(
     text: str, meta: SourceMeta, blocks: list[Block], pieces: dict[int, list[Piece]], sec: Section, s_idx: int
 ) -> tuple[list[KnowledgeUnit], KnowledgeUnit]:
     """The atomic units of a section, in text order, and its composite."""
@@ -303,7 +295,7 @@ def _section_units(
         id=section_id,
         chunkId=f"{sid}::chunk-{chunk:03d}",
         kuType="composite",
-        role=_majority_role([c.role for c in children]),
+        role=majority_role([c.role for c in children]),
         topic=sec.title or topic_of([p.clean for p in summary] or [claim], "section"),
         claim=claim,
         title=title,
@@ -319,75 +311,3 @@ def _section_units(
         sectionTitle=sec.path,
     )
     return children, composite
-
-
-# What a child of halves.py sends back of a section: its units (its pieces: pieces.piece_fields).
-_UNITS_ENCODER = msgspec.msgpack.Encoder()
-_UNITS_DECODER = msgspec.msgpack.Decoder(list[tuple[list[KnowledgeUnit], KnowledgeUnit]])
-
-
-def build_tree(text: str, meta: SourceMeta, *, halves: bool | None = None) -> list[KnowledgeUnit]:
-    """All units of the source: atomic units in text order, then section composites, then the aggregate.
-
-    `halves`: build the pieces and the sections' units of the source's second half in a forked child
-    (halves.py); None: when the source is large and a second CPU is there. The units are the same."""
-    blocks = read_blocks(text)
-    if halves is None:
-        halves = len(text) >= MIN_CHARS and cores() > 1
-    per_block = split_map(
-        range(len(blocks)),
-        [b.end - b.start for b in blocks],
-        lambda k: [make_piece(text, s) for s in blocks[k].segments],
-        lambda lists: pickle.dumps([[piece_fields(p) for p in ps] for ps in lists], pickle.HIGHEST_PROTOCOL),
-        lambda data: pieces_from_fields(blocks, pickle.loads(data)),
-        halves=halves,
-    )
-    pieces: dict[int, list[Piece]] = dict(enumerate(per_block))
-    sections = make_sections(blocks, pieces)
-    built = split_map(
-        range(len(sections)),
-        [sec.end - sec.start for sec in sections],
-        lambda i: _section_units(text, meta, blocks, pieces, sections[i], i),
-        _UNITS_ENCODER.encode,
-        _UNITS_DECODER.decode,
-        halves=halves,
-    )
-    atomics = [u for children, _ in built for u in children]
-    composites = [composite for _, composite in built]
-    section_pieces = [[p for k in sec.blocks for p in pieces.get(k, ())] for sec in sections]
-    sid = meta.source_id
-    aggregate_id = f"{sid}::source-summary"
-    provenance = meta.provenance()
-    off = meta.char_offset
-    name_footnotes(atomics)
-    composites_summary = aggregate_summary(section_pieces)
-    doc_title = _document_title(blocks, meta)
-    start = blocks[0].start if blocks else 0
-    end = blocks[-1].end if blocks else 0
-    claim = join_summary(composites_summary) or doc_title
-    aggregate = KnowledgeUnit(
-        **provenance,
-        id=aggregate_id,
-        chunkId=f"{sid}::chunk-{meta.chunk_base:03d}",
-        kuType="aggregate",
-        role=_majority_role([c.role for c in composites]),
-        topic=doc_title,
-        claim=claim,
-        title=doc_title,
-        hash=content_hash(text),
-        unitType="source-summary",
-        childUnitIds=[c.id for c in composites],
-        charStart=start + off,
-        charEnd=end + off,
-        chunkType="source",
-    )
-    return [*atomics, *composites, aggregate]
-
-
-def _document_title(blocks: list[Block], meta: SourceMeta) -> str:
-    if blocks and blocks[0].kind == "heading":
-        return blocks[0].title
-    if meta.source_name:
-        name = re.sub(r"\.[A-Za-z0-9]{1,5}$", "", meta.source_name.rsplit("/", 1)[-1])
-        return name.replace("_", " ").replace("-", " ").strip() or meta.source_id
-    return meta.source_id
