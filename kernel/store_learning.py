@@ -114,36 +114,42 @@ class PlannerLearning:
     def record_observations(self, planner_id: str, kb_id: str | None, observations: list[Observation]) -> int:
         """Fold one outcome's observations into the planner's records (one transaction); returns how many
         (none when the KB was deleted meanwhile: its records went with it, and must not come back)."""
+        if not observations:
+            return 0
+        with self.transaction() as conn:
+            return self._fold(conn, planner_id, kb_id, observations)
+
+    def _fold(
+        self, conn: Connection, planner_id: str, kb_id: str | None, observations: list[Observation]
+    ) -> int:
+        """`record_observations` inside the caller's transaction `conn`."""
         if len(observations) > MAX_OBSERVATIONS:
             raise ValidationFailed(
                 f"{planner_id} sent {len(observations)} observations for one outcome (at most {MAX_OBSERVATIONS})",
                 {"planner": planner_id, "observations": len(observations)},
             )
-        if not observations:
+        if not observations or (kb_id is not None and not self._lock_row(conn, "kbs", kb_id)):
             return 0
         stamp, key = now_iso(), kb_key(kb_id)
         ordered = sorted(observations, key=lambda o: (o.plugin, o.task, o.index))  # one lock order
-        with self.transaction() as conn:
-            if kb_id is not None and not self._lock_row(conn, "kbs", kb_id):
-                return 0
-            conn.executemany(  # one batch (psycopg pipelines it), applied in order
-                _FOLD,
-                [
-                    {
-                        "planner": planner_id,
-                        "kb": key,
-                        "plugin": item.plugin,
-                        "task": item.task,
-                        "a": float(item.alpha),
-                        "ok": float(item.success),
-                        "ms": float(item.latencyMs),
-                        "calls": float(item.llmCalls),
-                        "suf": None if item.sufficiency is None else float(item.sufficiency),
-                        "at": stamp,
-                    }
-                    for item in ordered
-                ],
-            )
+        conn.executemany(  # one batch (psycopg pipelines it), applied in order
+            _FOLD,
+            [
+                {
+                    "planner": planner_id,
+                    "kb": key,
+                    "plugin": item.plugin,
+                    "task": item.task,
+                    "a": float(item.alpha),
+                    "ok": float(item.success),
+                    "ms": float(item.latencyMs),
+                    "calls": float(item.llmCalls),
+                    "suf": None if item.sufficiency is None else float(item.sufficiency),
+                    "at": stamp,
+                }
+                for item in ordered
+            ],
+        )
         return len(ordered)
 
     def _first_import(self, conn: Connection, digest: str, what: str, records: int) -> bool:

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import msgspec
-from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.document import KnowledgeUnit, Observation
 from mrpvm.protocol.envelope import Pins
 
+from .db.base import Connection
 from .errors import (
     SessionNotFound,
     TurnNotFound,
@@ -162,15 +163,29 @@ class TurnTables(SessionTables):
     def update_turn_trace(self, request_id: str, trace: dict[str, Any]) -> None:
         """Replace a committed turn's trace (a call the turn left running has ended: see
         `overlap.Background`); one transaction. TurnNotFound when no such turn is stored."""
-        updated = (
-            self._conn()  # one statement: its own transaction (autocommit)
-            .execute(
-                "UPDATE turns SET trace = ? WHERE request_id = ?", (json_encoder.encode(trace), request_id)
-            )
-            .rowcount
-        )
-        if updated == 0:
+        if not self._set_trace(self._conn(), request_id, trace):  # one statement: its own transaction
             raise TurnNotFound(f"no turn with request id '{request_id}'", {"request": request_id})
+
+    @staticmethod
+    def _set_trace(conn: Connection, request_id: str, trace: dict[str, Any]) -> bool:
+        sql = "UPDATE turns SET trace = ? WHERE request_id = ?"
+        return conn.execute(sql, (json_encoder.encode(trace), request_id)).rowcount > 0
+
+    def record_outcome_and_trace(
+        self,
+        planner_id: str,
+        kb_id: str | None,
+        observations: list[Observation],
+        request_id: str,
+        trace_of: Callable[[int], dict[str, Any]],
+    ) -> int:
+        """`record_observations`, then the committed turn's trace replaced by `trace_of(how many were
+        folded)`, in one transaction (a deferred recordOutcome that ended after its turn was committed:
+        kernel/engine/outcome.py). A turn no longer stored (its session deleted meanwhile) keeps the fold."""
+        with self.transaction() as conn:
+            stored = self._fold(conn, planner_id, kb_id, observations)
+            self._set_trace(conn, request_id, trace_of(stored))
+        return stored
 
     def get_turn(self, request_id: str) -> TurnRecord:
         row = (

@@ -87,6 +87,24 @@ async def commit(
         raise
 
 
+class TraceOnce:
+    """Who stores a deferred recordOutcome's turn trace again once its calls end: the last call to end,
+    in the same transaction as its fold, when the turn was committed before it ended (the daemon's
+    common case: one store write for the two); else the job, alone, as before."""
+
+    def __init__(self, committed: asyncio.Future[bool], tasks: list[asyncio.Task]) -> None:
+        self.committed, self.tasks, self.stored = committed, tasks, False
+
+    def last_after_commit(self) -> bool:
+        """True in the last call still running (its call just answered) once the turn is committed."""
+        return (
+            self.committed.done()
+            and not self.committed.cancelled()
+            and self.committed.result()
+            and sum(not t.done() for t in self.tasks) == 1
+        )
+
+
 def record_in_background(
     state: TurnState,
     root: ExecutionFrame,
@@ -99,20 +117,23 @@ def record_in_background(
 
     The calls (the returned tasks) start at the caller's next event-loop trip. The caller sets the
     returned future (None when no planner led a branch) once the turn is over: True when the turn was
-    committed while a call still ran, so the job stores the turn's trace again once the calls end.
+    committed while a call still ran, so the turn's trace is stored again once the calls end (by the
+    last call with its fold, else by the job: `TraceOnce`).
     """
-    calls = outcome_calls(state, root, outcomes, deferred=True)
-    if not calls:
-        return None, []
     ctx = state.ctx
     loop = asyncio.get_running_loop()
     committed: asyncio.Future[bool] = loop.create_future()
+    tasks: list[asyncio.Task] = []
+    trace = TraceOnce(committed, tasks)
+    calls = outcome_calls(state, root, outcomes, deferred=True, trace=trace)
+    if not calls:
+        return None, []
 
     async def held(call: PendingCall) -> None:
         with hold_spin(ctx.supervisor):  # nobody waits for it: it must never busy-poll the loop
             await call()
 
-    tasks = [loop.create_task(held(call)) for call in calls]  # list order = trace node order
+    tasks += [loop.create_task(held(call)) for call in calls]  # list order = trace node order
 
     async def job() -> None:
         try:
@@ -121,7 +142,7 @@ def record_in_background(
             if ctx.llm is not None:
                 ctx.llm.expire_request(state.request_id)
         failed = [e for t in tasks if not t.cancelled() and (e := t.exception()) is not None]
-        if await committed:
+        if await committed and not trace.stored:
             try:
                 ctx.store.update_turn_trace(state.request_id, state.trace.to_builtins())
             except TurnNotFound:
@@ -137,11 +158,15 @@ def record_in_background(
 
 
 def outcome_calls(
-    state: TurnState, root: ExecutionFrame, outcomes: list[PlannerOutcome], deferred: bool = False
+    state: TurnState,
+    root: ExecutionFrame,
+    outcomes: list[PlannerOutcome],
+    deferred: bool = False,
+    trace: TraceOnce | None = None,
 ) -> list[PendingCall]:
     """DS027 recordOutcome to every planner that led a branch (calls not started). Each appends the
     planner-level outcome the kernel folds into its EWMA when the turn commits. `deferred`: nobody
-    waits for them (`call_plugin(..., background=True)`)."""
+    waits for them (`call_plugin(..., background=True)`); `trace`: see `TraceOnce`."""
     by_planner: dict[str, list[BranchRun]] = {}
     for branch in state.branches:
         if branch.planner_id is not None:
@@ -178,7 +203,10 @@ def outcome_calls(
                 input_summary={"status": status, "attempts": len(attempts)},
                 background=deferred,
             )
-            await learn(state, planner_id, attempt, {a.pluginId for a in attempts})
+            with_trace = trace is not None and trace.last_after_commit()
+            stored = await learn(state, planner_id, attempt, {a.pluginId for a in attempts}, with_trace)
+            if trace is not None and stored:
+                trace.stored = True
             return attempt
 
         return call
@@ -186,13 +214,23 @@ def outcome_calls(
     return [one(planner_id, branches) for planner_id, branches in by_planner.items()]
 
 
-async def learn(state: TurnState, planner_id: str, attempt: Attempt, attempted: set[str]) -> None:
+async def learn(
+    state: TurnState, planner_id: str, attempt: Attempt, attempted: set[str], with_trace: bool = False
+) -> bool:
     """Fold the planner's `## Observation` sections into its shared records (kernel/store_learning.py);
     the trace node says how many were stored, or why none was. A planner observes only the plugins the
-    outcome names (the records stay bounded by what ran)."""
+    outcome names (the records stay bounded by what ran). `with_trace` (the turn is committed and this
+    was its last call running): the turn's trace is stored again in the fold's transaction; True when
+    it was."""
     doc = attempt.doc
     if attempt.status != "success" or doc is None or not doc.observations:
-        return
+        return False
+    node = attempt.node
+
+    def trace_of(stored: int) -> dict[str, Any]:
+        node.output["observationsStored"] = stored
+        return state.trace.to_builtins()
+
     try:
         strangers = sorted({o.plugin for o in doc.observations} - attempted)
         if strangers:
@@ -200,10 +238,22 @@ async def learn(state: TurnState, planner_id: str, attempt: Attempt, attempted: 
                 f"observations of plugins the outcome does not name: {', '.join(strangers[:5])}",
                 {"planner": planner_id, "plugins": strangers[:20]},
             )
-        store = state.ctx.store
+        store, rid = state.ctx.store, state.request_id
+        if with_trace:
+            await store_call(
+                store,
+                store.record_outcome_and_trace,
+                planner_id,
+                state.kb_id,
+                doc.observations,
+                rid,
+                trace_of,
+            )
+            return True
         stored = await store_call(store, store.record_observations, planner_id, state.kb_id, doc.observations)
+        node.output["observationsStored"] = stored
     except (ValidationFailed, StoreError) as err:
-        attempt.node.output["observationsRejected"] = str(err)
+        node.output.pop("observationsStored", None)
+        node.output["observationsRejected"] = str(err)
         state.warnings.append(f"{planner_id}: observations not stored: {err}")
-        return
-    attempt.node.output["observationsStored"] = stored
+    return False

@@ -187,3 +187,39 @@ def test_a_deferred_outcome_keeps_its_llm_access_until_it_ends(tmp_path):
     assert [n["kind"] for n in stored.trace["nodes"] if parents.get(n["id"]) == record["id"]] == ["llm"]
     assert models == [role_model("goal-fast")]
     assert ledger is None and live == 0  # expired once the outcome ended
+
+
+def _observation(plugin: str, index: int = 1) -> dict:
+    return {"index": index, "plugin": plugin, "success": 1.0, "latencyMs": 5.0}
+
+
+def test_a_deferred_outcome_ending_after_the_commit_stores_its_fold_and_trace(tmp_path):
+    """The last call to end after the commit folds its observations and stores the turn's trace again
+    (one store transaction); a set naming a plugin the outcome did not call is refused, trace still stored."""
+    good = {"sleepMs": 150, "observations": [_observation("kb-a"), _observation("gs-a", 2)]}
+    stranger = {"sleepMs": 150, "observations": [_observation("kb-elsewhere")]}
+    rules = script([{"when": {"promptContains": "alpha"}, **good}, stranger])
+    h = Harness(tmp_path, rules, planners=("planner-a",), enabled=ENABLED)
+
+    async def go():
+        ctx = await h.open()
+        try:
+            ask = [
+                run_turn(ctx, TurnRequest(message=f"what is {w}?"), defer_outcome=True)
+                for w in ("alpha", "beta")
+            ]
+            first, second = await ask[0], await ask[1]
+            await ctx.background.drain()
+            return first, second, ctx.store.learned("planner-a", None)
+        finally:
+            await ctx.aclose()
+
+    first, second, learned = anyio.run(go)
+    assert sorted(s.pluginId for s in learned) == ["gs-a", "kb-a"]
+    (record,) = nodes(first, kind="plugin", op="recordOutcome")
+    stored = {n["id"]: n for n in stored_turn(h, first.request_id).trace["nodes"]}[record["id"]]
+    assert stored["status"] == "success" and stored["output"]["observationsStored"] == 2
+    (record,) = nodes(second, kind="plugin", op="recordOutcome")
+    stored = {n["id"]: n for n in stored_turn(h, second.request_id).trace["nodes"]}[record["id"]]
+    assert stored["status"] == "success" and "kb-elsewhere" in stored["output"]["observationsRejected"]
+    assert "observationsStored" not in stored["output"]

@@ -10,7 +10,9 @@ import msgspec
 import pytest
 from mrpvm.kernel.errors import ValidationFailed
 from mrpvm.kernel.planner_import import IMPORTED_SUFFIX, LEGACY_FILE, import_planner_files
+from mrpvm.kernel.records import TurnRecord
 from mrpvm.kernel.store import Store
+from mrpvm.kernel.store_learning import MAX_OBSERVATIONS
 from mrpvm.protocol.document import Observation
 
 PLANNER = "planner-default"
@@ -179,3 +181,50 @@ def test_a_deleted_kbs_outcome_arriving_late_is_not_stored(tmp_path, store_env):
         store.delete_kb(kb.id)
         assert store.record_observations(PLANNER, kb.id, [obs("kb-fast", 1.0)]) == 0  # recordOutcome ran late
         assert store.learning_snapshot() == []
+
+
+def _committed_turn(store: Store, request_id: str) -> None:
+    session = store.create_session()
+    trace = {"nodes": [{"id": "n1", "status": "pending"}], "edges": []}
+    store.commit_turn(
+        TurnRecord(
+            requestId=request_id,
+            sessionId=session.id,
+            userMessage="q",
+            responseMarkdown="## Answer",
+            responseDocument={},
+            trace=trace,
+        ),
+        [],
+    )
+
+
+def test_a_late_outcome_folds_and_rewrites_its_turns_trace_in_one_transaction(tmp_path, store_env):
+    with Store.open(tmp_path, store_env) as store:
+        _committed_turn(store, "req-1")
+        seen: list[int] = []
+
+        def trace_of(stored: int) -> dict:
+            seen.append(stored)
+            return {"nodes": [{"id": "n1", "status": "success", "output": {"observationsStored": stored}}]}
+
+        observations = [obs("kb-fast", 1.0), obs("gs-symbolic", 0.0)]
+        assert store.record_outcome_and_trace(PLANNER, None, observations, "req-1", trace_of) == 2
+        assert seen == [2] and set(by_key(store)) == {("kb-fast", ""), ("gs-symbolic", "")}
+        assert store.get_turn("req-1").trace["nodes"][0]["output"] == {"observationsStored": 2}
+        # a refused set changes neither the records nor the trace (one transaction, rolled back)
+        too_many = [obs(f"kb-{n}", 1.0) for n in range(MAX_OBSERVATIONS + 1)]
+        with pytest.raises(ValidationFailed):
+            store.record_outcome_and_trace(PLANNER, None, too_many, "req-1", lambda n: {"nodes": []})
+        assert store.get_turn("req-1").trace["nodes"][0]["status"] == "success" and len(by_key(store)) == 2
+        # the trace builder failing rolls the fold back too
+        with pytest.raises(RuntimeError):
+            store.record_outcome_and_trace(PLANNER, None, [obs("kb-x", 1.0)], "req-1", _fail)
+        assert ("kb-x", "") not in by_key(store)
+        # a turn no longer stored (its session deleted meanwhile) keeps the fold
+        assert store.record_outcome_and_trace(PLANNER, None, [obs("kb-y", 1.0)], "req-gone", trace_of) == 1
+        assert ("kb-y", "") in by_key(store)
+
+
+def _fail(stored: int) -> dict:
+    raise RuntimeError("trace not serialisable")

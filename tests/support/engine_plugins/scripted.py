@@ -15,6 +15,7 @@ The first rule whose `when` matches answers (a plugin/op with no rule answers `u
   select      "all" | n: which received units a retrieve selects; sufficient: bool (default true)
   guidanceIds ids a retrieve marks as guidance (they must be among the selected units' ids)
   plan        a Plan object (buildPlan)
+  observations [Observation objects] (recordOutcome)
   sleepMs     sleep before answering; track: true counts concurrent requests in MRPVM_TEST_COUNTER
   waitMax     n: before answering, wait until n tracked requests have run at once (a barrier: the test
               states an order of events instead of hoping a sleep is long enough on a busy machine)
@@ -35,7 +36,7 @@ from pathlib import Path
 
 import msgspec
 from mrpvm.plugins.sdk import Call, Plugin, PluginFailure
-from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan, ResolvedIntent
+from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Observation, Plan, ResolvedIntent
 from mrpvm.protocol.vocab import OPS_BY_TYPE
 
 PLUGIN_ID, PLUGIN_TYPE = sys.argv[1], sys.argv[2]
@@ -185,6 +186,8 @@ def handle(call: Call):
             )
         ]
         sections["units"] = chosen
+    if "observations" in rule:
+        sections["observations"] = [msgspec.convert(o, Observation) for o in rule["observations"]]
     if "plan" in rule:
         sections["plan"] = msgspec.convert(rule["plan"], Plan)
     if "answer" in rule:
