@@ -64,7 +64,7 @@ from .spans import (
     with_reason,
     with_steps,
 )
-from .support import supports
+from .support import leads_nowhere, supports
 from .unsaid import unsaid_word
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
@@ -344,6 +344,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     if passage.meaning is not None:
         evidence += f", meaning {passage.meaning:.2f}"
     supported = supports(judge, passage) or (commanded is not None and supports(judge, commanded))
+    supported = supported and not leads_nowhere(chosen)
     if supported and asks_literal(q.text) and not any(quotes_literal(part) for part in parts):
         supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
         evidence += "; asked verbatim, no literal quoted"

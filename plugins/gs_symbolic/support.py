@@ -58,6 +58,21 @@ def supports(judge: Judge, passage: Passage) -> bool:
     )
 
 
+def leads_nowhere(chosen: list[Passage]) -> bool:
+    """A quoted passage ends on a lead-in ("On Windows, run:", "… using the current source::") and so does
+    its unit: the document announces the answer there without stating it (a unit that goes on with the code
+    or list it leads into holds it, even when the quote stops short of it: "put this list in a
+    ``requirements.txt`` file:" answers "in which file"). Its colon is written as a period when quoted, so
+    the form's check of the quoted text (answer_form.unstated) cannot see it; this reads the unit itself."""
+    return any(
+        _ends_on_colon(p.sentences[-1].text) and _ends_on_colon(p.sentences[-1].unit.claim) for p in chosen
+    )
+
+
+def _ends_on_colon(text: str | None) -> bool:
+    return bool(text) and (text or "").rstrip().endswith(":")
+
+
 # "install ``tox`` instead of ``pytest``": what stands after these is the alternative set aside
 _CONTRASTED = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+([^,.;:!?]{1,80})", re.I)
 
