@@ -168,6 +168,7 @@ def _readings(main: str) -> list[Claim]:
     tm = _TRUE_THAT.match(text_rest)
     if tm:  # "Is it true that the X9 requires …" reads as "the X9 requires …"
         rest = tokenize(text_rest[tm.end() :])
+    determined = bool(rest) and rest[0].low in DETERMINERS  # "the heating plate": a noun, not a gerund
     while rest and rest[0].low in DETERMINERS:
         rest = rest[1:]
     if not rest:
@@ -197,7 +198,7 @@ def _readings(main: str) -> list[Claim]:
     if 0 < lead_name < len(run):  # a name ends the subject first: "the Southgate X9 | require …"
         lengths.remove(lead_name)
         lengths.insert(0, lead_name)
-    claims: list[Claim] = _gerund_readings(rest, run, modal)
+    claims: list[Claim] = [] if determined else _gerund_readings(rest, run, modal)
     for n in lengths:
         subject = run[:n]
         if not any(t.stems for t in subject):
@@ -216,10 +217,10 @@ def _readings(main: str) -> list[Claim]:
 
 
 def _gerund_readings(rest: list[Tok], run: list[Tok], modal: str | None) -> list[Claim]:
-    """A gerund subject takes its object's prepositional phrase along: "Does [disabling memory caching in the
-    STL] slow down the program?" asks whether the disabling slows the program, so the verb the question turns
-    on is "slow", not a word of the phrase. A name ends the phrase's noun phrase; a common one may end after
-    any of its first three words."""
+    """A gerund subject (no determiner before it: "the heating plate" is a noun) takes its object's
+    prepositional phrase along: "Does [disabling memory caching in the STL] slow down the program?" asks
+    whether the disabling slows the program, so the verb the question turns on is "slow", not a word of the
+    phrase. A name ends the phrase's noun phrase; a common one may end after any of its first three words."""
     end = len(run)
     if not run or not run[0].low.endswith("ing") or end >= len(rest) or rest[end].low not in PREPOSITIONS:
         return []
