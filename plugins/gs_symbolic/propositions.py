@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+
 from .clauses import (
     Tok,
     content_stems,
@@ -43,13 +45,13 @@ from .lexicon import (
 )
 from .qualifiers import asks_past, universal
 
-_IF_FIRST = re.compile(
+_IF_FIRST = lazy_pattern(
     r"^\s*(?P<w>if|unless|suppose|supposing|assuming|provided(?:\s+that)?|in\s+case)\s+(?P<c>.+?),\s*(?P<m>.+)$",
     re.I | re.S,
 )
-_INVERTED = re.compile(r"^\s*(?:had|were|should)\s+(?P<c>.+?),\s*(?P<m>.+)$", re.I | re.S)
-_IF_LAST = re.compile(r"\s+(?P<w>if|unless|in\s+case|provided(?:\s+that)?)\s+(?P<c>.+)$", re.I | re.S)
-_TRUE_THAT = re.compile(r"^(?:it\s+)?(?:true|correct|right|the\s+case|so)\s+that\s+", re.I)
+_INVERTED = lazy_pattern(r"^\s*(?:had|were|should)\s+(?P<c>.+?),\s*(?P<m>.+)$", re.I | re.S)
+_IF_LAST = lazy_pattern(r"\s+(?P<w>if|unless|in\s+case|provided(?:\s+that)?)\s+(?P<c>.+)$", re.I | re.S)
+_TRUE_THAT = lazy_pattern(r"^(?:it\s+)?(?:true|correct|right|the\s+case|so)\s+that\s+", re.I)
 
 
 @dataclass(slots=True)
@@ -280,7 +282,7 @@ def _predicate(toks: list[Tok]) -> tuple[set[str], bool]:
 
 # "Is a password required to …?", "Are logs stored by the server?": the subject undergoes the verb
 _NOT_PARTICIPLES = "open|often|even|seven|eleven|red|bed|need|feed|seed|speed"
-_PASSIVE = re.compile(
+_PASSIVE = lazy_pattern(
     r"^\s*(?:is|are|was|were|isn't|aren't|wasn't|weren't)\s+(?:\S+\s+){1,4}?"
     rf"(?!\w*ing\b|(?:{_NOT_PARTICIPLES})\b)\w+(?:ed|en|wn)\b"
     r"(?:\s+(?:to|by|for|in|on|at|when|if|before|after)\b|\s*$)",
@@ -289,7 +291,7 @@ _PASSIVE = re.compile(
 
 # "Should the issue tracker be used for …?", "Must X be signed?": asks what one should do with X, which a
 # command ("Please, don't use the issue tracker for this.") answers
-_ADVICE = re.compile(r"^\s*(?:should|must|can|may|could)\s+.+?\b(?:be|been)\s+\w+(?:ed|en|wn|t)\b", re.I)
+_ADVICE = lazy_pattern(r"^\s*(?:should|must|can|may|could)\s+.+?\b(?:be|been)\s+\w+(?:ed|en|wn|t)\b", re.I)
 
 
 def asks_advice(main: str) -> bool:
