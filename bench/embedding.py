@@ -48,7 +48,8 @@ def main() -> int:
     args = parser.parse_args()
 
     from mrpvm.plugins.kb_balanced.dense import unit_text
-    from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+    from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+    from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
     from mrpvm.plugins.sdk.embedding import Encoder, missing_reason
 
     if missing_reason():

@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from mrpvm.plugins.kb_common.fields import unit_fields, unit_hash
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree, source_id_for
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, source_id_for
 from mrpvm.protocol import analysis
 from mrpvm.protocol.envelope import OnSourceTextPayload, Paths, Request, decode_request, encode_request
 from mrpvm.protocol.gc_pause import paused_gc

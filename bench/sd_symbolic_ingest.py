@@ -14,7 +14,8 @@ import subprocess
 import sys
 import time
 
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta, build_tree
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 from mrpvm.protocol.cnl import render_document
 from mrpvm.protocol.document import CnlDocument, PluginResult
 

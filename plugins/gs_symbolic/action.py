@@ -17,12 +17,12 @@ Synonyms are neighbours by MiniLM (focus.NEIGHBOUR, set on word pairs, not on su
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from mrpvm.plugins.sdk.embedding import usable
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from .directives import tells_what_to_do
@@ -37,8 +37,8 @@ REVERSIBLE = 5  # the shortest base a prefix is read off ("design" is not the re
 _QUANTIFIERS = frozenset({"one", "or", "more", "several", "many", "multiple", "new", "existing", "same"})
 _SKIPPED = DETERMINERS | _QUANTIFIERS
 _ENDS = PREPOSITIONS | CONNECTIVES | STOPWORDS
-_CODE = re.compile(r"``[^`]*``|`[^`]*`")
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]")
+_CODE = lazy_pattern(r"``[^`]*``|`[^`]*`")
+_TOKEN = lazy_pattern(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]")
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.answer_types import asked_noun, mentions_type, options_named
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.place_answers import asks_origin, states_place
 from mrpvm.plugins.sdk.text import stems
 from mrpvm.plugins.sdk.time_answers import states_circumstance, states_frequency
@@ -24,31 +25,35 @@ from mrpvm.plugins.sdk.time_answers import states_circumstance, states_frequency
 from .question import Question
 
 # "the default X", "X by default", "defaults to": the question asks for a default (not how to change one)
-_DEFAULT_ASKED = re.compile(r"\bdefaults?\b", re.I)
-_DEFAULT_STATED = re.compile(r"default", re.I)  # "(default: 8)", "Defaults to", "defaultBranch"
+_DEFAULT_ASKED = lazy_pattern(r"\bdefaults?\b", re.I)
+_DEFAULT_STATED = lazy_pattern(r"default", re.I)  # "(default: 8)", "Defaults to", "defaultBranch"
 _DEFAULT_STEMS = frozenset(stems(["default", "defaults"]))
 _UNASKING_TYPES = frozenset({"procedure", "command", "reason", "yes-no", "comparison"})
 # "number of days": what a figure counts, named without the figure
-_COUNTED = re.compile(r"\bnumber\s+of\s+([^\W\d_]+)", re.I)
+_COUNTED = lazy_pattern(r"\bnumber\s+of\s+([^\W\d_]+)", re.I)
 # "version 3.3", "v10.0.0", "1.2.3": a release, not a quantity
-_RELEASE = re.compile(r"\b(?:versions?|releases?|v)\s*\d+(?:\.\d+)*[\w~+-]*|\b\d+(?:\.\d+){2,}[\w~+-]*", re.I)
-_NUMERAL = re.compile(r"\d+(?:[.,]\d+)*")
-_WRITTEN = re.compile(r"(?<![\w-])--?[A-Za-z][\w-]*|\d+(?:[.,]\d+)*")  # an option or a numeral, as written
+_RELEASE = lazy_pattern(
+    r"\b(?:versions?|releases?|v)\s*\d+(?:\.\d+)*[\w~+-]*|\b\d+(?:\.\d+){2,}[\w~+-]*", re.I
+)
+_NUMERAL = lazy_pattern(r"\d+(?:[.,]\d+)*")
+_WRITTEN = lazy_pattern(r"(?<![\w-])--?[A-Za-z][\w-]*|\d+(?:[.,]\d+)*")  # an option or a numeral, as written
 _INSTANCE_TYPES = frozenset({"number", "version", "date", "duration", "option", "location"})
 _FILE_NOUNS = frozenset(["file", "files", "filename", "filenames"])
 # "pyproject.toml", ".bashrc", "/etc/login.defs": a file named (not "e.g." nor "3.12")
-_FILE_NAMED = re.compile(r"(?<![\w.])(?:[\w-]+)?\.[A-Za-z][\w-]{1,7}\b(?!\.\w)|(?:^|[\s(`'\"])~?/[\w.@+-]+")
+_FILE_NAMED = lazy_pattern(r"(?<![\w.])(?:[\w-]+)?\.[A-Za-z][\w-]{1,7}\b(?!\.\w)|(?:^|[\s(`'\"])~?/[\w.@+-]+")
 # a sentence that points at what follows it: "run this command", "as follows", "the following:", a sentence
 # ending on "the following"
-_ANNOUNCES = re.compile(
+_ANNOUNCES = lazy_pattern(
     r"\b(?:th(?:is|ese)|the\s+following)\s+(?:commands?|code|snippets?|examples?|lines?|steps?|syntax)\b"
     r"|\bas\s+follows\b|\bthe\s+following\s*:|:\s*$"
     # "use a syntax like the following (substituting your user name)." ends where its example would follow
     r"|\bthe\s+following\s*(?:\([^()\n]*\)\s*)?(?:[.:](?!\w)|[ \t]*$)",
     re.I | re.M,
 )
-_OPENED = re.compile(r"[^.!?]*?:\s*\S")  # "… run this command to set X: wsl --set-default-version 2"
-_LABEL = re.compile(r"^\s*(?:\*\*)?`[^`\n]*`(?:\*\*)?:\s", re.M)  # "`-k, --keep-old-files`: …" labels a quote
+_OPENED = lazy_pattern(r"[^.!?]*?:\s*\S")  # "… run this command to set X: wsl --set-default-version 2"
+_LABEL = lazy_pattern(
+    r"^\s*(?:\*\*)?`[^`\n]*`(?:\*\*)?:\s", re.M
+)  # "`-k, --keep-old-files`: …" labels a quote
 
 
 # answer types whose value is marked plainly when a passage states it (a figure, a version, a date, a

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.lexicon import IRREGULAR
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems
 
 from .lexicon import (
@@ -30,8 +31,8 @@ from .lexicon import (
     PRONOUNS,
 )
 
-_WORD = re.compile(r"[^\W_]+(?:[-'’.][^\W_]+)*", re.UNICODE)
-_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s")
+_WORD = lazy_pattern(r"[^\W_]+(?:[-'’.][^\W_]+)*", re.UNICODE)
+_BREAK = lazy_pattern(r"[,;:()\[\]—–]|\s-\s")
 _MAX_SUBJECT = 8
 # A clause opened by these and lacking a subject of its own shares the previous clause's subject.
 _RELATIVES = frozenset(["which", "who", "whom", "whose", "that"])

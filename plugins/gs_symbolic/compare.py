@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import stems, terms
 
 from .evidence import Scorer, Sentence
@@ -15,7 +16,7 @@ from .question import Question, content_terms, name_runs
 from .render import passage_text
 from .spans import completed
 
-_SIDES = re.compile(
+_SIDES = lazy_pattern(
     r"\b(?:between|compare|comparing|contrast|contrasting)\s+(?P<a>.+?)\s+(?:and|with|versus|vs\.?|to)\s+(?P<b>.+?)(?:[?.,;:]|$)"
     r"|(?P<c>[^,.;:?]+?)\s+(?:versus|vs\.?)\s+(?P<d>[^,.;:?]+)",
     re.I,
@@ -64,7 +65,7 @@ def compared_sides(text: str, pool: list[Sentence]) -> list[str]:
     return names[:4]
 
 
-_QUOTED = re.compile(r"""(?<!\w)(['"‘“`])(.+?)(?:['"’”`])(?!\w)""")
+_QUOTED = lazy_pattern(r"""(?<!\w)(['"‘“`])(.+?)(?:['"’”`])(?!\w)""")
 
 
 def _coordinated_sides(phrase: str) -> tuple[str, str] | None:
@@ -108,7 +109,7 @@ def _names_side(keys: set[str], s: Sentence) -> bool:
     return False
 
 
-_SIDE_KEY = re.compile(r"\d|^-|\w-\w")
+_SIDE_KEY = lazy_pattern(r"\d|^-|\w-\w")
 
 
 def compare(q: Question, m: Material) -> Outcome | None:

@@ -4,19 +4,19 @@ title), and which of a question's terms the evidence's context makes specific (k
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import EXTREMES, file_title, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .evidence import Sentence
 
 COMMON_SHARE = 0.5  # a name in this share of the evidence units is the subject of all of it
-KEY_SHAPE = re.compile(r"\d|^-")
+KEY_SHAPE = lazy_pattern(r"\d|^-")
 
 # "5.3. Why …?", "12) Build": the number of an entry or section, not a value it states
-_ENUMERATION = re.compile(r"^\s*\d+(?:\.\d+)*[.)]\s+")
+_ENUMERATION = lazy_pattern(r"^\s*\d+(?:\.\d+)*[.)]\s+")
 
 
 def unnumbered(title: str | None) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.answer_types import without_references
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
 
 from .context_terms import entry_title, header_terms
@@ -21,7 +22,7 @@ MAX_DEFINIENDUM = 4  # words: a longer phrase is a description, not a term
 OPENING_SLACK = 2  # terms before the definiendum in a sentence that opens with it ("The new X …")
 # an indefinite or no article: "What is a virtual environment?" asks what the thing is; "What is *the* default
 # placeholder string?" asks to identify one thing (a value), which no definition answers
-_WHAT_IS = re.compile(r"^\s*what\s+(?:is|are)\s+(?:(?:a|an)\s+)?(?!the\s)([^?]+?)\s*\??\s*$", re.I)
+_WHAT_IS = lazy_pattern(r"^\s*what\s+(?:is|are)\s+(?:(?:a|an)\s+)?(?!the\s)([^?]+?)\s*\??\s*$", re.I)
 
 
 def asked_definiendum(question: str) -> frozenset[str]:
@@ -38,7 +39,7 @@ def asked_definiendum(question: str) -> frozenset[str]:
 
 
 # "What does X do?": X is what the answer says the function of
-_WHAT_DOES = re.compile(r"^\s*what\s+(?:does|do)\s+(.+?)\s+do\s*\??\s*$", re.I)
+_WHAT_DOES = lazy_pattern(r"^\s*what\s+(?:does|do)\s+(.+?)\s+do\s*\??\s*$", re.I)
 
 
 def asked_subject(question: str) -> frozenset[str]:

@@ -7,16 +7,17 @@ import re
 
 from mrpvm.plugins.sdk.answer_types import mentions_type
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .evidence import Sentence
 
 # a clause's first word; a word joined to the next by a hyphen ("and commit-msg hooks") is no verb
-_CLAUSE_START = re.compile(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b(?!-)", re.I)
+_CLAUSE_START = lazy_pattern(r"(?:^|[,;:]\s+|\b(?:then|and|to)\s+)([a-z]+)\b(?!-)", re.I)
 
 
 # "applications can then use …", "activating it will change X and modify Y": a verb phrase a modal governs
 # states what may happen, it does not tell what to do
-_MODAL = re.compile(r"\b(?:can|could|may|might|will|would|shall|should|must)\b", re.I)
+_MODAL = lazy_pattern(r"\b(?:can|could|may|might|will|would|shall|should|must)\b", re.I)
 
 
 def is_instruction(text: str) -> bool:
@@ -30,10 +31,10 @@ def is_instruction(text: str) -> bool:
     )
 
 
-_CONDITION = re.compile(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
+_CONDITION = lazy_pattern(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
 # a condition's polarity: a negation ("if neither X nor Y is set"), or a setting's negative value ("If false, …",
 # "when X is disabled")
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|without|none|false|disabled|off)\b|n't\b", re.I)
+_NEGATION = lazy_pattern(r"\b(?:not|no|never|neither|without|none|false|disabled|off)\b|n't\b", re.I)
 
 
 def tells_what_to_do(sentences: list[Sentence]) -> bool:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from mrpvm.plugins.sdk.patterns import PRO_VERB
+from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern
 from mrpvm.plugins.sdk.text import (
     notation_terms,
     plain_text,
@@ -19,7 +19,7 @@ from mrpvm.protocol.document import KnowledgeUnit
 
 from .unit_pieces import sentences_of, unit_pieces
 
-_STEP_PREFIX = re.compile(r"^\s*(?:(?:step\s*)?\d+\s*[.):]\s*|[-*•]\s+)", re.I)
+_STEP_PREFIX = lazy_pattern(r"^\s*(?:(?:step\s*)?\d+\s*[.):]\s*|[-*•]\s+)", re.I)
 
 
 @dataclass(slots=True)
@@ -66,7 +66,7 @@ def _steps(body: str) -> list[str]:
     return steps
 
 
-_FOOTNOTE_LABEL = re.compile(r"^\[\^[^\]\s]{1,20}\]$")
+_FOOTNOTE_LABEL = lazy_pattern(r"^\[\^[^\]\s]{1,20}\]$")
 
 
 def about(unit: KnowledgeUnit) -> str:
@@ -86,12 +86,14 @@ def _unit_position(unit: KnowledgeUnit, fallback: int) -> int:
 _LEVEL = {"atomic": 0, "composite": 1, "aggregate": 2}
 
 
-_PRONOUN_START = re.compile(r"^(?:it|its|they|their|them|he|his|she|her|this|these|that|those|such)\b", re.I)
-_QUESTION_END = re.compile(r"\?[\"'\u201d\u2019)\]]*\s*$")
-_QUESTION_LABEL = re.compile(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "Q2: Compare ..." is asked
+_PRONOUN_START = lazy_pattern(
+    r"^(?:it|its|they|their|them|he|his|she|her|this|these|that|those|such)\b", re.I
+)
+_QUESTION_END = lazy_pattern(r"\?[\"'\u201d\u2019)\]]*\s*$")
+_QUESTION_LABEL = lazy_pattern(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "Q2: Compare ..." is asked
 # pictures and the markup around them: Markdown images (inline or by reference), HTML tags, link targets
-_PICTURE = re.compile(r"!\[[^\]\n]*\](?:\((?:[^()\s]|\([^()\s]*\))*\)|\[[^\]\n]*\])|<[^<>\n]+>")
-_LINK_REST = re.compile(r"\]\((?:[^()\s]|\([^()\s]*\))*\)|\]\[[^\]\n]*\]|[\[\]]")
+_PICTURE = lazy_pattern(r"!\[[^\]\n]*\](?:\((?:[^()\s]|\([^()\s]*\))*\)|\[[^\]\n]*\])|<[^<>\n]+>")
+_LINK_REST = lazy_pattern(r"\]\((?:[^()\s]|\([^()\s]*\))*\)|\]\[[^\]\n]*\]|[\[\]]")
 _ITEMIZED = frozenset({"list", "table", "section"})  # units whose lines may not name their topic
 LISTS = frozenset({"list", "table"})  # units made of items: one may be asked for whole, by its heading
 _LED = LISTS  # units whose first sentence may lead into their items ("Rules:")

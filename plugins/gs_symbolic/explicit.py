@@ -12,9 +12,9 @@ object after the predicate) must name one entity.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, WORD_PATTERN, stems, terms
 
 from .clauses import Subject, is_negator, sentence_subject, tokenize
@@ -31,7 +31,7 @@ _AUX = frozenset(
 )
 _DETERMINERS = frozenset(["the", "a", "an", "single", "one", "only"])
 _RELATIVE = frozenset(["that", "who", "whose", "which", "whom"])
-_CLAUSE_BREAK = re.compile(r"[,;:()—–]|\s-\s")
+_CLAUSE_BREAK = lazy_pattern(r"[,;:()—–]|\s-\s")
 _LEVEL_ATOMIC = "atomic"
 
 

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 from mrpvm.plugins.sdk.answer_types import asked_noun, options_named
 from mrpvm.plugins.sdk.embedding import usable
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems
 
 from .evidence import Sentence
@@ -34,7 +35,7 @@ from .meaning import vectors
 NEIGHBOUR = 0.6
 MAX_VOCABULARY = 4_000  # distinct evidence words compared with a foreign focus word (bounds a turn's cost)
 # "how do I <verb> …", "how can we <verb> …", "how to <verb> …": the action asked about
-HOW_VERB = re.compile(
+HOW_VERB = lazy_pattern(
     r"\bhow\s+(?:(?:do|can|could|should|would|must|may|might)\s+(?:i|we|you|one|they|people)\s+|to\s+)"
     r"([a-z][a-z-]+)\b",
     re.I,
@@ -43,8 +44,8 @@ HOW_VERB = re.compile(
 LIGHT_VERBS = frozenset({"be", "do", "get", "go", "have", "keep", "let", "make", "take", "use"})
 LIGHT_STEMS = frozenset(stems(sorted(LIGHT_VERBS)))
 # "how do I create an environment *with conda*", "… using Docker": the instrument a how-to question names
-_INSTRUMENT = re.compile(r"\b(?:with|using|via)\s+(?:(?:the|a|an)\s+)?([A-Za-z][\w.+-]*)", re.I)
-_WORD = re.compile(r"[a-z][a-z-]{2,}")
+_INSTRUMENT = lazy_pattern(r"\b(?:with|using|via)\s+(?:(?:the|a|an)\s+)?([A-Za-z][\w.+-]*)", re.I)
+_WORD = lazy_pattern(r"[a-z][a-z-]{2,}")
 
 
 def focus_words(question: str) -> list[str]:

@@ -23,22 +23,23 @@ import functools
 import re
 
 from mrpvm.plugins.sdk.lexicon import word_set
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms, words
 
 from .evidence import Sentence
 
 NEGATED_PREFIX = "no-"
-_NEGATOR = re.compile(r"\b(?:no|not|non|never|without|lacks?|lacking)\b[\s-]+", re.I)
+_NEGATOR = lazy_pattern(r"\b(?:no|not|non|never|without|lacks?|lacking)\b[\s-]+", re.I)
 # words that may stand between a negator and what it negates ("does not use an LLM", "without any network")
 _BRIDGE = word_set(
     """a an the any use uses using used need needs require requires required call calls have has make makes
     rely relies on be is are"""
 )
 # "Uses LLM: No" (a table cell read with its column name) or "Network — none"
-_NEGATIVE_CELL = re.compile(
+_NEGATIVE_CELL = lazy_pattern(
     r"([^\W\d_][\w /+-]{0,40}?)\s*(?::|—|–)\s*(?:no|none|false|never|n/?a)\s*(?=[;.,)]|$)", re.I
 )
-_WORD = re.compile(r"[^\W_][\w'-]*")
+_WORD = lazy_pattern(r"[^\W_][\w'-]*")
 
 
 def negation_terms(text: str) -> list[str]:
@@ -113,7 +114,7 @@ def contradicts(text: str, asked: set[str]) -> bool:
 
 
 # a token written with symbols: an option ("-J", "--max-time"), a path, a variable form ("${VAR:-x}")
-_LITERAL = re.compile(r"(?:^-{1,2}[^\W_]|[$/{}\[\]<>=:?@%|~^+*])")
+_LITERAL = lazy_pattern(r"(?:^-{1,2}[^\W_]|[$/{}\[\]<>=:?@%|~^+*])")
 _EDGE = "\"'`.,;!?()"
 
 

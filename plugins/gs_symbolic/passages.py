@@ -23,6 +23,7 @@ import re
 
 from mrpvm.plugins.sdk.agent_answers import agentless, grants, names_person, names_role, restricts
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, without_references
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.place_answers import states_place
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 from mrpvm.plugins.sdk.time_answers import mentions_untimed_number, states_circumstance, states_frequency
@@ -63,24 +64,26 @@ SEM_FLOOR = 0.25
 SEM_KEY = 0.65
 
 
-_ROW_KEY = re.compile(r"^\s*([^\s—:][^—:]{0,40}?)\s+—\s")
-_FILE_SPAN = re.compile(r"`[.~/][^`\s]*`$")  # "`.AppxBundle`", "`~/.ssh/config`": a file named, not a command
-_WRITTEN_COMMAND = re.compile(r"`[^`]+`|^\s*\$ .+|(?<![\w-])--?[A-Za-z][\w-]*|\b\w+\(\d\)")
+_ROW_KEY = lazy_pattern(r"^\s*([^\s—:][^—:]{0,40}?)\s+—\s")
+_FILE_SPAN = lazy_pattern(
+    r"`[.~/][^`\s]*`$"
+)  # "`.AppxBundle`", "`~/.ssh/config`": a file named, not a command
+_WRITTEN_COMMAND = lazy_pattern(r"`[^`]+`|^\s*\$ .+|(?<![\w-])--?[A-Za-z][\w-]*|\b\w+\(\d\)")
 # answers a heading may hold for the passages under it (a release, a date, an option line, a command)
 HEADED_TYPES = frozenset({"version", "date", "option", "command"})
 
 # answer types a definition answers ("What is X?" expects an entity; "" an open question or a compared side)
 DEFINED_TYPES = frozenset({"", "definition", "entity"})
 # "X is a …", "X are …", "X means …": the sentence that defines what stands before its copula
-DEFINING = re.compile(r"^(.{1,80}?)\s+(?:is|are|means|refers to)\s+(?:an?|the|one|any)\b", re.I)
+DEFINING = lazy_pattern(r"^(.{1,80}?)\s+(?:is|are|means|refers to)\s+(?:an?|the|one|any)\b", re.I)
 
-FUTURE = re.compile(
+FUTURE = lazy_pattern(
     r"\b(?:will|shall|intends?|intended|plans?|planned|going to|in (?:the )?future|eventually|later on)\b",
     re.I,
 )
 
 
-_YEAR = re.compile(r"\b(?:1[6-9]|20)\d\d\b")
+_YEAR = lazy_pattern(r"\b(?:1[6-9]|20)\d\d\b")
 
 
 def _code_keyed(s: Sentence) -> bool:

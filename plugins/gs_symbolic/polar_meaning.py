@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
 
 from .clauses import tokenize
@@ -92,8 +93,8 @@ def closest_verdict(
 
 
 # "Note that X …": the reader is told to mind what X states; X is the statement
-_REPORTED = re.compile(r"^\s*(?:note|notice|remember|be aware|keep in mind)\s*(?:that\b|:)\s*", re.I)
-_QUOTED = re.compile(r"\"[^\"]*\"|`[^`]*`|\u201c[^\u201d]*\u201d")
+_REPORTED = lazy_pattern(r"^\s*(?:note|notice|remember|be aware|keep in mind)\s*(?:that\b|:)\s*", re.I)
+_QUOTED = lazy_pattern(r"\"[^\"]*\"|`[^`]*`|\u201c[^\u201d]*\u201d")
 
 
 def _polarity(text: str, main: str) -> bool:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
 
 from .clauses import (
@@ -63,15 +64,15 @@ from .question import without_examples
 
 MIN_STATED = 0.75  # weighted share of the proposition the sentence (with its context) states
 MIN_OWN = 0.5  # ... and the sentence itself
-_SCENE = re.compile(
+_SCENE = lazy_pattern(
     r"[,]?\s+\b(?:after|before|since|when|whenever|while|once|because|although|though|even though|now that|"
     r"given that|until)\b.*$",
     re.I,
 )
-_FRAME = re.compile(
+_FRAME = lazy_pattern(
     r"^\s*(?:is it (?:possible|safe|ok|okay|true|allowed|permitted|fine|acceptable) (?:to|that)\s+)", re.I
 )
-_PARENTHETICAL = re.compile(r"\s*\([^()]{0,80}\)")
+_PARENTHETICAL = lazy_pattern(r"\s*\([^()]{0,80}\)")
 _HEDGES = frozenset(
     ["may", "might", "could", "would", "possibly", "perhaps", "probably", "likely", "unlikely"]
 )
@@ -299,13 +300,13 @@ def truncated(said: set[str], unknown: frozenset[str]) -> set[str]:
     return said | found if found else said
 
 
-_GENERIC_SUBJECT = re.compile(
+_GENERIC_SUBJECT = lazy_pattern(
     r"^\s*\w+(?:\s+not)?\s+(?:i|we|you|one|someone|anyone|users?)\s+(?P<verb>[a-z]\w*)", re.I
 )
 
 
 _ASPECTUAL = frozenset(["keep", "continue", "start", "begin", "stop", "resume"])
-_ASPECT_BEFORE_GERUND = re.compile(r"\b(?:keep|continue|start|begin|stop|resume)(?=\s+\w+ing\b)", re.I)
+_ASPECT_BEFORE_GERUND = lazy_pattern(r"\b(?:keep|continue|start|begin|stop|resume)(?=\s+\w+ing\b)", re.I)
 
 
 def _proposition_terms(main: str, scorer_terms: dict[str, float]) -> list[str]:
@@ -327,7 +328,7 @@ def _generic_verb(main: str) -> str | None:
     return found[0] if found else None
 
 
-_BARE = re.compile(r"^\s*(?P<word>yes|no)\s*[.!,]?\s*$", re.I)
+_BARE = lazy_pattern(r"^\s*(?P<word>yes|no)\s*[.!,]?\s*$", re.I)
 MIN_SAME_QUESTION = 0.5  # share of the entry's own question the asked one repeats
 
 

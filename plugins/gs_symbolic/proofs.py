@@ -11,10 +11,10 @@ A chain is rendered as the units' own claim sentences in proof order, then a con
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import sentence_spans, stems, words
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.vocab import RELATIONS
@@ -34,8 +34,8 @@ SURFACE: dict[str, str] = {
 }
 
 _REL = "|".join(sorted(RELATIONS, key=len, reverse=True))
-_STATED = re.compile(rf"^(?P<s>.+?) (?P<r>{_REL}) (?P<o>.+?) \[(?P<id>[^\]]+)\]$")
-_DERIVED = re.compile(rf"^⇒ (?P<s>.+?) (?P<r>{_REL}) (?P<o>.+?) \((?P<rule>[^)]*)\)$")
+_STATED = lazy_pattern(rf"^(?P<s>.+?) (?P<r>{_REL}) (?P<o>.+?) \[(?P<id>[^\]]+)\]$")
+_DERIVED = lazy_pattern(rf"^⇒ (?P<s>.+?) (?P<r>{_REL}) (?P<o>.+?) \((?P<rule>[^)]*)\)$")
 
 
 @dataclass(slots=True)

@@ -22,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+
 from .clauses import (
     Tok,
     content_stems,
@@ -43,13 +45,13 @@ from .lexicon import (
 )
 from .qualifiers import asks_past, universal
 
-_IF_FIRST = re.compile(
+_IF_FIRST = lazy_pattern(
     r"^\s*(?P<w>if|unless|suppose|supposing|assuming|provided(?:\s+that)?|in\s+case)\s+(?P<c>.+?),\s*(?P<m>.+)$",
     re.I | re.S,
 )
-_INVERTED = re.compile(r"^\s*(?:had|were|should)\s+(?P<c>.+?),\s*(?P<m>.+)$", re.I | re.S)
-_IF_LAST = re.compile(r"\s+(?P<w>if|unless|in\s+case|provided(?:\s+that)?)\s+(?P<c>.+)$", re.I | re.S)
-_TRUE_THAT = re.compile(r"^(?:it\s+)?(?:true|correct|right|the\s+case|so)\s+that\s+", re.I)
+_INVERTED = lazy_pattern(r"^\s*(?:had|were|should)\s+(?P<c>.+?),\s*(?P<m>.+)$", re.I | re.S)
+_IF_LAST = lazy_pattern(r"\s+(?P<w>if|unless|in\s+case|provided(?:\s+that)?)\s+(?P<c>.+)$", re.I | re.S)
+_TRUE_THAT = lazy_pattern(r"^(?:it\s+)?(?:true|correct|right|the\s+case|so)\s+that\s+", re.I)
 
 
 @dataclass(slots=True)
@@ -168,6 +170,7 @@ def _readings(main: str) -> list[Claim]:
     tm = _TRUE_THAT.match(text_rest)
     if tm:  # "Is it true that the X9 requires …" reads as "the X9 requires …"
         rest = tokenize(text_rest[tm.end() :])
+    determined = bool(rest) and rest[0].low in DETERMINERS  # "the heating plate": a noun, not a gerund
     while rest and rest[0].low in DETERMINERS:
         rest = rest[1:]
     if not rest:
@@ -197,7 +200,7 @@ def _readings(main: str) -> list[Claim]:
     if 0 < lead_name < len(run):  # a name ends the subject first: "the Southgate X9 | require …"
         lengths.remove(lead_name)
         lengths.insert(0, lead_name)
-    claims: list[Claim] = _gerund_readings(rest, run, modal)
+    claims: list[Claim] = [] if determined else _gerund_readings(rest, run, modal)
     for n in lengths:
         subject = run[:n]
         if not any(t.stems for t in subject):
@@ -216,10 +219,10 @@ def _readings(main: str) -> list[Claim]:
 
 
 def _gerund_readings(rest: list[Tok], run: list[Tok], modal: str | None) -> list[Claim]:
-    """A gerund subject takes its object's prepositional phrase along: "Does [disabling memory caching in the
-    STL] slow down the program?" asks whether the disabling slows the program, so the verb the question turns
-    on is "slow", not a word of the phrase. A name ends the phrase's noun phrase; a common one may end after
-    any of its first three words."""
+    """A gerund subject (no determiner before it: "the heating plate" is a noun) takes its object's
+    prepositional phrase along: "Does [disabling memory caching in the STL] slow down the program?" asks
+    whether the disabling slows the program, so the verb the question turns on is "slow", not a word of the
+    phrase. A name ends the phrase's noun phrase; a common one may end after any of its first three words."""
     end = len(run)
     if not run or not run[0].low.endswith("ing") or end >= len(rest) or rest[end].low not in PREPOSITIONS:
         return []
@@ -279,7 +282,7 @@ def _predicate(toks: list[Tok]) -> tuple[set[str], bool]:
 
 # "Is a password required to …?", "Are logs stored by the server?": the subject undergoes the verb
 _NOT_PARTICIPLES = "open|often|even|seven|eleven|red|bed|need|feed|seed|speed"
-_PASSIVE = re.compile(
+_PASSIVE = lazy_pattern(
     r"^\s*(?:is|are|was|were|isn't|aren't|wasn't|weren't)\s+(?:\S+\s+){1,4}?"
     rf"(?!\w*ing\b|(?:{_NOT_PARTICIPLES})\b)\w+(?:ed|en|wn)\b"
     r"(?:\s+(?:to|by|for|in|on|at|when|if|before|after)\b|\s*$)",
@@ -288,7 +291,7 @@ _PASSIVE = re.compile(
 
 # "Should the issue tracker be used for …?", "Must X be signed?": asks what one should do with X, which a
 # command ("Please, don't use the issue tracker for this.") answers
-_ADVICE = re.compile(r"^\s*(?:should|must|can|may|could)\s+.+?\b(?:be|been)\s+\w+(?:ed|en|wn|t)\b", re.I)
+_ADVICE = lazy_pattern(r"^\s*(?:should|must|can|may|could)\s+.+?\b(?:be|been)\s+\w+(?:ed|en|wn|t)\b", re.I)
 
 
 def asks_advice(main: str) -> bool:

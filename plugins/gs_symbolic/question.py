@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.answer_types import alternatives, asked_noun, expected_type, type_qualifiers
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, iter_words, notation_terms, sentences, stems, terms
 from mrpvm.plugins.sdk.time_answers import asks_circumstance, asks_frequency, asks_untimed_number
 
@@ -20,21 +21,21 @@ from .lexicon import ADVERBS, CONNECTIVES, PREPOSITIONS
 
 _CLOSED_CLASS = CONNECTIVES | PREPOSITIONS | ADVERBS
 
-_YES_NO = re.compile(r"\byes\s*(?:/|or|-)\s*no\b|\bboolean\b|\btrue\s*(?:/|or)\s*false\b", re.I)
-_SINGLE_WORD = re.compile(r"\b(?:single|one)[- ]word\b|\bin a word\b|\bone term\b", re.I)
-_BRIEF = re.compile(r"\b(?:brief|briefly|concise|concisely|short answer|one sentence)\b", re.I)
-_LIST = re.compile(r"\b(?:list|bullet(?:s|ed)?|enumerate)\b", re.I)
-_STEPS = re.compile(
+_YES_NO = lazy_pattern(r"\byes\s*(?:/|or|-)\s*no\b|\bboolean\b|\btrue\s*(?:/|or)\s*false\b", re.I)
+_SINGLE_WORD = lazy_pattern(r"\b(?:single|one)[- ]word\b|\bin a word\b|\bone term\b", re.I)
+_BRIEF = lazy_pattern(r"\b(?:brief|briefly|concise|concisely|short answer|one sentence)\b", re.I)
+_LIST = lazy_pattern(r"\b(?:list|bullet(?:s|ed)?|enumerate)\b", re.I)
+_STEPS = lazy_pattern(
     r"\b(?:steps?|step-by-step|procedure|instructions)\b|\bhow (?:do|can|should|would) (?:i|we|you|one)\b|\bhow to\b",
     re.I,
 )
 # A question answered by a command or a snippet: code blocks of the evidence may be quoted.
-_CODE = re.compile(
+_CODE = lazy_pattern(
     r"\b(?:commands?|syntax|examples?|snippets?|scripts?|usage|invocation|flags?|cli)\b"
     r"|\bhow (?:do|can|should|would) (?:i|we|you|one) (?:run|start|install|launch|invoke|call|test|build|deploy|configure)\b",
     re.I,
 )
-_COMPARE = re.compile(
+_COMPARE = lazy_pattern(
     r"\b(?:compare|comparing|comparison|contrast|versus|vs\.?|differences? between|differ)\b", re.I
 )
 _AUX = [
@@ -74,10 +75,10 @@ _AUX = [
     "haven't",
     "hadn't",
 ]
-_POLAR = re.compile(r"(?:^|,\s+)(?:" + "|".join(re.escape(a) for a in _AUX) + r")\s+\S", re.I)
-_WH = re.compile(r"^\s*(?:who|whom|whose|which|what|where|when|name|identify)\b", re.I)
+_POLAR = lazy_pattern(r"(?:^|,\s+)(?:" + "|".join(re.escape(a) for a in _AUX) + r")\s+\S", re.I)
+_WH = lazy_pattern(r"^\s*(?:who|whom|whose|which|what|where|when|name|identify)\b", re.I)
 # Hypothetical or counterfactual framing: such questions are never stated explicitly by evidence.
-_HYPOTHETICAL = re.compile(
+_HYPOTHETICAL = lazy_pattern(
     r"\b(?:if|suppose|supposing|imagine|hypothetical(?:ly)?|counterfactual|instead|otherwise|would|might|could|"
     r"whether or not)\b|\bhad\s+\w+(?:ed|en)\b",
     re.I,
@@ -85,7 +86,7 @@ _HYPOTHETICAL = re.compile(
 
 
 # a capitalised word, or one with a capital inside ("macOS", "iPhone", "chunksSortMode"): a name as written
-_NAME_TOKEN = re.compile(r"[A-Z][\w'’-]*|[a-z]+[A-Z][\w'’-]*")
+_NAME_TOKEN = lazy_pattern(r"[A-Z][\w'’-]*|[a-z]+[A-Z][\w'’-]*")
 _TITLES = frozenset(["dr", "mr", "mrs", "ms", "prof", "st", "sr", "jr", "gen", "col", "capt", "lt", "sgt"])
 
 
@@ -271,10 +272,10 @@ def with_collection(q: Question, weights: dict[str, float]) -> Question:
     return q
 
 
-_OPTION_WRITTEN = re.compile(r"(?<![\w-])--[A-Za-z][\w-]*")
+_OPTION_WRITTEN = lazy_pattern(r"(?<![\w-])--[A-Za-z][\w-]*")
 # an example the question gives: one written token after "such as", "like", "e.g.", "for example/instance";
 # after "like" only a token shaped like a name (a digit, a capital, inner punctuation: "like UTF-16", not "like to")
-_EXAMPLE = re.compile(
+_EXAMPLE = lazy_pattern(
     r"\b(?:such\s+as|e\.g\.,?|for\s+(?:example|instance),?)\s+([^\s,;?]+)"
     r"|\blike\s+((?=[^\s,;?]*(?:\d|[A-Z]|\w[._-]\w))[^\s,;?]+)"
 )
@@ -286,12 +287,12 @@ def without_examples(text: str) -> str:
     return _EXAMPLE.sub(" ", text)
 
 
-_IDENTIFIER_WRITTEN = re.compile(r"(?<![\w$.-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+_IDENTIFIER_WRITTEN = lazy_pattern(r"(?<![\w$.-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _DOCUMENT_NOUNS = (
     "guide|manual|documentation|docs|readme|faq|changelog|spec|specification|standard|article|handbook"
     "|tutorial|page|document|paper|report|notes|pep|rfc|how-to"
 )
-_ATTRIBUTION = re.compile(
+_ATTRIBUTION = lazy_pattern(
     r"\b(?:according to|as (?:stated|described|defined|specified|documented) (?:in|by))\s+([^,;?]+)"
     # "In the Harbor guide, …": a leading phrase naming a document
     rf"|^\s*in\s+((?:the\s+)?[^,;?]{{0,60}}\b(?:{_DOCUMENT_NOUNS}))\s*,",
@@ -306,12 +307,12 @@ def attributed_terms(text: str) -> set[str]:
 
 _NAME_STEMS = frozenset(stems(["name"]))
 _ATTRIBUTING = frozenset(stems(["according"]))  # "According to X, …" opens a sentence capitalised
-_TASK = re.compile(
+_TASK = lazy_pattern(
     r"^\s*(?:explain|analy[sz]e|compare|contrast|describe|discuss|trace|evaluate|assess|summari[sz]e|outline)\b",
     re.I,
 )
-_YEAR_ASKED = re.compile(r"\b(?:which|what)\s+years?\b", re.I)
-_HOW = re.compile(r"\bhow\s+(long|much|many|often|far|big|large|old|soon|fast|high|tall|wide|deep)\b", re.I)
+_YEAR_ASKED = lazy_pattern(r"\b(?:which|what)\s+years?\b", re.I)
+_HOW = lazy_pattern(r"\bhow\s+(long|much|many|often|far|big|large|old|soon|fast|high|tall|wide|deep)\b", re.I)
 
 
 def _how_words(focus: str) -> set[str]:
@@ -319,7 +320,7 @@ def _how_words(focus: str) -> set[str]:
     return set(stems([m.group(1).lower() for m in _HOW.finditer(focus)]))
 
 
-_IMPERATIVE_NAME = re.compile(r"^\s*(?:please\s+)?(?:name|identify|list)\b", re.I)
+_IMPERATIVE_NAME = lazy_pattern(r"^\s*(?:please\s+)?(?:name|identify|list)\b", re.I)
 
 
 def content_terms(text: str) -> list[str]:

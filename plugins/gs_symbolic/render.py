@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .evidence import Sentence, about
 from .passages import Passage
 
-_CODE_LIKE = re.compile(r"^[-+./\w\[\]=:<>|{}@,~ ]+$")
+_CODE_LIKE = lazy_pattern(r"^[-+./\w\[\]=:<>|{}@,~ ]+$")
 MAX_LABEL = 80
 # a shell prompt opening a line of a terminal session: "$ ", "% ", "(venv) $ ", "user@host:~/src$ ",
 # PowerShell's "PS C:\> "
-_PROMPT = re.compile(
+_PROMPT = lazy_pattern(
     r"^\s*(?:\([^()\s]{1,40}\)\s*)?(?:[A-Za-z_.@~:/-][\w.@~:/-]{0,59})?[$%]\s+\S|^\s*PS [^>\n]{0,80}>\s*\S"
 )
 

@@ -26,6 +26,7 @@ from mrpvm.plugins.sdk.answer_types import (
     quotes_literal,
 )
 from mrpvm.plugins.sdk.asked_forms import function_of
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.place_answers import asks_origin
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
@@ -75,7 +76,7 @@ DEFAULT_LIMIT = 8
 BRIEF_LIMIT = 3
 UNTYPED = "0.2"  # the confidence of an answer lacking what the question's form asks (below "low", 1/3)
 # "What is the <attribute> of X?" / "How many <things> ...?": the attribute's head noun must be named.
-_ATTRIBUTE = re.compile(
+_ATTRIBUTE = lazy_pattern(
     r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+(?:the|a|an)\s+(?:[^\W_]+\s+){0,2}?([^\W_]+)\s+(?:of|for|in|at)\b"
     r"|^\s*how\s+(?:many|much)\s+([^\W_]+)",
     re.I,
@@ -83,7 +84,7 @@ _ATTRIBUTE = re.compile(
 
 
 # a question that sets a condition: "If I don't pass -f, …", "What happens when break_on_hyphens is false?"
-_CONDITIONED = re.compile(r"\s*(?:what\s+happens\s+)?(?:if|unless|when)\b", re.I)
+_CONDITIONED = lazy_pattern(r"\s*(?:what\s+happens\s+)?(?:if|unless|when)\b", re.I)
 
 
 def _without_echoes(q: Question, m: Material) -> Material:

@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
-from mrpvm.plugins.sdk.patterns import PRO_VERB
+from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern
 from mrpvm.plugins.sdk.text import sentence_spans, terms
 
 from .directives import is_instruction
@@ -41,7 +41,7 @@ def shortest_answering(p: Passage, judge: Judge) -> Passage:
     return p
 
 
-_ROW = re.compile(r"^(\s*[^\s—:][^—:]{0,40}?\s+—\s)(.*)$", re.S)  # a table row: "key — Column: cell"
+_ROW = lazy_pattern(r"^(\s*[^\s—:][^—:]{0,40}?\s+—\s)(.*)$", re.S)  # a table row: "key — Column: cell"
 
 
 def condensed(p: Passage, judge: Judge) -> Passage:
@@ -74,7 +74,7 @@ def _unit_sentences(unit_id: str, pool: list[Sentence]) -> list[Sentence]:
     return sorted((s for s in pool if s.unit.id == unit_id), key=lambda s: s.order)
 
 
-_ANAPHOR = re.compile(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
+_ANAPHOR = lazy_pattern(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
 PRO_VERB_REACH = 3  # a pro-verb's antecedent is looked for this many sentences back at most
 
 
@@ -98,7 +98,7 @@ def with_lead(p: Passage, pool: list[Sentence]) -> Passage:
 
 
 # a sentence that gives a cause: the reason is in it, not after it
-_CAUSAL = re.compile(
+_CAUSAL = lazy_pattern(
     r"\b(?:because|since|due to|owing to|as a result|so that|in order to|therefore|thus|hence|reasons?)\b",
     re.I,
 )

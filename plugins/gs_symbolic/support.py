@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import msgspec
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
 
 from .action import names_object
@@ -74,7 +75,7 @@ def _ends_on_colon(text: str | None) -> bool:
 
 
 # "install ``tox`` instead of ``pytest``": what stands after these is the alternative set aside
-_CONTRASTED = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+([^,.;:!?]{1,80})", re.I)
+_CONTRASTED = lazy_pattern(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+([^,.;:!?]{1,80})", re.I)
 
 
 def _only_contrasted(judge: Judge, passage: Passage) -> bool:

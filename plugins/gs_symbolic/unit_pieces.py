@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import line_statements, markdown_pieces, sentence_spans, table_cells
 
 MAX_PIECE = 300  # a longer "sentence" (lists run together) is split into clauses
@@ -43,7 +44,7 @@ def _statement_pieces(claim: str, header: list[str] | None) -> list[tuple[str, s
 
 _ROW_KEY = " — "  # sdk.text.table_row_text: "key — Column: cell; Column: cell"
 # "PEP: 518 Title: … Author: …": a field's name, capitalised (hyphenated words allowed), then ": "
-_FIELD_NAME = re.compile(r"(?:^|(?<=\s))[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*:\s")
+_FIELD_NAME = lazy_pattern(r"(?:^|(?<=\s))[A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*:\s")
 MIN_FIELDS = 4  # a text opening with a field and holding this many reads as a header block
 
 

@@ -22,6 +22,7 @@ import re
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, asked_clause, asked_type_noun
 from mrpvm.plugins.sdk.embedding import usable
+from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, terms
 
 from .focus import LIGHT_STEMS, has_neighbour
@@ -32,11 +33,11 @@ from .question import Question, attributed_terms
 # "computer" / "workstation" 0.68), not a relative ("install" / "uninstall" 0.57, "download" / "released" 0.61)
 SYNONYM = 0.65
 # a word, not part of a name, a version or a path ("v10.0.0", "~/.config/fd")
-_WORD = re.compile(r"(?<![\w./~-])[A-Za-z][A-Za-z'-]*(?![\w./])")
+_WORD = lazy_pattern(r"(?<![\w./~-])[A-Za-z][A-Za-z'-]*(?![\w./])")
 # verbs that frame a question about an event or a meaning rather than name one ("What happens if …", "What
 # does X mean?"), besides the light verbs of how-to questions
 _FRAME_STEMS = LIGHT_STEMS | frozenset(terms("happen mean"))
-_HOW = re.compile(r"\bhow\s+[a-z]+", re.I)  # "how long", "how many": the kind of answer asked for
+_HOW = lazy_pattern(r"\bhow\s+[a-z]+", re.I)  # "how long", "how many": the kind of answer asked for
 
 
 def unsaid_word(q: Question, answer: str) -> str:

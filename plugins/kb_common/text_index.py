@@ -1,16 +1,20 @@
 """A kb plugin's full-text index: tantivy over the pre-analysed text fields of its units (kb_common/store.py
-keeps the unit records beside it in SQLite and decides when the index is written and reloaded)."""
+keeps the unit records beside it in SQLite and decides when the index is written and reloaded).
+
+tantivy is imported when an index is opened: a worker answering from session units only (a one-question
+`mrpvm ask --source FILE` on a KB with no sources) never loads it."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
-
-import tantivy
+from typing import TYPE_CHECKING, Any
 
 from .fields import FIELD_WEIGHTS, TEXT_FIELDS
+
+if TYPE_CHECKING:
+    import tantivy
 
 WRITER_HEAP = 64_000_000
 
@@ -20,6 +24,8 @@ class ArtifactError(RuntimeError):
 
 
 def _schema() -> tantivy.Schema:
+    import tantivy
+
     sb = tantivy.SchemaBuilder()
     for name in TEXT_FIELDS:
         sb.add_text_field(name, tokenizer_name="whitespace", index_option="freq")
@@ -33,6 +39,8 @@ class TextIndex:
     and tagged with its source, so a source's documents are replaced in one commit."""
 
     def __init__(self, index_dir: Path):
+        import tantivy
+
         self.schema = _schema()
         try:
             if index_dir.is_dir() and tantivy.Index.exists(str(index_dir)):
@@ -58,6 +66,8 @@ class TextIndex:
 
     def replace_source(self, source_id: str, documents: Iterable[tuple[int, dict[str, list[str]]]]) -> None:
         """Replace every document of `source_id` with `documents` ((key, field terms) each), committed."""
+        import tantivy
+
         writer = self._writer()
         try:
             writer.delete_documents_by_term("source", source_id)
@@ -91,6 +101,8 @@ class TextIndex:
         """(key, score) of the best `limit` units by weighted BM25 over the text fields."""
         if not weights or self.searcher.num_docs == 0:
             return []
+        import tantivy
+
         clauses = []
         for term, w in weights.items():
             for name in TEXT_FIELDS:

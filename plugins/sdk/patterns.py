@@ -2,7 +2,8 @@
 
 A plugin module's patterns were compiled when it was imported: sd-symbolic's ~145 cost a one-turn worker
 ~35 ms of CPU at its start, about half of them for patterns a cold `mrpvm ask` never uses (the other acts,
-block shapes and config formats). `lazy_pattern` returns a stand-in that compiles the pattern the first
+block shapes and config formats); gs-symbolic's ~90 cost ~15 ms, more than half of them for patterns a
+one-question solve never uses (session 18). `lazy_pattern` returns a stand-in that compiles the pattern the first
 time one of its methods or attributes is used; from then on its methods are the compiled pattern's own
 (bound once, no indirection per call). Use it for module-level patterns that are only called through
 their methods (`.search`, `.sub`, `.pattern`, …), never handed to `re.*` functions or `isinstance` checks.

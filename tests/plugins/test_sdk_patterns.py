@@ -1,11 +1,12 @@
 """Patterns compiled on first use (plugins/sdk/patterns.py): the same answers as `re.compile`, and a plugin
-worker's start compiles none of sd-symbolic's module-level patterns (a cold `mrpvm ask` used to compile ~145
-at its import, half of them never used by its two calls)."""
+worker's start compiles none of sd-symbolic's or gs-symbolic's module-level patterns (a cold `mrpvm ask` used
+to compile ~145 at sd-symbolic's import and ~100 at gs-symbolic's, half of them never used by its calls)."""
 
 from __future__ import annotations
 
 import json
 import re
+import string
 import subprocess
 import sys
 
@@ -48,10 +49,10 @@ def test_a_lazy_pattern_answers_as_the_compiled_one():
         assert lazy.search.__self__ is first  # later calls go straight to the compiled pattern
 
 
-# a fresh interpreter: imports sd-symbolic as its worker does and reports its module-level patterns
-COUNT = """
+# a fresh interpreter: imports a plugin as its worker does and reports its module-level patterns
+COUNT = string.Template("""
 import json, sys
-import mrpvm.plugins.sd_symbolic.__main__
+import mrpvm.plugins.$plugin.__main__
 from mrpvm.plugins.sdk.patterns import LazyPattern
 
 def patterns(value, depth=0):
@@ -65,16 +66,27 @@ def patterns(value, depth=0):
             yield from patterns(item, depth + 1)
 
 found = {id(p): p for name, module in list(sys.modules.items())
-         if name.startswith(("mrpvm.plugins.sd_symbolic", "mrpvm.plugins.sdk"))
+         if name.startswith(("mrpvm.plugins.$plugin", "mrpvm.plugins.sdk"))
          for value in vars(module).values() for p in patterns(value)}
 print(json.dumps({"lazy": len(found), "compiled": sum(p.compiled is not None for p in found.values())}))
-"""
+""")
+
+
+def start_counts(plugin: str) -> dict[str, int]:
+    code = COUNT.substitute(plugin=plugin)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_sd_symbolic_compiles_no_pattern_at_its_start():
-    done = subprocess.run(
-        [sys.executable, "-c", COUNT], capture_output=True, text=True, check=True, timeout=60
-    )
-    counts = json.loads(done.stdout.strip().splitlines()[-1])
+    counts = start_counts("sd_symbolic")
     assert counts["lazy"] >= 100  # sd-symbolic's and the sdk's module-level patterns
+    assert counts["compiled"] == 0
+
+
+def test_gs_symbolic_compiles_no_pattern_at_its_start():
+    counts = start_counts("gs_symbolic")
+    assert counts["lazy"] >= 90  # gs-symbolic's and the sdk's module-level patterns
     assert counts["compiled"] == 0

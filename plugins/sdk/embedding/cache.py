@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -158,6 +157,8 @@ def _cached(folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSe
 
 def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSession:
     """The unoptimised graph's session, after writing the folder from it when that is possible."""
+    import shutil  # here, as graph: a worker whose vectors are kept never builds (shutil loads bz2, lzma)
+
     from .graph import build
 
     tensors, config, _ = weights.load(model)
@@ -184,6 +185,8 @@ def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int) -> ort
 
 def _remove_stale(folder: Path) -> None:
     """Folders of earlier wheels, runtimes or graph versions (and the single-file graphs before them)."""
+    import shutil
+
     for old in [*folder.parent.glob("minilm-*"), *folder.parent.glob("all-MiniLM-L6-v2-*.onnx")]:
         if old.name != folder.name:
             shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink(missing_ok=True)
