@@ -47,6 +47,8 @@ CONNECTIVES = word_set(
     """and or but nor yet so then thus hence therefore because although though whereas while since unless if
     when whenever once provided as which who whom whose that where after before until"""
 )
+# Modals of possibility: "Can it …?" asks what may be, not what is.
+POSSIBILITY = word_set("can could may might")
 # Conjunctive adverbs: set off by commas inside a clause ("The port, however, must …") they do not end it.
 CONJUNCTIVE_ADVERBS = word_set(
     """however therefore moreover furthermore nevertheless nonetheless thus hence also instead indeed

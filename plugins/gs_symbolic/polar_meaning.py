@@ -11,10 +11,10 @@ from mrpvm.plugins.sdk.text import terms
 from .clauses import tokenize
 from .context_terms import unit_context
 from .evidence import Sentence
+from .lexicon import POSSIBILITY
 from .meaning import Meaning
 from .polarity import (
     _HEDGES,
-    _POSSIBILITY,
     HEDGED,
     MIN_STATED,
     PolarVerdict,
@@ -54,7 +54,7 @@ def closest_verdict(
     subject = readings[-1].subject_stems if readings else set()
     predicate = set(prop)
     words = {t.low for t in tokenize(main)}
-    possibility = bool(words & _POSSIBILITY)
+    possibility = bool(words & POSSIBILITY)
     asked_negated = _polarity(main, main)
     main_toks = tokenize(main)
     found: list[tuple[float, Sentence, str]] = []
@@ -79,7 +79,7 @@ def closest_verdict(
         if _contrasts(main, s.text):
             negated = not negated
         answer = "No" if negated else "Yes"
-        if {t.low for t in tokenize(s.text)} & (_HEDGES - _POSSIBILITY) and not words & _HEDGES:
+        if {t.low for t in tokenize(s.text)} & (_HEDGES - POSSIBILITY) and not words & _HEDGES:
             answer = HEDGED[answer]
         own = sum(weights[t] for t in prop if t in set(s.terms) | s.carried) / total if total > 0 else 0.0
         found.append((c, s, answer, own))

@@ -49,7 +49,7 @@ from .clauses import (
 )
 from .context_terms import unit_context
 from .evidence import Scorer, Sentence
-from .lexicon import AUX, NEGATIVE_VERBS, OPPOSITES, PRONOUNS
+from .lexicon import AUX, NEGATIVE_VERBS, OPPOSITES, POSSIBILITY, PRONOUNS
 from .polar_verb import main_verb
 from .propositions import Claim, asks_advice, asks_passive, read_question
 from .qualifiers import (
@@ -76,7 +76,6 @@ _PARENTHETICAL = lazy_pattern(r"\s*\([^()]{0,80}\)")
 _HEDGES = frozenset(
     ["may", "might", "could", "would", "possibly", "perhaps", "probably", "likely", "unlikely"]
 )
-_POSSIBILITY = frozenset(["can", "could", "may", "might"])
 CONDITIONAL = "Only under a condition"  # the answer when the statement holds only if a condition does
 HEDGED = {"Yes": "Possibly", "No": "Possibly not"}  # the answers a hedged statement ("may") gives
 
@@ -235,8 +234,8 @@ def verdict(
     # subject is the one the predicate surely does not hold
     subject = readings[-1].subject_stems if readings else set()
     words = {w.lower() for w in re.findall(r"[A-Za-z']+", main)}
-    possibility = bool(words & _POSSIBILITY)
-    question_hedged = bool(words & (_HEDGES - _POSSIBILITY))
+    possibility = bool(words & POSSIBILITY)
+    question_hedged = bool(words & (_HEDGES - POSSIBILITY))
     total = sum(scorer_terms[t] for t in prop)
     verb = _generic_verb(main) if claim is not None and claim.generic else None
     shortest = min(readings, key=lambda r: len(r.subject)) if readings else None

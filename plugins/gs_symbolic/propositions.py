@@ -60,9 +60,7 @@ class Claim:
 
     subject: list[Tok] = field(default_factory=list)  # the subject phrase (determiners dropped)
     generic: bool = False  # "Can I …", "Should we …": a command or a generic person states it
-    gerund: bool = (
-        False  # its subject is a gerund phrase ("disabling caching in the STL"): the verb follows it
-    )
+    gerund: bool = False  # a gerund subject ("disabling caching in the STL"): the verb follows it
     existential: bool = False  # "Is there …"
     pronoun: bool = False  # "Does it …": needs the intent's context to know what "it" is
     modifiers: set[str] = field(

@@ -28,7 +28,7 @@ wording) count negations; these are the other ways English turns a statement's a
 from __future__ import annotations
 
 from .clauses import Tok
-from .lexicon import DEONTIC, NECESSITY
+from .lexicon import DEONTIC, NECESSITY, POSSIBILITY
 
 _PAST_ONLY = frozenset(["formerly", "previously"])
 _PAST_AUX = frozenset(["was", "were", "did", "had", "wasn't", "weren't", "didn't", "hadn't"])
@@ -89,7 +89,6 @@ def denied(toks: list[Tok], stems: set[str]) -> int:
 
 
 _UNIVERSAL = frozenset(["every", "all", "each"])
-_POSSIBILITY = frozenset(["can", "could", "may", "might"])
 _CONDITION_AFTER_ONLY = frozenset(["if", "when", "after", "once", "provided"])
 
 
@@ -101,7 +100,7 @@ def universal(toks: list[Tok]) -> str:
     lows = {t.low for t in toks}
     if lows & _UNIVERSAL:
         return "every"
-    return "any" if "any" in lows and lows & _POSSIBILITY else ""
+    return "any" if "any" in lows and lows & POSSIBILITY else ""
 
 
 _NECESSITY_TO = frozenset(["has", "have", "need", "needs"])
