@@ -3,6 +3,10 @@ and CPU seconds of the whole process tree by process name (sampled from /proc ev
 process ends, so workers that exit with the command are counted).
 
     python3 bench/ingest_ab.py FILE --checkout A [--checkout B …] [--rounds 3] [--plugins a,b] [--json]
+                               [--timeline 0.1]
+
+--timeline SECS prints, for each run, the CPU each process name used in each SECS-long slice of the run (a
+process-by-process timeline: which stage keeps which core busy, where a core idles).
 
 A checkout may carry extra environment for its runs: `--checkout DIR@NAME=VALUE,NAME2=VALUE2`.
 
@@ -46,7 +50,30 @@ def _cpu(pid: int) -> float | None:
     return (int(f[11]) + int(f[12])) / TICK
 
 
-def run_once(checkout: Path, file: str, plugins: str | None, extra: dict[str, str] | None = None) -> dict:
+def _timeline(samples: list[tuple[float, str, int, float]], step: float) -> list[str]:
+    """Lines `t0-t1 s  name cpu, …` of the CPU each process name used in each `step`-second slice (a pid's
+    first sample counts from 0: a process born inside a slice is charged its CPU so far there)."""
+    seen: dict[int, float] = {}
+    slices: dict[int, dict[str, float]] = {}
+    for t, name, pid, secs in samples:
+        used = secs - seen.get(pid, 0.0)
+        seen[pid] = secs
+        if used > 0:
+            got = slices.setdefault(int(t / step), {})
+            got[name] = got.get(name, 0.0) + used
+    lines = []
+    for n in range(max(slices, default=-1) + 1):
+        got = slices.get(n, {})
+        busy = ", ".join(f"{k} {v:.2f}" for k, v in sorted(got.items(), key=lambda kv: -kv[1]))
+        lines.append(
+            f"  {n * step:5.2f}-{(n + 1) * step:5.2f} s  {sum(got.values()) / step:4.2f} cores  {busy}"
+        )
+    return lines
+
+
+def run_once(
+    checkout: Path, file: str, plugins: str | None, extra: dict[str, str] | None = None, step: float = 0.0
+) -> dict:
     home = tempfile.mkdtemp(prefix="ingab-")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MRPVM_")} | (extra or {})
     env["MRPVM_HOME"] = home
@@ -61,13 +88,16 @@ def run_once(checkout: Path, file: str, plugins: str | None, extra: dict[str, st
         stderr=subprocess.PIPE,
     )
     last: dict[int, tuple[str, float]] = {}
+    samples: list[tuple[float, str, int, float]] = []
     while proc.poll() is None:
         for pid in tree(proc.pid):
             name = last[pid][0] if pid in last else _proc_name(pid)
             secs = _cpu(pid)
             if secs is not None:
                 last[pid] = (name, secs)
-        time.sleep(0.02)
+                if step:
+                    samples.append((time.perf_counter() - t0, name, pid, secs))
+        time.sleep(0.01 if step else 0.02)
     wall = time.perf_counter() - t0
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     children = os.times()
@@ -92,6 +122,7 @@ def run_once(checkout: Path, file: str, plugins: str | None, extra: dict[str, st
         "load": load,
         "children_cpu_total": round(children.children_user + children.children_system, 2),
         "stderr_tail": err[-300:] if proc.returncode else "",
+        "timeline": _timeline(samples, step) if step else [],
     }
 
 
@@ -102,6 +133,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--plugins", default="sd-symbolic,kb-fast,kb-thinkingdb")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--timeline", type=float, default=0.0, help="print each run's CPU by process per SECS")
     a = ap.parse_args()
     results: dict[str, list[dict]] = {c: [] for c in a.checkout}
     for r in range(a.rounds):
@@ -109,7 +141,7 @@ def main() -> None:
         for c in order:
             path, _, assigns = c.partition("@")  # CHECKOUT@NAME=VALUE,NAME=VALUE: extra environment
             extra = dict(kv.split("=", 1) for kv in assigns.split(",") if kv)
-            res = run_once(Path(path).resolve(), a.file, a.plugins, extra)
+            res = run_once(Path(path).resolve(), a.file, a.plugins, extra, a.timeline)
             results[c].append(res)
             if not a.json:
                 top = ", ".join(f"{k} {v}" for k, v in list(res["cpu_by_name"].items())[:5])
@@ -118,6 +150,8 @@ def main() -> None:
                     f"CPU {res['cpu_s_sampled']} s ({top}), load {res['load']}{' ' + res['stderr_tail'] if res['rc'] else ''}",
                     flush=True,
                 )
+                for line in res["timeline"]:
+                    print(line)
     summary = {
         c: {
             "wall_s_median": statistics.median(x["wall_s"] for x in rs),
