@@ -7,11 +7,13 @@ index built by one process is read consistently by another.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
 from mrpvm.plugins.sdk.text import plain_text, sentences, terms
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.handoff import (  # noqa: F401 - a unit's fields are analysed as the kernel's handoff does
+    UnitAnalysis,
     acts_terms,
     body_text,
     role_terms,
@@ -53,6 +55,46 @@ def content_terms(fields: dict[str, list[str]]) -> frozenset[str]:
     for name in TEXT_FIELDS:
         out.update(fields.get(name, ()))
     return frozenset(out)
+
+
+class ShippedFields(Mapping[str, list[str]]):
+    """A handed analysis's terms per field, split on first read: an upsert writes the joined strings, and
+    only a hook that reads a field's terms (kb-balanced's vectors: topic and body) splits it."""
+
+    __slots__ = ("_analysis",)
+
+    def __init__(self, analysis: UnitAnalysis):
+        self._analysis = analysis
+
+    def __getitem__(self, name: str) -> list[str]:
+        if name not in _ANALYSED_FIELDS:
+            raise KeyError(name)
+        found: str = getattr(self._analysis, name)
+        return found.split(" ") if found else []
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_ANALYSED_FIELDS)
+
+    def __len__(self) -> int:
+        return len(_ANALYSED_FIELDS)
+
+
+_ANALYSED_FIELDS = ("topic", "heading", "body", "role", "acts", "note", "condition")  # UnitAnalysis's
+
+
+def written_form(
+    unit: KnowledgeUnit, analysis: UnitAnalysis | None
+) -> tuple[KnowledgeUnit, str, Mapping, dict, str]:
+    """(unit, hash, fields, texts, content terms joined) of a unit a kb store is about to write: from the
+    analysis the kernel handed (its joined strings as they are, no split and join again), else analysed
+    here. `texts`: each text field's terms joined by single spaces, as the full-text index takes them."""
+    if analysis is not None:
+        texts = {name: getattr(analysis, name) for name in TEXT_FIELDS}
+        content = " ".join(dict.fromkeys(" ".join(texts.values()).split()))
+        return unit, analysis.hash, ShippedFields(analysis), texts, content
+    fields = unit_fields(unit)
+    texts = {name: " ".join(fields.get(name, ())) for name in TEXT_FIELDS}
+    return unit, unit_hash(unit), fields, texts, " ".join(content_terms(fields))
 
 
 def own_terms(unit: KnowledgeUnit) -> frozenset[str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -26,7 +26,7 @@ from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.gc_pause import paused_gc
 from mrpvm.protocol.handoff import UnitAnalysis
 
-from .fields import content_terms, unit_fields, unit_hash
+from .fields import written_form
 from .scoring import idf, tag_terms, tag_terms_of
 from .text_index import ArtifactError, TextIndex
 
@@ -50,12 +50,14 @@ class StoredUnit(NamedTuple):
 
 
 class NewUnit(NamedTuple):
-    """A unit about to be written (passed to upsert hooks)."""
+    """A unit about to be written (passed to upsert hooks): `fields` its analysed terms per DS009 field
+    (as `unit_fields` gives them), `texts` each text field's terms joined by single spaces."""
 
     key: int
     unit: KnowledgeUnit
     hash: str
-    fields: dict[str, list[str]]
+    fields: Mapping[str, list[str]]
+    texts: Mapping[str, str] = {}
 
 
 class OldUnit(NamedTuple):
@@ -154,9 +156,9 @@ class KBStore:
         unit's hash and field terms as the kernel handed them (protocol/handoff.py), else computed here."""
         with paused_gc():
             if analysis is not None:
-                prepared = [(u, a.hash, a.fields()) for u, a in zip(units, analysis, strict=True)]
+                prepared = [written_form(u, a) for u, a in zip(units, analysis, strict=True)]
             else:
-                prepared = [(u, unit_hash(u), unit_fields(u)) for u in units]
+                prepared = [written_form(u, None) for u in units]
         return self._write(source_id, source_name, prepared, hook, summary)
 
     def remove(self, source_id: str, hook: WriteHook | None = None) -> int:
@@ -181,15 +183,17 @@ class KBStore:
                 for role, acts in db.execute("SELECT role, acts FROM units WHERE source=?", (source_id,))
             ]
             new: list[NewUnit] = []
+            content: list[str] = []
             if prepared:
                 row = db.execute("SELECT value FROM meta WHERE name='next_key'").fetchone()
                 next_key = int(row[0]) if row else 1
-                for offset, (unit, h, fields) in enumerate(prepared):
-                    new.append(NewUnit(next_key + offset, unit, h, fields))
+                for offset, (unit, h, fields, texts, terms) in enumerate(prepared):
+                    new.append(NewUnit(next_key + offset, unit, h, fields, texts))
+                    content.append(terms)
                 db.execute(
                     "INSERT OR REPLACE INTO meta VALUES('next_key', ?)", (str(next_key + len(prepared)),)
                 )
-            self.text.replace_source(source_id, ((n.key, n.fields) for n in new))
+            self.text.replace_source(source_id, ((n.key, n.texts) for n in new))
             db.execute("DELETE FROM units WHERE source=?", (source_id,))
             if new:
                 # OR REPLACE: a unit id moving from another source replaces that copy (its index entry is orphaned)
@@ -205,10 +209,10 @@ class KBStore:
                             n.unit.kuType,
                             n.unit.role,
                             ",".join(n.unit.acts),
-                            " ".join(content_terms(n.fields)),
+                            terms,
                             _encode(n.unit),
                         )
-                        for n in new
+                        for n, terms in zip(new, content, strict=True)
                     ),
                 )
                 db.execute(

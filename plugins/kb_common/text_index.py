@@ -64,19 +64,20 @@ class TextIndex:
     def doc_freq(self, field: str, term: str) -> int:
         return int(self.searcher.doc_freq(field, term))
 
-    def replace_source(self, source_id: str, documents: Iterable[tuple[int, dict[str, list[str]]]]) -> None:
-        """Replace every document of `source_id` with `documents` ((key, field terms) each), committed."""
+    def replace_source(self, source_id: str, documents: Iterable[tuple[int, dict[str, str]]]) -> None:
+        """Replace every document of `source_id` with `documents` ((key, {text field: its terms joined by
+        single spaces}) each; an absent or empty field has none), committed."""
         import tantivy
 
         writer = self._writer()
         try:
             writer.delete_documents_by_term("source", source_id)
-            for key, fields in documents:
+            for key, texts in documents:
                 doc = tantivy.Document()
                 for name in TEXT_FIELDS:
-                    found = fields.get(name)
+                    found = texts.get(name)
                     if found:
-                        doc.add_text(name, " ".join(found))
+                        doc.add_text(name, found)
                 doc.add_text("source", source_id)
                 doc.add_unsigned("key", key)
                 writer.add_document(doc)
