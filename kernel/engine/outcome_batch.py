@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -43,6 +44,7 @@ class TraceOnce(Protocol):
     def last_after_commit(self) -> bool: ...
 
 
+log = logging.getLogger("mrpvm.kernel")
 BATCH_WAIT_S = 0.05  # the longest an outcome waits for others to share its call
 
 _Key = tuple[str, str | None]  # (planner id, KB id)
@@ -139,7 +141,10 @@ class OutcomeBatcher:
                 go.clear()
                 batch = pending[:size]
                 del pending[:size]
-                await self._send(key[0], batch)
+                try:
+                    await self._send(key[0], batch)
+                except Exception:  # its turns' calls have their attempts; the next batch still goes
+                    log.exception("a batch of recordOutcome failed")
         finally:
             self._runners.pop(key, None)
 
