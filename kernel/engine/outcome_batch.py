@@ -172,10 +172,9 @@ class OutcomeBatcher:
                 settle_attempt(entry.state, attempt, result, failure, 0)
                 if not single:
                     entry.node.output["batch"] = len(batch)
-                if failure is not None:
-                    entry.node.output["dropped"] = (
-                        f"the outcome's call failed ({failure.error.code}): not learned"
-                    )
+                if attempt.status == "error":  # a crash, a timeout, a refusal or an error answer
+                    code = entry.node.output.get("code", "error")
+                    entry.node.output["dropped"] = f"the outcome's call failed ({code}): not learned"
             if failure is None and result is not None and result.document.result.status == "success":
                 await self._fold(planner_id, batch, result.document)
         finally:

@@ -191,3 +191,14 @@ def test_attribution_rules():
     for bad, ids in ((plain, ["r1", "r2"]), (seen, ["r1"]), (seen, ["r1", "r3"])):
         with pytest.raises(ValidationFailed, match="observation-outcome"):
             outcome_batch.attribute(bad, ids)
+
+
+def test_a_failed_batch_call_is_recorded_as_dropped_on_every_turn(tmp_path, long_wait):
+    h = BatchHarness(tmp_path, script({"fail": {"code": "OUTCOME_DOWN", "message": "cannot learn"}}), batch=2)
+    results = ask_concurrently(h, 2)
+    (call,) = h.calls("planner-a", "recordOutcome")
+    assert len(call["outcomes"]) == 2 and learned(h) == {}
+    for result in results:
+        node = stored_node(h, result)
+        assert node["status"] == "error" and node["output"]["code"] == "OUTCOME_DOWN"
+        assert "OUTCOME_DOWN" in node["output"]["dropped"]
