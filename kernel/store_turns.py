@@ -187,6 +187,22 @@ class TurnTables(SessionTables):
             self._set_trace(conn, request_id, trace_of(stored))
         return stored
 
+    def record_outcomes_and_traces(
+        self,
+        planner_id: str,
+        batch: list[tuple[str | None, list[Observation], str, Callable[[int], dict[str, Any]] | None]],
+    ) -> list[int]:
+        """A batch of outcomes (kernel/engine/outcome_batch.py) in one transaction: for each (kb_id,
+        observations, request_id, trace_of), in order, the fold, then with `trace_of` the committed
+        turn's trace replaced as in `record_outcome_and_trace`. Any error rolls the whole batch back."""
+        stored: list[int] = []
+        with self.transaction() as conn:
+            for kb_id, observations, request_id, trace_of in batch:
+                stored.append(self._fold(conn, planner_id, kb_id, observations))
+                if trace_of is not None:
+                    self._set_trace(conn, request_id, trace_of(stored[-1]))
+        return stored
+
     def get_turn(self, request_id: str) -> TurnRecord:
         row = (
             self._conn()
