@@ -190,17 +190,21 @@ class TurnTables(SessionTables):
     def record_outcomes_and_traces(
         self,
         planner_id: str,
-        batch: list[tuple[str | None, list[Observation], str, Callable[[int], dict[str, Any]] | None]],
+        kb_id: str | None,
+        batch: list[tuple[list[Observation], str, Callable[[int], dict[str, Any]] | None]],
     ) -> list[int]:
-        """A batch of outcomes (kernel/engine/outcome_batch.py) in one transaction: for each (kb_id,
-        observations, request_id, trace_of), in order, the fold, then with `trace_of` the committed
-        turn's trace replaced as in `record_outcome_and_trace`. Any error rolls the whole batch back."""
-        stored: list[int] = []
+        """A batch of one KB's outcomes (kernel/engine/outcome_batch.py) in one transaction: every
+        (observations, request_id, trace_of) folded in one key order with the others (`_fold_many`: the
+        lock order of a single fold), then, for each with `trace_of`, its committed turn's trace replaced
+        as in `record_outcome_and_trace`, in request id order. Any error rolls the whole batch back.
+        Returns how many observations of each were folded."""
         with self.transaction() as conn:
-            for kb_id, observations, request_id, trace_of in batch:
-                stored.append(self._fold(conn, planner_id, kb_id, observations))
+            stored = self._fold_many(conn, planner_id, kb_id, [observations for observations, _, _ in batch])
+            for (_, request_id, trace_of), count in sorted(
+                zip(batch, stored, strict=True), key=lambda p: p[0][1]
+            ):
                 if trace_of is not None:
-                    self._set_trace(conn, request_id, trace_of(stored[-1]))
+                    self._set_trace(conn, request_id, trace_of(count))
         return stored
 
     def get_turn(self, request_id: str) -> TurnRecord:

@@ -206,10 +206,8 @@ class OutcomeBatcher:
                 store,
                 store.record_outcomes_and_traces,
                 planner_id,
-                [
-                    (e.state.kb_id, obs, e.state.request_id, _trace_of(e) if t else None)
-                    for e, obs, t in items
-                ],
+                batch[0].state.kb_id,  # one queue per (planner, KB): every outcome of a batch has its KB
+                [(obs, e.state.request_id, _trace_of(e) if t else None) for e, obs, t in items],
             )
         except (ValidationFailed, StoreError) as err:
             for entry in batch:
