@@ -11,9 +11,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Coroutine, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 log = logging.getLogger("mrpvm.kernel")
+
+
+class Batcher(Protocol):
+    """Outcomes held back to share one call (kernel/engine/outcome_batch.py)."""
+
+    def hurry(self, plugin_id: str) -> None: ...
+
+    async def flush(self) -> None: ...
 
 
 class Background:
@@ -33,6 +41,7 @@ class Background:
         self._jobs: dict[
             asyncio.Task, tuple[frozenset[str], str | None, str | None, tuple[asyncio.Task, ...]]
         ] = {}
+        self.batcher: Batcher | None = None  # made by the engine on its first batched outcome
 
     def __len__(self) -> int:
         return len(self._jobs)
@@ -81,6 +90,11 @@ class Background:
             if not t.done() and (session_id is None or s == session_id)
         ]
 
+    def hurry(self, plugin_id: str) -> None:
+        """A turn is about to wait for jobs calling `plugin_id`: their held-back outcomes go out now."""
+        if self.batcher is not None:
+            self.batcher.hurry(plugin_id)
+
     @staticmethod
     async def wait_for(tasks: Iterable[asyncio.Task]) -> None:
         """Wait until these jobs end; their outcome is theirs (failures are logged by `_done`).
@@ -90,6 +104,9 @@ class Background:
             await asyncio.wait(waiting)
 
     async def drain(self, session_id: str | None = None) -> None:
-        """Wait for every pending job (of one session when given), including jobs started meanwhile."""
+        """Wait for every pending job (of one session when given), including jobs started meanwhile;
+        held-back outcomes are sent first (nothing waits for the batch timer)."""
+        if self.batcher is not None:
+            await self.batcher.flush()
         while jobs := self.pending(session_id):
             await self.wait_for(jobs)

@@ -8,8 +8,9 @@ in every `buildPlan`. Records are per (planner, KB scope, plugin, task); the KB 
 id, or '' for sessions without a KB (as the planner's artifacts folder was per KB before).
 
 Each fold is one atomic upsert (`INSERT ... ON CONFLICT DO UPDATE` computes the new value from the row's
-current one: SQLite's write lock, PostgreSQL's row lock), and one outcome's observations are applied in
-one transaction in key order (two nodes folding outcomes at once never lose an update nor deadlock).
+current one: SQLite's write lock, PostgreSQL's row lock), and one outcome's observations (or one batch's)
+are applied in one transaction in key order (two nodes folding outcomes at once never lose an update nor
+deadlock).
 
 A mixin of `Store` (kernel/store.py).
 """
@@ -123,15 +124,32 @@ class PlannerLearning:
         self, conn: Connection, planner_id: str, kb_id: str | None, observations: list[Observation]
     ) -> int:
         """`record_observations` inside the caller's transaction `conn`."""
-        if len(observations) > MAX_OBSERVATIONS:
-            raise ValidationFailed(
-                f"{planner_id} sent {len(observations)} observations for one outcome (at most {MAX_OBSERVATIONS})",
-                {"planner": planner_id, "observations": len(observations)},
-            )
-        if not observations or (kb_id is not None and not self._lock_row(conn, "kbs", kb_id)):
-            return 0
+        return self._fold_many(conn, planner_id, kb_id, [observations])[0]
+
+    def _fold_many(
+        self, conn: Connection, planner_id: str, kb_id: str | None, outcomes: list[list[Observation]]
+    ) -> list[int]:
+        """Several outcomes' observations (one outcome, or a batch: kernel/engine/outcome_batch.py) folded
+        inside `conn`, all in ONE key order (the records' rows are locked in the order every fold and import
+        takes them, so two nodes folding at once never deadlock), each record's samples in outcome order.
+        Returns how many of each outcome were folded."""
+        for observations in outcomes:
+            if len(observations) > MAX_OBSERVATIONS:
+                raise ValidationFailed(
+                    f"{planner_id} sent {len(observations)} observations for one outcome (at most {MAX_OBSERVATIONS})",
+                    {"planner": planner_id, "observations": len(observations)},
+                )
+        if not any(outcomes) or (kb_id is not None and not self._lock_row(conn, "kbs", kb_id)):
+            return [0] * len(outcomes)
         stamp, key = now_iso(), kb_key(kb_id)
-        ordered = sorted(observations, key=lambda o: (o.plugin, o.task, o.index))  # one lock order
+        ordered = sorted(  # one lock order
+            (
+                (o.plugin, o.task, n, o.index, o)
+                for n, observations in enumerate(outcomes)
+                for o in observations
+            ),
+            key=lambda t: t[:4],
+        )
         conn.executemany(  # one batch (psycopg pipelines it), applied in order
             _FOLD,
             [
@@ -147,10 +165,10 @@ class PlannerLearning:
                     "suf": None if item.sufficiency is None else float(item.sufficiency),
                     "at": stamp,
                 }
-                for item in ordered
+                for *_, item in ordered
             ],
         )
-        return len(ordered)
+        return [len(observations) for observations in outcomes]
 
     def _first_import(self, conn: Connection, digest: str, what: str, records: int) -> bool:
         """Claim the import of a legacy file (by its content `digest`); False: some node imported it."""

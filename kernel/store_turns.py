@@ -187,6 +187,26 @@ class TurnTables(SessionTables):
             self._set_trace(conn, request_id, trace_of(stored))
         return stored
 
+    def record_outcomes_and_traces(
+        self,
+        planner_id: str,
+        kb_id: str | None,
+        batch: list[tuple[list[Observation], str, Callable[[int], dict[str, Any]] | None]],
+    ) -> list[int]:
+        """A batch of one KB's outcomes (kernel/engine/outcome_batch.py) in one transaction: every
+        (observations, request_id, trace_of) folded in one key order with the others (`_fold_many`: the
+        lock order of a single fold), then, for each with `trace_of`, its committed turn's trace replaced
+        as in `record_outcome_and_trace`, in request id order. Any error rolls the whole batch back.
+        Returns how many observations of each were folded."""
+        with self.transaction() as conn:
+            stored = self._fold_many(conn, planner_id, kb_id, [observations for observations, _, _ in batch])
+            for (_, request_id, trace_of), count in sorted(
+                zip(batch, stored, strict=True), key=lambda p: p[0][1]
+            ):
+                if trace_of is not None:
+                    self._set_trace(conn, request_id, trace_of(count))
+        return stored
+
     def get_turn(self, request_id: str) -> TurnRecord:
         row = (
             self._conn()

@@ -241,6 +241,7 @@ OBSERVATION_FIELDS = (
     _f("LLMCalls", "float"),
     _f("Sufficiency", "float"),
     _f("Alpha", "float"),
+    _f("Outcome"),
 )
 OBSERVATION_FIELDS[4].attr = "llmCalls"
 

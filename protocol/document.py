@@ -177,6 +177,7 @@ class Observation(msgspec.Struct, kw_only=True, omit_defaults=True):
     llmCalls: float = 0.0
     sufficiency: float | None = None  # in [0, 1]; None leaves the record's sufficiency as it is
     alpha: float = 0.3  # the EWMA weight of this sample, in (0, 1]
+    outcome: str = ""  # the requestId of its outcome: required in a batch's reply, else that request's or ""
 
 
 class CnlDocument(msgspec.Struct, kw_only=True, omit_defaults=True):

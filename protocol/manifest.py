@@ -176,6 +176,16 @@ class SdManifest(ManifestBase, tag="sd-plugin"):
 
 class PlanManifest(ManifestBase, tag="mrp-plan-plugin"):
     ops: Annotated[list[PlanOp], Meta(min_length=1, description=OPS_DOC)] = _ops("mrp-plan-plugin")
+    outcomeBatch: Annotated[
+        int,
+        Meta(
+            ge=1,
+            le=16,
+            description="Most outcomes one recordOutcome call may carry (1: one per call). Above 1, the daemon "
+            "may send several turns' outcomes in one call (payload.outcomes), and every `## Observation` of "
+            "the reply names its outcome (`Outcome: <requestId>`; protocol/SPEC.md, Outcome batches).",
+        ),
+    ] = 1
 
 
 class KbManifest(ManifestBase, tag="kb-plugin"):

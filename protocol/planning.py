@@ -136,3 +136,7 @@ class RecordOutcomePayload(msgspec.Struct, kw_only=True, omit_defaults=True):
     durationMs: float = 0.0
     llmCalls: int = 0
     intents: list[IntentGroup] = []
+    # A batch (sent only to a planner whose manifest sets outcomeBatch > 1): several outcomes, each as
+    # above with its own requestId, the fields above then left empty; every `## Observation` of the
+    # reply names its outcome (`Outcome: <requestId>`).
+    outcomes: list[RecordOutcomePayload] = []

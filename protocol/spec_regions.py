@@ -163,7 +163,11 @@ def spec_manifest() -> str:
         hints = "**required**" if "plannerHints" in vdef.get("required", []) else "optional"
         ops = ", ".join(f"`{op}`" for op in vdef["properties"]["ops"]["items"]["enum"])
         out.append(f"| `{kind}` | {hints} | {ops} |")
-    for variant, label in (("SdManifest", "sd-plugin"), ("KbManifest", "kb-plugin")):
+    for variant, label in (
+        ("SdManifest", "sd-plugin"),
+        ("PlanManifest", "mrp-plan-plugin"),
+        ("KbManifest", "kb-plugin"),
+    ):
         own = {k: v for k, v in defs[variant]["properties"].items() if k not in gs["properties"]}
         out += ["", f"{label} only:", ""]
         out += _field_rows(own, [], defs)

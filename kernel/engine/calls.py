@@ -132,7 +132,7 @@ async def call_plugin(
             calls.mark_idle()
             if access is not None:
                 counted = settle(state.llm, access, state.trace, node, state.request_id)
-    _settle(state, attempt, result, failure, counted)
+    settle_attempt(state, attempt, result, failure, counted)
     if on_event is not None and state.on_event is not None:
         state.emit(
             event="plugin-end",
@@ -236,7 +236,7 @@ def _prepare(
     return build_request(state, frame, plugin_id, op, *parts, timeout_s=timeout_s, access=access), access
 
 
-def _settle(
+def settle_attempt(
     state: CallScope,
     attempt: Attempt,
     result: CallResult | None,

@@ -20,6 +20,7 @@ from ..records import PlannerOutcome, SessionRecord, TurnRecord
 from .calls import call_plugin
 from .concurrency import PendingCall, hold_spin
 from .frame import ExecutionFrame
+from .outcome_batch import attribute, batcher_of, batching
 from .scope import Attempt, BranchRun
 from .stages import notify_kb
 from .state import TurnState
@@ -187,8 +188,14 @@ def outcome_calls(
             intents=root.intents,
         )
         outcomes.append(PlannerOutcome(planner_id, status == "success", duration))
+        summary = {"status": status, "attempts": len(attempts)}
 
         async def call() -> Attempt:
+            attempted = frozenset(a.pluginId for a in attempts)
+            if batching(state.plugin_info(planner_id), deferred):
+                return await batcher_of(state.ctx).submit(
+                    state, root, payload, attempted, f"record outcome ({status})", summary, trace
+                )
             attempt = await call_plugin(
                 state,
                 root,
@@ -200,11 +207,11 @@ def outcome_calls(
                 payload,
                 parent=root.node_id or "",
                 label=f"record outcome ({status})",
-                input_summary={"status": status, "attempts": len(attempts)},
+                input_summary=summary,
                 background=deferred,
             )
             with_trace = trace is not None and trace.last_after_commit()
-            stored = await learn(state, planner_id, attempt, {a.pluginId for a in attempts}, with_trace)
+            stored = await learn(state, planner_id, attempt, attempted, with_trace)
             if trace is not None and stored:
                 trace.stored = True
             return attempt
@@ -215,7 +222,7 @@ def outcome_calls(
 
 
 async def learn(
-    state: TurnState, planner_id: str, attempt: Attempt, attempted: set[str], with_trace: bool = False
+    state: TurnState, planner_id: str, attempt: Attempt, attempted: frozenset[str], with_trace: bool = False
 ) -> bool:
     """Fold the planner's `## Observation` sections into its shared records (kernel/store_learning.py);
     the trace node says how many were stored, or why none was. A planner observes only the plugins the
@@ -232,6 +239,7 @@ async def learn(
         return state.trace.to_builtins()
 
     try:
+        attribute(doc.observations, [state.request_id])  # an `Outcome` naming another request: refused
         strangers = sorted({o.plugin for o in doc.observations} - attempted)
         if strangers:
             raise ValidationFailed(

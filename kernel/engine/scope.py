@@ -38,7 +38,7 @@ EventHook = Callable[[dict[str, Any]], None]
 class PluginInfo:
     """What a plugin call needs from the registry and config, resolved once per kernel context."""
 
-    __slots__ = ("entry", "type", "max_llm_calls", "timeout_ms")
+    __slots__ = ("entry", "type", "max_llm_calls", "timeout_ms", "outcome_batch")
 
     def __init__(self, entry: PluginEntry, limit_ms: int):
         manifest = entry.manifest
@@ -46,6 +46,7 @@ class PluginInfo:
         self.type: str = entry.type
         self.max_llm_calls: int = manifest.maxLLMCalls
         self.timeout_ms: int = min(manifest.timeoutMs, limit_ms)
+        self.outcome_batch: int = getattr(manifest, "outcomeBatch", 1)  # a planner's (SPEC §7)
 
 
 @dataclass(slots=True)
@@ -100,6 +101,7 @@ class TurnCalls:
         """Wait for the background calls to `plugin_id` that were pending when this turn started."""
         jobs = self._earlier.pop(plugin_id, None)
         if jobs:
+            self._background.hurry(plugin_id)
             await self._background.wait_for(jobs)
 
     def mark_busy(self) -> None:

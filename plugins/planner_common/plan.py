@@ -183,6 +183,11 @@ def record_outcome(call: Call, strategy: Strategy) -> CnlDocument:
     """Score the outcome's attempts (`## Observation N`); the kernel folds them into the shared records."""
     payload: RecordOutcomePayload = call.payload
     learned = utility.observations(payload)
+    for outcome in payload.outcomes:  # a batch: each observation names its outcome
+        learned += [
+            msgspec.structs.replace(o, index=len(learned) + n, outcome=outcome.requestId)
+            for n, o in enumerate(utility.observations(outcome), 1)
+        ]
     plugins = len({o.plugin for o in learned})
     return call.reply(
         "success",

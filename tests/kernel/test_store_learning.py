@@ -5,6 +5,7 @@ records deleted with it, and the engine's round trip (recordOutcome observations
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import msgspec
 import pytest
@@ -45,25 +46,37 @@ def test_observations_fold_into_ewma_records(tmp_path, store_env):
         assert store.learned(PLANNER, None, ["gs-symbolic"]) == []
 
 
-def test_two_nodes_folding_at_once_lose_no_update(tmp_path, store_env):
-    """Two stores (two nodes; SQLite: two connections to one file) fold 60 outcomes each into the same
-    records from their own threads; every fold lands, and the result is what 120 sequential folds give."""
+ROUNDS = 60
+EARLY, LATE = obs("kb-fast", 1.0, ms=5.0), obs("kb-fast", 1.0, task="define", ms=5.0)  # in key order
+
+
+def singles(store: Store) -> None:
+    for _ in range(ROUNDS):
+        store.record_observations(PLANNER, None, [EARLY, LATE])
+
+
+def batches(store: Store) -> None:
+    """Batches of two outcomes whose records come in reverse key order across the batch."""
+    for _ in range(ROUNDS):
+        store.record_outcomes_and_traces(PLANNER, None, [([LATE], "req_a", None), ([EARLY], "req_b", None)])
+
+
+def fold_on_two_nodes_at_once(tmp_path, store_env, folds: list[Callable[[Store], None]]) -> None:
+    """Two stores (two nodes; SQLite: two connections to one file) run `folds` from their own threads at
+    once; every fold lands, and the result is what the same folds give one after the other."""
     homes = [tmp_path / "a", tmp_path / ("b" if store_env else "a")]
     stores = [Store.open(h, store_env | {"MRPVM_NODE_ID": f"node-{i}"}) for i, h in enumerate(homes)]
-    rounds, start = 60, threading.Barrier(2)
+    start = threading.Barrier(2)
     errors: list[BaseException] = []
 
-    def fold(store: Store) -> None:
+    def run(fold: Callable[[Store], None], store: Store) -> None:
         try:
             start.wait()
-            for _ in range(rounds):
-                store.record_observations(
-                    PLANNER, None, [obs("kb-fast", 1.0, ms=5.0), obs("kb-fast", 1.0, task="define", ms=5.0)]
-                )
+            fold(store)
         except BaseException as err:  # noqa: BLE001 - reported below
             errors.append(err)
 
-    threads = [threading.Thread(target=fold, args=(s,)) for s in stores]
+    threads = [threading.Thread(target=run, args=pair) for pair in zip(folds, stores, strict=True)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -72,13 +85,48 @@ def test_two_nodes_folding_at_once_lose_no_update(tmp_path, store_env):
         assert errors == []
         records = by_key(stores[1])
         for key in (("kb-fast", ""), ("kb-fast", "define")):
-            assert records[key].samples == 2 * rounds
+            assert records[key].samples == 2 * ROUNDS
             # all samples equal: the EWMA does not depend on their order, only on their number
-            assert records[key].successRate == pytest.approx(1 - 0.5 * 0.7 ** (2 * rounds))
+            assert records[key].successRate == pytest.approx(1 - 0.5 * 0.7 ** (2 * ROUNDS))
             assert records[key].latencyMs == pytest.approx(5.0)
     finally:
         for store in stores:
             store.close()
+
+
+def test_two_nodes_folding_at_once_lose_no_update(tmp_path, store_env):
+    fold_on_two_nodes_at_once(tmp_path, store_env, [singles, singles])
+
+
+def test_a_batch_and_a_single_fold_at_once_never_deadlock(tmp_path, store_env):
+    """A batch of outcomes (kernel/engine/outcome_batch.py) folded by one node while another folds single
+    outcomes of the same records: both take the records in one key order (PostgreSQL: row locks; a batch
+    folded outcome by outcome deadlocked here), so every fold lands."""
+    fold_on_two_nodes_at_once(tmp_path, store_env, [batches, singles])
+
+
+def test_a_batch_folds_each_records_samples_in_outcome_order(tmp_path, store_env):
+    """A batch's observations are folded in one key order, and a record's samples keep the outcomes'
+    order (the EWMA depends on it): the same records as the outcomes folded one by one."""
+    outcomes = [
+        [obs("kb-fast", 0.0, ms=2.0), obs("gs-symbolic", 1.0)],
+        [obs("kb-fast", 1.0, ms=8.0)],
+        [],
+        [obs("kb-fast", 0.0, ms=4.0, task="define"), obs("gs-symbolic", 0.0)],
+    ]
+    with Store.open(tmp_path / "batch", store_env) as batched:
+        counts = batched.record_outcomes_and_traces(
+            PLANNER, None, [(o, f"req_{n}", None) for n, o in enumerate(outcomes)]
+        )
+        got = by_key(batched)
+    with Store.open(tmp_path / "one", store_env) as single:
+        if store_env:  # the same database: start from no records
+            single.restore_learning([])
+        for o in outcomes:
+            single.record_observations(PLANNER, None, o)
+        want = by_key(single)
+    assert counts == [2, 1, 0, 2]
+    assert got == want and got[("kb-fast", "")].successRate == pytest.approx(0.7 * (0.7 * 0.5) + 0.3)
 
 
 def test_bad_observation_sets_are_refused_whole(tmp_path, store_env):

@@ -657,3 +657,27 @@ def test_a_solver_measured_to_fail_is_left_out_unless_pinned_or_good_at_the_kind
         record(default_planner, tmp_path, [gs("gs-llm-fast", "success", 1.0)], defining)
     kept = plan_of(default_planner, defining, artifacts=tmp_path, llmCallsLeft=4)
     assert "gs-llm-fast" in kept.goalSolverOrder
+
+
+def test_a_batch_of_outcomes_gets_observations_named_by_outcome(tmp_path):
+    """planner-default opts in to outcome batches (manifest outcomeBatch): each outcome of
+    payload.outcomes is scored as alone, and its observations name it."""
+    attempts = [OutcomeAttempt(pluginId="kb-fast", type="kb-plugin", op="retrieve", status="success")]
+    one = RecordOutcomePayload(requestId="r1", plannerId="planner-default", attempts=attempts, intents=DEFINE)
+    two = msgspec.structs.replace(one, requestId="r2", attempts=attempts * 2)
+    request = Request(
+        prompt="", context=[], op="recordOutcome", payload=RecordOutcomePayload(outcomes=[one, two])
+    )
+    doc, failure, _ = default_planner.run(encode_request(request))
+    assert failure is None and doc.result.status == "success"
+    alone = record(default_planner, tmp_path, attempts, DEFINE).observations
+    named = {rid: [o for o in doc.observations if o.outcome == rid] for rid in ("r1", "r2")}
+    assert len(named["r1"]) == len(alone) and len(named["r2"]) == 2 * len(alone)
+    assert len(doc.observations) == 3 * len(alone)
+    assert [o.index for o in doc.observations] == list(range(1, len(doc.observations) + 1))
+    # the reply's text carries the names (what the kernel parses)
+    from mrpvm.protocol.cnl_render import render_document
+
+    assert parse_document(render_document(doc), "recordOutcome").observations == doc.observations
+    (entry,) = [e for e in Registry.load(MANIFESTS_DIR).list() if e.manifest.id == "planner-default"]
+    assert entry.manifest.outcomeBatch > 1

@@ -16,6 +16,9 @@ The first rule whose `when` matches answers (a plugin/op with no rule answers `u
   guidanceIds ids a retrieve marks as guidance (they must be among the selected units' ids)
   plan        a Plan object (buildPlan)
   observations [Observation objects] (recordOutcome)
+  observationsEach [Observation objects] (recordOutcome): these for every outcome of the call (a batch's
+              `payload.outcomes`, else the one), each naming its outcome in a batch; the i-th outcome's
+              Success is i/10 when `successStep` is true; `omitOutcome`: true leaves the names out
   sleepMs     sleep before answering; track: true counts concurrent requests in MRPVM_TEST_COUNTER
   waitMax     n: before answering, wait until n tracked requests have run at once (a barrier: the test
               states an order of events instead of hoping a sleep is long enough on a busy machine)
@@ -62,6 +65,8 @@ def _log(call: Call) -> None:
     for name in ("guidance", "evidence", "units"):
         if hasattr(p, name):
             entry[name] = [u.id for u in getattr(p, name)]
+    if call.op == "recordOutcome":
+        entry["outcomes"] = [o.requestId for o in p.outcomes] or [p.requestId]
     if getattr(p, "descriptors", None):
         entry["descriptors"] = [d.id for d in p.descriptors]
     if getattr(p, "parentIntent", None) is not None:
@@ -130,6 +135,18 @@ def _counter(delta: int) -> None:
         fh.write(json.dumps(state))
 
 
+def _each_outcome(rule: dict, payload) -> list[Observation]:
+    out: list[Observation] = []
+    batch = bool(payload.outcomes)
+    for n, outcome in enumerate(payload.outcomes or [payload], 1):
+        for o in rule["observationsEach"]:
+            seen = msgspec.convert(o, Observation)
+            named = outcome.requestId if batch and not rule.get("omitOutcome") else ""
+            success = n / 10 if rule.get("successStep") else seen.success
+            out.append(msgspec.structs.replace(seen, index=len(out) + 1, outcome=named, success=success))
+    return out
+
+
 def handle(call: Call):
     _log(call)
     rules = _script().get(PLUGIN_ID, {}).get(call.op)
@@ -188,6 +205,8 @@ def handle(call: Call):
         sections["units"] = chosen
     if "observations" in rule:
         sections["observations"] = [msgspec.convert(o, Observation) for o in rule["observations"]]
+    if "observationsEach" in rule:
+        sections["observations"] = _each_outcome(rule, payload)
     if "plan" in rule:
         sections["plan"] = msgspec.convert(rule["plan"], Plan)
     if "answer" in rule:
