@@ -41,6 +41,7 @@ from mrpvm.protocol.envelope import (
     Request,
 )
 
+from . import kept_units
 from .normalize import Progress, normalize_text
 from .notify import (
     UnitsFile,
@@ -236,7 +237,8 @@ async def load_session_context(
     progress: Progress | None = None,
     defer_notices: bool = False,
 ) -> LoadedUnits:
-    """Normalize a text into session units (deduplicated, one transaction), then tell every kb-plugin
+    """Normalize a text into session units (deduplicated, one transaction; the units of a text normalized
+    before are read back, knowledge/kept_units.py), then tell every kb-plugin
     (`onSessionEvent`, session-kus-committed, scope session). Returns the units added, with `.warnings`.
     `defer_notices`: every notice waits for the plugin's next call (`hold_session_notices(defer=True)`)."""
     session = ctx.store.get_session(session_id)
@@ -244,7 +246,7 @@ async def load_session_context(
     source = NormalizePayload(
         sourceId=source_id, sourceName=source_name, sourceType=source_type, text=text, scope="session"
     )
-    units, _, warnings = await normalize_text(
+    units, warnings = await kept_units.normalized(
         ctx, sd_plugin, source, session_id=session_id, progress=progress
     )
     added = await anyio.to_thread.run_sync(ctx.store.add_session_units_list, session_id, units)

@@ -87,6 +87,12 @@ class SupervisorBase:
 
     # ------------------------------------------------------------------ lookup
 
+    @property
+    def environment(self) -> dict[str, str]:
+        """The environment every plugin process gets (process.worker_env: PATH, HOME, LANG, MRPVM_* and
+        the extra), a copy."""
+        return dict(self._env)
+
     def _plugins_started(self) -> bool:
         return bool(self._oneshot_procs) or any(
             pool.workers for p in self._plugins.values() for pool in p.pools()

@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-from mrpvm.plugins.sdk.embedding import usable
+from mrpvm.plugins.sdk.embedding import dot, usable
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
@@ -156,8 +155,8 @@ def names_object(action: Action, sentences: Sequence[Sentence], said: set[str]) 
     if not vocabulary:
         return False
     found = vectors([*words, *vocabulary])
-    close = found[len(words) :] @ found[: len(words)].T  # vocabulary x asked words
-    return bool(np.all(close.max(axis=0) >= NEIGHBOUR))
+    asked, said = found[: len(words)], found[len(words) :]
+    return all(max(dot(w, v) for v in said) >= NEIGHBOUR for w in asked)
 
 
 def reverses(action: Action, sentences: Sequence[Sentence]) -> bool:
@@ -185,5 +184,5 @@ def _is_action(action: Action, word: str) -> bool:
         return True
     if not usable():  # the model is loaded only when a word's vector is not kept (meaning.vectors)
         return False
-    found = vectors([action.verb, word])
-    return bool(np.dot(found[0], found[1]) >= NEIGHBOUR)
+    verb, other = vectors([action.verb, word])
+    return dot(verb, other) >= NEIGHBOUR

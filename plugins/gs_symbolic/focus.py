@@ -23,9 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-import numpy as np
 from mrpvm.plugins.sdk.answer_types import asked_noun, options_named
-from mrpvm.plugins.sdk.embedding import usable
+from mrpvm.plugins.sdk.embedding import dot, usable
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems
 
@@ -101,8 +100,8 @@ def has_neighbour(word: str, texts: Sequence[str], closeness: float = NEIGHBOUR)
             break
     if not vocabulary:
         return False
-    found = vectors([word, *vocabulary])
-    return bool(np.max(found[1:] @ found[0]) >= closeness)
+    asked, *found = vectors([word, *vocabulary])
+    return max(dot(asked, v) for v in found) >= closeness
 
 
 def unheld_option(question: str, pool: Sequence[Sentence]) -> str:

@@ -7,8 +7,10 @@ option) is a second, independent signal: the judge adds it to a window's score a
 passage whose words differ from the question's and to refuse one whose words match but meaning does not.
 
 Vectors are cached per text in the warm worker (the same evidence recurs across a session's turns), and kept
-in the KB's artifacts folder for its sibling workers and successors (sdk embedding/kept.py). Without
-the model installed, `for_question` returns None and the judge is purely lexical.
+in the KB's artifacts folder for its sibling workers and successors (sdk embedding/kept.py). They are read
+as plain tuples and compared in Python (sdk embedding/plain.py: exact to ~1e-15): numpy's import would be
+most of a one-turn worker's CPU. Without the model installed, `for_question` returns None and the judge
+is purely lexical.
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
-import numpy as np
-from mrpvm.plugins.sdk.embedding import encode_kept, usable
+from mrpvm.plugins.sdk.embedding import Vector, dot, kept_vectors, usable
 from mrpvm.plugins.sdk.text import plain_text
 
 from .evidence import Sentence
@@ -25,7 +26,7 @@ from .evidence import Sentence
 CACHE_SIZE = 50_000
 MAX_SENTENCES = 24  # the sentences read per question: those sharing most of its words (bounds a turn's cost)
 MAX_CONTEXT = 80  # characters of the heading a sentence is read with
-_cache: OrderedDict[str, np.ndarray] = OrderedDict()
+_cache: OrderedDict[str, Vector] = OrderedDict()
 
 
 def sentence_text(s: Sentence) -> str:
@@ -39,17 +40,17 @@ def sentence_text(s: Sentence) -> str:
     return f"{label}: {text}"
 
 
-def vectors(texts: Sequence[str]) -> np.ndarray:
-    """Vectors of texts (rows, unit length), from the worker's cache, the kept vectors or encoded once."""
+def vectors(texts: Sequence[str]) -> list[Vector]:
+    """Vectors of texts (unit length), from the worker's cache, the kept vectors or encoded once."""
     missing = list(dict.fromkeys(t for t in texts if t not in _cache))
     if missing:
-        encoded = encode_kept(missing)  # read from the KB folder's kept vectors where a sibling encoded them
+        encoded = kept_vectors(missing)  # read from the KB folder's kept vectors where a sibling encoded them
         assert encoded is not None
         for text, vector in zip(missing, encoded, strict=True):
             _cache[text] = vector
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
-    return np.stack([_cache[t] for t in texts]) if texts else np.zeros((0, 1), np.float32)
+    return [_cache[t] for t in texts]
 
 
 class Meaning:
@@ -57,8 +58,8 @@ class Meaning:
 
     def __init__(self, question: str, pool: Sequence[Sentence]):
         texts = [sentence_text(s) for s in pool]
-        found = vectors([question, *texts])
-        self._by_sentence = {id(s): float(c) for s, c in zip(pool, found[1:] @ found[0], strict=True)}
+        asked, *found = vectors([question, *texts])
+        self._by_sentence = {id(s): dot(asked, v) for s, v in zip(pool, found, strict=True)}
 
     def of(self, sentence: Sentence) -> float | None:
         return self._by_sentence.get(id(sentence))

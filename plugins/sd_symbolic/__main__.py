@@ -14,9 +14,6 @@ from mrpvm.protocol.cnl_compact import COMPACT_FORM
 from mrpvm.protocol.document import CnlDocument
 from mrpvm.protocol.envelope import DetectSeedsPayload, NormalizePayload
 
-from .source_units.assemble import build_analysed_tree, build_tree
-from .source_units.shipped import with_analysis
-from .source_units.tree import SourceMeta, source_id_for
 from .turn_seeds.intents import detect_seeds
 
 PLUGIN_ID = "sd-symbolic"
@@ -31,6 +28,12 @@ def _safe_id(raw: str) -> str:
 
 
 def normalize_persistent_context(call: Call) -> CnlDocument:
+    # loaded at the first source, not at the worker's start: a one-turn `mrpvm ask` whose --source units the
+    # kernel kept (knowledge/kept_units.py) only detects seeds
+    from .source_units.assemble import build_analysed_tree, build_tree
+    from .source_units.shipped import with_analysis
+    from .source_units.tree import SourceMeta, source_id_for
+
     payload: NormalizePayload = call.payload
     text = payload.text or call.prompt
     if not text.strip():

@@ -121,7 +121,7 @@ def test_a_wrong_row_or_another_model_is_never_served(tmp_path: Path, encoded: l
     encoder_module._kept.clear()
     kept = kept_module.KeptVectors(str(tmp_path), "another-model")
     assert kept.get(TEXTS) == {}  # the file is emptied for the other model's identity
-    kept.put(TEXTS[:1], np.ones((1, 384), np.float32))
+    kept.put(TEXTS[:1], [np.ones(384, np.float32).tobytes()])
     kept.close()
     encoded.clear()
     got = encode_kept(TEXTS[:1])  # and emptied again for ours: the other model's vector is not read
@@ -134,10 +134,10 @@ def test_the_file_keeps_at_most_max_rows_the_newest_first(tmp_path: Path, monkey
     kept = kept_module.KeptVectors(str(tmp_path), "model")
     texts = [f"text {i}" for i in range(12)]
     for i, text in enumerate(texts):
-        kept.put([text], np.full((1, 384), i, np.float32))
+        kept.put([text], [np.full(384, i, np.float32).tobytes()])
     found = kept.get(texts)
     assert sorted(found) == sorted(texts[-5:])
-    assert all(found[t][0] == i for i, t in enumerate(texts) if t in found)
+    assert all(np.frombuffer(found[t], np.float32)[0] == i for i, t in enumerate(texts) if t in found)
     kept.close()
 
 

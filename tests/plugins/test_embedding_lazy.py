@@ -2,7 +2,8 @@
 
 A fresh `mrpvm ask --source FILE` whose intent and units were kept by an earlier ask answers without
 importing onnxruntime (each of kb-balanced and gs-symbolic used to load it at its worker's start), with the
-same answer and the same vectors; a warm worker still gets the model, once idle or at its first novel text,
+same answer and the same vectors, and gs-symbolic without importing numpy (it compares plain
+vectors); a warm worker still gets the model, once idle or at its first novel text,
 and its calls are never answered without it.
 """
 
@@ -37,7 +38,8 @@ UNITS = tree(
     ],
 )
 
-# a fresh interpreter: runs one plugin request, reports its reply and whether the runtime was imported
+# a fresh interpreter: runs one plugin request, reports its reply and whether the runtime (and numpy) was
+# imported
 FRESH = """
 import json, sys
 from mrpvm.plugins.sdk.embedding import encoder
@@ -45,6 +47,7 @@ plugin_module, body_file = sys.argv[1], sys.argv[2]
 module = __import__(plugin_module, fromlist=["plugin"])
 reply = module.plugin.handle(open(body_file, "rb").read())
 print(json.dumps({"reply": reply, "onnxruntime": "onnxruntime" in sys.modules,
+                  "numpy": "numpy" in sys.modules,
                   "loaded": encoder._shared is not None,
                   "unneeded": sorted(m for m in ("zipfile", "importlib.metadata", "shutil") if m in sys.modules)}))
 """
@@ -109,6 +112,7 @@ def test_gs_symbolic_reads_kept_vectors_without_loading_the_model(tmp_path: Path
     first = _fresh("mrpvm.plugins.gs_symbolic.__main__", body, tmp_path)
     again = _fresh("mrpvm.plugins.gs_symbolic.__main__", body, tmp_path)
     assert first["loaded"] and not again["loaded"] and not again["onnxruntime"]
+    assert first["numpy"] and not again["numpy"]  # the model runs on numpy; kept vectors need none
     assert again["unneeded"] == []
     answers = [parse_document(r["reply"], "solve") for r in (first, again)]
     assert answers[0].answer == answers[1].answer == "Old snapshots are pruned after thirty days."
@@ -142,6 +146,7 @@ def test_gs_symbolic_compares_a_how_to_verb_from_kept_vectors(tmp_path: Path) ->
     again = _fresh("mrpvm.plugins.gs_symbolic.__main__", body, tmp_path)
     assert first["loaded"]  # the first call encodes the question, the sentences and the verbs
     assert not again["loaded"] and not again["onnxruntime"]  # every vector, the verbs' too, was kept
+    assert not again["numpy"]
     assert first["reply"] == again["reply"]
     answer = parse_document(again["reply"], "solve").answer or ""
     assert "removing its folder" in answer

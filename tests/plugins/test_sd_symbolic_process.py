@@ -147,3 +147,32 @@ def test_plugin_description_units_validate() -> None:
         "## Plugin Result\nStatus: success\nPlugin: sd-symbolic\nConfidence: high\n\n" + text
     )
     assert len(doc.units) >= 2 and all(u.sourceId == "plugin-sd-symbolic" for u in doc.units)
+
+
+# a fresh interpreter: seeds first, then a source; which part of the plugin each call had to load
+LOADS = """
+import json, sys
+from mrpvm.plugins.sd_symbolic.__main__ import plugin
+from mrpvm.protocol.cnl import parse_document
+def source_units():
+    return any(m.startswith("mrpvm.plugins.sd_symbolic.source_units") for m in sys.modules)
+seeds = plugin.handle(json.dumps({"prompt": "How long is the crossing?", "context": [], "op": "detectSeeds",
+                                  "payload": {"turnId": "turn-1"}}).encode())
+after_seeds = source_units()
+source = plugin.handle(json.dumps({"prompt": "", "context": [], "op": "normalizePersistentContext",
+                                   "payload": {"sourceId": "ferry", "text": sys.stdin.read()}}).encode())
+print(json.dumps({"after_seeds": after_seeds, "after_source": source_units(),
+                  "intents": len(parse_document(seeds, "detectSeeds").intents),
+                  "units": len(parse_document(source, "normalizePersistentContext").units)}))
+"""
+
+
+def test_a_worker_that_only_detects_seeds_never_loads_the_source_reader() -> None:
+    """A one-turn ask whose --source units the kernel kept calls sd-symbolic for seeds only: the source
+    reader (source_units) is loaded at the first source, not at the worker's start."""
+    done = subprocess.run(
+        [sys.executable, "-c", LOADS], input=SOURCE, capture_output=True, text=True, timeout=60, check=True
+    )
+    loads = json.loads(done.stdout.splitlines()[-1])
+    assert loads["after_seeds"] is False and loads["after_source"] is True
+    assert loads["intents"] >= 1 and loads["units"] >= 5

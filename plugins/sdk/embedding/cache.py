@@ -26,8 +26,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from . import forward, weights
 
 if TYPE_CHECKING:
@@ -142,6 +140,8 @@ def _session(graph: str | bytes, options: ort.SessionOptions) -> ort.InferenceSe
 
 def _cached(folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSession | None:
     """A session on the folder when it is there and reproduces its probe embeddings."""
+    import numpy as np  # here: naming the folder (a kept vector's identity, encoder.py) needs no numpy
+
     if not (folder / MODEL_FILE).is_file():
         return None
     try:

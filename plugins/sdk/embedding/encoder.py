@@ -3,7 +3,9 @@
 One `Encoder` per process (`shared_encoder()`): loaded when a text must be encoded (or a warm worker is idle,
 `worker_started`) and kept (~0.3 s of CPU with the graph cached on disk, cache.py, plus onnxruntime's
 import; ~2 s where the graph has to be built). Texts whose vectors the call's artifacts folder keeps are
-read without loading it (`encode_kept`). Batching: forward.py.
+read without loading it: as numpy rows (`encode_kept`), or as plain tuples (`kept_vectors`, plain.py) by a
+worker that only compares them and so never imports numpy (the model's modules import it where they run).
+Batching: forward.py.
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ import os
 import threading
 import time
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from . import forward, weights
 from .cache import cache_dir, load_session
 from .forward import DIMENSIONS, MAX_TOKENS
 from .kept import KeptVectors
+from .plain import Vector, from_row
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _RUNTIME_MODULES = ("onnxruntime", "tokenizers", "onnx")
 
@@ -146,23 +151,50 @@ def encode_kept(texts: Sequence[str]) -> np.ndarray | None:
     """Like `shared_encoder().encode(texts)`, reading the vectors the call's artifacts folder keeps
     (kept.py) and keeping the ones it had to encode; None without the model. The model is loaded only
     when some text is not kept."""
+    import numpy as np
+
     if not usable():
         return None
     if not texts:
         return np.zeros((0, DIMENSIONS), np.float32)
     kept = _kept_file(_folder) if _folder is not None else None
-    found = kept.get(texts) if kept is not None else {}
+    if kept is None:
+        encoder = shared_encoder()
+        return None if encoder is None else encoder.encode(texts)
+    rows = _kept_rows(kept, texts)
+    if rows is None:
+        return None
+    joined = b"".join(rows[t] for t in texts)
+    return np.frombuffer(joined, np.float32).reshape(len(texts), DIMENSIONS).copy()
+
+
+def kept_vectors(texts: Sequence[str]) -> list[Vector] | None:
+    """`encode_kept` for a caller without numpy: one plain Vector per text (plain.py); None without the
+    model. numpy is imported only when some text is not kept (the model runs on it)."""
+    if not usable():
+        return None
+    kept = _kept_file(_folder) if _folder is not None else None
+    rows = _kept_rows(kept, texts)
+    if rows is None:
+        return None
+    read = {text: from_row(row) for text, row in rows.items()}
+    return [read[t] for t in texts]
+
+
+def _kept_rows(kept: KeptVectors | None, texts: Sequence[str]) -> dict[str, bytes] | None:
+    """Each distinct text's row (kept.py): read from `kept`, else encoded (then kept); None when a text
+    must be encoded and the model is not there."""
+    found = kept.get(texts) if kept is not None and texts else {}
     missing = [t for t in dict.fromkeys(texts) if t not in found]
     if missing:
         encoder = shared_encoder()
         if encoder is None:
             return None
-        if kept is None:
-            return encoder.encode(texts)
-        encoded = encoder.encode(missing)
-        kept.put(missing, encoded)
+        encoded = [vector.tobytes() for vector in encoder.encode(missing)]
+        if kept is not None:
+            kept.put(missing, encoded)
         found.update(zip(missing, encoded, strict=True))
-    return np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
+    return found
 
 
 def shared_encoder() -> Encoder | None:

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 if TYPE_CHECKING:
+    import numpy as np
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
@@ -48,6 +47,8 @@ def batches(lengths: Sequence[int]) -> list[list[int]]:
 
 def encode(session: ort.InferenceSession, tokenizer: Tokenizer, texts: Sequence[str]) -> np.ndarray:
     """One unit vector per text ([len(texts), DIMENSIONS] float32), in the order given."""
+    import numpy as np  # here: a worker that reads kept vectors without numpy imports this module (plain.py)
+
     out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
     if not texts:
         return out

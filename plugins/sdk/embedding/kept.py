@@ -8,8 +8,10 @@ keeps. Callers keep their own in-memory caches (what a worker has seen decides w
 spares the encoding).
 
 The file is SQLite (WAL: concurrent workers of one plugin share it), keyed by a digest of the text and
-tagged with the model's identity (another model or runtime empties it); float32 rows as encoded. At most
-MAX_ROWS rows (~75 MB): the oldest go first. Any failure (a read-only folder, a corrupt or locked file)
+tagged with the model's identity (another model or runtime empties it); a row is a vector's DIMENSIONS
+float32 in the machine's byte order, as encoded, read back as those bytes (`get`): numpy's reader
+(`encoder.encode_kept`) and the plain one (`encoder.kept_vectors`, plain.py) both start from them.
+At most MAX_ROWS rows (~75 MB): the oldest go first. Any failure (a read-only folder, a corrupt or locked file)
 leaves the call on plain encoding: the file is an optimisation, never a reason for a call to fail.
 """
 
@@ -21,15 +23,13 @@ import os
 import sqlite3
 from collections.abc import Sequence
 
-import numpy as np
-
 from .forward import DIMENSIONS
 
 FILE = "sentence-vectors.sqlite"
 MAX_ROWS = 50_000
 PRUNE_EVERY = 512  # rows written between two checks of the row count
 BUSY_MS = 50  # a write waits this long for a sibling's; then the vectors are simply not kept
-_ROW_BYTES = DIMENSIONS * 4
+ROW_BYTES = DIMENSIONS * 4  # float32
 
 
 def _key(text: str) -> bytes:
@@ -67,39 +67,36 @@ class KeptVectors:
         self._db = db
         return db
 
-    def get(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
-        """The kept vectors of `texts` (absent ones are left out)."""
+    def get(self, texts: Sequence[str]) -> dict[str, bytes]:
+        """The kept rows of `texts` (absent ones, and rows of another size, are left out)."""
         db = self._open()
         if db is None or not texts:
             return {}
         by_key = {_key(t): t for t in texts}
-        found: dict[str, np.ndarray] = {}
+        found: dict[str, bytes] = {}
         keys = list(by_key)
         try:
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 for key, blob in db.execute(f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk):
-                    if len(blob) == _ROW_BYTES:
-                        found[by_key[key]] = np.frombuffer(blob, dtype=np.float32).copy()
+                    if len(blob) == ROW_BYTES:
+                        found[by_key[key]] = bytes(blob)
         except sqlite3.Error:
             return found
         return found
 
-    def put(self, texts: Sequence[str], vectors: np.ndarray) -> None:
-        """Keep these vectors (rows of `vectors`, float32); a busy or failing file keeps nothing."""
+    def put(self, texts: Sequence[str], rows: Sequence[bytes]) -> None:
+        """Keep these rows (one per text, ROW_BYTES each); a busy or failing file keeps nothing."""
         db = self._open()
         if db is None or not texts:
             return
-        rows = [
-            (_key(t), np.ascontiguousarray(v, dtype=np.float32).tobytes())
-            for t, v in zip(texts, vectors, strict=True)
-        ]
+        keyed = [(_key(t), row) for t, row in zip(texts, rows, strict=True)]
         try:
             with db:
                 db.execute("BEGIN IMMEDIATE")
-                db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", rows)
-                self._written += len(rows)
+                db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?)", keyed)
+                self._written += len(keyed)
                 if self._written >= PRUNE_EVERY:
                     self._written = 0
                     (count,) = db.execute("SELECT count(*) FROM vectors").fetchone()

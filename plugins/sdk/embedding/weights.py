@@ -1,7 +1,8 @@
 """Reading the model package: the safetensors weights and tokenizer.json inside its `model.zip`.
 
 safetensors is a JSON header (8-byte little-endian length first) followed by raw little-endian tensors;
-it is read here with numpy so the `safetensors` package (and torch) are not needed.
+it is read here with numpy so the `safetensors` package (and torch) are not needed (imported when the
+weights are read: `model_zip` serves workers that never load the model).
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import importlib.util
 import json
 import struct
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 MODEL_PACKAGE = "all_minilm_l6_v2"
-_DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
+_DTYPES = {"F32": "float32", "F16": "float16", "I64": "int64"}  # safetensors' names -> numpy's
 
 
 def model_zip() -> Path | None:
@@ -28,6 +31,8 @@ def model_zip() -> Path | None:
 
 def read_safetensors(blob: bytes) -> dict[str, np.ndarray]:
     """Every tensor of a safetensors file, as float32 (int64 tensors as they are)."""
+    import numpy as np
+
     (size,) = struct.unpack("<Q", blob[:8])
     header = json.loads(blob[8 : 8 + size])
     base = 8 + size
@@ -36,7 +41,7 @@ def read_safetensors(blob: bytes) -> dict[str, np.ndarray]:
         if name == "__metadata__":
             continue
         start, end = meta["data_offsets"]
-        array = np.frombuffer(blob[base + start : base + end], dtype=_DTYPES[meta["dtype"]])
+        array = np.frombuffer(blob[base + start : base + end], dtype=np.dtype(_DTYPES[meta["dtype"]]))
         array = array.reshape(meta["shape"])
         tensors[name] = array.astype(np.float32) if array.dtype == np.float16 else array
     return tensors
