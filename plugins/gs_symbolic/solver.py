@@ -303,6 +303,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     if passage is None:
         return _listed(q, pool, scorer) if prose_list else None
     passage = named_antecedent(passage, ranked, judge)
+    # how far ahead of the best passage of another unit it is (reported, for bench/status_features.py)
+    rival = next((p for p in ranked if p.unit_id != passage.unit_id), None)
+    margin = 1.0 if rival is None or passage.score <= 0 else max(0.0, 1 - rival.score / passage.score)
     if defaults_elsewhere(q, judge.said(passage) | set(terms(passage_text(passage)))):
         return None  # the default of another setting: the asked one's is never stated
     if q.answer_type:  # a typed question is answered by what answers it, not by its surroundings
@@ -344,6 +347,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     evidence = f"{sum(len(p.sentences) for p in chosen)} sentence(s), term coverage {coverage:.2f}"
     if passage.meaning is not None:
         evidence += f", meaning {passage.meaning:.2f}"
+    evidence += f", margin {margin:.2f}"
     supported = supports(judge, passage) or (commanded is not None and supports(judge, commanded))
     supported = supported and not leads_nowhere(chosen)
     if supported and asks_literal(q.text) and not any(quotes_literal(part) for part in parts):
