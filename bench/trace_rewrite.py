@@ -49,26 +49,28 @@ def variants(db: sqlite3.Connection) -> dict[str, Callable[[Turn], None]]:
         db.execute("UPDATE turns SET trace = ? WHERE request_id = ?", (text, rid))
         db.execute("COMMIT")
 
-    def node(turn: Turn) -> None:
-        rid, trace = turn
-        _, last = _last_node(trace)
-        text = ENCODER.encode(msgspec.to_builtins(last))
-        db.execute("BEGIN IMMEDIATE")
-        db.execute(
-            "INSERT OR REPLACE INTO bench_trace_nodes VALUES (?, ?, ?)", (rid, str(last.get("id", "")), text)
-        )
-        db.execute("COMMIT")
-
-    def patch(turn: Turn) -> None:
+    def last_node_written(turn: Turn, sql: str, params: Callable[[str, int, dict, bytes], tuple]) -> None:
+        """One transaction writing the turn's last trace node (encoded) by `sql`."""
         rid, trace = turn
         index, last = _last_node(trace)
         text = ENCODER.encode(msgspec.to_builtins(last))
         db.execute("BEGIN IMMEDIATE")
-        db.execute(
-            "UPDATE turns SET trace = json_set(trace, ?, json(?)) WHERE request_id = ?",
-            (f"$.nodes[{index}]", text, rid),
-        )
+        db.execute(sql, params(rid, index, last, text))
         db.execute("COMMIT")
+
+    def node(turn: Turn) -> None:
+        last_node_written(
+            turn,
+            "INSERT OR REPLACE INTO bench_trace_nodes VALUES (?, ?, ?)",
+            lambda rid, _index, last, text: (rid, str(last.get("id", "")), text),
+        )
+
+    def patch(turn: Turn) -> None:
+        last_node_written(
+            turn,
+            "UPDATE turns SET trace = json_set(trace, ?, json(?)) WHERE request_id = ?",
+            lambda rid, index, _last, text: (f"$.nodes[{index}]", text, rid),
+        )
 
     def empty(turn: Turn) -> None:
         db.execute("BEGIN IMMEDIATE")
