@@ -4,19 +4,22 @@ Dumps, for every question of `../shared/eval/real01-10` and `eval/dev/dev01-13` 
 the figures gs-symbolic already reports for the answer the engine kept (read from the turn's trace: its
 status, confidence, term coverage, meaning cosine, the sentences quoted, the reasons it appended, which
 knowledge view it answered from and how many it tried) with whether the answer was right (`answerPass`).
-With `--negatives` it adds the answer-removed questions of bench/status_negatives.py (`--paragraphs` form:
-the intact document's right `success` answers asked again without the paragraphs that hold them), whose
-`success` answers are the wrong ones the suites have too few of.
+With `--negatives` it adds the answer-removed questions of bench/status_negatives.py, over all 23 suites
+(`--forms paragraphs`, the default: the intact document's right `success` answers asked again without the
+paragraphs that hold them; `lines`: without the lines only; `paragraphs,lines`: both), whose `success`
+answers are the wrong ones the suites have too few of. `--intact ROWS` keeps the suite rows of an earlier
+dump and asks only the negatives (a few minutes instead of the whole eval).
 
 `--fit` then compares, fold by fold (leave one suite out; an answer-removed question belongs to its own
 suite's fold), today's rule (`success` as reported) with a calibrated gate on it: a logistic regression over
-the few features below, fitted on the other folds, whose threshold keeps 98% of the other folds' right
-`success` answers; and the same with a single re-chosen cosine threshold. It prints pooled precision of
-`success`, right `success` answers lost and wrong ones demoted, and the AUC of each score. No run-time
-fitting: this is the bench that would refit stored coefficients.
+the features gs-symbolic itself reports (FEATURES; `--features` to choose), fitted on the other folds, whose
+threshold keeps 90-100% of the other folds' right `success` answers; and the same with a single re-chosen
+cosine threshold. It prints pooled precision of `success`, right `success` answers lost, wrong ones demoted
+and the net (demoted - lost), per part (suites, each answer-removed form), and the AUC of each score. No
+run-time fitting: this is the bench that would refit stored coefficients.
 
-    .venv/bin/python bench/status_features.py [--negatives] [--out rows.jsonl] [--fit]
-    .venv/bin/python bench/status_features.py --rows rows.jsonl --fit     # refit from a dump
+    .venv/bin/python bench/status_features.py [--negatives [--forms paragraphs,lines]] [--out rows.jsonl] [--fit]
+    .venv/bin/python bench/status_features.py --rows rows.jsonl --fit [--features coverage,meaning]
 """
 
 from __future__ import annotations
@@ -42,8 +45,11 @@ ROOT = Path(__file__).resolve().parent.parent
 MRPVM = ROOT / ".venv" / "bin" / "mrpvm"
 SUITES = [f"real{n:02d}" for n in range(1, 11)] + [f"dev{n:02d}" for n in range(1, 14)]
 CONFIDENCE = {"high": 1.0, "medium": 2 / 3, "low": 1 / 3, "0.2": 0.2}
-FEATURES = ["coverage", "meaning", "margin", "confidence", "sentences", "view", "reasons", "log_chars"]
-KEEP_RIGHT = (0.9, 0.95, 0.98)  # a gate's threshold keeps this share of the training folds' right answers
+# what gs-symbolic itself knows of its answer; "view" (which knowledge view answered) is dumped but is the
+# kernel's fact, not gs-symbolic's, so a gate gs-symbolic could apply leaves it out (`--features` to add it)
+FEATURES = ["coverage", "meaning", "margin", "confidence", "sentences", "reasons", "log_chars"]
+# a gate's threshold keeps this share of the training folds' right answers
+KEEP_RIGHT = (0.9, 0.95, 0.98, 0.99, 1.0)
 _COVERAGE = re.compile(r"(?:term )?coverage (\d\.\d+)")
 _MEANING = re.compile(r"meaning (-?\d\.\d+)")
 _MARGIN = re.compile(r"margin (\d\.\d+)")
@@ -87,36 +93,56 @@ def features(q: dict[str, Any], trace: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def dump(negatives: bool, done: tuple[Path, Path] | None = None) -> list[dict[str, Any]]:
-    """Rows of every question; `done` is an earlier `mrpvm eval --json` of SUITES and the home it ran in."""
+def dump(
+    negatives: bool,
+    done: tuple[Path, Path] | None = None,
+    forms: tuple[str, ...] = ("paragraphs",),
+    intact_rows: list[dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """Rows of every question; `done` is an earlier `mrpvm eval --json` of SUITES and the home it ran in;
+    `intact_rows` an earlier dump whose suite rows are kept as they are (only the negatives are asked);
+    `forms` the answer-removed variants asked ("paragraphs", "lines" or both)."""
     work = Path(tempfile.mkdtemp(prefix="status-features-"))
     try:
-        if done:
-            home = done[1]
-            asked = [q for s in json.loads(done[0].read_text())["suites"] for q in s["questions"]]
+        if intact_rows is not None:
+            rows = [r for r in intact_rows if not r["id"].startswith("removed")]
+            right_success = {r["id"] for r in rows if r["status"] == "success" and r["right"]}
         else:
-            home = work / "home"
-            asked = _eval([_folder(s) for s in SUITES], home)
-        rows = [{**features(q, _trace(q["requestId"], home)), "fold": _fold(q["id"])} for q in asked]
+            if done:
+                home = done[1]
+                asked = [q for s in json.loads(done[0].read_text())["suites"] for q in s["questions"]]
+            else:
+                home = work / "home"
+                asked = _eval([_folder(s) for s in SUITES], home)
+            rows = [{**features(q, _trace(q["requestId"], home)), "fold": _fold(q["id"])} for q in asked]
+            right_success = {q["id"] for q in asked if q["status"] == "success" and q["answerPass"]}
         if negatives:
-            removed: list[Path] = []
-            intact = {q["id"]: q for q in asked}
-            for suite in SUITES:
-                for q in _answerable(_spec(suite)):
-                    done = intact.get(q["id"])
-                    if not done or done["status"] != "success" or not done["answerPass"]:
-                        continue
-                    must = q["expected"].get("answerMustMention") or []
-                    variant = _without_answer(_story(suite), must, True)
-                    if variant is not None:
-                        _write(work / "removed", f"a_{q['id']}", variant, [q])
-                        removed.append(work / "removed" / f"a_{q['id']}")
-            home2 = work / "home2"
-            for q in _eval(removed, home2):
-                row = features(q, _trace(q["requestId"], home2))
-                rows.append({**row, "id": f"removed:{q['id']}", "fold": _fold(q["id"])})
+            rows += _negatives(work, right_success, forms)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    return rows
+
+
+def _negatives(work: Path, right_success: set[str], forms: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The answer-removed questions: each right `success` answer's question asked again of its document
+    without the lines (or paragraphs) holding the expected answer; every row is labelled by the eval."""
+    removed: list[Path] = []
+    for form in forms:
+        for suite in SUITES:
+            for q in _answerable(_spec(suite)):
+                if q["id"] not in right_success:
+                    continue
+                must = q["expected"].get("answerMustMention") or []
+                variant = _without_answer(_story(suite), must, form == "paragraphs")
+                if variant is not None:
+                    _write(work / form, f"a_{q['id']}", variant, [q])
+                    removed.append(work / form / f"a_{q['id']}")
+    home = work / "home2"
+    rows = []
+    for folder, q in zip(removed, _eval(removed, home), strict=True):
+        row = features(q, _trace(q["requestId"], home))
+        tag = "removed" if folder.parent.name == "paragraphs" else "removed-lines"
+        rows.append({**row, "id": f"{tag}:{q['id']}", "fold": _fold(q["id"])})
     return rows
 
 
@@ -193,12 +219,14 @@ def evaluate(rows: list[dict[str, Any]], train_on: str = "success") -> None:
             cut = _threshold(score(w, xp[train]), yp[train], keep)
             kept[f"logistic@{keep:.2f}"][test] = held[test] >= cut
             kept[f"cosine@{keep:.2f}"][test] = cos[test] >= _threshold(cos_pool[train], yp[train], keep)
-    intact = np.array([not r["id"].startswith("removed:") for r in succ])
+    intact = np.array([not r["id"].startswith("removed") for r in succ])
     print(
         f"success answers: {len(succ)} ({int(y.sum())} right), {len(folds)} folds; trained on {train_on} "
         f"({len(pool)} rows); features {', '.join(FEATURES)}"
     )
-    for part, mask in (("suites", intact), ("answer removed", ~intact), ("all", np.ones(len(succ), bool))):
+    lines = np.array([r["id"].startswith("removed-lines:") for r in succ])
+    parts = [("suites", intact), ("answer removed", ~intact & ~lines), ("answer removed (lines)", lines)]
+    for part, mask in [*parts, ("all", np.ones(len(succ), bool))]:
         if not mask.any():
             continue
         print(
@@ -213,6 +241,7 @@ def evaluate(rows: list[dict[str, Any]], train_on: str = "success") -> None:
             prec = right / total if total else float("nan")
             print(
                 f"  {name:15} success {right}/{total} ({prec:.1%})  right lost {lost}  wrong demoted {demoted}"
+                f"  net {demoted - lost:+d}"
             )
     w = fit_logistic(xp, yp)
     coef = ", ".join(f"{f} {c:+.3f}" for f, c in zip(FEATURES, w[:-1], strict=True))
@@ -231,19 +260,34 @@ def main() -> int:
     parser.add_argument(
         "--eval", type=Path, help="an earlier `mrpvm eval --json` of the suites (with --home)"
     )
+    parser.add_argument(
+        "--forms", default="paragraphs", help="answer-removed forms, comma separated: paragraphs,lines"
+    )
+    parser.add_argument(
+        "--intact", type=Path, help="keep the suite rows of an earlier --out; ask only the negatives"
+    )
     parser.add_argument("--home", type=Path, help="the MRPVM_HOME that earlier eval ran in (its traces)")
     parser.add_argument(
         "--train", choices=("success", "answered"), default="success", help="the rows each fold is fitted on"
     )
+    parser.add_argument("--features", help="comma separated features of the gate (default: FEATURES)")
     parser.add_argument("--fit", action="store_true", help="compare today's rule with calibrated gates")
     args = parser.parse_args()
     if args.rows:
         rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
     else:
-        rows = dump(args.negatives, (args.eval, args.home) if args.eval and args.home else None)
+        intact = (
+            [json.loads(line) for line in args.intact.read_text().splitlines() if line.strip()]
+            if args.intact
+            else None
+        )
+        done = (args.eval, args.home) if args.eval and args.home else None
+        rows = dump(args.negatives, done, tuple(args.forms.split(",")), intact)
     if args.out:
         args.out.write_text("".join(json.dumps(r) + "\n" for r in rows))
     if args.fit:
+        if args.features:
+            FEATURES[:] = args.features.split(",")
         evaluate(rows, args.train)
     elif not args.out:
         for r in rows:
