@@ -3,7 +3,8 @@
 Dumps, for every question of `../shared/eval/real01-10` and `eval/dev/dev01-13` (never the held-out suites),
 the figures gs-symbolic already reports for the answer the engine kept (read from the turn's trace: its
 status, confidence, term coverage, meaning cosine, the sentences quoted, the reasons it appended, which
-knowledge view it answered from and how many it tried) with whether the answer was right (`answerPass`).
+knowledge view it answered from and how many it tried), the question and the answer, and whether the answer
+was right (`answerPass`).
 With `--negatives` it adds the answer-removed questions of bench/status_negatives.py, over all 23 suites
 (`--forms paragraphs`, the default: the intact document's right `success` answers asked again without the
 paragraphs that hold them; `lines`: without the lines only; `paragraphs,lines`: both), whose `success`
@@ -90,6 +91,8 @@ def features(q: dict[str, Any], trace: dict[str, Any]) -> dict[str, Any]:
         "reasons": evidence.count(";"),  # a reason appended to a weak answer
         "log_chars": math.log1p(len(q["answer"])),
         "evidence": evidence,
+        "question": q.get("input", ""),
+        "answer": q["answer"],
     }
 
 
