@@ -167,3 +167,33 @@ def test_the_real_process_answers_the_serial_tree() -> None:
     assert [msgspec.structs.replace(u, ingestedAt=stamp) for u in units] == [
         msgspec.structs.replace(u, ingestedAt=stamp) for u in serial
     ]
+
+
+@pytest.mark.parametrize(("halved", "how"), [(True, "ok"), (True, "raises"), (False, "ok")])
+def test_meanwhile_runs_once_in_the_parent_after_its_half(halved: bool, how: str) -> None:
+    """The parent's own extra work (assemble.py: the aggregate's summary) runs exactly once, in the parent,
+    after the parent's items and before the result; a failed child changes neither."""
+    parent = os.getpid()
+    events: list[tuple[str, int]] = []
+
+    def run(i: int) -> int:
+        if os.getpid() != parent and how == "raises":
+            raise RuntimeError("child failed")
+        if os.getpid() == parent:
+            events.append(("item", i))
+        return i * 2
+
+    out = halves.split_map(
+        range(6),
+        [1] * 6,
+        run,
+        msgspec.msgpack.encode,
+        msgspec.msgpack.decode,
+        halves=halved,
+        meanwhile=lambda: events.append(("meanwhile", os.getpid())),
+    )
+    assert out == [0, 2, 4, 6, 8, 10]
+    assert [e for e in events if e[0] == "meanwhile"] == [("meanwhile", parent)]
+    before = [i for kind, i in events[: events.index(("meanwhile", parent))] if kind == "item"]
+    cut = halves.split_point([1] * 6, halves.PARENT_SHARE) if halved else 6
+    assert before == list(range(cut))  # the parent's half is done first, the child's half is not waited for

@@ -7,6 +7,8 @@ The pieces of the blocks and the units of the sections are the two jobs that tak
 large source; each runs on both cores (halves.py). A section's units are analysed in the job that builds
 them, so the analysis needs no third pass (nor a third forked child) after the tree: the child sends a
 section's units with their analysis. A footnote's unit renamed afterwards (footnotes.py) is analysed again.
+The source's aggregate needs only the sections' pieces: the parent picks its sentences while the child
+builds its half of the units (split_map's `meanwhile`), not after.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ def _build(
             return children, composite
         return children, composite, [analyse_unit(u) for u in (*children, composite)]
 
+    section_pieces = [[p for k in sec.blocks for p in pieces.get(k, ())] for sec in sections]
+    summary: list[list[Piece]] = []  # the aggregate's sentences: the parent finds them while the child works
     built = split_map(
         range(len(sections)),
         [sec.end - sec.start for sec in sections],
@@ -82,12 +86,12 @@ def _build(
         _UNITS_ENCODER.encode,
         (_ANALYSED_DECODER if analysed else _UNITS_DECODER).decode,
         halves=halves,
+        meanwhile=lambda: summary.append(aggregate_summary(section_pieces)),
     )
     atomics = [u for b in built for u in b[0]]
     composites = [b[1] for b in built]
     renamed = {id(u) for u in name_footnotes(atomics)}
-    section_pieces = [[p for k in sec.blocks for p in pieces.get(k, ())] for sec in sections]
-    aggregate = _aggregate(text, meta, blocks, composites, section_pieces)
+    aggregate = _aggregate(text, meta, blocks, composites, summary[0])
     units = [*atomics, *composites, aggregate]
     if not analysed:
         return units, []
@@ -104,9 +108,9 @@ def _aggregate(
     meta: SourceMeta,
     blocks: list[Block],
     composites: list[KnowledgeUnit],
-    section_pieces: list[list[Piece]],
+    summary: list[Piece],
 ) -> KnowledgeUnit:
-    """The source's aggregate unit: the summary of its sections' central sentences."""
+    """The source's aggregate unit: `summary`, its sections' central sentences (`aggregate_summary`)."""
     sid = meta.source_id
     off = meta.char_offset
     doc_title = _document_title(blocks, meta)
@@ -119,7 +123,7 @@ def _aggregate(
         kuType="aggregate",
         role=majority_role([c.role for c in composites]),
         topic=doc_title,
-        claim=join_summary(aggregate_summary(section_pieces)) or doc_title,
+        claim=join_summary(summary) or doc_title,
         title=doc_title,
         hash=content_hash(text),
         unitType="source-summary",

@@ -51,14 +51,23 @@ def split_map(
     decode: Callable[[bytes], list],
     *,
     halves: bool,
+    meanwhile: Callable[[], object] | None = None,
 ) -> list:
     """[run(item) for item in items]; with `halves`, the second half (by `sizes`) in a forked child whose
-    results travel as encode(results) -> decode(bytes)."""
+    results travel as encode(results) -> decode(bytes).
+
+    `meanwhile`: work of the parent's that needs no item's result, called once in the parent: after its
+    half, while the child may still run (after all the items when there is no child)."""
     cut = split_point(sizes, PARENT_SHARE) if halves and len(items) > 1 else len(items)
     if cut >= len(items):
-        return [run(item) for item in items]
+        out = [run(item) for item in items]
+        if meanwhile is not None:
+            meanwhile()
+        return out
     wait = _fork(lambda: encode([run(item) for item in items[cut:]]))
     first = [run(item) for item in items[:cut]]
+    if meanwhile is not None:
+        meanwhile()
     data = wait() if wait is not None else None
     second = decode(data) if data is not None else None
     if second is None or len(second) != len(items) - cut:
