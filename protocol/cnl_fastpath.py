@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from typing import Any
 
 from .cnl_grammar import (
@@ -149,7 +148,7 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
 
 # classify_heading, remembered: a turn's headings are mostly last turn's (units' ids pass through)
 _classified = functools.lru_cache(maxsize=4096)(classify_heading)
-_INDENTED = re.compile(r"^\s", re.M)  # a line that starts with whitespace (re's \s is str.isspace)
+_INDENTED: Any = object()  # what `_one_line_fields` returns when a line is indented
 # a field given with no value: kept while reading (a second one is a duplicate), then dropped
 _EMPTY = object()
 
@@ -160,9 +159,10 @@ def _fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
     A section with no indented line (most of them) is read one field a line; otherwise most fields
     still hold one line: its value is settled as it stands, a list of the value's lines is made only
     when a continuation line follows. An empty optional field is left out, as the full parser does."""
-    if _INDENTED.search(body) is None:
-        return _one_line_fields(body, by_name)
-    fields: dict[str, Any] = {}
+    fields = _one_line_fields(body, by_name)
+    if fields is not _INDENTED:
+        return fields
+    fields = {}
     spec: FieldSpec | None = None  # the field being read
     value = ""  # its first value
     parts: list[str] | None = None  # ... and its continuation lines, once there is one
@@ -193,11 +193,14 @@ def _fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
 
 
 def _one_line_fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
-    """`_fields` of a section none of whose lines is indented: one field a line."""
+    """`_fields` of a section none of whose lines is indented (one field a line); `_INDENTED` when one is."""
     fields: dict[str, Any] = {}
+    empty = False
     for line in body.split("\n"):
         if not line:
             continue
+        if line[0].isspace():
+            return _INDENTED
         name, colon, raw = line.partition(":")
         spec = by_name.get(name)
         if spec is None or not colon or spec.attr in fields:
@@ -207,7 +210,9 @@ def _one_line_fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any]
             fields[spec.attr] = raw
         elif not _settle(fields, spec, raw, None):
             return None
-    return _without_empty(fields)
+        else:
+            empty = empty or not raw
+    return _without_empty(fields) if empty else fields
 
 
 def _without_empty(fields: dict[str, Any]) -> dict[str, Any]:
