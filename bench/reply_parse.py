@@ -2,9 +2,9 @@
 
     CHECKOUT/.venv/bin/python bench/reply_parse.py DIR [--rounds 15] [--passes 40]
 
-DIR holds `<plugin>.<op>.<n>.reply.md` (`daemon_kb_load.py --requests DIR` writes them:
-daemon_requests.py). Each reply runs through `parse_document(text, op)` as `Supervisor._call` does, the
-fast path's unit memory warm (a daemon's is); the figure is the best of `--rounds` rounds of `--passes`
+DIR holds `<plugin>.<op>.<n>[.reply].md` (`daemon_kb_load.py --requests DIR` writes them:
+daemon_requests.py; tests/protocol/replies holds a few). Each reply runs through `parse_document(text, op)`
+as `Supervisor._call` does, the fast path's unit memory warm (a daemon's is); the figure is the best of `--rounds` rounds of `--passes`
 passes, so that two checkouts run one after the other on a shared machine can be compared. Also prints
 how many replies the fast path takes and, with the turn's calls per op from DIR/calls.json, µs a turn.
 """
@@ -28,7 +28,7 @@ def main() -> None:
     ap.add_argument("--passes", type=int, default=40)
     a = ap.parse_args()
     by_op: dict[tuple[str, str], list[str]] = {}
-    for path in sorted(glob.glob(os.path.join(a.dir, "*.reply.md"))):
+    for path in sorted(glob.glob(os.path.join(a.dir, "*.md"))):
         plugin, op = os.path.basename(path).split(".")[:2]
         with open(path, encoding="utf-8") as f:
             by_op.setdefault((plugin, op), []).append(f.read())
