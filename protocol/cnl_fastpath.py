@@ -147,7 +147,14 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
 
 
 # classify_heading, remembered: a turn's headings are mostly last turn's (units' ids pass through)
-_classified = functools.lru_cache(maxsize=4096)(classify_heading)
+_remembered_heading = functools.lru_cache(maxsize=4096)(classify_heading)
+
+
+def _classified(heading: str) -> tuple[SectionKind | None, str, str | None]:
+    """`classify_heading`; a short heading's answer remembered (a plugin's long ones never pile up)."""
+    return _remembered_heading(heading) if len(heading) <= 256 else classify_heading(heading)
+
+
 _INDENTED: Any = object()  # what `_one_line_fields` returns when a line is indented
 # a field given with no value: kept while reading (a second one is a duplicate), then dropped
 _EMPTY = object()
