@@ -5,7 +5,8 @@
 
 On exit writes DIR/calls.json: per plugin.op the number of calls and the median / max request and reply
 bytes; DIR/<plugin>.<op>.<n>.json: the first bodies of each (every n-th with PERF_REQUESTS_EVERY=n) (replay them in-process with a profiler:
-bench/replay_request.py). No project change: the wrapper patches Supervisor._call.
+bench/replay_request.py), and DIR/<plugin>.<op>.<n>.reply.md: the CNL reply to it (the kernel's reply parse:
+bench/reply_parse.py). No project change: the wrapper patches Supervisor._call.
 """
 
 from __future__ import annotations
@@ -49,6 +50,9 @@ def install(out: str) -> None:
         if len(rows) % EVERY == 0 and len(rows) // EVERY < SAMPLES:
             with open(os.path.join(out, f"{key}.{len(rows) // EVERY}.json"), "wb") as f:
                 f.write(body)
+            if result.cnl:
+                with open(os.path.join(out, f"{key}.{len(rows) // EVERY}.reply.md"), "w") as f:
+                    f.write(result.cnl)
         reply = result.cnl
         rows.append((len(body), len(reply)))
         return result

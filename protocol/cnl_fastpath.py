@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Any
 
 from .cnl_grammar import (
@@ -57,10 +59,10 @@ NOWHERE = _Nowhere()
 
 
 def parse_fast(text: str, op: str | None) -> CnlDocument | None:
-    """One cheap pass for the common case: a well-formed document with non-empty fields, values that
+    """One cheap pass for the common case: a well-formed document, empty optional fields and values that
     continue on indented lines included (sd's source units: code blocks, procedures).
 
-    Fields are typed as they are read. Returns None on anything else (CRs, empty values, stray lines,
+    Fields are typed as they are read. Returns None on anything else (CRs, empty required fields, stray lines,
     any rule broken); the full parser then locates every problem. When it returns a document, it is the
     one the full parser builds (tests/protocol/test_cnl_fastpath.py checks this property on generated
     documents). A unit section whose text was read before (kb-plugins send the same units turn after
@@ -74,7 +76,7 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
     seen: set[tuple[SectionKind, str]] = set()
     for chunk in text[3:].split("\n## "):  # a line starting with "## " is a heading, wherever it is
         heading, _, body = chunk.partition("\n")
-        kind, key, problem = classify_heading(heading.strip())
+        kind, key, problem = _classified(heading.strip())
         if kind is None or problem or (kind, key) in seen:
             return None
         if kind is not RESULT and (not sections or (allowed is not None and kind not in allowed)):
@@ -144,12 +146,30 @@ def parse_fast(text: str, op: str | None) -> CnlDocument | None:
     )
 
 
+# classify_heading, remembered: a turn's headings are mostly last turn's (units' ids pass through)
+_remembered_heading = functools.lru_cache(maxsize=4096)(classify_heading)
+
+
+def _classified(heading: str) -> tuple[SectionKind | None, str, str | None]:
+    """`classify_heading`; a short heading's answer remembered (a plugin's long ones never pile up)."""
+    return _remembered_heading(heading) if len(heading) <= 256 else classify_heading(heading)
+
+
+_INDENTED: Any = object()  # what `_one_line_fields` returns when a line is indented
+# a field given with no value: kept while reading (a second one is a duplicate), then dropped
+_EMPTY = object()
+
+
 def _fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
     """A section's fields typed from its lines (below the heading); None: the full parser decides.
 
-    Most fields hold one line: its value is settled as it stands; a list of the value's lines is made
-    only when a continuation line follows."""
-    fields: dict[str, Any] = {}
+    A section with no indented line (most of them) is read one field a line; otherwise most fields
+    still hold one line: its value is settled as it stands, a list of the value's lines is made only
+    when a continuation line follows. An empty optional field is left out, as the full parser does."""
+    fields = _one_line_fields(body, by_name)
+    if fields is not _INDENTED:
+        return fields
+    fields = {}
     spec: FieldSpec | None = None  # the field being read
     value = ""  # its first value
     parts: list[str] | None = None  # ... and its continuation lines, once there is one
@@ -169,13 +189,42 @@ def _fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
             continue
         if spec is not None and not _settle(fields, spec, value, parts):
             return None
-        name, _, raw = line.partition(":")
+        name, colon, raw = line.partition(":")
         spec = by_name.get(name)
-        if spec is None or spec.attr in fields:
+        if spec is None or not colon or spec.attr in fields:
             return None
         value, parts = raw.strip(), None
     if spec is not None and not _settle(fields, spec, value, parts):
         return None
+    return _without_empty(fields)
+
+
+def _one_line_fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
+    """`_fields` of a section none of whose lines is indented (one field a line); `_INDENTED` when one is."""
+    fields: dict[str, Any] = {}
+    empty = False
+    for line in body.split("\n"):
+        if not line:
+            continue
+        if line[0].isspace():
+            return _INDENTED
+        name, colon, raw = line.partition(":")
+        spec = by_name.get(name)
+        if spec is None or not colon or spec.attr in fields:
+            return None
+        raw = raw.strip()
+        if raw and spec.kind == "text":  # the commonest field, settled here
+            fields[spec.attr] = raw
+        elif not _settle(fields, spec, raw, None):
+            return None
+        else:
+            empty = empty or not raw
+    return _without_empty(fields) if empty else fields
+
+
+def _without_empty(fields: dict[str, Any]) -> dict[str, Any]:
+    if _EMPTY in fields.values():
+        return {k: v for k, v in fields.items() if v is not _EMPTY}
     return fields
 
 
@@ -207,9 +256,22 @@ def _settle(fields: dict[str, Any], spec: FieldSpec, value: str, parts: list[str
     lines when it has some (`parts`, the first value included); False: the full parser decides."""
     raw = value if parts is None else "\n".join(parts).strip()
     if not raw:
-        return False
-    if spec.kind == "text":
+        if spec.required:
+            return False
+        fields[spec.attr] = _EMPTY
+        return True
+    kind = spec.kind
+    if kind == "text":
         fields[spec.attr] = raw
+        return True
+    if kind == "float" and parts is None:  # convert_value's float, inline: the commonest typed field
+        try:
+            number = float(raw)
+        except ValueError:
+            return False
+        if not math.isfinite(number):
+            return False
+        fields[spec.attr] = number
         return True
     if parts is not None:
         raw = " ".join(p.strip() for p in parts).strip()

@@ -148,3 +148,19 @@ def test_a_serving_daemon_freezes_its_start_and_collects_young_objects_less_ofte
     figures = json.loads(out.read_text())
     assert figures["frozen_objects"] > 10_000  # modules, the app, the registry, the pools
     assert figures["threshold"][0] == SERVING_THRESHOLD
+
+
+def test_reply_parse_bench_times_every_recorded_op() -> None:
+    replies = PROJECT_ROOT / "tests" / "protocol" / "replies"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "reply_parse.py"), str(replies), "--rounds", "1", "--passes", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=PROJECT_ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    ops = {path.name.split(".")[0] + "." + path.name.split(".")[1] for path in replies.glob("*.md")}
+    assert {line.split(":")[0] for line in lines} == ops
+    assert all(" µs a reply" in line for line in lines)
