@@ -63,6 +63,7 @@ _COMPARE = lazy_pattern(
     r"\bdifferences? between\b|\bdiffers? from\b|\bcompare\b|\bcomparison (?:of|between)\b|\bversus\b|\bvs\.?\s",
     re.I,
 )
+_DO_SUPPORT = word_set("do does did don't doesn't didn't")
 _DEFINE = lazy_pattern(
     r"^what (?:is|are) (?:an? )?[\w.+-]+\??$|^what (?:does|do) .+ (?:mean|do|stand for)\b|^define\b"
     r"|^what(?:'s| is| are) the (?:purpose|function|role|job|point|use)s? of\b",  # "what does X do?"
@@ -205,6 +206,11 @@ def _after_wh(words: list[str]) -> list[str] | None:
     if wh is None:
         return None
     rest = words[wh + 1 :]
+    if rest and rest[0] in _DO_SUPPORT:
+        # "what does the COMMENT option display?": "what" is the object, the noun phrase after "does" the
+        # subject, whose head names what is asked about, not the answer's type ("what is the default port"
+        # equates the two)
+        return []
     return rest[1:] if rest and rest[0] in _AUX else rest
 
 
