@@ -3,6 +3,7 @@
 
     PERF_OURS=CHECKOUT python3 daemon_kb_load.py --target ours|upstream [--sessions 20] [--turns 50] [--doc FILE]
                               [--json] [--out turns.jsonl] [--pyspy SECONDS] [--symbolic-only]
+                              [--daemon-env NAME=VALUE]
                               [--load-questions FILE --distinct]
 
 CHECKOUT: the project checkout with `make setup` done (default: the current folder when it is one); upstream
@@ -189,7 +190,7 @@ async def main_async(a: argparse.Namespace) -> dict:
     home = a.home or pk.new_home(f"perf-{a.target}-")
     os.makedirs(home, exist_ok=True)
     reuse = bool(a.home) and a.target == "ours" and os.path.exists(os.path.join(home, "perf-ingest.json"))
-    extra = {}
+    extra = dict(item.split("=", 1) for item in a.daemon_env or [])  # e.g. MRPVM_EVENT_LOOP=asyncio
     if a.symbolic_only and a.target == "ours":
         extra["MRPVM_ENABLED_PLUGINS"] = (
             "sd-symbolic,planner-default,kb-fast,kb-balanced,kb-thinkingdb,gs-symbolic"
@@ -370,6 +371,13 @@ def main() -> None:
         "--home",
         help="ours: use and keep this home; the document is ingested only on the first run (A/B runs of "
         "one checkout skip the ingest; use one home per checkout)",
+    )
+    ap.add_argument(
+        "--daemon-env",
+        action="append",
+        metavar="NAME=VALUE",
+        help="ours: set this in the daemon's environment (repeatable), e.g. MRPVM_EVENT_LOOP=asyncio to A/B "
+        "a setting on one checkout and one home",
     )
     ap.add_argument("--waits", help="ours: time each turn's wait for its session's last recordOutcome (file)")
     ap.add_argument(

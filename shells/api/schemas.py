@@ -247,6 +247,7 @@ class Ready(Struct, kw_only=True):
     # the LLM endpoint (never its key): configured, baseUrl, apiKeySet, reachable, models, problem, roles;
     # optional, so an LLM that does not answer never makes the daemon unready
     llm: dict[str, Any] = {}
+    eventLoop: str = ""  # the daemon's event loop: "uvloop" or "asyncio" (event_loop.py)
 
 
 class Deleted(Struct, kw_only=True):

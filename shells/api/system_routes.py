@@ -24,6 +24,7 @@ from starlette.responses import Response
 
 from .bodies import json_response, read_json
 from .errors import ApiError, invalid_field
+from .event_loop import running_loop_name
 from .routing import QueryParam, RouteSpec
 from .schemas import Health, LlmRoles, LlmRolesUpdate, PluginInfo, PluginList, Ready
 
@@ -192,7 +193,13 @@ async def ready(request: Request) -> Response:
     sandbox = msgspec.to_builtins(ctx.supervisor.sandbox.status)
     llm = msgspec.to_builtins(await _llm_status(request))
     body = Ready(
-        ready=not problems, registry=by_type, store=store, supervisor=supervisor, sandbox=sandbox, llm=llm
+        ready=not problems,
+        registry=by_type,
+        store=store,
+        supervisor=supervisor,
+        sandbox=sandbox,
+        llm=llm,
+        eventLoop=running_loop_name(),
     )
     return json_response(body, 200 if not problems else 503)
 

@@ -85,9 +85,7 @@ def serve(
     local_llm: LocalLLMFlag = False,
 ) -> None:
     """Run the HTTP daemon: OpenAI-compatible /v1/chat/completions plus the MRP-VM session/KB/plugin API."""
-    import asyncio
-
-    from mrpvm.shells.api import ApiSettings
+    from mrpvm.shells.api import ApiSettings, event_loop
     from mrpvm.shells.api.server import binding_refusal
     from mrpvm.shells.cli.common import CliError, run_with_local_llm
 
@@ -108,7 +106,10 @@ def serve(
     async def daemon(environ: dict[str, str] | None) -> None:  # a local LLM child stops after the daemon
         await _serve(host, port, settings, access_log, log_level, environ=environ)
 
-    asyncio.run(run_with_local_llm(daemon, local_llm))
+    try:
+        event_loop.run(run_with_local_llm(daemon, local_llm))  # uvloop when installed (event_loop.py)
+    except event_loop.EventLoopError as err:
+        raise CliError(str(err)) from None
 
 
 def _bind(host: str, port: int):
