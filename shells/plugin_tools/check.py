@@ -116,6 +116,28 @@ def _compact_body(fx: Fixtures) -> bytes:
     return msgspec.json.encode(data)
 
 
+BATCH_OUTCOMES = ("req_check_batch_1", "req_check_batch_2")  # the request ids of the batch probe
+
+
+def _batch_body(fx: Fixtures) -> bytes:
+    """The recordOutcome example as a batch of two outcomes (SPEC "Outcome batches"), as the daemon sends one
+    to a planner whose manifest sets `outcomeBatch` > 1: each outcome the example's payload with its own
+    requestId, the payload's own fields empty."""
+    data = msgspec.json.decode(example_body("recordOutcome", fx))
+    single = data.get("payload", {})
+    data["payload"] = {"outcomes": [{**single, "requestId": rid} for rid in BATCH_OUTCOMES]}
+    return msgspec.json.encode(data)
+
+
+def _batched(manifest) -> bool:
+    """Whether the daemon would send this plugin batches (kernel/engine/outcome_batch.batching's rule)."""
+    return (
+        getattr(manifest, "outcomeBatch", 1) > 1
+        and getattr(manifest, "maxLLMCalls", 0) == 0
+        and "recordOutcome" in manifest.ops
+    )
+
+
 def oversize_request(op: str, limit: int, fx: Fixtures) -> bytes:
     """The op's example request padded with one context item so the body exceeds `limit` bytes."""
     request = msgspec.structs.replace(example_request(op, fx))
@@ -132,7 +154,7 @@ class _Probe(msgspec.Struct):
     name: str
     body: bytes
     op: str
-    kind: str  # valid | llm-unreachable | invalid
+    kind: str  # valid | llm-unreachable | invalid | batch (valid, its observations attributed)
     case: str = ""
 
 
@@ -151,6 +173,9 @@ def _probes(entry: PluginEntry, fx: Fixtures) -> list[_Probe]:
     if getattr(entry.manifest, "replyForm", "cnl") == "msgpack" and "normalizePersistentContext" in ops:
         name = "normalizePersistentContext: example request asking for the compact reply (replyForm: msgpack)"
         probes.append(_Probe(name, _compact_body(fx), "normalizePersistentContext", "valid"))
+    if _batched(entry.manifest):
+        name = f"recordOutcome: a batch of {len(BATCH_OUTCOMES)} outcomes (outcomeBatch), each observation naming its outcome"
+        probes.append(_Probe(name, _batch_body(fx), "recordOutcome", "batch"))
     if main_op in ops:
         bare = msgspec.json.encode(BARE_REQUEST)
         probes.append(
@@ -175,7 +200,8 @@ async def _run_probe(supervisor, entry: PluginEntry, probe: _Probe, timeout_s: f
     if probe.kind == "llm-unreachable":
         passed, detail = judge_llm_unreachable(reply, probe.op, entry.id)
     else:
-        passed, detail = judge_valid(reply, probe.op, entry.id)
+        outcomes = BATCH_OUTCOMES if probe.kind == "batch" else ()
+        passed, detail = judge_valid(reply, probe.op, entry.id, outcomes)
     return CheckResult(name=probe.name, passed=passed, detail=detail)
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 
 import msgspec
+from mrpvm.kernel.engine.outcome_batch import attribute
+from mrpvm.kernel.errors import ValidationFailed
 from mrpvm.kernel.store_learning import MAX_OBSERVATIONS
 from mrpvm.protocol.cnl import CnlError, parse_document
 from mrpvm.protocol.cnl_compact import decode_compact, is_compact
@@ -142,7 +144,9 @@ def describe(doc: CnlDocument) -> str:
     return f"Status: {result.status}{conf}"
 
 
-def judge_valid(reply, op: str, plugin_id: str) -> tuple[bool, str]:
+def judge_valid(reply, op: str, plugin_id: str, outcomes: tuple[str, ...] = ()) -> tuple[bool, str]:
+    """Judge the answer to a valid request; `outcomes`: the request ids of a recordOutcome batch, whose
+    observations must each name one of them."""
     if reply.timedOut:
         return False, (
             f"no answer in time (killed after {reply.durationMs:.0f} ms) — fix: answer within the manifest's "
@@ -158,16 +162,25 @@ def judge_valid(reply, op: str, plugin_id: str) -> tuple[bool, str]:
     if doc is None:
         return False, problem
     if doc.observations:
-        problem = observations_problem(doc, op)
+        problem = observations_problem(doc, op, outcomes)
         if problem:
             return False, problem
         return True, f"{describe(doc)}, {len(doc.observations)} observations; {reply.durationMs:.0f} ms"
     return True, f"{describe(doc)}; {reply.durationMs:.0f} ms"
 
 
-def observations_problem(doc: CnlDocument, op: str) -> str:
+def observations_problem(doc: CnlDocument, op: str, outcomes: tuple[str, ...] = ()) -> str:
     """What the kernel would refuse to store of a recordOutcome's observations ("" when nothing): more
-    than MAX_OBSERVATIONS, or a plugin the example outcome does not name (SPEC.md §6 planner learning)."""
+    than MAX_OBSERVATIONS, a plugin the example outcome does not name (SPEC.md §6 planner learning), or in
+    a batch of `outcomes` an observation naming none of them (rule observation-outcome)."""
+    if outcomes:
+        try:
+            attribute(doc.observations, list(outcomes))
+        except ValidationFailed as err:
+            return (
+                f"{err.message} — fix: in a batch's reply give each `## Observation` the line "
+                "`Outcome: <requestId>` of the `payload.outcomes` item it scores"
+            )
     if len(doc.observations) > MAX_OBSERVATIONS:
         return (
             f"{len(doc.observations)} observations for one outcome; the kernel stores at most {MAX_OBSERVATIONS} "

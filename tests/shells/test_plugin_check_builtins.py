@@ -23,6 +23,10 @@ def test_check_passes_on_every_builtin(tmp_path, plugin_id):
         getattr(manifest, "replyForm", "cnl") == "msgpack"
     ):  # sd only; asked as an ingest asks it, the compact reply is judged too
         assert any("asking for the compact reply" in name for name in names)
+    if (
+        getattr(manifest, "outcomeBatch", 1) > 1 and manifest.maxLLMCalls == 0
+    ):  # the daemon batches its outcomes
+        assert any(name.startswith("recordOutcome: a batch of") for name in names)
     assert {f"invalid input: {name}" for name in INVALID_REQUESTS} <= set(names)
     assert any(name.startswith("input over maxInputSizeBytes") for name in names)
     assert sum(name.startswith("worker:") for name in names) == 3  # built-ins declare worker mode

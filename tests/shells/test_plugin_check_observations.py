@@ -60,3 +60,33 @@ def test_observations_are_not_part_of_another_ops_output():
         reply(outcome(Observation(index=1, plugin="kb-fast", success=1))), "buildPlan", PLANNER
     )
     assert not passed and "section-not-allowed" in detail
+
+
+BATCH = ("req_a", "req_b")
+
+
+def test_a_batch_reply_naming_each_observations_outcome_passes():
+    text = outcome(
+        Observation(index=1, plugin="kb-fast", success=1, outcome="req_a"),
+        Observation(index=2, plugin="kb-fast", success=0, outcome="req_b"),
+    )
+    passed, detail = judge_valid(reply(text), "recordOutcome", PLANNER, BATCH)
+    assert passed and "2 observations" in detail, detail
+
+
+@pytest.mark.parametrize(
+    ("observation", "expected"),
+    [
+        (Observation(index=1, plugin="kb-fast", success=1), "names no outcome"),
+        (Observation(index=1, plugin="kb-fast", success=1, outcome="req_other"), "not one of this call's"),
+    ],
+)
+def test_a_batch_observation_without_its_outcome_fails_with_the_fix(observation, expected):
+    passed, detail = judge_valid(reply(outcome(observation)), "recordOutcome", PLANNER, BATCH)
+    assert not passed and expected in detail and "Outcome: <requestId>" in detail, detail
+
+
+def test_a_single_outcome_may_leave_outcome_out():
+    text = outcome(Observation(index=1, plugin="kb-fast", success=1))
+    passed, detail = judge_valid(reply(text), "recordOutcome", PLANNER)
+    assert passed, detail
