@@ -42,6 +42,7 @@ from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
 from .form_rank import form_first
 from .material import Material, Outcome
+from .named import about_named
 from .narrowing import (
     code_under_named_heading,
     drop_echoes,
@@ -115,6 +116,9 @@ def answer(q: Question, m: Material) -> Outcome | None:
         return None  # "… with conda": a tool the documents never name, nor anything like it; they do not say
     if (action := asked_action(q.focus or q.text)) is not None and done_elsewhere(action, m.pool):
         return None  # the documents do the asked action only to other things they name with the asked one
+    if (named := about_named(q.focus or q.text, m.pool, m.code)) is not None:
+        # an identifier the question writes: only the evidence about the thing it names may answer
+        m = Material(m.units, named[0], m.chains, named[1])
     out = _open_answer(q, m)
     if out is not None and out.kind == "sentences" and (lack := unstated(q, out.markdown)):
         if unanswered(q, lack):

@@ -1,0 +1,127 @@
+"""An identifier the question writes constrains which evidence may answer it (issue 20: unanswerable questions).
+
+"What is the default value of $Text::Wrap::separator?" over a module's manual that states the default of
+`$Text::Wrap::columns` and never one of the separator: the columns' sentence shares "default", "value", "Text"
+and "Wrap" with the question, means nearly the same, and was answered. A program's identifier (a variable,
+a setting, a key, a function: `connect_timeout`, `$huge`, `File::Temp`, `scriptLoading`) names one thing,
+and no other word stands in for it; the retrievers split it into its parts ("connect", "timeout"), so a
+passage about a sibling (`timeout`, `$Text::Wrap::columns`) scores on the shared parts. Evidence about the
+identified thing writes its name, in the sentence or in what the sentence stands under (its entry's term,
+its headings). So when the question's sentence writes an identifier that some evidence unit writes, only the
+units that write it may answer; if none of them answers, the documents do not say it about that thing.
+
+An identifier most evidence units write (COMMON_SHARE, as for names: context_terms.common_terms) is the
+documents' own subject ("add_custom_target" in its reference page, a module in its manual): it says nothing
+about which part of them is asked, and constrains nothing. An identifier no evidence unit writes is left to
+the other tests (the documents may spell it otherwise, or not cover it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+from mrpvm.plugins.sdk.text import terms
+from mrpvm.protocol.document import KnowledgeUnit
+
+from .context_terms import COMMON_SHARE
+from .evidence import Sentence
+
+# a sigiled or package-qualified name ("$huge", "@ARGV", "$Text::Wrap::columns", "File::Temp"), a name with an
+# inner underscore ("connect_timeout", "JOB_POOLS"), or a camel-cased one ("scriptLoading"; not "macOS")
+_IDENTIFIER = lazy_pattern(
+    r"(?<![\w$@%:.-])(?:[$@%][A-Za-z_]\w*(?:::\w+)*|[A-Za-z]\w*(?:::\w+)+"
+    r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z]{2,}[A-Z][a-z]\w*)(?![\w:])"
+)
+
+
+# list markers, code quotes and emphasis around a name standing alone
+_MARKUP = " \t\n*+-`'\""
+
+
+# "instead of X", "other than X": the question asks for something that is not X
+_CONTRASTED = lazy_pattern(
+    r"\b(?:instead\s+of|rather\s+than|other\s+than|apart\s+from|besides|except(?:\s+for)?|unlike)"
+    r"\s+(?:the\s+)?$",
+    re.I,
+)
+
+
+def written_identifiers(question: str) -> list[str]:
+    """The identifiers a question writes about what it asks, in order, each once: not one it sets the answer
+    against ("Which module replaces wait_for on Windows?" asks about wait_for; "… instead of wait_for?" does not
+    ask about it)."""
+    return list(
+        dict.fromkeys(
+            m.group(0)
+            for m in _IDENTIFIER.finditer(question)
+            if not _CONTRASTED.search(question, 0, m.start())
+        )
+    )
+
+
+def _spelling(identifier: str) -> re.Pattern[str]:
+    """The identifier as a whole token: not a part of a longer name ("separator" in "separator2", "wait_for"
+    in "win_wait_for"); case aside."""
+    return re.compile(rf"(?<![\w$@%]){re.escape(identifier)}(?![\w])", re.I)
+
+
+def _writes(unit: KnowledgeUnit, spelling: re.Pattern[str]) -> bool:
+    """The unit writes the name in its text or in what its text stands under (its term, its headings)."""
+    return any(spelling.search(t) for t in (unit.body, unit.title or "", unit.sectionTitle or ""))
+
+
+def _labelled(units: dict[str, KnowledgeUnit], labels: set[str], identifier: str) -> set[str]:
+    """The units right after a unit that is the name alone (a table's key cell, a term line: "* - ``end_of_line``"
+    before "- Set to ``lf``, ``cr``, or ``crlf`` …"): what they say is said of the name."""
+    places = {(u.chunkId, u.unitIndex): i for i, u in units.items()}
+    out = set()
+    for i in labels:
+        label = units[i]
+        if label.body.strip(_MARKUP).lower() != identifier.lower() or label.unitIndex is None:
+            continue
+        if (after := places.get((label.chunkId, label.unitIndex + 1))) is not None:
+            out.add(after)
+    return out
+
+
+def _about(identifier: str, units: dict[str, KnowledgeUnit]) -> dict[str, frozenset[str]]:
+    """The units about the identified thing: those that write its name, and those its name labels (with the
+    name's terms as what they stand under)."""
+    spelling = _spelling(identifier)
+    writing = {i for i, u in units.items() if _writes(u, spelling)}
+    under = frozenset(terms(identifier))
+    return {i: frozenset() for i in writing} | {
+        i: under for i in _labelled(units, writing, identifier) - writing
+    }
+
+
+def about_named(
+    question: str, pool: list[Sentence], code: list[Sentence]
+) -> tuple[list[Sentence], list[Sentence]] | None:
+    """The evidence (prose, code) of the units about every identifier the question writes that some, but not
+    most, evidence units write (about any of them, when no unit is about them all); None when no identifier
+    constrains the evidence."""
+    units = {s.unit.id: s.unit for s in [*pool, *code]}
+    allowed: dict[str, frozenset[str]] | None = None
+    for identifier in written_identifiers(question):
+        about = _about(identifier, units)
+        writing = [i for i, under in about.items() if not under]
+        if not writing or len(writing) / len(units) >= COMMON_SHARE:
+            continue  # never written (other tests judge it) or the documents' own subject
+        if allowed is None:
+            allowed = about
+        else:  # things named together and told of apart ("… between foo_max and foo_min?"): either may answer
+            both = {i: allowed[i] | about[i] for i in allowed.keys() & about.keys()}
+            allowed = both or {
+                i: allowed.get(i, frozenset()) | about.get(i, frozenset()) for i in allowed | about
+            }
+    if allowed is None:
+        return None
+    kept = allowed
+
+    def narrowed(sentences: list[Sentence]) -> list[Sentence]:
+        return [replace(s, under=s.under | kept[s.unit.id]) for s in sentences if s.unit.id in kept]
+
+    return narrowed(pool), narrowed(code)
