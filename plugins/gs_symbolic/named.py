@@ -97,6 +97,16 @@ def _about(identifier: str, units: dict[str, KnowledgeUnit]) -> dict[str, frozen
     }
 
 
+def unwritten(question: str, pool: list[Sentence]) -> str:
+    """The first identifier the question writes that no evidence unit writes, nor its term or headings; ""."""
+    units = {s.unit.id: s.unit for s in pool}.values()
+    for identifier in written_identifiers(question):
+        spelling = _spelling(identifier)
+        if not any(_writes(u, spelling) for u in units):
+            return identifier
+    return ""
+
+
 def about_named(
     question: str, pool: list[Sentence], code: list[Sentence]
 ) -> tuple[list[Sentence], list[Sentence]] | None:

@@ -42,7 +42,7 @@ from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
 from .form_rank import form_first
 from .material import Material, Outcome
-from .named import about_named
+from .named import about_named, unwritten
 from .narrowing import (
     code_under_named_heading,
     drop_echoes,
@@ -109,8 +109,8 @@ def answer(q: Question, m: Material) -> Outcome | None:
         return yes_no(q, m)
     if q.single_word:
         return single_word(q, m)
-    if unheld_option(q.text, [*m.pool, *m.code]):
-        return None  # asked about an option the evidence never writes: the documents do not cover it
+    if unheld_option(q.text, [*m.pool, *m.code]) or unwritten(q.focus or q.text, [*m.pool, *m.code]):
+        return None  # asked about an option or identifier the evidence never writes: the documents do not cover it
     q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
     if q.foreign and q.foreign == instrument(q.focus or q.text):
         return None  # "… with conda": a tool the documents never name, nor anything like it; they do not say

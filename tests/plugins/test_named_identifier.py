@@ -4,7 +4,8 @@
 `$Grist::Fold::width` and none of the glue: the width's sentence shares "default", "value", "Grist" and "Fold"
 with the question and was answered with `success`. A variable's name stands for one thing; only the evidence
 that writes it (or stands under it) is about that thing, so the question is refused, while the width's
-default is still answered. In a reStructuredText list-table the key's cell and its value's cell are units of
+default is still answered; so is a version asked of a variable no evidence writes, not answered by the version
+of another. In a reStructuredText list-table the key's cell and its value's cell are units of
 their own: the cell that is the name alone labels the cell after it, so "Which values can fold_style be set
 to?" is answered from the value cell, not from the table's header row."""
 
@@ -30,6 +31,10 @@ string of your choice. Every newline the folding adds is replaced by it.
 
 When a word is longer than `$Grist::Fold::width`, it is cut at the last column unless `$Grist::Fold::keep`
 is true.
+
+## History
+
+`$Grist::Fold::keep` was added in version 2.1.
 """
 
 KEYS = """Fold settings
@@ -69,6 +74,15 @@ def test_a_default_stated_only_of_a_sibling_variable_is_refused():
     doc = ask("What is the default value of $Grist::Fold::width?", units)
     assert doc.result.status == "success", doc.answer
     assert "72" in (doc.answer or "")
+
+
+@needs_model
+def test_an_identifier_no_evidence_writes_is_not_answered_from_another():
+    units = units_of(MANUAL, "fold.md")
+    doc = ask("In which version was $Grist::Fold::indent added?", units)
+    assert doc.answer == NO_CONTEXT_ANSWER, doc.answer
+    doc = ask("In which version was $Grist::Fold::keep added?", units)
+    assert "2.1" in (doc.answer or ""), doc.answer
 
 
 @needs_model
