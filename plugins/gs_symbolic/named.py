@@ -8,12 +8,14 @@ and no other word stands in for it; the retrievers split it into its parts ("con
 passage about a sibling (`timeout`, `$Text::Wrap::columns`) scores on the shared parts. Evidence about the
 identified thing writes its name, in the sentence or in what the sentence stands under (its entry's term,
 its headings). So when the question's sentence writes an identifier that some evidence unit writes, only the
-units that write it may answer; if none of them answers, the documents do not say it about that thing.
+units that write it may answer; if none of them answers, the documents do not say it about that thing. A
+unit that is the name alone (an rST list-table's key cell) labels the unit after it (the value cell).
 
 An identifier most evidence units write (COMMON_SHARE, as for names: context_terms.common_terms) is the
 documents' own subject ("add_custom_target" in its reference page, a module in its manual): it says nothing
-about which part of them is asked, and constrains nothing. An identifier no evidence unit writes is left to
-the other tests (the documents may spell it otherwise, or not cover it).
+about which part of them is asked, and constrains nothing; nor does one the question sets the answer against
+("… instead of wait_for?"). An identifier no evidence unit writes is not covered by the evidence, as an
+option is not (focus.unheld_option): the question is refused (`unwritten`).
 """
 
 from __future__ import annotations
