@@ -48,6 +48,7 @@ _CONTRASTED = lazy_pattern(
     r"\s+(?:the\s+)?$",
     re.I,
 )
+CONTRAST_REACH = 24  # characters before a name that may hold its contrasting phrase ("except for the ")
 
 
 def written_identifiers(question: str) -> list[str]:
@@ -58,7 +59,7 @@ def written_identifiers(question: str) -> list[str]:
         dict.fromkeys(
             m.group(0)
             for m in _IDENTIFIER.finditer(question)
-            if not _CONTRASTED.search(question, 0, m.start())
+            if not _CONTRASTED.search(question, max(0, m.start() - CONTRAST_REACH), m.start())
         )
     )
 
