@@ -28,7 +28,9 @@ def main() -> None:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SystemExit("bubblewrap (bwrap) is not installed")
-    proc = subprocess.Popen([bwrap, "--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/", "sleep", "600"])
+    proc = subprocess.Popen(
+        [bwrap, "--unshare-pid", "--die-with-parent", "--dev-bind", "/", "/", "sleep", "600"]
+    )
     try:
         sweeper = StraySweeper(proc.pid)
         end = time.monotonic() + 5
@@ -43,7 +45,9 @@ def main() -> None:
             for _ in range(a.sweeps):
                 sweeper.sweep()
             best = min(best, (time.process_time() - start) / a.sweeps)
-        print(f"stray sweep, nothing to kill: {best * 1e6:.2f} µs CPU (best of {a.rounds} rounds of {a.sweeps})")
+        print(
+            f"stray sweep, nothing to kill: {best * 1e6:.2f} µs CPU (best of {a.rounds} rounds of {a.sweeps})"
+        )
     finally:
         proc.kill()
         proc.wait()
