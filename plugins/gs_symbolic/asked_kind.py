@@ -48,7 +48,9 @@ _MEANS = lazy_pattern(
     r"\b(?:you|one|we|users?)\s+(?:can|could|may|might|should|must|need\s+to|have\s+to"
     r"|will\s+(?:have|need)\s+to|'ll\s+(?:have|need)\s+to)\b"
     r"|\bit(?:'s|’s|\s+is)\s+(?:also\s+|[a-z]+ly\s+)?(?:necessary|possible|recommended|best|easiest|enough)\s+to\b"
-    r"|\bby\s+[a-z]+ing\b",
+    r"|\bby\s+[a-z]+ing\b"
+    # "the easiest way to … is to use …": a means named as the way
+    r"|\b(?:way|ways|solution|method|approach|workaround)\b[^.;:!?]*?\b(?:is|are)\s+to\s+[a-z]+",
     re.I,
 )
 _CODE_LABEL = lazy_pattern(r"^\s*(?:\*\*)?`([^`\n]*)`(?:\*\*)?(?::|\s+—)\s*")
@@ -73,15 +75,16 @@ _DEFINING = lazy_pattern(
     re.I,
 )
 
+_QUOTING = frozenset({"sentences", "procedure"})  # outcomes quoting the documents' sentences or steps
 NOTHING_TO_DO = "states nothing to do"
 NO_OUTCOME = "states no outcome of the asked condition"
 NOT_DEFINED = "does not say what it is"
 
 
 def weaken_unstated_kind(q: Question, out: Outcome) -> None:
-    """A `success` answer quoting sentences that state no constituent of the asked kind becomes weak (the
+    """A `success` answer quoting sentences (or a procedure's steps) that state no constituent of the asked kind becomes weak (the
     best candidate, reported as uncertain), the reason appended to its evidence."""
-    if out.kind == "sentences" and out.supported and (lack := kind_unstated(q, out.markdown)):
+    if out.kind in _QUOTING and out.supported and (lack := kind_unstated(q, out.markdown)):
         out.supported = False
         out.confidence = "low"
         out.evidence += f"; {lack}"
