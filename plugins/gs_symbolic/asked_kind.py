@@ -7,10 +7,10 @@ clause structure of the quoted text, with the lexicon's command verbs and gramma
 words):
 - "how do I …" (a procedure) asks for something to do: a command or code, an instruction (an imperative
   clause, not one that only directs the reader: "Note that …", "move on to the next step"), a means ("you
-  can …", "it is possible to …", "by giving …") or an option's own entry. A statement of fact about the
+  can …", "it is possible to …", "by giving …", an obligation) or an option's own entry. A statement of fact about the
   task ("`DROP SEQUENCE` will fail in some corner cases.") does not tell what to do.
 - "what happens (to X) if/when C?" asks for an outcome under C: the answer states C as its condition or
-  circumstance (a conditional, temporal or "with" clause, "…, otherwise", or the entry's label) by one of
+  circumstance (a conditional, temporal or "with" clause, "…, otherwise", a gerund subject, or the entry's label) by one of
   C's words. A sentence about the same things under another circumstance ("… when the image is used as the
   base for another build" for "if a trigger fails") or under none states no outcome of C.
 - "what is X?" asks for what X is: a predication of X by a copula or a defining verb ("X is a …", "X, a …",
@@ -47,7 +47,10 @@ _TEXT_PART = lazy_pattern(
 _MEANS = lazy_pattern(
     r"\b(?:you|one|we|users?)\s+(?:can|could|may|might|should|must|need\s+to|have\s+to"
     r"|will\s+(?:have|need)\s+to|'ll\s+(?:have|need)\s+to)\b"
-    r"|\bit(?:'s|’s|\s+is)\s+(?:also\s+|[a-z]+ly\s+)?(?:necessary|possible|recommended|best|easiest|enough)\s+to\b"
+    r"|\bit(?:'s|’s|\s+is|\s+(?:may|might|can|could|will|would)\s+be)\s+(?:also\s+|[a-z]+ly\s+)?"
+    r"(?:necessary|possible|recommended|best|easiest|enough)\s+to\b"
+    # an obligation is a rule to follow: "the byte-compiled modules must not be shipped"
+    r"|\b(?:must|should|shall|ought\s+to|has\s+to|have\s+to|needs?\s+to)\b"
     r"|\bby\s+[a-z]+ing\b"
     # "the easiest way to … is to use …": a means named as the way
     r"|\b(?:way|ways|solution|method|approach|workaround)\b[^.;:!?]*?\b(?:is|are)\s+to\s+[a-z]+",
@@ -65,6 +68,7 @@ _HAPPENS = lazy_pattern(
 _CIRCUMSTANCE = lazy_pattern(
     r"\b(?:if|when|whenever|once|after|before|unless|with|without|on|upon|during|until)\b([^,.;:!?]*)", re.I
 )
+_GERUND_SUBJECT = lazy_pattern(r"^\W*[A-Za-z]+ing\b")
 _OTHERWISE = lazy_pattern(r"([^.;:!?]*?),?\s+otherwise\b", re.I)
 _LABEL_END = lazy_pattern(r"^(.{1,80}?)(?::\s|\s+—\s)")
 
@@ -141,6 +145,10 @@ def states_condition(asked: set[str], answer: str) -> bool:
             spans.append(label.group(1))
         spans += [m.group(0) for m in _CIRCUMSTANCE.finditer(s)]
         spans += [m.group(1) for m in _OTHERWISE.finditer(s)]
+        if _GERUND_SUBJECT.match(s):
+            spans.append(
+                s
+            )  # "Using a pool that JOB_POOLS does not define causes an error": an event as subject
     return any(asked & set(terms(span)) for span in spans)
 
 
