@@ -33,7 +33,6 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from . import meaning
 from .action import asked_action, done_elsewhere
 from .answer_form import defaults_elsewhere, unanswered, unstated
-from .asked_kind import weaken_unstated_kind
 from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
@@ -127,8 +126,6 @@ def answer(q: Question, m: Material) -> Outcome | None:
         out.supported = False
         out.confidence = UNTYPED
         out.evidence += f"; {lack}"
-    if out is not None:  # about the asked thing, without the kind of clause the question asks for
-        weaken_unstated_kind(q, out)
     if (
         out is not None
         and out.supported
