@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import msgspec
+from mrpvm.kernel.holder import alive
 from mrpvm.kernel.records import SourceRecord
 from mrpvm.kernel.store import Store
 
@@ -58,6 +59,7 @@ def record_ack(store: Store, source: SourceRecord, plugin_id: str, partial: bool
 
 
 def record_removal_ack(store: Store, source_id: str, plugin_id: str) -> None:
+    """`plugin_id` dropped the source on this node: the removal is paid (and a version still stored owed)."""
     store.record_removal_ack(source_id, plugin_id)
 
 
@@ -99,8 +101,8 @@ def pending_removals(store: Store, plugins: Iterable[str], kb_id: str | None = N
     """Removed sources that some plugin of `plugins` (the enabled ones) has not dropped on this node."""
     wanted = set(plugins)
     grouped: dict[tuple[str, str, str], list[str]] = {}
-    for kb, source_id, name, plugin_id in store.owed_removals(kb_id):
-        if plugin_id in wanted:
+    for kb, source_id, name, plugin_id, holder in store.owed_removals(kb_id):
+        if plugin_id in wanted and not alive(holder):  # a running ingest's own marker is not owed yet
             grouped.setdefault((kb, source_id, name), []).append(plugin_id)
     return [
         PendingRemoval(kbId=kb, sourceId=source_id, sourceName=name, plugins=plugins_)
