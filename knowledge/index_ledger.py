@@ -9,7 +9,10 @@ answered success or skipped to the upsert) is recorded here, and:
 - a removed source stays owed to each plugin until the plugin acknowledges the remove (recorded in the
   transaction that deletes the source);
 - what is owed is offered again (knowledge/reindex.py) on the next ingest, when a kernel opens (every CLI
-  command, the daemon's start) and by `check_kb`.
+  command, the daemon's start) and by `check_kb`; removals first.
+- an ingest tells its kb-plugins while the store commits (knowledge/in_flight.py): until the commit, the
+  removal of the new version is recorded as owed, held by the ingesting process (kernel/holder.py), and
+  the stored version's acknowledgements are dropped; a held removal is not owed while its holder runs.
 - a plugin that indexed a source only in part (it answered `partial`: searchable, but some of its index of
   the source is still to be built, e.g. kb-balanced's dense vectors of a large source) is recorded with the
   hash marked PARTIAL: the source stays owed to it, so the same paths offer it again until it answers

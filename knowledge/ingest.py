@@ -12,10 +12,12 @@ Steps 1-2 (the sd stage) live in knowledge/normalize.py.
 3. The chunk trees are merged into one tree (knowledge/ku_tree.py) and stored with `Store.replace_source`
    in ONE transaction: a changed source replaces its units atomically; the same text (hash) is a no-op.
 4. Every enabled kb-plugin gets `onSourceText` (action upsert, the whole tree, the raw text) with its
-   private artifacts folder. A plugin that fails is reported as a warning; the source stays committed,
-   owed to that plugin in the index ledger (knowledge/index_ledger.py), and is offered again on the next
-   ingest, when a kernel opens, and by `check_kb` (knowledge/reindex.py). The same text again is "unchanged"
-   only for the store: plugins that have not acknowledged it hear of it again.
+   private artifacts folder, while the store commits (knowledge/in_flight.py: a removal held by this
+   process covers the index until the commit; the acknowledgements are recorded after it). A plugin that
+   fails is reported as a warning; the source stays committed, owed to that plugin in the index ledger
+   (knowledge/index_ledger.py), and is offered again on the next ingest, when a kernel opens, and by
+   `check_kb` (knowledge/reindex.py). The same text again is "unchanged" only for the store: plugins that
+   have not acknowledged it hear of it again.
 """
 
 from __future__ import annotations
