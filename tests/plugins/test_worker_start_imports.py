@@ -1,21 +1,22 @@
 """What a plugin worker's start leaves out: the planner's and sd-symbolic's modules, as their workers import them,
 do not load pathlib (with urllib.parse and ipaddress, ~3 ms of each start; sdk/text.py names a file's title
-without it), and a one-turn `mrpvm ask` whose `--source` units are kept does not load the chunker
-(knowledge/normalize.py imports it when it normalizes)."""
+without it); no worker of a cold ask loads hashlib (OpenSSL's libcrypto: protocol/digests.py), gs-symbolic
+not json (read only when the model is built); a one-turn `mrpvm ask` whose `--source` units are kept does not
+load the chunker (knowledge/normalize.py imports it when it normalizes)."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 
 import pytest
 
 CODE = """
-import json, sys
+import sys
 import {module}
-print(json.dumps(sorted(m for m in ("pathlib", "urllib.parse", "mrpvm.knowledge.chunking",
-                                    "mrpvm.knowledge.ku_tree") if m in sys.modules)))
+seen = sorted(m for m in ("pathlib", "urllib.parse", "hashlib", "_hashlib", "json",
+                          "mrpvm.knowledge.chunking", "mrpvm.knowledge.ku_tree") if m in sys.modules)
+print(" ".join(seen))
 """
 
 
@@ -24,7 +25,7 @@ def loaded(module: str) -> list[str]:
         [sys.executable, "-c", CODE.format(module=module)], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return done.stdout.strip().splitlines()[-1].split() if done.stdout.strip() else []
 
 
 @pytest.mark.parametrize(
@@ -32,6 +33,17 @@ def loaded(module: str) -> list[str]:
 )
 def test_these_workers_start_without_pathlib(module):
     assert loaded(module) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "left"),
+    [
+        ("mrpvm.plugins.gs_symbolic.__main__", {"pathlib", "urllib.parse"}),
+        ("mrpvm.plugins.kb_balanced.__main__", {"pathlib", "urllib.parse", "json"}),
+    ],
+)
+def test_the_vector_workers_start_without_hashlib(module, left):
+    assert set(loaded(module)) == left
 
 
 def test_kept_source_units_do_not_load_the_chunker():

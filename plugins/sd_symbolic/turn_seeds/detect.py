@@ -8,12 +8,12 @@ to); plain statements become evidence KUs (PhaseScopes kb-plugin).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.answer_types import expected_type, is_choice
 from mrpvm.plugins.sdk.patterns import lazy_pattern
+from mrpvm.protocol.digests import sha256
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import DetectSeedsPayload
 from mrpvm.protocol.vocab import PHASE_SCOPES
@@ -131,7 +131,7 @@ class _UnitMaker:
             charStart=start,
             charEnd=end,
             createdAt=self.created_at,
-            hash=hashlib.sha256(claim.encode()).hexdigest()[:16],
+            hash=sha256(claim.encode()).hexdigest()[:16],
             **extra,  # type: ignore[arg-type]
         )
         self.units.append(unit)
