@@ -14,8 +14,6 @@ control groups'. The record is only a guess, never trusted:
   also at the supervisor's close and at exit), its control group removed;
 - a record that cannot be read, or a launch that fails, starts nothing: the turn starts its workers as
   without it.
-The launch also starts the process's probe of bubblewrap (sandbox_probe.py), which the kernel needs before it
-builds a command line, so it no longer waits for it after its imports.
 The record lives in the kernel home, which plugins never see; it is written by the kernel (mode 0600).
 """
 
@@ -121,18 +119,7 @@ def launch(home: Path | str, key: dict[str, str | None]) -> list[str]:
             started.append(plugin_id)
     if started:
         atexit.register(stop_all)
-        _probe_sandbox(_launched[started[0]].argv)
     return started
-
-
-def _probe_sandbox(argv: list[str]) -> None:
-    """Start the process's probe of the bubblewrap the launched workers run in (sandbox_probe.py), so it
-    overlaps the kernel's imports; the Sandbox collects it only when `which bwrap` names the same program."""
-    bwrap = next((arg for arg in argv if os.path.basename(arg) == "bwrap"), None)
-    if bwrap is not None:
-        from . import sandbox_probe
-
-        sandbox_probe.start(bwrap)
 
 
 def _launch_one(plugin_id: str, spec: dict[str, object]) -> None:

@@ -39,7 +39,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import subprocess
 import sys
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,15 +49,20 @@ from pathlib import Path
 import msgspec
 from mrpvm.kernel.config import LimitsConfig, SandboxConfig
 
-from . import cgroups, sandbox_probe
+from . import cgroups
 from .limits_status import LimitsStatus
 from .sandbox_binds import _covered, _inside, _minimal, _program_roots, _system_binds, python_roots
-from .sandbox_probe import NAMESPACES, NO_CAPABILITIES
 
+MECHANISM = "bubblewrap"
 TMP_BYTES = 256 << 20  # the private /tmp of a plugin
 RELAY_SCRIPT = Path(__file__).with_name("llm_relay.py")
 RELAY_PATH = "/run/mrpvm/llm_relay.py"  # where the relay script and the endpoint's socket appear inside
 RELAY_SOCKET = "/run/mrpvm/llm.sock"
+NAMESPACES = ("--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+# bwrap keeps every capability (inside the sandbox's namespaces) for a caller that is real root unless told
+# to drop them: a root kernel's plugins could then remount their read-only binds read-write or unmount the
+# tmpfs hiding the kernel home. Dropped for everyone, so a plugin never holds one, whoever runs the kernel.
+NO_CAPABILITIES = ("--cap-drop", "ALL")
 
 _BASIC = ["own session (process group killed with the call)", "scrubbed environment", "rlimit memory"]
 _SANDBOXED = [
@@ -142,15 +149,45 @@ def _which(name: str) -> str | None:
     return shutil.which(name, path=os.environ.get("PATH") or os.defpath)
 
 
+_early: dict[str, threading.Thread] = {}  # bwrap -> the thread probing it ahead of the Sandbox
+
+
 def probe_early(config: SandboxConfig) -> None:
-    """Start this process's probe of bubblewrap without waiting for it (sandbox_probe.py), so its two short
-    processes overlap the kernel's start (the registry's manifests) instead of following it; `sandbox_status`
-    then waits for that probe (run once per process: `sandbox_probe.result`)."""
+    """Start this process's probe of bubblewrap in a background thread, so its two short processes
+    (~20 ms of waiting) overlap the kernel's start (the registry's manifests) instead of following it;
+    `sandbox_status` then uses its result (the same probe, run once)."""
     if config.mode == "off":
         return
     bwrap = _which("bwrap")
-    if bwrap is not None:
-        sandbox_probe.start(bwrap)
+    if bwrap is not None and bwrap not in _early:
+        _early[bwrap] = thread = threading.Thread(
+            target=_probe, args=(bwrap,), name="sandbox-probe", daemon=True
+        )
+        thread.start()
+
+
+def _probed(bwrap: str) -> tuple[str, str]:
+    early = _early.get(bwrap)
+    if early is not None:
+        early.join()  # its result is in _probe's cache
+    return _probe(bwrap)
+
+
+@functools.cache
+def _probe(bwrap: str) -> tuple[str, str]:
+    """(version, problem): start a real sandbox around /bin/true once per process."""
+    try:
+        version = subprocess.run([bwrap, "--version"], capture_output=True, timeout=10, check=False)
+        label = version.stdout.decode(errors="replace").strip() or MECHANISM
+        argv = [bwrap, *NAMESPACES, *NO_CAPABILITIES, "--unshare-net", "--die-with-parent", *_system_binds()]
+        argv += ["--", "true"]
+        run = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError) as err:
+        return "", f"{bwrap} cannot run: {err}"
+    if run.returncode != 0:
+        said = run.stderr.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {run.returncode}"]
+        return label, f"bubblewrap cannot create the namespaces here: {said[0]}"
+    return label, ""
 
 
 def sandbox_status(config: SandboxConfig | None = None, limits: LimitsConfig | None = None) -> SandboxStatus:
@@ -180,7 +217,7 @@ def _status(config: SandboxConfig) -> SandboxStatus:
             reason="bubblewrap is not installed (Debian: apt-get install bubblewrap)",
             isolation=list(_BASIC),
         )
-    label, problem = sandbox_probe.result(bwrap)
+    label, problem = _probed(bwrap)
     if problem:
         return SandboxStatus(
             mode=config.mode, active=False, mechanism="none", reason=problem, isolation=list(_BASIC)

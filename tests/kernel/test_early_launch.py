@@ -159,25 +159,3 @@ def test_the_launcher_loads_neither_asyncio_nor_the_supervisor():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-
-
-def test_the_launch_starts_the_probe_of_the_bubblewrap_its_workers_run_in(
-    registry: Registry, tmp_path: Path, monkeypatch
-):
-    """The kernel needs bubblewrap's probe before it builds a command line: the early launch starts it
-    beside the workers, and the probe the Sandbox collects is that one (it is not run again)."""
-    from mrpvm.kernel.supervisor import sandbox_probe
-
-    launches = _record(registry, tmp_path)
-    monkeypatch.setattr(sandbox_probe, "_started", {})
-    monkeypatch.setattr(sandbox_probe, "_results", {})
-    bwrap = next((arg for arg in launches["echo-worker"]["argv"] if Path(arg).name == "bwrap"), None)
-    early_launch.launch(tmp_path, KEY)
-    if bwrap is None:  # a machine without the sandbox: nothing to probe
-        assert sandbox_probe.started() == []
-        return
-    assert sandbox_probe.started() == [bwrap]
-    spawned: list[list[str]] = []
-    monkeypatch.setattr(sandbox_probe, "_spawn", spawned.append)
-    assert sandbox_probe.result(bwrap)[1] == ""  # the launched workers' sandbox works here
-    assert spawned == [] and sandbox_probe.started() == []

@@ -61,47 +61,30 @@ def test_no_warning_when_the_sandbox_keeps_plugins_off_the_network(tmp_path):
 
 
 def test_the_probe_started_early_is_the_one_the_sandbox_uses(monkeypatch):
-    """KernelContext.open starts bubblewrap's probe before loading the registry without waiting for it
-    (probe_early; a one-turn ask's early launch does the same before the kernel's imports): the Sandbox built
-    next waits for that probe and reports what a probe of its own would, and the probe runs once."""
+    """KernelContext.open starts bubblewrap's probe before loading the registry (probe_early): the Sandbox
+    built next waits for that probe and reports what a probe of its own would, and the probe runs once."""
+    import subprocess
+
     from mrpvm.kernel.config import SandboxConfig
-    from mrpvm.kernel.supervisor import sandbox, sandbox_probe
+    from mrpvm.kernel.supervisor import sandbox
 
     expected = sandbox.sandbox_status(SandboxConfig())
-    spawned: list[str] = []
-    real_spawn = sandbox_probe._spawn
+    runs: list[str] = []
+    real_run = subprocess.run
 
-    def counted(argv):
-        spawned.append(argv[-1])
-        return real_spawn(argv)
+    def counted(argv, *args, **kwargs):
+        runs.append(argv[-1])
+        return real_run(argv, *args, **kwargs)
 
-    monkeypatch.setattr(sandbox_probe, "_spawn", counted)
-    monkeypatch.setattr(sandbox_probe, "_started", {})
-    monkeypatch.setattr(sandbox_probe, "_results", {})
+    monkeypatch.setattr(sandbox.subprocess, "run", counted)
+    monkeypatch.setattr(sandbox, "_early", {})
+    sandbox._probe.cache_clear()
     sandbox.probe_early(SandboxConfig(mode="off"))
-    assert sandbox_probe.started() == []  # no sandbox, no probe
+    assert sandbox._early == {}  # no sandbox, no probe
     sandbox.probe_early(SandboxConfig())
-    assert sandbox_probe.started() == [sandbox._which("bwrap")]
-    assert spawned == ["--version", "true"]  # bwrap --version, and /bin/true inside a sandbox: not waited for
+    (thread,) = sandbox._early.values()
+    assert thread.name == "sandbox-probe"
     assert sandbox.sandbox_status(SandboxConfig()) == expected
-    assert sandbox_probe.started() == []  # collected
+    assert not thread.is_alive() and runs == ["--version", "true"]  # bwrap --version, then /bin/true inside
     sandbox.probe_early(SandboxConfig())
-    assert sandbox.sandbox_status(SandboxConfig()) == expected and len(spawned) == 2
-
-
-def test_a_probe_that_cannot_start_says_why(monkeypatch, tmp_path):
-    from mrpvm.kernel.supervisor import sandbox_probe
-
-    monkeypatch.setattr(sandbox_probe, "_started", {})
-    monkeypatch.setattr(sandbox_probe, "_results", {})
-    missing = str(tmp_path / "bwrap")
-    label, problem = sandbox_probe.result(missing)
-    assert label == "" and problem.startswith(f"{missing} cannot run:")
-    false = tmp_path / "fails"
-    false.write_text("#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n")
-    false.chmod(0o755)
-    label, problem = sandbox_probe.result(str(false))
-    assert (
-        problem
-        == "bubblewrap cannot create the namespaces here: bwrap: No permissions to create new namespace"
-    )
+    assert sandbox.sandbox_status(SandboxConfig()) == expected and len(runs) == 2
