@@ -14,6 +14,7 @@ Stages, in the order an ingest runs them, each through the same functions the re
 - kernel_tree       the kernel: merge and finish the tree (knowledge/ku_tree.py)
 - kernel_units_file the kernel: analyse every unit once (or take sd-symbolic's shipped analysis) and encode
                     the units file (protocol/handoff.py)
+- kernel_commit     the kernel: the store's transaction of the source and its units (SQLite, a fresh home)
 - <kb>_decode       each kb-plugin: decode the units file
 - <kb>_upsert       each kb-plugin: its index write (tantivy + SQLite; kb-thinkingdb's facts), as the SDK
                     runs onSourceText
@@ -38,6 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from mrpvm.kernel.config import PROJECT_ROOT
+from mrpvm.kernel.records import SourceRecord
+from mrpvm.kernel.store import Store
 from mrpvm.knowledge.ku_tree import finish_tree, merge_chunk_trees
 from mrpvm.plugins.kb_common.store import KBStore
 from mrpvm.plugins.kb_thinkingdb.facts import write_facts
@@ -126,6 +129,12 @@ def main() -> None:
         lambda: finish_tree(source_id, merge_chunk_trees(source_id, [parsed.units]), source_name=name),
     )
     units_file = stage("kernel_units_file", lambda: encode_handoff(source_id, name, text, units, **shipping))
+    with tempfile.TemporaryDirectory() as home:  # the kernel's store commit of the source (SQLite)
+        kernel_store = Store.open(home)
+        kb = kernel_store.create_kb("docs")
+        record = SourceRecord(id=source_id, kbId=kb.id, name=name, hash="h", bytes=len(text))
+        stage("kernel_commit", lambda: kernel_store.replace_source(kb.id, record, units, text))
+        kernel_store.close()
     for plugin_id, hook in (("kb-fast", None), ("kb-thinkingdb", write_facts)):
         analysis._TERMS_CACHE.clear()  # each plugin is its own process
         handed = stage(f"{plugin_id}_decode", lambda: decode_handoff(units_file, source_id))

@@ -40,10 +40,43 @@ class IndexAcks:
             return cursor.rowcount > 0
 
     def record_removal_ack(self, source_id: str, plugin_id: str) -> None:
+        """This node's `plugin_id` dropped the source from its index: the removal is paid, and a version
+        the store still holds (an ingest in flight that died, knowledge/in_flight.py) is owed again."""
+        with self.transaction() as conn:
+            for table in ("source_removals", "source_acks"):
+                conn.execute(
+                    f"DELETE FROM {table} WHERE source_id = ? AND plugin_id = ? AND node_id = ?",
+                    (source_id, plugin_id, self.node_id),
+                )
+
+    def hold_removals(
+        self, kb_id: str, source_id: str, source_name: str, plugins: list[str], holder: str
+    ) -> None:
+        """Before this node's `plugins` index a version the store has not committed: record their removal
+        of the source as owed, held by `holder` (kernel/holder.py), and drop their acknowledgements of the
+        version stored now (their index will no longer hold it as it is); one transaction. The commit of
+        the new version settles the held removals (`replace_source(..., holder=...)`)."""
+        stamp = now_iso()
+        with self.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO source_removals"
+                " (source_id, plugin_id, node_id, kb_id, source_name, removed_at, holder)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, plugin_id, node_id)"
+                " DO UPDATE SET source_name = excluded.source_name, removed_at = excluded.removed_at,"
+                " holder = excluded.holder",
+                [(source_id, p, self.node_id, kb_id, source_name, stamp, holder) for p in plugins],
+            )
+            conn.executemany(
+                "DELETE FROM source_acks WHERE source_id = ? AND plugin_id = ? AND node_id = ?",
+                [(source_id, p, self.node_id) for p in plugins],
+            )
+
+    def release_removals(self, source_id: str, holder: str) -> None:
+        """The held removals of a source whose new version was not committed become owed like any other."""
         with self.transaction() as conn:
             conn.execute(
-                "DELETE FROM source_removals WHERE source_id = ? AND plugin_id = ? AND node_id = ?",
-                (source_id, plugin_id, self.node_id),
+                "UPDATE source_removals SET holder = NULL WHERE source_id = ? AND node_id = ? AND holder = ?",
+                (source_id, self.node_id, holder),
             )
 
     def acknowledgements(self, kb_id: str | None = None) -> dict[str, dict[str, str]]:
@@ -59,13 +92,15 @@ class IndexAcks:
             out.setdefault(source_id, {})[plugin_id] = digest
         return out
 
-    def owed_removals(self, kb_id: str | None = None) -> list[tuple[str, str, str, str]]:
-        """(kb id, source id, source name, plugin id) of removals this node's plugins still owe."""
+    def owed_removals(self, kb_id: str | None = None) -> list[tuple[str, str, str, str, str | None]]:
+        """(kb id, source id, source name, plugin id, holder or None) of removals this node's plugins still
+        owe (`holder`: the process whose ingest holds it, kernel/holder.py)."""
         where, args = ("AND kb_id = ?", (kb_id,)) if kb_id is not None else ("", ())
         return [
             tuple(r)
             for r in self._conn().execute(
-                f"SELECT kb_id, source_id, source_name, plugin_id FROM source_removals WHERE node_id = ? {where}"
+                "SELECT kb_id, source_id, source_name, plugin_id, holder FROM source_removals"
+                f" WHERE node_id = ? {where}"
                 " ORDER BY kb_id, source_id, plugin_id",
                 (self.node_id, *args),
             )

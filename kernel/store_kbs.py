@@ -138,13 +138,19 @@ class KbTables(StoreConnection):
         return [self._source(r) for r in rows]
 
     def replace_source(
-        self, kb_id: str, source: SourceRecord, units: list[KnowledgeUnit], text: str | None = None
+        self,
+        kb_id: str,
+        source: SourceRecord,
+        units: list[KnowledgeUnit],
+        text: str | None = None,
+        holder: str | None = None,
     ) -> SourceRecord:
         """Store a source and its whole KU tree (and its raw `text`, when given), replacing every unit it
         had, in ONE transaction.
 
         A source of the same name under another id is replaced too. Returns the stored record
-        (unitCount = len(units)).
+        (unitCount = len(units)). `holder`: this node's removals of the source that process held while
+        its kb-plugins indexed this version (knowledge/in_flight.py) are settled by the same transaction.
         """
         stored = msgspec.structs.replace(
             source,
@@ -187,6 +193,11 @@ class KbTables(StoreConnection):
                     conn.execute(
                         "INSERT INTO source_texts (source_id, text) VALUES (?, ?)", (stored.id, text)
                     )
+                if holder is not None:
+                    conn.execute(
+                        "DELETE FROM source_removals WHERE source_id = ? AND node_id = ? AND holder = ?",
+                        (stored.id, self.node_id, holder),
+                    )
                 self._db.notify(conn, KB_CHANNEL, kb_id)
         except self.integrity_errors as err:
             raise ValidationFailed(
@@ -210,7 +221,8 @@ class KbTables(StoreConnection):
             conn.executemany(
                 "INSERT INTO source_removals (source_id, plugin_id, node_id, kb_id, source_name, removed_at)"
                 " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, plugin_id, node_id)"
-                " DO UPDATE SET source_name = excluded.source_name, removed_at = excluded.removed_at",
+                " DO UPDATE SET source_name = excluded.source_name, removed_at = excluded.removed_at,"
+                " holder = NULL",  # a removal is owed whatever an ingest in flight held
                 [(record.id, p, node, kb_id, record.name, stamp) for p in plugins for node in sorted(nodes)],
             )
             self._db.notify(conn, KB_CHANNEL, kb_id)

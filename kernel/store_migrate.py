@@ -55,7 +55,7 @@ TABLES: dict[str, list[str]] = {
     "llm_settings": ["key", "value", "updated_at"],
     "nodes": ["id", "started_at", "seen_at", "forgotten_at"],
     "source_acks": ["source_id", "plugin_id", "node_id", "hash", "acked_at"],
-    "source_removals": ["source_id", "plugin_id", "node_id", "kb_id", "source_name", "removed_at"],
+    "source_removals": ["source_id", "plugin_id", "node_id", "kb_id", "source_name", "removed_at", "holder"],
     "planner_utility": [
         "planner_id",
         "kb_key",

@@ -9,7 +9,10 @@ answered success or skipped to the upsert) is recorded here, and:
 - a removed source stays owed to each plugin until the plugin acknowledges the remove (recorded in the
   transaction that deletes the source);
 - what is owed is offered again (knowledge/reindex.py) on the next ingest, when a kernel opens (every CLI
-  command, the daemon's start) and by `check_kb`.
+  command, the daemon's start) and by `check_kb`; removals first.
+- an ingest tells its kb-plugins while the store commits (knowledge/in_flight.py): until the commit, the
+  removal of the new version is recorded as owed, held by the ingesting process (kernel/holder.py), and
+  the stored version's acknowledgements are dropped; a held removal is not owed while its holder runs.
 - a plugin that indexed a source only in part (it answered `partial`: searchable, but some of its index of
   the source is still to be built, e.g. kb-balanced's dense vectors of a large source) is recorded with the
   hash marked PARTIAL: the source stays owed to it, so the same paths offer it again until it answers
@@ -27,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 import msgspec
+from mrpvm.kernel.holder import alive
 from mrpvm.kernel.records import SourceRecord
 from mrpvm.kernel.store import Store
 
@@ -58,6 +62,7 @@ def record_ack(store: Store, source: SourceRecord, plugin_id: str, partial: bool
 
 
 def record_removal_ack(store: Store, source_id: str, plugin_id: str) -> None:
+    """`plugin_id` dropped the source on this node: the removal is paid (and a version still stored owed)."""
     store.record_removal_ack(source_id, plugin_id)
 
 
@@ -99,8 +104,8 @@ def pending_removals(store: Store, plugins: Iterable[str], kb_id: str | None = N
     """Removed sources that some plugin of `plugins` (the enabled ones) has not dropped on this node."""
     wanted = set(plugins)
     grouped: dict[tuple[str, str, str], list[str]] = {}
-    for kb, source_id, name, plugin_id in store.owed_removals(kb_id):
-        if plugin_id in wanted:
+    for kb, source_id, name, plugin_id, holder in store.owed_removals(kb_id):
+        if plugin_id in wanted and not alive(holder):  # a running ingest's own marker is not owed yet
             grouped.setdefault((kb, source_id, name), []).append(plugin_id)
     return [
         PendingRemoval(kbId=kb, sourceId=source_id, sourceName=name, plugins=plugins_)

@@ -12,10 +12,12 @@ Steps 1-2 (the sd stage) live in knowledge/normalize.py.
 3. The chunk trees are merged into one tree (knowledge/ku_tree.py) and stored with `Store.replace_source`
    in ONE transaction: a changed source replaces its units atomically; the same text (hash) is a no-op.
 4. Every enabled kb-plugin gets `onSourceText` (action upsert, the whole tree, the raw text) with its
-   private artifacts folder. A plugin that fails is reported as a warning; the source stays committed,
-   owed to that plugin in the index ledger (knowledge/index_ledger.py), and is offered again on the next
-   ingest, when a kernel opens, and by `check_kb` (knowledge/reindex.py). The same text again is "unchanged"
-   only for the store: plugins that have not acknowledged it hear of it again.
+   private artifacts folder, while the store commits (knowledge/in_flight.py: a removal held by this
+   process covers the index until the commit; the acknowledgements are recorded after it). A plugin that
+   fails is reported as a warning; the source stays committed, owed to that plugin in the index ledger
+   (knowledge/index_ledger.py), and is offered again on the next ingest, when a kernel opens, and by
+   `check_kb` (knowledge/reindex.py). The same text again is "unchanged" only for the store: plugins that
+   have not acknowledged it hear of it again.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from mrpvm.protocol.envelope import (
 )
 
 from . import kept_units
+from .in_flight import store_and_notify
 from .normalize import Progress, normalize_text
 from .notify import (
     UnitsFile,
@@ -121,8 +124,10 @@ async def ingest_source(
             progress(size, size)
         # The text is stored already; the indexes that have not acknowledged it hear of it now (a kernel
         # killed between the commit and the notification left it owed), as do other owed sources.
-        notified, warnings = await reoffer_source(ctx, kb, existing, text)
+        # removals first (reoffer's order): one an ingest in flight left for this source drops the version
+        # the store never got, and the stored one is offered after it
         others = await reoffer(ctx, kb, skip={existing.id})
+        notified, warnings = await reoffer_source(ctx, kb, existing, text)
         return IngestResult(
             **msgspec.structs.asdict(existing),
             unchanged=True,
@@ -160,19 +165,11 @@ async def ingest_source(
         if wants_units_file(ctx)
         else None
     )
-    try:
-        async with anyio.create_task_group() as group:
-            if units_file is not None:  # the kb-plugins' units file is analysed while the store commits
-                group.start_soon(units_file.get, True)
-            stored = await anyio.to_thread.run_sync(store.replace_source, kb.id, record, units, text)
-    except BaseExceptionGroup as group_error:  # the commit's own error, as it would be raised alone
-        raise group_error.exceptions[0] if len(group_error.exceptions) == 1 else group_error from None
     if on_phase:
         listeners = ", ".join(e.manifest.id for e in kb_listeners(ctx)) or "no kb-plugin"
         on_phase(f"indexing {len(units):,} units ({listeners})")
-    notified, notify_warnings = await notify_source(
-        ctx, kb, stored, text, units, "upsert", units_file=units_file
-    )
+    # the kb-plugins index the units while the store commits them (knowledge/in_flight.py)
+    stored, notified, notify_warnings = await store_and_notify(ctx, kb, record, text, units, units_file)
     if not notified and kb_listeners(ctx):
         await _take_back(ctx, kb, stored, notify_warnings)
     others = await reoffer(ctx, kb, skip={stored.id})

@@ -190,9 +190,11 @@ async def notify_source(
     action: str,
     only: list[str] | None = None,
     units_file: UnitsFile | None = None,
+    on_ack: Callable[[PluginEntry, bool], None] | None = None,
 ) -> tuple[list[str], list[str]]:
     """onSourceText (upsert with the whole tree, or remove) to every enabled kb-plugin (or those named in
-    `only`); each acknowledgement is recorded in the index ledger (knowledge/index_ledger.py).
+    `only`); each acknowledgement is recorded in the index ledger (knowledge/index_ledger.py), or handed
+    to `on_ack(entry, partial)` instead (an upsert told before its commit: knowledge/in_flight.py).
     `units_file`: the source's handoff document if the caller has started encoding it already."""
     entries = kb_listeners(ctx)
     if only is not None:
@@ -231,7 +233,7 @@ async def notify_source(
         make,
         f"source '{source.name}'",
         entries,
-        acknowledged,
+        on_ack or acknowledged,
         units_file.get if action == "upsert" else None,
         len(text.encode("utf-8", "surrogatepass")) if action == "upsert" else 0,
     )

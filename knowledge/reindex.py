@@ -132,9 +132,18 @@ async def reoffer(
         return report
     store, skipped = ctx.store, set(skip)
     kb_id = kb.id if kb is not None else None
-    pending = await anyio.to_thread.run_sync(ledger.pending_sources, store, required, kb_id)
-    removals = await anyio.to_thread.run_sync(ledger.pending_removals, store, required, kb_id)
     kbs: dict[str, KbRecord] = {kb.id: kb} if kb is not None else {}
+    # removals first: a removal owed for a source the store still holds (an ingest in flight that died,
+    # knowledge/in_flight.py) drops a version the store never committed, and paying it makes the stored
+    # version owed, offered below
+    removals = await anyio.to_thread.run_sync(ledger.pending_removals, store, required, kb_id)
+    for removal in removals:
+        owner = kbs.get(removal.kbId) or kbs.setdefault(removal.kbId, store.get_kb(removal.kbId))
+        gone = SourceRecord(id=removal.sourceId, kbId=removal.kbId, name=removal.sourceName)
+        notified, warnings = await notify_source(ctx, owner, gone, "", [], "remove", only=removal.plugins)
+        report.removed.append(f"{_label(owner, gone)} -> {', '.join(notified) or 'none acknowledged'}")
+        report.warnings.extend(warnings)
+    pending = await anyio.to_thread.run_sync(ledger.pending_sources, store, required, kb_id)
     for item in pending:
         source = item.source
         if source.id in skipped or (not partial and set(item.missing) <= set(item.partial)):
@@ -143,12 +152,6 @@ async def reoffer(
         units = await anyio.to_thread.run_sync(store.kb_units, source.kbId, source.id)
         notified, warnings = await notify_source(ctx, owner, source, "", units, "upsert", only=item.missing)
         report.offered.append(f"{_label(owner, source)} -> {', '.join(notified) or 'none acknowledged'}")
-        report.warnings.extend(warnings)
-    for removal in removals:
-        owner = kbs.get(removal.kbId) or kbs.setdefault(removal.kbId, store.get_kb(removal.kbId))
-        gone = SourceRecord(id=removal.sourceId, kbId=removal.kbId, name=removal.sourceName)
-        notified, warnings = await notify_source(ctx, owner, gone, "", [], "remove", only=removal.plugins)
-        report.removed.append(f"{_label(owner, gone)} -> {', '.join(notified) or 'none acknowledged'}")
         report.warnings.extend(warnings)
     return report
 

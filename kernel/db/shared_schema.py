@@ -44,4 +44,9 @@ SHARED_MIGRATIONS: list[list[str]] = [
         )""",
         "ALTER TABLE nodes ADD COLUMN forgotten_at TEXT",
     ],
+    [  # 9: an owed removal may be held by a running process (kernel/holder.py): an ingest that tells the
+        # kb-plugins while the store commits marks the source as owed before the notice, held by itself;
+        # the commit clears it, a holder that died leaves it to be paid (knowledge/in_flight.py)
+        "ALTER TABLE source_removals ADD COLUMN holder TEXT",
+    ],
 ]

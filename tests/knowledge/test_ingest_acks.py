@@ -60,9 +60,9 @@ async def answer(ctx: KernelContext) -> str:
     return result.response_markdown
 
 
-def kill_at(home: Path, point: str) -> None:
+def kill_at(home: Path, point: str, text: str = TEXT) -> None:
     source = home.parent / "relay.md"
-    source.write_text(TEXT)
+    source.write_text(text)
     env = dict(os.environ, PYTHONPATH=str(DRIVER.parent.parent))
     proc = subprocess.Popen(
         [sys.executable, "-u", str(DRIVER), str(home), str(source), point],

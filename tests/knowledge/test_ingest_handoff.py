@@ -222,18 +222,29 @@ def test_the_kernels_analysis_is_the_plugins_without_importing_them():
     assert kernel_terms == terms("the later, bigger ones were sent") == ["late", "big", "send"]
 
 
-def test_a_failed_commit_raises_its_own_error_while_the_units_file_is_being_analysed(
+def test_a_failed_commit_raises_its_own_error_and_the_indexes_forget_the_source(
     tmp_path: Path, manifests: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    """The units file is analysed beside the store's commit; a commit that fails raises its own error (not
-    a task group's), nothing is stored and no kb-plugin hears of the source."""
+    """The kb-plugins index the source while the store commits it (knowledge/in_flight.py); a commit that
+    fails raises its own error (not a task group's), nothing is stored, every kb-plugin that indexed the
+    source is told to remove it, and nothing is left owed."""
     from mrpvm.kernel.errors import ValidationFailed
+    from mrpvm.kernel.store import Store
     from mrpvm.kernel.store_kbs import KbTables
 
-    def refuse(self, kb_id, source, units, text=None):
+    def refuse(self, kb_id, source, units, text=None, holder=None):
         raise ValidationFailed("refused by the test", {"source": source.id})
 
     monkeypatch.setattr(KbTables, "replace_source", refuse)
+    home = tmp_path / "home"
     with pytest.raises(ValidationFailed, match="refused by the test"):
-        ingest(tmp_path / "home", manifests, [("tessel-build.md", TESSEL)])
-    assert not list((tmp_path / "home" / "artifacts").glob("*/test-kb-file/probe.jsonl"))
+        ingest(home, manifests, [("tessel-build.md", TESSEL)])
+    (kb_folder,) = (home / "artifacts").iterdir()
+    calls = [
+        json.loads(line) for line in (kb_folder / "test-kb-inline" / "calls.jsonl").read_text().splitlines()
+    ]
+    assert [c["action"] for c in calls] == ["upsert", "remove"] and calls[0]["sourceId"] == calls[1][
+        "sourceId"
+    ]
+    with Store.open(home) as store:
+        assert store.list_sources(kb_folder.name) == [] and store.owed_removals() == []

@@ -4,7 +4,8 @@ stops (announced on stdout, then asleep) at one point, where the test SIGKILLs i
     python ack_kill_driver.py HOME SOURCE_FILE POINT
 
 POINT: `normalizing` (the sd-plugin is working: nothing stored yet), `committed` (the store transaction
-is done, no kb-plugin has heard of the source), `acked-one` (one kb-plugin acknowledged, the others not),
+is done, no acknowledgement recorded), `acked-one` (one kb-plugin's acknowledgement recorded, the others
+not), `indexed` (every kb-plugin indexed the source, whose commit has not run: knowledge/in_flight.py),
 `done` (the ingest finished). Prints `at POINT` when there.
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import anyio
 from mrpvm.kernel import store as store_module
-from mrpvm.knowledge import index_ledger, ingest
+from mrpvm.knowledge import in_flight, index_ledger, ingest
 from mrpvm.knowledge.context import open_context
 
 ENABLED = "sd-symbolic,planner-default,kb-fast,kb-balanced,gs-symbolic"
@@ -42,7 +43,19 @@ async def normalize_then_stop(*args, **kwargs):
     return await _normalize(*args, **kwargs)
 
 
+_notify = in_flight.notify_source
+
+
+async def notify_then_stop(*args, **kwargs):
+    told = await _notify(*args, **kwargs)
+    if POINT == "indexed":
+        await anyio.to_thread.run_sync(stop_here)
+    return told
+
+
 def replace_then_stop(self, *args, **kwargs):
+    if POINT == "indexed":  # the commit waits for the kill
+        time.sleep(600)
     stored = _replace(self, *args, **kwargs)
     if POINT == "committed":
         stop_here()
@@ -60,6 +73,7 @@ def ack_then_stop(*args, **kwargs):
 ingest.normalize_text = normalize_then_stop
 store_module.Store.replace_source = replace_then_stop  # type: ignore[method-assign]
 index_ledger.record_ack = ack_then_stop
+in_flight.notify_source = notify_then_stop
 
 
 async def main() -> None:

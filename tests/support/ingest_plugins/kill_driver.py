@@ -31,9 +31,9 @@ def _slow_conn(self: store_module.Store) -> sqlite3.Connection:
     return conn
 
 
-def _announced_replace(self, kb_id, source, units, text=None):
+def _announced_replace(self, kb_id, source, units, *args, **kwargs):
     print(f"writing {os.environ['DRIVER_INDEX']}", flush=True)
-    stored = _original_replace(self, kb_id, source, units, text)
+    stored = _original_replace(self, kb_id, source, units, *args, **kwargs)
     print(f"written {os.environ['DRIVER_INDEX']}", flush=True)
     return stored
 
