@@ -25,8 +25,6 @@ from mrpvm.protocol.envelope import (
 )
 from mrpvm.protocol.vocab import ingest_deadline_ms
 
-from .chunking import chunk_spans
-from .ku_tree import finish_tree, merge_chunk_trees
 from .notify import REQUEST_MARGIN
 
 if TYPE_CHECKING:
@@ -74,6 +72,11 @@ async def normalize_text(
     `chunkIndex` and `charOffset`. `on_analysis`: given the analysis a one-chunk source's compact reply
     shipped (`analysis[i]` of the i-th unit returned; the tree of one chunk keeps its units' order).
     """
+    # here: a one-turn `mrpvm ask` whose `--source` units are kept (kept_units.py) imports this module and
+    # never normalizes (chunking compiles its patterns at import)
+    from .chunking import chunk_spans
+    from .ku_tree import finish_tree, merge_chunk_trees
+
     entry = _plugin(ctx, sd_plugin, "sd-plugin", NORMALIZE)
     text, source_id, source_name = source.text, source.sourceId, source.sourceName
     if not text.strip():

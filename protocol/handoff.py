@@ -10,7 +10,6 @@ not each decode a multi-megabyte JSON request and repeat the same analysis. A pl
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 from typing import Literal
 
@@ -18,6 +17,7 @@ import msgspec
 
 from .analysis import notation_terms, plain_text, terms
 from .cnl_compact import ShippedAnalysis
+from .digests import blake2b
 from .document import KnowledgeUnit
 from .gc_pause import paused_gc
 
@@ -137,7 +137,7 @@ def unit_hash(unit: KnowledgeUnit) -> str:
     if unit.hash:
         return unit.hash
     clean = msgspec.structs.replace(unit, score=None, resolvedFor=[])
-    return hashlib.blake2b(_hash_encoder.encode(clean), digest_size=12).hexdigest()
+    return blake2b(_hash_encoder.encode(clean), digest_size=12).hexdigest()
 
 
 def analyse_unit(unit: KnowledgeUnit) -> UnitAnalysis:

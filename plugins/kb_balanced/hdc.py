@@ -12,12 +12,12 @@ role 0.20, topic 0.35, claim 0.35, acts 0.10.
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 
 import numpy as np
 from mrpvm.plugins.kb_common import body_text
 from mrpvm.plugins.kb_common.fields import analyse, topic_text
+from mrpvm.protocol.digests import blake2b
 from mrpvm.protocol.document import KnowledgeUnit
 
 TOPIC_DIM = 1024
@@ -32,7 +32,7 @@ _HAS_BITCOUNT = hasattr(np, "bitwise_count")
 
 
 def _h(feature: str) -> int:
-    return int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "little")
+    return int.from_bytes(blake2b(feature.encode(), digest_size=8).digest(), "little")
 
 
 @lru_cache(maxsize=500_000)

@@ -3,10 +3,10 @@ artifact (DS023) and a fallback when a source comes without units."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 
 from mrpvm.plugins.sdk import InvalidInput
+from mrpvm.protocol.digests import blake2b
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import OnSourceTextPayload
 from mrpvm.protocol.handoff import ANALYSER, HandoffError, UnitAnalysis, read_handoff
@@ -23,7 +23,7 @@ def source_summary(text: str, units: list[KnowledgeUnit]) -> dict:
         levels[u.kuType] = levels.get(u.kuType, 0) + 1
         roles[u.role] = roles.get(u.role, 0) + 1
     return {
-        "textHash": hashlib.blake2b(text.encode(), digest_size=12).hexdigest() if text else None,
+        "textHash": blake2b(text.encode(), digest_size=12).hexdigest() if text else None,
         "units": len(units),
         "levels": levels,
         "roles": roles,

@@ -7,12 +7,12 @@ that only indexes sources (an ingest's kb workers, `onSourceText`) never loads i
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
+from mrpvm.protocol.digests import blake2b
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .fields import FIELD_WEIGHTS, TAG_FIELDS, TEXT_FIELDS, content_terms, unit_fields
@@ -116,7 +116,7 @@ class MemoryIndex:
 
 
 def units_digest(units: list[KnowledgeUnit]) -> str:
-    return hashlib.blake2b(msgspec.msgpack.encode(units), digest_size=16).hexdigest()
+    return blake2b(msgspec.msgpack.encode(units), digest_size=16).hexdigest()
 
 
 def memory_index(state: dict[str, Any], units: list[KnowledgeUnit]) -> MemoryIndex:

@@ -10,11 +10,10 @@ one step per line; lexical evidence fills the rest of the budget. With no proof 
 
 from __future__ import annotations
 
-import hashlib
-
 from mrpvm.plugins.kb_common import Candidate, GoalProfile, IntentResult, Retriever, SelectionConfig, Views
 from mrpvm.plugins.kb_common.selection import ancestors
 from mrpvm.plugins.sdk import Call, Plugin
+from mrpvm.protocol.digests import blake2b
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .facts import ChainedFacts, FactSource, MemoryFacts, SqliteFacts, write_facts
@@ -34,7 +33,7 @@ CONFIG = SelectionConfig(
 
 def _memory_facts(state: dict, units: list[KnowledgeUnit]) -> MemoryFacts:
     """Facts of the inline units, cached by their ids and hashes (a session's calls repeat them)."""
-    digest = hashlib.blake2b(digest_size=16)
+    digest = blake2b(digest_size=16)
     for u in units:
         digest.update(u.id.encode())
         digest.update((u.subject or "").encode())

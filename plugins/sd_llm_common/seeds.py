@@ -8,7 +8,6 @@ corrective retry that quotes the parser's problems.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import UTC, datetime
 
@@ -17,6 +16,7 @@ from mrpvm.plugins.sdk import Call, InvalidInput
 from mrpvm.plugins.sdk.llm import fill, load_prompt, reply_room, reply_tokens, unsupported_without_llm
 from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_sections
 from mrpvm.protocol.cnl import CnlIssue
+from mrpvm.protocol.digests import sha256
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import DetectSeedsPayload
 
@@ -115,7 +115,7 @@ def _finish_units(units: list[KnowledgeUnit]) -> list[KnowledgeUnit]:
                 chunkIndex=0,
                 unitIndex=index,
                 createdAt=unit.createdAt or stamp,
-                hash=unit.hash or hashlib.sha256(unit.body.encode()).hexdigest()[:16],
+                hash=unit.hash or sha256(unit.body.encode()).hexdigest()[:16],
             )
         )
     return out

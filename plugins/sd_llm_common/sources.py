@@ -9,7 +9,6 @@ summary) under the source aggregate (`<sourceId>::source-summary`).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from datetime import UTC, datetime
@@ -27,6 +26,7 @@ from mrpvm.plugins.sdk.llm import (
 )
 from mrpvm.plugins.sdk.model_output import ModelOutputError, parse_model_sections
 from mrpvm.protocol.cnl import CnlIssue
+from mrpvm.protocol.digests import sha256
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import NormalizePayload
 
@@ -201,7 +201,7 @@ def normalize_source(call: Call, variant: SdVariant) -> CnlDocument:
         "createdAt": stamp,
     }
     tree = [
-        msgspec.structs.replace(u, hash=u.hash or hashlib.sha256(u.body.encode()).hexdigest()[:16], **common)
+        msgspec.structs.replace(u, hash=u.hash or sha256(u.body.encode()).hexdigest()[:16], **common)
         for u in [aggregate, *units]
     ]
     atomic = sum(1 for u in tree if u.kuType == "atomic")

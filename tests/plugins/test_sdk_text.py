@@ -325,3 +325,30 @@ def test_a_digit_inside_a_name_is_no_number() -> None:
     assert not mentions_type("built for x86_64 and python3 only", "number")
     assert mentions_type("the server listens on port 5432", "number")
     assert mentions_type("set it to -1 to disable; 3.5 seconds by default", "number")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab./ -_é", max_size=14))
+def test_file_title_is_the_posix_stem(name):
+    from pathlib import PurePosixPath
+
+    text.file_title.cache_clear()
+    assert text.file_title(name) == PurePosixPath(name).stem
+
+
+@pytest.mark.parametrize(
+    ("name", "title"),
+    [
+        ("docs/tar.txt", "tar"),
+        ("tar", "tar"),
+        (".bashrc", ".bashrc"),
+        ("archive.tar.gz", "archive.tar"),
+        ("docs/", "docs"),
+        ("a/./b.md/.", "b"),
+        ("name.", "name."),
+        ("/", ""),
+        ("", ""),
+    ],
+)
+def test_file_title_examples(name, title):
+    assert text.file_title(name) == title

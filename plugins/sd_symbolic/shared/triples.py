@@ -15,8 +15,8 @@ kept (compare them case-insensitively with `norm_key`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+import msgspec
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS
@@ -116,8 +116,7 @@ _OBJECT_REJECT_FIRST = word_set(
 _TRIM_CHARS = " \t\n\"'“”‘’*_`.,;:!?)([]"
 
 
-@dataclass(slots=True, frozen=True)
-class Triple:
+class Triple(msgspec.Struct, frozen=True):
     subject: str
     relation: str
     object: str

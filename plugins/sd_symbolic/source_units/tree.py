@@ -13,12 +13,12 @@ linear in the size of the source.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
+from mrpvm.protocol.digests import sha256
 from mrpvm.protocol.document import KnowledgeUnit
 
 from ..shared.roles import condition_of, group_role
@@ -64,7 +64,7 @@ class SourceMeta:
 
 
 def content_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def source_id_for(name: str, text: str) -> str:

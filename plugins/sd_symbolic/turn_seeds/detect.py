@@ -8,12 +8,12 @@ to); plain statements become evidence KUs (PhaseScopes kb-plugin).
 
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass, field
 
+import msgspec
 from mrpvm.plugins.sdk.answer_types import expected_type, is_choice
 from mrpvm.plugins.sdk.patterns import lazy_pattern
+from mrpvm.protocol.digests import sha256
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import DetectSeedsPayload
 from mrpvm.protocol.vocab import PHASE_SCOPES
@@ -45,36 +45,33 @@ _KIND_TOPIC = {
 _OUTPUT_ORDER = ("yes/no", "single word", "list", "steps", "brief")
 
 
-@dataclass(slots=True)
-class SeedOutcome:
+class SeedOutcome(msgspec.Struct):
     intents: list[IntentGroup]
     units: list[KnowledgeUnit]
     confidence: str = "high"
     notes: str = ""
 
 
-@dataclass(slots=True)
-class _Question:
+class _Question(msgspec.Struct):
     text: str
     start: int
     end: int
     order: int
     act: str = "explain"
     matched: bool = True
-    phrases: list[str] = field(default_factory=list)
-    effects: list[str] = field(default_factory=list)
-    extra_context: list[str] = field(default_factory=list)
+    phrases: list[str] = msgspec.field(default_factory=list)
+    effects: list[str] = msgspec.field(default_factory=list)
+    extra_context: list[str] = msgspec.field(default_factory=list)
     premise: str = ""  # the statements just before it in the turn ("The build passes but the cache …")
 
 
-@dataclass(slots=True)
-class _Instruction:
+class _Instruction(msgspec.Struct):
     text: str
     start: int
     end: int
     order: int
     cues: list[Found]
-    targets: list[int] = field(default_factory=list)  # question indexes it applies to
+    targets: list[int] = msgspec.field(default_factory=list)  # question indexes it applies to
 
 
 def _output_for(q: _Question) -> str:
@@ -131,21 +128,20 @@ class _UnitMaker:
             charStart=start,
             charEnd=end,
             createdAt=self.created_at,
-            hash=hashlib.sha256(claim.encode()).hexdigest()[:16],
+            hash=sha256(claim.encode()).hexdigest()[:16],
             **extra,  # type: ignore[arg-type]
         )
         self.units.append(unit)
         return unit
 
 
-@dataclass(slots=True)
-class _Turn:
+class _Turn(msgspec.Struct):
     """The pieces of a turn, classified."""
 
-    questions: list[_Question] = field(default_factory=list)
-    instructions: list[_Instruction] = field(default_factory=list)
-    statements: list[tuple[str, int, int]] = field(default_factory=list)
-    inline: list[tuple[int, Found, int]] = field(default_factory=list)  # (question, cue, cue offset)
+    questions: list[_Question] = msgspec.field(default_factory=list)
+    instructions: list[_Instruction] = msgspec.field(default_factory=list)
+    statements: list[tuple[str, int, int]] = msgspec.field(default_factory=list)
+    inline: list[tuple[int, Found, int]] = msgspec.field(default_factory=list)  # (question, cue, cue offset)
 
 
 def _classify(prompt: str) -> _Turn:

@@ -8,8 +8,8 @@ mrp-plan-plugin; decomposition hints -> frame (+ gs-plugin, since they also shap
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+import msgspec
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS
@@ -17,16 +17,14 @@ from mrpvm.plugins.sdk.text import STOPWORDS
 _I = re.IGNORECASE
 
 
-@dataclass(slots=True, frozen=True)
-class Cue:
+class Cue(msgspec.Struct, frozen=True):
     kind: str  # output | validation | planning | decomposition
     scopes: tuple[str, ...]
     output: str | None  # the Output it forces, if any
     pattern: re.Pattern[str]
 
 
-@dataclass(slots=True, frozen=True)
-class Found:
+class Found(msgspec.Struct, frozen=True):
     cue: Cue
     start: int
     end: int

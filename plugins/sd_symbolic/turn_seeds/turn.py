@@ -8,8 +8,8 @@ inside a sentence the joints that start a second question or task: "; ", ", and 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+import msgspec
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS, word_set
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import sentence_spans, trim_span
@@ -55,8 +55,7 @@ _SPLITS: tuple[tuple[re.Pattern[str], int], ...] = (
 _WORDS = lazy_pattern(r"\w[\w'-]*")
 
 
-@dataclass(slots=True)
-class Span:
+class Span(msgspec.Struct):
     start: int
     end: int
     block: int

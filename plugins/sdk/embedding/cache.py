@@ -18,13 +18,13 @@ folder runs with optimisation off (done already) and is used only when it reprod
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from mrpvm.protocol.digests import sha256
 
 from . import forward, weights
 
@@ -42,7 +42,7 @@ CHECK_COSINE = 0.99999
 
 
 def cache_dir(model: Path) -> Path:
-    digest = hashlib.sha256(f"{_model_id(model)}|ort {runtime_version()}|graph {GRAPH_VERSION}".encode())
+    digest = sha256(f"{_model_id(model)}|ort {runtime_version()}|graph {GRAPH_VERSION}".encode())
     return Path(sys.prefix) / "share" / "mrpvm" / f"minilm-{digest.hexdigest()[:16]}"
 
 
@@ -140,7 +140,9 @@ def _session(graph: str | bytes, options: ort.SessionOptions) -> ort.InferenceSe
 
 def _cached(folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSession | None:
     """A session on the folder when it is there and reproduces its probe embeddings."""
-    import numpy as np  # here: naming the folder (a kept vector's identity, encoder.py) needs no numpy
+    import json  # here, as numpy: naming the folder (a kept vector's identity, encoder.py) needs neither
+
+    import numpy as np
 
     if not (folder / MODEL_FILE).is_file():
         return None
@@ -157,6 +159,7 @@ def _cached(folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSe
 
 def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSession:
     """The unoptimised graph's session, after writing the folder from it when that is possible."""
+    import json
     import shutil  # here, as graph: a worker whose vectors are kept never builds (shutil loads bz2, lzma)
 
     from .graph import build

@@ -18,10 +18,11 @@ leaves the call on plain encoding: the file is an optimisation, never a reason f
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sqlite3
 from collections.abc import Sequence
+
+from mrpvm.protocol.digests import blake2b
 
 from .forward import DIMENSIONS
 
@@ -33,7 +34,7 @@ ROW_BYTES = DIMENSIONS * 4  # float32
 
 
 def _key(text: str) -> bytes:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    return blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 class KeptVectors:

@@ -8,7 +8,6 @@ weights are read: `model_zip` serves workers that never load the model).
 from __future__ import annotations
 
 import importlib.util
-import json
 import struct
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +30,8 @@ def model_zip() -> Path | None:
 
 def read_safetensors(blob: bytes) -> dict[str, np.ndarray]:
     """Every tensor of a safetensors file, as float32 (int64 tensors as they are)."""
+    import json  # here, as numpy: a worker whose vectors are kept never reads the weights
+
     import numpy as np
 
     (size,) = struct.unpack("<Q", blob[:8])
@@ -49,6 +50,7 @@ def read_safetensors(blob: bytes) -> dict[str, np.ndarray]:
 
 def load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, object], str]:
     """(tensors, BERT config, tokenizer.json text) from the package's model.zip."""
+    import json
     import zipfile  # here: a worker whose vectors are kept never opens the package
 
     with zipfile.ZipFile(path) as archive:

@@ -1,0 +1,51 @@
+"""What a plugin worker's start leaves out: the planner's and sd-symbolic's modules, as their workers import them,
+do not load pathlib (with urllib.parse and ipaddress, ~3 ms of each start; sdk/text.py names a file's title
+without it) nor dataclasses (with inspect, ast, dis, tokenize: sd-symbolic's turn records are msgspec Structs); no worker of a cold ask loads hashlib (OpenSSL's libcrypto: protocol/digests.py), gs-symbolic
+not json (read only when the model is built); a one-turn `mrpvm ask` whose `--source` units are kept does not
+load the chunker (knowledge/normalize.py imports it when it normalizes)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+CODE = """
+import sys
+import {module}
+seen = sorted(m for m in ("pathlib", "urllib.parse", "hashlib", "_hashlib", "json", "dataclasses", "inspect",
+                          "mrpvm.knowledge.chunking", "mrpvm.knowledge.ku_tree") if m in sys.modules)
+print(" ".join(seen))
+"""
+
+
+def loaded(module: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", CODE.format(module=module)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.strip().splitlines()[-1].split() if done.stdout.strip() else []
+
+
+@pytest.mark.parametrize(
+    "module", ["mrpvm.plugins.planner_default.__main__", "mrpvm.plugins.sd_symbolic.__main__"]
+)
+def test_these_workers_start_without_pathlib(module):
+    assert loaded(module) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "left"),
+    [
+        ("mrpvm.plugins.gs_symbolic.__main__", {"pathlib", "urllib.parse", "dataclasses", "inspect"}),
+        ("mrpvm.plugins.kb_balanced.__main__", {"pathlib", "urllib.parse", "json", "dataclasses", "inspect"}),
+    ],
+)
+def test_the_vector_workers_start_without_hashlib(module, left):
+    assert set(loaded(module)) == left
+
+
+def test_kept_source_units_do_not_load_the_chunker():
+    assert "mrpvm.knowledge.chunking" not in loaded("mrpvm.knowledge.kept_units")
+    assert "mrpvm.knowledge.ku_tree" not in loaded("mrpvm.knowledge.ingest")
