@@ -7,6 +7,8 @@ import contextlib
 import os
 import signal
 
+from .kept_files import KeptFiles
+
 
 def _value(data: bytes, key: bytes) -> int:
     for line in data.split(b"\n"):
@@ -20,49 +22,24 @@ def _value(data: bytes, key: bytes) -> int:
 
 class EventCounters:
     """One group's event-counter files (`pids.events`, `memory.events`, ...), each opened once and re-read
-    from offset 0 (a cgroup file renders its current values on every read from the start).
+    from offset 0 (kept_files.py).
 
     Every running sandboxed process is checked every cgroups.WATCH_INTERVAL_S: two open/read/close rounds
     per check made up a few percent of a busy daemon's CPU; one `pread` each is the same answer. `close()`
     (the group's release) closes the descriptors; a read after it opens the file for that read only."""
 
-    __slots__ = ("_fds", "_closed")
+    __slots__ = ("_files",)
 
     def __init__(self) -> None:
-        self._fds: dict[str, int] = {}
-        self._closed = False
+        self._files = KeptFiles()
 
     def read(self, folder: str, name: str, key: str) -> int:
         """The value of `key` in a flat-keyed file such as `pids.events` (0 when unreadable)."""
-        path = os.path.join(folder, name)
-        fd = self._fds.get(path)
-        if fd is None:
-            try:
-                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-            except OSError:
-                return 0
-            if self._closed:
-                try:
-                    return self._pread(fd, key)
-                finally:
-                    os.close(fd)
-            self._fds[path] = fd
-        return self._pread(fd, key)
-
-    @staticmethod
-    def _pread(fd: int, key: str) -> int:
-        try:
-            data = os.pread(fd, 65536, 0)
-        except OSError:
-            return 0
-        return _value(data, key.encode())
+        data = self._files.read(os.path.join(folder, name))
+        return 0 if data is None else _value(data, key.encode())
 
     def close(self) -> None:
-        self._closed = True
-        fds, self._fds = self._fds, {}
-        for fd in fds.values():
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        self._files.close()
 
 
 def kill_members(group: str) -> None:

@@ -6,6 +6,7 @@ import contextlib
 import os
 import signal
 
+from .kept_files import KeptFiles
 from .llm_relay import RELAY_NS_PID
 
 
@@ -25,12 +26,10 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def _main_children(pid: int) -> list[int]:
-    """Children of `pid`'s main thread only: one read, for the per-call check (see StraySweeper)."""
+def _pids(data: bytes | None) -> list[int]:
     try:
-        with open(f"/proc/{pid}/task/{pid}/children", "rb") as fh:
-            return [int(p) for p in fh.read().split()]
-    except (OSError, ValueError):
+        return [int(p) for p in data.split()] if data else []
+    except ValueError:
         return []
 
 
@@ -53,9 +52,13 @@ class StraySweeper:
     bwrap's pid 1 of the plugin's pid namespace → the plugin (pid 2 there). A child that called setsid is
     re-parented to that pid 1; a child still attached stays under the plugin. Both are killed. An LLM
     plugin's relay (`relayed`: llm_relay.py, pid RELAY_NS_PID under that pid 1) is spared.
+
+    The per-call check reads the children of two processes that live as long as the worker (its pid 1 and
+    the plugin's main thread) through kept descriptors (kept_files.py); `close()`, when the worker is
+    reaped, closes them.
     """
 
-    __slots__ = ("outer", "init", "plugin", "relay", "relayed", "scheduled", "last")
+    __slots__ = ("outer", "init", "plugin", "relay", "relayed", "scheduled", "last", "files")
 
     def __init__(self, outer_pid: int, *, relayed: bool = False):
         self.outer = outer_pid
@@ -65,6 +68,15 @@ class StraySweeper:
         self.relayed = relayed
         self.scheduled = False  # the worker's pending sweep (see Worker.after_call)
         self.last = 0.0
+        self.files = KeptFiles()
+
+    def _main_children(self, pid: int) -> list[int]:
+        """Children of `pid`'s main thread only: one read, for the per-call check."""
+        return _pids(self.files.read(f"/proc/{pid}/task/{pid}/children"))
+
+    def close(self) -> None:
+        """The worker was reaped: its descriptors go (a late sweep opens what it reads for that read)."""
+        self.files.close()
 
     def _locate(self) -> bool:
         if self.plugin is not None:
@@ -92,7 +104,8 @@ class StraySweeper:
             # it); the plugin's children are those of its main thread (a child started from another
             # thread dies with the worker, or here once it escapes).
             spared = (self.plugin, self.relay)
-            strays = [p for p in _main_children(self.init) if p not in spared] + _main_children(self.plugin)
+            strays = [p for p in self._main_children(self.init) if p not in spared]
+            strays += self._main_children(self.plugin)
             if not strays:
                 break
             victims = list(strays)

@@ -267,6 +267,8 @@ class Worker:
         self.pool.failed(self, job, failure)
 
     def _on_exit(self, code: int) -> None:
+        if self.sweeper is not None:
+            self.sweeper.close()
         job = self.job
         if job is not None:
             if code == 0 and not self.got_bytes and self.served > 0:

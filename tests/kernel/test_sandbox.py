@@ -135,6 +135,42 @@ def test_a_child_that_calls_setsid_dies_with_the_call(registry: Registry, plugin
     assert while_open == [] and after_close == []
 
 
+def _children_fds() -> list[str]:
+    """What this process holds open of /proc/*/task/*/children (the stray sweeps' kept descriptors)."""
+    held = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("/proc/") and target.endswith("/children"):
+            held.append(target)
+    return held
+
+
+def test_sweeps_apart_in_time_kill_each_stray_through_kept_descriptors(registry: Registry) -> None:
+    """Each call past the sweep interval leaves a stray that the next sweep kills; the sweeps re-read the
+    worker's two children lists through the same descriptors, closed once the worker is gone."""
+    marker = unique_sleep()
+
+    async def go() -> tuple[list[list[int]], list[list[str]], list[int], list[str]]:
+        async with sandboxed_supervisor(registry) as sup:
+            left, held = [], []
+            for _ in range(4):
+                assert answer_json(await sup.call("bad-worker", request(f"escape:{marker}")))["child"] > 0
+                left.append(await settle(marker))
+                held.append(sorted(_children_fds()))
+            pids = sup.pids()
+        return left, held, pids, _children_fds()
+
+    before = _children_fds()
+    left, held, pids, after = run(go, limit_s=120)
+    assert left == [[]] * 4  # every call's stray was killed while the worker lived on
+    assert len(pids) == 1  # one warm worker served the four calls
+    assert len(held[0]) == 2 and held == [held[0]] * 4  # bwrap's pid 1 and the plugin: the same two files
+    assert after == before  # the worker was reaped: its descriptors are closed
+
+
 def test_without_the_sandbox_a_setsid_child_escapes(
     registry: Registry, monkeypatch: pytest.MonkeyPatch
 ) -> None:
