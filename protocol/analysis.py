@@ -121,9 +121,14 @@ _KEPT_LETTERS = frozenset("BCDEFGHJKLMNOPQRSTUVWXYZ")  # "an M suffix", "the C A
 
 def _content_word(token: str) -> str | None:
     """A raw token as a lower-cased content word (possessive dropped), or None for stopwords and single
-    characters other than a digit ("exit status 2") or a capital letter that names something ("M")."""
+    characters other than a digit ("exit status 2") or a capital letter that names something ("M").
+
+    A stopword written in capitals ("the ALL option", "IS NOT NULL", "IT budget") is kept: in running
+    text, capitals on a function word mark a name (a keyword, a constant, an acronym), not the function
+    word. A text of several words all in capitals (a man page's "SEE ALSO") is read in lower case
+    (`unshouted`)."""
     word = token.lower().replace("’", "'")
-    if word in STOPWORDS:
+    if word in STOPWORDS and not (len(token) > 1 and token.isupper()):
         return None
     if len(word) < 2 and not (word.isdigit() or token in _KEPT_LETTERS):
         return None
@@ -131,9 +136,18 @@ def _content_word(token: str) -> str | None:
 
 
 def content_words(text: str) -> list[str]:
-    """Words that carry meaning: lower-cased, stopwords and single characters (but digits and capital
-    letters other than I and A) dropped."""
-    return [c for c in map(_content_word, WORD_PATTERN.findall(text)) if c is not None]
+    """Words that carry meaning: lower-cased, stopwords (but a capitalised one in mixed-case text) and
+    single characters (but digits and capital letters other than I and A) dropped."""
+    return [c for c in map(_content_word, WORD_PATTERN.findall(unshouted(text))) if c is not None]
+
+
+def unshouted(text: str) -> str:
+    """A text of several words written all in capitals ("SEE ALSO", "WHAT IS THE DEFAULT?") in lower
+    case: its capitals mark no name, so its function words stay function words. One word in capitals
+    (a heading "``ALL``") is a name."""
+    if text.isupper() and len(WORD_PATTERN.findall(text)) > 1:
+        return text.lower()
+    return text
 
 
 _TERMS_CACHE: dict[str, tuple[str, ...]] = {}
@@ -172,7 +186,7 @@ def terms(text: str) -> list[str]:
     Every token is analysed on its own, so token -> terms is cached (kb ingest analyses millions of units).
     """
     cache = _TERMS_CACHE
-    tokens = TERM_TOKEN.findall(text)
+    tokens = TERM_TOKEN.findall(unshouted(text))
     try:  # every token seen before (the usual case once a source is under way): no Python loop
         return list(chain.from_iterable(map(cache.__getitem__, tokens)))
     except KeyError:

@@ -115,11 +115,18 @@ def _stating_clause(
     subject: set[str] = frozenset(),
     question_past: bool = True,
     question_universal: str = "",
+    reader_verb: str | None = None,
 ) -> _Clause | None:
     """The clause of `text` that carries most of the predicate stems, read for negation, hedging,
     conditions and its subject (which stops at the predicate's words, not at `subject`'s: "The preview
     server should not be exposed" keeps "preview server"). A parenthetical ("Linux (WSL) is not …") does
-    not cut the clause."""
+    not cut the clause; asked what a generic person does ("Should I send …?"), a command to the reader
+    in a parenthetical that carries the asked verb (`reader_verb`) is the clause ("You may see warnings
+    (please don't send these to …)"): a command answers such a question before a statement does."""
+    for inner in _PARENTHETICAL.findall(text) if reader_verb else ():
+        told = _stating_clause(inner.strip()[1:-1], predicate, antecedent, subject, question_past)
+        if told is not None and told.subject == {"you"} and reader_verb in told.rest:
+            return told
     text = _PARENTHETICAL.sub("", text)
     toks = tokenize(text)
     clauses = split_clauses(text, toks)
@@ -260,7 +267,7 @@ def verdict(
         if stated < MIN_STATED or said < MIN_OWN:
             continue
         clause = _stating_clause(
-            s.text, predicate, _antecedent(s), subject, question_past, question_universal
+            s.text, predicate, _antecedent(s), subject, question_past, question_universal, verb
         )
         if clause is None or another_proposition(main_toks, tokenize(s.text), clause.subject == {"you"}):
             continue  # "less than" for "more than"; no recommendation for "Should …?"

@@ -31,7 +31,11 @@ from .scoring import idf, tag_terms, tag_terms_of
 from .text_index import ArtifactError, TextIndex
 
 # 2: the heading field; versions and short options as terms; 3: graded adjectives; 4: comparison phrases
-# read on word tokens ("3.4 and later" states a minimum; "--max-count" states none)
+# read on word tokens ("3.4 and later" states a minimum; "--max-count" states none). An analysis that only
+# adds terms does not bump it (protocol/handoff.py ANALYSER does move): an older index lacks them and reads
+# as a collection that never wrote them (mrpvm-terms-5, a function word in capitals: "the ALL option" is
+# found once the source is ingested again, `mrpvm ingest --force`), while a bumped format makes every
+# older KB refuse until its artifact folders are removed
 FORMAT_VERSION = "4"
 _STATE_KEY = "kb_common.stores"
 K = TypeVar("K", int, str)  # a unit's store key or its KU id

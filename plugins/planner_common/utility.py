@@ -4,7 +4,7 @@ For each plugin the planner keeps one overall record, one per act and one per ac
 (`describe/number`, signals.task_kind): the finest record with samples is used, so a kb-plugin that fails
 on `explain` but serves `define` well, or an LLM solver that helps on definitions but not on numbers, is
 ranked per question: success rate, latency, LLM calls and sufficiency, each an exponentially weighted
-moving average.
+moving average. Latency is recorded (the store keeps its EWMA) but never ranks: `Stat.utility`.
 
 The planner owns the policy: `observations` scores each attempt of an outcome and names the records it
 feeds (protocol/SPEC.md, `## Observation N`); the kernel folds the scores into the records (EWMA with
@@ -23,8 +23,6 @@ killed when the request's deadline had cut its time, says nothing of the plugin 
 
 from __future__ import annotations
 
-import math
-
 import msgspec
 from mrpvm.protocol.document import Observation
 from mrpvm.protocol.envelope import LearnedStat, OutcomeAttempt, PluginStats, RecordOutcomePayload
@@ -39,7 +37,6 @@ ALPHA = 0.3
 FAILING = 0.25
 FAILING_SAMPLES = 5
 KIND_SAMPLES = 3
-MAX_LATENCY_MS = 60_000.0
 # Statuses that say nothing about the plugin's own quality: not learned from.
 NEUTRAL = frozenset({"skipped", "skipped-budget"})
 SUCCESS = frozenset({"success", "accepted"})
@@ -57,15 +54,16 @@ class Stat(msgspec.Struct, kw_only=True):
     samples: int = 0
 
     def utility(self) -> float:
-        """In [-1, 1]: above 0 when the plugin has served better than an unknown plugin would."""
-        latency = math.log10(1 + max(0.0, self.latencyMs)) / math.log10(1 + MAX_LATENCY_MS)
+        """In [-1, 1]: above 0 when the plugin has served better than an unknown plugin would.
+
+        Read from what the plugin answered (success, sufficiency) and the LLM calls it made, never from
+        its measured wall time: that varies with the machine's load, and a stage's order decides which
+        evidence an answer is built from, so the same questions on the same knowledge would be answered
+        differently on a busy machine (docs/ARCHITECTURE.md, "Plans follow answers, not load")."""
         calls = min(1.0, self.llmCalls / 3.0)
-        raw = (
-            0.55 * self.successRate
-            + 0.2 * self.sufficiency
-            + 0.15 * (1 - min(1.0, latency))
-            + 0.1 * (1 - calls)
-        )
+        # the 0.15 the measured latency once weighed stays, at its neutral value for every plugin, so a
+        # learned success rate counts as much as before against the declared cost and the cues
+        raw = 0.55 * self.successRate + 0.2 * self.sufficiency + 0.15 * 0.5 + 0.1 * (1 - calls)
         neutral = 0.55 * 0.5 + 0.2 * 0.5 + 0.15 * 0.5 + 0.1 * 1.0
         return max(-1.0, min(1.0, (raw - neutral) / (1 - neutral)))
 

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from .lexicon import EXTREME_MODIFIERS, FUNCTION_NOUNS, TIME_UNITS, word_set
 from .patterns import lazy_pattern
+from .text import STOPWORDS
 from .text import words as tokens
 
 # Head nouns by the type of answer they ask for ("value" is not one: an option's value is a word, a string or a
@@ -295,18 +296,27 @@ _PLACE_WORDS = lazy_pattern(
 )
 _OPTION = lazy_pattern(r"(?<![\w-])--?[A-Za-z][\w-]*")
 
-# "the -z option", "a --dry-run flag": the noun after an option written out names its kind; the question
-# asks about that option, not for one
-_OPTION_KIND = lazy_pattern(rf"\b(?:the|a|an)\s+{_OPTION.pattern}\s+([A-Za-z]+)\b", re.I)
+# "the -z option", "a --dry-run flag", "the ALL option": the noun after an option written out, or after a
+# function word written in capitals (which, unlike an acronym in "the HTTP server", cannot modify a noun:
+# it names something), names its kind; the question asks about that option, not for one
+_OPTION_KIND = lazy_pattern(rf"\b(?:the|a|an)\s+(?:{_OPTION.pattern}|(?-i:([A-Z]+)))\s+([A-Za-z]+)\b", re.I)
+
+
+def _kind_nouns(question: str) -> list[re.Match[str]]:
+    return [
+        m for m in _OPTION_KIND.finditer(question) if m.group(1) is None or m.group(1).lower() in STOPWORDS
+    ]
 
 
 def option_kinds(question: str) -> list[str]:
     """The nouns that say what kind of thing an option the question writes out is ("the -z option")."""
-    return [m.group(1) for m in _OPTION_KIND.finditer(question)]
+    return [m.group(2) for m in _kind_nouns(question)]
 
 
 def _without_option_kinds(question: str) -> str:
-    return _OPTION_KIND.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)].rstrip(), question)
+    for m in reversed(_kind_nouns(question)):
+        question = question[: m.start(2)].rstrip() + question[m.end(2) :]
+    return question
 
 
 _COMMAND = lazy_pattern(r"`[^`]+`|^\s*\$ |(?<![\w-])--?[A-Za-z]|\b\w+\(\d\)")

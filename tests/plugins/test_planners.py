@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import msgspec
 import pytest
 from mrpvm.kernel.config import MANIFESTS_DIR
 from mrpvm.kernel.registry import Registry
-from mrpvm.kernel.store import Store
 from mrpvm.plugins.planner_default.__main__ import plugin as default_planner
 from mrpvm.plugins.planner_depth.__main__ import plugin as depth_planner
 from mrpvm.protocol.cnl import parse_document
-from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
+from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import (
     BuildPlanPayload,
     Descriptor,
@@ -29,77 +27,18 @@ from mrpvm.protocol.envelope import (
     encode_request,
 )
 from mrpvm.protocol.envelope import Pins as P
+from planner_support import (
+    DESCRIPTORS,
+    _close_stores,
+    hints,
+    intent,
+    kb_attempt,
+    plan_of,
+    record,
+    table_of,
+)
 
-DESCRIPTORS = [e.manifest.descriptor() for e in Registry.load(MANIFESTS_DIR).list()]
-
-
-def intent(act: str, text: str, index: int = 1) -> IntentGroup:
-    return IntentGroup(index=index, act=act, intent=text, output="an answer")
-
-
-@pytest.fixture(autouse=True)
-def _close_stores():
-    yield
-    while STORES:
-        STORES.popitem()[1].close()
-
-
-STORES: dict[str, Store] = {}
-
-
-def store_at(folder) -> Store:
-    """The kernel's side of learning for these plugin-level tests: one store per `folder` (a KB scope)."""
-    key = str(folder)
-    if key not in STORES:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        STORES[key] = Store(Path(folder) / "mrpvm.db")
-    return STORES[key]
-
-
-def table_of(folder) -> dict:
-    """The planner's records at `folder` as {"plugins": {id: {"overall": {...}, "acts": {task: {...}}}}}."""
-    plugins: dict = {}
-    for stat in store_at(folder).learned(default_planner.id, None):
-        record = plugins.setdefault(stat.pluginId, {"overall": None, "acts": {}})
-        data = msgspec.to_builtins(stat) | {"samples": stat.samples}
-        if stat.task:
-            record["acts"][stat.task] = data
-        else:
-            record["overall"] = data
-    return {"plugins": plugins}
-
-
-def plan_of(planner, intents, *, artifacts=None, prompt="question", **fields) -> Plan:
-    fields.setdefault("descriptors", DESCRIPTORS)
-    if artifacts is not None:
-        fields.setdefault("learned", store_at(artifacts).learned(planner.id, None))
-    payload = BuildPlanPayload(phase=fields.pop("phase", "post-seed"), intents=intents, **fields)
-    request = Request(
-        prompt=prompt,
-        context=[],
-        op="buildPlan",
-        payload=payload,
-        paths=Paths(artifacts=str(artifacts) if artifacts else None),
-    )
-    doc, failure, code = planner.run(encode_request(request))
-    assert failure is None and code == 0 and doc.result.status == "success"
-    return doc.plan
-
-
-def record(planner, artifacts, attempts, intents):
-    payload = RecordOutcomePayload(requestId="r", plannerId=planner.id, attempts=attempts, intents=intents)
-    request = Request(
-        prompt="outcome",
-        context=[],
-        op="recordOutcome",
-        payload=payload,
-        paths=Paths(artifacts=str(artifacts)),
-    )
-    doc, failure, _ = planner.run(encode_request(request))
-    assert failure is None and doc.result.status == "success"
-    store_at(artifacts).record_observations(planner.id, None, doc.observations)
-    return doc
-
+__all__ = ["_close_stores"]  # the stores' fixture
 
 DEFINE = [intent("define", "What is a heat exchanger?")]
 COMPARE = [intent("compare", "Compare the primary pump with the backup pump.")]
@@ -124,30 +63,19 @@ def test_symbolic_cues_and_acts_order_the_kb_stage():
 
 
 def test_cues_come_from_declared_traits_not_plugin_ids():
-    hints = dict(
-        expectedLatencyMs=40,
-        expectedLLMCalls=0,
-        relativeCost=0.6,
-        supportedActs=["explain"],
-        topicTags=[],
-        preferredDepth="medium",
-        fallbackRole="specialist",
-        evidenceStyle=["lexical"],
-        confidenceWhenMatched=0.6,
-    )
     graph = Descriptor(
         id="kb-graph",
         type="kb-plugin",
         costClass="expensive",
         description="Graph walk for multi-hop questions.",
-        plannerHints=PlannerHints(**hints),
+        plannerHints=hints(),
     )
     plain = Descriptor(
         id="kb-plain",
         type="kb-plugin",
         costClass="cheap",
         description="Keyword lookup.",
-        plannerHints=PlannerHints(**{**hints, "relativeCost": 0.1, "preferredDepth": "shallow"}),
+        plannerHints=hints(relativeCost=0.1, preferredDepth="shallow"),
     )
     assert plan_of(default_planner, MULTI_HOP, descriptors=[plain, graph]).kbPluginOrder == [
         "kb-graph",
@@ -276,19 +204,11 @@ def test_symbolic_knowledge_turns_relational_questions_to_relation_sensitive_ret
 
 
 def test_goal_solvers_whose_declared_acts_miss_the_turn_are_left_out():
-    hints = dict(
-        expectedLatencyMs=40,
-        expectedLLMCalls=0,
-        relativeCost=0.01,
-        supportedActs=["define", "describe"],
-        topicTags=[],
-        preferredDepth="shallow",
-        fallbackRole="secondary",
-        evidenceStyle=["extractive"],
-        confidenceWhenMatched=0.5,
-    )
     keyword = Descriptor(
-        id="gs-keyword", type="gs-plugin", costClass="cheap", plannerHints=PlannerHints(**hints)
+        id="gs-keyword",
+        type="gs-plugin",
+        costClass="cheap",
+        plannerHints=keyword_hints(["define", "describe"]),
     )
     yes_no = [intent("evaluate", "Is the pump rated for 10 bar?")]
     plan = plan_of(default_planner, yes_no, descriptors=[*DESCRIPTORS, keyword])
@@ -303,19 +223,8 @@ def test_goal_solvers_whose_declared_acts_miss_the_turn_are_left_out():
 
 
 def test_constrained_formats_need_a_solver_that_declares_it_can_produce_them():
-    hints = dict(
-        expectedLatencyMs=40,
-        expectedLLMCalls=0,
-        relativeCost=0.01,
-        supportedActs=["identify"],
-        topicTags=[],
-        preferredDepth="shallow",
-        fallbackRole="secondary",
-        evidenceStyle=["extractive"],
-        confidenceWhenMatched=0.5,
-    )
     keyword = Descriptor(
-        id="gs-keyword", type="gs-plugin", costClass="cheap", plannerHints=PlannerHints(**hints)
+        id="gs-keyword", type="gs-plugin", costClass="cheap", plannerHints=keyword_hints(["identify"])
     )
     one_word = IntentGroup(act="identify", intent="Which pump failed first?", output="single word")
     plan = plan_of(default_planner, [one_word], descriptors=[*DESCRIPTORS, keyword])
@@ -331,19 +240,19 @@ def test_constrained_formats_need_a_solver_that_declares_it_can_produce_them():
     )
 
 
-# --------------------------------------------------------------------------- learning
-
-
-def kb_attempt(plugin_id: str, status: str, sufficient: bool | None, ms: float = 10.0) -> OutcomeAttempt:
-    return OutcomeAttempt(
-        pluginId=plugin_id,
-        type="kb-plugin",
-        op="retrieve",
-        status=status,
-        durationMs=ms,
-        sufficient=sufficient,
-        intentRef="intent-1",
+def keyword_hints(acts: list[str]) -> PlannerHints:
+    """A cheap extractive keyword solver's hints, declaring these acts."""
+    return hints(
+        relativeCost=0.01,
+        supportedActs=acts,
+        preferredDepth="shallow",
+        fallbackRole="secondary",
+        evidenceStyle=["extractive"],
+        confidenceWhenMatched=0.5,
     )
+
+
+# --------------------------------------------------------------------------- learning
 
 
 def teach(artifacts, rounds: int) -> list[list[str]]:
@@ -512,24 +421,13 @@ def test_an_untried_plugin_is_ranked_at_the_stage_prior_not_below_tried_ones():
     from mrpvm.plugins.planner_common.signals import read_signals
     from mrpvm.plugins.planner_common.utility import PluginRecord, Stat, UtilityTable
 
-    hints = dict(
-        expectedLatencyMs=40,
-        expectedLLMCalls=0,
-        relativeCost=0.3,
-        supportedActs=["explain"],
-        topicTags=[],
-        preferredDepth="medium",
-        fallbackRole="specialist",
-        evidenceStyle=[],
-        confidenceWhenMatched=0.6,
-    )
     twins = [
         Descriptor(
             id=pid,
             type="kb-plugin",
             costClass="cheap",
             description="Lookup.",
-            plannerHints=PlannerHints(**hints),
+            plannerHints=hints(relativeCost=0.3, evidenceStyle=[]),
         )
         for pid in ("kb-a", "kb-b", "kb-c")
     ]

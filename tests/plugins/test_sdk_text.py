@@ -23,10 +23,10 @@ from mrpvm.protocol import analysis
 
 
 def reference_terms(value: str) -> list[str]:
-    """The documented pipeline, uncached: short options as they are; content words, apostrophes dropped,
-    hyphen parts added, stemmed."""
+    """The documented pipeline, uncached: a text of several words all in capitals in lower case; short
+    options as they are; content words, apostrophes dropped, hyphen parts added, stemmed."""
     out: list[str] = []
-    for token in TERM_TOKEN.findall(value):
+    for token in TERM_TOKEN.findall(analysis.unshouted(value)):
         if token.startswith("-"):
             out.append(token)
             continue
