@@ -25,6 +25,7 @@ CLAIM_DIM = 2048
 SYMBOL_DIM = 512
 SYMBOL_BITS = 24
 MAX_TERMS = 120  # a longer text is encoded from its first MAX_TERMS terms (bounded density)
+COLUMN_CHUNK = 128  # bit columns unpacked at once by a scan (128 x units bytes at most)
 FIELD_WEIGHTS: dict[str, float] = {"role": 0.20, "topic": 0.35, "claim": 0.35, "acts": 0.10}
 
 _POP8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
@@ -183,8 +184,9 @@ class Matrix:
         if not len(bits):
             return np.zeros(self.n)
         overlap = np.zeros(self.n, dtype=np.int32)
-        for j in bits:
-            overlap += np.unpackbits(cols[j], count=self.n)
+        for start in range(0, len(bits), COLUMN_CHUNK):  # one unpack a chunk of columns, bounded memory
+            chunk = np.unpackbits(cols[bits[start : start + COLUMN_CHUNK]], axis=1, count=self.n)
+            overlap += chunk.sum(axis=0, dtype=np.int32)
         nq = float(len(bits))
         na = counts.astype(np.float64)
         expected = na * nq / dim

@@ -84,6 +84,7 @@ class KBStore:
         self.text = TextIndex(self.root / "index")
         self.generation = -1
         self._tag_idf: dict[tuple[str, str], float] = {}
+        self._idf: dict[str, float] = {}  # content terms' idf in this generation (two index reads each)
         # Units read back in this generation, by key and by KU id: a warm worker's retrievals keep
         # reading the same few hundred rows (a row decode is ~15% of a retrieve); a change clears them.
         self._by_key: dict[int, StoredUnit] = {}
@@ -130,6 +131,7 @@ class KBStore:
         self.text.reload()
         self._tag_df = {(f, t): df for f, t, df in self.db.execute("SELECT field, term, df FROM tagdf")}
         self._tag_idf = {}
+        self._idf = {}
         self._by_key.clear()
         self._by_id.clear()
         self.generation = gen
@@ -322,9 +324,12 @@ class KBStore:
 
     def idf(self, term: str) -> float:
         """Inverse document frequency of a content term (the larger of its topic and body frequencies)."""
-        text = self.text
-        df = max(text.doc_freq("topic", term), text.doc_freq("body", term))
-        return idf(text.num_docs, df)
+        cached = self._idf.get(term)
+        if cached is None:
+            text = self.text
+            df = max(text.doc_freq("topic", term), text.doc_freq("body", term))
+            cached = self._idf[term] = idf(text.num_docs, df)
+        return cached
 
     def tag_idf(self, field: str, term: str) -> float:
         cached = self._tag_idf.get((field, term))
