@@ -46,6 +46,7 @@ from .hdc import (
     Vectors,
     association,
     encode_fields,
+    query_vectors,
     unit_texts,
 )
 from .vectors import ROW, VectorFile, join, root_of, split
@@ -225,7 +226,7 @@ class BalancedRetriever(Retriever):
     @staticmethod
     def _query(profile: GoalProfile) -> QueryVectors:
         terms = [t for t, w in profile.weights.items() if w >= 0.5] or list(profile.weights)
-        return QueryVectors(terms, profile.roles, profile.act)
+        return query_vectors(tuple(terms), tuple(profile.roles), profile.act)
 
     def generate(self, call: Call, views: Views, profile: GoalProfile) -> dict[str, Candidate]:
         pool = super().generate(call, views, profile)

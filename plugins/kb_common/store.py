@@ -85,6 +85,7 @@ class KBStore:
         self.generation = -1
         self._tag_idf: dict[tuple[str, str], float] = {}
         self._idf: dict[str, float] = {}  # content terms' idf in this generation (two index reads each)
+        self._sources: list[tuple[str, str, int]] | None = None  # this generation's sources table
         # Units read back in this generation, by key and by KU id: a warm worker's retrievals keep
         # reading the same few hundred rows (a row decode is ~15% of a retrieve); a change clears them.
         self._by_key: dict[int, StoredUnit] = {}
@@ -132,6 +133,7 @@ class KBStore:
         self._tag_df = {(f, t): df for f, t, df in self.db.execute("SELECT field, term, df FROM tagdf")}
         self._tag_idf = {}
         self._idf = {}
+        self._sources = None
         self._by_key.clear()
         self._by_id.clear()
         self.generation = gen
@@ -339,7 +341,10 @@ class KBStore:
         return cached
 
     def sources(self) -> list[tuple[str, str, int]]:
-        return [tuple(r) for r in self.db.execute("SELECT id, name, units FROM sources ORDER BY id")]
+        """(id, name, units) of every source, read once per generation (a retrieve reads their titles)."""
+        if self._sources is None:
+            self._sources = [tuple(r) for r in self.db.execute("SELECT id, name, units FROM sources ORDER BY id")]
+        return list(self._sources)
 
     def close(self) -> None:
         self.db.close()
