@@ -7,6 +7,7 @@ import msgspec
 import pytest
 from kb_corpus import BAKING, NETWORK, tree
 from mrpvm.plugins.kb_common import store as store_module
+from mrpvm.plugins.kb_common.fields import analyse
 from mrpvm.plugins.kb_common.store import KBStore
 
 UNITS = tree("network", NETWORK, "Home network guide: router setup, mesh networks and wireless bands.")
@@ -79,5 +80,18 @@ def test_idf_and_sources_follow_a_write_by_another_worker(tmp_path):
     assert reader.refresh()
     assert reader.idf("router") > before  # more documents, as many with the word: rarer
     assert [s[0] for s in reader.sources()] == ["baking", "network"]
+    reader.close()
+    writer.close()
+
+
+def test_holds_follows_a_write_by_another_worker(tmp_path):
+    reader = KBStore(tmp_path / "kb")
+    reader.upsert("network", "network.md", UNITS)
+    word = analyse("dough")[0]
+    assert not reader.holds(word)
+    writer = KBStore(tmp_path / "kb")
+    writer.upsert("baking", "baking.md", tree("baking", BAKING, "Baking guide: bread, dough and ovens."))
+    assert not reader.holds(word)  # kept until the generation moves
+    assert reader.refresh() and reader.holds(word)
     reader.close()
     writer.close()
