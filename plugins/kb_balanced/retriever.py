@@ -10,7 +10,8 @@ sentence-embedding model installed (dense.py), the dense view takes the associat
 (`_fuse`); HDC still adds candidates and admits misspelt ones.
 Diversity: MMR over the evidence that passed the relative cut (mmr.py).
 
-HDC matrices and encoding live in hdc.py, the dense view's rows in dense.py. Encoded vectors are cached per unit hash: in the KB's artifact folder (`vectors.py`: a memory-mapped row per
+HDC matrices and encoding live in hdc.py, the dense view's rows in dense.py (a scanned KB's, kept per
+generation: dense_scan.py). Encoded vectors are cached per unit hash: in the KB's artifact folder (`vectors.py`: a memory-mapped row per
 unit key, written inside every KB write, re-encoding only units whose hash changed) and in `Call.state`
 for inline units.
 """
