@@ -323,8 +323,12 @@ def _print_check(report: Any, *, repair: bool, full: bool) -> None:
         )
     for problem in report.problems:
         console.print(f"problem: {problem}")
+    for stale in report.staleIndexes:
+        console.print(f"index to rebuild: {stale}")
     repaired = report.repaired
     if repaired is not None:
+        for line in repaired.rebuilt:
+            console.print(f"index dropped to be rebuilt: {line}")
         what = "re-indexed" if full else "offered again"
         for line in repaired.offered:
             console.print(f"{what}: {line}")
