@@ -63,7 +63,7 @@ def marker(ctx: KernelContext, kb_id: str, plugin_id: str) -> Path:
 def recorded(ctx: KernelContext, kb_id: str, plugin_id: str) -> str | None:
     """The recorded format, None when there is no marker."""
     try:
-        return marker(ctx, kb_id, plugin_id).read_text(encoding="utf-8")
+        return marker(ctx, kb_id, plugin_id).read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return None
 
@@ -83,7 +83,9 @@ def note(ctx: KernelContext, kb_id: str, entry: PluginEntry) -> None:
         _record(ctx, kb_id, entry.id, fmt)
 
 
-def _holds_index(folder: Path) -> bool:
+def holds_index(ctx: KernelContext, kb_id: str, plugin_id: str) -> bool:
+    """Does this node's artifact folder hold something of the plugin's index of the KB?"""
+    folder = ctx.artifacts_dir(kb_id, plugin_id)
     return folder.is_dir() and any(folder.iterdir())
 
 
@@ -98,7 +100,7 @@ def stale(
         if not fmt:
             continue
         for kb_id in kb_ids:
-            held = _holds_index(ctx.artifacts_dir(kb_id, entry.id))
+            held = holds_index(ctx, kb_id, entry.id)
             was = recorded(ctx, kb_id, entry.id)
             if was is None and held:
                 if adopt:

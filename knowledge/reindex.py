@@ -95,12 +95,6 @@ async def reoffer_source(
     return await notify_source(ctx, kb, source, text, units, "upsert", only=missing)
 
 
-def holds_index(ctx: KernelContext, kb_id: str, plugin_id: str) -> bool:
-    """Does this node's artifact folder hold something of the plugin's index of the KB?"""
-    folder = ctx.artifacts_dir(kb_id, plugin_id)
-    return folder.is_dir() and any(folder.iterdir())
-
-
 async def drop_local_indexes(ctx: KernelContext) -> None:
     """This node was forgotten (kernel/store_nodes.py): its kb-plugins' indexes may hold sources removed
     while it was away, so they go, and `reoffer` rebuilds them from the store (nothing is acknowledged
@@ -122,7 +116,7 @@ async def start_node(ctx: KernelContext, *, repair: bool = True) -> ReofferRepor
         await drop_local_indexes(ctx)
     required = [entry.id for entry in kb_listeners(ctx)]
     await anyio.to_thread.run_sync(
-        ledger.adopt_legacy, store, required, lambda kb_id, plugin_id: holds_index(ctx, kb_id, plugin_id)
+        ledger.adopt_legacy, store, required, partial(index_format.holds_index, ctx)
     )
     if not repair:
         return ReofferReport()

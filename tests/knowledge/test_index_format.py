@@ -18,15 +18,16 @@ import sys
 from pathlib import Path
 
 import anyio
-from mrpvm.kernel.context import KernelContext
+from cli_support import cli_env, mrpvm
 from mrpvm.kernel.config import MANIFESTS_DIR
+from mrpvm.kernel.context import KernelContext
 from mrpvm.knowledge import index_format
 from mrpvm.knowledge import index_ledger as ledger
 from mrpvm.knowledge.context import open_context
 from mrpvm.knowledge.ingest import ingest_source
 from mrpvm.knowledge.reindex import check_kb
 from mrpvm.plugins.kb_common.store import FORMAT_VERSION
-from test_ingest_acks import ENABLED, FACT, KB_PLUGINS, TEXT, answer
+from test_ingest_acks import ENABLED, FACT, KB_PLUGINS, QUESTION, TEXT, answer
 
 OLD = "kb_common-3"
 
@@ -109,21 +110,23 @@ def test_a_changed_format_rebuilds_every_index_when_a_kernel_opens(tmp_path):
     assert_rebuilt(home, kb_id)
 
 
-def test_kb_check_repair_rebuilds_and_reports_it(tmp_path):
+def test_mrpvm_kb_check_reports_then_rebuilds_and_ask_answers(tmp_path):
     home = tmp_path / "home"
     kb_id = ingested(home)
     make_old(home, kb_id)
-
-    async def work(ctx: KernelContext) -> None:
-        report = await check_kb(ctx, "docs")
-        assert report.ok and len(report.staleIndexes) == 2
-        assert sorted(line.split(": ")[0] for line in report.repaired.rebuilt) == [
-            f"docs -> {p}" for p in KB_PLUGINS
-        ]
-        assert report.repaired.offered == ["docs/relay.md -> kb-balanced, kb-fast"]
-        assert FACT in await answer(ctx)
-
-    kernel(home, work, repair=False)
+    env = cli_env(home) | {"MRPVM_ENABLED_PLUGINS": ENABLED}
+    owed = mrpvm(env, "kb", "check", "docs", "--no-repair", "--json", timeout=120)
+    report = json.loads(owed.stdout)
+    assert owed.returncode == 1 and not report["ok"] and len(report["staleIndexes"]) == 2
+    human = mrpvm(env, "kb", "check", "docs", timeout=120)
+    out = human.stdout.decode()
+    assert human.returncode == 0, out + human.stderr.decode()
+    for plugin in KB_PLUGINS:
+        assert f"index dropped to be rebuilt: docs -> {plugin}: index format 'kb_common-3'" in out
+    assert "offered again: docs/relay.md -> kb-balanced, kb-fast" in out and "OK:" in out
+    asked = mrpvm(env, "ask", QUESTION, "--kb", "docs", timeout=120)
+    assert FACT in asked.stdout.decode()
+    assert_rebuilt(home, kb_id)
 
 
 def test_an_index_folder_removed_by_hand_is_rebuilt_not_reported_ok(tmp_path):
