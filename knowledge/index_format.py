@@ -61,16 +61,20 @@ def marker(ctx: KernelContext, kb_id: str, plugin_id: str) -> Path:
 
 
 def recorded(ctx: KernelContext, kb_id: str, plugin_id: str) -> str | None:
-    """The recorded format, None when there is no marker."""
+    """The recorded format, None when there is no marker ('' when it cannot be read: no format matches)."""
     try:
         return marker(ctx, kb_id, plugin_id).read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return None
+    except OSError:
+        return ""
 
 
 def _record(ctx: KernelContext, kb_id: str, plugin_id: str, fmt: str) -> None:
     path = marker(ctx, kb_id, plugin_id)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir() and not path.is_symlink():  # not ours: an unreadable marker is replaced
+        shutil.rmtree(path)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.write_text(fmt, encoding="utf-8")
     os.replace(tmp, path)
