@@ -264,6 +264,8 @@ def kb_check(
 ) -> None:
     """Check that every kb-plugin's index holds every source of a KB (and none it removed); repair it.
     A source indexed in part (searchable; its index is completed when offered again) is listed as partial.
+    An index in a format its kb-plugin no longer declares (manifest indexFormat), or whose folder is gone,
+    is listed; the repair drops and rebuilds it.
 
     Exit codes: 0 all is well (after the repair, when repairing); 1 something is still owed or the store
     is inconsistent; 2 bad usage or no such KB.
