@@ -212,3 +212,14 @@ def test_a_kernel_killed_mid_rebuild_leaves_what_the_next_open_finishes(tmp_path
         open_killed_at(home, module, name)  # before the new format is recorded / before any acknowledgement
         assert not state(home)["check"].ok
         assert_rebuilt(home, kb_id)
+
+
+def test_an_unreadable_marker_counts_as_a_changed_format(tmp_path):
+    home = tmp_path / "home"
+    kb_id = ingested(home)
+    folder = home / "artifacts" / kb_id
+    (folder / "kb-fast.format").write_bytes(b"\xff\xfe\x00")  # bytes nobody wrote as a format
+    (folder / "kb-balanced.format").unlink()
+    (folder / "kb-balanced.format").mkdir()  # not even a file
+    assert len(state(home)["check"].staleIndexes) == 2
+    assert_rebuilt(home, kb_id)
