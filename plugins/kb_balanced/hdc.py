@@ -25,6 +25,8 @@ CLAIM_DIM = 2048
 SYMBOL_DIM = 512
 SYMBOL_BITS = 24
 MAX_TERMS = 120  # a longer text is encoded from its first MAX_TERMS terms (bounded density)
+QUERY_CACHE = 1024  # query vectors kept per worker (query_vectors)
+COLUMN_CHUNK = 128  # bit columns unpacked at once by a scan (128 x units bytes at most)
 FIELD_WEIGHTS: dict[str, float] = {"role": 0.20, "topic": 0.35, "claim": 0.35, "acts": 0.10}
 
 _POP8 = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
@@ -136,6 +138,16 @@ class QueryVectors:
         self.acts = symbol_vector((act,))
 
 
+@lru_cache(maxsize=QUERY_CACHE)
+def query_vectors(words: tuple[str, ...], roles: tuple[str, ...], act: str) -> QueryVectors:
+    """A query's vectors, kept for the next use of the same terms (a call reads its query twice: candidates
+    and scores; the vectors are never written)."""
+    q = QueryVectors(list(words), roles, act)
+    q.topic.setflags(write=False)
+    q.claim.setflags(write=False)
+    return q
+
+
 def association(
     q: QueryVectors, topics: np.ndarray, claims: np.ndarray, units: list[KnowledgeUnit]
 ) -> np.ndarray:
@@ -144,12 +156,19 @@ def association(
         return np.zeros(0)
     s_topic = similarity(topics, q.topic, TOPIC_DIM)
     s_claim = similarity(claims, q.claim, CLAIM_DIM)
-    roles = np.stack([symbol_vector((u.role,)) for u in units])
-    acts = np.stack([symbol_vector(tuple(u.acts)) for u in units])
-    s_role = similarity(roles, q.role, SYMBOL_DIM)
-    s_acts = similarity(acts, q.acts, SYMBOL_DIM)
+    s_role = _symbol_similarity([(u.role,) for u in units], q.role)
+    s_acts = _symbol_similarity([tuple(u.acts) for u in units], q.acts)
     w = FIELD_WEIGHTS
     return w["role"] * s_role + w["topic"] * s_topic + w["claim"] * s_claim + w["acts"] * s_acts
+
+
+def _symbol_similarity(names: list[tuple[str, ...]], query: np.ndarray) -> np.ndarray:
+    """`similarity` of each symbol bundle to the query, computed once per distinct bundle (a pool's units
+    share a handful of roles and act sets; a row's similarity does not depend on the other rows)."""
+    distinct = list(dict.fromkeys(names))
+    values = similarity(np.stack([symbol_vector(n) for n in distinct]), query, SYMBOL_DIM)
+    at = {n: i for i, n in enumerate(distinct)}
+    return values[[at[n] for n in names]]
 
 
 # --------------------------------------------------------------------------- many units at once
@@ -183,8 +202,9 @@ class Matrix:
         if not len(bits):
             return np.zeros(self.n)
         overlap = np.zeros(self.n, dtype=np.int32)
-        for j in bits:
-            overlap += np.unpackbits(cols[j], count=self.n)
+        for start in range(0, len(bits), COLUMN_CHUNK):  # one unpack a chunk of columns, bounded memory
+            chunk = np.unpackbits(cols[bits[start : start + COLUMN_CHUNK]], axis=1, count=self.n)
+            overlap += chunk.sum(axis=0, dtype=np.int32)
         nq = float(len(bits))
         na = counts.astype(np.float64)
         expected = na * nq / dim

@@ -10,7 +10,8 @@ sentence-embedding model installed (dense.py), the dense view takes the associat
 (`_fuse`); HDC still adds candidates and admits misspelt ones.
 Diversity: MMR over the evidence that passed the relative cut (mmr.py).
 
-HDC matrices and encoding live in hdc.py, the dense view's rows in dense.py. Encoded vectors are cached per unit hash: in the KB's artifact folder (`vectors.py`: a memory-mapped row per
+HDC matrices and encoding live in hdc.py, the dense view's rows in dense.py (a scanned KB's, kept per
+generation: dense_scan.py). Encoded vectors are cached per unit hash: in the KB's artifact folder (`vectors.py`: a memory-mapped row per
 unit key, written inside every KB write, re-encoding only units whose hash changed) and in `Call.state`
 for inline units.
 """
@@ -39,12 +40,14 @@ from mrpvm.plugins.sdk.embedding import for_call
 
 from . import mmr
 from .dense import DenseWrite, InlineVectors, dense_file, encode_query, from_rows, pending_rows, write_dense
+from .dense_scan import DenseScan, generation_dense_file
 from .hdc import (
     Matrix,
     QueryVectors,
     Vectors,
     association,
     encode_fields,
+    query_vectors,
     unit_texts,
 )
 from .vectors import ROW, VectorFile, join, root_of, split
@@ -70,7 +73,7 @@ class _CallVectors:
         self.kb_scan: tuple[list[str], Matrix] | None = None
         self.vectors: VectorFile | None = None
         self.dense: VectorFile | None = None
-        self.dense_scan: tuple[list[str], np.ndarray] | None = None
+        self.dense_scan: DenseScan | None = None
         self.cosine: dict[str, float] = {}  # candidate id -> cosine with the current intent
         self.dense_by_id: dict[str, np.ndarray] = {}  # candidate id -> its dense vector
         self.dense_pending = 0  # KB units without a stored vector yet (dense.py): the scanned KB's, else
@@ -192,7 +195,7 @@ class BalancedRetriever(Retriever):
 
     # ------------------------------------------------------------------ hooks
 
-    def _dense_scan(self, call: Call, views: Views) -> tuple[list[str], np.ndarray] | None:
+    def _dense_scan(self, call: Call, views: Views) -> DenseScan | None:
         store, df = views.store, self._call.dense
         if store is None or df is None or not 0 < store.size <= SCAN_LIMIT or not df.valid():
             return None
@@ -202,7 +205,8 @@ class BalancedRetriever(Retriever):
             pairs = store.db.execute("SELECT key, id FROM units").fetchall()
             rows, found = df.read([k for k, _ in pairs])
             cache["key"] = key
-            cache["value"] = ([i for _, i in pairs], from_rows(rows)) if pairs and found.all() else None
+            whole = pairs and found.all()
+            cache["value"] = DenseScan([k for k, _ in pairs], [i for _, i in pairs], rows) if whole else None
             cache["pending"] = int(pending_rows(rows).sum()) if pairs else 0
         self._call.dense_pending = cache["pending"]
         return cache["value"]
@@ -214,7 +218,7 @@ class BalancedRetriever(Retriever):
         self._call = _CallVectors()
         self._call.vectors = self._vector_file(call, views)
         if views.store is not None:
-            self._call.dense = dense_file(views.store.root)
+            self._call.dense = generation_dense_file(call.state, views.store.root, views.store.generation)
             self._call.dense_scan = self._dense_scan(call, views)
         if views.inline is not None and views.inline.size:
             self._call.inline = self._inline_matrix(call, views.inline)
@@ -223,7 +227,7 @@ class BalancedRetriever(Retriever):
     @staticmethod
     def _query(profile: GoalProfile) -> QueryVectors:
         terms = [t for t, w in profile.weights.items() if w >= 0.5] or list(profile.weights)
-        return QueryVectors(terms, profile.roles, profile.act)
+        return query_vectors(tuple(terms), tuple(profile.roles), profile.act)
 
     def generate(self, call: Call, views: Views, profile: GoalProfile) -> dict[str, Candidate]:
         pool = super().generate(call, views, profile)
@@ -239,12 +243,12 @@ class BalancedRetriever(Retriever):
                 pool[ident] = Candidate(entry, 0.0)
         if self._call.dense_scan is not None:
             query = encode_query(profile.text)
-            ids, matrix = self._call.dense_scan
+            scan = self._call.dense_scan
             if query is not None:
-                cos = matrix @ query
+                cos = scan.matrix @ query
                 k = min(DENSE_NEIGHBOURS, len(cos))
                 top = np.argpartition(-cos, k - 1)[:k]
-                wanted = [ids[int(i)] for i in top if cos[i] >= DENSE_FLOOR]
+                wanted = [scan.ids[int(i)] for i in top if cos[i] >= DENSE_FLOOR]
                 for ident, entry in views.lookup(i for i in wanted if i not in pool).items():
                     pool[ident] = Candidate(entry, 0.0)
         return pool
@@ -259,13 +263,18 @@ class BalancedRetriever(Retriever):
         done = np.zeros(len(cands), bool)
         kb = [i for i, c in enumerate(cands) if c.origin == "kb" and c.key]
         if kb and self._call.dense is not None and self._call.dense.valid():
-            rows, found = self._call.dense.read([cands[i].key or 0 for i in kb])
-            stored = found & ~pending_rows(rows)
-            if self._call.dense_scan is None:
-                self._call.dense_pending = int((found & ~stored).sum())
-            for j, i in enumerate(kb):
-                if stored[j]:
-                    vectors[i], done[i] = from_rows(rows[j : j + 1])[0], True
+            keys = [cands[i].key or 0 for i in kb]
+            scanned = self._call.dense_scan.stored(keys) if self._call.dense_scan is not None else None
+            if scanned is not None:  # the rows the scan holds (this generation's file, converted once)
+                rows_f, stored = scanned
+            else:
+                rows, found = self._call.dense.read(keys)
+                stored = found & ~pending_rows(rows)
+                rows_f = from_rows(rows)
+                if self._call.dense_scan is None:
+                    self._call.dense_pending = int((found & ~stored).sum())
+            at = np.asarray(kb)[stored]
+            vectors[at], done[at] = rows_f[stored], True
         # units without stored rows (inline ones, KB units still pending): those cached, and the INLINE_ENCODE
         # best by BM25, are read
         # (the cost of a turn stays bounded); the others keep cosine 0 (lexical and HDC evidence only)

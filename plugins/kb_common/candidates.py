@@ -184,7 +184,7 @@ class Views:
         if self.inline is not None and self.inline.size and self.inline.df(term) > 0:
             return True
         if self.store is not None and self.store.size:
-            return any(self.store.doc_freq(f, term) > 0 for f in ("topic", "heading", "body"))
+            return self.store.holds(term)
         return False
 
     def tag_idf(self, origin: str, field: str, term: str) -> float:

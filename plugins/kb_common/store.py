@@ -89,6 +89,9 @@ class KBStore:
         self.text = TextIndex(self.root / "index")
         self.generation = -1
         self._tag_idf: dict[tuple[str, str], float] = {}
+        self._idf: dict[str, float] = {}  # content terms' idf in this generation (two index reads each)
+        self._sources: list[tuple[str, str, int]] | None = None  # this generation's sources table
+        self._holds: dict[str, bool] = {}  # whether some unit holds a term, in this generation
         # Units read back in this generation, by key and by KU id: a warm worker's retrievals keep
         # reading the same few hundred rows (a row decode is ~15% of a retrieve); a change clears them.
         self._by_key: dict[int, StoredUnit] = {}
@@ -124,7 +127,8 @@ class KBStore:
 
     def read_generation(self) -> int:
         try:
-            return int(self._gen_path.read_text() or "0")
+            with open(self._gen_path, "rb") as fh:  # every call reads it: bytes, no text decoding
+                return int(fh.read() or b"0")
         except (FileNotFoundError, ValueError):
             return 0
 
@@ -136,6 +140,9 @@ class KBStore:
         self.text.reload()
         self._tag_df = {(f, t): df for f, t, df in self.db.execute("SELECT field, term, df FROM tagdf")}
         self._tag_idf = {}
+        self._idf = {}
+        self._sources = None
+        self._holds = {}
         self._by_key.clear()
         self._by_id.clear()
         self.generation = gen
@@ -316,6 +323,13 @@ class KBStore:
     def doc_freq(self, field: str, term: str) -> int:
         return self.text.doc_freq(field, term)
 
+    def holds(self, term: str) -> bool:
+        """Whether some unit has the term in its topic, heading or body (kept for the generation)."""
+        known = self._holds.get(term)
+        if known is None:
+            known = self._holds[term] = any(self.doc_freq(f, term) > 0 for f in ("topic", "heading", "body"))
+        return known
+
     def aggregates(self, limit: int) -> list[StoredUnit]:
         """Source summaries (aggregate units), most recently written first."""
         return [
@@ -328,9 +342,12 @@ class KBStore:
 
     def idf(self, term: str) -> float:
         """Inverse document frequency of a content term (the larger of its topic and body frequencies)."""
-        text = self.text
-        df = max(text.doc_freq("topic", term), text.doc_freq("body", term))
-        return idf(text.num_docs, df)
+        cached = self._idf.get(term)
+        if cached is None:
+            text = self.text
+            df = max(text.doc_freq("topic", term), text.doc_freq("body", term))
+            cached = self._idf[term] = idf(text.num_docs, df)
+        return cached
 
     def tag_idf(self, field: str, term: str) -> float:
         cached = self._tag_idf.get((field, term))
@@ -340,7 +357,12 @@ class KBStore:
         return cached
 
     def sources(self) -> list[tuple[str, str, int]]:
-        return [tuple(r) for r in self.db.execute("SELECT id, name, units FROM sources ORDER BY id")]
+        """(id, name, units) of every source, read once per generation (a retrieve reads their titles)."""
+        if self._sources is None:
+            self._sources = [
+                tuple(r) for r in self.db.execute("SELECT id, name, units FROM sources ORDER BY id")
+            ]
+        return list(self._sources)
 
     def close(self) -> None:
         self.db.close()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import msgspec
 import pytest
-from kb_corpus import NETWORK, tree
+from kb_corpus import BAKING, NETWORK, tree
 from mrpvm.plugins.kb_common import store as store_module
+from mrpvm.plugins.kb_common.fields import analyse
 from mrpvm.plugins.kb_common.store import KBStore
 
 UNITS = tree("network", NETWORK, "Home network guide: router setup, mesh networks and wireless bands.")
@@ -66,3 +67,31 @@ def test_fetch_answers_what_the_database_holds(tmp_path, count):
         assert [rows[i].unit for i in ids] == UNITS[:count]
         assert all(rows[i].terms for i in ids)
     store.close()
+
+
+def test_idf_and_sources_follow_a_write_by_another_worker(tmp_path):
+    reader = KBStore(tmp_path / "kb")
+    reader.upsert("network", "network.md", UNITS)
+    before = reader.idf("router")
+    assert [s[0] for s in reader.sources()] == ["network"]
+    writer = KBStore(tmp_path / "kb")
+    writer.upsert("baking", "baking.md", tree("baking", BAKING, "Baking guide: bread, dough and ovens."))
+    assert reader.idf("router") == before and len(reader.sources()) == 1  # kept until the generation moves
+    assert reader.refresh()
+    assert reader.idf("router") > before  # more documents, as many with the word: rarer
+    assert [s[0] for s in reader.sources()] == ["baking", "network"]
+    reader.close()
+    writer.close()
+
+
+def test_holds_follows_a_write_by_another_worker(tmp_path):
+    reader = KBStore(tmp_path / "kb")
+    reader.upsert("network", "network.md", UNITS)
+    word = analyse("dough")[0]
+    assert not reader.holds(word)
+    writer = KBStore(tmp_path / "kb")
+    writer.upsert("baking", "baking.md", tree("baking", BAKING, "Baking guide: bread, dough and ovens."))
+    assert not reader.holds(word)  # kept until the generation moves
+    assert reader.refresh() and reader.holds(word)
+    reader.close()
+    writer.close()
