@@ -29,6 +29,7 @@ from mrpvm.protocol.envelope import (
 )
 from mrpvm.protocol.vocab import ingest_deadline_ms
 
+from . import index_format
 from . import index_ledger as ledger
 
 if TYPE_CHECKING:
@@ -199,6 +200,9 @@ async def notify_source(
     entries = kb_listeners(ctx)
     if only is not None:
         entries = [e for e in entries if e.id in only]
+    if action == "upsert":  # the index the plugin builds is in the format it declares
+        for entry in entries:
+            index_format.note(ctx, kb.id, entry)
 
     def acknowledged(entry: PluginEntry, partial: bool) -> None:
         if action == "upsert":

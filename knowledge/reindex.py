@@ -8,7 +8,10 @@
   in part (`partial`: searchable) is offered again by the daemon's index watch, any ingest into its KB and
   `check_kb` (once; `complete`: until whole), not at a kernel's start: `mrpvm ask` does not wait for a dense view's next share.
 - `check_kb`: the report behind `mrpvm kb check NAME` (per source: units stored, acknowledged and missing
-  plugins; removals owed) and, with `repair`, the repair (`full`: re-index every source).
+  plugins; removals owed; indexes in a format their plugin no longer writes) and, with `repair`, the repair
+  (`full`: re-index every source).
+- `rebuild_formats`: the indexes whose format changed (knowledge/index_format.py) dropped and owed again;
+  a kernel's start and `check_kb`'s repair run it before they offer what is owed.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import anyio.to_thread
 import msgspec
 from mrpvm.kernel.records import KbRecord, SourceRecord
 
+from . import index_format
 from . import index_ledger as ledger
 from .notify import PARTIAL_NOTE, kb_listeners, notify_source
 
@@ -40,6 +44,7 @@ class ReofferReport(msgspec.Struct, kw_only=True):
 
     offered: list[str] = []
     removed: list[str] = []
+    rebuilt: list[str] = []  # "<kb> -> <plugin>: ..." indexes dropped to be rebuilt (index_format.StaleIndex)
     warnings: list[str] = []
 
 
@@ -66,6 +71,7 @@ class KbCheckReport(msgspec.Struct, kw_only=True):
     sources: list[SourceIndexState]
     pendingRemovals: list[ledger.PendingRemoval]
     problems: list[str]  # store inconsistencies (a source whose unit count does not match its units)
+    staleIndexes: list[str] = []  # before the repair: indexes to rebuild (a changed format, a folder gone)
     repaired: ReofferReport | None = None
     ok: bool = False  # after the repair (if any): nothing owed, no problem
     partial: list[str] = []  # when the check ends: "<source> (<plugins>)" indexed in part (searchable)
@@ -89,12 +95,6 @@ async def reoffer_source(
     return await notify_source(ctx, kb, source, text, units, "upsert", only=missing)
 
 
-def holds_index(ctx: KernelContext, kb_id: str, plugin_id: str) -> bool:
-    """Does this node's artifact folder hold something of the plugin's index of the KB?"""
-    folder = ctx.artifacts_dir(kb_id, plugin_id)
-    return folder.is_dir() and any(folder.iterdir())
-
-
 async def drop_local_indexes(ctx: KernelContext) -> None:
     """This node was forgotten (kernel/store_nodes.py): its kb-plugins' indexes may hold sources removed
     while it was away, so they go, and `reoffer` rebuilds them from the store (nothing is acknowledged
@@ -116,9 +116,33 @@ async def start_node(ctx: KernelContext, *, repair: bool = True) -> ReofferRepor
         await drop_local_indexes(ctx)
     required = [entry.id for entry in kb_listeners(ctx)]
     await anyio.to_thread.run_sync(
-        ledger.adopt_legacy, store, required, lambda kb_id, plugin_id: holds_index(ctx, kb_id, plugin_id)
+        ledger.adopt_legacy, store, required, partial(index_format.holds_index, ctx)
     )
-    return await reoffer(ctx, partial=False) if repair else ReofferReport()
+    if not repair:
+        return ReofferReport()
+    rebuilt = await rebuild_formats(ctx)
+    report = await reoffer(ctx, partial=False)
+    report.rebuilt = rebuilt
+    return report
+
+
+async def _stale(
+    ctx: KernelContext, kb: KbRecord | None, adopt: bool = True
+) -> list[index_format.StaleIndex]:
+    kb_ids = [kb.id] if kb is not None else [k.id for k in await anyio.to_thread.run_sync(ctx.store.list_kbs)]
+    return await anyio.to_thread.run_sync(index_format.stale, ctx, kb_listeners(ctx), kb_ids, adopt)
+
+
+async def rebuild_formats(ctx: KernelContext, kb: KbRecord | None = None) -> list[str]:
+    """Drop the indexes (of `kb`, or of every KB) whose format changed or whose folder went, and make
+    their plugins owe every source (the re-offer that follows rebuilds them): what was dropped."""
+    lines: list[str] = []
+    for index in await _stale(ctx, kb):
+        name = kb.name if kb is not None else ctx.store.get_kb(index.kbId).name
+        await anyio.to_thread.run_sync(index_format.rebuild, ctx, index)
+        lines.append(index.describe(name))
+        log.warning("index rebuilt from the store: %s", lines[-1])
+    return lines
 
 
 async def reoffer(
@@ -218,6 +242,7 @@ async def check_kb(
     required = [entry.id for entry in kb_listeners(ctx)]
     states, problems = await anyio.to_thread.run_sync(_state, ctx, kb, required)
     removals = await anyio.to_thread.run_sync(ledger.pending_removals, ctx.store, required, kb.id)
+    stale = [index.describe(kb.name) for index in await _stale(ctx, kb, adopt=repair)]
     report = KbCheckReport(
         kb=kb,
         node=ctx.store.node_id,
@@ -225,18 +250,21 @@ async def check_kb(
         sources=states,
         pendingRemovals=removals,
         problems=problems,
+        staleIndexes=stale,
     )
     if repair:
+        rebuilt = await rebuild_formats(ctx, kb)
         if full:
             await anyio.to_thread.run_sync(ledger.forget_acknowledgements, ctx.store, kb.id)
         report.repaired = await reoffer(ctx, kb)
+        report.repaired.rebuilt = rebuilt
         if complete:
             await _complete_partial(ctx, kb, report.repaired)
         after, problems = await anyio.to_thread.run_sync(_state, ctx, kb, required)
         left = await anyio.to_thread.run_sync(ledger.pending_removals, ctx.store, required, kb.id)
         report.ok = not problems and not left and not any(_owed(s) for s in after)
     else:
-        report.ok = not problems and not removals and not any(_owed(s) for s in states)
+        report.ok = not problems and not removals and not stale and not any(_owed(s) for s in states)
         after = states
     report.partial = [f"{s.name} ({', '.join(s.partial)})" for s in after if s.partial]
     return report

@@ -199,6 +199,16 @@ class KbManifest(ManifestBase, tag="kb-plugin"):
             "holding the text, the units and the kernel's analysis of each; protocol/SPEC.md, Units handoff)."
         ),
     ] = "inline"
+    indexFormat: Annotated[
+        str,
+        Meta(
+            max_length=64,
+            description="The format of the index it keeps in its artifacts folder (any string; empty: not "
+            "declared). When it changes, each node's kernel removes that folder for every KB as it opens, "
+            "forgets the plugin's acknowledgements and offers every source again, so the index is rebuilt "
+            "(protocol/SPEC.md, Index format).",
+        ),
+    ] = ""
 
 
 class GsManifest(ManifestBase, tag="gs-plugin"):

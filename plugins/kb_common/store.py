@@ -33,9 +33,10 @@ from .text_index import ArtifactError, TextIndex
 # 2: the heading field; versions and short options as terms; 3: graded adjectives; 4: comparison phrases
 # read on word tokens ("3.4 and later" states a minimum; "--max-count" states none). An analysis that only
 # adds terms does not bump it (protocol/handoff.py ANALYSER does move): an older index lacks them and reads
-# as a collection that never wrote them (mrpvm-terms-5, a function word in capitals: "the ALL option" is
-# found once the source is ingested again, `mrpvm ingest --force`), while a bumped format makes every
-# older KB refuse until its artifact folders are removed
+# as a collection that never wrote them (mrpvm-terms-5: "the ALL option" is found once the source is
+# ingested again, `mrpvm ingest --force`). A bump changes the `indexFormat` of manifests/kb-fast.json,
+# kb-balanced.json and kb-thinkingdb.json with it ("kb_common-<this>", tests/knowledge/test_index_format.py):
+# each kernel then rebuilds every KB's index of these plugins as it opens (knowledge/index_format.py)
 FORMAT_VERSION = "4"
 _STATE_KEY = "kb_common.stores"
 K = TypeVar("K", int, str)  # a unit's store key or its KU id
@@ -119,8 +120,9 @@ class KBStore:
             self.db.execute("INSERT OR IGNORE INTO meta VALUES('format', ?)", (FORMAT_VERSION,))
         elif row[0] != FORMAT_VERSION:
             raise ArtifactError(
-                f"artifact format {row[0]} in {self.root}; this plugin reads format {FORMAT_VERSION}: "
-                "ingest the KB's sources again (mrpvm ingest --force)"
+                f"artifact format {row[0]} in {self.root}; this plugin reads format {FORMAT_VERSION}: the "
+                f"kernel rebuilds the index when it opens if the plugin's manifest declares indexFormat "
+                f"kb_common-{FORMAT_VERSION} (any mrpvm command, e.g. `mrpvm kb check NAME`)"
             )
 
     def read_generation(self) -> int:

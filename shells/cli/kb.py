@@ -264,6 +264,8 @@ def kb_check(
 ) -> None:
     """Check that every kb-plugin's index holds every source of a KB (and none it removed); repair it.
     A source indexed in part (searchable; its index is completed when offered again) is listed as partial.
+    An index in a format its kb-plugin no longer declares (manifest indexFormat), or whose folder is gone,
+    is listed; the repair drops and rebuilds it.
 
     Exit codes: 0 all is well (after the repair, when repairing); 1 something is still owed or the store
     is inconsistent; 2 bad usage or no such KB.
@@ -323,8 +325,12 @@ def _print_check(report: Any, *, repair: bool, full: bool) -> None:
         )
     for problem in report.problems:
         console.print(f"problem: {problem}")
+    for stale in report.staleIndexes:
+        console.print(f"index to rebuild: {stale}")
     repaired = report.repaired
     if repaired is not None:
+        for line in repaired.rebuilt:
+            console.print(f"index dropped to be rebuilt: {line}")
         what = "re-indexed" if full else "offered again"
         for line in repaired.offered:
             console.print(f"{what}: {line}")
