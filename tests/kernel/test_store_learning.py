@@ -207,7 +207,9 @@ def test_a_schema_7_store_migrates_to_the_current_version_keeping_its_nodes(tmp_
     from mrpvm.kernel.store_rows import MIGRATIONS, SCHEMA_VERSION
 
     assert SCHEMA_VERSION >= 8 and len(MIGRATIONS) == len(PG_MIGRATIONS) == SCHEMA_VERSION
-    assert all(MIGRATIONS[v] is PG_MIGRATIONS[v] for v in range(7, SCHEMA_VERSION))  # one text for both from 8 on
+    assert all(
+        MIGRATIONS[v] is PG_MIGRATIONS[v] for v in range(7, SCHEMA_VERSION)
+    )  # one text for both from 8 on
     database = open_database(tmp_path, store_env.get("MRPVM_STORE_URL", ""))
     try:
         database.migrate((MIGRATIONS if database.kind == "sqlite" else PG_MIGRATIONS)[:7])
