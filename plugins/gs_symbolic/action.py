@@ -34,7 +34,8 @@ OBJECT_WORDS = 4  # the longest object phrase read after a verb
 REVERSATIVE = ("un", "dis", "de")  # English prefixes that reverse a verb's action (install / uninstall)
 REVERSIBLE = 5  # the shortest base a prefix is read off ("design" is not the reverse of "sign")
 _QUANTIFIERS = frozenset({"one", "or", "more", "several", "many", "multiple", "new", "existing", "same"})
-_SKIPPED = DETERMINERS | _QUANTIFIERS | ADVERBS  # an adverb between a verb and its object ("print only the name") is no part of it
+# an adverb between a verb and its object ("print only the name") is no part of the object
+_SKIPPED = DETERMINERS | _QUANTIFIERS | ADVERBS
 _ENDS = PREPOSITIONS | CONNECTIVES | STOPWORDS
 _CODE = lazy_pattern(r"``[^`]*``|`[^`]*`")
 _TOKEN = lazy_pattern(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]")
