@@ -27,14 +27,15 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from .directives import tells_what_to_do
 from .evidence import Sentence
 from .focus import HOW_VERB, LIGHT_VERBS, NEIGHBOUR
-from .lexicon import CONNECTIVES, DETERMINERS, PREPOSITIONS, PRONOUNS
+from .lexicon import ADVERBS, CONNECTIVES, DETERMINERS, PREPOSITIONS, PRONOUNS
 from .meaning import vectors
 
 OBJECT_WORDS = 4  # the longest object phrase read after a verb
 REVERSATIVE = ("un", "dis", "de")  # English prefixes that reverse a verb's action (install / uninstall)
 REVERSIBLE = 5  # the shortest base a prefix is read off ("design" is not the reverse of "sign")
 _QUANTIFIERS = frozenset({"one", "or", "more", "several", "many", "multiple", "new", "existing", "same"})
-_SKIPPED = DETERMINERS | _QUANTIFIERS
+# an adverb between a verb and its object ("print only the name") is no part of the object
+_SKIPPED = DETERMINERS | _QUANTIFIERS | ADVERBS
 _ENDS = PREPOSITIONS | CONNECTIVES | STOPWORDS
 _CODE = lazy_pattern(r"``[^`]*``|`[^`]*`")
 _TOKEN = lazy_pattern(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]")
@@ -76,7 +77,8 @@ def _object_after(tokens: list[str], start: int) -> set[str]:
 
 
 def _object_words(tokens: list[str], start: int) -> list[str]:
-    """The words of the noun phrase starting at tokens[start], determiners skipped (none after a pronoun)."""
+    """The words of the noun phrase starting at tokens[start], determiners, quantifiers and adverbs skipped
+    ("print only the name of …": name), none after a pronoun."""
     i = start
     while i < len(tokens) and tokens[i].lower() in _SKIPPED:
         i += 1
