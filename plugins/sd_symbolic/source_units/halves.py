@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -78,40 +79,103 @@ def split_map(
 def _fork(work: Callable[[], bytes]) -> Callable[[], bytes | None] | None:
     """Start `work` in a forked child; a function that waits for its bytes (None if it failed), or None
     when no child could be started."""
-    read_fd, write_fd = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_fd)
-        os.close(write_fd)
-        return None
-    if pid == 0:  # the child: compute, write, leave without running the parent's exit handlers
-        code = 1
-        try:
-            os.close(read_fd)
-            view = memoryview(work())
-            while view:
-                view = view[os.write(write_fd, view) :]
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_fd)
+    child = Child.start(lambda _child: work())
+    return child.result if child is not None else None
 
-    def wait() -> bytes | None:
-        chunks: list[bytes] = []
+
+class Child:
+    """A forked child running `work(child)`, whose bytes are its result. Besides the result, the child may
+    read one message the parent `tell`s it (`heard`) and send one early message (`say`), which a thread of
+    the parent's drains while both work (`early`), so neither side blocks on a full pipe."""
+
+    def __init__(self, pid: int, result_fd: int, early_fd: int, tell_fd: int) -> None:
+        self.pid, self._result_fd, self._early_fd, self._tell_fd = pid, result_fd, early_fd, tell_fd
+        self._early: list[bytes] = []
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+
+    @classmethod
+    def start(cls, work: Callable[[Child], bytes]) -> Child | None:
+        fds = [os.pipe() for _ in range(3)]  # result, early (child -> parent); tell (parent -> child)
+        try:
+            pid = os.fork()
+        except OSError:
+            for r, w in fds:
+                os.close(r)
+                os.close(w)
+            return None
+        (result_r, result_w), (early_r, early_w), (tell_r, tell_w) = fds
+        if pid == 0:  # the child: compute, write, leave without running the parent's exit handlers
+            code = 1
+            try:
+                for fd in (result_r, early_r, tell_w):
+                    os.close(fd)
+                self = cls.__new__(cls)
+                self._early_fd, self._tell_fd = early_w, tell_r
+                _write_all(result_w, work(self))
+                code = 0
+            finally:
+                os._exit(code)
+        for fd in (result_w, early_w, tell_r):
+            os.close(fd)
+        return cls(pid, result_r, early_r, tell_w)
+
+    # ---- in the child
+    def heard(self) -> bytes:
+        """The parent's message (empty if the parent closed without one)."""
+        return _read_all(self._tell_fd)
+
+    def say(self, data: bytes) -> None:
+        _write_all(self._early_fd, data)
+        os.close(self._early_fd)
+
+    # ---- in the parent
+    def tell(self, data: bytes) -> None:
+        try:
+            _write_all(self._tell_fd, data)
+        except OSError:  # the child is gone: its result says so
+            pass
+        finally:
+            os.close(self._tell_fd)
+            self._tell_fd = -1
+
+    def _drain(self) -> None:
+        self._early.append(_read_all(self._early_fd))
+        os.close(self._early_fd)
+
+    def early(self) -> bytes | None:
+        """The child's early message (None if it sent none)."""
+        self._reader.join()
+        return self._early[0] or None
+
+    def result(self) -> bytes | None:
+        """Wait for the child: its result, or None if it failed."""
         status = -1
         try:
-            while chunk := os.read(read_fd, 1 << 20):
-                chunks.append(chunk)
-            _, status = os.waitpid(pid, 0)
+            data = _read_all(self._result_fd)
+            _, status = os.waitpid(self.pid, 0)
         finally:
-            os.close(read_fd)
+            os.close(self._result_fd)
+            if self._tell_fd != -1:
+                os.close(self._tell_fd)
+                self._tell_fd = -1
             if status == -1:  # interrupted (the call's deadline): the child goes with it
                 try:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
+                    os.kill(self.pid, signal.SIGKILL)
+                    os.waitpid(self.pid, 0)
                 except OSError:
                     pass
-        return b"".join(chunks) if status == 0 else None
+        return data if status == 0 else None
 
-    return wait
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
