@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
+import tempfile
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -85,24 +85,26 @@ def _fork(work: Callable[[], bytes]) -> Callable[[], bytes | None] | None:
 
 class Child:
     """A forked child running `work(child)`, whose bytes are its result. Besides the result, the child may
-    read one message the parent `tell`s it (`heard`) and send one early message (`say`), which a thread of
-    the parent's drains while both work (`early`), so neither side blocks on a full pipe."""
+    read one message the parent `tell`s it (`heard`) and send one early message (`say`): written to an
+    anonymous in-memory file the parent reads when it needs it (`early`), so the child never waits on a
+    full pipe for a parent still at work; the pipe carries only its length."""
 
-    def __init__(self, pid: int, result_fd: int, early_fd: int, tell_fd: int) -> None:
+    def __init__(self, pid: int, result_fd: int, early_fd: int, tell_fd: int, file_fd: int) -> None:
         self.pid, self._result_fd, self._early_fd, self._tell_fd = pid, result_fd, early_fd, tell_fd
-        self._early: list[bytes] = []
-        self._reader = threading.Thread(target=self._drain, daemon=True)
-        self._reader.start()
+        self._file_fd = file_fd
 
     @classmethod
     def start(cls, work: Callable[[Child], bytes]) -> Child | None:
-        fds = [os.pipe() for _ in range(3)]  # result, early (child -> parent); tell (parent -> child)
+        fds: list[tuple[int, int]] = []
+        file_fd = -1
         try:
+            fds = [os.pipe() for _ in range(3)]  # result, early (child -> parent); tell (parent -> child)
+            file_fd = _memory_file()
             pid = os.fork()
-        except OSError:
-            for r, w in fds:
-                os.close(r)
-                os.close(w)
+        except OSError:  # no fork (a process limit), no pipes or file left: the caller does the work
+            for fd in (*(fd for pair in fds for fd in pair), file_fd):
+                if fd != -1:
+                    os.close(fd)
             return None
         (result_r, result_w), (early_r, early_w), (tell_r, tell_w) = fds
         if pid == 0:  # the child: compute, write, leave without running the parent's exit handlers
@@ -111,14 +113,14 @@ class Child:
                 for fd in (result_r, early_r, tell_w):
                     os.close(fd)
                 self = cls.__new__(cls)
-                self._early_fd, self._tell_fd = early_w, tell_r
+                self._early_fd, self._tell_fd, self._file_fd = early_w, tell_r, file_fd
                 _write_all(result_w, work(self))
                 code = 0
             finally:
                 os._exit(code)
         for fd in (result_w, early_w, tell_r):
             os.close(fd)
-        return cls(pid, result_r, early_r, tell_w)
+        return cls(pid, result_r, early_r, tell_w, file_fd)
 
     # ---- in the child
     def heard(self) -> bytes:
@@ -126,7 +128,11 @@ class Child:
         return _read_all(self._tell_fd)
 
     def say(self, data: bytes) -> None:
-        _write_all(self._early_fd, data)
+        view = memoryview(data)
+        done = 0
+        while done < len(view):
+            done += os.pwrite(self._file_fd, view[done:], done)
+        _write_all(self._early_fd, str(len(data)).encode())
         os.close(self._early_fd)
 
     # ---- in the parent
@@ -139,14 +145,32 @@ class Child:
             os.close(self._tell_fd)
             self._tell_fd = -1
 
-    def _drain(self) -> None:
-        self._early.append(_read_all(self._early_fd))
-        os.close(self._early_fd)
-
     def early(self) -> bytes | None:
-        """The child's early message (None if it sent none)."""
-        self._reader.join()
-        return self._early[0] or None
+        """The child's early message, waited for (None if it sent none: it failed first)."""
+        size, data = 0, b""
+        try:
+            said = _read_all(self._early_fd)
+            size = int(said) if said.isdigit() else 0
+            data = os.pread(self._file_fd, size, 0) if size else b""
+        except BaseException:  # interrupted (the call's deadline): the child goes with it
+            self._kill()
+            raise
+        finally:
+            self._close_early()
+        return data if size and len(data) == size else None
+
+    def _close_early(self) -> None:
+        if self._early_fd != -1:
+            os.close(self._early_fd)
+            os.close(self._file_fd)
+            self._early_fd = self._file_fd = -1
+
+    def _kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+        except OSError:
+            pass
 
     def result(self) -> bytes | None:
         """Wait for the child: its result, or None if it failed."""
@@ -159,13 +183,18 @@ class Child:
             if self._tell_fd != -1:
                 os.close(self._tell_fd)
                 self._tell_fd = -1
+            self._close_early()
             if status == -1:  # interrupted (the call's deadline): the child goes with it
-                try:
-                    os.kill(self.pid, signal.SIGKILL)
-                    os.waitpid(self.pid, 0)
-                except OSError:
-                    pass
+                self._kill()
         return data if status == 0 else None
+
+
+def _memory_file() -> int:
+    """A file descriptor of an anonymous file (in memory where the system has memfd)."""
+    if hasattr(os, "memfd_create"):
+        return os.memfd_create("sd-halves", os.MFD_CLOEXEC)
+    with tempfile.TemporaryFile() as f:
+        return os.dup(f.fileno())
 
 
 def _write_all(fd: int, data: bytes) -> None:
