@@ -4,11 +4,14 @@ sections, every section's units, the footnotes' names and the source's aggregate
 the analysis a compact reply ships).
 
 The pieces of the blocks and the units of the sections are the two jobs that take most of the time on a
-large source; each runs on both cores (halves.py). A section's units are analysed in the job that builds
-them, so the analysis needs no third pass (nor a third forked child) after the tree: the child sends a
-section's units with their analysis. A footnote's unit renamed afterwards (footnotes.py) is analysed again.
-The source's aggregate needs only the sections' pieces: the parent picks its sentences while the child
-builds its half of the units (split_map's `meanwhile`), not after.
+large source; both run on both cores (halves.py). When the headings cut the source near its middle, ONE
+forked child does both jobs for the heading sections after the cut (a heading section's split and units
+need only its own blocks' pieces): it sends its pieces early (the aggregate's summary needs every piece),
+learns how many sections precede its own (their numbers) and sends its sections' units. Otherwise (one
+long heading section) each job's second half runs in a child of its own (split_map, per block, then per
+section). A section's units are analysed in the job that builds them: the child sends a section's units
+with their analysis. A footnote's unit renamed afterwards (footnotes.py) is analysed again. The parent sums
+up the source's aggregate while the child still builds units, not after.
 """
 
 from __future__ import annotations

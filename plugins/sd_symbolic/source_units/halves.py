@@ -9,6 +9,10 @@ results back encoded (pickle for pieces, MessagePack for units) and exits. The c
 memory (copy on write), so nothing is sent to it. Anything the child cannot do (no fork, a child that
 fails or dies) is done by the parent afterwards: the result is the same list as the serial map's, item by
 item, whichever way it ran (tests/plugins/test_sd_symbolic_halves.py).
+
+`Child` is the forked child itself, for a job with one exchange in each direction besides the result
+(assemble.py's one-child build: the parent tells it a count, it sends its pieces early). A child dies with
+the call: a wait the call's deadline interrupts kills it.
 """
 
 from __future__ import annotations
