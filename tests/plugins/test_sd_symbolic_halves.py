@@ -251,3 +251,32 @@ def test_a_failed_single_child_leaves_its_sections_to_the_parent(
     forks = _forks(monkeypatch)
     assert encoded(build_analysed_tree(text, META, halves=True)) == encoded(serial)
     assert len(forks) == 1
+
+
+@pytest.mark.parametrize("waiting_for", ["early", "result"])
+def test_an_interrupted_wait_kills_the_child(waiting_for: str) -> None:
+    """The call's deadline interrupting the parent's wait takes the child with it (no orphan left)."""
+
+    class Deadline(Exception):
+        pass
+
+    def work(child: halves.Child) -> bytes:
+        signal.pause()  # never says nor returns on its own
+        return b""
+
+    child = halves.Child.start(work)
+    assert child is not None
+
+    def expire(*_: object) -> None:
+        raise Deadline
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    try:
+        with pytest.raises(Deadline):
+            child.early() if waiting_for == "early" else child.result()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)  # already reaped: it was killed and waited for
