@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from mrpvm.plugins.sd_symbolic.source_units import assemble, halves
+from mrpvm.plugins.sd_symbolic.source_units import halves
 from mrpvm.plugins.sd_symbolic.source_units.assemble import build_analysed_tree, build_tree
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 from mrpvm.protocol.cnl import parse_document
@@ -197,86 +197,3 @@ def test_meanwhile_runs_once_in_the_parent_after_its_half(halved: bool, how: str
     before = [i for kind, i in events[: events.index(("meanwhile", parent))] if kind == "item"]
     cut = halves.split_point([1] * 6, halves.PARENT_SHARE) if halved else 6
     assert before == list(range(cut))  # the parent's half is done first, the child's half is not waited for
-
-
-def _forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    fork = os.fork
-
-    def counted() -> int:
-        calls.append(1)
-        return fork()
-
-    monkeypatch.setattr(os, "fork", counted)
-    return calls
-
-
-def test_a_source_with_headings_on_both_sides_forks_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Heading sections on both sides of the cut: ONE child builds the second half's pieces and units."""
-    text = big_document()
-    serial = build_analysed_tree(text, META, halves=False)
-    forks = _forks(monkeypatch)
-    assert encoded(build_analysed_tree(text, META, halves=True)) == encoded(serial)
-    assert len(forks) == 1
-
-
-def test_one_heading_section_splits_per_block_in_two_children(monkeypatch: pytest.MonkeyPatch) -> None:
-    text = ODD_SHAPES["one paragraph"] + "\n\n" + ODD_SHAPES["one paragraph"]
-    serial = build_tree(text, META, halves=False)
-    forks = _forks(monkeypatch)
-    assert encoded(build_tree(text, META, halves=True)) == encoded(serial)
-    assert len(forks) == 2
-
-
-@pytest.mark.parametrize("how", ["pieces raise", "pieces die", "units raise", "units die"])
-def test_a_failed_single_child_leaves_its_sections_to_the_parent(
-    how: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The one child failing before its early pieces (the parent's message then meets a closed pipe) or after
-    them: the parent builds what the child did not send, the same tree."""
-    text = big_document()
-    serial = build_analysed_tree(text, META, halves=False)
-    parent = os.getpid()
-    where = "make_piece" if how.startswith("pieces") else "section_units"
-    real = getattr(assemble, where)
-
-    def failing(*args: object) -> object:
-        if os.getpid() != parent:
-            if how.endswith("raise"):
-                raise RuntimeError("child failed")
-            os.kill(os.getpid(), signal.SIGKILL)
-        return real(*args)
-
-    monkeypatch.setattr(assemble, where, failing)
-    forks = _forks(monkeypatch)
-    assert encoded(build_analysed_tree(text, META, halves=True)) == encoded(serial)
-    assert len(forks) == 1
-
-
-@pytest.mark.parametrize("waiting_for", ["early", "result"])
-def test_an_interrupted_wait_kills_the_child(waiting_for: str) -> None:
-    """The call's deadline interrupting the parent's wait takes the child with it (no orphan left)."""
-
-    class Deadline(Exception):
-        pass
-
-    def work(child: halves.Child) -> bytes:
-        signal.pause()  # never says nor returns on its own
-        return b""
-
-    child = halves.Child.start(work)
-    assert child is not None
-
-    def expire(*_: object) -> None:
-        raise Deadline
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, 0.3)
-    try:
-        with pytest.raises(Deadline):
-            child.early() if waiting_for == "early" else child.result()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    with pytest.raises(ChildProcessError):
-        os.waitpid(child.pid, os.WNOHANG)  # already reaped: it was killed and waited for

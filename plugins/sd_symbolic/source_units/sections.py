@@ -29,11 +29,6 @@ class Section:
 
 def make_sections(blocks: list[Block], pieces: dict[int, list[Piece]]) -> list[Section]:
     """Sections at headings; sections without headings or over MAX_SECTION_CHARS split at topic shifts."""
-    return split_sections(heading_sections(blocks), blocks, pieces)
-
-
-def heading_sections(blocks: list[Block]) -> list[Section]:
-    """The sections the headings open, before any is split (their blocks' pieces are not needed)."""
     raw: list[Section] = []
     stack: list[tuple[int, str]] = []
     current: Section | None = None
@@ -55,11 +50,6 @@ def heading_sections(blocks: list[Block]) -> list[Section]:
             raw.append(current)
         current.blocks.append(k)
         current.end = blk.end
-    return raw
-
-
-def split_sections(raw: list[Section], blocks: list[Block], pieces: dict[int, list[Piece]]) -> list[Section]:
-    """`raw`'s sections, each split at topic shifts when long (`pieces`: at least their blocks')."""
     out: list[Section] = []
     for sec in raw:
         out.extend(_split_section(sec, blocks, pieces))
