@@ -7,6 +7,8 @@ own), whose CPU counter includes the sandboxed workers (they are not the CLI's w
 `time`/rusage miss them); each process's CPU is polled from /proc every 10 ms (a process ending between two
 polls loses at most that much). Needs a writable control group (root on most machines). On a busy 2-core
 machine compare CPU, not wall: the wall time of a saturated machine measures the other load.
+To compare two checkouts, give each its own MRPVM_HOME: alternated in one home, each run finds the other's
+early-launch record (kernel/supervisor/early_launch.py) and kept `--source` units, and starts afresh.
 """
 
 from __future__ import annotations
