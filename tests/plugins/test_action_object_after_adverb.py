@@ -4,11 +4,9 @@
 
 from __future__ import annotations
 
-from answer_support import ask, needs_model, units_of
+from answer_support import ask, needs_model, sentence_of, units_of
 from mrpvm.plugins.gs_symbolic.action import asked_action, misapplied
-from mrpvm.plugins.gs_symbolic.evidence import Sentence
 from mrpvm.plugins.sdk.text import terms
-from mrpvm.protocol.document import KnowledgeUnit
 
 MANUAL = """Lantern datasets
 ================
@@ -27,11 +25,6 @@ Listing datasets
 """
 
 
-def _sentence(text: str) -> Sentence:
-    unit = KnowledgeUnit(id="u", sourceId="s", chunkId="c", kuType="atomic", role="Description", topic="t")
-    return Sentence(text, unit, terms(text), (0, 0, 0))
-
-
 def test_the_asked_object_is_read_past_an_adverb():
     action = asked_action("How do I print just the dataset IDs?")
     assert action is not None and action.verb == "print"
@@ -41,8 +34,8 @@ def test_the_asked_object_is_read_past_an_adverb():
 def test_an_instruction_on_another_object_is_told_past_an_adverb():
     action = asked_action("How do I print just the dataset IDs?")
     assert action is not None
-    other = _sentence("Print only the owner of the dataset IDs with ``lantern show 42 --field owner``.")
-    same = _sentence("Simply print the dataset IDs with ``lantern ls --quiet``.")
+    other = sentence_of("Print only the owner of the dataset IDs with ``lantern show 42 --field owner``.")
+    same = sentence_of("Simply print the dataset IDs with ``lantern ls --quiet``.")
     assert misapplied(action, [other])
     assert not misapplied(action, [same])
 

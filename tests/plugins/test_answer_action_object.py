@@ -3,12 +3,10 @@ cross-reference role is no command (sdk answer_types.without_references): issue 
 
 from __future__ import annotations
 
-from answer_support import ask, needs_model, units_of
+from answer_support import ask, needs_model, sentence_of, units_of
 from mrpvm.plugins.gs_symbolic.action import asked_action, misapplied
-from mrpvm.plugins.gs_symbolic.evidence import Sentence
 from mrpvm.plugins.sdk.answer_types import mentions_type, without_references
 from mrpvm.plugins.sdk.text import terms
-from mrpvm.protocol.document import KnowledgeUnit
 
 GUIDE = """Quarry Workspaces
 =================
@@ -34,11 +32,6 @@ Managing datasets
 """
 
 
-def _sentence(text: str) -> Sentence:
-    unit = KnowledgeUnit(id="u", sourceId="s", chunkId="c", kuType="atomic", role="Description", topic="t")
-    return Sentence(text, unit, terms(text), (0, 0, 0))
-
-
 def test_the_action_and_its_object_are_read_from_a_how_to_question():
     action = asked_action("How do I delete a virtual environment on Linux?")
     assert action is not None and action.verb == "delete"
@@ -50,10 +43,10 @@ def test_the_action_and_its_object_are_read_from_a_how_to_question():
 def test_an_action_on_another_object_is_told_from_the_asked_one():
     action = asked_action("How do I delete a workspace?")
     assert action is not None
-    other = _sentence("``quarry drop`` will delete the datasets from the workspace.")
-    same = _sentence("Run ``quarry purge`` to delete the workspace and everything in it.")
-    passive = _sentence("A workspace can be deleted by running ``quarry purge``.")
-    unnamed = _sentence("Open the settings and delete the datasets.")  # the workspace is not named
+    other = sentence_of("``quarry drop`` will delete the datasets from the workspace.")
+    same = sentence_of("Run ``quarry purge`` to delete the workspace and everything in it.")
+    passive = sentence_of("A workspace can be deleted by running ``quarry purge``.")
+    unnamed = sentence_of("Open the settings and delete the datasets.")  # the workspace is not named
     assert misapplied(action, [other])
     assert not misapplied(action, [same])
     assert not misapplied(action, [passive])  # no object read after the verb: nothing to tell

@@ -16,7 +16,7 @@ synthesis of the sentences most like an open request is reported as the best can
 from __future__ import annotations
 
 import pytest
-from answer_support import ask, needs_model, units_of
+from answer_support import ask, needs_model, sentence_of, units_of
 from mrpvm.plugins.gs_symbolic.action import asked_action, performs
 from mrpvm.plugins.gs_symbolic.definiendum import asked_subject, unnamed
 from mrpvm.plugins.gs_symbolic.directives import is_instruction
@@ -25,7 +25,7 @@ from mrpvm.plugins.gs_symbolic.focus import action_verb
 from mrpvm.plugins.sdk.agent_answers import agentless
 from mrpvm.plugins.sdk.place_answers import asks_origin, states_place
 from mrpvm.plugins.sdk.text import terms
-from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
+from mrpvm.protocol.document import CnlDocument
 
 GUIDE = """# Ledgerpad user guide
 
@@ -65,11 +65,6 @@ Run `ledgerpad restore PAGE` to bring back the version saved before your change.
 
 def solve(question: str) -> CnlDocument:
     return ask(question, units_of(GUIDE, "ledgerpad.md", "ledgerpad"))
-
-
-def _sentence(text: str) -> Sentence:
-    unit = KnowledgeUnit(id="u", sourceId="s", chunkId="c", kuType="atomic", role="Description", topic="t")
-    return Sentence(text, unit, terms(text), (0, 0, 0))
 
 
 @pytest.mark.parametrize(
@@ -165,11 +160,11 @@ def test_a_verb_a_modal_governs_is_no_instruction():
 def test_the_action_is_named_by_its_verb_or_in_the_heading():
     action = asked_action("How do I rename a notebook?")
     assert action is not None
-    assert performs(action, [_sentence("Notebooks are renamed by the mover.")])
-    assert not performs(action, [_sentence("A notebook is a folder of pages.")])
+    assert performs(action, [sentence_of("Notebooks are renamed by the mover.")])
+    assert not performs(action, [sentence_of("A notebook is a folder of pages.")])
     headed = Sentence(
         "Run the mover.",
-        _sentence("x").unit,
+        sentence_of("x").unit,
         terms("Run the mover."),
         (0, 0, 0),
         under=frozenset(terms("Renaming notebooks")),

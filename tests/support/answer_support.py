@@ -9,15 +9,23 @@ import msgspec
 import pytest
 from kb_corpus import retrieve_request
 from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs
+from mrpvm.plugins.gs_symbolic.evidence import Sentence
 from mrpvm.plugins.kb_balanced.__main__ import plugin as balanced
 from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 from mrpvm.plugins.sdk.embedding import available
+from mrpvm.plugins.sdk.text import terms
 from mrpvm.protocol.cnl import parse_document
 from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit, ResolvedIntent
 from mrpvm.protocol.envelope import encode_request
 
 needs_model = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
+
+
+def sentence_of(text: str) -> Sentence:
+    """One evidence sentence of an atomic unit, for tests of gs-symbolic's sentence-level readers."""
+    unit = KnowledgeUnit(id="u", sourceId="s", chunkId="c", kuType="atomic", role="Description", topic="t")
+    return Sentence(text, unit, terms(text), (0, 0, 0))
 
 
 def units_of(text: str, name: str = "doc.md", source_id: str = "doc") -> list[KnowledgeUnit]:
