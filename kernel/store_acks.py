@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING
 
 from .db.base import Connection
-from .store_rows import now_iso
+from .store_rows import OWE_REMOVAL, now_iso
 
 LEGACY_NODE = ""
 
@@ -59,11 +59,7 @@ class IndexAcks:
         stamp = now_iso()
         with self.transaction() as conn:
             conn.executemany(
-                "INSERT INTO source_removals"
-                " (source_id, plugin_id, node_id, kb_id, source_name, removed_at, holder)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, plugin_id, node_id)"
-                " DO UPDATE SET source_name = excluded.source_name, removed_at = excluded.removed_at,"
-                " holder = excluded.holder",
+                OWE_REMOVAL,
                 [(source_id, p, self.node_id, kb_id, source_name, stamp, holder) for p in plugins],
             )
             conn.executemany(

@@ -19,6 +19,7 @@ from .names import KB_NAME_MAX, SOURCE_NAME_MAX, checked_name
 from .records import KbRecord, SourceRecord
 from .store_conn import StoreConnection
 from .store_rows import (
+    OWE_REMOVAL,
     new_id,
     now_iso,
     slug,
@@ -218,12 +219,13 @@ class KbTables(StoreConnection):
             nodes = self._live_nodes(conn)
             conn.execute("DELETE FROM sources WHERE id = ?", (record.id,))
             stamp = now_iso()
-            conn.executemany(
-                "INSERT INTO source_removals (source_id, plugin_id, node_id, kb_id, source_name, removed_at)"
-                " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, plugin_id, node_id)"
-                " DO UPDATE SET source_name = excluded.source_name, removed_at = excluded.removed_at,"
-                " holder = NULL",  # a removal is owed whatever an ingest in flight held
-                [(record.id, p, node, kb_id, record.name, stamp) for p in plugins for node in sorted(nodes)],
+            conn.executemany(  # owed outright, whatever an ingest in flight held (holder NULL)
+                OWE_REMOVAL,
+                [
+                    (record.id, p, node, kb_id, record.name, stamp, None)
+                    for p in plugins
+                    for node in sorted(nodes)
+                ],
             )
             self._db.notify(conn, KB_CHANNEL, kb_id)
         return record

@@ -23,6 +23,14 @@ from .db.shared_schema import SHARED_MIGRATIONS
 from .errors import ValidationFailed
 
 IN_CHUNK = 500  # keys per `IN (...)` lookup (SQLite's bound-parameter limit is far above)
+# a removal owed by (source, plugin, node); `holder` is the process whose ingest in flight holds it
+# (kernel/holder.py, knowledge/in_flight.py), NULL when it is owed outright (a source removed)
+OWE_REMOVAL = (
+    "INSERT INTO source_removals (source_id, plugin_id, node_id, kb_id, source_name, removed_at, holder)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (source_id, plugin_id, node_id)"
+    " DO UPDATE SET source_name = excluded.source_name, removed_at = excluded.removed_at,"
+    " holder = excluded.holder"
+)
 
 # --------------------------------------------------------------------------- schema
 
