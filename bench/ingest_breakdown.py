@@ -114,6 +114,37 @@ def main() -> None:
     wrap_async(king, "notify_source", lambda a, k: "notify_source (3 kb onSourceText, parallel, total)")
     wrap_async(king, "reoffer", lambda a, k: "reoffer (owed sources)")
     wrap_sync(kstore.Store, "replace_source", lambda a, k: "Store.replace_source (SQLite)")
+    if hasattr(kstore.Store, "hold_removals"):  # the kb notice beside the commit (issue 22, session 20)
+        wrap_sync(kstore.Store, "hold_removals", lambda a, k: "Store.hold_removals (SQLite)")
+    import mrpvm.kernel.supervisor.handoff as khandoff
+    import mrpvm.knowledge.notify as knotify
+
+    wrap_sync(khandoff.HandoffFolder, "write", lambda a, k: "units file write (per kb-plugin)")
+    wrap_async(knotify.UnitsFile, "get", lambda a, k: "units file encode (shared)")
+    import mrpvm.protocol.handoff as phandoff
+
+    encode = phandoff.encode_handoff
+
+    def encode_timed(*args, **kw):  # its own thread's CPU beside its wall: a wait for the GIL shows
+        t, c = time.perf_counter(), time.thread_time()
+        try:
+            return encode(*args, **kw)
+        finally:
+            add("units file encode: its thread's CPU", time.thread_time() - c)
+            add("units file encode: in its thread (wall)", time.perf_counter() - t)
+
+    phandoff.encode_handoff = encode_timed
+    replace = kstore.Store.replace_source
+
+    def replace_timed(*args, **kw):
+        c = time.thread_time()
+        try:
+            return replace(*args, **kw)
+        finally:
+            add("Store.replace_source: its thread's CPU", time.thread_time() - c)
+
+    kstore.Store.replace_source = replace_timed
+    wrap_async(core.Supervisor, "warm", lambda a, k: f"supervisor warm {a[1]}")
     wrap_async(core.Supervisor, "call", lambda a, k: f"plugin call {a[1]}")
     wrap_sync(
         core, "parse_document", lambda a, k: f"kernel parse_document op={a[1] if len(a) > 1 else k.get('op')}"

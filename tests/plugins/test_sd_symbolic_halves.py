@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
+import time
+from itertools import takewhile
 from pathlib import Path
 
 import msgspec
@@ -90,28 +93,83 @@ def test_the_analysed_tree_is_the_tree_and_each_units_analysis(text: str, halved
         assert len(notes) == 3 and all("arm" in u.topic for u in notes)
 
 
-def test_split_map_runs_the_second_half_in_a_child() -> None:
-    parent = os.getpid()
-    sizes = [1, 1, 1, 1, 1, 1]
-    out = halves.split_map(
-        range(6),
-        sizes,
-        lambda i: (i * i, os.getpid()),
-        msgspec.msgpack.encode,
-        msgspec.msgpack.decode,
-        halves=True,
-    )
-    assert [square for square, _ in out] == [0, 1, 4, 9, 16, 25]
+class Meeting:
+    """A pipe that makes both sides of a split_map work: the child's first item says so, and the parent's
+    first item waits for that (else a fast parent may take every run before the child starts)."""
+
+    def __init__(self) -> None:
+        self.parent = os.getpid()
+        self.read_fd, self.write_fd = os.pipe()
+        self.waited = False
+
+    def item(self) -> bool:
+        """Call at the start of each item; True in the child."""
+        if os.getpid() != self.parent:
+            os.write(self.write_fd, b"x")
+            return True
+        if not self.waited:
+            self.waited = True
+            ready, _, _ = select.select([self.read_fd], [], [], 60)
+            assert ready, "the child never started an item"
+        return False
+
+
+def by_pid(out: list[tuple[int, int]], parent: int) -> tuple[int, set[int]]:
+    """How many results (a prefix) the parent made; the other pids (the suffix)."""
     pids = [pid for _, pid in out]
-    assert pids[:3] == [parent] * 3 and len(set(pids[3:])) == 1 and pids[3] != parent
+    mine = len(list(takewhile(lambda pid: pid == parent, pids)))
+    return mine, set(pids[mine:])
+
+
+def test_split_map_shares_the_items_with_a_child() -> None:
+    """The parent takes runs from the front, the child from the back: the results are in order, the
+    parent's a prefix, the child's the rest."""
+    meeting = Meeting()
+
+    def run(i: int) -> tuple[int, int]:
+        meeting.item()
+        time.sleep(0.001)
+        return i * i, os.getpid()
+
+    out = halves.split_map(
+        range(200), [1] * 200, run, msgspec.msgpack.encode, msgspec.msgpack.decode, halves=True
+    )
+    assert [square for square, _ in out] == [i * i for i in range(200)]
+    mine, others = by_pid(out, meeting.parent)
+    assert 0 < mine < 200 and len(others) == 1 and meeting.parent not in others
+
+
+def test_a_run_both_sides_took_is_used_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A child that took runs the parent took as well (the two counters read at the same moment): the
+    parent's results stand, the child's are used from where the parent stopped."""
+    meeting = Meeting()
+
+    def greedy(items, bounds, run, reach):  # every run, whatever the parent took
+        results = [run(item) for item in items]
+        reach[1] = 0  # the first run done here
+        return results
+
+    monkeypatch.setattr(halves, "_from_the_back", greedy)
+
+    def run(i: int) -> tuple[int, int]:
+        meeting.item()
+        time.sleep(0.001)
+        return i + 7, os.getpid()
+
+    out = halves.split_map(
+        range(100), [1] * 100, run, msgspec.msgpack.encode, msgspec.msgpack.decode, halves=True
+    )
+    assert [value for value, _ in out] == [i + 7 for i in range(100)]
+    mine, others = by_pid(out, meeting.parent)
+    assert mine > 0 and (mine == 100 or meeting.parent not in others)
 
 
 @pytest.mark.parametrize("how", ["raises", "dies", "garbles"])
 def test_a_failed_child_leaves_its_half_to_the_parent(how: str) -> None:
-    parent = os.getpid()
+    meeting = Meeting()
 
     def run(i: int) -> int:
-        if os.getpid() != parent:
+        if meeting.item():
             if how == "raises":
                 raise RuntimeError("child failed")
             if how == "dies":
@@ -136,11 +194,13 @@ def test_no_fork_no_halves(monkeypatch: pytest.MonkeyPatch) -> None:
     assert encoded(build_tree(text, META, halves=True)) == encoded(serial)
 
 
-def test_split_point_halves_the_size() -> None:
-    assert halves.split_point([10, 10, 10, 10]) == 2
-    assert halves.split_point([100, 1, 1]) == 1
-    assert halves.split_point([1]) == 1
-    assert halves.split_point([]) == 0
+def test_chunk_bounds_cut_runs_of_about_equal_size() -> None:
+    assert halves.chunk_bounds([10, 10, 10, 10], 2) == [0, 2, 4]
+    assert halves.chunk_bounds([1] * 6, 3) == [0, 2, 4, 6]
+    assert halves.chunk_bounds([100, 1, 1], 4) == [0, 1, 2, 3]  # a run is at least one item
+    assert halves.chunk_bounds([5] * 3, 64) == [0, 1, 2, 3]
+    assert halves.chunk_bounds([1], 4) == [0, 1]
+    assert halves.chunk_bounds([], 4) == [0]
 
 
 def test_the_real_process_answers_the_serial_tree() -> None:
@@ -170,9 +230,10 @@ def test_the_real_process_answers_the_serial_tree() -> None:
 
 
 @pytest.mark.parametrize(("halved", "how"), [(True, "ok"), (True, "raises"), (False, "ok")])
-def test_meanwhile_runs_once_in_the_parent_after_its_half(halved: bool, how: str) -> None:
-    """The parent's own extra work (assemble.py: the aggregate's summary) runs exactly once, in the parent,
-    after the parent's items and before the result; a failed child changes neither."""
+def test_meanwhile_runs_once_in_the_parent(halved: bool, how: str) -> None:
+    """The parent's own extra work (assemble.py: the aggregate's summary) runs exactly once, in the parent:
+    before its items when a child shares them (the child takes runs meanwhile), after them all without
+    one; a failed child changes neither."""
     parent = os.getpid()
     events: list[tuple[str, int]] = []
 
@@ -195,5 +256,4 @@ def test_meanwhile_runs_once_in_the_parent_after_its_half(halved: bool, how: str
     assert out == [0, 2, 4, 6, 8, 10]
     assert [e for e in events if e[0] == "meanwhile"] == [("meanwhile", parent)]
     before = [i for kind, i in events[: events.index(("meanwhile", parent))] if kind == "item"]
-    cut = halves.split_point([1] * 6, halves.PARENT_SHARE) if halved else 6
-    assert before == list(range(cut))  # the parent's half is done first, the child's half is not waited for
+    assert before == ([] if halved else list(range(6)))

@@ -7,8 +7,8 @@ The pieces of the blocks and the units of the sections are the two jobs that tak
 large source; each runs on both cores (halves.py). A section's units are analysed in the job that builds
 them, so the analysis needs no third pass (nor a third forked child) after the tree: the child sends a
 section's units with their analysis. A footnote's unit renamed afterwards (footnotes.py) is analysed again.
-The source's aggregate needs only the sections' pieces: the parent picks its sentences while the child
-builds its half of the units (split_map's `meanwhile`), not after.
+The source's aggregate needs only the sections' pieces: the parent picks its sentences first, while the child
+takes its first runs of units (split_map's `meanwhile`), not after them.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ _ANALYSED_DECODER = msgspec.msgpack.Decoder(
 def build_tree(text: str, meta: SourceMeta, *, halves: bool | None = None) -> list[KnowledgeUnit]:
     """All units of the source: atomic units in text order, then section composites, then the aggregate.
 
-    `halves`: build the pieces and the sections' units of the source's second half in a forked child
+    `halves`: share the pieces and the sections' units of the source with a forked child
     (halves.py); None: when the source is large and a second CPU is there. The units are the same."""
     return _build(text, meta, halves, analysed=False)[0]
 
