@@ -108,6 +108,8 @@ async def _notify(
                 f"{entry.id} answered {status} to {op} for {what}" + (f": {reason}" if reason else "")
             )
 
+    placed: dict[int, str] = {}  # id of a units file's bytes (kept by `units_file`) -> the first file of them
+
     async def one(entry: PluginEntry) -> None:
         limit = entry.manifest.maxInputSizeBytes - REQUEST_MARGIN
         if units_file is not None:
@@ -123,8 +125,9 @@ async def _notify(
                 if len(data) > limit:
                     too_large(entry, len(data), "units file")
                     return
-                try:
-                    path = folder.write(data)
+                try:  # one copy of the bytes for every plugin: the others' files link to it
+                    path = folder.write(data, like=placed.get(id(data), ""))
+                    placed.setdefault(id(data), path)
                 except OSError as err:
                     warnings.append(
                         f"{entry.id} was not sent {op} for {what}: cannot write its units file: {err}"

@@ -45,12 +45,22 @@ class HandoffFolder:
             self._ready = True
         return self.path
 
-    def write(self, data: bytes) -> str:
+    def write(self, data: bytes, like: str = "") -> str:
         """A fresh read-only file holding `data` for one call: its path (OSError when it cannot be written).
-        The caller removes it with `discard` when the call ends."""
+        The caller removes it with `discard` when the call ends.
+
+        `like`: another call's file (another plugin's folder) holding the same `data`, still there: this
+        file is a second link to it (the same read-only bytes, under a name of this folder's), instead of a
+        second copy of a large units file; written anew when it cannot be linked (gone, another disk)."""
         from mrpvm.protocol.handoff import HANDOFF_SUFFIX  # the analyser's import only when a file is made
 
         path = os.path.join(self.prepare(), secrets.token_hex(16) + HANDOFF_SUFFIX)
+        if like:
+            try:
+                os.link(like, path, follow_symlinks=False)
+                return path
+            except OSError:
+                pass
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)
         try:
             with os.fdopen(fd, "wb") as f:
