@@ -1,17 +1,16 @@
-"""Agreement of the two independent views that choose a passage: its words and its meaning.
+"""Agreement of the two independent views that choose a passage: its words and its meaning (reported only).
 
 The judge (passages.py) ranks passages by a combination: the question's weighted words (the lexical view,
 evidence.Scorer) plus the cosine of MiniLM sentence vectors (the meaning view, meaning.py), and a battery of
-form checks. Each view alone also ranks the evidence. When the unit the combination quotes is preferred by
-NEITHER view alone (another section, i.e. another heading path or document, holds a sentence sharing more of the question's
-weighted words, and a sentence of another section is closer in meaning), the choice rests on no independent evidence: the answer is
-the best candidate, reported as weak, never `success`. The test is relative (the quoted unit against the
-rest of the same evidence, a comparison with zero), so it needs no threshold fitted on any suite.
+form checks. Each view alone also ranks the evidence. `Leads` says how far the section the combination
+quotes is ahead of the best other section (another heading path or document) by each view alone; gs-symbolic
+reports both figures in its evidence for bench/status_features.py, and nothing reads them at run time.
 
-Measured on the development suites (real01-10, dev01-17: 1 right `success` of 183 lost, 0 of 7 wrong
-demoted) and their answer-removed negatives (bench/status_features.py --negatives --forms
-paragraphs,lines: 5 wrong `success` of 109 demoted, 0 of 12 right lost); a view alone disagrees far more
-often with right answers (meaning: 23 right of 183 lost; words: 6).
+Session 21 (docs/answers/FAILURES.md, answers20) tried them as a status test: `success` only when at
+least one view alone prefers the quoted section. With rivals counted per section it demoted one right
+`success` of the development suites, none of their answer-removed negatives and one wrong `success` of the
+held suites (a wash: not landed); counted per unit it demoted 5 wrong negatives for 1 right suite answer,
+but also a right answer whose sibling item under the same heading was the rival.
 """
 
 from __future__ import annotations
@@ -42,11 +41,6 @@ class Leads:
         score = judge.scorer.score
         others = [score(s) for s in pool if section(s) not in places]
         self.words = max(score(s) for s in passage.sentences) - max(others) if others else None
-
-    @property
-    def disowned(self) -> bool:
-        """Both views alone prefer other units over the quoted one."""
-        return self.meaning is not None and self.meaning < 0 and self.words is not None and self.words < 0
 
     def __str__(self) -> str:
         views = (("meaning", self.meaning), ("words", self.words))

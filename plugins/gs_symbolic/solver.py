@@ -352,14 +352,12 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     evidence = f"{sum(len(p.sentences) for p in chosen)} sentence(s), term coverage {coverage:.2f}"
     if passage.meaning is not None:
         evidence += f", meaning {passage.meaning:.2f}"
-    if shown := str(leads := Leads(judge, passage, pool, [s for p in chosen for s in p.sentences])):
+    # how far each view alone prefers the quoted section (reported, for bench/status_features.py)
+    if shown := str(Leads(judge, passage, pool, [s for p in chosen for s in p.sentences])):
         evidence += f", {shown}"
     evidence += f", margin {margin:.2f}"
     supported = supports(judge, passage) or (commanded is not None and supports(judge, commanded))
     supported = supported and not leads_nowhere(chosen)
-    if supported and leads.disowned:
-        supported = False  # neither the words nor the meaning of the evidence prefer the quoted section
-        evidence += "; another section is preferred by both words and meaning"
     if supported and asks_literal(q.text) and not any(quotes_literal(part) for part in parts):
         supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
         evidence += "; asked verbatim, no literal quoted"
