@@ -44,7 +44,7 @@ from status_negatives import _answerable, _eval, _folder, _spec, _story, _withou
 
 ROOT = Path(__file__).resolve().parent.parent
 MRPVM = ROOT / ".venv" / "bin" / "mrpvm"
-SUITES = [f"real{n:02d}" for n in range(1, 11)] + [f"dev{n:02d}" for n in range(1, 14)]
+SUITES = [f"real{n:02d}" for n in range(1, 11)] + [f"dev{n:02d}" for n in range(1, 18)]
 CONFIDENCE = {"high": 1.0, "medium": 2 / 3, "low": 1 / 3, "0.2": 0.2}
 # what gs-symbolic itself knows of its answer; "view" (which knowledge view answered) is dumped but is the
 # kernel's fact, not gs-symbolic's, so a gate gs-symbolic could apply leaves it out (`--features` to add it)
@@ -54,6 +54,8 @@ KEEP_RIGHT = (0.9, 0.95, 0.98, 0.99, 1.0)
 _COVERAGE = re.compile(r"(?:term )?coverage (\d\.\d+)")
 _MEANING = re.compile(r"meaning (-?\d\.\d+)")
 _MARGIN = re.compile(r"margin (\d\.\d+)")
+_LEAD = re.compile(r"meaning lead (-?\d\.\d+)")
+_WORDS = re.compile(r"words lead (-?\d\.\d+)")
 _SENTENCES = re.compile(r"^(\d+) (?:sentence|item)")
 
 
@@ -84,6 +86,8 @@ def features(q: dict[str, Any], trace: dict[str, Any]) -> dict[str, Any]:
         "coverage": float(cov.group(1)) if cov else 0.0,
         "meaning": float(mean.group(1)) if mean else None,
         "margin": float(marg.group(1)) if (marg := _MARGIN.search(evidence)) else 1.0,
+        "lead": float(lead.group(1)) if (lead := _LEAD.search(evidence)) else None,
+        "words": float(w.group(1)) if (w := _WORDS.search(evidence)) else None,
         "confidence": CONFIDENCE.get(str(out.get("confidence")), 0.0),
         "sentences": int(sent.group(1)) if sent else 0,
         "view": solves.index(node) if node in solves else -1,

@@ -60,6 +60,12 @@ class Meaning:
         texts = [sentence_text(s) for s in pool]
         asked, *found = vectors([question, *texts])
         self._by_sentence = {id(s): dot(asked, v) for s, v in zip(pool, found, strict=True)}
+        self._read = list(pool)
+
+    @property
+    def read(self) -> list[Sentence]:
+        """The sentences read (those `of` gives a cosine for)."""
+        return self._read
 
     def of(self, sentence: Sentence) -> float | None:
         return self._by_sentence.get(id(sentence))

@@ -32,6 +32,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from . import meaning
 from .action import asked_action, done_elsewhere
+from .agreement import Leads
 from .answer_form import defaults_elsewhere, unanswered, unstated
 from .compare import compare
 from .constrained import single_word, yes_no
@@ -351,6 +352,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     evidence = f"{sum(len(p.sentences) for p in chosen)} sentence(s), term coverage {coverage:.2f}"
     if passage.meaning is not None:
         evidence += f", meaning {passage.meaning:.2f}"
+    # how far each view alone prefers the quoted section (reported, for bench/status_features.py)
+    if shown := str(Leads(judge, passage, pool, [s for p in chosen for s in p.sentences])):
+        evidence += f", {shown}"
     evidence += f", margin {margin:.2f}"
     supported = supports(judge, passage) or (commanded is not None and supports(judge, commanded))
     supported = supported and not leads_nowhere(chosen)
