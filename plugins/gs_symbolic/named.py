@@ -38,7 +38,6 @@ _IDENTIFIER = lazy_pattern(
 )
 
 
-_SIGILS = "$@%"  # a variable's sigil (shell, make, Perl)
 # list markers, code quotes and emphasis around a name standing alone
 _MARKUP = " \t\n*+-`'\""
 
@@ -67,12 +66,8 @@ def written_identifiers(question: str) -> list[str]:
 
 def _spelling(identifier: str) -> re.Pattern[str]:
     """The identifier as a whole token: not a part of a longer name ("separator" in "separator2", "wait_for"
-    in "win_wait_for"); case aside. A sigil written on one side only names the same thing (`$HOME_DIR`,
-    `${HOME_DIR}` and `HOME_DIR` are one variable: a shell or a make file writes it with `$` where it is read,
-    a manual without where it is described); two different sigils do not (Perl's `$x` and `@x`)."""
-    sigil, name = (identifier[0], identifier[1:]) if identifier[0] in _SIGILS else ("", identifier)
-    sigils = re.escape(sigil) if sigil else f"[{re.escape(_SIGILS)}]"
-    return re.compile(rf"(?<![\w{re.escape(_SIGILS)}{{])(?:{sigils}\{{?)?{re.escape(name)}(?![\w])", re.I)
+    in "win_wait_for"); case aside."""
+    return re.compile(rf"(?<![\w$@%]){re.escape(identifier)}(?![\w])", re.I)
 
 
 def _writes(unit: KnowledgeUnit, spelling: re.Pattern[str]) -> bool:
@@ -80,14 +75,14 @@ def _writes(unit: KnowledgeUnit, spelling: re.Pattern[str]) -> bool:
     return any(spelling.search(t) for t in (unit.body, unit.title or "", unit.sectionTitle or ""))
 
 
-def _labelled(units: dict[str, KnowledgeUnit], labels: set[str], spelling: re.Pattern[str]) -> set[str]:
+def _labelled(units: dict[str, KnowledgeUnit], labels: set[str], identifier: str) -> set[str]:
     """The units right after a unit that is the name alone (a table's key cell, a term line: "* - ``end_of_line``"
     before "- Set to ``lf``, ``cr``, or ``crlf`` …"): what they say is said of the name."""
     places = {(u.chunkId, u.unitIndex): i for i, u in units.items()}
     out = set()
     for i in labels:
         label = units[i]
-        if not spelling.fullmatch(label.body.strip(_MARKUP)) or label.unitIndex is None:
+        if label.body.strip(_MARKUP).lower() != identifier.lower() or label.unitIndex is None:
             continue
         if (after := places.get((label.chunkId, label.unitIndex + 1))) is not None:
             out.add(after)
@@ -101,7 +96,7 @@ def _about(identifier: str, units: dict[str, KnowledgeUnit]) -> dict[str, frozen
     writing = {i for i, u in units.items() if _writes(u, spelling)}
     under = frozenset(terms(identifier))
     return {i: frozenset() for i in writing} | {
-        i: under for i in _labelled(units, writing, spelling) - writing
+        i: under for i in _labelled(units, writing, identifier) - writing
     }
 
 
