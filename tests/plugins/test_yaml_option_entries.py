@@ -70,6 +70,11 @@ def test_an_option_its_description_and_fields_are_one_definition():
     # the module's own description stays a list, and ends before the mapping's next key
     listed = [MODULE[b.start : b.end] for b in blocks if b.kind == "list"]
     assert any("verified before" in text and "options" not in text for text in listed)
+    # a key over a sequence opens its own block: "description:" is not the end of the paragraph above it
+    labels = [MODULE[b.start : b.end] for b in blocks if b.kind == "paragraph"]
+    assert "description:" in labels and not any(
+        "short_description" in t and "description:\n" in t for t in labels
+    )
 
 
 def test_a_list_under_a_label_in_prose_is_no_entry():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import FENCE, TABLE_ROW, TABLE_SEP, sentence_spans, trim_span
 
-from .yaml_entries import Entry, ends_item, yaml_entry
+from .yaml_entries import Entry, ends_item, labels_sequence, yaml_entry
 
 _ATX = lazy_pattern(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _SETEXT = lazy_pattern(r"^ {0,3}(=+|-+)[ \t]*$")
@@ -192,7 +192,9 @@ def parse_blocks(text: str) -> list[Block]:
         while j < n:
             la, lb = lines[j]
             nxt = text[la:lb]
-            if nxt.endswith(":") and yaml_entry(text, lines, j) is not None:
+            if nxt.endswith(":") and (
+                labels_sequence(text, lines, j) or yaml_entry(text, lines, j) is not None
+            ):
                 break
             if nxt.strip() and not _MAY_OPEN_BLOCK.match(nxt):
                 j += 1

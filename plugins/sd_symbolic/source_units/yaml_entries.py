@@ -46,6 +46,16 @@ class Entry:
     after: int  # the index of the line after the entry
 
 
+def labels_sequence(text: str, lines: list[tuple[int, int]], i: int) -> bool:
+    """lines[i] is a `key:` line over a deeper-indented sequence (`notes:` over its `- ` items): it opens the
+    block of its sequence, whatever text stands above it."""
+    key = KEY_LINE.match(text[slice(*lines[i])])
+    if key is None or key["value"] or i + 1 >= len(lines):
+        return False
+    item = _ITEM_LINE.match(text[slice(*lines[i + 1])])
+    return item is not None and len(item["indent"]) > len(key["indent"])
+
+
 def yaml_entry(text: str, lines: list[tuple[int, int]], i: int) -> Entry | None:
     """The entry a `key:` line at lines[i] opens, or None when the line opens no documented entry (see the
     module docstring)."""
