@@ -29,13 +29,17 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems
 
 from .evidence import Sentence
+from .lexicon import ADVERBS
 from .meaning import vectors
 
 NEIGHBOUR = 0.6
 MAX_VOCABULARY = 4_000  # distinct evidence words compared with a foreign focus word (bounds a turn's cost)
-# "how do I <verb> …", "how can we <verb> …", "how to <verb> …": the action asked about
+# "how do I <verb> …", "how can we <verb> …", "how to <verb> …": the action asked about, read past the
+# adverbs that may stand before a verb ("how can I *simply* delete …", "how do I *first* install …": an adverb
+# modifies the action, it is not one)
 HOW_VERB = lazy_pattern(
     r"\bhow\s+(?:(?:do|can|could|should|would|must|may|might)\s+(?:i|we|you|one|they|people)\s+|to\s+)"
+    rf"(?:(?:{'|'.join(sorted(ADVERBS))})\s+)*"
     r"([a-z][a-z-]+)\b",
     re.I,
 )

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import FENCE, TABLE_ROW, TABLE_SEP, sentence_spans, trim_span
 
+from .yaml_entries import Entry, ends_item, labels_sequence, yaml_entry
+
 _ATX = lazy_pattern(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _SETEXT = lazy_pattern(r"^ {0,3}(=+|-+)[ \t]*$")
 _RULE = lazy_pattern(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
@@ -123,6 +125,10 @@ def parse_blocks(text: str) -> list[Block]:
         if not line.strip():
             i += 1
             continue
+        if line.endswith(":") and (entry := yaml_entry(text, lines, i)) is not None:
+            blocks.append(_entry_block(text, entry, len(blocks)))
+            i = entry.after
+            continue
         fence = FENCE.match(line)
         if (
             fence
@@ -186,6 +192,10 @@ def parse_blocks(text: str) -> list[Block]:
         while j < n:
             la, lb = lines[j]
             nxt = text[la:lb]
+            if nxt.endswith(":") and (
+                labels_sequence(text, lines, j) or yaml_entry(text, lines, j) is not None
+            ):
+                break
             if nxt.strip() and not _MAY_OPEN_BLOCK.match(nxt):
                 j += 1
                 continue
@@ -212,6 +222,14 @@ def parse_blocks(text: str) -> list[Block]:
         i = j
     _promote_title_lines(text, blocks)
     return blocks
+
+
+def _entry_block(text: str, entry: Entry, index: int) -> Block:
+    """A YAML entry as a definition: its key the term, its prose in sentences, each field one statement."""
+    segments = [Segment(*entry.term, "term", index)]
+    for (a, b), prose in entry.parts:
+        segments += sentences_in(text, a, b, index) if prose else [Segment(a, b, "sentence", index)]
+    return Block("definition", entry.start, entry.end, title=entry.key, segments=segments)
 
 
 def _indented_code(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Block]) -> int | None:
@@ -246,6 +264,7 @@ def _parse_list(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Bl
     index = len(blocks)
     blk = Block("list", lines[i][0], lines[i][1])
     item_start = item_end = marker_start = -1
+    marker_indent = 0
     marker = ""
     j = i
     blank_run = 0
@@ -275,10 +294,13 @@ def _parse_list(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Bl
             close()
             marker = m.group("marker")
             marker_start = la + len(m.group("indent"))
+            marker_indent = len(m.group("indent"))
             item_start, item_end = la + m.end(), lb
             blank_run = 0
             j += 1
             continue
+        if ends_item(line, marker_indent) or (line.endswith(":") and yaml_entry(text, lines, j) is not None):
+            break  # a mapping's key: the structure the list stands in goes on
         indented = line.startswith("  ") or line.startswith("\t")
         fence = FENCE.match(line) if indented and item_start >= 0 else None
         if fence is not None and blank_run <= 1:
