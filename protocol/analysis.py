@@ -290,7 +290,9 @@ def _notation_kinds(text: str, tokens: list[str] | None = None) -> set[str]:
     """The comparison kinds a text states: where a phrase's first word occurs (found by `list.index`, at
     C speed, not by a Python loop over every token), its longest phrase that matches there. `tokens`:
     `words(text)` when the caller has them already."""
-    kinds = {kind for kind, signs in _NOTATION_SIGNS.items() if any(sign in text for sign in signs)}
+    kinds: set[str] = set()
+    if "=" in text or "≥" in text or "≤" in text:  # every sign holds one of them
+        kinds = {kind for kind, signs in _NOTATION_SIGNS.items() if any(sign in text for sign in signs)}
     if tokens is None:
         tokens = words(text)
     for first in _PHRASE_FIRSTS.intersection(tokens):
