@@ -112,9 +112,12 @@ def stems(tokens: list[str]) -> list[str]:
 
 # A short command-line option ("-f", "-R", "-3"): kept whole, case and dash included, as one term (its
 # letter alone would be dropped as a single character, and "-r" and "-R" are different options).
-_SHORT_OPTION = r"(?<![\w-])-[^\W_](?![\w-])"
+_SHORT_OPTION = r"-(?<![\w-]-)[^\W_](?![\w-])"
 # A dotted version or number ("10.1", "6.0.28"): one term, plus its major number ("GCC 10" finds "10.1").
-_VERSION = r"(?<![\w.])\d+(?:\.\d+)+(?![\d])"
+_VERSION = r"\d(?<![\w.]\d)\d*(?:\.\d+)+(?![\d])"
+# Each alternative opens with a character, the look at the one before it coming after it ("-" not after a
+# word character or a dash; a digit not after one or a dot): the regex engine then skips at C speed the
+# places where no token starts (findall 2x faster than with the look-behind first; the same tokens).
 TERM_TOKEN = re.compile(_SHORT_OPTION + "|" + _VERSION + "|" + WORD_PATTERN.pattern, re.UNICODE)
 _KEPT_LETTERS = frozenset("BCDEFGHJKLMNOPQRSTUVWXYZ")  # "an M suffix", "the C API"; not "I" or "A"
 
