@@ -15,7 +15,7 @@ from typing import Literal
 
 import msgspec
 
-from .analysis import notation_terms, plain_text, terms
+from .analysis import plain_text, terms, text_terms
 from .cnl_compact import ShippedAnalysis
 from .digests import blake2b
 from .document import KnowledgeUnit
@@ -121,7 +121,7 @@ def unit_fields(unit: KnowledgeUnit) -> dict[str, list[str]]:
         # every atomic unit is also found by the heading it stands under (a section's own heading is its
         # topic already)
         "heading": list(heading_terms(unit.heading)) if unit.kuType == "atomic" else [],
-        "body": terms(plain_text(body)) + notation_terms(body),
+        "body": text_terms(body),
         "role": list(role_terms(unit.role)),
         "acts": list(acts_terms(tuple(unit.acts))),
         "note": terms(unit.utilityNote) if unit.utilityNote else [],

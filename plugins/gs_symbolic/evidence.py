@@ -10,10 +10,9 @@ from typing import NamedTuple
 
 from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern
 from mrpvm.plugins.sdk.text import (
-    notation_terms,
-    plain_text,
     sentence_spans,
     terms,
+    text_terms,
 )
 from mrpvm.protocol.document import KnowledgeUnit
 
@@ -134,7 +133,7 @@ def _statements(procedure: bool, text: str, title: str) -> tuple[_Statement, ...
             piece,
             code,
             record,
-            tuple(terms(plain_text(piece)) + notation_terms(piece)),
+            tuple(text_terms(piece)),
             bool(_QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece)),
             piece.rstrip().endswith(":"),
             bool(_PRONOUN_START.match(piece.strip()) or PRO_VERB.match(piece.strip())),

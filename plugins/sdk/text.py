@@ -18,6 +18,7 @@ from mrpvm.protocol.analysis import (  # noqa: F401 - the shared analyser, re-ex
     stem,
     stems,
     terms,
+    text_terms,
     words,
 )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -352,3 +354,88 @@ def test_file_title_is_the_posix_stem(name):
 )
 def test_file_title_examples(name, title):
     assert text.file_title(name) == title
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "GCC 10.1 or later",
+        "works on 10.1least",  # a version glued to a phrase word: "1least" to `words`, "least" to TERM_TOKEN
+        "see https://example.org/at/least for details",  # plain text drops the URL, the notation reads it
+        "[at least](https://example.org) two",
+        "AT LEAST TWO COPIES",  # shouted: terms read it lowered
+        "run grep -b at most once",
+        "İstanbul at least",
+        "up to 4 workers, at least 2",
+        "",
+    ],
+)
+def test_text_terms_are_the_body_terms_read_once(value: str) -> None:
+    assert text.text_terms(value) == terms(text.plain_text(value)) + text.notation_terms(value)
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(
+                [
+                    *_PHRASE_WORDS,
+                    ">=",
+                    "-b",
+                    "-R",
+                    "10.1",
+                    "6.0.28",
+                    "2least",
+                    "İstanbul",
+                    "AT",
+                    "x’s",
+                    "@",
+                    "](x)",
+                ]
+            ),
+            st.sampled_from(["https://a.org/at/most", "[up to](u)", "LEAST", ".", "-", "\n"]),
+            st.text(max_size=6),
+        ),
+        max_size=14,
+    ),
+    st.sampled_from([" ", "", "."]),
+)
+@settings(max_examples=400, deadline=None)
+def test_text_terms_equal_terms_plus_notation_terms(parts: list[str], sep: str) -> None:
+    value = sep.join(parts)
+    assert text.text_terms(value) == terms(text.plain_text(value)) + text.notation_terms(value)
+
+
+# TERM_TOKEN as first written, its look-behinds before each alternative (slower: see analysis.py)
+_LOOKBEHIND_FIRST = re.compile(
+    r"(?<![\w-])-[^\W_](?![\w-])|(?<![\w.])\d+(?:\.\d+)+(?![\d])|" + WORD_PATTERN.pattern, re.UNICODE
+)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "-f",
+        "a -f b",
+        "x-f",
+        "--f",
+        "-f-",
+        "-ab",
+        "10.1",
+        "v10.1",
+        ".10.1",
+        "10.1.2a",
+        "1.2.",
+        "_-x",
+        "-_",
+        "é-x 3.4",
+    ],
+)
+def test_term_tokens_are_those_of_the_lookbehind_first_pattern(value: str) -> None:
+    assert TERM_TOKEN.findall(value) == _LOOKBEHIND_FIRST.findall(value)
+
+
+@given(st.text(alphabet=st.sampled_from(list("-._'’ a1Z9é_\n") + ["İ", "٣"]), max_size=24))
+@settings(max_examples=600, deadline=None)
+def test_term_tokens_equal_the_lookbehind_first_pattern(value: str) -> None:
+    assert TERM_TOKEN.findall(value) == _LOOKBEHIND_FIRST.findall(value)

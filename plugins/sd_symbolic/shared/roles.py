@@ -146,8 +146,8 @@ def is_past(text: str, wordset: frozenset[str] | set[str] | None = None) -> bool
     ws = wordset if wordset is not None else set(words(text))
     if ws & _PAST_WORDS:
         return True
-    if not any(w.endswith("ed") for w in ws):  # _ED needs a word ending in "ed" (it ends a token there)
-        return False
+    if "ed " not in " ".join(ws) + " ":  # _ED needs a word ending in "ed" (it ends a token there); no word
+        return False  # holds a space
     for m in _ED.finditer(text):
         if m.group(1).lower() not in _NOT_PAST_BEFORE_ED and not m.group(2).lower().endswith("eed"):
             return True

@@ -162,7 +162,9 @@ def _atomic(spec: Spec, text: str, meta: SourceMeta, sec: Section, chunk: int, i
         # TextBody only when it says more than the claim modulo whitespace (kb plugins index both); a
         # definition's claim and title say all of it
         textBody=None
-        if spec.kind == "definition" or clean(body) == clean(claim if claim is not None else procedure or "")
+        if spec.kind == "definition"
+        or claim is body  # fenced code: its claim is its body
+        or clean(body) == clean(claim if claim is not None else procedure or "")
         else body,
         chunkType=_CHUNK_TYPES.get(spec.kind, "paragraph"),
         sectionTitle=_heading_path(sec.path, title if spec.kind == "definition" else None),
