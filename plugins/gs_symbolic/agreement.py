@@ -37,7 +37,8 @@ class Leads:
         self.meaning: float | None = None
         if passage.meaning is not None and judge.meaning is not None:
             closes = [judge.meaning.of(s) for s in judge.meaning.read if section(s) not in places]
-            self.meaning = passage.meaning - max(c for c in closes if c is not None) if closes else None
+            rivals = [c for c in closes if c is not None]
+            self.meaning = passage.meaning - max(rivals) if rivals else None
         score = judge.scorer.score
         others = [score(s) for s in pool if section(s) not in places]
         self.words = max(score(s) for s in passage.sentences) - max(others) if others else None
