@@ -22,6 +22,7 @@ from mrpvm.plugins.sdk.place_answers import asks_origin, states_place
 from mrpvm.plugins.sdk.text import stems
 from mrpvm.plugins.sdk.time_answers import states_circumstance, states_frequency
 
+from .documented import marks_documented
 from .question import Question
 
 # "the default X", "X by default", "defaults to": the question asks for a default (not how to change one)
@@ -71,6 +72,23 @@ def unanswered(q: Question, lack: str) -> bool:
     if lack in (NO_DEFAULT, NO_FILE):
         return True
     return lack.endswith("beyond the question's own") and q.answer_type in _MARKED_TYPES
+
+
+# a word of a heading besides its versions and dates ("v2.33", "2021-05-03", "(released"): "Git v2.33 Release
+# Notes" is a release's label; "GNU General Public License v3.0+ (see COPYING or https://…)" is a sentence that
+# mentions a version, and dates nothing under it
+_LABEL_WORD = lazy_pattern(r"[^\W\d_][\w'’-]*")
+MAX_RELEASE_WORDS = (
+    5  # words of a release heading besides its version and date ("What's New In Python 3.12": 4)
+)
+
+
+def labels_release(heading: str) -> bool:
+    """The heading is a release's label (a version or date and a few words: "## 2.3.0 (2021-05-03)", "Git
+    v2.33 Release Notes"), so the version it holds dates the section under it; a longer heading (a licence
+    line, a sentence) only mentions one."""
+    words = [w for w in heading.split() if not any(c.isdigit() for c in w) and _LABEL_WORD.search(w)]
+    return len(words) <= MAX_RELEASE_WORDS
 
 
 def defaults_elsewhere(q: Question, said: set[str]) -> bool:
@@ -123,6 +141,8 @@ def _states_instance(text: str, q: Question) -> bool:
         return True
     if q.answer_type == "location":
         return states_place(text, asks_origin(asked))
+    if q.answer_type == "option" and marks_documented(text, q.documented):
+        return True  # "O(path) and O(port) are …": keys the document's own entries document
     return mentions_type(text, q.answer_type)
 
 

@@ -65,12 +65,17 @@ def key_terms(question_terms: list[str], name_terms: set[str], pool: list[Senten
 
 
 def common_terms(question_terms: list[str], pool: list[Sentence]) -> set[str]:
-    """The question's terms most units of the evidence state (COMMON_SHARE of 3 or more): the documents' own
-    subject ("tar" in tar's manual), which says nothing about what in it is asked."""
+    """The question's terms most units of the evidence state (COMMON_SHARE of 3 or more), or the title of the
+    one document all of it comes from states (its file name: source_title): the documents' own subject ("tar"
+    in tar's manual; "heron_mirror" over heron_mirror.py, whatever few retrieved units write it), which says
+    nothing about what in it is asked. Over several documents a title tells them apart: no subject."""
     units: dict[str, set[str]] = {}
     for s in pool:
         units.setdefault(s.unit.id, set()).update(s.terms, s.under)
+    sources = {s.unit.sourceId: s.unit for s in pool}
+    titled = source_title(next(iter(sources.values()))) if len(sources) == 1 else frozenset()
     n = len(units)
     if n < 3:
-        return set()
-    return {t for t in question_terms if sum(1 for ts in units.values() if t in ts) / n >= COMMON_SHARE}
+        return set(question_terms) & titled
+    share = {t for t in question_terms if sum(1 for ts in units.values() if t in ts) / n >= COMMON_SHARE}
+    return share | (set(question_terms) & titled)

@@ -13,7 +13,8 @@ unit that is the name alone (an rST list-table's key cell) labels the unit after
 
 An identifier most evidence units write (COMMON_SHARE, as for names: context_terms.common_terms) is the
 documents' own subject ("add_custom_target" in its reference page, a module in its manual): it says nothing
-about which part of them is asked, and constrains nothing; nor does one the question sets the answer against
+about which part of them is asked, and constrains nothing; so is one that names a document of the evidence
+(its file name's stem, its top heading: names_document), however few of the retrieved units write it; nor does one the question sets the answer against
 ("… instead of wait_for?"). An identifier no evidence unit writes is not covered by the evidence, as an
 option is not (focus.unheld_option): the question is refused (`unwritten`).
 """
@@ -21,10 +22,11 @@ option is not (focus.unheld_option): the question is refused (`unwritten`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
-from mrpvm.plugins.sdk.text import terms
+from mrpvm.plugins.sdk.text import file_title, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .context_terms import COMMON_SHARE
@@ -110,6 +112,26 @@ def unwritten(question: str, pool: list[Sentence]) -> str:
     return ""
 
 
+def names_document(identifier: str, units: Iterable[KnowledgeUnit]) -> bool:
+    """The identifier names a document of the evidence: its file name's stem ("heron_mirror" of
+    heron_mirror.py) or its top heading (the first part of a unit's section path) writes it. A question that
+    writes it says which document it asks about, as a site's name in a web search does, not which part of
+    it: context, not a constraint on the evidence."""
+    spelling = _spelling(identifier)
+    return any(spelling.search(name) for name in document_names(units))
+
+
+def document_names(units: Iterable[KnowledgeUnit]) -> set[str]:
+    """The names the units' documents go by: their file names' stems and their top headings."""
+    out: set[str] = set()
+    for u in units:
+        if u.sourceName and u.sourceType != "turn":
+            out.add(file_title(u.sourceName))
+        if u.sectionTitle:
+            out.add(u.sectionTitle.split(" > ", 1)[0])
+    return out - {""}
+
+
 def about_named(
     question: str, pool: list[Sentence], code: list[Sentence]
 ) -> tuple[list[Sentence], list[Sentence]] | None:
@@ -121,7 +143,11 @@ def about_named(
     for identifier in written_identifiers(question):
         about = _about(identifier, units)
         writing = [i for i, under in about.items() if not under]
-        if not writing or len(writing) / len(units) >= COMMON_SHARE:
+        if (
+            not writing
+            or len(writing) / len(units) >= COMMON_SHARE
+            or names_document(identifier, units.values())
+        ):
             continue  # never written (other tests judge it) or the documents' own subject
         if allowed is None:
             allowed = about

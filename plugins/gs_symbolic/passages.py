@@ -29,7 +29,7 @@ from mrpvm.plugins.sdk.text import EXTREMES, terms
 from mrpvm.plugins.sdk.time_answers import mentions_untimed_number, states_circumstance, states_frequency
 
 from .action import Action, acts, misapplied
-from .answer_form import states_figure
+from .answer_form import labels_release, states_figure
 from .context_terms import (
     KEY_SHAPE,
     entry_title,
@@ -40,6 +40,7 @@ from .context_terms import (
 )
 from .definiendum import apposes
 from .directives import stated_condition, tells_what_to_do
+from .documented import marks_documented
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
 from .meaning import Meaning
@@ -119,8 +120,10 @@ class Judge:
         origin: bool = False,
         written: frozenset[str] = frozenset(),
         made: Action | None = None,
+        documented: frozenset[str] = frozenset(),
     ):
         self.scorer = scorer
+        self.documented = documented  # the keys the evidence documents as entries: options by the document
         self.written = written  # the tokens the question writes with symbols ("${VAR:?err}"): as written
         self.made = made  # "how do I make <object>": a light verb's object, which a success must name
         self.permission = permission  # "who may …": answered by a rule that grants it
@@ -185,7 +188,9 @@ class Judge:
             return True, None
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
-        elif self.answer_type == "option" and any(map(_code_keyed, window)):
+        elif self.answer_type == "option" and any(
+            _code_keyed(s) or marks_documented(s.text, self.documented) for s in window
+        ):
             return True, None  # an options table's row, keyed by the option's name written as code
         dated = self.answer_type in ("version", "date")
         if self.answer_type not in HEADED_TYPES or (dated and any(FUTURE.search(s.text) for s in window)):
@@ -194,7 +199,9 @@ class Judge:
         # manual's option line ("-L, --location") over its description
         path = [part.strip() for part in (window[0].unit.sectionTitle or "").split(" > ") if part.strip()]
         for heading in reversed(path):
-            if mentions_type(unnumbered(heading), self.answer_type):
+            if mentions_type(unnumbered(heading), self.answer_type) and (
+                not dated or labels_release(heading)
+            ):
                 return True, heading if dated else None
         return False, None
 

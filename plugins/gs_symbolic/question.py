@@ -164,6 +164,7 @@ class Question:
     kind: str = ""  # stem of the noun a "which <noun> …" question asks for ("database"), "" if none
     options: list[set[str]] = field(default_factory=list)  # the terms of each option a choice question offers
     foreign: str = ""  # a focus word the documents never hold (focus.py), set when the evidence is known
+    documented: frozenset[str] = frozenset()  # the keys the evidence documents as entries (record_fields.py)
     qualifiers: set[str] = field(default_factory=set)  # names qualifying the asked kind ("Python version")
     examples: set[str] = field(default_factory=set)  # terms of an example given ("an encoding like UTF-16")
 

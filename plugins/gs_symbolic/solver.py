@@ -39,6 +39,7 @@ from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum, asked_subject, unnamed
 from .directives import stated_condition
+from .documented import documented_keys, entry_terms_written
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
 from .form_rank import form_first
@@ -56,6 +57,7 @@ from .narrowing import (
 from .passages import FUTURE, Judge, Passage
 from .proofs import render_chain, triple_chain
 from .question import Question
+from .record_fields import field_answer, fields_only
 from .render import MAX_LABEL, labelled, passage_text, render_list
 from .spans import (
     completed,
@@ -113,10 +115,13 @@ def answer(q: Question, m: Material) -> Outcome | None:
     if unheld_option(q.text, [*m.pool, *m.code]) or unwritten(q.focus or q.text, [*m.pool, *m.code]):
         return None  # asked about an option or identifier the evidence never writes: the documents do not cover it
     q.foreign = foreign_focus(q.focus or q.text, q.collection, m.pool)
+    q.documented = documented_keys(q.focus or q.text, m.pool)
     if q.foreign and q.foreign == instrument(q.focus or q.text):
         return None  # "… with conda": a tool the documents never name, nor anything like it; they do not say
     if (action := asked_action(q.focus or q.text)) is not None and done_elsewhere(action, m.pool):
         return None  # the documents do the asked action only to other things they name with the asked one
+    if (field := field_answer(q, m.pool)) is not None:
+        return field  # a field of the record the question names ("the default of timeout": `default: 300`)
     if (named := about_named(q.focus or q.text, m.pool, m.code)) is not None:
         # an identifier the question writes: only the evidence about the thing it names may answer
         m = Material(m.units, named[0], m.chains, named[1])
@@ -272,6 +277,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     condition = stated_condition(q.focus) if _CONDITIONED.match(q.focus or "") else None
     keys = key_terms(q.keyable, q.name_terms, pool)
     keys |= set(terms(function_of(q.focus or q.text)))  # "the purpose of X": a passage about X
+    # an entry of the evidence the question names ("the backoff option"): what it asks about
+    entries = entry_terms_written(q.focus or q.text, pool)
     judge = Judge(
         scorer,
         q.answer_type,
@@ -281,7 +288,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         q.year,
         q.options,
         meaning.for_question(q.text, pool, scorer.score),
-        q.name_terms,
+        q.name_terms | entries,
         next(iter(stems([q.foreign])), "") if q.foreign else "",
         common_terms(q.terms, pool),
         titled_sources(pool),
@@ -295,11 +302,16 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         agent=agent_action(q.focus or q.text),
         origin=asks_origin(q.focus or q.text),
         written=literals(q.focus or q.text),
+        documented=q.documented,
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
     echoing = {id(s) for s in pool if echoes(s, asked)}
-    ranked = [p for p in judge.ranked(pool) if not any(id(s) in echoing for s in p.sentences)]
+    ranked = [
+        p
+        for p in judge.ranked(pool)
+        if not any(id(s) in echoing for s in p.sentences) and not fields_only(p.sentences)
+    ]
     if asks_literal(
         q.text
     ):  # "the exact line …": only a passage quoting a literal says it (a path, a code span)

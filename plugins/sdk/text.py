@@ -206,6 +206,15 @@ def markdown_pieces(text: str, header: list[str] | None = None) -> list[tuple[st
     return out
 
 
+PROSE_WORDS = 4  # a `key: value` whose value is this many words or more, opening with a letter, is a text
+
+
+def prose_value(value: str) -> bool:
+    """A mapping's value that is a text, not a short field ("default: 300", "type: list", "sample: [ a, b ]"):
+    it opens with a letter and runs to PROSE_WORDS words or more ("Memory: at least 8GB of RAM is …")."""
+    return bool(value) and value[0].isalpha() and len(value.split()) >= PROSE_WORDS
+
+
 @lru_cache(maxsize=4096)  # gs-symbolic asks it for every sentence of the evidence
 def file_title(name: str) -> str:
     """A document's title when it has no other: its file name without the folder and extension

@@ -47,6 +47,9 @@ class Segment:
     body_start: int = -1  # where an item's text starts after its marker (-1: at start)
     cells: list[str] | None = None  # a plain-text table row's cells (Markdown rows keep their pipes)
     comment: bool = False  # a sentence of a configuration file's comment block: its `#` marks are not text
+    field: bool = (
+        False  # a YAML entry's short field (`type: int`): a statement of its own, without a full stop
+    )
 
 
 @dataclass(slots=True)
@@ -228,7 +231,9 @@ def _entry_block(text: str, entry: Entry, index: int) -> Block:
     """A YAML entry as a definition: its key the term, its prose in sentences, each field one statement."""
     segments = [Segment(*entry.term, "term", index)]
     for (a, b), prose in entry.parts:
-        segments += sentences_in(text, a, b, index) if prose else [Segment(a, b, "sentence", index)]
+        segments += (
+            sentences_in(text, a, b, index) if prose else [Segment(a, b, "sentence", index, field=True)]
+        )
     return Block("definition", entry.start, entry.end, title=entry.key, segments=segments)
 
 

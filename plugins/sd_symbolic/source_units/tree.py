@@ -194,10 +194,14 @@ def _joined(texts: list[str]) -> str:
     return out
 
 
+_PARAGRAPH_BREAK = lazy_pattern(r"\n{3,}")
+
+
 def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
     """(claim, title, topic, role, unit type) of a term and its description, or of an entry (a bullet
     with paragraphs of its own, led by its first paragraph). Code stays fenced inside the claim."""
     parts: list[str] = []
+    field_before = False
     for p in spec.pieces:
         if p.seg.kind == "term":
             continue
@@ -205,9 +209,15 @@ def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
             parts.append(f"\n```\n{p.clean.strip()}\n```\n")
         elif p.seg.comment and not p.clean.rstrip().endswith((".", "!", "?", ":")):
             parts.append(p.clean + "\n")  # a comment's statement without a full stop ends at its line
+        elif p.seg.field:  # a YAML entry's fields ("type: int", "default: 300"): each on its line, apart from
+            # the prose before them (a description without a full stop is not glued to "returned: always")
+            parts.append(("" if field_before else "\n\n") + p.clean + "\n")
         else:
             parts.append(p.clean)
-    claim = re.sub(r" *\n *", "\n", " ".join(parts)).strip() or (spec.header or "")
+        field_before = p.seg.field
+    claim = _PARAGRAPH_BREAK.sub("\n\n", re.sub(r" *\n *", "\n", " ".join(parts))).strip() or (
+        spec.header or ""
+    )
     texts = [p.clean for p in spec.pieces if p.seg.kind not in ("term", "code")]
     role = group_role(texts or [claim], [p.cue for p in spec.pieces], [p.past for p in spec.pieces])
     if spec.header is not None:

@@ -19,11 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
+from mrpvm.plugins.sdk.text import prose_value
 
 # `key:` or `key: value` (a YAML mapping line; the key an identifier, no blanks)
 KEY_LINE = lazy_pattern(r"^(?P<indent> *)(?P<key>[A-Za-z_][\w.-]*):(?:[ \t]+(?P<value>\S.*?))?[ \t]*$")
 _ITEM_LINE = lazy_pattern(r"^(?P<indent> *)- +(?=\S)")
-PROSE_WORDS = 4  # a scalar value of this many words or more is a text, not a field
 MAX_ENTRY_LINES = 400  # an entry's block read at most (bounds the scan of a line that opens none)
 
 
@@ -114,7 +114,7 @@ def _children(text: str, lines: list[tuple[int, int]], start: int, end: int) -> 
         below = [lines[x] for x in range(k + 1, last) if text[slice(*lines[x])].strip()]
         if m["value"]:
             value_at = a + m.start("value")
-            is_prose = m["value"][0].isalpha() and len(m["value"].split()) >= PROSE_WORDS  # not `[ a, b ]`
+            is_prose = prose_value(m["value"])  # not `[ a, b ]`
             out.append((span, is_prose, [(value_at, span[1])] if is_prose else []))
         elif below and _ITEM_LINE.match(text[slice(*below[0])]):
             items = _items(text, below)

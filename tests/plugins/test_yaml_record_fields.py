@@ -1,0 +1,141 @@
+"""A YAML entry's fields are statements of their own, and the field a question asks of the record it names
+answers it (gs_symbolic/record_fields.py, sd_symbolic/source_units/tree.py's `_definition`).
+
+Before: an entry's fields were joined onto its prose with no full stop ("The path the mirror was written to
+returned: success type: str"), so a sentence splitter read one sentence; "What is the default value of
+timeout for heron_mirror?" was answered by the module's description, which writes "timeout" and "default"
+but no value, or refused (the module's own name narrowed the evidence to the units that write it); and a
+licence line read as a heading ("GNU General Public License v3.0+ (see …)") dated an option's description
+as "3.0" for "Which version added …?"."""
+
+from __future__ import annotations
+
+from answer_support import ask, needs_model, solve, units_of
+from mrpvm.plugins.gs_symbolic.answer_form import labels_release
+from mrpvm.plugins.gs_symbolic.documented import marks_documented
+from mrpvm.plugins.gs_symbolic.evidence import split_units
+from mrpvm.plugins.gs_symbolic.named import about_named, names_document
+from mrpvm.plugins.gs_symbolic.record_fields import record_fields
+from mrpvm.plugins.gs_symbolic.unit_pieces import unit_pieces
+from mrpvm.protocol.document import IntentGroup
+
+MODULE = """# -*- coding: utf-8 -*-
+
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+DOCUMENTATION = r'''
+module: heron_mirror
+short_description: Mirrors a bucket to a second region
+description:
+     - Copies every object of a bucket to a bucket in another region.
+     - You can bound the copy by O(timeout), this is the default behaviour when nothing else is given.
+options:
+  bucket:
+    description:
+      - The name of the bucket to mirror.
+    type: str
+    required: true
+  timeout:
+    description:
+      - Seconds the copy may take before the module gives up.
+    type: int
+    default: 120
+  parallel:
+    description:
+      - How many objects are copied at the same time.
+    type: int
+    default: 8
+    version_added: "1.2"
+  region:
+    description:
+      - The region that receives the copy.
+      - Cannot be combined with O(parallel), which copies within one region only.
+    type: str
+'''
+
+EXAMPLES = r'''
+- name: Mirror the logs bucket
+  acme.cloud.heron_mirror:
+    bucket: logs
+    region: eu-west-2
+'''
+
+RETURN = r'''
+target:
+  description: The path the mirror was written to
+  returned: success
+  type: str
+'''
+"""
+
+
+def _unit(units, title):
+    return next(u for u in units if u.chunkType == "definition" and u.title == title)
+
+
+def test_the_fields_of_an_entry_are_statements_apart_from_its_prose():
+    units = units_of(MODULE, "heron_mirror.py")
+    target = _unit(units, "target")
+    pieces = [p for p, _, _ in unit_pieces(target.claim or "", target.title or "")]
+    # the description has no full stop: it is still one statement, and its fields another
+    assert "The path the mirror was written to" in pieces, pieces
+    assert not any("written to returned" in p for p in pieces), pieces
+    assert record_fields(target) == [("returned", "returned: success"), ("type", "type: str")]
+    assert record_fields(_unit(units, "timeout"))[-1] == ("default", "default: 120")
+
+
+@needs_model
+def test_the_asked_field_of_the_named_record_answers():
+    units = units_of(MODULE, "heron_mirror.py")
+    doc = ask("What is the default value of timeout for heron_mirror?", units)
+    assert "120" in (doc.answer or "") and doc.result.status == "success", doc.answer
+    doc = ask("Which version added the parallel option?", units)
+    assert "1.2" in (doc.answer or ""), doc.answer
+
+
+@needs_model
+def test_a_question_that_asks_what_a_record_holds_is_no_field_question():
+    units = units_of(MODULE, "heron_mirror.py")
+    doc = ask("What does the target return value contain?", units)
+    assert "path the mirror was written to" in (doc.answer or ""), doc.answer
+
+
+@needs_model
+def test_a_licence_line_over_the_document_dates_nothing():
+    units = units_of(MODULE, "heron_mirror.py")
+    doc = ask("Which version added the region option?", units)
+    assert "3.0" not in (doc.answer or ""), doc.answer
+
+
+@needs_model
+def test_a_documented_key_marked_in_a_sentence_is_an_option():
+    # gs-symbolic over the entries of region and parallel (a retrieval that brings both, as for two options
+    # a sentence names together): `parallel` is documented, so O(parallel) names an option
+    units = units_of(MODULE, "heron_mirror.py")
+    question = "Which parameter cannot be combined with region?"
+    group = IntentGroup(index=1, act="identify", intent=question, output="a short answer")
+    doc = solve(group, [_unit(units, "region"), _unit(units, "parallel")])
+    assert "O(parallel)" in (doc.answer or ""), doc.answer
+    assert marks_documented("Cannot be combined with O(parallel).", frozenset({"parallel"}))
+    assert not marks_documented("Copies run in parallel.", frozenset({"parallel"}))
+
+
+def test_the_documents_own_name_does_not_narrow_the_evidence():
+    # the file name's stem names the document: a question that writes it says which document, not which part
+    units = [u for u in units_of(MODULE, "heron_mirror.py") if u.kuType == "atomic"]
+    pool = split_units(units)
+    assert names_document("heron_mirror", units)
+    assert about_named("What does heron_mirror do with the region?", pool, []) is None
+    # renamed, the same text's identifier is just a name some units write: it narrows as before
+    renamed = [u for u in units_of(MODULE, "mirror.py") if u.kuType == "atomic"]
+    assert not names_document("heron_mirror", renamed)
+    assert about_named("What does heron_mirror do with the region?", split_units(renamed), []) is not None
+
+
+def test_a_release_heading_is_a_short_label():
+    assert labels_release("Git v2.33 Release Notes")
+    assert labels_release("2.3.0 (2021-05-03)")
+    assert labels_release("What's New In Python 3.12")
+    assert not labels_release(
+        "GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)"
+    )
