@@ -6,6 +6,7 @@ no option syntax (`--path`) spells it."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
@@ -13,6 +14,9 @@ from mrpvm.plugins.sdk.text import terms
 from .evidence import Sentence
 
 WORD = lazy_pattern(r"[\w.-]+")
+# the nouns that classify a named entry ("the bucket option", "the timeout parameter"): its kind, not a word of
+# what is asked about it
+_KIND_NOUNS = "option|options|parameter|parameters|setting|settings|key|keys|field|fields|property|properties"
 _KEY = lazy_pattern(r"[A-Za-z_][\w.-]*")
 
 
@@ -45,3 +49,23 @@ def entry_terms_written(question: str, pool: list[Sentence]) -> set[str]:
     name or an identifier is, though written in lower case."""
     words = _words(question)
     return {t for k in _entry_keys(pool) if k in words for t in terms(k)}
+
+
+def classified_entries(question: str, pool: list[Sentence]) -> list[Sentence]:
+    """The evidence with the kind the question gives a documented entry ("What does the bucket option do?")
+    credited to that entry's sentences, as what they stand under: the question names the entry by its key
+    and classifies it; the document lists it among its options by its layout (a YAML `options:` mapping, an
+    options table), not by the word. Other sentences are unchanged."""
+    kinds: dict[str, frozenset[str]] = {}
+    for key in _entry_keys(pool):
+        m = re.search(rf"(?<![\w.-]){re.escape(key)}\s+({_KIND_NOUNS})\b", question)
+        if m:
+            kinds[key] = frozenset(terms(m.group(1)))
+    if not kinds:
+        return pool
+    return [
+        replace(s, under=s.under | kinds[s.unit.title])
+        if s.unit.chunkType == "definition" and s.unit.title in kinds
+        else s
+        for s in pool
+    ]

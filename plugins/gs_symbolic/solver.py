@@ -39,7 +39,7 @@ from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum, asked_subject, unnamed
 from .directives import stated_condition
-from .documented import documented_keys, entry_terms_written
+from .documented import classified_entries, documented_keys, entry_terms_written
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
 from .form_rank import form_first
@@ -250,7 +250,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     with_code = q.wants_code or q.wants_steps
     pool = m.pool + (m.code if with_code else code_under_named_heading(m.code, q.terms))
     negated = negation_terms(q.focus or q.text)
-    pool = with_negations(pool, negated)
+    pool = classified_entries(q.focus or q.text, with_negations(pool, negated))
     # "which database does it store pages in": when the kind asked for and another of the question's words
     # are both foreign to the documents, the question is about something they do not cover, and the kind
     # counts in full ("what colour is the pump", answered by "painted blue", keeps the usual discount)
@@ -290,7 +290,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         meaning.for_question(q.text, pool, scorer.score),
         q.name_terms | entries,
         next(iter(stems([q.foreign])), "") if q.foreign else "",
-        common_terms(q.terms, pool),
+        # "What does the region option do?": the entry it names is what it asks defined, however many
+        # units write the word
+        common_terms(q.terms, pool) - (entries if q.answer_type == "definition" else set()),
         titled_sources(pool),
         untimed=q.untimed,
         circumstance=q.circumstance and not future,

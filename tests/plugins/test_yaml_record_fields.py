@@ -132,6 +132,17 @@ def test_the_documents_own_name_does_not_narrow_the_evidence():
     assert about_named("What does heron_mirror do with the region?", split_units(renamed), []) is not None
 
 
+@needs_model
+def test_the_kind_a_question_gives_an_entry_is_said_by_the_entry():
+    # "the bucket option": the entry `bucket` is named by its key and classified by the question; the
+    # document lists it among its options by layout (the `options:` mapping), never by the word
+    units = units_of(MODULE, "heron_mirror.py")
+    doc = ask("What does the bucket option do?", units)
+    assert "name of the bucket to mirror" in (doc.answer or ""), doc.answer  # refused before
+    doc = ask("What does the region option of heron_mirror do?", units)
+    assert "receives the copy" in (doc.answer or ""), doc.answer  # the module's header line before
+
+
 def test_a_release_heading_is_a_short_label():
     assert labels_release("Git v2.33 Release Notes")
     assert labels_release("2.3.0 (2021-05-03)")
