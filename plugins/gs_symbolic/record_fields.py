@@ -76,9 +76,10 @@ def _named_record(question: str, records: list[KnowledgeUnit]) -> tuple[Knowledg
     return unit, question[: firsts[key]]
 
 
-def field_answer(q: Question, pool: list[Sentence]) -> Outcome | None:
-    """The asked field of the record the question names, as the answer (see the module docstring); None
-    when the question names no single record, asks no field of it, or asks more than the field."""
+def _asked_field(q: Question, pool: list[Sentence]) -> tuple[KnowledgeUnit, str, str | None] | None:
+    """(the record the question names, the field it asks, that field's line or None when the record lacks
+    it): the fields the question may ask are those the evidence's records carry (their schema); None when the
+    question names no single record, asks no field, or asks more than the field."""
     units = list({s.unit.id: s.unit for s in pool}.values())
     records = [u for u in units if record_fields(u)]
     found = _named_record(q.focus or q.text, records)
@@ -86,20 +87,43 @@ def field_answer(q: Question, pool: list[Sentence]) -> Outcome | None:
         return None
     record, before = found
     asked, leading = set(q.terms), set(terms(before))
-    fields = [(set(terms(name)), name, line) for name, line in record_fields(record)]
+    schema = {name: frozenset(terms(name)) for r in records for name, _ in record_fields(r)}
     # the field is what the question asks: its name among the words before the key ("What does the
     # elapsed return value contain?" asks what `elapsed` holds, not its `returned:` field)
-    fields = [f for f in fields if f[0] and f[0] <= asked & leading]
+    fields = [(named, name) for name, named in schema.items() if named and named <= asked & leading]
     if not fields:
         return None
-    wanted, name, line = max(fields, key=lambda f: len(f[0]))
+    wanted, name = max(fields, key=lambda f: (len(f[0]), f[1]))
     own = set(terms(" ".join([record.title, record.claim or "", record.sectionTitle or ""])))
     rest = asked - wanted - set(terms(record.title)) - _KIND_ONLY - _RECORD_NOUNS
     if not rest <= own | common_terms(q.terms, pool):
         return None  # the question asks more than the field: the sentence ranking reads it
+    return record, name, dict(record_fields(record)).get(name)
+
+
+def field_answer(q: Question, pool: list[Sentence]) -> Outcome | None:
+    """The asked field of the record the question names, as the answer (see the module docstring); None
+    when the question names no single record, asks no field of it, or asks more than the field."""
+    asked = _asked_field(q, pool)
+    if asked is None or asked[2] is None:
+        return None
+    record, name, line = asked
     return Outcome(
-        labelled(record.title, line),
+        labelled(record.title or "", line),
         [record.id],
         "high",
         f"the field '{name}' of the record '{record.title}'",
     )
+
+
+def field_unstated(q: Question, pool: list[Sentence]) -> str:
+    """Why the record the question names does not state the field it asks ("What is the default port …?"
+    over `port`, whose record lists `type: int` and no `default:`, while other records carry one): its
+    fields lack it and its prose never writes the field's name ("Defaults to …" would); "" otherwise."""
+    asked = _asked_field(q, pool)
+    if asked is None or asked[2] is not None:
+        return ""
+    record, name, _ = asked
+    if set(terms(name)) <= set(terms(record.claim or "")):
+        return ""
+    return f"the record '{record.title}' lists no '{name}'"

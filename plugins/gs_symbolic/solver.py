@@ -57,7 +57,7 @@ from .narrowing import (
 from .passages import FUTURE, Judge, Passage
 from .proofs import render_chain, triple_chain
 from .question import Question
-from .record_fields import field_answer, fields_only
+from .record_fields import field_answer, field_unstated, fields_only
 from .render import MAX_LABEL, labelled, passage_text, render_list
 from .spans import (
     completed,
@@ -122,6 +122,8 @@ def answer(q: Question, m: Material) -> Outcome | None:
         return None  # the documents do the asked action only to other things they name with the asked one
     if (field := field_answer(q, m.pool)) is not None:
         return field  # a field of the record the question names ("the default of timeout": `default: 300`)
+    if field_unstated(q, m.pool):
+        return None  # the record the question names lists its fields, and not the asked one
     if (named := about_named(q.focus or q.text, m.pool, m.code)) is not None:
         # an identifier the question writes: only the evidence about the thing it names may answer
         m = Material(m.units, named[0], m.chains, named[1])
