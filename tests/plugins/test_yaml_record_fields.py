@@ -82,6 +82,13 @@ def _unit(units, title):
     return next(u for u in units if u.chunkType == "definition" and u.title == title)
 
 
+def _over_entries(question: str, *titles: str):
+    """gs-symbolic's answer over the named entries alone (a retrieval that brings exactly those)."""
+    units = units_of(MODULE, "heron_mirror.py")
+    group = IntentGroup(index=1, act="identify", intent=question, output="a short answer")
+    return solve(group, [_unit(units, t) for t in titles])
+
+
 def test_the_fields_of_an_entry_are_statements_apart_from_its_prose():
     units = units_of(MODULE, "heron_mirror.py")
     target = _unit(units, "target")
@@ -106,10 +113,7 @@ def test_the_asked_field_of_the_named_record_answers():
 def test_a_record_that_lists_its_fields_without_the_asked_one_does_not_state_it():
     # `endpoint` lists `type:` and no `default:`; `interval`'s default (a sentence that also says "poll") is
     # another setting's (before: "`interval`: … default: 30.", a weak false answer)
-    units = units_of(MODULE, "heron_mirror.py")
-    question = "What is the default endpoint to poll?"
-    group = IntentGroup(index=1, act="identify", intent=question, output="a short answer")
-    doc = solve(group, [_unit(units, "endpoint"), _unit(units, "interval")])
+    doc = _over_entries("What is the default endpoint to poll?", "endpoint", "interval")
     assert doc.result.status == "no-context", doc.answer
 
 
@@ -131,10 +135,7 @@ def test_a_licence_line_over_the_document_dates_nothing():
 def test_a_documented_key_marked_in_a_sentence_is_an_option():
     # gs-symbolic over the entries of region and parallel (a retrieval that brings both, as for two options
     # a sentence names together): `parallel` is documented, so O(parallel) names an option
-    units = units_of(MODULE, "heron_mirror.py")
-    question = "Which parameter cannot be combined with region?"
-    group = IntentGroup(index=1, act="identify", intent=question, output="a short answer")
-    doc = solve(group, [_unit(units, "region"), _unit(units, "parallel")])
+    doc = _over_entries("Which parameter cannot be combined with region?", "region", "parallel")
     assert "O(parallel)" in (doc.answer or ""), doc.answer
     assert marks_documented("Cannot be combined with O(parallel).", frozenset({"parallel"}))
     assert not marks_documented("Copies run in parallel.", frozenset({"parallel"}))
