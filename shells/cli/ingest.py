@@ -84,16 +84,18 @@ async def _ingest(
     from mrpvm.knowledge.normalize import check_sd_plugin
     from mrpvm.knowledge.ops import delete_kb
     from mrpvm.shells.cli.common import print_json, stdout_console
-    from mrpvm.shells.cli.progress import JobProgress
 
-    sizes = [len(text.encode("utf-8", "surrogatepass")) for _, _, text in sources]
-    job = JobProgress(len(sources), sum(sizes), out=stdout_console(), enabled=not as_json)
     # the sd-plugin's worker starts as soon as the context can start it: beside the rest of the opening
-    # (one-time merges, the KB layer's repair) and the KB's lookup, which its first call no longer follows
+    # (one-time merges, the KB layer's repair), the progress bar's imports and the KB's lookup, which its
+    # first call no longer follows
     ctx = await open_context(environ, opened=lambda opened: opened.supervisor.prestart(sd))
     results: list[dict[str, Any]] = []
-    started = time.perf_counter()
     try:
+        from mrpvm.shells.cli.progress import JobProgress
+
+        sizes = [len(text.encode("utf-8", "surrogatepass")) for _, _, text in sources]
+        job = JobProgress(len(sources), sum(sizes), out=stdout_console(), enabled=not as_json)
+        started = time.perf_counter()
         check_sd_plugin(ctx, sd)  # before creating the KB: a typo must not leave an empty KB behind
         created = False
         try:
