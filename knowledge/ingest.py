@@ -134,7 +134,7 @@ async def ingest_source(
             notified=notified,
             warnings=warnings + others.warnings,
         )
-    early = size < LATE_KB_START_BYTES  # a large source: the kb workers start after its sd stage
+    early = size < LATE_KB_START_BYTES  # a large source: the kb workers start when its sd stage ends
     await _start_workers(ctx, [sd_plugin], kb, with_kb=early)
     source_id = existing.id if existing is not None else store.source_id_for(kb.id, name)
     source = NormalizePayload(
@@ -147,11 +147,23 @@ async def ingest_source(
         scope="kb",
     )
     shipped: list[ShippedAnalysis] = []  # the sd-plugin's analysis of the units, if it shipped one
+
+    async def start_kb_workers() -> None:
+        await _start_workers(ctx, [], kb, with_kb=True)
+
+    # a large source's kb workers start once its sd stage is over: as its reply arrives, beside the
+    # kernel's parse of the tree (one chunk), or after the last chunk
     units, chunks, warnings = await normalize_text(
-        ctx, sd_plugin, source, progress=progress, on_units=on_units, on_analysis=shipped.append
+        ctx,
+        sd_plugin,
+        source,
+        progress=progress,
+        on_units=on_units,
+        on_analysis=shipped.append,
+        on_last_reply=None if early else start_kb_workers,
     )
     if not early:
-        await _start_workers(ctx, [], kb, with_kb=True)
+        await start_kb_workers()  # started already, unless the source was cut into chunks
     record = SourceRecord(
         id=source_id,
         kbId=kb.id,
