@@ -144,21 +144,25 @@ async def _ingest_file(
     """Ingest one file, advancing the job's bar; its JSON record (`error` when it failed)."""
     from mrpvm.kernel.errors import KernelError
     from mrpvm.knowledge.ingest import ingest_source
+    from mrpvm.protocol.gc_pause import paused_gc
 
     on_progress, on_units = job.file_callbacks(name)
     started = time.perf_counter()
     try:
-        result = await ingest_source(
-            ctx,
-            kb,
-            name,
-            text,
-            sd_plugin=sd,
-            force=force,
-            progress=on_progress,
-            on_units=on_units,
-            on_phase=lambda phase: job.phase(name, phase),
-        )
+        # one source at a time without the cyclic collector (protocol/gc_pause.py): its tree is acyclic,
+        # and each young collection would walk its ~30 objects per unit again, on the critical path
+        with paused_gc():
+            result = await ingest_source(
+                ctx,
+                kb,
+                name,
+                text,
+                sd_plugin=sd,
+                force=force,
+                progress=on_progress,
+                on_units=on_units,
+                on_phase=lambda phase: job.phase(name, phase),
+            )
     except KernelError as err:
         job.file_done(size, 0)
         if not as_json:
