@@ -114,9 +114,13 @@ def decode_compact(data: bytes, op: str | None) -> CnlDocument:
 
 def read_compact(data: bytes, op: str | None) -> tuple[CnlDocument, ShippedAnalysis | None]:
     """`decode_compact`, and the analysis the reply ships (None when it has none)."""
+    with paused_gc():  # a source's KU tree and its checks' columns hold no cycles (protocol/gc_pause.py)
+        return _read_compact(data, op)
+
+
+def _read_compact(data: bytes, op: str | None) -> tuple[CnlDocument, ShippedAnalysis | None]:
     try:
-        with paused_gc():  # a source's KU tree: its objects hold no cycles (protocol/gc_pause.py)
-            doc = _decode_as(CompactReply, data)
+        doc = _decode_as(CompactReply, data)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         raise CnlError([CnlIssue(1, "compact", f"not a compact CnlDocument: {err}")]) from None
     issues = _Issues()
