@@ -196,10 +196,9 @@ async def ingest_source(
 async def _start_workers(ctx: KernelContext, plugin_ids: list[str], kb: KbRecord, *, with_kb: bool) -> None:
     """Start the workers this ingest calls before their first call: `plugin_ids` (the sd-plugin's), and with
     `with_kb` one for each kb-plugin, whose interpreter start and imports then run beside other work
-    instead of on the ingest's critical path: beside the sd stage for a small source; after it for a large
-    one (LATE_KB_START_BYTES), beside the kernel's parse, commit and analysis of its tree, which outlast a
-    worker's start, so they do not take CPU from the sd-plugin's (sd-symbolic builds a large tree on every
-    core). A kb-plugin's workers start with the KB's artifacts folder bound (a new KB's folder would
+    instead of on the ingest's critical path: beside the sd stage for a small source; at its end for a large
+    one (LATE_KB_START_BYTES: as its reply arrives), beside the kernel's parse, commit and analysis of its
+    tree, so they do not take CPU from the sd-plugin's (sd-symbolic builds a large tree on every core). A kb-plugin's workers start with the KB's artifacts folder bound (a new KB's folder would
     otherwise retire them at the notification, for fresh ones started then). Running ones are reused; one
     that cannot start is left to its call, which reports why."""
     folders = (
