@@ -134,7 +134,7 @@ async def ingest_source(
             notified=notified,
             warnings=warnings + others.warnings,
         )
-    early = size < LATE_KB_START_BYTES  # a large source: the kb workers start after its sd stage
+    early = size < LATE_KB_START_BYTES  # a large source: the kb workers start when its sd stage ends
     await _start_workers(ctx, [sd_plugin], kb, with_kb=early)
     source_id = existing.id if existing is not None else store.source_id_for(kb.id, name)
     source = NormalizePayload(
@@ -147,11 +147,23 @@ async def ingest_source(
         scope="kb",
     )
     shipped: list[ShippedAnalysis] = []  # the sd-plugin's analysis of the units, if it shipped one
+
+    async def start_kb_workers() -> None:
+        await _start_workers(ctx, [], kb, with_kb=True)
+
+    # a large source's kb workers start once its sd stage is over: as its reply arrives, beside the
+    # kernel's parse of the tree (one chunk), or after the last chunk
     units, chunks, warnings = await normalize_text(
-        ctx, sd_plugin, source, progress=progress, on_units=on_units, on_analysis=shipped.append
+        ctx,
+        sd_plugin,
+        source,
+        progress=progress,
+        on_units=on_units,
+        on_analysis=shipped.append,
+        on_last_reply=None if early else start_kb_workers,
     )
     if not early:
-        await _start_workers(ctx, [], kb, with_kb=True)
+        await start_kb_workers()  # started already, unless the source was cut into chunks
     record = SourceRecord(
         id=source_id,
         kbId=kb.id,
@@ -184,10 +196,9 @@ async def ingest_source(
 async def _start_workers(ctx: KernelContext, plugin_ids: list[str], kb: KbRecord, *, with_kb: bool) -> None:
     """Start the workers this ingest calls before their first call: `plugin_ids` (the sd-plugin's), and with
     `with_kb` one for each kb-plugin, whose interpreter start and imports then run beside other work
-    instead of on the ingest's critical path: beside the sd stage for a small source; after it for a large
-    one (LATE_KB_START_BYTES), beside the kernel's parse, commit and analysis of its tree, which outlast a
-    worker's start, so they do not take CPU from the sd-plugin's (sd-symbolic builds a large tree on every
-    core). A kb-plugin's workers start with the KB's artifacts folder bound (a new KB's folder would
+    instead of on the ingest's critical path: beside the sd stage for a small source; at its end for a large
+    one (LATE_KB_START_BYTES: as its reply arrives), beside the kernel's parse, commit and analysis of its
+    tree, so they do not take CPU from the sd-plugin's (sd-symbolic builds a large tree on every core). A kb-plugin's workers start with the KB's artifacts folder bound (a new KB's folder would
     otherwise retire them at the notification, for fresh ones started then). Running ones are reused; one
     that cannot start is left to its call, which reports why."""
     folders = (

@@ -64,6 +64,8 @@ def finish_tree(
         fixed: dict[str, object] = {}
         for field in ("parentUnitIds", "childUnitIds", "derivedFromUnitIds"):
             refs = getattr(u, field)
+            if not refs or (ids.issuperset(refs) and u.id not in refs and len(set(refs)) == len(refs)):
+                continue  # every reference kept as it is (the usual case, tested in C)
             kept = _dedup([r for r in refs if r in ids and r != u.id])
             dropped += len(refs) - len(kept)
             if kept != refs:

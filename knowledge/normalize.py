@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Literal
 
 import anyio
@@ -65,12 +65,14 @@ async def normalize_text(
     progress: Progress | None = None,
     on_units: Callable[[int], None] | None = None,
     on_analysis: Callable[[ShippedAnalysis], None] | None = None,
+    on_last_reply: Callable[[], Awaitable[object]] | None = None,
 ) -> tuple[list[KnowledgeUnit], int, list[str]]:
     """The source's whole KU tree from the sd-plugin, chunk by chunk: (units, #chunks, warnings).
 
     `source` is the payload for the whole text; each chunk's request is a copy with its own `text`,
     `chunkIndex` and `charOffset`. `on_analysis`: given the analysis a one-chunk source's compact reply
     shipped (`analysis[i]` of the i-th unit returned; the tree of one chunk keeps its units' order).
+    `on_last_reply`: awaited when the reply of a one-chunk source has arrived, before the kernel parses it.
     """
     # here: a one-turn `mrpvm ask` whose `--source` units are kept (kept_units.py) imports this module and
     # never normalizes (chunking compiles its patterns at import)
@@ -141,7 +143,12 @@ async def normalize_text(
                 )
                 try:
                     doc, shipped[index] = await _call(
-                        ctx, sd_plugin, request, deadline_ms, part=f"part {index + 1} of {len(spans)}"
+                        ctx,
+                        sd_plugin,
+                        request,
+                        deadline_ms,
+                        part=f"part {index + 1} of {len(spans)}",
+                        on_reply=on_last_reply if len(spans) == 1 else None,
                     )
                 finally:
                     if bridge is not None and request.llm is not None:
@@ -207,14 +214,19 @@ def _first_kernel_error(group: BaseExceptionGroup) -> BaseException:
 
 
 async def _call(
-    ctx: KernelContext, plugin_id: str, request: Request, deadline_ms: int, part: str
+    ctx: KernelContext,
+    plugin_id: str,
+    request: Request,
+    deadline_ms: int,
+    part: str,
+    on_reply: Callable[[], Awaitable[object]] | None = None,
 ) -> tuple[CnlDocument, ShippedAnalysis | None]:
     """normalizePersistentContext through the supervisor within `deadline_ms` (the manifest's timeoutMs
     per started MiB of the chunk, protocol/vocab.py); anything but success is an IngestError. With the
     document, the analysis its compact reply shipped."""
     try:
         result = await ctx.supervisor.call(
-            plugin_id, request, timeout_s=deadline_ms / 1000, beyond_manifest=True
+            plugin_id, request, timeout_s=deadline_ms / 1000, beyond_manifest=True, on_reply=on_reply
         )
     except PluginCallError as err:
         raise IngestError(

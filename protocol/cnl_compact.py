@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import msgspec
 
+from .cnl_columns import suspect_units
 from .cnl_fastpath import NOWHERE
 from .cnl_grammar import (
     MAX_INT,
@@ -113,9 +114,13 @@ def decode_compact(data: bytes, op: str | None) -> CnlDocument:
 
 def read_compact(data: bytes, op: str | None) -> tuple[CnlDocument, ShippedAnalysis | None]:
     """`decode_compact`, and the analysis the reply ships (None when it has none)."""
+    with paused_gc():  # a source's KU tree and its checks' columns hold no cycles (protocol/gc_pause.py)
+        return _read_compact(data, op)
+
+
+def _read_compact(data: bytes, op: str | None) -> tuple[CnlDocument, ShippedAnalysis | None]:
     try:
-        with paused_gc():  # a source's KU tree: its objects hold no cycles (protocol/gc_pause.py)
-            doc = _decode_as(CompactReply, data)
+        doc = _decode_as(CompactReply, data)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         raise CnlError([CnlIssue(1, "compact", f"not a compact CnlDocument: {err}")]) from None
     issues = _Issues()
@@ -129,11 +134,18 @@ def read_compact(data: bytes, op: str | None) -> tuple[CnlDocument, ShippedAnaly
         issues.report(1, "section-not-allowed", f"a compact {op} reply holds only result and units")
     doc.result = _as_carried(doc.result, _RESULT_TEXT)
     sent = doc.units
-    doc.units = [_as_carried(unit, _UNIT_TEXT) for unit in sent]
-    recast = any(a is not b for a, b in zip(sent, doc.units, strict=True))
+    # only the units a field-by-field look could not clear are checked one by one (cnl_columns.py); the
+    # rest pass unchanged and draw no issue, so the issues are the same, in the same order
+    suspects = suspect_units(sent, _UNIT_TEXT_ATTRS, _UNIT_CHECKED)
+    checked = range(len(sent)) if suspects is None else suspects
+    doc.units = list(sent)
+    for i in checked:
+        doc.units[i] = _as_carried(sent[i], _UNIT_TEXT)
+    recast = any(doc.units[i] is not sent[i] for i in checked)
     _check_result(doc.result, issues)
     seen: set[str] = set()
-    for i, unit in enumerate(doc.units):
+    for i in checked:
+        unit = doc.units[i]
         _check_unit(unit, i + 1, issues)
         if unit.id in seen:
             issues.report(i + 1, "duplicate-section", f"unit {unit.id!r} appears twice")
@@ -158,6 +170,7 @@ def _text_fields(struct: type, specs: tuple[FieldSpec, ...]) -> tuple[tuple[str,
 
 _RESULT_TEXT = _text_fields(PluginResult, RESULT_FIELDS)
 _UNIT_TEXT = _text_fields(KnowledgeUnit, UNIT_FIELDS)
+_UNIT_TEXT_ATTRS = tuple(attr for attr, _ in _UNIT_TEXT)
 
 T = TypeVar("T", PluginResult, KnowledgeUnit)
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -82,11 +83,14 @@ class Supervisor(OneShotMode):
         *,
         timeout_s: float | None = None,
         beyond_manifest: bool = False,
+        on_reply: Callable[[], Awaitable[object]] | None = None,
     ) -> CallResult:
         """Run one op; a parsed, validated document (any Status) or PluginCallError, never anything else.
 
         `beyond_manifest`: `timeout_s` is the deadline even past the manifest's timeoutMs (the kernel's
-        time for a plugin's LLM calls on a slow endpoint, kernel/llm/pace.py).
+        time for a plugin's LLM calls on a slow endpoint, kernel/llm/pace.py). `on_reply`: awaited once
+        the plugin's reply has arrived, before the kernel parses it (an ingest starts its kb workers there,
+        beside the parse of a large tree).
 
         An unexpected exception while handling the call (a kernel bug, a resource run out) becomes an
         INTERNAL_ERROR failure of this call, so a turn moves to its next candidate instead of dying.
@@ -94,7 +98,7 @@ class Supervisor(OneShotMode):
         try:
             if self._held.pending(plugin_id):
                 await self._held.release(plugin_id)
-            return await self._call(plugin_id, request, timeout_s, beyond_manifest)
+            return await self._call(plugin_id, request, timeout_s, beyond_manifest, on_reply)
         except PluginCallError:
             raise
         except Exception as err:  # noqa: BLE001 - the promise above; the cause stays chained
@@ -113,7 +117,12 @@ class Supervisor(OneShotMode):
         return PluginCallError(self._record(plugin, op or MAIN_OP.get(plugin.type, ""), failure, count=False))
 
     async def _call(
-        self, plugin_id: str, request: Request, timeout_s: float | None, beyond_manifest: bool
+        self,
+        plugin_id: str,
+        request: Request,
+        timeout_s: float | None,
+        beyond_manifest: bool,
+        on_reply: Callable[[], Awaitable[object]] | None = None,
     ) -> CallResult:
         op: str = request.op or ""
         plugin = self._plugin(plugin_id, op)
@@ -155,6 +164,8 @@ class Supervisor(OneShotMode):
             plugin.active -= 1
             self._active -= 1
         plugin.breaker.success()
+        if on_reply is not None:
+            await on_reply()
         text = ""  # a compact reply has no CNL text to keep
         shipped: ShippedAnalysis | None = None
         try:

@@ -84,16 +84,18 @@ async def _ingest(
     from mrpvm.knowledge.normalize import check_sd_plugin
     from mrpvm.knowledge.ops import delete_kb
     from mrpvm.shells.cli.common import print_json, stdout_console
-    from mrpvm.shells.cli.progress import JobProgress
 
-    sizes = [len(text.encode("utf-8", "surrogatepass")) for _, _, text in sources]
-    job = JobProgress(len(sources), sum(sizes), out=stdout_console(), enabled=not as_json)
     # the sd-plugin's worker starts as soon as the context can start it: beside the rest of the opening
-    # (one-time merges, the KB layer's repair) and the KB's lookup, which its first call no longer follows
+    # (one-time merges, the KB layer's repair), the progress bar's imports and the KB's lookup, which its
+    # first call no longer follows
     ctx = await open_context(environ, opened=lambda opened: opened.supervisor.prestart(sd))
     results: list[dict[str, Any]] = []
-    started = time.perf_counter()
     try:
+        from mrpvm.shells.cli.progress import JobProgress
+
+        sizes = [len(text.encode("utf-8", "surrogatepass")) for _, _, text in sources]
+        job = JobProgress(len(sources), sum(sizes), out=stdout_console(), enabled=not as_json)
+        started = time.perf_counter()
         check_sd_plugin(ctx, sd)  # before creating the KB: a typo must not leave an empty KB behind
         created = False
         try:
@@ -142,21 +144,25 @@ async def _ingest_file(
     """Ingest one file, advancing the job's bar; its JSON record (`error` when it failed)."""
     from mrpvm.kernel.errors import KernelError
     from mrpvm.knowledge.ingest import ingest_source
+    from mrpvm.protocol.gc_pause import paused_gc
 
     on_progress, on_units = job.file_callbacks(name)
     started = time.perf_counter()
     try:
-        result = await ingest_source(
-            ctx,
-            kb,
-            name,
-            text,
-            sd_plugin=sd,
-            force=force,
-            progress=on_progress,
-            on_units=on_units,
-            on_phase=lambda phase: job.phase(name, phase),
-        )
+        # one source at a time without the cyclic collector (protocol/gc_pause.py): its tree is acyclic,
+        # and each young collection would walk its ~30 objects per unit again, on the critical path
+        with paused_gc():
+            result = await ingest_source(
+                ctx,
+                kb,
+                name,
+                text,
+                sd_plugin=sd,
+                force=force,
+                progress=on_progress,
+                on_units=on_units,
+                on_phase=lambda phase: job.phase(name, phase),
+            )
     except KernelError as err:
         job.file_done(size, 0)
         if not as_json:

@@ -295,6 +295,52 @@ def test_an_ingest_into_a_new_kb_starts_each_kb_worker_once(tmp_path, monkeypatc
     assert health["test-kb"]["calls"] == 1 and health["test-kb"]["spawns"] == 1
 
 
+@pytest.mark.parametrize("late", [False, True])
+def test_a_large_sources_kb_workers_start_when_its_reply_arrives_before_its_parse(
+    tmp_path, monkeypatch, late
+):
+    """A large source's kb workers start once the sd-plugin's reply has arrived, before the kernel parses
+    it (beside the parse of a large tree, not after it); a small source's start before its sd call."""
+    from mrpvm.kernel.supervisor import core
+
+    if late:
+        monkeypatch.setattr(ingest_module, "LATE_KB_START_BYTES", 1)
+    events: list[str] = []
+    parse = core.parse_document
+
+    def parsing(text, op=None, *args, **kwargs):
+        events.append(f"parse {op}")
+        return parse(text, op, *args, **kwargs)
+
+    monkeypatch.setattr(core, "parse_document", parsing)
+
+    async def work(ctx):
+        warm = ctx.supervisor.warm
+
+        async def warming(plugin_id, *args, **kwargs):
+            events.append(f"warm {plugin_id}")
+            return await warm(plugin_id, *args, **kwargs)
+
+        call = ctx.supervisor.call
+
+        async def calling(plugin_id, request, **kwargs):
+            events.append(f"call {plugin_id}")
+            return await call(plugin_id, request, **kwargs)
+
+        ctx.supervisor.warm, ctx.supervisor.call = warming, calling
+        kb = ctx.store.create_kb("docs")
+        result = await ingest_source(ctx, kb, "a.md", prose(4, "reply"), sd_plugin="test-sd")
+        return result, ctx.supervisor.health()
+
+    result, health = run_kernel(tmp_path, work, enabled="test-sd,test-kb")
+    assert result.notified == ["test-kb"] and health["test-kb"]["spawns"] == 1
+    sd_call, kb_warm = events.index("call test-sd"), events.index("warm test-kb")
+    assert events.index("warm test-sd") < sd_call
+    assert (
+        (sd_call < kb_warm < events.index("parse normalizePersistentContext")) if late else kb_warm < sd_call
+    )
+
+
 def test_an_sd_worker_started_when_the_context_opens_serves_the_ingest(tmp_path):
     """`mrpvm ingest` starts the sd-plugin's worker from the context's `opened` hook: the ingest's sd stage
     uses it: no second worker is started for its call."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -137,3 +138,26 @@ def test_merge_without_aggregates_and_dangling_references():
     assert [u.id for u in merged] == ["s::x", "s::x-c001"] and all(u.kuType == "atomic" for u in merged)
     finished, dropped = finish_tree("s", merged, source_name="s.md")
     assert dropped == 1 and finished[0].parentUnitIds == [] and finished[0].sourceName == "s.md"
+
+
+def test_finish_tree_fixes_only_the_references_that_need_it():
+    """A unit whose references all name other units of the tree, once each, is kept as the same object; a
+    dangling, a self or a repeated reference is dropped (and counted) in any of the three lists."""
+    kept = unit("s::a", "composite", "s::c", children=["s::b", "s::c1"])
+    units = [
+        kept,
+        unit("s::b", "atomic", "s::c", parents=["s::a", "s::a"]),  # repeated
+        unit("s::c1", "atomic", "s::c", parents=["s::a"], children=["s::c1"]),  # itself
+        msgspec.structs.replace(unit("s::d", "atomic", "s::c"), derivedFromUnitIds=["s::b", "s::zz"]),
+    ]
+    finished, dropped = finish_tree("s", units, source_name="s.md")
+    assert dropped == 3
+    assert finished[0].childUnitIds == ["s::b", "s::c1"] and finished[0].sourceName == "s.md"
+    assert finished[1].parentUnitIds == ["s::a"] and finished[2].childUnitIds == []
+    assert finished[3].derivedFromUnitIds == ["s::b"]
+    tidy = [
+        msgspec.structs.replace(kept, childUnitIds=["s::b"], sourceName="s.md"),
+        msgspec.structs.replace(units[1], parentUnitIds=["s::a"], sourceName="s.md"),
+    ]
+    finished, dropped = finish_tree("s", tidy, source_name="s.md")
+    assert dropped == 0 and all(a is b for a, b in zip(finished, tidy, strict=True))
