@@ -1,16 +1,20 @@
-"""Two ways a document marks structure that sd-symbolic read as plain words (session 22, eval/dev/dev18 and
+"""Ways a document marks structure that sd-symbolic read as plain words (session 22, eval/dev/dev18 and
 dev20): the star headings of a file in Emacs outline or Org mode, and CommonMark's backslash hard line break.
 
 A GNU-style NEWS file declares `-*- outline -*-` on its first line; its "* Noteworthy changes in release …"
 lines are level-1 headings and its "** Bug fixes" lines level-2 ones, so every entry stands under its
 release. Read as bullets, an entry lost its release ("Which release added …?" was answered from another
 one). An API reference writes "**OAuth:** …\\" lines, each its own statement; read as one sentence, the
-scope, the return type and the version history ran together.
+scope, the return type and the version history ran together. A configuration file's manual writes each
+setting as "key= description" (dev19): the paragraph is the setting's definition, so a default stated in its
+own last sentence stays with it. And "Note that …" points at a fact: a paragraph "Add accounts to the list.
+Note that the user must be following them." is no two-step procedure (dev20).
 """
 
 from __future__ import annotations
 
 from answer_support import ask, units_of
+from mrpvm.plugins.sd_symbolic.shared.roles import is_imperative
 from mrpvm.plugins.sd_symbolic.source_units.outline_stars import star_mode
 from mrpvm.plugins.sdk.text import sentences
 
@@ -163,3 +167,14 @@ def test_a_default_in_its_own_sentence_is_answered_under_its_setting():
     units = units_of(MANUAL, "heronry.conf.5")
     doc = ask("How often is a failed announcement repeated by default?", units)
     assert "4" in doc.answer and "nest-retries" in doc.answer
+
+
+def test_note_that_states_a_fact_and_is_no_step():
+    assert not is_imperative("Note that the user must be following these accounts.")
+    assert not is_imperative("Please keep in mind that tokens expire after an hour.")
+    assert is_imperative("Note the version number before you upgrade.")
+    assert is_imperative("Add accounts to the given list.")
+    text = "## Add members\n\nAdd members to the given ring. Note that each member must hold a signed key.\n"
+    units = [u for u in units_of(text, "ring.md") if u.kuType == "atomic"]
+    assert len(units) == 1 and units[0].role != "Procedure"
+    assert "signed key" in (units[0].claim or "")
