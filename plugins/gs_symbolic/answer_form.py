@@ -73,6 +73,12 @@ def unanswered(q: Question, lack: str) -> bool:
     return lack.endswith("beyond the question's own") and q.answer_type in _MARKED_TYPES
 
 
+def marked(q: Question) -> bool:
+    """The question asks for a value of a marked type (a figure, a version, a date, a duration): a value that
+    is only an answer when it is the value of the thing asked."""
+    return q.answer_type in _MARKED_TYPES
+
+
 def defaults_elsewhere(q: Question, said: set[str]) -> bool:
     """For "what is the default X?": the passage chosen (its words with its headings, `said`) names none of
     the question's words but "default" itself. The ranking may prefer it for that word alone ("The default
