@@ -74,7 +74,7 @@ def unanswered(q: Question, lack: str) -> bool:
     return lack.endswith("beyond the question's own") and q.answer_type in _MARKED_TYPES
 
 
-# a word of a heading besides its versions and dates ("v2.33", "2021-05-03", "(released"): "Git v2.33 Release
+# a word of a heading besides its versions and dates ("v2.3", "2021-05-03", "(released"): "Tessel v2.3 Release
 # Notes" is a release's label; "GNU General Public License v3.0+ (see COPYING or https://…)" is a sentence that
 # mentions a version, and dates nothing under it
 _LABEL_WORD = lazy_pattern(r"[^\W\d_][\w'’-]*")
@@ -84,11 +84,17 @@ MAX_RELEASE_WORDS = (
 
 
 def labels_release(heading: str) -> bool:
-    """The heading is a release's label (a version or date and a few words: "## 2.3.0 (2021-05-03)", "Git
-    v2.33 Release Notes"), so the version it holds dates the section under it; a longer heading (a licence
+    """The heading is a release's label (a version or date and a few words: "## 2.3.0 (2021-05-03)", "Tessel
+    v2.3 Release Notes"), so the version it holds dates the section under it; a longer heading (a licence
     line, a sentence) only mentions one."""
     words = [w for w in heading.split() if not any(c.isdigit() for c in w) and _LABEL_WORD.search(w)]
     return len(words) <= MAX_RELEASE_WORDS
+
+
+def marked(q: Question) -> bool:
+    """The question asks for a value of a marked type (a figure, a version, a date, a duration): a value that
+    is only an answer when it is the value of the thing asked."""
+    return q.answer_type in _MARKED_TYPES
 
 
 def defaults_elsewhere(q: Question, said: set[str]) -> bool:

@@ -33,7 +33,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from . import meaning
 from .action import asked_action, done_elsewhere
 from .agreement import Leads
-from .answer_form import defaults_elsewhere, unanswered, unstated
+from .answer_form import defaults_elsewhere, marked, unanswered, unstated
 from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
@@ -70,7 +70,7 @@ from .spans import (
     with_steps,
 )
 from .support import leads_nowhere, supports
-from .unsaid import unsaid_word
+from .unsaid import unsaid_thing, unsaid_word
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
 OPEN_PASSAGES = 3  # an open question ("describe X") may be answered by this many passages
@@ -146,6 +146,10 @@ def answer(q: Question, m: Material) -> Outcome | None:
         out.supported = False  # "What does X do?" over documents that never name X
         out.confidence = "low"
         out.evidence += f"; the documents never name '{never}'"
+    if out is not None and not q.foreign and marked(q) and unsaid_thing(q, out.markdown):
+        # "Which release added multithreaded compression?" over notes that never use the word: the release,
+        # figure or date the passage gives is that of something else; the documents do not say the asked one
+        return None
     if out is not None and out.supported and not q.foreign and (absent := unsaid_word(q, out.markdown)):
         out.supported = False  # a word the question turns on that the documents never use: weak at most
         out.confidence = "low"

@@ -40,10 +40,31 @@ _FRAME_STEMS = LIGHT_STEMS | frozenset(terms("happen mean"))
 _HOW = lazy_pattern(r"\bhow\s+[a-z]+", re.I)  # "how long", "how many": the kind of answer asked for
 
 
-def unsaid_word(q: Question, answer: str) -> str:
+# the predicate of a question about a release or a time, which names the event asked about: "Which release
+# *added* …", "When was X *released*?", "In which version was X *added*?" (a past form after the wh-phrase, or
+# ending a passive clause)
+_EVENT = lazy_pattern(
+    r"^\s*(?:in\s+|since\s+)?(?:which|what)\s+(?:[\w-]+\s+){1,2}?([a-z]+ed)\b"
+    r"|\b(?:was|were|is|are|has|have|had|be|been)\b[^?]*?\b([a-z]+(?:ed|en))\s*\??\s*$",
+    re.I,
+)
+
+
+def unsaid_thing(q: Question, answer: str) -> str:
+    """`unsaid_word` outside the event the question asks about: a word naming the thing whose value is asked
+    ("Which release added *multithreaded* compression?"). Release notes word an addition many ways ("A new
+    --hidden flag", "X now accepts …"), so an event verb they never use says less than a thing they never
+    name."""
+    asked = asked_clause(q.focus or q.text)
+    event = _EVENT.search(asked)
+    verb = next((g.lower() for g in event.groups() if g), "") if event else ""
+    return unsaid_word(q, answer, skip=verb)
+
+
+def unsaid_word(q: Question, answer: str, skip: str = "") -> str:
     """For a question asking a value of a shape, the first content word of its main clause that the documents
     never hold (the retriever's weight 0) and the `answer` states no synonym of; "" when there is none, or
-    when the retriever gave no collection weights."""
+    when the retriever gave no collection weights. `skip`: a word not to count."""
     if not q.collection or q.answer_type not in SHAPED_TYPES:
         return ""
     asked = asked_clause(q.focus or q.text)
@@ -51,7 +72,7 @@ def unsaid_word(q: Question, answer: str) -> str:
     framing = set(terms(" ".join(m.group(0) for m in _HOW.finditer(asked)))) | FRAMING
     framing |= q.examples | attributed_terms(q.text) | _FRAME_STEMS
     for word in dict.fromkeys(w.lower() for w in _WORD.findall(_HOW.sub(" ", asked))):
-        if word in STOPWORDS or word == typed:
+        if word in STOPWORDS or word in (typed, skip):
             continue
         # a term the analysis kept (not "according to …"), outside what frames the question
         parts = [t for t in terms(word) if t in q.terms and t not in framing and "-" not in t]

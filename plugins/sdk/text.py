@@ -26,8 +26,13 @@ from .patterns import lazy_pattern
 
 # A Markdown list marker ("- ", "* ", "+ ", "• ", "1. ", "2) ") opening a line: every item is a sentence.
 _LIST_MARKER = r"(?:[-*+•]|\d{1,3}[.)])[ \t]+"
+# CommonMark's hard line break written as a backslash at the end of a line ("**OAuth:** User token\\"): the
+# line ends its statement, and the backslash is markup, left out. A backslash after a blank (" \\", a shell
+# command continued) is not one.
+_HARD_BREAK = r"(?<=\S)\\(?=\r?\n)"
 _SENTENCE_END = lazy_pattern(
-    r"(?P<hard>\n\s*\n|\n[ \t]*" + _LIST_MARKER + r")|(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])"
+    r"(?P<hard>\n\s*\n|\n[ \t]*" + _LIST_MARKER + "|" + _HARD_BREAK + r")"
+    r"|(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])"
 )
 _LEADING_MARKER = lazy_pattern(_LIST_MARKER)
 _ABBREVIATIONS = frozenset(

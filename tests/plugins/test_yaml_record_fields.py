@@ -165,7 +165,7 @@ def test_the_kind_a_question_gives_an_entry_is_said_by_the_entry():
 
 
 def test_a_release_heading_is_a_short_label():
-    assert labels_release("Git v2.33 Release Notes")
+    assert labels_release("Tessel v2.3 Release Notes")
     assert labels_release("2.3.0 (2021-05-03)")
     assert labels_release("What's New In Python 3.12")
     assert not labels_release(

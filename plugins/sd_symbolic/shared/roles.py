@@ -160,10 +160,20 @@ _LEAD_ADVERBIAL = lazy_pattern(
 )
 
 
+# "Note that …", "Please remember that …": a verb of attention before a that-clause points the reader at a fact
+# (an engagement marker of metadiscourse); it asks nothing to be done, so the sentence is no step
+_ATTENTION = lazy_pattern(
+    r"(?:please\s+)?(?:note|notice|remember|recall|observe|bear\s+in\s+mind|keep\s+in\s+mind)\s+that\b", re.I
+)
+
+
 def is_imperative(text: str) -> bool:
     """A sentence that starts with a command ("Open the file", "Then run make", "At the end of each day,
-    remove …": a leading adverbial phrase before the verb does not change the mood)."""
+    remove …": a leading adverbial phrase before the verb does not change the mood); "Note that …" states a
+    fact."""
     body = SEQUENCE_OPENERS.sub("", text.lstrip("*_`> "), count=1)
+    if _ATTENTION.match(body):
+        return False
     lead = _LEAD_ADVERBIAL.match(body)
     if lead and _verb_first(body[lead.end() :]):
         return True

@@ -35,9 +35,11 @@ from .outline_labels import (
     mark_code,
     mark_literal_blocks,
     numbered_titles,
+    setting_terms,
     subtree_end,
 )
 from .outline_layout import PILCROW, Node, columns, content, layout_lines, layout_nodes
+from .outline_stars import star_headings, star_title
 
 
 def read_blocks(text: str) -> list[Block]:
@@ -93,6 +95,8 @@ def parse_outline(text: str) -> list[Block]:
             node.kind = "table"
     numbered_titles(text, nodes)
     classify_labels(text, nodes)
+    star_headings(text, nodes)
+    setting_terms(text, nodes)
     assign_levels(text, nodes)
     out = _Builder(text)
     i = 0
@@ -107,7 +111,8 @@ def _emit(out: _Builder, nodes: list[Node], i: int) -> int:
     if node.kind == "markup":
         return i + 1  # a reStructuredText code directive's own line: what it opens is the next block
     if node.kind == "heading":
-        title = content(text, node.lines[0]).strip().rstrip(PILCROW).strip()
+        title = star_title(text, node) or content(text, node.lines[0])
+        title = title.strip().rstrip(PILCROW).strip()
         title = directive_argument(" ".join(title.split()))
         out.add(Block("heading", node.start, node.end, level=node.level, title=title))
         return i + 1

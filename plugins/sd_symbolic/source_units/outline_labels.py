@@ -244,3 +244,24 @@ def assign_levels(text: str, nodes: list[Node]) -> None:
             stack.pop()
         node.level = min(6, stack[-1][1] + 1 if stack else 1)
         stack.append((node.indent, node.level))
+
+
+# "use-ipv6= Takes a boolean value …": a setting's name with its "=" (an empty assignment), then its description
+_SETTING = lazy_pattern(r"(?P<term>[A-Za-z][\w.-]*=)[ \t]+(?=[A-Z(\"'])")
+
+
+def setting_terms(text: str, nodes: list[Node]) -> None:
+    """A paragraph that opens with a setting's name and "=" ("use-ipv6= Takes a boolean value …", as a
+    configuration file's manual writes each key of an INI section) is that setting's definition: the name
+    is its term, the paragraph its description. Read as prose, a long description was cut into units
+    apart from the name it describes, and its last sentence ("Defaults to "no".") named nothing."""
+    for i, node in enumerate(nodes):
+        opens = node.blank_before or i == 0 or nodes[i - 1].kind == "heading"
+        if node.kind != "text" or not opens:
+            continue
+        m = _SETTING.match(content(text, node.lines[0]))
+        if m is None:
+            continue
+        node.kind = "inline"
+        node.term_end = node.lines[0].body + m.end("term")
+        node.body_start = node.lines[0].body + m.end()
