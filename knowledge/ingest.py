@@ -198,16 +198,22 @@ async def _start_workers(ctx: KernelContext, plugin_ids: list[str], kb: KbRecord
     `with_kb` one for each kb-plugin, whose interpreter start and imports then run beside other work
     instead of on the ingest's critical path: beside the sd stage for a small source; at its end for a large
     one (LATE_KB_START_BYTES: as its reply arrives), beside the kernel's parse, commit and analysis of its
-    tree, so they do not take CPU from the sd-plugin's (sd-symbolic builds a large tree on every core). A kb-plugin's workers start with the KB's artifacts folder bound (a new KB's folder would
-    otherwise retire them at the notification, for fresh ones started then). Running ones are reused; one
-    that cannot start is left to its call, which reports why."""
-    folders = (
-        {entry.id: str(ctx.artifacts_dir(kb.id, entry.id)) for entry in kb_listeners(ctx)} if with_kb else {}
-    )
+    tree, so they do not take CPU from the sd-plugin's (sd-symbolic builds a large tree on every core). A
+    kb-plugin's workers start with the KB's artifacts folder bound (a new KB's folder would otherwise retire
+    them at the notification, for fresh ones started then). Running ones are reused; one that cannot start
+    is left to its call, which reports why."""
+    try:  # an advisory start: what fails here (a spawn, a folder) fails again in the call, as itself
+        folders = (
+            {entry.id: str(ctx.artifacts_dir(kb.id, entry.id)) for entry in kb_listeners(ctx)}
+            if with_kb
+            else {}
+        )
+    except OSError:
+        folders = {}
     for plugin_id in [*plugin_ids, *folders]:
         try:
             await ctx.supervisor.warm(plugin_id, workers=1, artifacts=folders.get(plugin_id))
-        except PluginCallError:
+        except (PluginCallError, OSError):
             pass
 
 

@@ -16,7 +16,21 @@ from .evidence import Sentence
 WORD = lazy_pattern(r"[\w.-]+")
 # the nouns that classify a named entry ("the bucket option", "the timeout parameter"): its kind, not a word of
 # what is asked about it
-_KIND_NOUNS = "option|options|parameter|parameters|setting|settings|key|keys|field|fields|property|properties"
+KIND_NOUNS = (
+    "option",
+    "options",
+    "parameter",
+    "parameters",
+    "setting",
+    "settings",
+    "key",
+    "keys",
+    "field",
+    "fields",
+    "property",
+    "properties",
+)
+_KIND_NOUNS = "|".join(KIND_NOUNS)
 _KEY = lazy_pattern(r"[A-Za-z_][\w.-]*")
 
 

@@ -12,9 +12,10 @@ So when the question writes the key of exactly one record of the evidence as a w
 it (where a wh-question asks) every term of a field's name ("version_added": version, added), that field of
 that record is the answer, labelled by its key. The question's other words must be the record's own (what
 its text or headings write) or the documents' subject (common_terms: "… of timeout for heron_mirror?" over
-heron_mirror.py), so a question that asks more than the field ("… the ability to use search_regex with a
-port connection …") is left to the sentence ranking. A record without the asked field
-is not refused here: its prose may still state it ("Defaults to a multiline regex.").
+heron_mirror.py), so a question that asks more than the field ("… the ability to resume a copy over a
+slow link …") is left to the sentence ranking. A record without the asked field
+is refused only when its prose never writes the field's name either (field_unstated): "Defaults to the
+source's region." would state it.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from mrpvm.plugins.sdk.text import prose_value, terms
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .context_terms import common_terms
-from .documented import WORD
+from .documented import KIND_NOUNS, WORD
 from .evidence import Sentence
 from .material import Outcome
 from .question import Question
@@ -36,7 +37,7 @@ from .render import labelled
 # `name: value` on a line of its own (the key an identifier, no blanks; the value no longer than a line)
 _FIELD = lazy_pattern(r"^([A-Za-z_][\w.-]*):[ \t]+(\S.*)$")
 # the nouns a question names a record's kind by ("the msg option", "which parameter"): not words of it
-_RECORD_NOUNS = frozenset(terms("option options parameter parameters setting settings key keys field fields"))
+_RECORD_NOUNS = frozenset(terms(" ".join(KIND_NOUNS)))
 _KIND_ONLY = frozenset(terms(" ".join(sorted(TYPE_ONLY_NOUNS))))  # "the default value of …": no word of it
 
 
@@ -57,14 +58,14 @@ def record_fields(unit: KnowledgeUnit) -> list[tuple[str, str]]:
 def fields_only(sentences: list[Sentence]) -> bool:
     """The passage is nothing but a record's fields ("returned: success type: str"): what the record says of
     itself is its prose; its fields answer a question that asks one of them (field_answer), or follow the
-    prose they are quoted with ("… counted as active connections. type: list default: [ … ]")."""
+    prose they are quoted with ("… copied in the order listed. type: list default: [ … ]")."""
     return all(any(s.text.startswith(line) for _, line in record_fields(s.unit)) for s in sentences)
 
 
 def _named_record(question: str, records: list[KnowledgeUnit]) -> tuple[KnowledgeUnit, str] | None:
     """The one record whose key the question writes as a word of its own (in its case), with the words the
     question writes before it (where a wh-question puts what it asks: "What is the default value of
-    timeout", "Which version added connect_timeout"); None (no key, or several different keys)."""
+    timeout", "Which version added retry_limit"); None (no key, or several different keys)."""
     words = [(m.group(0), m.start()) for m in WORD.finditer(question)]
     firsts: dict[str, int] = {}
     for word, at in words:

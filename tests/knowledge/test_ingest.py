@@ -341,6 +341,29 @@ def test_a_large_sources_kb_workers_start_when_its_reply_arrives_before_its_pars
     )
 
 
+def test_a_kb_worker_that_cannot_start_early_leaves_the_sd_reply_and_the_ingest_whole(tmp_path, monkeypatch):
+    """The kb workers' early start runs inside the sd call (as its reply arrives): a start that fails there (a
+    spawn's OSError) is advisory, so the sd-plugin's reply is kept and the kb call starts its own worker."""
+    monkeypatch.setattr(ingest_module, "LATE_KB_START_BYTES", 1)
+
+    async def work(ctx):
+        warm = ctx.supervisor.warm
+
+        async def warming(plugin_id, *args, **kwargs):
+            if plugin_id == "test-kb":
+                raise OSError(28, "No space left on device")
+            return await warm(plugin_id, *args, **kwargs)
+
+        ctx.supervisor.warm = warming
+        kb = ctx.store.create_kb("docs")
+        result = await ingest_source(ctx, kb, "a.md", prose(4, "advisory"), sd_plugin="test-sd")
+        return result, ctx.supervisor.health()
+
+    result, health = run_kernel(tmp_path, work, enabled="test-sd,test-kb")
+    assert result.notified == ["test-kb"]
+    assert health["test-sd"]["ok"] >= 1 and health["test-kb"]["calls"] == 1
+
+
 def test_an_sd_worker_started_when_the_context_opens_serves_the_ingest(tmp_path):
     """`mrpvm ingest` starts the sd-plugin's worker from the context's `opened` hook: the ingest's sd stage
     uses it: no second worker is started for its call."""

@@ -17,6 +17,8 @@ from mrpvm.plugins.gs_symbolic.evidence import split_units
 from mrpvm.plugins.gs_symbolic.named import about_named, names_document
 from mrpvm.plugins.gs_symbolic.record_fields import record_fields
 from mrpvm.plugins.gs_symbolic.unit_pieces import unit_pieces
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 from mrpvm.protocol.document import IntentGroup
 
 MODULE = """# -*- coding: utf-8 -*-
@@ -171,3 +173,16 @@ def test_a_release_heading_is_a_short_label():
     assert not labels_release(
         "GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)"
     )
+
+
+def test_the_blank_lines_inside_a_definitions_code_are_kept():
+    """Fields get a blank line of their own; the code a definition holds keeps its own blank lines."""
+    text = (
+        "Hooks\n=====\n\non_build\n   Runs after a build. Define it in hooks.py::\n\n"
+        "      def on_build():\n          pass\n\n\n      def helper():\n          pass\n\n"
+        "on_clean\n   Runs after a clean.\n"
+    )
+    claims = [
+        u.claim or "" for u in build_tree(text, SourceMeta("s", "hooks.rst", "rst")) if u.kuType == "atomic"
+    ]
+    assert any("pass\n\n\ndef helper" in c for c in claims), claims

@@ -194,9 +194,6 @@ def _joined(texts: list[str]) -> str:
     return out
 
 
-_PARAGRAPH_BREAK = lazy_pattern(r"\n{3,}")
-
-
 def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
     """(claim, title, topic, role, unit type) of a term and its description, or of an entry (a bullet
     with paragraphs of its own, led by its first paragraph). Code stays fenced inside the claim."""
@@ -211,13 +208,13 @@ def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
             parts.append(p.clean + "\n")  # a comment's statement without a full stop ends at its line
         elif p.seg.field:  # a YAML entry's fields ("type: int", "default: 300"): each on its line, apart from
             # the prose before them (a description without a full stop is not glued to "returned: always")
-            parts.append(("" if field_before else "\n\n") + p.clean + "\n")
+            # (a part that ends its line already, a comment or code, needs one newline more, not two)
+            gap = "" if field_before else "\n" if parts and parts[-1].endswith("\n") else "\n\n"
+            parts.append(gap + p.clean + "\n")
         else:
             parts.append(p.clean)
         field_before = p.seg.field
-    claim = _PARAGRAPH_BREAK.sub("\n\n", re.sub(r" *\n *", "\n", " ".join(parts))).strip() or (
-        spec.header or ""
-    )
+    claim = re.sub(r" *\n *", "\n", " ".join(parts)).strip() or (spec.header or "")
     texts = [p.clean for p in spec.pieces if p.seg.kind not in ("term", "code")]
     role = group_role(texts or [claim], [p.cue for p in spec.pieces], [p.past for p in spec.pieces])
     if spec.header is not None:
