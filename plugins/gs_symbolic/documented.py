@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from functools import lru_cache
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
@@ -54,7 +55,18 @@ def marks_documented(text: str, keys: frozenset[str]) -> bool:
     """The text writes a documented key marked as a name (in code quotes, or in a markup's parentheses or
     brackets: `path`, ``path``, O(path), <path>), as documentation writes an option it refers to; the bare
     word ("Path to a file …") is English."""
-    return any(re.search(rf"(?<=[`'\"(<\[]){re.escape(k)}(?=[`'\")>\]])", text) for k in keys)
+    pattern = _marked_pattern(keys)
+    return pattern is not None and pattern.search(text) is not None
+
+
+@lru_cache(maxsize=64)
+def _marked_pattern(keys: frozenset[str]) -> re.Pattern[str] | None:
+    """One pattern for a key set (the evidence's documented keys, asked of every sentence of every window):
+    any of the keys between a name's marks; None for no keys."""
+    if not keys:
+        return None
+    either = "|".join(map(re.escape, sorted(keys)))
+    return re.compile(rf"(?<=[`'\"(<\[])(?:{either})(?=[`'\")>\]])")
 
 
 def entry_terms_written(question: str, pool: list[Sentence]) -> set[str]:
