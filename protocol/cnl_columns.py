@@ -23,19 +23,13 @@ from typing import Any
 import msgspec
 
 from .cnl_grammar import MAX_INT, FieldSpec
-from .cnl_render import carried_text
+from .cnl_render import carried_as_is
+from .cnl_rules import NOWHERE, UNIT_RULE_ATTRS, check_unit
 from .document import KnowledgeUnit
 
 _SEP = "\x00"  # joins a column's values for one search of them all
 _SPACE = re.compile(r"\s")  # str.split()'s whitespace (Py_UNICODE_ISSPACE)
 _POSITION = {name: k for k, name in enumerate(KnowledgeUnit.__struct_fields__)}
-
-
-def _as_is(value: Any) -> bool:
-    """Whether the CNL form carries a text value as it is (cnl_compact._as_carried leaves it)."""
-    if value is None or (value and "\n" not in value and "\r" not in value and value == value.strip()):
-        return True
-    return carried_text(value) == value
 
 
 def _plain_column(values: Sequence[Any]) -> bool:
@@ -122,7 +116,7 @@ def suspect_units(
     for attr in text_attrs:
         col = columns[_POSITION[attr]]
         if not _plain_column(col):
-            mark(col, _as_is)
+            mark(col, carried_as_is)
     for spec in checked:
         test = _column_test(spec)
         if test is None:
@@ -130,7 +124,7 @@ def suspect_units(
         col = columns[_POSITION[spec.attr]]
         if not test[0](col):
             mark(col, test[1])
-    rule_columns = [columns[_POSITION[a]] for a in _RULE_ATTRS]
+    rule_columns = [columns[_POSITION[a]] for a in UNIT_RULE_ATTRS]
     if _rules_hold_everywhere(*rule_columns[:6]):  # then a unit has its whole triple iff it has a subject
         subject, confidence = rule_columns[3], rule_columns[6]
         suspects.update(
@@ -160,18 +154,11 @@ def _rules_hold_everywhere(
     )
 
 
-_RULE_ATTRS = ("claim", "procedure", "role", "subject", "relation", "object", "confidence")
-
-
-def _rules_hold(
-    claim: Any, procedure: Any, role: Any, subject: Any, relation: Any, obj: Any, confidence: Any
-) -> bool:
-    """cnl_rules.check_unit holds (with every field present as typed): one of claim and procedure, a
-    procedure iff the role says so, a triple whole or absent, a confidence only with a triple, in [0, 1]."""
-    has_procedure = _present(procedure)
-    if _present(claim) == has_procedure or has_procedure != (role == "Procedure"):
-        return False
-    triple = _present(subject) + _present(relation) + _present(obj)
-    if triple not in (0, 3):
-        return False
-    return confidence is None or (triple == 3 and 0.0 <= confidence <= 1.0)
+def _rules_hold(*values: Any) -> bool:
+    """cnl_rules.check_unit holds for one unit's `UNIT_RULE_ATTRS` values (a value present as typed is a field:
+    None, "" and [] are absent): one of claim and procedure, a procedure iff the role says so, a triple whole
+    or absent, a confidence only with a triple, in [0, 1]."""
+    fields = {attr: value for attr, value in zip(UNIT_RULE_ATTRS, values, strict=True) if _present(value)}
+    broken: list[str] = []
+    check_unit(NOWHERE, fields, lambda _line, rule, _message: broken.append(rule))
+    return not broken

@@ -19,7 +19,6 @@ from typing import Any, TypeVar
 import msgspec
 
 from .cnl_columns import suspect_units
-from .cnl_fastpath import NOWHERE
 from .cnl_grammar import (
     MAX_INT,
     MAX_ISSUES,
@@ -33,8 +32,8 @@ from .cnl_grammar import (
     convert_value,
     format_value,
 )
-from .cnl_render import carried_text
-from .cnl_rules import check_unit
+from .cnl_render import carried_plainly, carried_text
+from .cnl_rules import NOWHERE, UNIT_RULE_ATTRS, check_unit
 from .document import CnlDocument, KnowledgeUnit, PluginResult
 from .gc_pause import paused_gc
 
@@ -181,7 +180,7 @@ def _as_carried(obj: T, text_fields: tuple[tuple[str, Any], ...]) -> T:
     changes: dict[str, Any] = {}
     for attr, absent in text_fields:
         value = getattr(obj, attr)
-        if value is None or (value and "\n" not in value and "\r" not in value and value == value.strip()):
+        if carried_plainly(value):
             continue
         carried = carried_text(value)
         if carried != value:
@@ -195,7 +194,7 @@ def _checked(specs: tuple[FieldSpec, ...], also: tuple[str, ...] = ()) -> tuple[
 
 
 _RESULT_CHECKED = _checked(RESULT_FIELDS)
-_UNIT_CHECKED = _checked(UNIT_FIELDS, ("claim", "procedure", "subject", "object"))  # cnl_rules.check_unit's
+_UNIT_CHECKED = _checked(UNIT_FIELDS, UNIT_RULE_ATTRS)  # and the text fields cnl_rules.check_unit reads
 
 
 def _fields(obj: Any, specs: tuple[FieldSpec, ...], where: int, issues: _Issues) -> dict[str, Any]:

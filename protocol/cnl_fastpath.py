@@ -23,7 +23,7 @@ from .cnl_grammar import (
     classify_heading,
     convert_value,
 )
-from .cnl_rules import check_observation, check_unit
+from .cnl_rules import NOWHERE, check_observation, check_unit
 from .document import (
     CnlDocument,
     IntentGroup,
@@ -41,21 +41,6 @@ class _Bail(Exception):
 
 def _bail(line: int, rule: str, message: str) -> None:
     raise _Bail
-
-
-class _AnyLine(dict):
-    def __missing__(self, key: str) -> int:
-        return 0
-
-
-class _Nowhere:
-    """What `_check_unit` reads of a section besides its fields: line numbers, only used when reporting."""
-
-    line = 0
-    lines = _AnyLine()
-
-
-NOWHERE = _Nowhere()
 
 
 def parse_fast(text: str, op: str | None) -> CnlDocument | None:

@@ -24,6 +24,19 @@ def _clean(value: str) -> str:
     return value.strip()
 
 
+def carried_plainly(value: str | None) -> bool:
+    """Whether a text value is one the CNL form carries unchanged at a glance: absent, or a non-empty line
+    without outer whitespace (False may be wrong: `carried_as_is` then asks `carried_text`)."""
+    return value is None or (
+        bool(value) and "\n" not in value and "\r" not in value and value == value.strip()
+    )
+
+
+def carried_as_is(value: str | None) -> bool:
+    """Whether the CNL form carries a text value as it is (`carried_text` leaves it)."""
+    return value is None or carried_plainly(value) or carried_text(value) == value
+
+
 def carried_text(value: str) -> str | None:
     """A text field's value as the CNL form carries it: what `parse_document` reads back from what
     `_render_fields` writes (CRs as newlines, outer whitespace and the first line's trailing whitespace

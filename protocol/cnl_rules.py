@@ -12,6 +12,24 @@ from typing import Any
 
 from .vocab import ACTS, ANSWER_TYPES
 
+# the fields `check_unit` reads (a compact reply's checks read these columns: cnl_compact.py, cnl_columns.py)
+UNIT_RULE_ATTRS = ("claim", "procedure", "role", "subject", "relation", "object", "confidence")
+
+
+class _AnyLine(dict):
+    def __missing__(self, key: str) -> int:
+        return 0
+
+
+class _Nowhere:
+    """A section without a place (a typed unit's fields, not a parsed section's): its line numbers are 0."""
+
+    line = 0
+    lines = _AnyLine()
+
+
+NOWHERE = _Nowhere()
+
 
 def check_unit(section: Any, fields: dict[str, Any], report: Callable[[int, str, str], None]) -> None:
     has_claim, has_proc = "claim" in fields, "procedure" in fields

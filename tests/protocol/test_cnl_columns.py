@@ -4,6 +4,8 @@ order and the same shipped analysis as checking every unit one by one."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -12,6 +14,8 @@ from mrpvm.protocol import cnl_compact
 from mrpvm.protocol.cnl import CnlError
 from mrpvm.protocol.cnl_columns import suspect_units
 from mrpvm.protocol.cnl_compact import CompactReply, encode_compact, read_compact
+from mrpvm.protocol.cnl_grammar import MAX_INT, UNIT_FIELDS, FieldSpec
+from mrpvm.protocol.cnl_rules import NOWHERE, UNIT_RULE_ATTRS, check_unit
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit, PluginResult
 from mrpvm.protocol.handoff import ANALYSER, analyse_unit, ship_analysis
 from test_cnl_compact import OP, tessel_tree
@@ -119,3 +123,100 @@ def test_changed_units_read_as_when_every_unit_is_checked(tree, changes):
         issues = cnl_compact._Issues()
         cnl_compact._check_unit(sent, k + 1, issues)
         assert not issues and cnl_compact._as_carried(sent, cnl_compact._UNIT_TEXT) is sent
+
+
+_NO_CHOICE = "none-of-them"
+# per field kind of the spec table: values that pass, that break the per-unit check, or that the CNL form
+# carries otherwise (a required `str` field cannot carry None in a compact reply: "" stands for it)
+_KIND_VALUES: dict[str, list[Any]] = {
+    "text": [None, "", " ", "a", " a", "a ", "a\nb", "a\r\nb", "a\n\n b", "\u2028"],
+    "enum": [None, "", _NO_CHOICE],
+    "csv": [[], ["a"], [""], [" a"], ["a,b"], ["a b"], ["a\nb"]],
+    "csv-enum": [[], [_NO_CHOICE], [""], [" a"]],
+    "int": [None, 0, 7, -1, MAX_INT, MAX_INT + 1],
+    "float": [None, 0.0, 0.5, 1.0, 1.5, -0.1, float("nan"), float("inf")],
+}
+
+
+def _spec_values(spec: FieldSpec) -> list[Any]:
+    """The values a field of `spec` is tried with: its kind's, and its own choices (the first and last)."""
+    assert spec.kind in _KIND_VALUES, f"{spec.attr}: a field kind cnl_columns is not tested on: {spec.kind}"
+    values = list(_KIND_VALUES[spec.kind])
+    if spec.kind == "enum":
+        values += [spec.choices[0], spec.choices[-1]]
+    elif spec.kind == "csv-enum":
+        values += [[spec.choices[0]], [spec.choices[0], spec.choices[-1]]]
+    if spec.required and spec.kind in ("text", "enum"):
+        values = [v for v in values if v is not None]
+    return values
+
+
+def test_every_field_of_the_spec_table_reads_as_when_every_unit_is_checked(tree):
+    """Each unit field of cnl_grammar.UNIT_FIELDS, with values of its kind (read from the spec table, so a
+    field added or retyped there is tried here), set on a unit with and one without a triple: the column
+    look names every unit the per-unit checks recast or refuse, and the reply reads the same."""
+    with_triple = next(k for k, u in enumerate(tree) if u.subject)
+    places = sorted({0, with_triple, len(tree) - 1})
+    for spec in UNIT_FIELDS:
+        for value in _spec_values(spec):
+            for k in places:
+                units = list(tree)
+                units[k] = msgspec.structs.replace(units[k], **{spec.attr: value})
+                data = reply(units)
+                assert read(data) == every_unit(data), (spec.attr, value, k)
+                sent = cnl_compact._decode_as(CompactReply, data).units
+                suspects = suspect_units(sent, TEXT, CHECKED)
+                assert suspects is not None and _refused_or_recast(sent) <= set(suspects), (spec.attr, value)
+
+
+def _refused_or_recast(units: list[KnowledgeUnit]) -> set[int]:
+    """The units the per-unit checks refuse or recast."""
+    out = set()
+    for k, unit in enumerate(units):
+        issues = cnl_compact._Issues()
+        cnl_compact._check_unit(unit, k + 1, issues)
+        if issues or cnl_compact._as_carried(unit, cnl_compact._UNIT_TEXT) is not unit:
+            out.add(k)
+    return out
+
+
+class _Reads(dict):
+    """A unit's fields that record which of them a rule reads."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.read: set[str] = set()
+
+    def __contains__(self, key: object) -> bool:
+        self.read.add(str(key))
+        return super().__contains__(key)
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.read.add(key)
+        return super().get(key, default)
+
+
+def test_the_unit_rules_read_only_the_fields_the_column_look_reads():
+    """cnl_rules.check_unit reads the fields UNIT_RULE_ATTRS lists, which cnl_columns reads as columns and
+    cnl_compact checks: a rule on another field fails here until the list follows it."""
+    unit_attrs = {s.attr for s in UNIT_FIELDS}
+    assert set(UNIT_RULE_ATTRS) <= unit_attrs
+    assert set(UNIT_RULE_ATTRS) <= {s.attr for s in CHECKED}
+    read: set[str] = set()
+    samples = [
+        {"claim": "c"},
+        {"procedure": "p", "role": "Procedure"},
+        {"claim": "c", "role": "Description", "subject": "s", "relation": "uses", "object": "o"},
+        {"claim": "c", "subject": "s", "confidence": 2.0},
+        {"claim": "c", "subject": "s", "relation": "uses", "object": "o", "confidence": 0.5},
+    ]
+    for sample in samples:
+        fields = _Reads(sample)
+        check_unit(NOWHERE, fields, lambda *_: None)
+        read |= fields.read
+    assert read <= set(UNIT_RULE_ATTRS), read - set(UNIT_RULE_ATTRS)
+    assert read & unit_attrs == set(UNIT_RULE_ATTRS)
