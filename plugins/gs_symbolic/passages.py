@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.agent_answers import agentless, grants, names_person, names_role, restricts
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, without_references
+from mrpvm.plugins.sdk.agent_answers import restricts
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
 from mrpvm.plugins.sdk.patterns import lazy_pattern
-from mrpvm.plugins.sdk.place_answers import states_place
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 from mrpvm.plugins.sdk.time_answers import mentions_untimed_number, states_circumstance, states_frequency
 
 from .action import Action, acts, misapplied
-from .answer_form import labels_release, states_figure
+from .answer_form import labels_release
 from .context_terms import (
     KEY_SHAPE,
     entry_title,
@@ -45,6 +44,7 @@ from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
 from .meaning import Meaning
 from .narrowing import contradicts, quoted_share
+from .shapes import ROW_KEY, YEAR, code_keyed, names_other_person, role_does, shaped, writes_new_command
 from .windows import Passage, windows
 
 EXTRA_SENTENCE_COST = 0.06
@@ -65,11 +65,6 @@ SEM_FLOOR = 0.25
 SEM_KEY = 0.65
 
 
-_ROW_KEY = lazy_pattern(r"^\s*([^\s—:][^—:]{0,40}?)\s+—\s")
-_FILE_SPAN = lazy_pattern(
-    r"`[.~/][^`\s]*`$"
-)  # "`.AppxBundle`", "`~/.ssh/config`": a file named, not a command
-_WRITTEN_COMMAND = lazy_pattern(r"`[^`]+`|^\s*\$ .+|(?<![\w-])--?[A-Za-z][\w-]*|\b\w+\(\d\)")
 # answers a heading may hold for the passages under it (a release, a date, an option line, a command)
 HEADED_TYPES = frozenset({"version", "date", "option", "command"})
 
@@ -82,15 +77,6 @@ FUTURE = lazy_pattern(
     r"\b(?:will|shall|intends?|intended|plans?|planned|going to|in (?:the )?future|eventually|later on)\b",
     re.I,
 )
-
-
-_YEAR = lazy_pattern(r"\b(?:1[6-9]|20)\d\d\b")
-
-
-def _code_keyed(s: Sentence) -> bool:
-    """A table row whose key (first cell) is written as code: a setting's or option's name (`inject`)."""
-    row = _ROW_KEY.match(s.text) if s.unit.chunkType == "table" else None
-    return row is not None and "`" in row.group(1)
 
 
 class Judge:
@@ -170,7 +156,7 @@ class Judge:
         if self.answer_type not in SHAPED_TYPES:
             return True, None
         if self.year:  # "in which year …": a year, not any date-like number
-            return any(_YEAR.search(s.text) for s in window), None
+            return any(YEAR.search(s.text) for s in window), None
         if self.untimed:  # "which port …": a number, not "after 20 minutes"
             return any(mentions_untimed_number(s.text) for s in window), None
         if self.circumstance and any(states_circumstance(s.text) for s in window):
@@ -180,16 +166,19 @@ class Judge:
             return True, None
         unit = window[0].unit
         term = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
+        asked = set(self.scorer.weights)
         if self.answer_type == "person":
-            # someone the question does not name, by name or by role doing what is asked (_role_does)
-            if self._names_person(window) or any(map(self._role_does, window)):
+            # someone the question does not name, by name or by role doing what is asked (shapes.role_does)
+            if names_other_person(window, asked) or any(
+                role_does(s, asked, self.agent, self.permission) for s in window
+            ):
                 return True, None
-        elif any(self._shaped(s.text) for s in window):
+        elif any(shaped(s.text, self.answer_type, asked, self.origin) for s in window):
             return True, None
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
         elif self.answer_type == "option" and any(
-            _code_keyed(s) or marks_documented(s.text, self.documented) for s in window
+            code_keyed(s) or marks_documented(s.text, self.documented) for s in window
         ):
             return True, None  # an options table's row, keyed by the option's name written as code
         dated = self.answer_type in ("version", "date")
@@ -205,34 +194,9 @@ class Judge:
                 return True, heading if dated else None
         return False, None
 
-    def _role_does(self, s: Sentence) -> bool:
-        """The sentence names a role ("a project") doing what "who …" asks: its verb and a word of its object
-        ("closes a pull request" is not "closes an issue"); who may do it, by a rule that grants it."""
-        said = set(s.terms) | s.carried | s.under
-        verb, thing = self.agent
-        if verb and (verb not in said or (thing and not thing & said) or agentless(s.text, verb)):
-            return False  # not the asked verb on its object, or only "… are not reviewed": no one does it
-        return names_role(s.text, set(self.scorer.weights)) and (not self.permission or grants(s.text))
-
     def _all_said(self, window: list[Sentence]) -> bool:
         """The window, with its unit's context, states every term of the question."""
         return set(self.scorer.weights) <= set().union(*self._stated(window), self.context(window[0]))
-
-    def _names_person(self, window: list[Sentence]) -> bool:
-        """The window (or its definition's term) names a person the question does not."""
-        unit = window[0].unit
-        term = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
-        asked = set(self.scorer.weights)
-        return any(names_person(t, asked) for t in [*(s.text for s in window), term])
-
-    def _shaped(self, text: str) -> bool:
-        """The text holds an answer of the expected shape; a figure for a number ("Number of days …" names
-        the quantity "how many days" asks for without stating it)."""
-        if self.answer_type == "number":
-            return states_figure(text, set(self.scorer.weights))
-        if self.answer_type == "location":
-            return states_place(text, self.origin)
-        return mentions_type(text, self.answer_type)
 
     def score(self, window: list[Sentence]) -> Passage:
         sc = self.scorer
@@ -244,7 +208,7 @@ class Judge:
         matched_all = sc._matched(own | ctx)
         value = (matched_own + CONTEXT_FACTOR * (matched_all - matched_own)) / sc.present
         typed, dated_by = self.typed(window)
-        if self.answer_type == "person" and typed and not self._names_person(window):
+        if self.answer_type == "person" and typed and not names_other_person(window, set(sc.weights)):
             pass  # a role or a group answers "who", a name answers it best: no bonus
         elif self.answer_type in SHAPED_TYPES:
             value = value + TYPE_BONUS if typed else value * UNTYPED_FACTOR
@@ -304,23 +268,15 @@ class Judge:
             0
         ].unit  # a definition is quoted under its term ("loom lint", "-g, --listed")
         label = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
-        if not label and (row := _ROW_KEY.match(passage.sentences[0].text)):
+        if not label and (row := ROW_KEY.match(passage.sentences[0].text)):
             label = row.group(1)  # a table row or list item is read under its first cell ("loom lint — …")
         if self.answer_type == "command":
             named = bool(set(terms(label)) - set(self.scorer.weights))  # the term names what was not asked
-            return named or any(s.code or self._new_command(s.text) for s in passage.sentences)
+            asked = set(self.scorer.weights)
+            return named or any(s.code or writes_new_command(s.text, asked) for s in passage.sentences)
         if self.answer_type == "procedure":
             return mentions_type(label, "command") or tells_what_to_do(passage.sentences)
         return passage.typed or self.answer_type not in SHAPED_TYPES
-
-    def _new_command(self, text: str) -> bool:
-        """The text writes a command (a code span that is not a file's name, an option) that is more than the
-        question's own words: "`.appx`" quoted back does not say which command installs it."""
-        asked = set(self.scorer.weights)
-        return any(
-            set(terms(m.group(0))) - asked and not _FILE_SPAN.match(m.group(0))
-            for m in _WRITTEN_COMMAND.finditer(without_references(text))
-        )
 
     def _instance(self, passage: Passage) -> bool:
         """With a foreign focus: the documents lack no other word of the question (light verbs aside: "use",

@@ -4,10 +4,10 @@ Order of decision for one question:
 1. a yes/no question (constrained or not): an explicit statement of the proposition (explicit.py), else
    the one sentence that states it or its negation (polarity.py); otherwise no answer;
 2. a single-word answer: only from an explicit statement (explicit.py);
-3. procedures, when steps are asked for and a Procedure unit matches;
+3. procedures, when steps are asked for and a Procedure unit matches (steps.py);
 4. comparisons: the best passage about each compared side;
 5. proof chains (kb-thinkingdb notes, or triple-bearing units that link the question's entities), for open
-   questions ("explain why …");
+   questions ("explain why …") (proof_chain.py);
 6. otherwise the passage (1-3 consecutive sentences of one unit) that answers (passages.py), with the label
    it needs (a definition's term); lists when a list is asked for.
 No passage answers, or the attribute asked for is never named: no answer (the kernel's no-context).
@@ -40,7 +40,7 @@ from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum, asked_subject, unnamed
 from .directives import stated_condition
 from .documented import classified_entries, documented_keys, entry_terms_written
-from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
+from .evidence import LISTS, Scorer, Sentence, relevant
 from .focus import foreign_focus, instrument, unheld_option
 from .form_rank import form_first
 from .material import Material, Outcome
@@ -55,7 +55,7 @@ from .narrowing import (
     with_negations,
 )
 from .passages import FUTURE, Judge, Passage
-from .proofs import render_chain, triple_chain
+from .proof_chain import proof_chain
 from .question import Question
 from .record_fields import field_answer, field_unstated, fields_only
 from .render import MAX_LABEL, labelled, passage_text, render_list
@@ -69,6 +69,7 @@ from .spans import (
     with_reason,
     with_steps,
 )
+from .steps import steps
 from .support import leads_nowhere, supports
 from .unsaid import unsaid_thing, unsaid_word
 
@@ -165,7 +166,11 @@ def _open_answer(q: Question, m: Material) -> Outcome | None:
     # an explicit request for steps or a comparison shapes the answer before any proof chain does;
     # a proof chain answers open questions ("explain why …"), a passage answers typed ones
     open_question = q.answer_type in ("", "reason", "definition")
-    paths = (_steps, compare, _chain, _sentences) if open_question else (_steps, compare, _sentences, _chain)
+    paths = (
+        (steps, compare, proof_chain, _sentences)
+        if open_question
+        else (steps, compare, _sentences, proof_chain)
+    )
     for path in paths:
         out = path(q, m)
         if out is not None:
@@ -174,73 +179,6 @@ def _open_answer(q: Question, m: Material) -> Outcome | None:
 
 
 # --------------------------------------------------------------------------- paths
-
-
-def _chain(q: Question, m: Material) -> Outcome | None:
-    chains = list(m.chains)
-    if not chains:
-        found = triple_chain(m.units, q.text)
-        chains = [found] if found else []
-    if not chains:
-        return None
-    by_id = m.by_id
-    paragraphs: list[str] = []
-    ids: list[str] = []
-    for n, chain in enumerate(chains):
-        text, used = render_chain(chain, by_id)
-        if not text:
-            continue
-        paragraphs.append(text if n == 0 else f"Also: {text}")
-        ids.extend(u for u in used if u not in ids)
-    if not paragraphs:
-        return None
-    return Outcome(
-        "\n\n".join(paragraphs),
-        ids,
-        "high",
-        f"{len(paragraphs)} proof chain(s) over {len(ids)} units",
-        "proof",
-    )
-
-
-def _steps(q: Question, m: Material) -> Outcome | None:
-    """The steps of the Procedure units that match the question best (every step, with its command)."""
-    if not q.wants_steps:
-        return None
-    procs = [u for u in m.units if u.role == "Procedure" and procedure_steps(u)]
-    if not procs:
-        return None
-    qset = set(q.terms)
-    keys = key_terms(q.keyable, q.name_terms, m.pool)  # what makes the question specific ("SHA1", "-f")
-    scored = []
-    for u in procs:
-        have = set(
-            terms(" ".join([u.topic, u.title or "", u.sectionTitle or "", u.procedure or u.claim or ""]))
-        )
-        overlap = len(qset & have) / max(1, len(qset))
-        if overlap >= 0.5 and keys <= have:
-            scored.append((overlap, u))
-    if not scored:
-        return None
-    best = max(sc for sc, _ in scored)
-    chosen = [u for sc, u in scored if sc >= best * 0.9][:2]
-    chosen.sort(
-        key=lambda u: (u.charStart if u.charStart is not None else 0, u.chunkIndex or 0, u.unitIndex or 0)
-    )
-    parts: list[str] = []
-    for u in chosen:
-        steps = procedure_steps(u)
-        lines = [f"{i}. " + st.replace("\n", "\n   ") for i, st in enumerate(steps, 1)]  # code under its step
-        head = f"**{u.title or u.topic}**\n\n" if len(chosen) > 1 else ""
-        parts.append(head + "\n".join(lines))
-    conf = "high" if best >= 0.75 else "medium"
-    return Outcome(
-        "\n\n".join(parts),
-        [u.id for u in chosen],
-        conf,
-        f"steps of {len(chosen)} procedure unit(s)",
-        "procedure",
-    )
 
 
 def _sentences(q: Question, m: Material) -> Outcome | None:
