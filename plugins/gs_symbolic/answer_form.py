@@ -75,7 +75,7 @@ def unanswered(q: Question, lack: str) -> bool:
 
 
 # a word of a heading besides its versions and dates ("v2.3", "2021-05-03", "(released"): "Tessel v2.3 Release
-# Notes" is a release's label; "GNU General Public License v3.0+ (see COPYING or https://…)" is a sentence that
+# Notes" is a release's label; "Heron Shared Source Licence v2.1+ (see LICENCE or https://…)" is a sentence that
 # mentions a version, and dates nothing under it
 _LABEL_WORD = lazy_pattern(r"[^\W\d_][\w'’-]*")
 MAX_RELEASE_WORDS = (

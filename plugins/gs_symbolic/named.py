@@ -1,21 +1,21 @@
 """An identifier the question writes constrains which evidence may answer it (issue 20: unanswerable questions).
 
-"What is the default value of $Text::Wrap::separator?" over a module's manual that states the default of
-`$Text::Wrap::columns` and never one of the separator: the columns' sentence shares "default", "value", "Text"
-and "Wrap" with the question, means nearly the same, and was answered. A program's identifier (a variable,
-a setting, a key, a function: `connect_timeout`, `$huge`, `File::Temp`, `scriptLoading`) names one thing,
-and no other word stands in for it; the retrievers split it into its parts ("connect", "timeout"), so a
-passage about a sibling (`timeout`, `$Text::Wrap::columns`) scores on the shared parts. Evidence about the
+"What is the default value of $Tide::Fold::margin?" over a module's manual that states the default of
+`$Tide::Fold::width` and never one of the margin: the width's sentence shares "default", "value", "Tide"
+and "Fold" with the question, means nearly the same, and was answered. A program's identifier (a variable,
+a setting, a key, a function: `retry_backoff`, `$verbose`, `Tide::Fold`, `lineEnding`) names one thing,
+and no other word stands in for it; the retrievers split it into its parts ("retry", "backoff"), so a
+passage about a sibling (`backoff`, `$Tide::Fold::width`) scores on the shared parts. Evidence about the
 identified thing writes its name, in the sentence or in what the sentence stands under (its entry's term,
 its headings). So when the question's sentence writes an identifier that some evidence unit writes, only the
 units that write it may answer; if none of them answers, the documents do not say it about that thing. A
 unit that is the name alone (an rST list-table's key cell) labels the unit after it (the value cell).
 
 An identifier most evidence units write (COMMON_SHARE, as for names: context_terms.common_terms) is the
-documents' own subject ("add_custom_target" in its reference page, a module in its manual): it says nothing
+documents' own subject ("define_stage" in its reference page, a module in its manual): it says nothing
 about which part of them is asked, and constrains nothing; so is one that names a document of the evidence
 (its file name's stem, its top heading: names_document), however few of the retrieved units write it; nor does one the question sets the answer against
-("… instead of wait_for?"). An identifier no evidence unit writes is not covered by the evidence, as an
+("… instead of poll_until?"). An identifier no evidence unit writes is not covered by the evidence, as an
 option is not (focus.unheld_option): the question is refused (`unwritten`).
 """
 
@@ -32,8 +32,8 @@ from mrpvm.protocol.document import KnowledgeUnit
 from .context_terms import COMMON_SHARE
 from .evidence import Sentence
 
-# a sigiled or package-qualified name ("$huge", "@ARGV", "$Text::Wrap::columns", "File::Temp"), a name with an
-# inner underscore ("connect_timeout", "JOB_POOLS"), or a camel-cased one ("scriptLoading"; not "macOS")
+# a sigiled or package-qualified name ("$verbose", "@ARGV", "$Tide::Fold::width", "Tide::Fold"), a name with an
+# inner underscore ("retry_backoff", "STAGE_SLOTS"), or a camel-cased one ("lineEnding"; not "macOS")
 _IDENTIFIER = lazy_pattern(
     r"(?<![\w$@%:.-])(?:[$@%][A-Za-z_]\w*(?:::\w+)*|[A-Za-z]\w*(?:::\w+)+"
     r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+|[a-z]{2,}[A-Z][a-z]\w*)(?![\w:])"
@@ -55,8 +55,8 @@ CONTRAST_REACH = 24  # characters before a name that may hold its contrasting ph
 
 def written_identifiers(question: str) -> list[str]:
     """The identifiers a question writes about what it asks, in order, each once: not one it sets the answer
-    against ("Which module replaces wait_for on Windows?" asks about wait_for; "… instead of wait_for?" does not
-    ask about it)."""
+    against ("Which module replaces poll_until on Windows?" asks about poll_until; "… instead of poll_until?"
+    does not ask about it)."""
     return list(
         dict.fromkeys(
             m.group(0)
@@ -67,8 +67,8 @@ def written_identifiers(question: str) -> list[str]:
 
 
 def _spelling(identifier: str) -> re.Pattern[str]:
-    """The identifier as a whole token: not a part of a longer name ("separator" in "separator2", "wait_for"
-    in "win_wait_for"); case aside."""
+    """The identifier as a whole token: not a part of a longer name ("margin" in "margin2", "poll_until"
+    in "win_poll_until"); case aside."""
     return re.compile(rf"(?<![\w$@%]){re.escape(identifier)}(?![\w])", re.I)
 
 
@@ -78,8 +78,8 @@ def _writes(unit: KnowledgeUnit, spelling: re.Pattern[str]) -> bool:
 
 
 def _labelled(units: dict[str, KnowledgeUnit], labels: set[str], identifier: str) -> set[str]:
-    """The units right after a unit that is the name alone (a table's key cell, a term line: "* - ``end_of_line``"
-    before "- Set to ``lf``, ``cr``, or ``crlf`` …"): what they say is said of the name."""
+    """The units right after a unit that is the name alone (a table's key cell, a term line: "* - ``fold_width``"
+    before "- Set to a number of columns, or ``off`` …"): what they say is said of the name."""
     places = {(u.chunkId, u.unitIndex): i for i, u in units.items()}
     out = set()
     for i in labels:

@@ -5,8 +5,8 @@ Before: an entry's fields were joined onto its prose with no full stop ("The pat
 returned: success type: str"), so a sentence splitter read one sentence; "What is the default value of
 timeout for heron_mirror?" was answered by the module's description, which writes "timeout" and "default"
 but no value, or refused (the module's own name narrowed the evidence to the units that write it); and a
-licence line read as a heading ("GNU General Public License v3.0+ (see …)") dated an option's description
-as "3.0" for "Which version added …?"."""
+licence line read as a heading ("Heron Shared Source Licence v2.1+ (see …)") dated an option's description
+as "2.1" for "Which version added …?"."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from mrpvm.protocol.document import IntentGroup
 
 MODULE = """# -*- coding: utf-8 -*-
 
-# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+# Heron Shared Source Licence v2.1+ (see LICENCE or https://licences.example.org/hssl-2.1.txt)
 
 DOCUMENTATION = r'''
 module: heron_mirror
@@ -130,7 +130,7 @@ def test_a_question_that_asks_what_a_record_holds_is_no_field_question():
 def test_a_licence_line_over_the_document_dates_nothing():
     units = units_of(MODULE, "heron_mirror.py")
     doc = ask("Which version added the region option?", units)
-    assert "3.0" not in (doc.answer or ""), doc.answer
+    assert "2.1" not in (doc.answer or ""), doc.answer
 
 
 @needs_model
@@ -171,7 +171,7 @@ def test_a_release_heading_is_a_short_label():
     assert labels_release("2.3.0 (2021-05-03)")
     assert labels_release("What's New In Python 3.12")
     assert not labels_release(
-        "GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)"
+        "Heron Shared Source Licence v2.1+ (see LICENCE or https://licences.example.org/hssl-2.1.txt)"
     )
 
 
