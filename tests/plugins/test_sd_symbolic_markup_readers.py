@@ -222,3 +222,49 @@ def test_front_matter_is_the_page_title_and_hidden_html_is_no_text():
     assert said == ["A roost groups the perches of one barn.", "Use a roost when two barns share a keeper."]
     # a "---" rule opening a page without a mapping under it is no front matter
     assert read_blocks("---\n\nText here.\n")[0].segments
+
+
+PROTOCOL = """= Roost Protocol =
+
+== Lifecycle ==
+
+A perch moves between three states:
+
+   land            settle
+  -----> [FREE] ---------> [TAKEN]
+                             |
+                             | (dusk)
+                             v
+                          [EMPTY] <-----.
+                             |          |
+                             `----------'
+
+A perch is freed at dawn.
+
+| state | meaning |
+|-------|---------|
+| FREE  | open    |
+
+Title
+-----
+
+Text under the title.
+"""
+
+
+def test_a_wiki_heading_and_a_drawing_are_read_as_such():
+    blocks = read_blocks(PROTOCOL)
+    assert [(b.level, b.title) for b in blocks if b.kind == "heading"] == [
+        (1, "Roost Protocol"),
+        (2, "Lifecycle"),
+        (2, "Title"),
+    ]
+    code = [PROTOCOL[b.start : b.end] for b in blocks if b.kind == "code"]
+    assert len(code) == 1 and code[0].startswith("land") and code[0].endswith("`----------'")
+    assert [b.kind for b in blocks if b.kind == "table"] == ["table"]  # a table with its separator stays one
+    said = [PROTOCOL[s.start : s.end] for b in blocks if b.kind == "paragraph" for s in b.segments]
+    assert said == [
+        "A perch moves between three states:",
+        "A perch is freed at dawn.",
+        "Text under the title.",
+    ]

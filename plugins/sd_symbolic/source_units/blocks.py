@@ -15,7 +15,8 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import FENCE, TABLE_ROW, TABLE_SEP, sentence_spans, trim_span
 
 from .definition_lists import Definition, definition_at, opens_definition_list
-from .page_markup import front_matter, hidden_html_end
+from .drawings import drawing_end
+from .page_markup import front_matter, hidden_html_end, wiki_heading
 from .shortcodes import markup_only
 from .yaml_entries import Entry, ends_item, labels_sequence, yaml_entry
 
@@ -178,6 +179,16 @@ def parse_blocks(text: str) -> list[Block]:
             if after is not None:  # after a list, an indented line continues its item
                 i = after
                 continue
+        if (drawn := drawing_end(text, lines, i)) is not None:
+            s, e = trim_span(text, a, lines[drawn - 1][1])
+            blocks.append(Block("code", s, e, segments=[Segment(s, e, "code", len(blocks))]))
+            i = drawn
+            continue
+        if (wiki := wiki_heading(line)) is not None:
+            s, e = trim_span(text, a, b)
+            blocks.append(Block("heading", s, e, level=wiki[0], title=wiki[1]))
+            i += 1
+            continue
         atx = _ATX.match(line)
         if atx:
             s, e = trim_span(text, a, b)

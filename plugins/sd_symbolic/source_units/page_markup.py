@@ -1,5 +1,5 @@
-"""Markup of a Markdown page that renders no text of its own: YAML front matter, HTML comments, style and
-script blocks.
+"""Markup of a Markdown page beyond CommonMark's blocks: YAML front matter, HTML that shows nothing, and a
+wiki's heading lines.
 
 A page of a static site (Hugo, Jekyll, Docusaurus, MkDocs) opens with YAML front matter between two "---"
 lines: the page's settings (weight, menu, reviewers, aliases), read as Markdown they became a paragraph of
@@ -7,7 +7,8 @@ lines: the page's settings (weight, menu, reviewers, aliases), read as Markdown 
 shows none of it but the page's `title`, which its template renders as the page's heading: the front
 matter is read as that level-1 heading, and nothing else of it is text. CommonMark's HTML blocks that show
 nothing (a comment "<!-- … -->", a <style> or <script> element, each to its closing mark) are read as blank
-lines.
+lines. A line framed by the same run of "=" on both sides ("= Wire Protocol =", "== Replies ==") is a
+heading of a wiki's markup (MediaWiki, Trac, Moin, Creole), its level the run's length.
 """
 
 from __future__ import annotations
@@ -21,7 +22,16 @@ _CLOSE_LINE = lazy_pattern(r"^(?:---|\.\.\.)[ \t]*$")
 _KEY = lazy_pattern(r"^[A-Za-z_][\w.-]*:(?:[ \t]|$)")
 _TITLE = lazy_pattern(r"^title:[ \t]+(?P<value>\S.*?)[ \t]*$")
 _HIDDEN_OPEN = lazy_pattern(r"^ {0,3}(?:<!--|<(?P<tag>style|script)(?:[\s>]|$))", re.I)
+_WIKI_HEADING = lazy_pattern(
+    r"^(?P<marks>={1,6})[ \t]+(?P<title>[^=\s](?:.*?[^=\s])?)[ \t]+(?P=marks)[ \t]*$"
+)
 MAX_FRONT_MATTER_LINES = 200
+
+
+def wiki_heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of a wiki heading line ("== Replies ==" -> (2, "Replies")); None for any other line."""
+    found = _WIKI_HEADING.match(line) if line.startswith("=") else None
+    return (len(found["marks"]), found["title"]) if found else None
 
 
 def front_matter(text: str, lines: list[tuple[int, int]]) -> tuple[int, str] | None:
