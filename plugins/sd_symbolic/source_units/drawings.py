@@ -2,12 +2,13 @@
 
 A protocol's or a design's text draws what it describes ("put -----> [READY] ---------> [RESERVED]", boxes of
 "|" and "`-----'" around labels). Read as Markdown, its lines became sentences, a table (two "|" on a line)
-and a definition, and their fragments ("| (time passes) |") were quoted as statements. A run of two or more
-non-blank lines is a drawing when at least half of them are drawn lines (drawing characters,
+and a definition, and their fragments ("| (time passes) |") were quoted as statements. A run of non-blank
+lines is a drawing when at least two, and at least half, of its lines are drawn (drawing characters,
 "-|/\\_<>^`'=+*.~", and no letter or digit; or three or more drawing characters and no more letters and
 digits than them) and one of them holds a stroke (three or more of "-", "=", "_" or "~" in a row). A
-Markdown table (a row over its "|---|" separator), a grid table ("+----+----+") and a title over its
-setext underline are no drawings.
+Markdown table (a row over its "|---|" separator) and a grid table ("+----+----+") are no drawings, and a
+setext underline or a thematic break ("-----", "* * *") is no drawn line: a paragraph under a rule, or a
+title over its underline, is no drawing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from mrpvm.plugins.sdk.text import TABLE_SEP
 
 _DRAWING_CHARS = frozenset("-|/\\_<>^`'=+*.~")
 _STROKE = lazy_pattern(r"[-=_~]{3,}")
-_UNDERLINE = lazy_pattern(r"^ {0,3}(?:=+|-+)[ \t]*$")
+# a setext underline or a thematic break ("-----", "* * *"): a line of its own kind, not a stroke of a drawing
+_UNDERLINE = lazy_pattern(r"^ {0,3}(?:=+|-+|([-*_])(?:[ \t]*\1){2,})[ \t]*$")
 _GRID = lazy_pattern(r"^\s*\+[-=+:]+\+\s*$")
 MIN_DRAWN = 3
 
@@ -38,9 +40,7 @@ def drawing_end(text: str, lines: list[tuple[int, int]], i: int) -> int | None:
         j += 1
     if len(run) < 2 or any(TABLE_SEP.match(ln) or _GRID.match(ln) for ln in run):
         return None
-    if len(run) == 2 and _UNDERLINE.match(run[1]):
-        return None  # a title over its setext underline
-    drawn = sum(_drawn(ln) for ln in run)
-    if drawn * 2 < len(run) or not any(_STROKE.search(ln) for ln in run):
+    if not any(_STROKE.search(ln) for ln in run):
         return None
-    return j
+    drawn = sum(_drawn(ln) and not _UNDERLINE.match(ln) for ln in run)
+    return j if drawn >= 2 and drawn * 2 >= len(run) else None
