@@ -268,3 +268,12 @@ def test_a_wiki_heading_and_a_drawing_are_read_as_such():
         "A perch is freed at dawn.",
         "Text under the title.",
     ]
+
+
+def test_a_rule_over_a_paragraph_is_no_drawing():
+    for text in (
+        "# Barn\n\nIntro.\n\n======\nThe barn opens at dawn.\n",
+        "# Barn\n\nIntro.\n\n___________\nThe barn --> the roost.\n",
+    ):
+        blocks = read_blocks(text)
+        assert not any(b.kind == "code" for b in blocks), text
