@@ -14,9 +14,15 @@ from dataclasses import dataclass, field
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import FENCE, TABLE_ROW, TABLE_SEP, sentence_spans, trim_span
 
+from .definition_lists import Definition, definition_at, opens_definition_list
+from .drawings import drawing_end
+from .page_markup import front_matter, hidden_html_end, wiki_heading
+from .shortcodes import markup_only
 from .yaml_entries import Entry, ends_item, labels_sequence, yaml_entry
 
 _ATX = lazy_pattern(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+# a heading's attributes (Pandoc, PHP Markdown Extra, kramdown, Hugo): "## Install {#install .wide}"
+_HEADING_ATTRIBUTES = lazy_pattern(r"[ \t]*\{:?[ \t]*[#.][\w:.-]+(?:[ \t]+[^{}\n]*)?\}[ \t]*$")
 _SETEXT = lazy_pattern(r"^ {0,3}(=+|-+)[ \t]*$")
 _RULE = lazy_pattern(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
 _ITEM = lazy_pattern(
@@ -50,6 +56,8 @@ class Segment:
     field: bool = (
         False  # a YAML entry's short field (`type: int`): a statement of its own, without a full stop
     )
+    # words a plain-text renderer broke at a line's end, joined (hyphenation.py): (hyphen, resume, kept)
+    joins: tuple[tuple[int, int, bool], ...] = ()
 
 
 @dataclass(slots=True)
@@ -122,11 +130,23 @@ def parse_blocks(text: str) -> list[Block]:
     lines = _lines(text, 0, len(text))
     blocks: list[Block] = []
     i, n = 0, len(lines)
+    if (page := front_matter(text, lines)) is not None:
+        i, title = page
+        if title:  # the page's title, which its template shows as its heading
+            blocks.append(Block("heading", lines[0][0], lines[i - 1][1], level=1, title=title))
     while i < n:
         a, b = lines[i]
         line = text[a:b]
-        if not line.strip():
+        if not line.strip() or markup_only(line):
             i += 1
+            continue
+        if line.lstrip().startswith("<") and (hidden := hidden_html_end(text, lines, i)) is not None:
+            i = hidden  # a comment, a style or a script element: nothing shown
+            continue
+        if opens_definition_list(text, lines, i):
+            found = definition_at(text, lines, i)
+            blocks.append(_definition_block(text, found, len(blocks)))
+            i = found.after
             continue
         if line.endswith(":") and (entry := yaml_entry(text, lines, i)) is not None:
             blocks.append(_entry_block(text, entry, len(blocks)))
@@ -159,10 +179,21 @@ def parse_blocks(text: str) -> list[Block]:
             if after is not None:  # after a list, an indented line continues its item
                 i = after
                 continue
+        if (drawn := drawing_end(text, lines, i)) is not None:
+            s, e = trim_span(text, a, lines[drawn - 1][1])
+            blocks.append(Block("code", s, e, segments=[Segment(s, e, "code", len(blocks))]))
+            i = drawn
+            continue
+        if (wiki := wiki_heading(line)) is not None:
+            s, e = trim_span(text, a, b)
+            blocks.append(Block("heading", s, e, level=wiki[0], title=wiki[1]))
+            i += 1
+            continue
         atx = _ATX.match(line)
         if atx:
             s, e = trim_span(text, a, b)
-            blocks.append(Block("heading", s, e, level=len(atx.group(1)), title=atx.group(2).strip()))
+            title = _HEADING_ATTRIBUTES.sub("", atx.group(2)).strip() or atx.group(2).strip()
+            blocks.append(Block("heading", s, e, level=len(atx.group(1)), title=title))
             i += 1
             continue
         if _RULE.match(line):
@@ -199,11 +230,14 @@ def parse_blocks(text: str) -> list[Block]:
                 labels_sequence(text, lines, j) or yaml_entry(text, lines, j) is not None
             ):
                 break
-            if nxt.strip() and not _MAY_OPEN_BLOCK.match(nxt):
+            hidden = nxt.lstrip().startswith("<") and hidden_html_end(text, lines, j) is not None
+            if nxt.strip() and not _MAY_OPEN_BLOCK.match(nxt) and not markup_only(nxt) and not hidden:
                 j += 1
                 continue
             if (
                 not nxt.strip()
+                or markup_only(nxt)
+                or hidden
                 or _ATX.match(nxt)
                 or FENCE.match(nxt)
                 or _ITEM.match(nxt)
@@ -235,6 +269,16 @@ def _entry_block(text: str, entry: Entry, index: int) -> Block:
             sentences_in(text, a, b, index) if prose else [Segment(a, b, "sentence", index, field=True)]
         )
     return Block("definition", entry.start, entry.end, title=entry.key, segments=segments)
+
+
+def _definition_block(text: str, found: Definition, index: int) -> Block:
+    """A definition list's entry (definition_lists.py): its term, then its definitions' sentences."""
+    segments = [Segment(*found.term, "term", index)]
+    for a, b in found.paragraphs:
+        segments += sentences_in(text, a, b, index)
+    end = found.paragraphs[-1][1] if found.paragraphs else found.term[1]
+    title = " ".join(text[found.term[0] : found.term[1]].split())
+    return Block("definition", found.term[0], end, title=title, segments=segments)
 
 
 def _indented_code(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Block]) -> int | None:

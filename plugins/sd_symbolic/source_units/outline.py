@@ -27,6 +27,7 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 from .blocks import Block, Segment, parse_blocks, sentences_in, split_long
 from .config_file import config_blocks, looks_like_config
 from .entries import footnotes, questions_with_answers, term_lines
+from .hyphenation import attach_joins
 from .outline_labels import (
     assign_levels,
     classify_labels,
@@ -43,12 +44,15 @@ from .outline_stars import star_headings, star_title
 
 
 def read_blocks(text: str) -> list[Block]:
-    """The blocks of any source: by its layout when it is plain text, by its markup otherwise; in both, a
-    question paragraph and the paragraphs answering it are one definition (a FAQ entry)."""
+    """The blocks of any source: by its layout when it is plain text (its words broken at a line's end
+    joined: hyphenation.py), by its markup otherwise; in both, a question paragraph and the paragraphs
+    answering it are one definition (a FAQ entry)."""
     if looks_like_config(text):
         return questions_with_answers(text, config_blocks(text))
     if looks_like_plain_text(text):
-        return parse_outline(text)
+        blocks = parse_outline(text)
+        attach_joins(text, blocks)
+        return blocks
     return questions_with_answers(text, term_lines(text, footnotes(text, parse_blocks(text))))
 
 

@@ -30,13 +30,27 @@ _CODE_CHARS = lazy_pattern(r"[\[\]{}|<>=$/\\]|(?:^|\s)--?\w|\w\(\d\)")
 
 
 _ELLIPSIS = lazy_pattern(r"\.\.\.[\])}]*$")  # "[FILE...]": an argument list, not a sentence's end
+# a bracketed remark of three or more words ("[bug introduced in release 2.1]", "[fixed since the
+# beginning]"): prose a change log or a manual appends to a statement, not a synopsis's optional argument
+# ("[-v]", "[FILE...]", "[--output=FILE]"), whose brackets hold one argument
+_REMARK = lazy_pattern(r"\[(?:[A-Za-z][\w'.-]*[ \t]+){2,}[\w'.-]+\]")
+_TRAILING_REMARK = lazy_pattern(r"[ \t]*\[(?:[A-Za-z][\w'.-]*[ \t]+){2,}[\w'.-]+\][ \t]*$")
 
 
 def _unpunctuated(text: str, node: Node) -> bool:
+    """No line of the node ends a sentence; a line that ends one before a bracketed remark ("… is fixed.
+    [bug present since 1.2]") does."""
+
     def open_line(line: str) -> bool:
+        line = _TRAILING_REMARK.sub("", line) or line
         return not TERMINAL.search(line) or line.endswith(":") or _ELLIPSIS.search(line) is not None
 
     return all(open_line(content(text, ln)) for ln in node.lines)
+
+
+def _synopsis_line(line: str) -> bool:
+    """A line with a synopsis's marks (brackets, braces, pipes, angle brackets) outside bracketed remarks."""
+    return _SYNOPSIS_CHARS.search(_REMARK.sub("", line) if "[" in line else line) is not None
 
 
 # reStructuredText's explicit literal blocks: a paragraph ending with "::" (docutils: "expanded to ':'")
@@ -102,7 +116,7 @@ def mark_code(text: str, nodes: list[Node]) -> None:
         # after a lead-in, unpunctuated lines indented deeper than it, or shaped like code, are an example
         deeper = lead_in and prev is not None and node.indent > prev.indent
         shaped = deeper or sum(1 for ln in lines if _CODE_CHARS.search(ln)) * 2 >= len(lines)
-        synopsis = sum(1 for ln in lines if _SYNOPSIS_CHARS.search(ln)) * 2 >= len(lines)
+        synopsis = sum(1 for ln in lines if _synopsis_line(ln)) * 2 >= len(lines)
         over_nested = i + 1 < len(nodes) and nodes[i + 1].indent > node.indent  # a term, unless a stanza
         over_prose = over_nested and not _unpunctuated(text, nodes[i + 1])  # a term over its description
         if (

@@ -12,6 +12,8 @@ from mrpvm.plugins.sdk.text import STOPWORDS, collapse
 from ..shared.roles import is_imperative, is_past, sentence_role
 from ..shared.triples import Triple, extract_triple
 from .blocks import Block, Segment
+from .hyphenation import joined
+from .shortcodes import render_shortcodes
 
 _ANAPHORA = word_set(
     """he she it they this that these those his her its their such there then also however moreover
@@ -56,7 +58,10 @@ def _version_directive(m: re.Match[str]) -> str:
 
 
 def rendered(text: str) -> str:
-    """Prose as its markup renders it: a Sphinx version directive as its sentence ("Added in version 3.4.")."""
+    """Prose as its markup renders it: a Sphinx version directive as its sentence ("Added in version 3.4."),
+    a Hugo shortcode as what it shows (shortcodes.py: "{{<required>}}" as "(required)")."""
+    if "{{" in text:
+        text = render_shortcodes(text)
     return _VERSION_DIRECTIVE.sub(_version_directive, text).rstrip() if ".." in text else text
 
 
@@ -77,7 +82,8 @@ def _code(word: str) -> bool:
 
 
 def make_piece(text: str, seg: Segment) -> Piece:
-    raw = text[seg.body_start if seg.body_start >= 0 else seg.start : seg.end]
+    start = seg.body_start if seg.body_start >= 0 else seg.start
+    raw = joined(text, start, seg.end, seg.joins) if seg.joins else text[start : seg.end]
     if seg.comment:  # a configuration file's comment, its lines' `#` marks left out
         raw = _COMMENT_MARKS.sub(" ", raw)
     if seg.kind == "code":
