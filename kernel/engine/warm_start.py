@@ -32,10 +32,13 @@ if TYPE_CHECKING:
     from ..context import KernelContext
 
 GUESSED_FROM_DEFAULTS = ("planner", "sd", "gs")  # stages whose configured first plugin is a fair guess
+STAGE_ORDER = ("sd", "planner", "kb", "gs")  # the order of a turn's first calls to them
 
 
 def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str]) -> list[str]:
-    """One plugin id per stage the turn is expected to call first (planner, sd, kb, gs), in that order.
+    """One plugin id per stage the turn is expected to call first, in the order of their first calls (sd:
+    the `--source` files and detectSeeds; the planner; kb; gs), which is the order they start in and, from
+    the record, the order the next one-turn process launches them in (the first needed gets the cores first).
     `previous`: the stage -> plugin ids of the home's last turn (`Store.last_turn_plugins`)."""
     static = static_of(ctx)
     planners = static.enabled.get("mrp-plan-plugin", [])
@@ -44,7 +47,7 @@ def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str]) -
         **static.default_orders,
     }
     out: list[str] = []
-    for stage in ("planner", "sd", "kb", "gs"):
+    for stage in STAGE_ORDER:
         enabled = static.enabled.get(PIN_TYPES[stage], [])
         pin = getattr(pins, stage)
         if pin:

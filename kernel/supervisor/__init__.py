@@ -7,9 +7,11 @@ async with Supervisor(registry, limits) as sup:
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing is not loaded before a one-turn ask has launched its workers (early_launch.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .core import DEFAULT_LIMITS, Supervisor
     from .errors import (
         CRASHED,

@@ -32,11 +32,11 @@ import contextlib
 import functools
 import itertools
 import os
-from typing import TYPE_CHECKING, NamedTuple
 
 from . import systemd_scope
 from .group_files import EventCounters, kill_members, limit_reached
 
+TYPE_CHECKING = False  # typing is not loaded: a one-turn ask launches its workers before it (early_launch.py)
 if TYPE_CHECKING:
     from .limits_status import LimitsStatus
 
@@ -53,12 +53,13 @@ SCOPE_MECHANISM = "systemd scope (cgroup v2, the user's manager)"
 WATCH_INTERVAL_S = 0.2  # how often a running process's group counters are read (a limit ends it within this)
 
 
-class _Layout(NamedTuple):
+class _Layout:
     """Where this kernel creates its groups: one base folder per controller hierarchy (v2: one for both)."""
 
-    version: int
-    pids_base: str
-    memory_base: str
+    __slots__ = ("version", "pids_base", "memory_base")
+
+    def __init__(self, version: int, pids_base: str, memory_base: str):
+        self.version, self.pids_base, self.memory_base = version, pids_base, memory_base
 
 
 def _own_groups() -> dict[str, str]:
@@ -179,11 +180,14 @@ def _v1_layout(mounts: list[tuple[str, str, str, set[str]]], own: dict[str, str]
     return _Layout(1, bases["pids"], bases["memory"])
 
 
-class _ScopeLayout(NamedTuple):
+class _ScopeLayout:
     """Plugin processes start in transient scopes of the user's systemd (systemd_scope.py)."""
 
-    command: list[str]  # env <bus> systemd-run --user
-    mount: str  # the cgroup2 hierarchy the scopes live in
+    __slots__ = ("command", "mount")
+
+    def __init__(self, command: list[str], mount: str):
+        self.command = command  # env <bus> systemd-run --user
+        self.mount = mount  # the cgroup2 hierarchy the scopes live in
 
 
 @functools.cache

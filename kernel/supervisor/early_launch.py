@@ -25,25 +25,35 @@ import json
 import os
 import signal
 import subprocess
-from collections.abc import Callable
-from pathlib import Path
-from typing import NamedTuple
 
 from . import cgroups
-from .cgroups import Group
 
-RECORD = Path("run") / "early-workers.json"
+TYPE_CHECKING = False  # neither typing nor pathlib is loaded before the launch: the workers start first
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    from .cgroups import Group
+
+RECORD = os.path.join("run", "early-workers.json")
 VERSION = 1
 
 
-class Launched(NamedTuple):
+class Launched:
     """A process started from the record: its Popen, control group and the launch it was given."""
 
-    popen: subprocess.Popen[bytes]
-    group: Group | None
-    argv: list[str]  # the command line without the control group's launcher
-    cwd: str
-    env: dict[str, str]
+    __slots__ = ("popen", "group", "argv", "cwd", "env")
+
+    def __init__(
+        self,
+        popen: subprocess.Popen[bytes],
+        group: Group | None,
+        argv: list[str],
+        cwd: str,
+        env: dict[str, str],
+    ):
+        self.popen, self.group, self.cwd, self.env = popen, group, cwd, env
+        self.argv = argv  # the command line without the control group's launcher
 
 
 _launched: dict[str, Launched] = {}
@@ -75,24 +85,31 @@ def record(home: Path | str, key: dict[str, str | None], workers: dict[str, dict
     turn has the same `key` (its pins); written atomically, readable by the kernel's user only."""
     if not workers:
         return
-    path = Path(home) / RECORD
+    path = os.path.join(home, RECORD)
     previous = recorded(home)
-    if previous is not None and previous.get("key") == key and previous.get("workers") == workers:
+    if previous is not None and previous.get("key") == key and _same(previous.get("workers"), workers):
         return  # the same again: not rewritten
     data = json.dumps({"version": VERSION, "key": key, "workers": workers})  # in the order they started
     with contextlib.suppress(OSError):
-        path.parent.mkdir(mode=0o700, exist_ok=True)
-        temp = path.with_name(f".{path.name}.{os.getpid()}")
+        folder = os.path.dirname(path)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(folder, 0o700)
+        temp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(data)
         os.replace(temp, path)
 
 
+def _same(previous: object, workers: dict[str, dict[str, object]]) -> bool:
+    """The recorded workers are these, in this order (the order `launch` starts them in)."""
+    return isinstance(previous, dict) and previous == workers and list(previous) == list(workers)
+
+
 def recorded(home: Path | str) -> dict[str, object] | None:
     """The record as written, or None (none, unreadable, another version, not this user's own file, or one
     others may write)."""
-    path = Path(home) / RECORD
+    path = os.path.join(home, RECORD)
     try:
         with open(path, "rb") as f:
             meta = os.fstat(f.fileno())

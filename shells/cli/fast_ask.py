@@ -9,14 +9,21 @@ Anything else returns None and the full CLI runs, parsing, validating and report
 did: an option not in OPTIONS (--continue, --local-llm, legacy ones, --help), a malformed value, a --source
 that does not read as UTF-8. A terminal's rich rendering and `--json` use ask.py's printers, loaded after
 the turn. Errors of the turn itself propagate to main.py, which reports them as for the full CLI.
+Up to the workers' early launch (`_launch_early`) nothing beyond os, json and subprocess is loaded (not
+typing, not pathlib): each module imported first delays every worker's start.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+DAEMON_FILE = "daemon.json"  # daemon_file.FILE_NAME, looked for before that module (json, pathlib) loads
 
 # option -> the turn field it sets (None: a flag of this module); the full CLI's `ask` options of the same names
 OPTIONS: dict[str, str | None] = {
@@ -78,8 +85,8 @@ def parse(args: list[str]) -> dict[str, Any] | None:
             out[field] = value
     if len(question) != 1 or not question[0].strip():
         return None
-    if out.get("deliberation_level", 0) > _max_deliberation():
-        return None
+    if "deliberation_level" in out and out["deliberation_level"] > _max_deliberation():
+        return None  # (the kernel's limits are loaded only when a level is asked for)
     out["question"] = question[0]
     return out
 
@@ -102,19 +109,24 @@ def run(argv: list[str]) -> int | None:
     sources: list[tuple[str, str]] = []
     for name in parsed["sources"]:
         try:
-            sources.append((name, Path(name).read_bytes().decode("utf-8-sig")))
+            with open(name, "rb") as f:
+                sources.append((name, f.read().decode("utf-8-sig")))
         except (OSError, UnicodeDecodeError):
             return None  # the full CLI names the problem
     if not parsed.get("no_daemon"):
-        from mrpvm.kernel.home import home_dir
+        from mrpvm.kernel.home import home_folder
 
-        from .daemon_file import read_address
+        folder = home_folder()
+        if os.path.exists(os.path.join(folder, DAEMON_FILE)):
+            from pathlib import Path
 
-        home = home_dir()
-        if read_address(home) is not None:
-            answered = _through_daemon(home, parsed, sources)
-            if answered is not None:
-                return answered
+            from .daemon_file import read_address
+
+            home = Path(folder)
+            if read_address(home) is not None:
+                answered = _through_daemon(home, parsed, sources)
+                if answered is not None:
+                    return answered
     return _in_process(parsed, sources)
 
 
@@ -124,7 +136,7 @@ def _through_daemon(home: Path, parsed: dict[str, Any], sources: list[tuple[str,
 
     fields = {key: parsed.get(key) for key in (f for f in OPTIONS.values() if f and f != "sources")}
     session = fields.pop("session")
-    named = [(Path(name).name, text) for name, text in sources]
+    named = [(os.path.basename(name), text) for name, text in sources]
     try:
         reply, via = ask_daemon(
             home, parsed["question"], sources=named, session_id=session, turn_fields=fields
@@ -150,6 +162,8 @@ def _in_process(parsed: dict[str, Any], sources: list[tuple[str, str]]) -> int:
     leaves those options to the full CLI). The workers the home's last one-turn process started are
     launched first, before the kernel's imports (kernel/supervisor/early_launch.py)."""
     _launch_early(parsed)
+    from pathlib import Path
+
     from mrpvm.protocol.envelope import Pins
 
     from .answer_text import REFUSED_EXIT, refused
@@ -184,14 +198,14 @@ def _launch_early(parsed: dict[str, Any]) -> None:
     """Start the recorded workers of a turn with these pins; nothing when anything is in the way (the turn
     then starts its workers itself)."""
     try:
-        from mrpvm.kernel.home import home_dir
+        from mrpvm.kernel.home import home_folder
         from mrpvm.kernel.supervisor import early_launch
 
         pins = [
             parsed.get(f)
             for f in ("planner_plugin", "seed_detector_plugin", "kb_plugin", "goal_solver_plugin")
         ]
-        early_launch.launch(home_dir(), early_launch.key_of(*pins))
+        early_launch.launch(home_folder(), early_launch.key_of(*pins))
     except Exception:  # noqa: BLE001 - only an earlier start is lost
         pass
 

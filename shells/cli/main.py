@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import importlib
 import sys
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False  # typing is not loaded before a one-turn ask has launched its workers (fast_ask.py)
 if TYPE_CHECKING:
+    from typing import Any
+
     import typer
 
 COMMAND_MODULES: tuple[str, ...] = tuple(

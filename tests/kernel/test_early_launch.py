@@ -7,6 +7,7 @@ record that cannot be used starts nothing."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,18 @@ def test_the_record_is_private_to_the_kernels_user_and_unchanged_records_are_not
     assert path.stat().st_mtime_ns == before
     early_launch.record(tmp_path, KEY, {})  # nothing started: the record is kept
     assert early_launch.recorded(tmp_path)["workers"] == json.loads(json.dumps(launches))
+
+
+def test_the_same_workers_in_another_order_are_recorded_again_and_launched_in_that_order(tmp_path: Path):
+    """The record's order is the launch order (a turn's first-called plugin first): a turn that started the
+    same workers in another order rewrites it."""
+    waiting = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    spec = {"cwd": str(tmp_path), "env": {}, "processes": 64, "memory": 1 << 31}
+    workers = {name: {"argv": [*waiting, name], **spec} for name in ("planner-x", "sd-x")}
+    early_launch.record(tmp_path, KEY, workers)
+    early_launch.record(tmp_path, KEY, dict(reversed(workers.items())))
+    assert list(early_launch.recorded(tmp_path)["workers"]) == ["sd-x", "planner-x"]
+    assert early_launch.launch(tmp_path, KEY) == ["sd-x", "planner-x"]
 
 
 def test_the_launcher_loads_neither_asyncio_nor_the_supervisor():

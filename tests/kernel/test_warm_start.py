@@ -50,10 +50,10 @@ def test_the_guess_follows_pins_then_the_last_turn_then_the_configured_order(tmp
 
     fresh, history, pinned, unusable = anyio.run(go)
     # no LLM endpoint: gs-llm, first in the configured order, is never planned, so never guessed
-    assert fresh == ["planner-a", "sd-a", "gs-a"]  # no history: no kb-plugin is guessed
-    assert history == ["planner-b", "sd-a", "kb-b", "gs-b"]
-    assert pinned == ["planner-a", "sd-b", "kb-a", "gs-a"]
-    assert unusable == ["planner-a", "sd-a", "gs-a"]  # kb-c is not enabled; gs-llm would not be planned
+    assert fresh == ["sd-a", "planner-a", "gs-a"]  # no history: no kb-plugin is guessed
+    assert history == ["sd-a", "planner-b", "kb-b", "gs-b"]
+    assert pinned == ["sd-b", "planner-a", "kb-a", "gs-a"]
+    assert unusable == ["sd-a", "planner-a", "gs-a"]  # kb-c is not enabled; gs-llm would not be planned
 
 
 def test_a_cold_turn_starts_its_workers_first_and_its_calls_use_them(tmp_path):
@@ -75,12 +75,12 @@ def test_a_cold_turn_starts_its_workers_first_and_its_calls_use_them(tmp_path):
             await ctx.aclose()
 
     started, spawned, _, result, _ = anyio.run(one_ask, "what is alpha?")
-    assert started == ["planner-a", "sd-a", "gs-a"] and set(spawned.values()) == {1}
+    assert started == ["sd-a", "planner-a", "gs-a"] and set(spawned.values()) == {1}
     assert result.status == "success" and result.kb_plugin == "kb-b"
 
     h.log_path.unlink()
     started, _, notices_at_load, result, health = anyio.run(one_ask, "what is alpha again?")
-    assert started == ["planner-a", "sd-a", "kb-b", "gs-a"]  # the last turn's kb-plugin, started first
+    assert started == ["sd-a", "planner-a", "kb-b", "gs-a"]  # the last turn's kb-plugin, started first
     assert notices_at_load == []  # kb-b runs, yet its notice waited for its next call
     kb_b = [(c["op"], c.get("event")) for c in h.calls("kb-b")]
     assert kb_b[0] == ("onSessionEvent", "session-kus-committed") and ("retrieve", None) in kb_b
@@ -120,7 +120,7 @@ def test_the_opened_hook_starts_workers_before_the_context_is_returned_and_a_fai
             await ctx.aclose()
 
     spawns = anyio.run(go)
-    assert seen == {"store_open": True, "started": ["planner-a", "sd-a", "gs-a"]}
+    assert seen == {"store_open": True, "started": ["sd-a", "planner-a", "gs-a"]}
     assert spawns == {"planner-a": 1, "sd-a": 1, "gs-a": 1, "kb-a": 0}
 
     closed: list[object] = []
@@ -177,6 +177,6 @@ def test_a_one_turn_process_records_its_workers_and_the_next_one_adopts_those_la
     assert set(early_launch.recorded(h.home)["workers"]) == set(started)
     anyio.run(one_ask, "what is alpha?")  # records the kb-plugin of the last turn too
     launched, started, adopted, left, result, health = anyio.run(one_ask, "what is alpha again?")
-    assert launched == started == ["planner-a", "sd-a", "kb-b", "gs-a"]
+    assert launched == started == ["sd-a", "planner-a", "kb-b", "gs-a"]
     assert set(adopted) == set(started) and left == {}  # every launched process became the turn's worker
     assert result.status == "success" and all(health[p]["spawns"] == 1 for p in started)

@@ -310,3 +310,63 @@ def test_a_cold_ask_that_launches_its_workers_early_answers_the_same_and_leaves_
     assert (home / "run" / "early-workers.json").exists()
     assert len({answers[i] for i in (0, 1, 2, 4)}) == 1 and "tessel build --changed" in answers[0].decode()
     assert "not contain enough evidence" in answers[3].decode()
+
+
+# What the first worker launch may follow: nothing a turn needs later (each delays every worker's start).
+LOADED_AFTER_THE_LAUNCH = (
+    "typing",
+    "pathlib",
+    "msgspec",
+    "asyncio",
+    "mrpvm.kernel.store",
+    "mrpvm.kernel.budgets",
+)
+_UNTIL_THE_KERNEL = """
+import sys
+from mrpvm.shells.cli.main import main
+
+launched, loaded = [], []
+
+def hook(event, args):
+    if event == "subprocess.Popen":
+        if not launched:
+            loaded.extend(m for m in {watched!r} if m in sys.modules)
+        launched.append(args[1][-1])
+    elif event == "import" and args[0] == "mrpvm.protocol.envelope" and launched:
+        print(repr((launched, sorted(loaded))))
+        raise SystemExit(0)  # the kernel's imports begin: what this test looks at is over
+
+sys.addaudithook(hook)
+sys.exit(main())
+"""
+
+
+def test_a_one_turn_ask_launches_the_recorded_workers_first_sd_first_before_typing_pathlib_or_the_kernel(
+    tmp_path: Path,
+):
+    """The workers the home's record names are launched in the record's order (the order of the turn's first
+    calls: the sd-plugin first) before the CLI loads typing, pathlib, msgspec, asyncio or the store (nor the
+    kernel's limits, which only a `--deliberation-level` needs read first)."""
+    from mrpvm.kernel.supervisor import early_launch
+
+    home = tmp_path / "home"
+    home.mkdir()
+    waiting = [sys.executable, "-c", "import sys; sys.stdin.read()"]
+    workers = {
+        name: {"argv": [*waiting, name], "cwd": str(tmp_path), "env": {}, "processes": 64, "memory": 1 << 31}
+        for name in ("sd-first", "planner-next", "kb-then", "gs-last")
+    }
+    early_launch.record(home, early_launch.key_of(None, None, None, None), workers)
+    code = _UNTIL_THE_KERNEL.format(watched=LOADED_AFTER_THE_LAUNCH)
+    out = subprocess.run(
+        [sys.executable, "-c", code, "ask", "--no-daemon", "How is it built?"],
+        capture_output=True,
+        text=True,
+        env=cli_env(home),
+        cwd=PROJECT_ROOT,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    launched, loaded = eval(out.stdout.strip().splitlines()[-1])  # noqa: S307 - our own repr
+    assert launched == ["sd-first", "planner-next", "kb-then", "gs-last"]
+    assert loaded == []
