@@ -43,6 +43,7 @@ from .directives import stated_condition, tells_what_to_do
 from .documented import marks_documented
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
+from .history import other_events_versions
 from .meaning import Meaning
 from .narrowing import contradicts, quoted_share
 from .windows import Passage, windows
@@ -121,8 +122,10 @@ class Judge:
         written: frozenset[str] = frozenset(),
         made: Action | None = None,
         documented: frozenset[str] = frozenset(),
+        event: str = "",
     ):
         self.scorer = scorer
+        self.event = event  # "In which version was X fixed?": the event whose version is asked ("fixed")
         self.documented = documented  # the keys the evidence documents as entries: options by the document
         self.written = written  # the tokens the question writes with symbols ("${VAR:?err}"): as written
         self.made = made  # "how do I make <object>": a light verb's object, which a success must name
@@ -184,8 +187,8 @@ class Judge:
             # someone the question does not name, by name or by role doing what is asked (_role_does)
             if self._names_person(window) or any(map(self._role_does, window)):
                 return True, None
-        elif any(self._shaped(s.text) for s in window):
-            return True, None
+        elif any(self._shaped(other_events_versions(s.text, self.event)) for s in window):
+            return True, None  # not "[bug introduced in 1.9]" for the release that fixed it
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
         elif self.answer_type == "option" and any(

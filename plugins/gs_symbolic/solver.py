@@ -21,6 +21,7 @@ from mrpvm.plugins.sdk.agent_answers import agent_action, asks_permission
 from mrpvm.plugins.sdk.answer_types import (
     FUNCTION_NOUNS,
     TYPE_ONLY_NOUNS,
+    asked_clause,
     asks_literal,
     find_type,
     quotes_literal,
@@ -43,6 +44,7 @@ from .documented import classified_entries, documented_keys, entry_terms_written
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
 from .form_rank import form_first
+from .history import asked_event, asks_history, change_record
 from .material import Material, Outcome
 from .named import about_named, unwritten
 from .narrowing import (
@@ -311,14 +313,17 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         origin=asks_origin(q.focus or q.text),
         written=literals(q.focus or q.text),
         documented=q.documented,
+        event=asked_event(asked_clause(q.focus or q.text)) if q.answer_type in ("version", "date") else "",
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
     echoing = {id(s) for s in pool if echoes(s, asked)}
+    # a change log's entry ("2.4.0 - added `colour`") records an event: it answers only a question about it
+    records = set() if asks_history(q) else {id(s) for s in pool if change_record(s.text)}
     ranked = [
         p
         for p in judge.ranked(pool)
-        if not any(id(s) in echoing for s in p.sentences) and not fields_only(p.sentences)
+        if not any(id(s) in echoing or id(s) in records for s in p.sentences) and not fields_only(p.sentences)
     ]
     if asks_literal(
         q.text
