@@ -34,13 +34,42 @@ def is_instruction(text: str) -> bool:
 _CONDITION = lazy_pattern(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
 # a condition's polarity: a negation ("if neither X nor Y is set"), or a setting's negative value ("If false, …",
 # "when X is disabled")
-_NEGATION = lazy_pattern(r"\b(?:not|no|never|neither|without|none|false|disabled|off)\b|n't\b", re.I)
+# "If omitted", "when unset": a thing's absence
+_NEGATION = lazy_pattern(
+    r"\b(?:not|no|never|neither|without|none|false|disabled|off|omitted|unset|unspecified|absent|missing)\b"
+    r"|n't\b",
+    re.I,
+)
+# "Otherwise …", "Else, …", "If not, …": the case opposite to the condition of the sentence before
+_OTHERWISE = lazy_pattern(r"\s*(?:otherwise|else|if\s+not)\b", re.I)
+# a condition a question sets after what it asks: "Which schema is used when no name is given?"
+_TRAILING_CONDITION = lazy_pattern(r"\S\s+(?=(?:if|unless|when|whenever)\s)", re.I)
 
 
 def tells_what_to_do(sentences: list[Sentence]) -> bool:
     """Something to do for "how do I …": code, an instruction, or a command or option written out ("When
     --no-verify or -n is given, these are bypassed.")."""
     return any(s.code or is_instruction(s.text) or mentions_type(s.text, "command") for s in sentences)
+
+
+def stated_conditions(texts: list[str]) -> list[bool | None]:
+    """The polarity of the condition each sentence states (`stated_condition`); a sentence opening
+    "Otherwise" states the opposite of the one before it ("If a name is given, X. Otherwise Y.": Y holds
+    when none is given)."""
+    out: list[bool | None] = []
+    for text in texts:
+        own = stated_condition(text)
+        if out and out[-1] is not None and _OTHERWISE.match(text):
+            own = not out[-1]
+        out.append(own)
+    return out
+
+
+def trailing_condition(question: str) -> bool | None:
+    """The polarity of a condition a question sets after what it asks ("In which schema is a sequence created
+    when no schema name is given?" → negated); None when it sets none there."""
+    m = _TRAILING_CONDITION.search(question)
+    return stated_condition(question[m.end() :]) if m else None
 
 
 def stated_condition(text: str) -> bool | None:

@@ -39,7 +39,7 @@ from .context_terms import (
     unnumbered,
 )
 from .definiendum import apposes
-from .directives import stated_condition, tells_what_to_do
+from .directives import stated_conditions, tells_what_to_do
 from .documented import marks_documented
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
@@ -125,6 +125,7 @@ class Judge:
         event: str = "",
     ):
         self.scorer = scorer
+        self.preceding: dict[tuple[str, int], str] = {}  # each sentence of the pool by its unit and place
         self.event = event  # "In which version was X fixed?": the event whose version is asked ("fixed")
         self.documented = documented  # the keys the evidence documents as entries: options by the document
         self.written = written  # the tokens the question writes with symbols ("${VAR:?err}"): as written
@@ -265,8 +266,12 @@ class Judge:
         value -= UNFOCUSED_COST * len(said - set(sc.weights))
         if self.permission and any(restricts(s.text) for s in window):
             value += CONDITION_BONUS  # "who may …": the rule that says who, and who alone ("only if …")
-        if self.condition is not None and any(stated_condition(s.text) == self.condition for s in window):
-            value += CONDITION_BONUS  # "If I don't pass -f" answered by "If this option is not given"
+        if self.condition is not None:
+            stated = self.conditions(window)
+            if self.condition in stated:
+                value += CONDITION_BONUS  # "If I don't pass -f" answered by "If this option is not given"
+            elif stated:
+                value -= CONDITION_BONUS  # said only under the opposite condition ("If it is given, …")
         text = " ".join(s.text for s in window)
         value += CONDITION_BONUS * (quoted_share(text, self.written) - contradicts(text, set(sc.weights)))
         close = self.meaning.window(window) if self.meaning is not None else None
@@ -395,8 +400,20 @@ class Judge:
             & EXTREMES  # "the maximum number": a passage that states no maximum does not say it
         )
 
+    def conditions(self, window: list[Sentence]) -> set[bool]:
+        """The polarities of the conditions the window states; an opening "Otherwise …" is read against the
+        sentence before it in its unit."""
+        texts = [s.text for s in window]
+        first = window[0]
+        before = self.preceding.get((first.unit.id, first.order[2] - 1))
+        if before is not None:
+            texts.insert(0, before)
+        stated = stated_conditions(texts)[1 if before is not None else 0 :]
+        return {c for c in stated if c is not None}
+
     def ranked(self, pool: list[Sentence]) -> list[Passage]:
         """Every window, best first."""
+        self.preceding = {(s.unit.id, s.order[2]): s.text for s in pool if not s.code}
         return sorted(
             (self.score(w) for w in windows(pool)),
             key=lambda p: (-p.score, p.sentences[0].order, len(p.sentences)),

@@ -39,7 +39,7 @@ from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum, asked_subject, unnamed
-from .directives import stated_condition
+from .directives import stated_condition, trailing_condition
 from .documented import classified_entries, documented_keys, entry_terms_written
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
@@ -282,7 +282,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         # "Explain the chain of events that …", "Analyze why …": a synthesis of what the evidence says
         return _listed(q, pool, scorer, as_list=False)
     future = bool(FUTURE.search(q.focus or q.text))
-    condition = stated_condition(q.focus) if _CONDITIONED.match(q.focus or "") else None
+    focus = q.focus or q.text
+    condition = stated_condition(focus) if _CONDITIONED.match(focus) else trailing_condition(focus)
     keys = key_terms(q.keyable, q.name_terms, pool)
     keys |= set(terms(function_of(q.focus or q.text)))  # "the purpose of X": a passage about X
     # an entry of the evidence the question names ("the backoff option"): what it asks about

@@ -20,7 +20,6 @@ from mrpvm.plugins.sdk.text import terms
 from .action import names_object
 from .context_terms import entry_title, header_terms
 from .definiendum import about
-from .directives import stated_condition
 from .evidence import Sentence
 from .passages import DEFINED_TYPES, SEM_FLOOR, Judge, Passage
 
@@ -97,7 +96,7 @@ def _condition_kept(judge: Judge, passage: Passage) -> bool:
     passage that states no condition is left to the other tests."""
     if judge.condition is None:
         return True
-    stated = {c for c in (stated_condition(s.text) for s in passage.sentences) if c is not None}
+    stated = judge.conditions(passage.sentences)
     return not stated or judge.condition in stated
 
 
