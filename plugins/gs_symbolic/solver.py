@@ -39,7 +39,7 @@ from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum, asked_subject, unnamed
-from .directives import stated_condition, trailing_condition
+from .directives import condition_of, trailing_condition
 from .documented import classified_entries, documented_keys, entry_terms_written
 from .evidence import LISTS, Scorer, Sentence, procedure_steps, relevant
 from .focus import foreign_focus, instrument, unheld_option
@@ -283,7 +283,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         return _listed(q, pool, scorer, as_list=False)
     future = bool(FUTURE.search(q.focus or q.text))
     focus = q.focus or q.text
-    condition = stated_condition(focus) if _CONDITIONED.match(focus) else trailing_condition(focus)
+    leading = _CONDITIONED.match(focus) is not None
+    condition = condition_of(focus) if leading else trailing_condition(focus)
     keys = key_terms(q.keyable, q.name_terms, pool)
     keys |= set(terms(function_of(q.focus or q.text)))  # "the purpose of X": a passage about X
     # an entry of the evidence the question names ("the backoff option"): what it asks about
@@ -314,6 +315,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         origin=asks_origin(q.focus or q.text),
         written=literals(q.focus or q.text),
         documented=q.documented,
+        strict_if=not leading,
         event=asked_event(asked_clause(q.focus or q.text)) if q.answer_type in ("version", "date") else "",
     )
     # a passage with a sentence that says nothing but the question's words is no answer
