@@ -4,10 +4,12 @@ the condition it states with its polarity ("If false, …", "unless X is disable
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from mrpvm.plugins.sdk.answer_types import mentions_type
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.patterns import lazy_pattern
+from mrpvm.plugins.sdk.text import terms
 
 from .evidence import Sentence
 
@@ -34,13 +36,71 @@ def is_instruction(text: str) -> bool:
 _CONDITION = lazy_pattern(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
 # a condition's polarity: a negation ("if neither X nor Y is set"), or a setting's negative value ("If false, …",
 # "when X is disabled")
-_NEGATION = lazy_pattern(r"\b(?:not|no|never|neither|without|none|false|disabled|off)\b|n't\b", re.I)
+# "If omitted": a thing's absence
+_NEGATION = lazy_pattern(
+    r"\b(?:not|no|never|neither|without|none|false|disabled|off|omitted)\b|n[’']t\b",
+    re.I,
+)
+# "Otherwise …", "Else, …", "If not, …": the case opposite to the condition of the sentence before
+_OTHERWISE = lazy_pattern(r"\s*(?:otherwise|else|if\s+not)\b", re.I)
+# a condition a question sets after what it asks: "Which schema is used when no name is given?"
+_TRAILING_CONDITION = lazy_pattern(r"\S\s+(?=(?:if|unless|when|whenever)\s)", re.I)
 
 
 def tells_what_to_do(sentences: list[Sentence]) -> bool:
     """Something to do for "how do I …": code, an instruction, or a command or option written out ("When
     --no-verify or -n is given, these are bypassed.")."""
     return any(s.code or is_instruction(s.text) or mentions_type(s.text, "command") for s in sentences)
+
+
+class Condition(NamedTuple):
+    """A condition a text states: negated or not, and the terms of its clause (what it is about)."""
+
+    negated: bool
+    about: frozenset[str]
+    inferred: bool = False  # read from "Otherwise …" against the sentence before it
+
+
+def condition_of(text: str) -> Condition | None:
+    """The first condition a text states ("if …", "unless …"), with its clause's terms; None without one."""
+    m = _CONDITION.search(text)
+    if m is None:
+        return None
+    return Condition(bool(stated_condition(text)), frozenset(terms(m.group(2))))
+
+
+def stated_conditions(texts: list[str], about: frozenset[str]) -> list[Condition | None]:
+    """The condition each sentence states (`condition_of`); a sentence opening "Otherwise" states the opposite
+    of the one before it ("If a name is given, X. Otherwise Y.": Y holds when none is given) when that one is
+    about the asked condition's thing (holds most terms of `about`): "If it is set, … Otherwise …" after a
+    sentence on another setting says nothing of the asked one."""
+    out: list[Condition | None] = []
+    for text in texts:
+        own = condition_of(text)
+        before = out[-1] if out else None
+        if before is not None and _shares_most(before.about, about) and _OTHERWISE.match(text):
+            own = Condition(not before.negated, before.about, True)
+        out.append(own)
+    return out
+
+
+def same_thing(stated: Condition, asked: Condition) -> bool:
+    """The stated condition is about what the asked one is: its clause holds at least half of the asked
+    clause's terms ("If a schema name is given" for "when no schema name is given"; not "If the cache
+    doesn't fit … the default template" for "if I don't set the template option")."""
+    return _shares_most(stated.about, asked.about)
+
+
+def _shares_most(stated: frozenset[str], asked: frozenset[str]) -> bool:
+    shared = len(stated & asked)
+    return shared > 0 and 2 * shared >= len(asked)
+
+
+def trailing_condition(question: str) -> Condition | None:
+    """The condition a question sets after what it asks ("In which schema is a sequence created when no schema
+    name is given?": negated, about schema, name, given); None when it sets none there."""
+    m = _TRAILING_CONDITION.search(question)
+    return condition_of(question[m.end() :]) if m else None
 
 
 def stated_condition(text: str) -> bool | None:

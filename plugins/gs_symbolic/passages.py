@@ -38,10 +38,11 @@ from .context_terms import (
     unnumbered,
 )
 from .definiendum import apposes
-from .directives import stated_condition, tells_what_to_do
+from .directives import Condition, same_thing, stated_conditions, tells_what_to_do
 from .documented import marks_documented
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
+from .history import other_events_versions
 from .meaning import Meaning
 from .narrowing import contradicts, quoted_share
 from .shapes import ROW_KEY, YEAR, code_keyed, names_other_person, role_does, shaped, writes_new_command
@@ -88,7 +89,7 @@ class Judge:
         answer_type: str,
         keys: set[str],
         future: bool = False,
-        condition: bool | None = None,
+        condition: Condition | None = None,
         year: bool = False,
         options: list[set[str]] | None = None,
         meaning: Meaning | None = None,
@@ -107,8 +108,15 @@ class Judge:
         written: frozenset[str] = frozenset(),
         made: Action | None = None,
         documented: frozenset[str] = frozenset(),
+        event: str = "",
+        strict_if: bool = False,
     ):
         self.scorer = scorer
+        self.preceding: dict[tuple[str, int], str] = {}  # each sentence of the pool by its unit and place
+        # a condition set after what is asked ("… when no name is given?") is matched only by a condition
+        # about the same thing (`same_thing`): "If the cache doesn't fit …" says nothing of an unset name
+        self.strict_if = strict_if
+        self.event = event  # "In which version was X fixed?": the event whose version is asked ("fixed")
         self.documented = documented  # the keys the evidence documents as entries: options by the document
         self.written = written  # the tokens the question writes with symbols ("${VAR:?err}"): as written
         self.made = made  # "how do I make <object>": a light verb's object, which a success must name
@@ -125,7 +133,8 @@ class Judge:
         self.answer_type = answer_type
         self.keys = keys
         self.future = future  # the question asks about the future ("when will …")
-        self.condition = condition  # the question sets a condition ("If I don't pass -f, …"): is it negated?
+        self.asked_if = condition  # the condition the question sets ("If I don't pass -f, …")
+        self.condition = condition.negated if condition else None  # is it negated?
         self.year = year
         self.untimed = untimed  # the number asked for is no duration ("which port …")
         self.circumstance = circumstance  # "when does …": a condition or a span answers as a date does
@@ -173,8 +182,8 @@ class Judge:
                 role_does(s, asked, self.agent, self.permission) for s in window
             ):
                 return True, None
-        elif any(shaped(s.text, self.answer_type, asked, self.origin) for s in window):
-            return True, None
+        elif any(shaped(other_events_versions(s.text, self.event), self.answer_type, asked, self.origin) for s in window):
+            return True, None  # not "[bug introduced in 1.9]" for the release that fixed it
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
         elif self.answer_type == "option" and any(
@@ -226,8 +235,12 @@ class Judge:
         value -= UNFOCUSED_COST * len(said - set(sc.weights))
         if self.permission and any(restricts(s.text) for s in window):
             value += CONDITION_BONUS  # "who may …": the rule that says who, and who alone ("only if …")
-        if self.condition is not None and any(stated_condition(s.text) == self.condition for s in window):
-            value += CONDITION_BONUS  # "If I don't pass -f" answered by "If this option is not given"
+        if self.asked_if is not None:
+            agrees, opposes, _ = self.conditions(window)
+            if agrees:
+                value += CONDITION_BONUS  # "If I don't pass -f" answered by "If this option is not given"
+            elif opposes and not agrees:
+                value -= CONDITION_BONUS  # said only under the opposite condition ("If a name is given, …")
         text = " ".join(s.text for s in window)
         value += CONDITION_BONUS * (quoted_share(text, self.written) - contradicts(text, set(sc.weights)))
         close = self.meaning.window(window) if self.meaning is not None else None
@@ -348,8 +361,30 @@ class Judge:
             & EXTREMES  # "the maximum number": a passage that states no maximum does not say it
         )
 
+    def conditions(self, window: list[Sentence]) -> tuple[bool, bool, bool]:
+        """How the conditions the window states stand to the asked one: (one agrees with it, one about the same
+        thing opposes it, any states the opposite polarity). An opening "Otherwise …" is read against the
+        sentence before it in its unit."""
+        asked = self.asked_if
+        if asked is None:
+            return False, False, False
+        texts = [s.text for s in window]
+        first = window[0]
+        before = self.preceding.get((first.unit.id, first.order[2] - 1))
+        if before is not None:
+            texts.insert(0, before)
+        stated = [c for c in stated_conditions(texts, asked.about)[1 if before is not None else 0 :] if c]
+        loose = not self.strict_if
+        agrees = any(
+            c.negated == asked.negated and (same_thing(c, asked) or (loose and not c.inferred))
+            for c in stated
+        )
+        opposes = any(c.negated != asked.negated and same_thing(c, asked) for c in stated)
+        return agrees, opposes, any(c.negated != asked.negated for c in stated)
+
     def ranked(self, pool: list[Sentence]) -> list[Passage]:
         """Every window, best first."""
+        self.preceding = {(s.unit.id, s.order[2]): s.text for s in pool if not s.code}
         return sorted(
             (self.score(w) for w in windows(pool)),
             key=lambda p: (-p.score, p.sentences[0].order, len(p.sentences)),

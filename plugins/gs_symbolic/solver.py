@@ -21,6 +21,7 @@ from mrpvm.plugins.sdk.agent_answers import agent_action, asks_permission
 from mrpvm.plugins.sdk.answer_types import (
     FUNCTION_NOUNS,
     TYPE_ONLY_NOUNS,
+    asked_clause,
     asks_literal,
     find_type,
     quotes_literal,
@@ -38,11 +39,12 @@ from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum, asked_subject, unnamed
-from .directives import stated_condition
+from .directives import condition_of, trailing_condition
 from .documented import classified_entries, documented_keys, entry_terms_written
 from .evidence import LISTS, Scorer, Sentence, relevant
 from .focus import foreign_focus, instrument, unheld_option
 from .form_rank import form_first
+from .history import asked_event, asks_history, change_record
 from .material import Material, Outcome
 from .named import about_named, unwritten
 from .narrowing import (
@@ -218,7 +220,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         # "Explain the chain of events that …", "Analyze why …": a synthesis of what the evidence says
         return _listed(q, pool, scorer, as_list=False)
     future = bool(FUTURE.search(q.focus or q.text))
-    condition = stated_condition(q.focus) if _CONDITIONED.match(q.focus or "") else None
+    focus = q.focus or q.text
+    leading = _CONDITIONED.match(focus) is not None
+    condition = condition_of(focus) if leading else trailing_condition(focus)
     keys = key_terms(q.keyable, q.name_terms, pool)
     keys |= set(terms(function_of(q.focus or q.text)))  # "the purpose of X": a passage about X
     # an entry of the evidence the question names ("the backoff option"): what it asks about
@@ -249,14 +253,18 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         origin=asks_origin(q.focus or q.text),
         written=literals(q.focus or q.text),
         documented=q.documented,
+        strict_if=not leading,
+        event=asked_event(asked_clause(q.focus or q.text)) if q.answer_type in ("version", "date") else "",
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
     echoing = {id(s) for s in pool if echoes(s, asked)}
+    # a change log's entry ("2.4.0 - added `colour`") records an event: it answers only a question about it
+    records = set() if asks_history(q) else {id(s) for s in pool if change_record(s.text)}
     ranked = [
         p
         for p in judge.ranked(pool)
-        if not any(id(s) in echoing for s in p.sentences) and not fields_only(p.sentences)
+        if not any(id(s) in echoing or id(s) in records for s in p.sentences) and not fields_only(p.sentences)
     ]
     if asks_literal(
         q.text

@@ -20,7 +20,6 @@ from mrpvm.plugins.sdk.text import terms
 from .action import names_object
 from .context_terms import entry_title, header_terms
 from .definiendum import about
-from .directives import stated_condition
 from .evidence import Sentence
 from .passages import DEFINED_TYPES, SEM_FLOOR, Judge, Passage
 
@@ -95,10 +94,8 @@ def _condition_kept(judge: Judge, passage: Passage) -> bool:
     """For a question that sets a condition ("What happens when X is false?"): the passage does not answer
     only under the opposite one ("If true, …" says what happens when X is true, not when it is false). A
     passage that states no condition is left to the other tests."""
-    if judge.condition is None:
-        return True
-    stated = {c for c in (stated_condition(s.text) for s in passage.sentences) if c is not None}
-    return not stated or judge.condition in stated
+    agrees, opposes, opposite = judge.conditions(passage.sentences)
+    return agrees or not (opposes if judge.strict_if else opposite)
 
 
 def _slot_in_asked_sentence(judge: Judge, passage: Passage) -> bool:

@@ -27,6 +27,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, terms
 
 from .focus import LIGHT_STEMS, has_neighbour
 from .framing import FRAMING
+from .history import asked_event
 from .question import Question, attributed_terms
 
 # a word of the answer stands in for the asked one at this cosine: a synonym ("remove" / "uninstall" 0.66,
@@ -40,25 +41,12 @@ _FRAME_STEMS = LIGHT_STEMS | frozenset(terms("happen mean"))
 _HOW = lazy_pattern(r"\bhow\s+[a-z]+", re.I)  # "how long", "how many": the kind of answer asked for
 
 
-# the predicate of a question about a release or a time, which names the event asked about: "Which release
-# *added* …", "When was X *released*?", "In which version was X *added*?" (a past form after the wh-phrase, or
-# ending a passive clause)
-_EVENT = lazy_pattern(
-    r"^\s*(?:in\s+|since\s+)?(?:which|what)\s+(?:[\w-]+\s+){1,2}?([a-z]+ed)\b"
-    r"|\b(?:was|were|is|are|has|have|had|be|been)\b[^?]*?\b([a-z]+(?:ed|en))\s*\??\s*$",
-    re.I,
-)
-
-
 def unsaid_thing(q: Question, answer: str) -> str:
     """`unsaid_word` outside the event the question asks about: a word naming the thing whose value is asked
     ("Which release added *multithreaded* compression?"). Release notes word an addition many ways ("A new
     --hidden flag", "X now accepts …"), so an event verb they never use says less than a thing they never
     name."""
-    asked = asked_clause(q.focus or q.text)
-    event = _EVENT.search(asked)
-    verb = next((g.lower() for g in event.groups() if g), "") if event else ""
-    return unsaid_word(q, answer, skip=verb)
+    return unsaid_word(q, answer, skip=asked_event(asked_clause(q.focus or q.text)))
 
 
 def unsaid_word(q: Question, answer: str, skip: str = "") -> str:
