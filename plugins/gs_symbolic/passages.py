@@ -182,7 +182,10 @@ class Judge:
                 role_does(s, asked, self.agent, self.permission) for s in window
             ):
                 return True, None
-        elif any(shaped(other_events_versions(s.text, self.event), self.answer_type, asked, self.origin) for s in window):
+        elif any(
+            shaped(other_events_versions(s.text, self.event), self.answer_type, asked, self.origin)
+            for s in window
+        ):
             return True, None  # not "[bug introduced in 1.9]" for the release that fixed it
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
