@@ -33,7 +33,12 @@ def _acts_set(acts: tuple[str, ...]) -> frozenset[str]:
 
 def tag_terms(unit: KnowledgeUnit) -> dict[str, frozenset[str]]:
     """The analysed role and acts of a unit (cached: both come from closed vocabularies)."""
-    return {"role": _role_set(unit.role), "acts": _acts_set(tuple(unit.acts))}
+    return tag_terms_for(unit.role, tuple(unit.acts))
+
+
+def tag_terms_for(role: str, acts: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """`tag_terms` of a unit with this role and these acts."""
+    return {"role": _role_set(role), "acts": _acts_set(acts)}
 
 
 def tag_score(unit: KnowledgeUnit, weights: dict[str, float], tag_idf) -> float:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -27,7 +28,7 @@ from mrpvm.protocol.gc_pause import paused_gc
 from mrpvm.protocol.handoff import UnitAnalysis
 
 from .fields import written_form
-from .scoring import idf, tag_terms, tag_terms_of
+from .scoring import idf, tag_terms_for, tag_terms_of
 from .text_index import ArtifactError, TextIndex
 
 # 2: the heading field; versions and short options as terms; 3: graded adjectives; 4: comparison phrases
@@ -192,8 +193,10 @@ class KBStore:
                 for k, i, h in db.execute("SELECT key, id, hash FROM units WHERE source=?", (source_id,))
             ]
             old_tags = [
-                tag_terms_of(role, acts)
-                for role, acts in db.execute("SELECT role, acts FROM units WHERE source=?", (source_id,))
+                (tag_terms_of(role, acts), count)
+                for (role, acts), count in Counter(
+                    db.execute("SELECT role, acts FROM units WHERE source=?", (source_id,))
+                ).items()
             ]
             new: list[NewUnit] = []
             content: list[str] = []
@@ -240,7 +243,7 @@ class KBStore:
                 )
             else:
                 db.execute("DELETE FROM sources WHERE id=?", (source_id,))
-            self._update_tags(old_tags, [tag_terms(n.unit) for n in new])
+            self._update_tags(old_tags, _counted_tags(n.unit for n in new))
             if hook is not None:
                 hook(db, old, new)
             db.execute("COMMIT")
@@ -251,15 +254,15 @@ class KBStore:
         self.refresh()
         return len(old), len(new)
 
-    def _update_tags(
-        self, removed: list[dict[str, frozenset[str]]], added: list[dict[str, frozenset[str]]]
-    ) -> None:
+    def _update_tags(self, removed: list[CountedTags], added: list[CountedTags]) -> None:
+        """Each (field, term)'s document frequency moved by the units removed and added, given as distinct
+        tag sets with their counts in first-seen order (so the rows go in the order one pass per unit gives)."""
         delta: dict[tuple[str, str], int] = {}
         for sign, group in ((-1, removed), (1, added)):
-            for tags in group:
+            for tags, count in group:
                 for field, found in tags.items():
                     for term in found:
-                        delta[(field, term)] = delta.get((field, term), 0) + sign
+                        delta[(field, term)] = delta.get((field, term), 0) + sign * count
         self.db.executemany(
             "INSERT INTO tagdf VALUES(?,?,?) ON CONFLICT(field, term) DO UPDATE SET df = df + excluded.df",
             ((f, t, d) for (f, t), d in delta.items() if d),
@@ -390,3 +393,13 @@ def open_store(state: dict[str, Any], root: Path | None, create: bool = True) ->
     else:
         store.refresh()
     return store
+
+
+CountedTags = tuple[dict[str, frozenset[str]], int]
+
+
+def _counted_tags(units: Iterable[KnowledgeUnit]) -> list[CountedTags]:
+    """The distinct (role, acts) of `units` as tag sets with how many units carry each, in first-seen order:
+    role and acts come from closed vocabularies, so a source of thousands of units has a few dozen."""
+    counts = Counter((u.role, tuple(u.acts)) for u in units)
+    return [(tag_terms_for(role, acts), n) for (role, acts), n in counts.items()]
