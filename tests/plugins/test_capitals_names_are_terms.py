@@ -1,7 +1,7 @@
 """A function word written in capitals names something ("the ALL option", "IS NOT NULL", "the IT team"):
 it is a term on both sides, the question's and the index's, so a reference entry headed by it can be
-found. Session 19 (answers14): "What does the ALL option of add_custom_target do?" lost "ALL" to the
-stopword list, and no retriever could reach the option's entry. A text written all in capitals ("SEE
+found. Session 19 (answers14): a question asking what the ALL option of a build command does lost "ALL"
+to the stopword list, and no retriever could reach the option's entry. A text written all in capitals ("SEE
 ALSO") is read in lower case: its capitals name nothing.
 
 Golden cases written for these tests (no story of the eval suites), asked as a turn does (answer_support).

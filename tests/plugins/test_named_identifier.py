@@ -56,9 +56,9 @@ KEYS = """Fold settings
 
 def test_the_identifiers_a_question_writes():
     assert written_identifiers("What is the default value of $Grist::Fold::glue?") == ["$Grist::Fold::glue"]
-    assert written_identifiers("Which values can fold_style take, and what does scriptLoading do?") == [
+    assert written_identifiers("Which values can fold_style take, and what does foldLater do?") == [
         "fold_style",
-        "scriptLoading",
+        "foldLater",
     ]
     assert written_identifiers("Does Grist::Fold run on macOS?") == ["Grist::Fold"]
     assert written_identifiers("What does the -x option do?") == []
