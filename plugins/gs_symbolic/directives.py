@@ -86,7 +86,7 @@ def stated_conditions(texts: list[str], about: frozenset[str]) -> list[Condition
 
 def same_thing(stated: Condition, asked: Condition) -> bool:
     """The stated condition is about what the asked one is: its clause holds at least half of the asked
-    clause's terms ("If a schema name is given" for "when no schema name is given"; not "If the cache
+    clause's terms ("If a region name is given" for "when no region name is given"; not "If the cache
     doesn't fit … the default template" for "if I don't set the template option")."""
     return _shares_most(stated.about, asked.about)
 

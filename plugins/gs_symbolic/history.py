@@ -34,7 +34,7 @@ _RECORD = lazy_pattern(
     rf"^\s*(?:[-*+]\s+)?{_VERSION}(?:\s*\([^()\n]*\))?\s*[-–—:]\s*(?:{_VERBS})\b",
     re.I,
 )
-# "[bug introduced in gzip-1.3.10]", "broken since 2.1", "regression from v3.0": a version given to an
+# "[bug introduced in widget-3.1.4]", "broken since 2.1", "regression from v3.0": a version given to an
 # event named by the participle before it
 _EVENT_VERSION = lazy_pattern(
     r"\b(?!(?:been|when|then|even|often|seen)\b)([a-z]+(?:ed|en))\s+(?:in|since|with|by)\s+(?:[\w-]*?[-\s])??"

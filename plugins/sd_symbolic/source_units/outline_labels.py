@@ -39,7 +39,7 @@ _TRAILING_REMARK = lazy_pattern(r"[ \t]*\[(?:[A-Za-z][\w'.-]*[ \t]+){2,}[\w'.-]+
 
 def _unpunctuated(text: str, node: Node) -> bool:
     """No line of the node ends a sentence; a line that ends one before a bracketed remark ("… is fixed.
-    [bug present since 1.2]") does."""
+    [regression since 1.2]") does."""
 
     def open_line(line: str) -> bool:
         line = _TRAILING_REMARK.sub("", line) or line

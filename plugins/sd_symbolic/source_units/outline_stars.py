@@ -1,6 +1,6 @@
 """Star headings of a plain-text file in Emacs outline mode or Org mode ("* Release 1.12", "** Bug fixes").
 
-Such a file says what it is on its first line, the Emacs mode line ("GNU gzip NEWS  -*- outline -*-",
+Such a file says what it is on its first line, the Emacs mode line ("Widget NEWS  -*- outline -*-",
 "-*- mode: org -*-"). There a line at the margin opening with a run of stars and a space is a heading whose
 level is the number of stars. The same files often keep "* " bullets too (a NEWS file's older entries), so a
 star line is read as a heading only when it looks like one: a single line without final punctuation that
