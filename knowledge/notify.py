@@ -248,8 +248,8 @@ async def notify_source(
 
 class UnitsFile:
     """The handoff document of one source upsert (protocol/handoff.py), with the units' analysis or
-    without, each encoded once (in a thread) on first need and shared by every kb-plugin. An ingest asks
-    for it while the store commits the source, so the analysis overlaps the commit's disk wait."""
+    without, each encoded once (in a thread) on first need and shared by every kb-plugin. An ingest encodes
+    it before the store's commit starts (knowledge/in_flight.py), so the kb calls start sooner."""
 
     def __init__(
         self,
