@@ -94,10 +94,9 @@ async def store_and_notify(
 
 async def _handoff_first(units_file: UnitsFile) -> None:
     """Encode the units file the kb-plugins are handed before the commit starts. The encode runs in a thread
-    and the commit's thread is mostly Python (its rows, claim keys): started together, the two share the GIL,
-    and the encode — the kb calls' last step before they can start — took ~4x its CPU in wall (issue 22,
-    session 24: 0.024 s of CPU in 0.065–0.11 s of wall). The commit, which ends long before the kb calls,
-    starts ~0.03 s later instead."""
+    and the commit's thread holds the GIL for much of its work (its rows, claim keys, each unit's JSON): started
+    together, the encode — the kb calls' last step before they can start — ended later (bench/
+    handoff_beside_commit.py). The commit, which ends long before the kb calls, starts ~0.03 s later instead."""
     await units_file.get(True)
 
 

@@ -118,6 +118,15 @@ def test_ingest_stage_cpu_bench_times_every_stage() -> None:
         assert figures[f"{stage}_cpu_s"] >= 0
 
 
+def test_handoff_beside_commit_bench_times_both_orders() -> None:
+    figures = run_bench(
+        "handoff_beside_commit.py", str(PROJECT_ROOT / "examples" / "tessel-build.md"), "--rounds", "1"
+    )
+    assert figures["units"] > 10
+    for mode in ("alone", "beside"):
+        assert figures["median"][mode]["encode_wall_s"] > 0 and figures["median"][mode]["commit_wall_s"] > 0
+
+
 def test_a_serving_daemon_freezes_its_start_and_collects_young_objects_less_often(tmp_path) -> None:
     """`mrpvm serve` under bench/daemon_pauses.py (the wrapper `daemon_kb_load.py --pauses` runs): once it serves,
     its start is out of the collector's sight and young collections run at SERVING_THRESHOLD."""
