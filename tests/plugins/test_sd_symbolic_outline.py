@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
-from mrpvm.plugins.sd_symbolic.source_units.blocks import Block
 from mrpvm.plugins.sd_symbolic.source_units.outline import looks_like_plain_text, read_blocks
+from mrpvm.plugins.sd_symbolic.source_units.segments import Block
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 from mrpvm.protocol.document import KnowledgeUnit
 

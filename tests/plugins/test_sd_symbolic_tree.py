@@ -520,7 +520,7 @@ def test_a_sentence_group_about_two_things_is_labelled_with_both() -> None:
 @given(st.text(alphabet="ab \r\n", max_size=16), st.data())
 @settings(max_examples=400, deadline=None)
 def test_lines_are_the_newline_separated_spans_without_a_trailing_cr(value: str, data) -> None:
-    from mrpvm.plugins.sd_symbolic.source_units.blocks import _lines
+    from mrpvm.plugins.sd_symbolic.source_units.segments import line_spans as _lines
 
     start = data.draw(st.integers(0, len(value)))
     end = data.draw(st.integers(start, len(value)))

@@ -21,12 +21,12 @@ import msgspec
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.handoff import UnitAnalysis, analyse_unit
 
-from .blocks import Block
 from .footnotes import name_footnotes
 from .halves import MIN_CHARS, cores, split_map
 from .outline import read_blocks
 from .pieces import Piece, make_piece, piece_fields, pieces_from_fields
 from .sections import make_sections
+from .segments import Block
 from .summaries import aggregate_summary, join_summary
 from .tree import SourceMeta, content_hash, majority_role, section_units
 

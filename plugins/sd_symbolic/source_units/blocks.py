@@ -9,14 +9,13 @@ lines: linear time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from mrpvm.plugins.sdk.patterns import lazy_pattern
-from mrpvm.plugins.sdk.text import FENCE, TABLE_ROW, TABLE_SEP, sentence_spans, trim_span
+from mrpvm.plugins.sdk.text import FENCE, TABLE_ROW, TABLE_SEP, trim_span
 
 from .definition_lists import Definition, definition_at, opens_definition_list
 from .drawings import drawing_end
 from .page_markup import front_matter, hidden_html_end, wiki_heading
+from .segments import Block, Segment, line_spans, sentences_in, split_long
 from .shortcodes import markup_only
 from .yaml_entries import Entry, ends_item, labels_sequence, yaml_entry
 
@@ -38,83 +37,6 @@ _TERMINAL = lazy_pattern(r"[.!?:;,]['\"”’)]*$")
 # prose line that does not is a paragraph's next line without trying each of them.
 _MAY_OPEN_BLOCK = lazy_pattern(r"\s*(?:[#`~\-*+•‣◦(|=_]|\d|[a-z][.)]|[Ss](?:tep|TEP))")
 
-# Sentences longer than this are cut at a whitespace boundary so no segment grows without bound.
-MAX_SEGMENT_CHARS = 1200
-
-
-@dataclass(slots=True)
-class Segment:
-    start: int
-    end: int
-    kind: str  # sentence | item | row | code | term (a definition's term, or a FAQ's question)
-    block: int  # index of the block it belongs to
-    marker: str = ""  # list marker ("1.", "-", "Step 2:") for items
-    ordered: bool = False  # numbered item
-    body_start: int = -1  # where an item's text starts after its marker (-1: at start)
-    cells: list[str] | None = None  # a plain-text table row's cells (Markdown rows keep their pipes)
-    comment: bool = False  # a sentence of a configuration file's comment block: its `#` marks are not text
-    field: bool = (
-        False  # a YAML entry's short field (`type: int`): a statement of its own, without a full stop
-    )
-    # words a plain-text renderer broke at a line's end, joined (hyphenation.py): (hyphen, resume, kept)
-    joins: tuple[tuple[int, int, bool], ...] = ()
-
-
-@dataclass(slots=True)
-class Block:
-    kind: str  # heading | paragraph | list | table | code | definition (a term or lead and its text)
-    start: int
-    end: int
-    level: int = 0  # heading level (1-6)
-    title: str = ""  # heading text
-    segments: list[Segment] = field(default_factory=list)
-
-
-def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """(start, end) of each line in text[start:end], newline (and a CR before it) excluded."""
-    out = []
-    find = text.find
-    a = start
-    while a < end:
-        nl = find("\n", a, end)
-        b = end if nl < 0 else nl
-        if b > a and text[b - 1] == "\r":
-            out.append((a, b - 1))
-        else:
-            out.append((a, b))
-        a = end if nl < 0 else nl + 1
-    return out
-
-
-def split_long(text: str, a: int, b: int, limit: int = MAX_SEGMENT_CHARS) -> list[tuple[int, int]]:
-    """Cut an overlong span at whitespace (preferring line breaks and '; ') into pieces of at most ~limit."""
-    pieces: list[tuple[int, int]] = []
-    while b - a > limit:
-        window = text[a : a + limit]
-        cut = max(window.rfind("\n"), window.rfind("; "), window.rfind(", "))
-        if cut < limit // 3:
-            cut = window.rfind(" ")
-        if cut <= 0:
-            cut = limit
-        else:
-            cut += 1
-        x, y = trim_span(text, a, a + cut)
-        if y > x:
-            pieces.append((x, y))
-        a = a + cut
-        a, b = trim_span(text, a, b)
-    if b > a:
-        pieces.append((a, b))
-    return pieces
-
-
-def sentences_in(text: str, a: int, b: int, block: int) -> list[Segment]:
-    out = []
-    for s, e in sentence_spans(text, a, b):
-        for x, y in split_long(text, s, e):
-            out.append(Segment(x, y, "sentence", block))
-    return out
-
 
 def _is_title_line(text: str, a: int, b: int) -> bool:
     """A lone short line without final punctuation reads as a title ("The Awakening of Lumina-7")."""
@@ -127,7 +49,7 @@ def _is_title_line(text: str, a: int, b: int) -> bool:
 
 def parse_blocks(text: str) -> list[Block]:
     """The blocks of a text in order, with their segments."""
-    lines = _lines(text, 0, len(text))
+    lines = line_spans(text, 0, len(text))
     blocks: list[Block] = []
     i, n = 0, len(lines)
     if (page := front_matter(text, lines)) is not None:
@@ -257,7 +179,7 @@ def parse_blocks(text: str) -> list[Block]:
         blk.segments = sentences_in(text, s, e, len(blocks))
         blocks.append(blk)
         i = j
-    _promote_title_lines(text, blocks)
+    _promote_titleline_spans(text, blocks)
     return blocks
 
 
@@ -387,7 +309,7 @@ def _parse_list(text: str, lines: list[tuple[int, int]], i: int, blocks: list[Bl
     return last + 1
 
 
-def _promote_title_lines(text: str, blocks: list[Block]) -> None:
+def _promote_titleline_spans(text: str, blocks: list[Block]) -> None:
     """A one-line paragraph that reads as a title and is followed by body text becomes a heading."""
     for k, blk in enumerate(blocks):
         if blk.kind != "paragraph" or len(blk.segments) != 1 or "\n" in text[blk.start : blk.end]:

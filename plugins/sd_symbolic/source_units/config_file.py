@@ -18,7 +18,7 @@ from __future__ import annotations
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import starts_statement
 
-from .blocks import Block, Segment, sentences_in
+from .segments import Block, Segment, sentences_in
 
 _COMMENT = lazy_pattern(r"^[ \t]*#")
 _MARK = lazy_pattern(r"^[ \t]*#+[ \t]?")

@@ -15,7 +15,7 @@ import re
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
-from .blocks import Block, Segment, sentences_in
+from .segments import Block, Segment, sentences_in
 
 _QUESTION = lazy_pattern(r"^(?:(?:q|question)\s*\d*\s*[:.)]\s*|\d{1,3}[.)]\s+)?(?P<q>.*\?)['\"”’)]*$", re.I)
 _ENTRY_NUMBER = lazy_pattern(r"^\d{1,3}\.\d{1,3}(?:\.\d{1,3})*\.?\s+\S")

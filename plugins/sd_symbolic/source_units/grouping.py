@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
-from .blocks import Block
 from .pieces import Piece, anaphoric, overlap
 from .sections import Section
+from .segments import Block
 
 MAX_GROUP_SENTENCES = 4
 MAX_GROUP_CHARS = 600

@@ -18,7 +18,7 @@ paragraph's) opening with a lowercase letter, is such a break; which of the two 
 A hyphen after a digit or a capital ("IPv6-", "UTF-"), or before a capital or a digit on the next line, is
 left alone; so is a suspended hyphen before a coordinator ("pre-" / "and post-processing").
 
-The text keeps its offsets: a segment carries its joins (blocks.Segment.joins), and its piece reads the
+The text keeps its offsets: a segment carries its joins (segments.Segment.joins), and its piece reads the
 joined words (pieces.make_piece).
 """
 
@@ -29,7 +29,7 @@ from collections import Counter
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
-from .blocks import Block
+from .segments import Block
 
 _BREAK = lazy_pattern(
     r"(?P<left>[^\W\d_]+)(?P<hyphen>[-\u2010\u00ad])[ \t]*\r?\n[ \t]*(?P<right>[^\W\d_][^\W_]*)"

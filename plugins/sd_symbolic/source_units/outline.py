@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
-from .blocks import Block, Segment, parse_blocks, sentences_in, split_long
+from .blocks import parse_blocks
 from .config_file import config_blocks, looks_like_config
 from .entries import footnotes, questions_with_answers, term_lines
 from .hyphenation import attach_joins
@@ -41,6 +41,7 @@ from .outline_labels import (
 )
 from .outline_layout import PILCROW, Node, columns, content, layout_lines, layout_nodes
 from .outline_stars import star_headings, star_title
+from .segments import Block, Segment, sentences_in, split_long
 
 
 def read_blocks(text: str) -> list[Block]:

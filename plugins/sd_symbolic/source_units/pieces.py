@@ -11,8 +11,8 @@ from mrpvm.plugins.sdk.text import STOPWORDS, collapse
 
 from ..shared.roles import is_imperative, is_past, sentence_role
 from ..shared.triples import Triple, extract_triple
-from .blocks import Block, Segment
 from .hyphenation import joined
+from .segments import Block, Segment
 from .shortcodes import render_shortcodes
 
 _ANAPHORA = word_set(

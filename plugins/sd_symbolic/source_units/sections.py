@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .blocks import Block
 from .pieces import Piece, overlap
+from .segments import Block
 
 MIN_SECTION_CHARS = 1500
 MAX_SECTION_CHARS = 6000

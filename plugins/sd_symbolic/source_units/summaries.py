@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .blocks import Block
 from .pieces import Piece, anaphoric, strip_step_marker
 from .sections import Section
+from .segments import Block
 from .summarize import central_indices, centrality, doc_freq, summary_size
 
 MAX_SUMMARY_CHARS = 700

@@ -24,7 +24,6 @@ from mrpvm.protocol.document import KnowledgeUnit
 from ..shared.roles import condition_of, group_role
 from ..shared.topics import content_runs, topic_of
 from ..shared.triples import Triple
-from .blocks import Block
 from .code_claims import FENCED, code_block, fenced, numbered_steps
 from .grouping import Spec, make_specs
 from .pieces import (
@@ -34,6 +33,7 @@ from .pieces import (
     clean,
 )
 from .sections import Section
+from .segments import Block
 from .summaries import MAX_SUMMARY_CHARS, join_summary, summarize_span, verbatim_summary
 
 _PERSONAL = lazy_pattern(r"^(?:it|its|they|their|he|his|she|her)\b", re.I)
