@@ -9,6 +9,7 @@ from . import explicit, meaning
 from .context_terms import key_terms
 from .evidence import Scorer, Sentence
 from .material import Material, Outcome
+from .polar_default import default_verdict
 from .polar_meaning import closest_verdict
 from .polarity import entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
@@ -71,12 +72,19 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
     by_meaning = stated is None
     if stated is None:
         close = meaning.for_question(q.text, m.pool, scorer.score)
-        stated = (
-            closest_verdict(q.focus or q.text, m.pool, close, keys, weights) if close is not None else None
-        )
-        if stated is None:
-            return None
-        supported = False  # read from the sentence closest in meaning: weak evidence
+        by_default = default_verdict(q.focus or q.text, m.pool, close, weights, keys)
+        if by_default is not None:
+            stated, supported = by_default  # an entry's stated default value supports the answer
+            by_meaning = not supported
+        else:
+            stated = (
+                closest_verdict(q.focus or q.text, m.pool, close, keys, weights)
+                if close is not None
+                else None
+            )
+            if stated is None:
+                return None
+            supported = False  # read from the sentence closest in meaning: weak evidence
     if q.single_word:
         return Outcome(stated.answer, [stated.sentence.unit.id], "medium", "stated", "explicit", supported)
     quote = join_quotes([stated.sentence])

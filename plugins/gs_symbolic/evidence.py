@@ -151,12 +151,33 @@ def pictures_only(piece: str) -> bool:
     return not re.search(r"[^\W_]", _LINK_REST.sub(" ", _PICTURE.sub(" ", piece)))
 
 
+# a lead-in without a main clause of its own ("If the name is missing:", "When the token expires:"): the block
+# after it is its consequence
+BARE_CONDITION = re.compile(r"^\s*(?:if|when|whenever|unless|once|in case)\b[^.;]*:\s*$", re.I)
+
+
+def _leads_into_code(unit: KnowledgeUnit, statements: tuple[_Statement, ...], n: int) -> bool:
+    """Statement n of a code unit is a bare condition ending with ':' right before a code block: the block is
+    what follows from it ("If the name is missing:" over the error the reply carries), and the condition is
+    found through the block's words (for scoring only; the block is quoted with it: spans.with_led_code). A
+    sentence with a main clause of its own ("Keep this list in a lock file:") says what it says itself."""
+    st = statements[n]
+    return (
+        unit.chunkType == "code"
+        and not st.code
+        and n + 1 < len(statements)
+        and statements[n + 1].code
+        and BARE_CONDITION.match(st.text) is not None
+    )
+
+
 def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     """Every distinct sentence of the units, atomic units first when a sentence repeats across levels.
 
     A sentence opening with a pronoun ("It owns ...") carries the terms of the sentence before it (the
     unit's Subject or Topic for its first sentence), for scoring only: cheap coreference, never used to
     claim that a sentence states something.
+    A bare condition ending with ':' before a code block of its unit carries the block's terms, for scoring only.
     A question (ending with '?', or labelled "Q2:") states nothing, so it is never an evidence sentence (a source that lists questions would
     otherwise answer them with themselves); its terms carry into the sentence that follows it in the
     unit, for scoring only (an FAQ's answer is found through its question).
@@ -192,6 +213,8 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
                 carried |= frozenset(terms(st.record))
             if asked:
                 carried, asked = carried | frozenset(asked), []
+            if _leads_into_code(unit, statements, n):
+                carried |= frozenset(statements[n + 1].found)  # "If the name is missing:" over the reply
             previous = [*found, *antecedent]
             norm = st.norm
             if not norm:

@@ -68,6 +68,7 @@ from .spans import (
     shortest_answering,
     with_command,
     with_lead,
+    with_led_code,
     with_reason,
     with_steps,
 )
@@ -284,7 +285,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         # ... unless only its surroundings state what the question's form asks for ("The default is 3.")
         if not unstated(q, passage_text(shorter)) or unstated(q, passage_text(passage)):
             passage = shorter
-    chosen = [completed(condensed(passage, judge), pool)]
+    chosen = [with_led_code(completed(condensed(passage, judge), pool), m.code)]
     if q.answer_type == "reason":
         chosen = [with_lead(with_reason(chosen[0], judge, pool), pool)]
     elif q.answer_type == "procedure":

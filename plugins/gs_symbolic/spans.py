@@ -12,7 +12,7 @@ from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern
 from mrpvm.plugins.sdk.text import sentence_spans, terms
 
 from .directives import is_instruction
-from .evidence import Sentence
+from .evidence import BARE_CONDITION, Sentence
 from .passages import Judge, Passage
 
 ANSWER_BUDGET = 300  # characters: a longer passage gives way to a shorter part of it that answers as well
@@ -217,3 +217,20 @@ def named_antecedent(p: Passage, ranked: list[Passage], judge: Judge) -> Passage
             return other
         break
     return p
+
+
+def with_led_code(p: Passage, code: list[Sentence]) -> Passage:
+    """A passage ending with a bare condition that leads into a code block ("If the name is missing:" over the
+    error reply; evidence.py scores it with the block's words): the block, its consequence, completes it."""
+    last = p.sentences[-1]
+    if BARE_CONDITION.match(last.text) is None:
+        return p  # "Install it from the package manager:" says what it says; the commands are not asked
+    block = next(
+        (
+            s
+            for s in code
+            if s.unit.id == last.unit.id and s.order[:2] == last.order[:2] and s.order[2] == last.order[2] + 1
+        ),
+        None,
+    )
+    return p if block is None else replace(p, sentences=[*p.sentences, block])
