@@ -87,7 +87,7 @@ class KernelContext:
         from .validator_records import import_legacy as import_validator_records
 
         config, sources = load_config(environ)
-        probe_early(config.engine.sandbox)  # bubblewrap's probe runs while the registry loads
+        probe_early(config.engine.sandbox, config.home)  # bubblewrap's probe (or the home's kept one)
         home = Path(config.home)
         home.mkdir(parents=True, exist_ok=True)
         registry = Registry.load(
