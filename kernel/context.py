@@ -137,7 +137,7 @@ class KernelContext:
             try:
                 await self.background.drain()  # nothing a turn started is lost
             finally:
-                await self.supervisor.aclose()
+                await self.supervisor.aclose(detach=ending)  # the workers' ends after this process's
         finally:
             try:
                 if self.llm is not None:
