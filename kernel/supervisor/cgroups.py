@@ -363,6 +363,8 @@ def hand_over(groups: list[Group | None], grace_s: float) -> bool:
     found = layout()
     if not isinstance(found, _Layout) or not all(isinstance(g, SandboxGroup) for g in groups):
         return False
+    if _handed_over:
+        return True  # this process's reaper already removes everything under the bases
     bases = list(dict.fromkeys((found.pids_base, found.memory_base)))
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reaper.py")
     read_end, write_end = os.pipe()  # not inheritable: only this process holds the write end
