@@ -357,33 +357,16 @@ def hand_over(groups: list[Group | None], grace_s: float) -> bool:
     """Leave the end of these groups' processes and the removal of every group of this kernel to a detached
     reaper (reaper.py) that starts its work when this process ends; False (nothing started) unless every
     group is one of this kernel's own (not a systemd scope) and the reaper could be started."""
-    import subprocess
-    import sys
+    from . import reaper
 
     found = layout()
     if not isinstance(found, _Layout) or not all(isinstance(g, SandboxGroup) for g in groups):
         return False
     if _handed_over:
         return True  # this process's reaper already removes everything under the bases
-    bases = list(dict.fromkeys((found.pids_base, found.memory_base)))
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reaper.py")
-    read_end, write_end = os.pipe()  # not inheritable: only this process holds the write end
-    try:
-        subprocess.Popen(
-            [sys.executable, "-I", "-S", script, str(grace_s), *bases],
-            stdin=read_end,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            close_fds=True,
-            env={},  # nothing of the kernel's environment (its home, tokens) reaches it
-            cwd="/",  # no start_new_session: it would cost a full fork of this process (no vfork); the
-            # reaper leaves this session itself
-        )
-    except (OSError, subprocess.SubprocessError):
-        os.close(write_end)
+    write_end = reaper.start(list(dict.fromkeys((found.pids_base, found.memory_base))), grace_s)
+    if write_end is None:
         return False
-    finally:
-        os.close(read_end)
     _handed_over.append(write_end)
     atexit.unregister(_remove_empty)  # the reaper removes the bases once the groups are empty
     return True

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mrpvm.kernel.supervisor import cgroups
+from mrpvm.kernel.supervisor import cgroups, reaper
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
@@ -21,7 +21,7 @@ import asyncio, json, os, sys
 from pathlib import Path
 sys.path.insert(0, {support!r})
 from supervisor_support import build_registry, request, sandboxed_supervisor
-from mrpvm.kernel.supervisor import cgroups
+from mrpvm.kernel.supervisor import cgroups, reaper
 
 async def main():
     supervisor = sandboxed_supervisor(build_registry(Path({folder!r})))
@@ -67,3 +67,30 @@ def test_the_close_of_an_ending_kernel_leaves_nothing_behind(tmp_path: Path) -> 
 def test_no_reaper_for_groups_the_kernel_does_not_own() -> None:
     """A process without a group of its own (systemd scope, no cgroups) is closed as before, in the call."""
     assert cgroups.hand_over([None], 1.0) is False
+
+
+def test_the_reaper_waits_for_the_kernels_end_then_kills_what_stays_and_removes_the_groups() -> None:
+    """A member that ignores its EOF is killed after the grace, never before the kernel (here: the pipe's
+    write end) is gone; then its group and the base are removed."""
+    found = cgroups.layout()
+    if not isinstance(found, cgroups._Layout):
+        pytest.skip("needs control groups this kernel manages itself")
+    base = os.path.join(os.path.dirname(found.pids_base), f"mrpvm-reaper-test-{os.getpid()}")
+    os.makedirs(os.path.join(base, "p1"))
+    stays = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        with open(os.path.join(base, "p1", "cgroup.procs"), "w") as f:
+            f.write(str(stays.pid))
+        write_end = reaper.start([base], 0.1)
+        assert write_end is not None
+        time.sleep(0.3)  # longer than the grace: the reaper still waits for the kernel's end
+        assert stays.poll() is None and os.path.isdir(base)
+        os.close(write_end)
+        assert stays.wait(timeout=30) == -9
+        deadline = time.monotonic() + 30
+        while os.path.exists(base) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not os.path.exists(base)
+    finally:
+        stays.kill()
+        stays.wait()
