@@ -87,7 +87,7 @@ class KernelContext:
         from .validator_records import import_legacy as import_validator_records
 
         config, sources = load_config(environ)
-        probe_early(config.engine.sandbox)  # bubblewrap's probe runs while the registry loads
+        probe_early(config.engine.sandbox, config.home)  # bubblewrap's probe (or the home's kept one)
         home = Path(config.home)
         home.mkdir(parents=True, exist_ok=True)
         registry = Registry.load(
@@ -137,7 +137,7 @@ class KernelContext:
             try:
                 await self.background.drain()  # nothing a turn started is lost
             finally:
-                await self.supervisor.aclose()
+                await self.supervisor.aclose(detach=ending)  # the workers' ends after this process's
         finally:
             try:
                 if self.llm is not None:

@@ -348,3 +348,25 @@ async def settle(limit_s: float = 3.0) -> None:
         await asyncio.sleep(pause)  # members leave within a few ms: look again soon, then less often
         waited += pause
         pause = min(pause * 2, 0.02)
+
+
+_handed_over: list[int] = []  # the write end of the reaper's pipe: held open until this process ends
+
+
+def hand_over(groups: list[Group | None], grace_s: float) -> bool:
+    """Leave the end of these groups' processes and the removal of every group of this kernel to a detached
+    reaper (reaper.py) that starts its work when this process ends; False (nothing started) unless every
+    group is one of this kernel's own (not a systemd scope) and the reaper could be started."""
+    from . import reaper
+
+    found = layout()
+    if not isinstance(found, _Layout) or not all(isinstance(g, SandboxGroup) for g in groups):
+        return False
+    if _handed_over:
+        return True  # this process's reaper already removes everything under the bases
+    write_end = reaper.start(list(dict.fromkeys((found.pids_base, found.memory_base))), grace_s)
+    if write_end is None:
+        return False
+    _handed_over.append(write_end)
+    atexit.unregister(_remove_empty)  # the reaper removes the bases once the groups are empty
+    return True

@@ -369,8 +369,11 @@ class Supervisor(OneShotMode):
         except ProcessFailure as failure:
             self._raise(plugin, "", failure)
 
-    async def aclose(self) -> None:
-        """Stop every plugin process: EOF to idle workers, then SIGKILL to whatever is left; reap all."""
+    async def aclose(self, *, detach: bool = False) -> None:
+        """Stop every plugin process: EOF to idle workers, then SIGKILL to whatever is left; reap all.
+        `detach` (a process that ends right after, its answer given): after the EOF, the workers' ends and
+        their control groups' removal are left to a reaper that runs once this process has ended
+        (cgroups.hand_over, reaper.py), where every process is in one of this kernel's groups."""
         self._closed = True
         self._held.drop()
         early_launch.stop_all()  # launched for a turn that did not start them (early_launch.py)
@@ -381,6 +384,10 @@ class Supervisor(OneShotMode):
             for pool in plugin.pools():
                 pool.close()
                 procs.extend(w.proc for w in pool.workers)
+        live = [p for p in procs if not p.exited.done()]
+        if detach and live and cgroups.hand_over([p.group for p in live], self._close_grace_s):
+            self.logs.close()
+            return
         waiting = [p.exited for p in procs if not p.exited.done()]
         if waiting:
             await asyncio.wait(waiting, timeout=self._close_grace_s)

@@ -150,27 +150,68 @@ def _which(name: str) -> str | None:
 
 
 _early: dict[str, threading.Thread] = {}  # bwrap -> the thread probing it ahead of the Sandbox
+_kept: dict[str, str] = {}  # bwrap -> its label, from a positive probe kept in the home (probe_cache.py)
 
 
-def probe_early(config: SandboxConfig) -> None:
+def probe_early(config: SandboxConfig, home: str | os.PathLike[str] | None = None) -> None:
     """Start this process's probe of bubblewrap in a background thread, so its two short processes
     (~20 ms of waiting) overlap the kernel's start (the registry's manifests) instead of following it;
-    `sandbox_status` then uses its result (the same probe, run once)."""
+    `sandbox_status` then uses its result (the same probe, run once). With the kernel `home`, a positive
+    probe kept there under the same fingerprint (probe_cache.py) is the result and nothing runs; a new
+    positive probe is kept there for the next process."""
     if config.mode == "off":
         return
     bwrap = _which("bwrap")
-    if bwrap is not None and bwrap not in _early:
+    if bwrap is None or bwrap in _early or bwrap in _kept:
+        return
+    if home is not None:
+        from . import probe_cache
+
+        key = probe_cache.fingerprint(bwrap, _probe_argv(bwrap))
+        label = probe_cache.load(os.fspath(home), key)
+        if label is not None:
+            _kept[bwrap] = label
+            return
+        _early[bwrap] = thread = threading.Thread(
+            target=_probe_and_keep, args=(bwrap, os.fspath(home), key), name="sandbox-probe", daemon=True
+        )
+    else:
         _early[bwrap] = thread = threading.Thread(
             target=_probe, args=(bwrap,), name="sandbox-probe", daemon=True
         )
-        thread.start()
+    thread.start()
+
+
+def _probe_and_keep(bwrap: str, home: str, key: dict[str, object] | None) -> None:
+    from . import probe_cache
+
+    label, problem = _probe(bwrap)
+    if not problem:
+        probe_cache.keep(home, key, label)
 
 
 def _probed(bwrap: str) -> tuple[str, str]:
+    kept = _kept.get(bwrap)
+    if kept is not None:
+        return kept, ""
     early = _early.get(bwrap)
     if early is not None:
         early.join()  # its result is in _probe's cache
     return _probe(bwrap)
+
+
+def _probe_argv(bwrap: str) -> list[str]:
+    """The sandbox the probe starts around `true`."""
+    return [
+        bwrap,
+        *NAMESPACES,
+        *NO_CAPABILITIES,
+        "--unshare-net",
+        "--die-with-parent",
+        *_system_binds(),
+        "--",
+        "true",
+    ]
 
 
 @functools.cache
@@ -179,9 +220,7 @@ def _probe(bwrap: str) -> tuple[str, str]:
     try:
         version = subprocess.run([bwrap, "--version"], capture_output=True, timeout=10, check=False)
         label = version.stdout.decode(errors="replace").strip() or MECHANISM
-        argv = [bwrap, *NAMESPACES, *NO_CAPABILITIES, "--unshare-net", "--die-with-parent", *_system_binds()]
-        argv += ["--", "true"]
-        run = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+        run = subprocess.run(_probe_argv(bwrap), capture_output=True, timeout=10, check=False)
     except (OSError, subprocess.SubprocessError) as err:
         return "", f"{bwrap} cannot run: {err}"
     if run.returncode != 0:

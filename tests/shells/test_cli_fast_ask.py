@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -289,6 +290,16 @@ def _processes_of_home(home: Path) -> list[int]:
     return found
 
 
+def _ended(home: Path) -> bool:
+    """The CLI's workers are gone: killed with it (bwrap's --die-with-parent), their control groups removed
+    by the reaper its close started (kernel/supervisor/reaper.py) within its grace; this waits for the
+    kernel's teardown of the last one (a guard against a hang, never a measure)."""
+    deadline = time.monotonic() + 30
+    while _processes_of_home(home) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return _processes_of_home(home) == []
+
+
 def test_a_cold_ask_that_launches_its_workers_early_answers_the_same_and_leaves_nothing_running(
     tmp_path: Path,
 ):
@@ -306,7 +317,7 @@ def test_a_cold_ask_that_launches_its_workers_early_answers_the_same_and_leaves_
         asked = _ask(home, "--no-daemon", "--source", str(source), question, plugins=True)
         assert asked.returncode in (0, REFUSED_EXIT), asked.stderr[-2000:]
         answers.append(asked.stdout)
-        assert _processes_of_home(home) == []
+        assert _ended(home)
     assert (home / "run" / "early-workers.json").exists()
     assert len({answers[i] for i in (0, 1, 2, 4)}) == 1 and "tessel build --changed" in answers[0].decode()
     assert "not contain enough evidence" in answers[3].decode()

@@ -1,0 +1,100 @@
+"""bubblewrap's positive probe kept in the kernel home, so the next kernel process skips it.
+
+`sandbox._probe` starts two short processes (`bwrap --version`, then a real sandbox around `true`): 11–38 ms
+of waiting on a busy machine that a one-turn `mrpvm ask` pays before its first worker call. The answer only
+changes when what it depends on changes, so a probe that found the sandbox working is kept in
+`<home>/run/sandbox-probe.json` with a fingerprint of those conditions, and `load` gives it back only while
+the fingerprint is the same:
+
+- the bwrap binary's identity: the path found on PATH, its real path, and its file's device, inode, size,
+  mode, owner, mtime and ctime (an upgrade, a replaced or re-linked binary, a changed setuid bit);
+- the machine and the process's place on it: the boot id (a new kernel or its sysctls' reset), the
+  user-namespace sysctls, the user and mount namespaces this process is in, its effective uid;
+- the probe's own command line (the kernel's namespaces, binds and flags: a new kernel version's probe).
+
+A probe that failed is never kept (the kernel says why at every start, as without the cache). A kept probe
+that has gone stale in some way the fingerprint misses fails closed: the sandboxed workers fail to start
+with bubblewrap's message; plugins never run unsandboxed because of it. Like early_launch's record, the file
+is written by the kernel (mode 0600) and read only when this user owns it and nobody else can write it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+
+RECORD = os.path.join("run", "sandbox-probe.json")
+VERSION = 1
+SYSCTLS = (
+    "/proc/sys/kernel/unprivileged_userns_clone",
+    "/proc/sys/user/max_user_namespaces",
+    "/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
+    "/proc/sys/kernel/random/boot_id",
+)
+NAMESPACES = ("/proc/self/ns/user", "/proc/self/ns/mnt")
+
+
+def fingerprint(bwrap: str, probe_argv: list[str]) -> dict[str, object] | None:
+    """What the probe's answer depends on, or None when the binary cannot be looked at."""
+    try:
+        meta = os.stat(bwrap)
+    except OSError:
+        return None
+    identity = [meta.st_dev, meta.st_ino, meta.st_size, meta.st_mode, meta.st_uid, meta.st_mtime_ns]
+    identity.append(meta.st_ctime_ns)
+    machine: dict[str, str | None] = {}
+    for path in SYSCTLS:
+        try:
+            with open(path) as f:
+                machine[path] = f.read().strip()
+        except OSError:
+            machine[path] = None
+    for path in NAMESPACES:
+        try:
+            machine[path] = os.readlink(path)
+        except OSError:
+            machine[path] = None
+    return {
+        "bwrap": bwrap,
+        "real": os.path.realpath(bwrap),
+        "file": identity,
+        "machine": machine,
+        "euid": os.geteuid(),
+        "argv": probe_argv,
+    }
+
+
+def load(home: str, key: dict[str, object] | None) -> str | None:
+    """The bubblewrap label of a kept positive probe with this fingerprint, else None."""
+    if key is None:
+        return None
+    try:
+        with open(os.path.join(home, RECORD), "rb") as f:
+            meta = os.fstat(f.fileno())
+            if meta.st_uid != os.geteuid() or meta.st_mode & 0o022:
+                return None
+            data = json.loads(f.read())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("version") != VERSION or data.get("key") != key:
+        return None
+    label = data.get("label")
+    return label if isinstance(label, str) and label else None
+
+
+def keep(home: str, key: dict[str, object] | None, label: str) -> None:
+    """Keep a positive probe (`label`: bwrap's version line) for the next process; written atomically."""
+    if key is None or not label:
+        return
+    path = os.path.join(home, RECORD)
+    data = json.dumps({"version": VERSION, "key": key, "label": label})
+    with contextlib.suppress(OSError):
+        folder = os.path.dirname(path)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(folder, 0o700)
+        temp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(data)
+        os.replace(temp, path)
