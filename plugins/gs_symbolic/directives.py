@@ -4,6 +4,7 @@ the condition it states with its polarity ("If false, …", "unless X is disable
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from mrpvm.plugins.sdk.answer_types import mentions_type
@@ -84,11 +85,31 @@ def stated_conditions(texts: list[str], about: frozenset[str]) -> list[Condition
     return out
 
 
-def same_thing(stated: Condition, asked: Condition) -> bool:
+def same_thing(stated: Condition, asked: Condition, weight: Callable[[str], float] | None = None) -> bool:
     """The stated condition is about what the asked one is: its clause holds at least half of the asked
     clause's terms ("If a region name is given" for "when no region name is given"; not "If the cache
-    doesn't fit … the default template" for "if I don't set the template option")."""
-    return _shares_most(stated.about, asked.about)
+    doesn't fit … the default template" for "if I don't set the template option"). With `weight` (a term's
+    rarity in the evidence) the half is of the clause's weight: a condition sharing only its generic word
+    ("… is specified", "… is given") with the asked one is about something else ("when neither a tag nor a
+    label is specified" / "If no colour is specified")."""
+    if weight is None:
+        return _shares_most(stated.about, asked.about)
+    shared = stated.about & asked.about
+    return bool(shared) and 2 * sum(map(weight, shared)) >= sum(map(weight, asked.about))
+
+
+def stands_to(
+    stated: list[Condition], asked: Condition, strict: bool, weight: Callable[[str], float]
+) -> tuple[bool, bool, bool]:
+    """How stated conditions stand to the asked one: (one agrees with it, one about the same thing opposes
+    it, any states the opposite polarity). `strict` (a condition set after what is asked): only one about
+    the same thing agrees; otherwise any stated (not inferred) with the asked polarity does."""
+    agrees = any(
+        c.negated == asked.negated and (same_thing(c, asked, weight) or (not strict and not c.inferred))
+        for c in stated
+    )
+    opposes = any(c.negated != asked.negated and same_thing(c, asked, weight) for c in stated)
+    return agrees, opposes, any(c.negated != asked.negated for c in stated)
 
 
 def _shares_most(stated: frozenset[str], asked: frozenset[str]) -> bool:

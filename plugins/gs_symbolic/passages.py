@@ -38,7 +38,7 @@ from .context_terms import (
     unnumbered,
 )
 from .definiendum import apposes
-from .directives import Condition, same_thing, stated_conditions, tells_what_to_do
+from .directives import Condition, stands_to, stated_conditions, tells_what_to_do
 from .documented import marks_documented
 from .evidence import Scorer, Sentence
 from .focus import LIGHT_STEMS
@@ -377,13 +377,8 @@ class Judge:
         if before is not None:
             texts.insert(0, before)
         stated = [c for c in stated_conditions(texts, asked.about)[1 if before is not None else 0 :] if c]
-        loose = not self.strict_if
-        agrees = any(
-            c.negated == asked.negated and (same_thing(c, asked) or (loose and not c.inferred))
-            for c in stated
-        )
-        opposes = any(c.negated != asked.negated and same_thing(c, asked) for c in stated)
-        return agrees, opposes, any(c.negated != asked.negated for c in stated)
+        # a clause term weighs its rarity in the evidence: a generic word ("specified") shared is not enough
+        return stands_to(stated, asked, self.strict_if, lambda t: self.scorer.weights.get(t, 1.0))
 
     def ranked(self, pool: list[Sentence]) -> list[Passage]:
         """Every window, best first."""
