@@ -49,7 +49,7 @@ from .qualifiers import another_proposition
 # questions there state less than 0.5)
 READ_MEANING = 0.5
 READ_STATED = 0.6
-MIN_PREDICATE = 0.4  # weighted share of the predicate (the proposition after its subject) the sentence says
+MIN_PREDICATE = 0.35  # weighted share of the predicate (the proposition after its subject) the sentence says
 MAX_CONDITION = 90  # characters of a condition quoted in the answer
 
 # English nouns whose plural the stemmer keeps apart from the singular (morphology, not any document's words)
@@ -197,7 +197,10 @@ def read_verdict(
     keys = lemmas(keys)
     readings = read_question(main + "?") or []
     subject = lemmas(readings[-1].subject_stems) if readings else set()
-    predicate = {t: w for t, w in lemma_weights.items() if t not in subject} or lemma_weights
+    # what is said of the subject: the words after the widest reading of it ("a permanent ban" of "Can a
+    # permanent ban be appealed?", not "permanent")
+    widest = lemmas(readings[0].subject_stems) if readings else set()
+    predicate = {t: w for t, w in lemma_weights.items() if t not in widest} or lemma_weights
     main_toks = tokenize(main)
     asked_negated = _turns(main_toks) % 2 == 1
     asked_words = {t.low for t in main_toks}
