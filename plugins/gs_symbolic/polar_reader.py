@@ -100,6 +100,7 @@ class _Reading:
     imperative: bool
     subject: set[str] = field(default_factory=set)  # lemmas of the clause's own subject
     rest: set[str] = field(default_factory=set)  # lemmas of the clause after its subject
+    before: set[str] = field(default_factory=set)  # lemmas of the sentence up to the stating clause's end
 
 
 def _turns(toks: list[Tok]) -> int:
@@ -149,6 +150,7 @@ def read_clause(text: str, weights: dict[str, float], keys: set[str]) -> _Readin
         sub.imperative,
         own,
         _stems([t for t in ct if t not in sub.toks]),
+        _stems([t for c in clauses[: n + 1] for t in c.toks]),
     )
 
 
@@ -178,6 +180,7 @@ def _condition(text: str, clauses: list[Clause], n: int) -> str:
         if 0 <= m < len(clauses) and clauses[m].conditional and clauses[m].toks:
             toks = clauses[m].toks
             said = text[toks[0].start : toks[-1].end].strip(" ,;:")
+            said = said[:1].lower() + said[1:]
             return said if len(said) <= MAX_CONDITION else said[:MAX_CONDITION].rsplit(" ", 1)[0] + " …"
     return "under a condition"
 
@@ -220,6 +223,8 @@ def read_verdict(
         reading = read_clause(s.text, lemma_weights, keys) or _whole(s.text)
         if _swapped(s.text, reading, subject, set(lemma_weights)):
             continue  # "B depends on A" for "Does A depend on B?"
+        if reading.imperative and subject and not subject & (reading.before | lemmas(s.under)):
+            continue  # "Never clean the kettle with X, because X clouds the glass" says nothing of the glass
         if another_proposition(main_toks, tokenize(s.text), reading.imperative):
             continue
         answer = "No" if reading.negated != asked_negated else "Yes"
