@@ -11,6 +11,7 @@ from .evidence import Scorer, Sentence
 from .material import Material, Outcome
 from .polar_default import default_verdict
 from .polar_meaning import closest_verdict
+from .polar_reader import read_verdict
 from .polarity import entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import render_chain, statement
@@ -82,11 +83,14 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
                 if close is not None
                 else None
             )
+            if stated is None and close is not None:  # stated in other words, maybe under a condition
+                stated = read_verdict(q.focus or q.text, m.pool, close, keys, weights)
             if stated is None:
                 return None
             supported = False  # read from the sentence closest in meaning: weak evidence
     if q.single_word:
-        return Outcome(stated.answer, [stated.sentence.unit.id], "medium", "stated", "explicit", supported)
+        word = stated.answer.split(",")[0]  # "No, if …": the word without its condition
+        return Outcome(word, [stated.sentence.unit.id], "medium", "stated", "explicit", supported)
     quote = join_quotes([stated.sentence])
     label = definition_label(stated.sentence.unit)
     text = f"{stated.answer}. " + (labelled(label, quote) if label else quote)

@@ -135,11 +135,8 @@ def test_states_the_answer(question: str, claims: list[str], expected: str) -> N
         ("Does the Lumen S2 require a Lumen portal login?", SCANNERS),
         ("Does the T3 hold 1.5 litres?", KETTLE),  # the jug does, by its own statement
         ("Does the glass clean bleach?", KETTLE),  # a subject that is the object of the statement
-        ("Does the uploader reject new files?", SERVICES),  # only under a condition
         ("If the disk is empty, does the uploader reject new files?", SERVICES),  # another condition
         ("Would the proxy drop requests?", SERVICES),  # a prediction stated only under a condition
-        ("Does the proxy drop requests?", SERVICES),
-        ("Does the dashboard stop working?", SERVICES),
         ("Would the billing service depend on the ledger if Ines left?", SERVICES),  # unstated conditional
         ("Had the ledger failed, would the billing service stop?", SERVICES),
         ("Were the ledger to fail, would the mailer retry?", SERVICES),
@@ -154,6 +151,21 @@ def test_states_the_answer(question: str, claims: list[str], expected: str) -> N
 )
 def test_refuses_what_no_sentence_states(question: str, claims: list[str]) -> None:
     assert verdict(question, claims) == "refused"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("Does the uploader reject new files?", "Yes, if the disk fills up."),
+        ("Does the dashboard stop working?", "Yes, unless the licence is renewed."),
+        ("Does the proxy drop requests?", "Possibly, if the pool were empty."),
+    ],
+)
+def test_a_statement_true_under_a_condition_answers_with_it_weakly(question: str, expected: str) -> None:
+    """Issue 20: the condition is what the answer holds under, quoted (polar_reader.py), never `success`."""
+    doc = solve(question, SERVICES)
+    assert doc.answer.startswith(expected), doc.answer
+    assert doc.result.status != "success"
 
 
 def test_contradicting_clauses_give_no_answer() -> None:
