@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import os
 import signal
 import subprocess
 
-from . import cgroups
+from . import cgroups, home_records
 
 TYPE_CHECKING = False  # neither typing nor pathlib is loaded before the launch: the workers start first
 if TYPE_CHECKING:
@@ -85,20 +84,10 @@ def record(home: Path | str, key: dict[str, str | None], workers: dict[str, dict
     turn has the same `key` (its pins); written atomically, readable by the kernel's user only."""
     if not workers:
         return
-    path = os.path.join(home, RECORD)
     previous = recorded(home)
     if previous is not None and previous.get("key") == key and _same(previous.get("workers"), workers):
         return  # the same again: not rewritten
-    data = json.dumps({"version": VERSION, "key": key, "workers": workers})  # in the order they started
-    with contextlib.suppress(OSError):
-        folder = os.path.dirname(path)
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(folder, 0o700)
-        temp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(data)
-        os.replace(temp, path)
+    home_records.write(home, RECORD, {"version": VERSION, "key": key, "workers": workers})  # in start order
 
 
 def _same(previous: object, workers: dict[str, dict[str, object]]) -> bool:
@@ -107,18 +96,9 @@ def _same(previous: object, workers: dict[str, dict[str, object]]) -> bool:
 
 
 def recorded(home: Path | str) -> dict[str, object] | None:
-    """The record as written, or None (none, unreadable, another version, not this user's own file, or one
-    others may write)."""
-    path = os.path.join(home, RECORD)
-    try:
-        with open(path, "rb") as f:
-            meta = os.fstat(f.fileno())
-            if meta.st_uid != os.geteuid() or meta.st_mode & 0o022:
-                return None  # only a record this user wrote and nobody else can change is ever run
-            data = json.loads(f.read())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) and data.get("version") == VERSION else None
+    """The record as written, or None (home_records.read: only a record this user wrote and nobody else can
+    change is ever run)."""
+    return home_records.read(home, RECORD, VERSION)
 
 
 def launch(home: Path | str, key: dict[str, str | None]) -> list[str]:

@@ -20,9 +20,9 @@ is written by the kernel (mode 0600) and read only when this user owns it and no
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
+
+from . import home_records
 
 RECORD = os.path.join("run", "sandbox-probe.json")
 VERSION = 1
@@ -69,15 +69,8 @@ def load(home: str, key: dict[str, object] | None) -> str | None:
     """The bubblewrap label of a kept positive probe with this fingerprint, else None."""
     if key is None:
         return None
-    try:
-        with open(os.path.join(home, RECORD), "rb") as f:
-            meta = os.fstat(f.fileno())
-            if meta.st_uid != os.geteuid() or meta.st_mode & 0o022:
-                return None
-            data = json.loads(f.read())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(data, dict) or data.get("version") != VERSION or data.get("key") != key:
+    data = home_records.read(home, RECORD, VERSION)
+    if data is None or data.get("key") != key:
         return None
     label = data.get("label")
     return label if isinstance(label, str) and label else None
@@ -87,14 +80,4 @@ def keep(home: str, key: dict[str, object] | None, label: str) -> None:
     """Keep a positive probe (`label`: bwrap's version line) for the next process; written atomically."""
     if key is None or not label:
         return
-    path = os.path.join(home, RECORD)
-    data = json.dumps({"version": VERSION, "key": key, "label": label})
-    with contextlib.suppress(OSError):
-        folder = os.path.dirname(path)
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(folder, 0o700)
-        temp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}")
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(data)
-        os.replace(temp, path)
+    home_records.write(home, RECORD, {"version": VERSION, "key": key, "label": label})
