@@ -154,39 +154,33 @@ _kept: dict[str, str] = {}  # bwrap -> its label, from a positive probe kept in 
 
 
 def probe_early(config: SandboxConfig, home: str | os.PathLike[str] | None = None) -> None:
-    """Start this process's probe of bubblewrap in a background thread, so its two short processes
-    (~20 ms of waiting) overlap the kernel's start (the registry's manifests) instead of following it;
-    `sandbox_status` then uses its result (the same probe, run once). With the kernel `home`, a positive
-    probe kept there under the same fingerprint (probe_cache.py) is the result and nothing runs; a new
-    positive probe is kept there for the next process."""
+    """Probe bubblewrap in a background thread, so its two short processes (~20 ms) overlap the kernel's
+    start; `sandbox_status` uses its result. With the kernel `home`, a positive probe kept there under the
+    same fingerprint (probe_cache.py) is the result and nothing runs; a new positive one is kept there."""
     if config.mode == "off":
         return
     bwrap = _which("bwrap")
     if bwrap is None or bwrap in _early or bwrap in _kept:
         return
-    if home is not None:
-        from . import probe_cache
+    from . import probe_cache
 
-        key = probe_cache.fingerprint(bwrap, _probe_argv(bwrap))
-        label = probe_cache.load(os.fspath(home), key)
-        if label is not None:
-            _kept[bwrap] = label
-            return
-        _early[bwrap] = thread = threading.Thread(
-            target=_probe_and_keep, args=(bwrap, os.fspath(home), key), name="sandbox-probe", daemon=True
-        )
-    else:
-        _early[bwrap] = thread = threading.Thread(
-            target=_probe, args=(bwrap,), name="sandbox-probe", daemon=True
-        )
+    key = None if home is None else probe_cache.fingerprint(bwrap, _probe_argv(bwrap))
+    label = None if home is None else probe_cache.load(os.fspath(home), key)
+    if label is not None:
+        _kept[bwrap] = label
+        return
+    args = (bwrap, None if home is None else os.fspath(home), key)
+    _early[bwrap] = thread = threading.Thread(
+        target=_probe_and_keep, args=args, name="sandbox-probe", daemon=True
+    )
     thread.start()
 
 
-def _probe_and_keep(bwrap: str, home: str, key: dict[str, object] | None) -> None:
+def _probe_and_keep(bwrap: str, home: str | None, key: dict[str, object] | None) -> None:
     from . import probe_cache
 
     label, problem = _probe(bwrap)
-    if not problem:
+    if not problem and home is not None:
         probe_cache.keep(home, key, label)
 
 

@@ -213,8 +213,9 @@ def read_verdict(
         if c is None or c < READ_MEANING or s.code or s.text.rstrip().endswith("?"):
             continue
         context = lemmas(set(s.terms) | s.carried | s.under | unit_context(s))
-        if not keys <= context:
-            continue
+        named = lemmas(set(s.terms) | s.carried | s.under)
+        if not keys <= context or any(not lemmas(r.subject_stems) & named for r in readings):
+            continue  # about another subject: neither it nor its heading names each reading of the asked one
         stated = sum(w for t, w in lemma_weights.items() if t in context) / total
         if stated < READ_STATED:
             continue
