@@ -25,8 +25,8 @@ from .clauses import tokenize
 from .context_terms import unit_context
 from .evidence import Sentence
 from .meaning import Meaning
-from .polar_meaning import POLAR_TIE, _polarity
-from .polarity import PolarVerdict, _proposition_terms, proposition
+from .polar_meaning import POLAR_TIE, clause_negated
+from .polarity import PolarVerdict, proposition, proposition_terms
 
 # a question about a default: "by default", "the default", "default to"
 ASKS_DEFAULT = lazy_pattern(r"\bby\s+default\b|\bdefaults?\b", re.I)
@@ -60,11 +60,11 @@ def default_verdict(
     if meaning is None or not ASKS_DEFAULT.search(focus):
         return None
     main = proposition(focus)
-    prop = [t for t in _proposition_terms(main, weights) if t != "default"]
+    prop = [t for t in proposition_terms(main, weights) if t != "default"]
     total = sum(weights[t] for t in prop)
     words = {t.low for t in tokenize(main)}
     asks_off = bool(words & _OFF)
-    asked_negated = _polarity(main, main)
+    asked_negated = clause_negated(main, main)
     # an entry's value ("Defaults to "no".") means little alone: the entry stands for the setting it describes
     entry: dict[str, float] = {}
     said: dict[str, set[str]] = {}
@@ -98,7 +98,7 @@ def default_verdict(
         elif _RESTRICTED.search(s.text):
             continue
         else:
-            yes = _polarity(s.text, main) == asked_negated
+            yes = clause_negated(s.text, main) == asked_negated
         found.append((cosine, s, "Yes" if yes else "No", literal is not None))
     if not found:
         return None

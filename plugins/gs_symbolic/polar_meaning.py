@@ -22,9 +22,9 @@ from .polarity import (
     _antecedent,
     _contrasts,
     _negated,
-    _proposition_terms,
     _stating_clause,
     proposition,
+    proposition_terms,
 )
 from .propositions import read_question
 from .qualifiers import another_proposition
@@ -48,14 +48,14 @@ def closest_verdict(
     it, or one stating the proposition in its own words: no answer. The caller reports it as weak evidence: a
     paraphrase's polarity is read, not proved."""
     main = proposition(focus)
-    prop = _proposition_terms(main, weights)
+    prop = proposition_terms(main, weights)
     total = sum(weights[t] for t in prop)
     readings = read_question(main + "?") or []
     subject = readings[-1].subject_stems if readings else set()
     predicate = set(prop)
     words = {t.low for t in tokenize(main)}
     possibility = bool(words & POSSIBILITY)
-    asked_negated = _polarity(main, main)
+    asked_negated = clause_negated(main, main)
     main_toks = tokenize(main)
     found: list[tuple[float, Sentence, str]] = []
     for s in pool:
@@ -75,7 +75,7 @@ def closest_verdict(
             around = set(s.under) | set(unit_context(s))
             if not any(_about_subject(r, clause, around) for r in readings):
                 continue  # the question's words, said of another subject
-        negated = _polarity(s.text, main) != asked_negated
+        negated = clause_negated(s.text, main) != asked_negated
         if _contrasts(main, s.text):
             negated = not negated
         answer = "No" if negated else "Yes"
@@ -97,7 +97,7 @@ _REPORTED = lazy_pattern(r"^\s*(?:note|notice|remember|be aware|keep in mind)\s*
 _QUOTED = lazy_pattern(r"\"[^\"]*\"|`[^`]*`|\u201c[^\u201d]*\u201d")
 
 
-def _polarity(text: str, main: str) -> bool:
+def clause_negated(text: str, main: str) -> bool:
     """Whether `text` negates: the clause carrying most of the proposition's words when one does, else the
     whole text; a quoted word ("the \"no\" keyword") is mentioned, not said."""
     plain = _QUOTED.sub(" X ", _REPORTED.sub("", text.replace("\u2019", "'")))

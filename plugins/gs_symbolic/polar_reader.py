@@ -37,8 +37,8 @@ from .polarity import (
     HEDGED,
     MIN_STATED,
     PolarVerdict,
-    _proposition_terms,
     proposition,
+    proposition_terms,
 )
 from .propositions import read_question
 from .qualifiers import another_proposition
@@ -190,7 +190,7 @@ def read_verdict(
 ) -> PolarVerdict | None:
     """Yes/No from the sentence that states the proposition in other words (see the module docstring)."""
     main = proposition(focus)
-    prop = _proposition_terms(main, weights)
+    prop = proposition_terms(main, weights)
     lemma_weights: dict[str, float] = {}
     for t in prop:
         lemma_weights[_LEMMA.get(t, t)] = max(weights[t], lemma_weights.get(_LEMMA.get(t, t), 0.0))

@@ -227,7 +227,7 @@ def verdict(
     `context_name`: what the intent's Context says a pronoun subject ("Does it …") refers to; `unknown`: the
     question's words the collection never uses (read by truncation, `truncated`)."""
     main = proposition(focus)
-    prop = _proposition_terms(main, scorer_terms)
+    prop = proposition_terms(main, scorer_terms)
     if not prop:
         return None
     readings = read_question(main + "?") or []
@@ -315,7 +315,7 @@ _ASPECTUAL = frozenset(["keep", "continue", "start", "begin", "stop", "resume"])
 _ASPECT_BEFORE_GERUND = lazy_pattern(r"\b(?:keep|continue|start|begin|stop|resume)(?=\s+\w+ing\b)", re.I)
 
 
-def _proposition_terms(main: str, scorer_terms: dict[str, float]) -> list[str]:
+def proposition_terms(main: str, scorer_terms: dict[str, float]) -> list[str]:
     """The proposition's weighted terms; "keep" of "keep using" says how long, not what: the gerund counts."""
     return [t for t in dict.fromkeys(terms(_ASPECT_BEFORE_GERUND.sub(" ", main))) if t in scorer_terms]
 
