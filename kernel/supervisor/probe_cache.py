@@ -14,12 +14,15 @@ the fingerprint is the same:
 
 A probe that failed is never kept (the kernel says why at every start, as without the cache). A kept probe
 that has gone stale in some way the fingerprint misses fails closed: the sandboxed workers fail to start
-with bubblewrap's message; plugins never run unsandboxed because of it. Like early_launch's record, the file
-is written by the kernel (mode 0600) and read only when this user owns it and nobody else can write it.
+with bubblewrap's message; plugins never run unsandboxed because of it — and the supervisor then removes the
+record (`forget`, when a sandboxed process's stderr carries bubblewrap's own "bwrap: " error), so the next
+process probes again and says why the sandbox does not work. Like early_launch's record, the file is
+written by the kernel (mode 0600) and read only when this user owns it and nobody else can write it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 from . import home_records
@@ -81,3 +84,17 @@ def keep(home: str, key: dict[str, object] | None, label: str) -> None:
     if key is None or not label:
         return
     home_records.write(home, RECORD, {"version": VERSION, "key": key, "label": label})
+
+
+BWRAP_SAID = b"bwrap: "  # how bubblewrap starts every error it reports before it runs the sandboxed program
+
+
+def failed_in_bwrap(stderr: bytes) -> bool:
+    """Whether a sandboxed process's stderr holds bubblewrap's own error (the sandbox could not be set up)."""
+    return any(line.startswith(BWRAP_SAID) for line in stderr.splitlines())
+
+
+def forget(home: str) -> None:
+    """Remove the kept probe: a sandbox it vouched for failed to start, so the next process probes again."""
+    with contextlib.suppress(OSError):
+        os.unlink(os.path.join(home, RECORD))

@@ -1,7 +1,7 @@
 """One plugin process: no shell, scrubbed environment, its own session, non-blocking pipes on the event loop.
 
-The process runs in a new session (`start_new_session=True`), so its pid is also its process-group id and
-`kill()` takes any grandchildren with it. Exit is watched with a pidfd (Linux ≥ 5.3; a waiter thread
+The process runs in a new process group (and session: early_launch.start_process), so its pid is also its
+process-group id and `kill()` takes any grandchildren with it. Exit is watched with a pidfd (Linux ≥ 5.3; a waiter thread
 elsewhere): when the leader exits it stays a zombie until we reap it, so the group kill that cleans up
 stragglers can never hit a recycled pid. Stdout goes to the owner's callback; stderr is drained all the
 time into a bounded tail, so a chatty plugin never blocks on a full pipe, and line by line into the
@@ -135,7 +135,7 @@ class ChildProcess:
         self._close_after_write = False
         self._killed = False
         try:
-            self.popen = popen or start_process(argv, cwd, env)
+            self.popen = popen or start_process(argv, cwd, env, sandboxed)
         except (OSError, ValueError, subprocess.SubprocessError) as err:
             if group is not None:
                 group.remove()

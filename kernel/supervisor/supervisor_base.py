@@ -13,7 +13,7 @@ from mrpvm.kernel.config import LimitsConfig
 from mrpvm.kernel.errors import UnknownPluginError
 from mrpvm.kernel.registry import Registry
 
-from . import cgroups
+from . import cgroups, probe_cache
 from .cgroups import Group
 from .errors import (
     CRASHED,
@@ -220,6 +220,8 @@ class SupervisorBase:
     def _record(self, plugin: PluginState, op: str, failure: ProcessFailure, count: bool = True) -> CallError:
         if self._closed and failure.code in (CRASHED, TIMEOUT, PROTOCOL_ERROR):
             failure.code, failure.message = SHUTDOWN, f"shut down during the call ({failure.message})"
+        if self.sandbox.active and failure.stderr and probe_cache.failed_in_bwrap(failure.stderr):
+            probe_cache.forget(self.sandbox.home)  # a kept probe may have vouched for a sandbox that fails
         error = failure.to_error(plugin.id, op)
         plugin.errors[error.code] += 1
         plugin.last_error = error
