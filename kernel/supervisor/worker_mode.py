@@ -41,7 +41,6 @@ class WorkerMode(SupervisorBase):
             "cwd": str(plugin.cwd),
             "env": env,
             "grouped": group is not None,
-            "sandboxed": sandboxed,
             "processes": self.limits.pluginProcesses,
             "memory": self._memory,
         }
