@@ -188,19 +188,19 @@ def _verb_first(body: str) -> bool:
     if not ws:
         return False
     first = ws[0].lower()
-    lows = [w.lower() for w in ws[1:12]]
-    if lows[:1] and lows[0] in ("for", "of") and _FINITE & set(lows[1:]):
+    second = ws[1].lower() if len(ws) > 1 else None  # the words after the second lowered only when read
+    if second in ("for", "of") and not _FINITE.isdisjoint(w.lower() for w in ws[2:12]):
         return False  # "Support for the v1 protocol is disabled": a noun and its phrase, then the verb
     if first in IMPERATIVE_VERBS:
         # "Test results show ..." starts with a verb-looking noun: reject when the next word is a verb form.
-        return not (lows[:1] and lows[0] in _FINITE)
+        return second not in _FINITE
     if (
         first in STOPWORDS
         or first.endswith(("ed", "ing"))
         or (first.endswith("s") and not first.endswith("ss"))
     ):
         return False
-    return len(ws) > 1 and ws[1].lower() in _OBJECT_STARTERS and ws[0][0].isupper()
+    return second is not None and second in _OBJECT_STARTERS and ws[0][0].isupper()
 
 
 def group_role(
@@ -227,7 +227,10 @@ def group_role(
     return best or "Description"
 
 
+_CONDITION = lazy_pattern(r"^(?:if|when|whenever|unless|once|in case)\s+([^,]{3,160}),", _I)
+
+
 def condition_of(text: str) -> str | None:
     """The leading condition of a sentence ("If the disk is full, ..." -> "the disk is full")."""
-    m = re.match(r"^(?:if|when|whenever|unless|once|in case)\s+([^,]{3,160}),", text.strip(), _I)
+    m = _CONDITION.match(text.strip())
     return m.group(1).strip() if m else None

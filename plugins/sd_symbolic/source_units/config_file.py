@@ -47,15 +47,19 @@ def _setting(line: str, commented: bool = False) -> bool:
 
 
 def looks_like_config(text: str) -> bool:
-    """A share of the lines are `#` comments and every other non-blank line is a setting."""
-    lines = [ln for ln in text.split("\n", MAX_LINES_READ)[:MAX_LINES_READ] if ln.strip()]
-    comments = sum(1 for ln in lines if _COMMENT.match(ln))
-    others = [ln for ln in lines if not _COMMENT.match(ln)]
-    return (
-        len(others) >= MIN_SETTINGS
-        and comments >= MIN_COMMENT_SHARE * len(lines)
-        and all(_setting(ln) for ln in others)
-    )
+    """A share of the lines are `#` comments and every other non-blank line is a setting: one pass over
+    the lines, which stops at the first line that is neither (a prose source's first line)."""
+    comments = settings = 0
+    for ln in text.split("\n", MAX_LINES_READ)[:MAX_LINES_READ]:
+        if not ln.strip():
+            continue
+        if _COMMENT.match(ln):
+            comments += 1
+        elif _setting(ln):
+            settings += 1
+        else:
+            return False
+    return settings >= MIN_SETTINGS and comments >= MIN_COMMENT_SHARE * (comments + settings)
 
 
 def _lines(text: str) -> list[tuple[int, int]]:

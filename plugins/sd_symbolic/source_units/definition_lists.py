@@ -54,12 +54,11 @@ def _definition_at(text: str, lines: list[tuple[int, int]], j: int) -> bool:
 
 def opens_definition_list(text: str, lines: list[tuple[int, int]], i: int) -> bool:
     """Line i is a term: a short line at the margin with a ": " definition on the next line (or after one
-    blank line)."""
-    if not _is_term(_text(text, lines[i])):
-        return False
-    if _definition_at(text, lines, i + 1):
-        return True
-    return i + 2 < len(lines) and not _text(text, lines[i + 1]).strip() and _definition_at(text, lines, i + 2)
+    blank line). The definition's mark, one match, is looked for before the term's shape."""
+    defined = _definition_at(text, lines, i + 1) or (
+        i + 2 < len(lines) and not _text(text, lines[i + 1]).strip() and _definition_at(text, lines, i + 2)
+    )
+    return defined and _is_term(_text(text, lines[i]))
 
 
 class Definition(msgspec.Struct, frozen=True):

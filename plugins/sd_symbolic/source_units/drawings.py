@@ -32,15 +32,16 @@ def _drawn(line: str) -> bool:
 
 def drawing_end(text: str, lines: list[tuple[int, int]], i: int) -> int | None:
     """The index of the line after a drawing that starts on line i (see the module docstring); None when
-    the run of lines from i is none."""
-    run: list[str] = []
+    the run of lines from i is none. A run without a stroke (most paragraphs) is rejected by one search
+    over its span (a stroke holds no line break), before any line of it is read alone."""
+    n = len(lines)
     j = i
-    while j < len(lines) and (line := text[slice(*lines[j])]).strip():
-        run.append(line)
+    while j < n and text[slice(*lines[j])].strip():
         j += 1
-    if len(run) < 2 or any(TABLE_SEP.match(ln) or _GRID.match(ln) for ln in run):
+    if j - i < 2 or _STROKE.search(text, lines[i][0], lines[j - 1][1]) is None:
         return None
-    if not any(_STROKE.search(ln) for ln in run):
+    run = [text[a:b] for a, b in lines[i:j]]
+    if any(TABLE_SEP.match(ln) or _GRID.match(ln) for ln in run):
         return None
     drawn = sum(_drawn(ln) and not _UNDERLINE.match(ln) for ln in run)
     return j if drawn >= 2 and drawn * 2 >= len(run) else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern
@@ -134,14 +135,22 @@ _BRIDGING = lazy_pattern(
 
 def anaphoric(piece: Piece) -> bool:
     """The piece opens with a word or phrase that refers back to what precedes it."""
-    m = _FIRST_WORD.match(piece.clean)
+    return _anaphoric(piece.clean)
+
+
+@lru_cache(maxsize=8192)  # grouping, the section's and the source's summaries and the group's topic ask it
+def _anaphoric(clean: str) -> bool:
+    m = _FIRST_WORD.match(clean)
     return (
         (bool(m) and m.group(0).lower() in _ANAPHORA)
-        or _BRIDGING.match(piece.clean) is not None
-        or PRO_VERB.match(piece.clean) is not None
+        or _BRIDGING.match(clean) is not None
+        or PRO_VERB.match(clean) is not None
     )
+
+
+_STEP_MARKER = lazy_pattern(r"^(?:step\s+\d{1,3}[:.)]?\s*)", re.I)
 
 
 def strip_step_marker(text: str) -> str:
     """A step's text without its "Step 3:" marker."""
-    return re.sub(r"^(?:step\s+\d{1,3}[:.)]?\s*)", "", text, flags=re.I)
+    return _STEP_MARKER.sub("", text)

@@ -41,18 +41,19 @@ class Block:
 
 
 def line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """(start, end) of each line in text[start:end], newline (and a CR before it) excluded."""
-    out = []
-    find = text.find
+    """(start, end) of each line in text[start:end], newline (and a CR before it) excluded; a newline that
+    ends the span opens no line. One split of the span, not a search per line."""
+    out: list[tuple[int, int]] = []
+    if end <= start:
+        return out
+    append = out.append
     a = start
-    while a < end:
-        nl = find("\n", a, end)
-        b = end if nl < 0 else nl
-        if b > a and text[b - 1] == "\r":
-            out.append((a, b - 1))
-        else:
-            out.append((a, b))
-        a = end if nl < 0 else nl + 1
+    for line in text[start:end].split("\n"):
+        b = a + len(line)
+        append((a, b - 1) if line.endswith("\r") else (a, b))
+        a = b + 1
+    if out[-1][0] == end:  # the empty text after a final newline
+        out.pop()
     return out
 
 

@@ -194,6 +194,9 @@ def _joined(texts: list[str]) -> str:
     return out
 
 
+_LINE_GAP = re.compile(r" *\n *")
+
+
 def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
     """(claim, title, topic, role, unit type) of a term and its description, or of an entry (a bullet
     with paragraphs of its own, led by its first paragraph). Code stays fenced inside the claim."""
@@ -214,7 +217,7 @@ def _definition(spec: Spec) -> tuple[str, str | None, str, str, str]:
         else:
             parts.append(p.clean)
         field_before = p.seg.field
-    claim = re.sub(r" *\n *", "\n", " ".join(parts)).strip() or (spec.header or "")
+    claim = _LINE_GAP.sub("\n", " ".join(parts)).strip() or (spec.header or "")
     texts = [p.clean for p in spec.pieces if p.seg.kind not in ("term", "code")]
     role = group_role(texts or [claim], [p.cue for p in spec.pieces], [p.past for p in spec.pieces])
     if spec.header is not None:
