@@ -44,6 +44,20 @@ SENTENCES = [
     "A diagnosis needs a crash log.",
     "The stove is described in chapter two.",
     "Tröubleshoot the kettle when it crashes.",
+    "The red pump, versus the blue one, is louder.",
+    "Unlike the kettle, the stove is slower than the oven.",
+    "The dial is the same as the knob; on the other hand the lever differs.",
+    "While the other fan spins, this one waits.",
+    "The gauge is similar to a clock, compared with a meter, in contrast to a scale.",
+    "You must not open the lid, and you shouldn't shake it.",
+    "Never leave the stove on.",
+    "never touch the wire.",
+    " Always unplug first.",
+    "Do not MIX the paints; the load is LIMITED TO ten kilos.",
+    "The tank holds at least four litres and at most nine.",
+    "Under no circumstances is it required, mandatory or forbidden.",
+    "Pumps rarely stop.",
+    "The fan is quiet.",
 ]
 
 
@@ -57,6 +71,17 @@ def test_prechecks_never_skip_a_match(sentence: str) -> None:
     if roles._DIAGNOSTIC_COND.search(sentence):
         assert roles._may_fail(sentence)
     assert roles._diagnostic_prefix(sentence) == bool(roles._DIAGNOSTIC_PREFIX.search(sentence))
+    if roles._COMPARISON.search(sentence):
+        assert roles._may_hold(sentence, roles._COMPARISON_KEYS)
+    if roles._CONSTRAINT.search(sentence):
+        assert roles._may_hold(sentence, roles._CONSTRAINT_KEYS, roles._CONSTRAINT_OPENERS)
+
+
+def test_skipped_texts_are_ones_the_patterns_miss() -> None:
+    assert not roles._may_hold("The fan is quiet.", roles._COMPARISON_KEYS)
+    assert not roles._may_hold("The fan is quiet.", roles._CONSTRAINT_KEYS, roles._CONSTRAINT_OPENERS)
+    assert roles._may_hold("Always unplug it.", roles._CONSTRAINT_KEYS, roles._CONSTRAINT_OPENERS)
+    assert roles._may_hold("Le réservoir est plein.", roles._COMPARISON_KEYS)  # non-ASCII: always tried
 
 
 def test_hedged_means_is_no_definition_but_a_plain_one_is() -> None:
@@ -88,6 +113,24 @@ _PARTS = st.sampled_from(
         "DIAGNOSE",
         "the",
         "pump",
+        "versus",
+        "vs.",
+        "taller",
+        "than",
+        "other",
+        "hand",
+        "on",
+        "same",
+        "as",
+        "Never",
+        "must",
+        "should",
+        "not",
+        "may",
+        "limited",
+        "to",
+        "Avoid",
+        "don't",
         ",",
         ".",
         "ſ",
@@ -107,3 +150,7 @@ def test_random_texts_agree_with_the_plain_patterns(parts: list[str], sep: str) 
     if roles._DIAGNOSTIC_COND.search(text):
         assert roles._may_fail(text)
     assert roles._diagnostic_prefix(text) == bool(roles._DIAGNOSTIC_PREFIX.search(text))
+    if roles._COMPARISON.search(text):
+        assert roles._may_hold(text, roles._COMPARISON_KEYS)
+    if roles._CONSTRAINT.search(text):
+        assert roles._may_hold(text, roles._CONSTRAINT_KEYS, roles._CONSTRAINT_OPENERS)

@@ -132,15 +132,43 @@ def sentence_role(text: str, wordset: frozenset[str] | set[str] | None = None) -
         return "Diagnostic"
     if ws & _TRIGGERS["diagnostic-cond"] and _may_fail(text) and _DIAGNOSTIC_COND.search(text):
         return "Diagnostic"
-    if ws & _TRIGGERS["comparison"] and _COMPARISON.search(text):
+    if ws & _TRIGGERS["comparison"] and _may_hold(text, _COMPARISON_KEYS) and _COMPARISON.search(text):
         return "Comparison"
-    if ws & _TRIGGERS["constraint"] and _CONSTRAINT.search(text):
+    if (
+        ws & _TRIGGERS["constraint"]
+        and _may_hold(text, _CONSTRAINT_KEYS, _CONSTRAINT_OPENERS)
+        and _CONSTRAINT.search(text)
+    ):
         return "Constraint"
     if ws & _TRIGGERS["explanation"] and _EXPLANATION.search(text):
         return "Explanation"
     if ws & _EVALUATION_WORDS:
         return "Evaluation"
     return None
+
+
+# What every match of _COMPARISON / _CONSTRAINT holds (lower-cased): one of these, or (_CONSTRAINT's
+# anchored branch) one of the openers at the start
+_COMPARISON_KEYS = (
+    "than", "differ", "similar", "compared", "unlike", "whereas", "contrast", "vs", "versus", "opposed", "same as",
+    "other hand", "while the other",
+)  # fmt: skip
+_CONSTRAINT_KEYS = (
+    "must", "should", "cannot", "may not", "shall", "required", "mandatory", "prohibited", "forbidden",
+    "not allowed", "not permitted", "only if", "at least", "at most", "no more than", "no later than",
+    "limited to", "under no circumstances",
+)  # fmt: skip
+_CONSTRAINT_OPENERS = ("never", "always", "do not", "don't", "avoid")
+
+
+def _may_hold(text: str, keys: tuple[str, ...], openers: tuple[str, ...] = ()) -> bool:
+    """False when a cue pattern cannot match: an ASCII text (lower-casing is then what the pattern's
+    IGNORECASE matching does) that holds none of its `keys` and opens with none of its `openers`. A
+    non-ASCII text is always tried."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(key in low for key in keys) or (bool(openers) and low.startswith(openers))
 
 
 def _diagnostic_prefix(text: str) -> bool:

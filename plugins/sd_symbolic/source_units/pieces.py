@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern
@@ -35,6 +35,8 @@ class Piece:
     triple: Triple | None = None
     imperative: bool = False
     past: bool = False
+    # `anaphoric(piece)` once known (grouping, the section's and the source's summaries all ask it)
+    refers_back: bool | None = field(default=None, compare=False, repr=False)
 
 
 def clean(text: str) -> str:
@@ -134,12 +136,15 @@ _BRIDGING = lazy_pattern(
 
 def anaphoric(piece: Piece) -> bool:
     """The piece opens with a word or phrase that refers back to what precedes it."""
-    m = _FIRST_WORD.match(piece.clean)
-    return (
-        (bool(m) and m.group(0).lower() in _ANAPHORA)
-        or _BRIDGING.match(piece.clean) is not None
-        or PRO_VERB.match(piece.clean) is not None
-    )
+    known = piece.refers_back
+    if known is None:
+        m = _FIRST_WORD.match(piece.clean)
+        known = piece.refers_back = (
+            (bool(m) and m.group(0).lower() in _ANAPHORA)
+            or _BRIDGING.match(piece.clean) is not None
+            or PRO_VERB.match(piece.clean) is not None
+        )
+    return known
 
 
 def strip_step_marker(text: str) -> str:
