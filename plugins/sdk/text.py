@@ -52,8 +52,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
     cursor = start
     for match in _SENTENCE_END.finditer(text, start, end):
         piece_end = match.start()
-        before = text[cursor:piece_end].rstrip()
-        last_word = before.rsplit(None, 1)[-1].rstrip(".").lstrip("([\"'“‘").lower() if before.strip() else ""
+        before = text[cursor:piece_end].rstrip()  # empty, or ends with a non-blank
+        last = before.rsplit(None, 1)[-1] if before else ""
+        last_word = last.rstrip(".").lstrip("([\"'“‘").lower()
         soft_break = match.group("hard") is None
         hard = match.group("hard") or ""
         number = hard.strip()[:-1]
@@ -63,7 +64,8 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[tu
         if soft_break and (
             (last_word in _ABBREVIATIONS and not numero)  # "No. 5" abbreviates; "No. The …" answers
             or (len(last_word) == 1 and last_word.isalpha())
-            or _LEADING_MARKER.fullmatch(before.strip() + " ") is not None  # "1. Install": a list number
+            # "1. Install": a list number (a marker is one word of at most 4 characters: no copy of a sentence)
+            or (len(last) <= 4 and _LEADING_MARKER.fullmatch(before.strip() + " ") is not None)
         ):
             continue
         _append_trimmed(text, cursor, piece_end, spans)

@@ -21,8 +21,10 @@ _DEFINITION_HEAD = lazy_pattern(
     r"[\w\"'“”‘’()\-/. ]{1,60}?\s+(?:is|are)\s+(?:an?|the)\s+(?!(?:same|only|first|last|best|most)\b)\w+",
     _I,
 )
+# the hedges are looked behind once "means" is found, not at every position of the sentence (same matches)
 _DEFINITION_CUE = lazy_pattern(
-    r"(?<!usually )(?<!often )(?<!typically )(?<!probably )(?<!likely )(?<!generally )(?<!also )\bmeans\b"
+    r"\bmeans\b(?<!usually means)(?<!often means)(?<!typically means)(?<!probably means)(?<!likely means)"
+    r"(?<!generally means)(?<!also means)"
     r"|\b(?:is defined as|are defined as|refers to|refer to|is called|are called|is known as|are known as"
     r"|stands for|is the term for|denotes|is a (?:kind|type|form|sort) of|are (?:kinds|types|forms) of)\b",
     _I,
@@ -126,19 +128,65 @@ def sentence_role(text: str, wordset: frozenset[str] | set[str] | None = None) -
         ws & _TRIGGERS["definition"] and _DEFINITION_CUE.search(text)
     ):
         return "Definition"
-    if (ws & _TRIGGERS["diagnostic"] or _DIAGNOSTIC_PREFIX.search(text)) and _DIAGNOSTIC_STRONG.search(text):
+    if (ws & _TRIGGERS["diagnostic"] or _diagnostic_prefix(text)) and _DIAGNOSTIC_STRONG.search(text):
         return "Diagnostic"
-    if ws & _TRIGGERS["diagnostic-cond"] and _DIAGNOSTIC_COND.search(text):
+    if ws & _TRIGGERS["diagnostic-cond"] and _may_fail(text) and _DIAGNOSTIC_COND.search(text):
         return "Diagnostic"
-    if ws & _TRIGGERS["comparison"] and _COMPARISON.search(text):
+    if ws & _TRIGGERS["comparison"] and _may_hold(text, _COMPARISON_KEYS) and _COMPARISON.search(text):
         return "Comparison"
-    if ws & _TRIGGERS["constraint"] and _CONSTRAINT.search(text):
+    if (
+        ws & _TRIGGERS["constraint"]
+        and _may_hold(text, _CONSTRAINT_KEYS, _CONSTRAINT_OPENERS)
+        and _CONSTRAINT.search(text)
+    ):
         return "Constraint"
     if ws & _TRIGGERS["explanation"] and _EXPLANATION.search(text):
         return "Explanation"
     if ws & _EVALUATION_WORDS:
         return "Evaluation"
     return None
+
+
+# What every match of _COMPARISON / _CONSTRAINT holds (lower-cased): one of these, or (_CONSTRAINT's
+# anchored branch) one of the openers at the start
+_COMPARISON_KEYS = (
+    "than", "differ", "similar", "compared", "unlike", "whereas", "contrast", "vs", "versus", "opposed", "same as",
+    "other hand", "while the other",
+)  # fmt: skip
+_CONSTRAINT_KEYS = (
+    "must", "should", "cannot", "may not", "shall", "required", "mandatory", "prohibited", "forbidden",
+    "not allowed", "not permitted", "only if", "at least", "at most", "no more than", "no later than",
+    "limited to", "under no circumstances",
+)  # fmt: skip
+_CONSTRAINT_OPENERS = ("never", "always", "do not", "don't", "avoid")
+
+
+def _may_hold(text: str, keys: tuple[str, ...], openers: tuple[str, ...] = ()) -> bool:
+    """False when a cue pattern cannot match: an ASCII text (lower-casing is then what the pattern's
+    IGNORECASE matching does) that holds none of its `keys` and opens with none of its `openers`. A
+    non-ASCII text is always tried."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(key in low for key in keys) or (bool(openers) and low.startswith(openers))
+
+
+def _diagnostic_prefix(text: str) -> bool:
+    """`_DIAGNOSTIC_PREFIX.search(text)`; for ASCII text, two substring tests of it lower-cased (what its
+    IGNORECASE matching does there) instead of a regex scan at every position."""
+    if not text.isascii():
+        return _DIAGNOSTIC_PREFIX.search(text) is not None
+    low = text.lower()
+    return "troubleshoot" in low or "diagnos" in low
+
+
+def _may_fail(text: str) -> bool:
+    """False when `_DIAGNOSTIC_COND` cannot match: an ASCII text without any of its verbs (for ASCII text,
+    lower-casing is what its IGNORECASE matching does); a non-ASCII text is always tried."""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return "fail" in low or "breaks" in low or "stops" in low or "hangs" in low
 
 
 def is_past(text: str, wordset: frozenset[str] | set[str] | None = None) -> bool:
