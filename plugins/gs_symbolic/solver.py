@@ -35,6 +35,7 @@ from . import meaning
 from .action import asked_action, done_elsewhere
 from .agreement import Leads
 from .answer_form import defaults_elsewhere, marked, unanswered, unstated
+from .asked_kind import asked_kind, kind_stated
 from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
@@ -328,6 +329,10 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     if supported and asks_literal(q.text) and not any(quotes_literal(part) for part in parts):
         supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
         evidence += "; asked verbatim, no literal quoted"
+    kind, word = asked_kind(q.focus or q.text, q.answer_type)
+    if supported and not kind_stated(kind, word, "\n\n".join(parts), q.focus or q.text):
+        supported = False  # "what is X good for?" answered by a sentence that only mentions X
+        evidence += f"; no {kind} stated"
     return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
 
 

@@ -1,0 +1,119 @@
+"""A finer expected answer type for the questions the coarse one reads as `entity`, and whether a quoted
+answer supplies one (issue 20: an honest `success`).
+
+The coarse type (sdk/answer_types.expected_type) reads "which/what <noun> …" by a head noun of a closed list
+and calls the rest `entity`, for which any sentence will do. A few question forms still say plainly what an
+answer must hold (Li & Roth's fine classes, read from the question word, the head noun and the frame):
+- "what is X (good|used) for?" (DESC: purpose): a statement of what X does or is for, not a sentence that
+  only mentions X ("The tool now accepts the --fold option.");
+- "what exit status / return code …" (NUM: code): a code, written as a numeral or a literal;
+- "which <plural noun> …" (a list of instances): something named beyond the question's own words (a name,
+  an identifier, code), not the class noun again ("Plugins or editors that support it …" for "which
+  editors …");
+- "what was X inspired by / based on / derived from?" (the other end of a stated relation): a sentence that
+  states the relation; one that names X without it does not say what X came from.
+A passage that lacks what its question's kind asks is the best candidate (weak), never `success`. The kinds
+are read from the question alone; no word of any document is consulted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asked_noun, asked_type_noun
+from mrpvm.plugins.sdk.patterns import lazy_pattern
+from mrpvm.plugins.sdk.text import stems
+
+PURPOSE = "purpose"
+CODE = "code"
+INSTANCES = "instances"
+RELATION = "relation"
+
+# "What is --fold good for?", "What are stanzas used for?", "What is the cache for?"
+_PURPOSE_ASKED = lazy_pattern(
+    r"^\s*what(?:'s|\s+(?:is|are|was|were))\s+.+?\s+(?:(?:good|used|useful|meant|needed|there)\s+)?for\s*\??\s*$",
+    re.I,
+)
+# a statement of use: a purpose clause, a verb of enabling, or the thing doing something ("… makes X …")
+_PURPOSE_STATED = lazy_pattern(
+    r"\b(?:to|for|so\s+that|in\s+order|allows?|lets?|makes?|enables?|helps?|useful|used|uses?|prevents?"
+    r"|avoids?|ensures?|causes?|produces?|creates?|tells?|forces?|keeps?|when|if|instead)\b",
+    re.I,
+)
+# "what exit status …", "which return code …", "what error codes …": a code is asked for
+_CODE_ASKED = lazy_pattern(
+    r"^\s*(?:what|which)\s+(?:(?!(?:is|are|was|were|do|does|did)\b)\w+\s+){0,2}?(?:(?:exit|return|error|status|result)\s+(?:status|code|value)"
+    r"|(?:exit|error|status|return)\s+codes?)\b",
+    re.I,
+)
+# a code: a numeral, a literal in code font, or a symbolic name in capitals ("EX_USAGE", "NOT_FOUND")
+_CODE_STATED = lazy_pattern(r"(?<![\w.])\d+\b|`[^`]+`|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[A-Z]{3,}\b")
+# "What were the rules inspired by?", "What is the format based on?", "What is X derived from?"
+_RELATION_ASKED = lazy_pattern(
+    r"^\s*what\s+(?:is|are|was|were)\s+.+?\s+([a-z]+ed)\s+(?:by|on|from|upon)\s*\??\s*$", re.I
+)
+# something named: code, an identifier (a hyphen, an underscore, a dot, a slash or a digit inside, or
+# camelCase), a capitalised word inside a sentence, a quoted term
+_NAMED = lazy_pattern(
+    r"`[^`]+`|\"[^\"]{1,60}\"|\b[\w]+(?:[-_./][\w]+)+\b|\b\w*\d\w*\b|\b[a-z]+[A-Z]\w*\b"
+    r"|(?<=[^\s.!?:*]\s)[A-Z][\w]*|\b[A-Z]{2,}\b"
+)
+
+_WHICH_PLURAL = lazy_pattern(r"^\s*which\s+([a-z]+)\s+[a-z]+", re.I)
+
+
+def asked_kind(question: str, answer_type: str) -> tuple[str, str]:
+    """(the fine kind the question asks for, the word it turns on) for an `entity` (or untyped) question;
+    ("", "") when the question form says nothing finer. The word is the relation's participle or the
+    plural noun naming the instances."""
+    if answer_type not in ("entity", "", "definition"):
+        return "", ""
+    q = " ".join(question.split())
+    if answer_type == "entity" and _CODE_ASKED.match(q):
+        return CODE, ""
+    if _PURPOSE_ASKED.match(q):
+        return PURPOSE, ""
+    if (m := _RELATION_ASKED.match(q)) is not None:
+        return RELATION, m.group(1).lower()
+    noun = asked_noun(q) or _leading_plural(q)
+    if (
+        answer_type == "entity"
+        and noun
+        and _plural(noun)
+        and noun not in TYPE_ONLY_NOUNS
+        and asked_type_noun(q)[0] is None
+    ):
+        return INSTANCES, noun
+    return "", ""
+
+
+def _leading_plural(question: str) -> str | None:
+    """The plural noun right after "which" ("Which editors ship …" → editors), where `asked_noun` cannot
+    tell the noun phrase from the verb without an auxiliary."""
+    m = _WHICH_PLURAL.match(question)
+    return m.group(1).lower() if m is not None and _plural(m.group(1).lower()) else None
+
+
+def _plural(noun: str) -> bool:
+    return len(noun) > 3 and noun.endswith("s") and not noun.endswith(("ss", "us", "is"))
+
+
+def kind_stated(kind: str, word: str, answer: str, question: str) -> bool:
+    """Whether the quoted `answer` holds what the fine `kind` asks for (True for no kind)."""
+    if kind == PURPOSE:
+        return _PURPOSE_STATED.search(_without_question(answer, question)) is not None
+    if kind == CODE:
+        return any(m.group(0) not in question for m in _CODE_STATED.finditer(answer))
+    if kind == RELATION:
+        return bool(set(stems([word])) & set(stems(re.findall(r"[a-z]+", answer.lower()))))
+    if kind == INSTANCES:
+        asked = {w.lower() for w in re.findall(r"[\w.-]+", question)}
+        return any(m.group(0).strip('`"').lower() not in asked for m in _NAMED.finditer(answer))
+    return True
+
+
+def _without_question(answer: str, question: str) -> str:
+    """The answer less the words it shares with the question: "… for …" in a name the question writes is no
+    statement of use."""
+    asked = {w.lower() for w in re.findall(r"\w+", question)}
+    return " ".join(w for w in re.findall(r"\w+", answer) if w.lower() not in asked)
