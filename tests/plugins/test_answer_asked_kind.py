@@ -6,13 +6,9 @@ never `success`; the sentences that do supply the kind stay `success`."""
 
 from __future__ import annotations
 
-import json
-
-import msgspec
+from answer_support import solve_question
 from kb_corpus import tree
-from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs
-from mrpvm.protocol.cnl import parse_document
-from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
+from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 
 QUILL = tree(
     "quill",
@@ -61,16 +57,8 @@ HERON = tree(
 )
 
 
-def solve(question: str, units: list[KnowledgeUnit], answer_type: str = "entity") -> CnlDocument:
-    group = IntentGroup(index=1, act="identify", intent=question, output="free text", answerType=answer_type)
-    payload = {
-        "intent": msgspec.to_builtins(group),
-        "evidence": msgspec.to_builtins([u for u in units if u.kuType == "atomic"]),
-        "guidance": [],
-        "allowDecompose": False,
-    }
-    request = {"op": "solve", "prompt": question, "context": [], "payload": payload}
-    return parse_document(gs.handle(json.dumps(request).encode()), "solve")
+def solve(question: str, units: list[KnowledgeUnit]) -> CnlDocument:
+    return solve_question(question, units, "entity")
 
 
 def test_a_purpose_question_answered_by_a_mention_is_not_success():

@@ -6,16 +6,11 @@ not hold what was asked for (a command, something to do) is never `success`; the
 
 from __future__ import annotations
 
-import json
-
-import msgspec
-from answer_support import needs_model
+from answer_support import needs_model, solve_question
 from kb_corpus import tree
-from mrpvm.plugins.gs_symbolic.__main__ import plugin as gs
 from mrpvm.plugins.gs_symbolic.question import analyse
 from mrpvm.plugins.sdk.answer_types import expected_type
-from mrpvm.protocol.cnl import parse_document
-from mrpvm.protocol.document import CnlDocument, IntentGroup, KnowledgeUnit
+from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 
 KILN = tree(
     "kiln",
@@ -43,15 +38,7 @@ KILN = tree(
 
 
 def solve(question: str, units: list[KnowledgeUnit], answer_type: str = "") -> CnlDocument:
-    group = IntentGroup(index=1, act="identify", intent=question, output="free text", answerType=answer_type)
-    payload = {
-        "intent": msgspec.to_builtins(group),
-        "evidence": msgspec.to_builtins([u for u in units if u.kuType == "atomic"]),
-        "guidance": [],
-        "allowDecompose": False,
-    }
-    request = {"op": "solve", "prompt": question, "context": [], "payload": payload}
-    return parse_document(gs.handle(json.dumps(request).encode()), "solve")
+    return solve_question(question, units, answer_type)
 
 
 @needs_model

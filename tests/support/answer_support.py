@@ -58,3 +58,9 @@ def solve(
         payload["resolved"] = msgspec.to_builtins(resolved)
     request = {"op": "solve", "prompt": group.intent, "context": [], "payload": payload}
     return parse_document(gs.handle(json.dumps(request).encode()), "solve")
+
+
+def solve_question(question: str, units: list[KnowledgeUnit], answer_type: str = "") -> CnlDocument:
+    """gs-symbolic's answer to `question` (answer type as the planner would give it) from the atomic units."""
+    group = IntentGroup(index=1, act="identify", intent=question, output="free text", answerType=answer_type)
+    return solve(group, [u for u in units if u.kuType == "atomic"])
