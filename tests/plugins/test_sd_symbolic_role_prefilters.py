@@ -61,6 +61,17 @@ SENTENCES = [
 ]
 
 
+def assert_prechecks_keep_matches(text: str) -> None:
+    """Each cheap pre-check lets through every text its full pattern matches."""
+    if roles._DIAGNOSTIC_COND.search(text):
+        assert roles._may_fail(text)
+    assert roles._diagnostic_prefix(text) == bool(roles._DIAGNOSTIC_PREFIX.search(text))
+    if roles._COMPARISON.search(text):
+        assert roles._may_hold(text, roles._COMPARISON_KEYS)
+    if roles._CONSTRAINT.search(text):
+        assert roles._may_hold(text, roles._CONSTRAINT_KEYS, roles._CONSTRAINT_OPENERS)
+
+
 @pytest.mark.parametrize("sentence", SENTENCES)
 def test_definition_cue_matches_as_the_old_pattern(sentence: str) -> None:
     assert bool(roles._DEFINITION_CUE.search(sentence)) == bool(OLD_DEFINITION_CUE.search(sentence))
@@ -68,13 +79,7 @@ def test_definition_cue_matches_as_the_old_pattern(sentence: str) -> None:
 
 @pytest.mark.parametrize("sentence", SENTENCES)
 def test_prechecks_never_skip_a_match(sentence: str) -> None:
-    if roles._DIAGNOSTIC_COND.search(sentence):
-        assert roles._may_fail(sentence)
-    assert roles._diagnostic_prefix(sentence) == bool(roles._DIAGNOSTIC_PREFIX.search(sentence))
-    if roles._COMPARISON.search(sentence):
-        assert roles._may_hold(sentence, roles._COMPARISON_KEYS)
-    if roles._CONSTRAINT.search(sentence):
-        assert roles._may_hold(sentence, roles._CONSTRAINT_KEYS, roles._CONSTRAINT_OPENERS)
+    assert_prechecks_keep_matches(sentence)
 
 
 def test_skipped_texts_are_ones_the_patterns_miss() -> None:
@@ -147,10 +152,4 @@ _PARTS = st.sampled_from(
 def test_random_texts_agree_with_the_plain_patterns(parts: list[str], sep: str) -> None:
     text = sep.join(parts)
     assert bool(roles._DEFINITION_CUE.search(text)) == bool(OLD_DEFINITION_CUE.search(text))
-    if roles._DIAGNOSTIC_COND.search(text):
-        assert roles._may_fail(text)
-    assert roles._diagnostic_prefix(text) == bool(roles._DIAGNOSTIC_PREFIX.search(text))
-    if roles._COMPARISON.search(text):
-        assert roles._may_hold(text, roles._COMPARISON_KEYS)
-    if roles._CONSTRAINT.search(text):
-        assert roles._may_hold(text, roles._CONSTRAINT_KEYS, roles._CONSTRAINT_OPENERS)
+    assert_prechecks_keep_matches(text)
