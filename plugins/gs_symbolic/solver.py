@@ -329,11 +329,13 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     if supported and asks_literal(q.text) and not any(quotes_literal(part) for part in parts):
         supported = False  # "the exact …" is answered by the text itself, not by a sentence about it
         evidence += "; asked verbatim, no literal quoted"
-    kind, word = asked_kind(q.focus or q.text, q.answer_type)
-    if supported and not kind_stated(kind, word, "\n\n".join(parts), q.focus or q.text):
-        supported = False  # "what is X good for?" answered by a sentence that only mentions X
-        evidence += f"; no {kind} stated"
-    return Outcome("\n\n".join(parts), ids, conf if supported else "low", evidence, "sentences", supported)
+    answer = "\n\n".join(parts)
+    if supported:
+        kind, word = asked_kind(q.focus or q.text, q.answer_type)
+        if not kind_stated(kind, word, answer, q.focus or q.text):
+            supported = False  # "what is X good for?" answered by a sentence that only mentions X
+            evidence += f"; no {kind} stated"
+    return Outcome(answer, ids, conf if supported else "low", evidence, "sentences", supported)
 
 
 def _entry_name(p: Passage, q: Question) -> str:

@@ -130,7 +130,11 @@ def sentence_role(text: str, wordset: frozenset[str] | set[str] | None = None) -
         return "Definition"
     if (ws & _TRIGGERS["diagnostic"] or _diagnostic_prefix(text)) and _DIAGNOSTIC_STRONG.search(text):
         return "Diagnostic"
-    if ws & _TRIGGERS["diagnostic-cond"] and _may_fail(text) and _DIAGNOSTIC_COND.search(text):
+    if (
+        ws & _TRIGGERS["diagnostic-cond"]
+        and _may_hold(text, _DIAGNOSTIC_COND_KEYS)
+        and _DIAGNOSTIC_COND.search(text)
+    ):
         return "Diagnostic"
     if ws & _TRIGGERS["comparison"] and _may_hold(text, _COMPARISON_KEYS) and _COMPARISON.search(text):
         return "Comparison"
@@ -159,6 +163,7 @@ _CONSTRAINT_KEYS = (
     "limited to", "under no circumstances",
 )  # fmt: skip
 _CONSTRAINT_OPENERS = ("never", "always", "do not", "don't", "avoid")
+_DIAGNOSTIC_COND_KEYS = ("fail", "breaks", "stops", "hangs")  # the verbs every _DIAGNOSTIC_COND match holds
 
 
 def _may_hold(text: str, keys: tuple[str, ...], openers: tuple[str, ...] = ()) -> bool:
@@ -178,15 +183,6 @@ def _diagnostic_prefix(text: str) -> bool:
         return _DIAGNOSTIC_PREFIX.search(text) is not None
     low = text.lower()
     return "troubleshoot" in low or "diagnos" in low
-
-
-def _may_fail(text: str) -> bool:
-    """False when `_DIAGNOSTIC_COND` cannot match: an ASCII text without any of its verbs (for ASCII text,
-    lower-casing is what its IGNORECASE matching does); a non-ASCII text is always tried."""
-    if not text.isascii():
-        return True
-    low = text.lower()
-    return "fail" in low or "breaks" in low or "stops" in low or "hangs" in low
 
 
 def is_past(text: str, wordset: frozenset[str] | set[str] | None = None) -> bool:
