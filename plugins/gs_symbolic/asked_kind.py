@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asked_noun, asked_type_noun
+from mrpvm.plugins.sdk.lexicon import looks_plural
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import stems
 
@@ -79,7 +80,7 @@ def asked_kind(question: str, answer_type: str) -> tuple[str, str]:
     if (
         answer_type == "entity"
         and noun
-        and _plural(noun)
+        and looks_plural(noun)
         and noun not in TYPE_ONLY_NOUNS
         and asked_type_noun(q)[0] is None
     ):
@@ -91,11 +92,7 @@ def _leading_plural(question: str) -> str | None:
     """The plural noun right after "which" ("Which editors ship …" → editors), where `asked_noun` cannot
     tell the noun phrase from the verb without an auxiliary."""
     m = _WHICH_PLURAL.match(question)
-    return m.group(1).lower() if m is not None and _plural(m.group(1).lower()) else None
-
-
-def _plural(noun: str) -> bool:
-    return len(noun) > 3 and noun.endswith("s") and not noun.endswith(("ss", "us", "is"))
+    return m.group(1).lower() if m is not None and looks_plural(m.group(1).lower()) else None
 
 
 def kind_stated(kind: str, word: str, answer: str, question: str) -> bool:

@@ -12,6 +12,14 @@ def word_set(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
+def looks_plural(word: str) -> bool:
+    """A regular English plural by its ending ("readers", "options"; not "class", "status", "basis", "has").
+
+    A heuristic for a noun already known to be a noun head: irregular plurals ("children") are missed."""
+    low = word.lower()
+    return len(low) > 3 and low.isalpha() and low.endswith("s") and not low.endswith(("ss", "us", "is"))
+
+
 # Verbs that open an instruction ("Check the filter.", "Run the tests."): procedural sentences.
 IMPERATIVE_VERBS = word_set(
     """add adjust align allocate apply arrange assign attach authenticate avoid back bake beat blend boil

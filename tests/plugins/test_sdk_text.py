@@ -439,3 +439,11 @@ def test_term_tokens_are_those_of_the_lookbehind_first_pattern(value: str) -> No
 @settings(max_examples=600, deadline=None)
 def test_term_tokens_equal_the_lookbehind_first_pattern(value: str) -> None:
     assert TERM_TOKEN.findall(value) == _LOOKBEHIND_FIRST.findall(value)
+
+
+def test_looks_plural_reads_regular_plurals_and_not_their_lookalikes() -> None:
+    from mrpvm.plugins.sdk.lexicon import looks_plural
+
+    assert [w for w in ("readers", "Options", "hooks") if looks_plural(w)] == ["readers", "Options", "hooks"]
+    # -ss, -us, -is endings, short function words and non-words are not plurals
+    assert not any(looks_plural(w) for w in ("class", "status", "basis", "has", "its", "v1.2s", "x-ms"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.lexicon import word_set
+from mrpvm.plugins.sdk.lexicon import looks_plural, word_set
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS
 
@@ -42,11 +42,6 @@ _EXPLETIVE = lazy_pattern(
 )
 
 
-def _plural(word: str) -> bool:
-    low = word.lower()
-    return low.endswith("s") and not low.endswith(("ss", "us", "is")) and low.isalpha()
-
-
 def _noun_phrases(words: list[str]) -> list[tuple[int, bool]]:
     """(position, plural) of the noun phrases among `words`: a determiner's phrase (its last content word is
     the head), a technical term with a path or dotted part, the bare subject after an opening auxiliary."""
@@ -60,14 +55,14 @@ def _noun_phrases(words: list[str]) -> list[tuple[int, bool]]:
                     break
                 head = w
             if head is not None:
-                found.append((k, _plural(head)))
+                found.append((k, looks_plural(head)))
         elif _TECHNICAL.search(words[k]):
             found.append((k, False))
     opening = next((k for k, low in enumerate(lows) if low in _AUXILIARIES), None)
     if opening is not None and opening + 1 < len(words):
         subject = lows[opening + 1]
         if subject not in STOPWORDS and subject not in _DETERMINERS:
-            found.append((opening + 1, _plural(words[opening + 1])))
+            found.append((opening + 1, looks_plural(words[opening + 1])))
     return found
 
 
