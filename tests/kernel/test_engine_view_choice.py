@@ -4,7 +4,10 @@ other kb-plugins agree with. Invented documents, scripted kb-plugins as real sub
 
 from __future__ import annotations
 
+import msgspec
 from engine_support import Harness, intent, nodes, unit
+from mrpvm.kernel.engine.views import View, best_insufficient
+from mrpvm.protocol.document import KnowledgeUnit, ResolvedIntent
 
 FERRY = [
     unit("session::t::unit-000", "Ferries leave the north pier every hour."),
@@ -92,3 +95,25 @@ def test_on_equal_coverage_the_view_the_others_agree_with_wins_over_more_units(t
     kept = kept_node(result)
     assert kept["pluginId"] == "kb-b"
     assert "the most agreement (3 against 2)" in kept["output"]["keptBecause"]
+
+
+def _view(plugin: str, ids: list[str], weights: str = "") -> View:
+    units = [msgspec.convert(u, KnowledgeUnit) for u in FERRY if u["id"] in ids]
+    resolved = ResolvedIntent(sufficient=False, selected=ids, termWeights=weights)
+    return View(plugin, False, units, [], resolved, None, "low")
+
+
+def test_bad_input_keeps_a_view_and_says_why():
+    """No views: none kept. Empty views, a question of function words only, weights of 0 everywhere:
+    coverage ties at 0 and the view with the others' selections (then more units) is kept."""
+    assert best_insufficient("Can a ferry ticket be refunded?", [])[0] is None
+    empty, one = _view("kb-a", []), _view("kb-b", [IDS[0]])
+    best, why, measures = best_insufficient("Can it be?", [empty, one])
+    assert best is one and measures["kb-a"]["coverage"] == 0.0 and "the most units (1 against 0)" in why
+    zero = "ferri=0.000; ticket=0.000"
+    views = [_view("kb-a", [IDS[6]], zero), _view("kb-b", [IDS[6], IDS[0]], zero)]
+    best, why, _ = best_insufficient("Can a ferry ticket be refunded?", views)
+    assert best is views[1] and "the most units" in why
+    # kb-plugins reporting different weights: the largest of each term counts
+    views = [_view("kb-a", [IDS[6]], "ticket=0.100"), _view("kb-b", [IDS[7]], "refund=3.000")]
+    assert best_insufficient("Can a ferry ticket be refunded?", views)[0] is views[1]
