@@ -26,7 +26,7 @@ from .payloads import retrieve_key, retrieve_payload, seed_key, seed_request, so
 from .scope import Attempt, BranchRun
 from .state import MAX_GUIDANCE
 from .support import evidence_support
-from .views import View, confidence_rank, view_from
+from .views import View, best_insufficient, view_from
 
 if TYPE_CHECKING:
     from ..context import KernelContext
@@ -176,8 +176,7 @@ async def next_view(
         return None
     units = state.visible_units()
     payload = retrieve_payload(state, intent, units)
-    best: View | None = None
-    best_rank: tuple[float, ...] = ()
+    insufficient: list[View] = []
     while cursor[0] < len(order):
         plugin_id = order[cursor[0]]
         cursor[0] += 1
@@ -205,11 +204,12 @@ async def next_view(
             continue
         if view.sufficient:
             return view
-        rank = (len(view.evidence), confidence_rank(view.confidence))
-        if best is None or rank > best_rank:
-            best, best_rank = view, rank
-    if best is not None and best.node is not None:
-        best.node.output = {**best.node.output, "keptAsBestInsufficient": True}
+        insufficient.append(view)
+    best, why, measures = best_insufficient(intent.intent, insufficient)
+    for view in insufficient:
+        if view.node is not None:
+            kept = {"keptAsBestInsufficient": True, "keptBecause": why} if view is best else {}
+            view.node.output = {**view.node.output, "viewMeasure": measures[str(view.plugin_id)], **kept}
     return best
 
 

@@ -12,7 +12,8 @@ The first rule whose `when` matches answers (a plugin/op with no rule answers `u
   sources     list of ids, or "evidence" (the ids of the evidence it received)
   intents     [{"act", "intent", "output"}]   (detectSeeds; "{prompt}" in an intent is replaced too)
   units       [unit objects]                   (detectSeeds: current-turn KUs)
-  select      "all" | n: which received units a retrieve selects; sufficient: bool (default true)
+  select      "all" | n | [ids]: which received units a retrieve selects (all, the first n, or these in
+              this order); sufficient: bool (default true); termWeights: the TermWeights text it reports
   guidanceIds ids a retrieve marks as guidance (they must be among the selected units' ids)
   plan        a Plan object (buildPlan)
   observations [Observation objects] (recordOutcome)
@@ -190,7 +191,11 @@ def handle(call: Call):
     if call.op == "retrieve" and status in ("success", "insufficient"):
         pool = list(payload.units)
         select = rule.get("select", "all")
-        chosen = pool if select == "all" else pool[: int(select)]
+        if isinstance(select, list):
+            by_id = {u.id: u for u in pool}
+            chosen = [by_id[i] for i in select if i in by_id]
+        else:
+            chosen = pool if select == "all" else pool[: int(select)]
         guidance = [g for g in rule.get("guidanceIds", []) if any(u.id == g for u in chosen)]
         sufficient = rule.get("sufficient", status == "success")
         sections["resolved"] = [
@@ -200,6 +205,7 @@ def handle(call: Call):
                 selected=[u.id for u in chosen if u.id not in guidance],
                 guidance=guidance,
                 totalKUsConsidered=len(pool),
+                termWeights=rule.get("termWeights", ""),
             )
         ]
         sections["units"] = chosen
