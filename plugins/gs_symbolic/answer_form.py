@@ -36,6 +36,9 @@ _COUNTED = lazy_pattern(r"\bnumber\s+of\s+([^\W\d_]+)", re.I)
 _RELEASE = lazy_pattern(
     r"\b(?:versions?|releases?|v)\s*\d+(?:\.\d+)*[\w~+-]*|\b\d+(?:\.\d+){2,}[\w~+-]*", re.I
 )
+# "RFC 3647", "ISO 8601", "PEP 8": a numeral that completes a name written in capitals designates the
+# thing named (a standard, a document), it counts nothing (the numeral of a named entity, not a cardinal)
+_DESIGNATION = lazy_pattern(r"\b[A-Z]{2,}[ -]?\d+(?:[.:]\d+)*\b")
 _NUMERAL = lazy_pattern(r"\d+(?:[.,]\d+)*")
 _WRITTEN = lazy_pattern(r"(?<![\w-])--?[A-Za-z][\w-]*|\d+(?:[.,]\d+)*")  # an option or a numeral, as written
 _INSTANCE_TYPES = frozenset({"number", "version", "date", "duration", "option", "location"})
@@ -154,7 +157,8 @@ def _states_instance(text: str, q: Question) -> bool:
 
 def states_figure(text: str, asked: set[str]) -> bool:
     """A figure outside releases ("Added in version 3.3") and outside "the number of <an asked term>" ("Number
-    of days warning given" names what "How many days …" asks, without the figure)."""
-    text = _RELEASE.sub(" ", text)
+    of days warning given" names what "How many days …" asks, without the figure) and outside a name it
+    completes ("audited for RFC 3647 compliance" states no quantity)."""
+    text = _DESIGNATION.sub(" ", _RELEASE.sub(" ", text))
     text = _COUNTED.sub(lambda m: " " if set(stems([m.group(1).lower()])) & asked else m.group(0), text)
     return mentions_type(text, "number")

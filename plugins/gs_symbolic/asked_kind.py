@@ -23,7 +23,7 @@ import re
 from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asked_noun, asked_type_noun
 from mrpvm.plugins.sdk.lexicon import looks_plural
 from mrpvm.plugins.sdk.patterns import lazy_pattern
-from mrpvm.plugins.sdk.text import stems
+from mrpvm.plugins.sdk.text import stems, terms
 
 PURPOSE = "purpose"
 CODE = "code"
@@ -60,7 +60,16 @@ _NAMED = lazy_pattern(
     r"|(?<=[^\s.!?:*]\s)[A-Z][\w]*|\b[A-Z]{2,}\b"
 )
 
+# a non-specific quantifier before a plural noun ("some editors", "many other tools"): the sentence speaks
+# of members of the class without saying which (non-specific indefinite reference)
+_NONSPECIFIC = r"\b(?:some|many|several|certain|various|most|few|numerous|other)\s+(?:[\w-]+\s+){0,2}?"
+# what names the members after all: an enumeration ("such as Vim", "including …", "e.g.", a colon)
+_ENUMERATED = lazy_pattern(
+    r"\b(?:such\s+as|like|including|includes?|namely|e\.g\.|for\s+example)\b|:\s*\S", re.I
+)
+
 _WHICH_PLURAL = lazy_pattern(r"^\s*which\s+([a-z]+)\s+[a-z]+", re.I)
+_WHICH_COMPOUND = lazy_pattern(r"^\s*which\s+[a-z-]+\s+([a-z]+)\s+([a-z]+)\b", re.I)
 
 
 def asked_kind(question: str, answer_type: str) -> tuple[str, str]:
@@ -89,10 +98,18 @@ def asked_kind(question: str, answer_type: str) -> tuple[str, str]:
 
 
 def _leading_plural(question: str) -> str | None:
-    """The plural noun right after "which" ("Which editors ship …" → editors), where `asked_noun` cannot
-    tell the noun phrase from the verb without an auxiliary."""
+    """The plural noun right after "which" ("Which editors ship …" → editors) or after one modifier of it,
+    where `asked_noun` cannot tell the noun phrase from the verb without an auxiliary."""
     m = _WHICH_PLURAL.match(question)
-    return m.group(1).lower() if m is not None and looks_plural(m.group(1).lower()) else None
+    if m is not None and looks_plural(m.group(1).lower()):
+        return m.group(1).lower()
+    # "Which web browsers keep …": a modifier, then a plural head whose verb agrees with it (no -s; "Which
+    # file contains settings" has a singular head, its verb takes -s; "contains the" is no verb of a plural)
+    c = _WHICH_COMPOUND.match(question)
+    verb = c.group(2).lower() if c is not None else ""
+    if c is not None and looks_plural(c.group(1).lower()) and terms(verb) and not looks_plural(verb):
+        return c.group(1).lower()
+    return None
 
 
 def kind_stated(kind: str, word: str, answer: str, question: str) -> bool:
@@ -104,9 +121,21 @@ def kind_stated(kind: str, word: str, answer: str, question: str) -> bool:
     if kind == RELATION:
         return bool(set(stems([word])) & set(stems(re.findall(r"[a-z]+", answer.lower()))))
     if kind == INSTANCES:
+        if _only_nonspecific(word, answer):
+            return False  # "Some editors ship it" for "which editors …": members of the class, none named
         asked = {w.lower() for w in re.findall(r"[\w.-]+", question)}
         return any(m.group(0).strip('`"').lower() not in asked for m in _NAMED.finditer(answer))
     return True
+
+
+def _only_nonspecific(noun: str, answer: str) -> bool:
+    """Every mention of the asked plural `noun` in the answer is led by a non-specific quantifier and no
+    enumeration follows: the answer says that some members of the class exist, not which ones."""
+    said = list(re.finditer(rf"\b{re.escape(noun)}\b", answer, re.I))
+    if not said or _ENUMERATED.search(answer):
+        return False
+    ends = {q.end() for q in re.finditer(_NONSPECIFIC + rf"{re.escape(noun)}\b", answer, re.I)}
+    return all(m.end() in ends for m in said)
 
 
 def _without_question(answer: str, question: str) -> str:
