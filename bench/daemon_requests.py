@@ -40,10 +40,10 @@ def install(out: str) -> None:
     core.encode_request = encode_request
 
     @functools.wraps(orig_call)
-    async def _call(self, plugin_id, request, timeout_s, beyond_manifest=False):  # type: ignore[no-untyped-def]
+    async def _call(self, plugin_id, request, timeout_s, *rest):  # type: ignore[no-untyped-def]
         held: dict[str, bytes] = {}
         BODY.set(held)
-        result = await orig_call(self, plugin_id, request, timeout_s, beyond_manifest)
+        result = await orig_call(self, plugin_id, request, timeout_s, *rest)
         body = held.get("body", b"")
         key = f"{plugin_id}.{result.op}"
         rows = SIZES.setdefault(key, [])

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import json
 import os
 import sys
 import tempfile
 import time
+from typing import Any
 
 T0 = time.perf_counter()
 stats: dict[str, list[float]] = {}
@@ -146,8 +148,13 @@ def main() -> None:
     kstore.Store.replace_source = replace_timed
     wrap_async(core.Supervisor, "warm", lambda a, k: f"supervisor warm {a[1]}")
     wrap_async(core.Supervisor, "call", lambda a, k: f"plugin call {a[1]}")
+    parse_home: Any = core  # the reply's parse: reply_read.py since session 26
+    if not hasattr(core, "parse_document"):
+        parse_home = importlib.import_module("mrpvm.kernel.supervisor.reply_read")
     wrap_sync(
-        core, "parse_document", lambda a, k: f"kernel parse_document op={a[1] if len(a) > 1 else k.get('op')}"
+        parse_home,
+        "parse_document",
+        lambda a, k: f"kernel parse_document op={a[1] if len(a) > 1 else k.get('op')}",
     )
     wrap_sync(core, "encode_request", lambda a, k: "kernel encode_request")
     if a.dump:

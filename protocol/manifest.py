@@ -214,6 +214,15 @@ class KbManifest(ManifestBase, tag="kb-plugin"):
 class GsManifest(ManifestBase, tag="gs-plugin"):
     plannerHints: PlannerHints
     ops: Annotated[list[GsOp], Meta(min_length=1, description=OPS_DOC)] = _ops("gs-plugin")
+    pure: Annotated[
+        bool,
+        Meta(
+            description="Its worker's solve reply depends only on the request's prompt, context, payload and "
+            "paths (not on the ids, the deadline, the clock, an LLM or what earlier calls left behind): the "
+            "kernel may answer an identical request with the reply it kept (protocol/SPEC.md, Pure solvers). "
+            "Ignored for a plugin that uses an LLM or is not a worker.",
+        ),
+    ] = False
 
 
 class ValManifest(ManifestBase, tag="val-plugin"):

@@ -17,6 +17,8 @@ Choices worth knowing:
 - output cap = min(manifest maxOutputBytes, limits.maxOutputBytes).
 - busy-poll: a call alone in flight to a plugin whose replies come within `spin_us` polls the pipe instead
   of sleeping in epoll (saves the wake-up latency, tens of µs on a VM); 0 turns it off.
+- a pure gs-plugin (manifest `pure`): its warm solve replies are kept by request content (`reply_memo.py`);
+  an identical request is answered from there (CallResult.mode "memo"), no worker involved.
 - crash loop: CRASHED, SPAWN_FAILED, kernel TIMEOUT kills, PROTOCOL_ERROR and OUTPUT_TOO_LARGE count; an
   answer of any kind (even INVALID_CNL or exit 1) resets the count.
 """
@@ -29,20 +31,15 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import msgspec
-from mrpvm.protocol.cnl import CnlError, parse_document
-from mrpvm.protocol.cnl_compact import ShippedAnalysis, is_compact, read_compact
 from mrpvm.protocol.envelope import Request, encode_request
 from mrpvm.protocol.framing import encode_frame
-from mrpvm.protocol.gc_pause import paused_gc
 from mrpvm.protocol.vocab import MAIN_OP
 
 from . import cgroups, early_launch
 from .errors import (
     CRASHED,
     INTERNAL_ERROR,
-    INVALID_CNL,
     OUTPUT_TOO_LARGE,
-    PROTOCOL_ERROR,
     TIMEOUT,
     CallResult,
     PluginCallError,
@@ -55,14 +52,13 @@ from .one_shot_mode import OneShotMode
 from .oneshot import one_shot_result
 from .plugin_state import PluginState, peek_op, peek_request
 from .process import ChildProcess
+from .reply_memo import memo_key as memo_key_of
+from .reply_read import read_reply
 from .sandbox import LlmRoute
 from .supervisor_base import DEFAULT_LIMITS, SupervisorBase
 from .worker_mode import BACKGROUND_OPS
 
 __all__ = ["DEFAULT_LIMITS", "Supervisor", "SupervisorBase"]
-
-# A reply this large (a source's KU tree, ~850 bytes a unit) is parsed with the cyclic GC paused.
-BULK_REPLY_BYTES = 256 * 1024
 
 
 class Supervisor(OneShotMode):
@@ -145,8 +141,12 @@ class Supervisor(OneShotMode):
         plugin.calls += 1
         plugin.active += 1
         self._active += 1
+        memo_key = memo_key_of(request) if plugin.memo is not None and op == MAIN_OP[plugin.type] else None
+        cached = plugin.memo.get(memo_key) if memo_key is not None else None  # type: ignore[union-attr]
         try:
-            if plugin.worker:
+            if cached is not None:
+                data, stderr, mode = cached, b"", "memo"  # a pure plugin's reply to this same request
+            elif plugin.worker:
                 pool = (
                     self._background_pool(plugin, loop) if op in BACKGROUND_OPS else self._pool(plugin, loop)
                 )
@@ -166,23 +166,12 @@ class Supervisor(OneShotMode):
         plugin.breaker.success()
         if on_reply is not None:
             await on_reply()
-        text = ""  # a compact reply has no CNL text to keep
-        shipped: ShippedAnalysis | None = None
         try:
-            if plugin.compact_reply and is_compact(data):
-                document, shipped = read_compact(data, op)
-            elif len(data) < BULK_REPLY_BYTES:
-                text = data.decode()
-                document = parse_document(text, op)
-            else:
-                text = data.decode()
-                with paused_gc():  # a source's KU tree: its objects hold no cycles (protocol/gc_pause.py)
-                    document = parse_document(text, op)
-        except UnicodeDecodeError as err:
-            self._raise(plugin, op, ProcessFailure(PROTOCOL_ERROR, f"output is not UTF-8: {err}"))
-        except CnlError as err:
-            issues = [{"line": i.line, "rule": i.rule, "message": i.message} for i in err.issues]
-            self._raise(plugin, op, ProcessFailure(INVALID_CNL, str(err), details={"issues": issues}))
+            document, shipped, text = read_reply(data, op, plugin.compact_reply)
+        except ProcessFailure as failure:
+            self._raise(plugin, op, failure)
+        if memo_key is not None and cached is None and document.result.status != "error":
+            plugin.memo.put(memo_key, data)  # type: ignore[union-attr]  # memo_key only with a memo
         plugin.ok += 1
         return CallResult(
             pluginId=plugin.id,
@@ -338,6 +327,7 @@ class Supervisor(OneShotMode):
                 "retryInMs": int(plugin.breaker.retry_in(now) * 1000),
                 "lastError": msgspec.to_builtins(plugin.last_error) if plugin.last_error else None,
                 "avgRoundTripUs": round(pool.ewma_s * 1e6, 1) if pool else None,
+                "memoHits": plugin.memo.hits if plugin.memo is not None else None,  # reply_memo.py
             }
         return report
 

@@ -64,7 +64,7 @@ class CallResult(msgspec.Struct, kw_only=True):
     op: str
     document: CnlDocument
     durationMs: float
-    mode: str  # "worker" | "one-shot"
+    mode: str  # "worker" | "one-shot" | "memo" (a pure plugin's kept reply, reply_memo.py)
     stderrTail: str = ""  # what the plugin wrote to stderr during the call, kept for a Status: error result
     cnl: str = ""  # the CNL text as the plugin wrote it (the trace keeps its head); "" for a compact reply
     shipped: ShippedAnalysis | None = None  # the analysis a compact reply carried (protocol/cnl_compact.py)

@@ -18,6 +18,7 @@ from .errors import (
 )
 from .handoff import HandoffFolder
 from .pool import WorkerPool
+from .reply_memo import ReplyMemo
 from .sandbox import Sandbox
 
 
@@ -72,6 +73,7 @@ class PluginState:
         "binds",
         "handoff",
         "compact_reply",
+        "memo",
     )
 
     def __init__(self, entry: PluginEntry, limits: LimitsConfig, sandbox: Sandbox):
@@ -90,6 +92,10 @@ class PluginState:
         # an sd-plugin that may answer a source's KU tree as MessagePack (protocol/cnl_compact.py)
         self.compact_reply: bool = getattr(m, "replyForm", "cnl") == "msgpack"
         self.worker: bool = bool(m.worker)
+        # a pure plugin's replies by request content (reply_memo.py): warm workers only, never an LLM's
+        self.memo: ReplyMemo | None = (
+            ReplyMemo() if getattr(m, "pure", False) and self.worker and not self.uses_llm else None
+        )
         self.concurrency: int = max(1, m.concurrency)
         self.max_in: int = m.maxInputSizeBytes
         self.max_out: int = min(m.maxOutputBytes, limits.maxOutputBytes)

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from engine_support import Harness, calls_in_order, intent, nodes, unit
 from mrpvm.kernel.registry import Registry
-from mrpvm.kernel.supervisor import INTERNAL_ERROR, INVALID_CNL, core
+from mrpvm.kernel.supervisor import INTERNAL_ERROR, INVALID_CNL
+from mrpvm.kernel.supervisor import reply_read as core
 from mrpvm.protocol.cnl import MAX_ISSUES
 from supervisor_support import PLUGINS, build_registry, error_of, manifest, new_supervisor, request, run
 

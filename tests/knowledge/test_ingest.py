@@ -301,7 +301,7 @@ def test_a_large_sources_kb_workers_start_when_its_reply_arrives_before_its_pars
 ):
     """A large source's kb workers start once the sd-plugin's reply has arrived, before the kernel parses
     it (beside the parse of a large tree, not after it); a small source's start before its sd call."""
-    from mrpvm.kernel.supervisor import core
+    from mrpvm.kernel.supervisor import reply_read as core
 
     if late:
         monkeypatch.setattr(ingest_module, "LATE_KB_START_BYTES", 1)

@@ -91,6 +91,11 @@ def behave(request, worker):
 
     if name == "echo":
         return ok(f"echo {arg}")
+    if name == "tick":  # arg = "<path>|<status>": a line appended to path (calls run), answer with status
+        path, _, status = arg.partition("|")
+        with open(path, "a") as f:
+            f.write("ran\n")
+        return ok(f"ticked {path}", status=status or "success")
     if name == "crash":  # die mid-request with a traceback-like line
         sys.stderr.write("fatal: crashing on purpose\n")
         sys.stderr.flush()

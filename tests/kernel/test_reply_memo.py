@@ -1,0 +1,110 @@
+"""A pure gs-plugin's reply kept by request content: an identical request is answered without a call."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import msgspec
+import pytest
+from mrpvm.kernel.registry import Registry
+from mrpvm.kernel.supervisor.reply_memo import ReplyMemo, memo_key
+from mrpvm.protocol.envelope import Budget
+from supervisor_support import PLUGINS, manifest, new_supervisor, request, run
+
+
+@pytest.fixture(scope="module")
+def memo_registry(tmp_path_factory: pytest.TempPathFactory) -> Registry:
+    folder = tmp_path_factory.mktemp("memo-plugins")
+    shutil.copy(PLUGINS / "misbehave.py", folder / "misbehave.py")
+    for data in (
+        manifest("pure-worker", "misbehave.py", worker=True, pure=True),
+        manifest("plain-worker", "misbehave.py", worker=True),
+        manifest("pure-oneshot", "misbehave.py", worker=False, pure=True),
+    ):
+        (folder / f"{data['id']}.json").write_text(json.dumps(data))
+    registry = Registry.load(folder)
+    assert not registry.rejected, registry.rejected
+    return registry
+
+
+def ran(path: Path) -> int:
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def test_an_identical_request_to_a_pure_worker_is_answered_from_its_kept_reply(memo_registry, tmp_path):
+    """Ids, deadline and session differ between the calls; prompt, context and payload do not: the plugin
+    runs once, and the second result is the first reply (its Request: is the first call's id)."""
+    log = tmp_path / "ran"
+
+    async def go():
+        async with new_supervisor(memo_registry) as sup:
+            first = await sup.call("pure-worker", request(f"tick:{log}"))
+            again = msgspec.structs.replace(
+                request(f"tick:{log}"),
+                requestId="req-2",
+                sessionId="ses-2",
+                frameId="f-2",
+                budget=Budget(deadlineMs=4000),
+            )
+            second = await sup.call("pure-worker", again)
+            other = await sup.call("pure-worker", request(f"tick:{log}", items=3))
+            assert sup.health()["pure-worker"]["memoHits"] == 1
+            return first, second, other
+
+    first, second, other = run(go)
+    assert ran(log) == 2  # the first request and the one with other context; not the repeat
+    assert (first.mode, second.mode, other.mode) == ("worker", "memo", "worker")
+    assert second.document == first.document
+    assert second.document.result.request == first.document.result.request
+
+
+@pytest.mark.parametrize("plugin", ["plain-worker", "pure-oneshot"])
+def test_a_plugin_not_declared_pure_or_not_a_worker_runs_every_call(memo_registry, tmp_path, plugin):
+    log = tmp_path / "ran"
+
+    async def go():
+        async with new_supervisor(memo_registry) as sup:
+            return [(await sup.call(plugin, request(f"tick:{log}"))).mode for _ in range(3)]
+
+    modes = run(go)
+    assert ran(log) == 3
+    assert "memo" not in modes
+
+
+def test_an_error_reply_is_never_kept(memo_registry, tmp_path):
+    log = tmp_path / "ran"
+
+    async def go():
+        async with new_supervisor(memo_registry) as sup:
+            return [await sup.call("pure-worker", request(f"tick:{log}|error")) for _ in range(2)]
+
+    results = run(go)
+    assert ran(log) == 2
+    assert [r.document.result.status for r in results] == ["error", "error"]
+    assert [r.mode for r in results] == ["worker", "worker"]
+
+
+def test_the_key_ignores_ids_budget_and_llm_but_not_content():
+    base = request("What is a widget?")
+    same = msgspec.structs.replace(
+        base, requestId="r", sessionId="s", frameId="f", id=7, budget=Budget(llmCalls=3)
+    )
+    assert memo_key(base) == memo_key(same)
+    assert memo_key(base) != memo_key(request("What is a gadget?"))
+    assert memo_key(base) != memo_key(request("What is a widget?", items=1))
+    assert memo_key(base) != memo_key(msgspec.structs.replace(base, payload={"intent": {"intent": "x"}}))
+
+
+def test_the_memo_is_bounded_by_entries_and_bytes():
+    memo = ReplyMemo(max_entries=3, max_bytes=80)
+    for i in range(5):
+        memo.put(b"k%d" % i, b"x" * 8)
+    assert len(memo) == 3 and memo.get(b"k0") is None and memo.get(b"k4") == b"x" * 8
+    memo.put(b"big", b"y" * 11)  # more than an eighth of the bytes: not kept
+    assert memo.get(b"big") is None
+    memo.get(b"k2")  # used: k3 is now the oldest
+    for i in range(5, 7):
+        memo.put(b"k%d" % i, b"z" * 9)
+    assert memo.get(b"k2") is not None and memo.get(b"k3") is None
