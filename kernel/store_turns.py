@@ -31,6 +31,7 @@ from .store_sessions import SessionTables
 
 # An untitled session takes its first question as its title; a title set by hand is kept.
 _TITLE_IF_UNTITLED = "title = CASE WHEN title = '' THEN ? ELSE title END"
+LED_BY_WINDOW = 20  # turns looked back on for the plugins a planner's plans chose (last_turn_plugins)
 PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
 _PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see kernel/store.py
 
@@ -234,9 +235,11 @@ class TurnTables(SessionTables):
         )
         return [self._turn(r) for r in rows]
 
-    def last_turn_plugins(self) -> dict[str, str]:
+    def last_turn_plugins(self, led_by: str | None = None) -> dict[str, str]:
         """Stage -> plugin id of the latest turn of the session used last ({} when there is none): what a
-        one-turn process expects its turn to call (kernel/engine/warm_start.py)."""
+        one-turn process expects its turn to call (kernel/engine/warm_start.py). `led_by`: a planner; when
+        that turn had another planner, the latest of the home's last LED_BY_WINDOW turns this planner led
+        (the plugins its plans chose), else that turn's."""
         session = self.last_session()
         if session is None:
             return {}
@@ -248,8 +251,14 @@ class TurnTables(SessionTables):
             )
             .fetchone()
         )
-        plugins = decode_json(row[0]) if row else {}
-        return {k: v for k, v in plugins.items() if isinstance(v, str)} if isinstance(plugins, dict) else {}
+        last = _plugin_ids(row[0]) if row else {}
+        if led_by is None or last.get("planner", led_by) == led_by:
+            return last
+        rows = self._conn().execute(
+            "SELECT plugin_ids FROM turns ORDER BY created_at DESC LIMIT ?", (LED_BY_WINDOW,)
+        )
+        led = (plugins for plugins in (_plugin_ids(r[0]) for r in rows) if plugins.get("planner") == led_by)
+        return next(led, last)
 
     def recent_user_messages(self, session_id: str, limit: int) -> list[str]:
         """The user messages of the session's last `limit` turns, oldest first; no trace is read."""
@@ -264,3 +273,9 @@ class TurnTables(SessionTables):
         if not rows:
             self.get_session(session_id)  # SessionNotFound for an unknown session
         return [r[0] for r in reversed(rows)]
+
+
+def _plugin_ids(text: bytes | str | None) -> dict[str, str]:
+    """A turn's `plugin_ids` column (stage -> plugin id); {} when it is not such a mapping."""
+    plugins = decode_json(text)
+    return {k: v for k, v in plugins.items() if isinstance(v, str)} if isinstance(plugins, dict) else {}

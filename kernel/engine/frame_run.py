@@ -14,7 +14,6 @@ import time
 import anyio
 import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit, Plan
-from mrpvm.protocol.envelope import PluginStats
 
 from ..trace import PROMPT_PREVIEW, clip
 from .calls import FALLING_BACK
@@ -29,19 +28,13 @@ from .early import (
     start_early_views,
 )
 from .frame import ExecutionFrame, FrameOutcome
+from .planner_rank import order_planners, planner_base
 from .response import SeedOutcome, turn_status
 from .scope import Attempt, BranchRun
 from .seeds import SeedRun
 from .stages import build_plan, detect_seeds, kb_notifications, validators_to_call
 from .state import TurnState, intent_key
 
-PLANNER_PRIOR = 0.5
-# A planner's measured success is pooled with this many samples' worth of the prior, and a planner leads
-# one configured before it only with a pooled score higher by more than PLANNER_MARGIN: the lead moves on
-# evidence, not on one weak turn (a fallback planner, heavy-first, would otherwise lead every turn after
-# the first planner's first weak answer, trying the slow plugins first).
-PLANNER_PRIOR_WEIGHT = 3
-PLANNER_MARGIN = 0.1
 FALLBACK_ACT = "describe"
 
 
@@ -51,34 +44,11 @@ def rank_planners(state: TurnState) -> list[str | None]:
     if state.pins.planner:
         return [state.pins.planner]
     enabled = state.enabled_ids("mrp-plan-plugin")
-    base = [p for p in dict.fromkeys([*state.ctx.config.plugins.plannerOrder, *enabled]) if p in enabled]
+    base = planner_base(state.ctx.config.plugins.plannerOrder, enabled)
     if not base:
         return [None]
     stats = {s.pluginId: s for s in state.planner_stats()}
     return [*order_planners(base, stats, state.preferences.planner)]
-
-
-def order_planners(base: list[str], stats: dict[str, PluginStats], preferred: str | None) -> list[str]:
-    """`base` (config order) reordered by pooled success: a planner moves ahead of the one before it when
-    it scores more than PLANNER_MARGIN higher, or within the margin when it is the preferred one."""
-
-    def score(planner_id: str) -> float:
-        s = stats.get(planner_id)
-        n = s.samples if s is not None else 0
-        rate = s.successRate if s is not None else PLANNER_PRIOR
-        return (n * rate + PLANNER_PRIOR_WEIGHT * PLANNER_PRIOR) / (n + PLANNER_PRIOR_WEIGHT)
-
-    ranked = list(base)
-    moved = True
-    while moved:  # each swap moves a planner past one it beats; none can swap back, so this ends
-        moved = False
-        for i in range(len(ranked) - 1):
-            ahead, behind = ranked[i], ranked[i + 1]
-            lead = score(behind) - score(ahead)
-            if lead > PLANNER_MARGIN or (lead >= -PLANNER_MARGIN and behind == preferred):
-                ranked[i], ranked[i + 1] = behind, ahead
-                moved = True
-    return ranked
 
 
 def splits(parent: str, intents: list[IntentGroup]) -> bool:

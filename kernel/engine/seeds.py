@@ -23,7 +23,7 @@ from .frame import ExecutionFrame, FrameOutcome
 from .payloads import solve_key
 from .response import SeedOutcome, combine_children
 from .scope import BranchRun
-from .stages import next_view, solve, validate
+from .stages import next_view, prestart_views, solve, validate
 from .state import TurnState, intent_key
 from .views import View, empty_view
 
@@ -164,6 +164,8 @@ class SeedRun:
             if state.budget.fallback_spent():
                 spent = f"fallback budget spent ({state.budget.fallback_calls_total} calls): no further views"
                 break
+            if views == 1:  # the first view was weak: the views the budget allows start their workers at once
+                prestart_views(state, kb_order, cursor[0])
         if self.candidates:
             best = max(self.candidates, key=lambda o: o.rank())
             if len(self.candidates) > 1 or best.status != "success":

@@ -154,6 +154,15 @@ def kb_notifications(
     return [one(plugin_id) for plugin_id in targets]
 
 
+def prestart_views(state: TurnState, order: list[str], start: int) -> list[str]:
+    """Start a worker of each kb-plugin the seed's fallback may still retrieve from (`order[start:]`, at most
+    as many as the fallback budget has calls left), all at once and without waiting: in a one-turn process
+    each would otherwise start only when its retrieve comes, one after the other. A running worker is left
+    as it is (`Supervisor.prestart`); the plugin ids started."""
+    left = order[start : start + state.budget.fallback_calls_left]
+    return [plugin_id for plugin_id in left if state.ctx.supervisor.prestart(plugin_id)]
+
+
 async def next_view(
     state: TurnState,
     frame: ExecutionFrame,

@@ -5,14 +5,17 @@ solves; each plugin's worker used to start when its first call came (a kb-plugin
 model takes ~0.5 s of a quiet 2-core machine). `prestart_turn` starts, right after the kernel context
 opens, one worker of each plugin the turn is expected to call:
 
-- the planner: the pin, else the planner that led the home's last turn, else the configured first one;
-- the sd- and gs-plugins: the pin, else the one the home's last turn used, else the first of the
-  configured stage order (plugins the turn would not plan — the LLM plugins without an endpoint — never);
-- the kb-plugin: the pin, else the one the home's last turn used; with no history no guess (three
-  candidates, chosen by the plan: a wrong guess costs a whole worker start on a busy machine).
+- the planner: the pin, else the one the turn will lead with (the ranking of the home's planner records
+  the turn itself makes: after a weak answer the lead may move to another planner);
+- the sd- and gs-plugins: the pin, else the one the latest turn led by that planner used, else the first of
+  the configured stage order (plugins the turn would not plan — the LLM plugins without an endpoint — never);
+- the kb-plugin: the pin, else the one the latest turn led by that planner used; with no history no guess
+  (three candidates, chosen by the plan: a wrong guess costs a whole worker start on a busy machine).
 
 The workers it starts are recorded for the next one-turn process, which launches them before it imports
-the kernel (supervisor/early_launch.py); this function adopts those it starts and stops the others.
+the kernel (supervisor/early_launch.py); this function adopts those it starts and stops the others. Once
+the turn has committed, `record_next` records again what the next turn is expected to call, from the
+records this turn updated.
 A guess only starts a worker earlier; the turn's plan still decides every call (`Supervisor.prestart`
 leaves whatever stands in the way to the call itself). The process's session notices wait for the
 plugins' next calls (knowledge/notify.py `hold_session_notices(defer=True)`), so loading the source never
@@ -24,6 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..supervisor import early_launch
+from .planner_rank import order_planners, planner_base
 from .state import PIN_TYPES, check_pins, static_of
 
 if TYPE_CHECKING:
@@ -35,13 +39,18 @@ GUESSED_FROM_DEFAULTS = ("planner", "sd", "gs")  # stages whose configured first
 STAGE_ORDER = ("sd", "planner", "kb", "gs")  # the order of a turn's first calls to them
 
 
-def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str]) -> list[str]:
+def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str] | None = None) -> list[str]:
     """One plugin id per stage the turn is expected to call first, in the order of their first calls (sd:
     the `--source` files and detectSeeds; the planner; kb; gs), which is the order they start in and, from
     the record, the order the next one-turn process launches them in (the first needed gets the cores first).
-    `previous`: the stage -> plugin ids of the home's last turn (`Store.last_turn_plugins`)."""
+    The planner is the pin, else the one the turn will lead with (`leading_planner`); the others follow
+    `previous` (stage -> plugin id), by default the plugins of the home's latest turn that planner led
+    (`Store.last_turn_plugins`): the kb-plugin a turn calls first is the one its planner's plan puts first."""
     static = static_of(ctx)
     planners = static.enabled.get("mrp-plan-plugin", [])
+    leading = pins.planner or leading_planner(ctx, planners)
+    if previous is None:
+        previous = ctx.store.last_turn_plugins(led_by=leading)
     defaults = {
         "planner": [p for p in ctx.config.plugins.plannerOrder if p in planners] or planners,
         **static.default_orders,
@@ -52,6 +61,8 @@ def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str]) -
         pin = getattr(pins, stage)
         if pin:
             guess: str | None = pin
+        elif stage == "planner" and leading:
+            guess = leading
         elif previous.get(stage) in enabled:
             guess = previous[stage]
         elif stage in GUESSED_FROM_DEFAULTS:
@@ -63,15 +74,42 @@ def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str]) -
     return out
 
 
+def leading_planner(ctx: KernelContext, planners: list[str]) -> str | None:
+    """The planner an unpinned turn of a new session leads with: the ranking `rank_planners` makes from the
+    home's planner records (a planner that answered weakly gives the lead to the next on evidence, so the
+    planner of the last turn is not always the next turn's)."""
+    base = planner_base(ctx.config.plugins.plannerOrder, planners)
+    ranked = order_planners(base, ctx.store.planner_stats(), None)
+    return ranked[0] if ranked else None
+
+
 def prestart_turn(ctx: KernelContext, pins: Pins) -> list[str]:
     """Start one worker of each expected plugin that has none yet (without waiting); the ids started.
     A pin naming no plugin of its stage raises the turn's UnknownPluginError first (nothing started)."""
     check_pins(ctx, pins)
-    previous = ctx.store.last_turn_plugins()
-    started = [p for p in expected_plugins(ctx, pins, previous) if ctx.supervisor.prestart(p)]
+    started = [p for p in expected_plugins(ctx, pins) if ctx.supervisor.prestart(p)]
     early_launch.stop_all()  # what the previous process's record launched and this turn does not start
     key = early_launch.key_of(pins.planner, pins.sd, pins.kb, pins.gs)
     early_launch.record(
         ctx.home, key, {p: ctx.supervisor.launches[p] for p in started if p in ctx.supervisor.launches}
     )
     return started
+
+
+def record_next(ctx: KernelContext, pins: Pins) -> list[str]:
+    """After the turn's commit: record for the next one-turn process the workers its turn is expected to
+    call, from the records this turn updated (a weak answer may move the lead to another planner, whose
+    plans put another kb-plugin first). Each worker's launch is the one this process used, else the one
+    already recorded; a plugin with neither is left out (that process starts it itself). The ids recorded."""
+    key = early_launch.key_of(pins.planner, pins.sd, pins.kb, pins.gs)
+    kept = early_launch.recorded(ctx.home)
+    known = kept.get("workers") if kept is not None and kept.get("key") == key else None
+    launches: dict[str, dict[str, object]] = {}
+    for plugin_id in expected_plugins(ctx, pins):
+        launch = ctx.supervisor.launches.get(plugin_id)
+        if launch is None and isinstance(known, dict) and isinstance(known.get(plugin_id), dict):
+            launch = known[plugin_id]
+        if launch is not None:
+            launches[plugin_id] = launch
+    early_launch.record(ctx.home, key, launches)
+    return list(launches)

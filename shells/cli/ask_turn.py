@@ -35,7 +35,7 @@ def run_in_process(
     context can start them: the turn's own modules load afterwards, beside the workers' starts."""
     import asyncio
 
-    from mrpvm.kernel.engine.warm_start import prestart_turn
+    from mrpvm.kernel.engine.warm_start import prestart_turn, record_next
     from mrpvm.knowledge.context import open_context
 
     async def turn(environ: dict[str, str] | None) -> TurnResult:
@@ -56,7 +56,9 @@ def run_in_process(
                 max_llm_calls=max_llm_calls,
                 deliberation_level=deliberation_level,
             )
-            return await run_turn(ctx, request)
+            result = await run_turn(ctx, request)
+            record_next(ctx, pins)
+            return result
         finally:
             await ctx.aclose(ending=True)
 

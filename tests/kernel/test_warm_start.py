@@ -1,6 +1,6 @@
 """A one-turn process (a cold `mrpvm ask`) starts the workers its turn is expected to call before its first
-call (kernel/engine/warm_start.py): the planner, sd- and gs-plugin of the home's last turn (else the
-configured first ones), the kb-plugin only from that history or a pin; plugins the turn would not plan
+call (kernel/engine/warm_start.py): the planner the turn will lead with, the sd- and gs-plugin of the latest
+turn it led (else the configured first ones), the kb-plugin only from that history or a pin; plugins the turn would not plan
 never. The plan still decides every call, and the session notices of its source wait for each plugin's
 next call instead of for a worker still starting."""
 
@@ -33,7 +33,7 @@ SCRIPT = {
 ENABLED = ["planner-a", "planner-b", "sd-a", "sd-b", "kb-a", "kb-b", "gs-a", "gs-b", "gs-llm"]
 
 
-def test_the_guess_follows_pins_then_the_last_turn_then_the_configured_order(tmp_path):
+def test_the_guess_follows_pins_then_the_ranking_and_last_turn_then_the_configured_order(tmp_path):
     h = Harness(tmp_path, SCRIPT, enabled=ENABLED, orders={"gs": ["gs-llm", "gs-a", "gs-b"]})
 
     async def go():
@@ -51,7 +51,8 @@ def test_the_guess_follows_pins_then_the_last_turn_then_the_configured_order(tmp
     fresh, history, pinned, unusable = anyio.run(go)
     # no LLM endpoint: gs-llm, first in the configured order, is never planned, so never guessed
     assert fresh == ["sd-a", "planner-a", "gs-a"]  # no history: no kb-plugin is guessed
-    assert history == ["sd-a", "planner-b", "kb-b", "gs-b"]
+    # the planner is the one the turn will lead with (no records: the configured first), whatever led last
+    assert history == ["sd-a", "planner-a", "kb-b", "gs-b"]
     assert pinned == ["sd-b", "planner-a", "kb-a", "gs-a"]
     assert unusable == ["sd-a", "planner-a", "gs-a"]  # kb-c is not enabled; gs-llm would not be planned
 
@@ -180,3 +181,78 @@ def test_a_one_turn_process_records_its_workers_and_the_next_one_adopts_those_la
     assert launched == started == ["sd-a", "planner-a", "kb-b", "gs-a"]
     assert set(adopted) == set(started) and left == {}  # every launched process became the turn's worker
     assert result.status == "success" and all(health[p]["spawns"] == 1 for p in started)
+
+
+def test_the_planner_guessed_is_the_one_the_turn_will_lead_with_and_its_own_last_kb_plugin(tmp_path):
+    """After weak answers the lead moves to the next planner on evidence (kernel/engine/planner_rank.py):
+    the guess follows that ranking, not the planner of the last turn, and takes the kb-plugin of the
+    latest turn that planner led (its plans put it first), not the last turn's."""
+    h = Harness(tmp_path, SCRIPT, enabled=ENABLED)
+
+    async def go():
+        ctx = await h.open()
+        try:
+            before = expected_plugins(ctx, Pins(), {"planner": "planner-a", "kb": "kb-b"})
+            for _ in range(3):  # planner-a answered weakly three times: planner-b now leads
+                ctx.store.record_planner_outcome("planner-a", False, 10.0)
+            after = expected_plugins(ctx, Pins(), {"planner": "planner-a", "kb": "kb-b"})
+            pinned = expected_plugins(ctx, Pins(planner="planner-a"), {"planner": "planner-a", "kb": "kb-b"})
+            return before, after, pinned
+        finally:
+            await ctx.aclose()
+
+    before, after, pinned = anyio.run(go)
+    assert before == ["sd-a", "planner-a", "kb-b", "gs-a"]
+    assert after[:2] == ["sd-a", "planner-b"]
+    assert pinned[:2] == ["sd-a", "planner-a"]
+
+
+def test_the_last_turn_plugins_of_a_planner_come_from_the_latest_turn_it_led(tmp_path):
+    script = {**SCRIPT, "planner-b": SCRIPT["planner-a"]}
+    h = Harness(tmp_path, script, enabled=ENABLED)
+    plan_a = {**PLAN, "kbPluginOrder": ["kb-a"]}
+    h.write_script({**script, "planner-a": {"buildPlan": {"plan": plan_a}, "recordOutcome": {}}})
+    h.ask("what is alpha?", pins=Pins(planner="planner-a"))
+    h.write_script(script)
+    h.ask("what is alpha?", pins=Pins(planner="planner-b"))
+
+    async def go():
+        ctx = await h.open()
+        try:
+            store = ctx.store
+            return store.last_turn_plugins(), store.last_turn_plugins(led_by="planner-a")
+        finally:
+            await ctx.aclose()
+
+    last, led_by_a = anyio.run(go)
+    assert last["planner"] == "planner-b" and last["kb"] == "kb-b"
+    assert led_by_a["planner"] == "planner-a" and led_by_a["kb"] == "kb-a"
+
+
+def test_after_its_turn_a_one_turn_process_records_what_the_next_turn_will_start(tmp_path):
+    """A weak answer moves the lead: the record the next process launches from names the planner that will
+    lead it, with the launch this process used or the one already recorded."""
+    from mrpvm.kernel.engine.warm_start import record_next
+    from mrpvm.kernel.supervisor import early_launch
+
+    h = Harness(tmp_path, SCRIPT, enabled=ENABLED)
+
+    async def go():
+        ctx = await h.open()
+        try:
+            started = prestart_turn(ctx, Pins())
+            session = ctx.store.create_session()
+            await load_session_context(ctx, session.id, "Alpha is a widget.", "facts.md", "sd-a")
+            await run_turn(ctx, TurnRequest(message="what is alpha?", session_id=session.id))
+            at_prestart = list(early_launch.recorded(ctx.home)["workers"])
+            ctx.supervisor.prestart("planner-b")  # its launch is known to this process
+            for _ in range(3):
+                ctx.store.record_planner_outcome("planner-a", False, 10.0)
+            recorded = record_next(ctx, Pins())
+            return started, at_prestart, recorded, list(early_launch.recorded(ctx.home)["workers"])
+        finally:
+            await ctx.aclose()
+
+    started, at_prestart, recorded, workers = anyio.run(go)
+    assert "planner-a" in started and at_prestart == started
+    assert "planner-b" in recorded and "planner-a" not in recorded and workers == recorded
