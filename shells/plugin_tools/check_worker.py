@@ -3,6 +3,8 @@ would (same sandbox, same environment with MRPVM_WORKER=1), so it can say exactl
 
 Frames carry string and integer ids (the kernel numbers its requests), each answer must echo its own id;
 a schema violation must be answered with `Status: error` and the worker must live on; EOF ends it (exit 0).
+A plugin that declares `pure` must answer the same request the same way twice, its `Request:` line aside
+(the kernel may answer a repeat from the reply it kept: supervisor/reply_memo.py).
 """
 
 from __future__ import annotations
@@ -10,10 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import signal
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import msgspec
 from mrpvm.kernel.registry import PluginEntry
@@ -24,6 +27,7 @@ from .check_judge import CheckResult, judge_answer, preview
 
 MIN_WORKER_FRAMES = 3
 EOF_GRACE_S = 5.0
+_REQUEST_LINE = re.compile(rb"^Request: .*$", re.M)  # the one line a pure reply may change with the id
 STARTUP_SLACK_S = 10.0
 
 FrameBody = Callable[[str, "str | int"], bytes]  # (op, id) -> the request body
@@ -171,6 +175,23 @@ async def _survives_bad_request(
     )
 
 
+async def _same_reply_twice(
+    session: WorkerSession, name: str, op: str, framed: FrameBody, timeout_s: float
+) -> CheckResult:
+    """A `pure` plugin's reply to a request repeated under another id is the same, its Request line aside."""
+    first = await session.ask(framed(op, "check-pure-1"), timeout_s)
+    second = await session.ask(framed(op, "check-pure-2"), timeout_s)
+    if _REQUEST_LINE.sub(b"", first) == _REQUEST_LINE.sub(b"", second):
+        return CheckResult(
+            name=name, passed=True, detail=f"{op} answered the same twice ({len(first)} bytes)"
+        )
+    detail = (
+        f"the second {op} reply differs: {preview(second, 80)} against {preview(first, 80)} — fix: drop `pure` "
+        "from the manifest, or make the reply depend only on the request's prompt, context, payload and paths"
+    )
+    return CheckResult(name=name, passed=False, detail=detail)
+
+
 async def _exits_on_eof(session: WorkerSession, name: str) -> CheckResult:
     code = await session.close_stdin_and_wait(EOF_GRACE_S)
     if code is None:
@@ -191,15 +212,30 @@ async def _exits_on_eof(session: WorkerSession, name: str) -> CheckResult:
 async def check_worker(
     entry: PluginEntry, argv: list[str], bodies: tuple[FrameBody, BareBody], timeout_s: float
 ) -> list[CheckResult]:
-    """The three worker checks, on one process started with `argv` (the sandboxed command)."""
+    """The worker checks (three, four for a `pure` plugin), on one process started with `argv` (the
+    sandboxed command)."""
     plan = worker_plan(entry)
-    names = (
-        f"worker: {len(plan)} framed requests on one process get matching framed answers",
-        "worker: a schema violation gets an error result and the worker lives on",
-        "worker: exits on EOF",
-    )
-    session = WorkerSession(entry, argv)
     framed = bodies[0]
+    steps: list[tuple[str, Callable[[str], Awaitable[CheckResult]]]] = [
+        (
+            f"worker: {len(plan)} framed requests on one process get matching framed answers",
+            lambda name: _several_requests(session, name, plan, bodies, timeout_s),
+        ),
+        (
+            "worker: a schema violation gets an error result and the worker lives on",
+            lambda name: _survives_bad_request(session, name, plan[0][0], framed, timeout_s),
+        ),
+    ]
+    if getattr(entry.manifest, "pure", False):
+        op = MAIN_OP[entry.type]
+        steps.append(
+            (
+                "worker: pure — the same request answered the same twice",
+                lambda name: _same_reply_twice(session, name, op, framed, timeout_s),
+            )
+        )
+    names = [name for name, _ in steps] + ["worker: exits on EOF"]
+    session = WorkerSession(entry, argv)
     try:
         try:
             await session.start()
@@ -207,19 +243,15 @@ async def check_worker(
             return [
                 CheckResult(name=n, passed=False, detail=f"cannot start the worker: {err}") for n in names
             ]
-        steps = (
-            lambda: _several_requests(session, names[0], plan, bodies, timeout_s),
-            lambda: _survives_bad_request(session, names[1], plan[0][0], framed, timeout_s),
-        )
         results: list[CheckResult] = []
-        for i, step in enumerate(steps):
+        for i, (name, step) in enumerate(steps):
             try:
-                results.append(await step())
+                results.append(await step(name))
             except RuntimeError as err:  # the session broke: what follows cannot run
-                results.append(CheckResult(name=names[i], passed=False, detail=str(err)))
+                results.append(CheckResult(name=name, passed=False, detail=str(err)))
                 unreached = "not reached: the worker session broke earlier"
                 return results + [CheckResult(name=n, passed=False, detail=unreached) for n in names[i + 1 :]]
-        results.append(await _exits_on_eof(session, names[2]))
+        results.append(await _exits_on_eof(session, names[-1]))
         return results
     finally:
         await session.kill()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from cli_support import BUILTINS, check_json, cli_env, failed
 from mrpvm.kernel.config import MANIFESTS_DIR
@@ -29,7 +31,10 @@ def test_check_passes_on_every_builtin(tmp_path, plugin_id):
         assert any(name.startswith("recordOutcome: a batch of") for name in names)
     assert {f"invalid input: {name}" for name in INVALID_REQUESTS} <= set(names)
     assert any(name.startswith("input over maxInputSizeBytes") for name in names)
-    assert sum(name.startswith("worker:") for name in names) == 3  # built-ins declare worker mode
+    # built-ins declare worker mode; a `pure` one (gs-symbolic) is also checked for the same reply twice
+    pure = json.loads(manifest_path.read_text()).get("pure", False)
+    assert sum(name.startswith("worker:") for name in names) == (4 if pure else 3)
+    assert any(name.startswith("worker: pure") for name in names) == pure
     if plugin_id.startswith("kb-"):  # handoff: file — onSourceText as an ingest sends it
         assert "onSourceText: example request, units in a handoff file (handoff: file)" in names
         assert "onSourceText: a units file that does not exist is refused (exit 2, INVALID_HANDOFF)" in names
