@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
-from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern
+from mrpvm.plugins.sdk.patterns import EXPLETIVE_IT, PRO_VERB, lazy_pattern
 from mrpvm.plugins.sdk.text import sentence_spans, terms
 
 from .directives import is_instruction
@@ -75,12 +75,20 @@ def _unit_sentences(unit_id: str, pool: list[Sentence]) -> list[Sentence]:
 
 
 _ANAPHOR = lazy_pattern(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
+
+
+def opens_with_anaphor(text: str) -> bool:
+    """The sentence opens with a word that refers back ("This flag …", "It stores …"); an expletive "it"
+    ("It is conventional to …") refers to nothing."""
+    return bool(_ANAPHOR.match(text)) and not EXPLETIVE_IT.match(text)
+
+
 PRO_VERB_REACH = 3  # a pro-verb's antecedent is looked for this many sentences back at most
 
 
 def _refers_back(s: Sentence) -> bool:
     text = s.text.strip()
-    return bool(_ANAPHOR.match(text) or PRO_VERB.match(text))
+    return opens_with_anaphor(text) or bool(PRO_VERB.match(text))
 
 
 REASON_MAX_CHARS = 400
@@ -133,7 +141,7 @@ def completed(p: Passage, pool: list[Sentence]) -> Passage:
         while before > 0 and first - before < PRO_VERB_REACH and _refers_back(unit[before]):
             before -= 1
         sentences.insert(0, unit[before])
-    elif first > 0 and _ANAPHOR.match(opening) and not sentences[0].code:
+    elif first > 0 and opens_with_anaphor(opening) and not sentences[0].code:
         sentences.insert(0, unit[first - 1])
     last = sentences[-1]
     if last.text.rstrip().endswith(":") and last in unit:
@@ -201,7 +209,7 @@ def named_antecedent(p: Passage, ranked: list[Passage], judge: Judge) -> Passage
     question at least as closely, the antecedent is quoted: it names what it says ("… is mandatory for the
     table: `requires`.")."""
     first = p.sentences[0]
-    if len(p.sentences) != 1 or not _ANAPHOR.match(first.text.strip()) or p.meaning is None:
+    if len(p.sentences) != 1 or not opens_with_anaphor(first.text.strip()) or p.meaning is None:
         return p
     for other in ranked:
         if len(other.sentences) != 1 or other.sentences[0].unit.id != first.unit.id:

@@ -278,7 +278,10 @@ _MONTHS = (
 )
 _DATE = lazy_pattern(
     rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:{_MONTHS})\b\.?\s+\d|\b\d{{1,2}}\s+(?:{_MONTHS})\b|\d{{4}}-\d\d-\d\d|"
-    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow)\b",
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow)\b"
+    # a month named whole after a preposition of time ("in March", "until early June"), no day given
+    r"|\b(?:in|by|until|till|since|from|before|after|during|every|each)\s+(?:(?:early|late|mid)-?\s*)?"
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
     re.I,
 )
 DURATION = lazy_pattern(

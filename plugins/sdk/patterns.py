@@ -87,3 +87,28 @@ def lazy_pattern(source: str, flags: int = 0) -> re.Pattern[str]:
 PRO_VERB = lazy_pattern(
     r"^(?:(?:to|by|in|after|before|when|without)\s+)?(?:do|doing)\s+(?:so|this|that|it)\b", re.I
 )
+
+
+# Adjectives of extraposition ("it is safe to …", "is it possible that …"): general English, closed enough.
+_EXTRAPOSED = (
+    "possible|impossible|safe|unsafe|necessary|unnecessary|ok|okay|fine|better|best|advisable|wise|easy|hard|"
+    "difficult|important|useful|worth|true|likely|unlikely|allowed|permitted|required|recommended|enough|"
+    "conventional|customary|common|usual|typical|normal|preferable|desirable|sufficient|convenient|reasonable|"
+    "acceptable|essential|crucial|vital|mandatory|optional|legal|illegal|forbidden|prohibited|clear|unclear|"
+    "obvious|good|bad|wrong|sensible|prudent|harmless"
+)
+# participles that extrapose a that-clause only ("it is expected that …"; "it is expected to …" refers)
+_EXTRAPOSED_THAT = "expected|assumed|known|believed|said|suggested|understood|guaranteed|noted|hoped"
+_DEGREE = (
+    r"(?:\s+(?:not|also|often|usually|generally|always|never|still|now|therefore|thus|quite|very|more|less))?"
+)
+# An expletive "it" refers to nothing: "it takes … to", "it seems that", "it is / was ADJ to|that", "is it ADJ
+# to|that". A sentence that opens with one is no anaphor: it needs no sentence before it.
+EXPLETIVE_IT = lazy_pattern(
+    r"\bit\s+(?:takes?|took)\b(?=.*\bto\b)"  # "it takes a day for a fix to ship", not "how long does it take?"
+    r"|\bit\s+(?:seems?|seemed|appears?|appeared|happens?|happened)\s+that\b"
+    rf"|\bit(?:\s+is|\s+was|'s|\s+would\s+be|\s+will\s+be|\s+may\s+be|\s+can\s+be){_DEGREE}\s+(?:{_EXTRAPOSED})\s+(?:to|that|for\b(?=.*\bto\b))\b"
+    rf"|\bit(?:\s+is|\s+was|'s){_DEGREE}\s+(?:{_EXTRAPOSED_THAT})\s+that\b"
+    rf"|\b(?:is|was)\s+it{_DEGREE}\s+(?:{_EXTRAPOSED})\s+(?:to|that|for\b(?=.*\bto\b))\b",
+    re.I,
+)

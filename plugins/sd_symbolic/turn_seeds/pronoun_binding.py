@@ -12,10 +12,8 @@ binding read from word order, without a parser.
 
 from __future__ import annotations
 
-import re
-
 from mrpvm.plugins.sdk.lexicon import looks_plural, word_set
-from mrpvm.plugins.sdk.patterns import lazy_pattern
+from mrpvm.plugins.sdk.patterns import EXPLETIVE_IT, lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS
 
 _WORD = lazy_pattern(r"[A-Za-z0-9][\w'/.-]*")
@@ -27,19 +25,6 @@ _SUBORDINATORS = word_set("if when whenever unless because after before while on
 _TECHNICAL = lazy_pattern(r"\w[/.-]\w")  # a path, a dotted or hyphenated name: etc/passwd, nss-systemd
 _PLURAL_PRONOUNS = frozenset(["they", "their", "them"])
 _POSSESSIVES = frozenset(["its", "their"])
-# adjectives of extraposition ("it is safe to …", "is it possible that …"): general English, closed enough
-_EXTRAPOSED = (
-    "possible|impossible|safe|unsafe|necessary|unnecessary|ok|okay|fine|better|best|advisable|wise|easy|hard|"
-    "difficult|important|useful|worth|true|likely|unlikely|allowed|permitted|required|recommended|enough"
-)
-# "it takes … to", "it seems that", "it is / was ADJ to|that", "is it ADJ to|that"
-_EXPLETIVE = lazy_pattern(
-    r"\bit\s+(?:takes?|took)\b(?=.*\bto\b)"  # "it takes a day for a fix to ship", not "how long does it take?"
-    r"|\bit\s+(?:seems?|seemed|appears?|appeared|happens?|happened)\s+that\b"
-    rf"|\bit(?:\s+is|\s+was|'s)\s+(?:{_EXTRAPOSED})\s+(?:to|that)\b"
-    rf"|\b(?:is|was)\s+it\s+(?:{_EXTRAPOSED})\s+(?:to|that)\b",
-    re.I,
-)
 
 
 def _noun_phrases(words: list[str]) -> list[tuple[int, bool]]:
@@ -68,7 +53,7 @@ def _noun_phrases(words: list[str]) -> list[tuple[int, bool]]:
 
 def expletive(question: str, start: int) -> bool:
     """The "it" at `start` is an expletive subject ("How long does it take for …", "Is it safe to …")."""
-    match = _EXPLETIVE.search(question, max(0, start - 4))
+    match = EXPLETIVE_IT.search(question, max(0, start - 4))
     return match is not None and match.start() <= start < match.end()
 
 

@@ -1,0 +1,66 @@
+"""The span an answer quotes: a sentence that opens with an expletive "it" ("It is customary to …") reads on
+its own, so the sentence before it is not quoted as its antecedent; a referring "it" still takes it."""
+
+from __future__ import annotations
+
+from answer_support import ask, units_of
+from mrpvm.plugins.gs_symbolic.spans import opens_with_anaphor
+from mrpvm.plugins.sdk.patterns import EXPLETIVE_IT
+
+HARBOUR = """# Harbour ledger
+
+## Ledger rotation
+
+The harbour ledger stores every mooring fee paid by visiting boats.
+It is customary to rotate the harbour ledger in March of each year.
+
+## Ledger keeper
+
+The keeper signs each page of the harbour ledger at dusk with a blue pen.
+It is stored in the tide office behind the chart table.
+"""
+
+
+def test_an_expletive_it_refers_to_nothing() -> None:
+    for sentence in (
+        "It is customary to rotate the ledger in spring.",
+        "It is not necessary to sign twice.",
+        "It is expected that keepers sign at dusk.",
+        "It would be wise for visitors to pay early.",
+        "It takes a week for the ink to dry.",
+    ):
+        assert EXPLETIVE_IT.match(sentence), sentence
+        assert not opens_with_anaphor(sentence), sentence
+
+
+def test_a_referring_it_still_refers_back() -> None:
+    for sentence in (
+        "It is stored in the tide office.",
+        "It is used to record fees.",
+        "It is expected to close at noon.",
+        "It is useful for audits.",
+        "This ledger is kept for ten years.",
+    ):
+        assert not EXPLETIVE_IT.match(sentence), sentence
+        assert opens_with_anaphor(sentence), sentence
+
+
+def test_a_sentence_with_an_expletive_it_is_quoted_without_the_one_before() -> None:
+    answer = ask("When is the harbour ledger rotated?", units_of(HARBOUR)).answer
+    assert "in March" in answer
+    assert "mooring fee" not in answer
+
+
+def test_a_sentence_with_a_referring_it_is_quoted_with_its_antecedent() -> None:
+    answer = ask("Where is the harbour ledger stored?", units_of(HARBOUR)).answer
+    assert "tide office" in answer
+    assert "keeper signs" in answer
+
+
+def test_a_month_after_a_preposition_of_time_states_a_date() -> None:
+    from mrpvm.plugins.sdk.answer_types import mentions_type
+
+    assert mentions_type("The ledger is rotated in March of each year.", "date")
+    assert mentions_type("Fees are waived until early June.", "date")
+    assert not mentions_type("The keepers march along the pier.", "date")
+    assert not mentions_type("You may sign the ledger twice.", "date")
