@@ -10,6 +10,7 @@ not each decode a multi-megabyte JSON request and repeat the same analysis. A pl
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Literal
 
@@ -24,9 +25,10 @@ from .gc_pause import paused_gc
 HANDOFF_FORMAT = "mrpvm-units"
 HANDOFF_VERSION = 1
 # Names what `analyse_unit` computes: bump it with any change to its fields or to `analysis.terms`.
-ANALYSER = "mrpvm-terms-5"
+ANALYSER = "mrpvm-terms-6"
 # The MIME-like name SPEC.md uses for the file, and the suffix the kernel gives it.
 HANDOFF_SUFFIX = ".units.msgpack"
+_WORDS = re.compile(r"\w+")  # the words of a text, its layout (spaces, rules, pipes) aside
 
 
 class UnitAnalysis(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -80,12 +82,16 @@ _ITEMIZED = frozenset({"list", "table"})
 
 
 def body_text(unit: KnowledgeUnit) -> str:
-    """The unit's statement, with its TextBody when that adds text the claim does not carry."""
+    """The unit's statement, with its TextBody when that adds words the claim does not carry. A TextBody
+    that is the claim as laid out in the source (a table's padded cells and rule row, a wrapped paragraph)
+    adds none: counted twice, every word would weigh double and the unit read twice as long (BM25)."""
     body = unit.body
     extra = unit.textBody or ""
-    if extra and extra.strip() != body.strip():
-        return extra if body and body in extra else f"{body}\n{extra}"
-    return body
+    if not extra or extra.strip() == body.strip():
+        return body
+    if body and body in extra:
+        return extra
+    return body if _WORDS.findall(extra) == _WORDS.findall(body) else f"{body}\n{extra}"
 
 
 def topic_text(unit: KnowledgeUnit) -> str:

@@ -1,0 +1,41 @@
+"""A unit's body field: its claim, with its TextBody only when that adds words. A TextBody that is the claim
+as laid out in the source (a table's padded cells and rule row) is not counted twice."""
+
+from __future__ import annotations
+
+from mrpvm.protocol.analysis import terms
+from mrpvm.protocol.document import KnowledgeUnit
+from mrpvm.protocol.handoff import body_text
+
+CLAIM = "| Port | Service |\n| 7001 | tide gauge |\n| 7002 | harbour log |"
+LAID_OUT = "| Port | Service     |\n| ---- | ----------- |\n| 7001 | tide gauge  |\n| 7002 | harbour log |"
+
+
+def _unit(claim: str, text_body: str) -> KnowledgeUnit:
+    return KnowledgeUnit(
+        id="u",
+        sourceId="s",
+        chunkId="c",
+        kuType="atomic",
+        role="Description",
+        topic="Ports",
+        claim=claim,
+        textBody=text_body,
+        chunkType="table",
+    )
+
+
+def test_a_table_laid_out_with_padding_and_a_rule_row_is_its_claim() -> None:
+    body = body_text(_unit(CLAIM, LAID_OUT))
+    assert body == CLAIM
+    assert terms(body).count("7001") == 1
+
+
+def test_a_text_body_with_words_the_claim_lacks_is_kept_beside_it() -> None:
+    body = body_text(_unit("The gauge listens on port 7001.", "It answers every ten minutes."))
+    assert "port 7001" in body and "ten minutes" in body
+
+
+def test_a_text_body_that_contains_the_claim_replaces_it() -> None:
+    body = body_text(_unit("The gauge listens.", "Note: The gauge listens. It logs hourly."))
+    assert body == "Note: The gauge listens. It logs hourly."
