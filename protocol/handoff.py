@@ -11,6 +11,7 @@ not each decode a multi-megabyte JSON request and repeat the same analysis. A pl
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import Literal
 
@@ -91,7 +92,13 @@ def body_text(unit: KnowledgeUnit) -> str:
         return body
     if body and body in extra:
         return extra
-    return body if _WORDS.findall(extra) == _WORDS.findall(body) else f"{body}\n{extra}"
+    return body if _adds_no_words(extra, body) else f"{body}\n{extra}"
+
+
+def _adds_no_words(extra: str, body: str) -> bool:
+    """Every word of `extra` is a word of `body`, as often (a list's bullets renumbered "1.", "2." in the
+    claim, a table's rule row and padding: the same statement)."""
+    return not Counter(_WORDS.findall(extra.lower())) - Counter(_WORDS.findall(body.lower()))
 
 
 def topic_text(unit: KnowledgeUnit) -> str:

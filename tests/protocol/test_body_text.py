@@ -39,3 +39,9 @@ def test_a_text_body_with_words_the_claim_lacks_is_kept_beside_it() -> None:
 def test_a_text_body_that_contains_the_claim_replaces_it() -> None:
     body = body_text(_unit("The gauge listens.", "Note: The gauge listens. It logs hourly."))
     assert body == "Note: The gauge listens. It logs hourly."
+
+
+def test_a_list_renumbered_in_its_claim_is_its_claim() -> None:
+    claim = "1. Moor at the east pier. 2. Pay the harbour fee."
+    body = body_text(_unit(claim, "- Moor at the east pier.\n- Pay the harbour fee."))
+    assert body == claim
