@@ -26,8 +26,8 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 
 from .directives import tells_what_to_do
 from .evidence import Sentence
-from .focus import HOW_VERB, LIGHT_VERBS, NEIGHBOUR
-from .lexicon import ADVERBS, CONNECTIVES, DETERMINERS, PREPOSITIONS, PRONOUNS
+from .focus import HOW_VERB, NEIGHBOUR
+from .lexicon import ADVERBS, CONNECTIVES, DETERMINERS, LIGHT_VERBS, PREPOSITIONS, PRONOUNS
 from .meaning import vectors
 
 OBJECT_WORDS = 4  # the longest object phrase read after a verb

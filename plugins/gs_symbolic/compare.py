@@ -9,7 +9,7 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import stems, terms
 
 from .evidence import Scorer, Sentence
-from .focus import LIGHT_STEMS
+from .lexicon import LIGHT_STEMS
 from .material import Material, Outcome
 from .passages import EXTRA_SENTENCE_COST, Judge, Passage, windows
 from .question import Question, content_terms, name_runs

@@ -29,7 +29,7 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems
 
 from .evidence import Sentence
-from .lexicon import ADVERBS
+from .lexicon import ADVERBS, LIGHT_VERBS
 from .meaning import vectors
 
 NEIGHBOUR = 0.6
@@ -43,9 +43,6 @@ HOW_VERB = lazy_pattern(
     r"([a-z][a-z-]+)\b",
     re.I,
 )
-# verbs that carry no action of their own ("how do I make X the default", "how do I get … back")
-LIGHT_VERBS = frozenset({"be", "do", "get", "go", "have", "keep", "let", "make", "take", "use"})
-LIGHT_STEMS = frozenset(stems(sorted(LIGHT_VERBS)))
 # "how do I create an environment *with conda*", "… using Docker": the instrument a how-to question names
 _INSTRUMENT = lazy_pattern(r"\b(?:with|using|via)\s+(?:(?:the|a|an)\s+)?([A-Za-z][\w.+-]*)", re.I)
 _WORD = lazy_pattern(r"[a-z][a-z-]{2,}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS, word_set
+from mrpvm.plugins.sdk.text import stems
 
 __all__ = ["IMPERATIVE_VERBS"]
 
@@ -81,3 +82,8 @@ GENERIC_PERSONS = word_set(
 HYPOTHETICAL_WORDS = word_set(
     "instead otherwise imagine suppose supposing hypothetical hypothetically counterfactual counterfactually"
 )
+
+# verbs that carry no action of their own ("how do I make X the default", "how do I get … back", "where is
+# it kept?")
+LIGHT_VERBS = frozenset({"be", "do", "get", "go", "have", "keep", "let", "make", "take", "use"})
+LIGHT_STEMS = frozenset(stems(sorted(LIGHT_VERBS)))

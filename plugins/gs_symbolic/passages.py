@@ -41,8 +41,8 @@ from .definiendum import apposes
 from .directives import Condition, stands_to, stated_conditions, tells_what_to_do
 from .documented import marks_documented
 from .evidence import Scorer, Sentence
-from .focus import LIGHT_STEMS
 from .history import other_events_versions
+from .lexicon import LIGHT_STEMS
 from .meaning import Meaning
 from .narrowing import contradicts, quoted_share
 from .shapes import ROW_KEY, YEAR, code_keyed, names_other_person, role_does, shaped, writes_new_command

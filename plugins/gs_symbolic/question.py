@@ -17,7 +17,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, iter_words, notation_terms, senten
 from mrpvm.plugins.sdk.time_answers import asks_circumstance, asks_frequency, asks_untimed_number
 
 from .framing import FORMAT_WORDS, FRAMING
-from .lexicon import ADVERBS, CONNECTIVES, PREPOSITIONS
+from .lexicon import ADVERBS, CONNECTIVES, LIGHT_STEMS, LIGHT_VERBS, PREPOSITIONS
 
 _CLOSED_CLASS = CONNECTIVES | PREPOSITIONS | ADVERBS
 
@@ -227,7 +227,8 @@ def analyse(
     q.hypothetical = bool(_HYPOTHETICAL.search(focus))
     q.wh = bool(_WH.match(focus))
     q.sub_questions = questions
-    q.terms = [t for t in content_terms(question_text) if t not in _how_words(focus)]
+    framed = _how_words(focus) | light_inflections(question_text)
+    q.terms = [t for t in content_terms(question_text) if t not in framed]
     # "the highest level", "the minimum version": the extreme asked for, however the source writes it
     q.terms += [t for t in notation_terms(focus) if t not in q.terms]
     # "… according to PEP 518?": the source the question cites is where to look, not what the answer
@@ -322,6 +323,22 @@ def _how_words(focus: str) -> set[str]:
 
 
 _IMPERATIVE_NAME = lazy_pattern(r"^\s*(?:please\s+)?(?:name|identify|list)\b", re.I)
+
+
+_WORD = lazy_pattern(r"[A-Za-z]+")
+
+
+def light_inflections(text: str) -> set[str]:
+    """The stems of light verbs the question writes inflected ("Where is the cache *kept*?", "… *made*
+    …"): a verb that carries no content, so no answer need state it. A bare form may name a thing (the
+    "make" tool, "the use of …") and stays a term."""
+    return {
+        t
+        for word in _WORD.findall(text)
+        if word.lower() not in LIGHT_VERBS
+        for t in terms(word)
+        if t in LIGHT_STEMS
+    }
 
 
 def content_terms(text: str) -> list[str]:

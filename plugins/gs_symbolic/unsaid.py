@@ -25,9 +25,10 @@ from mrpvm.plugins.sdk.embedding import usable
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, terms
 
-from .focus import LIGHT_STEMS, has_neighbour
+from .focus import has_neighbour
 from .framing import FRAMING
 from .history import asked_event
+from .lexicon import LIGHT_STEMS
 from .question import Question, attributed_terms
 
 # a word of the answer stands in for the asked one at this cosine: a synonym ("remove" / "uninstall" 0.66,

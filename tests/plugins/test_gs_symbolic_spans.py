@@ -64,3 +64,19 @@ def test_a_month_after_a_preposition_of_time_states_a_date() -> None:
     assert mentions_type("Fees are waived until early June.", "date")
     assert not mentions_type("The keepers march along the pier.", "date")
     assert not mentions_type("You may sign the ledger twice.", "date")
+
+
+def test_a_light_verb_written_inflected_is_no_term_an_answer_must_state() -> None:
+    from mrpvm.plugins.gs_symbolic.question import analyse
+
+    assert "keep" not in analyse("Where is the harbour ledger kept?", "identify").terms
+    assert "make" not in analyse("Who made the harbour ledger?", "identify").terms
+    # a bare form may name a thing: the make tool, the use of something
+    assert "make" in analyse("Which make target builds the ledger?", "identify").terms
+    assert "use" in analyse("What is the use of the ledger?", "identify").terms
+
+
+def test_where_a_thing_is_kept_is_answered_by_where_it_is() -> None:
+    doc = ask("Where is the harbour ledger kept?", units_of(HARBOUR))
+    assert "tide office" in doc.answer
+    assert "term coverage 1.00" in doc.result.evidence
