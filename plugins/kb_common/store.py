@@ -38,6 +38,7 @@ from .text_index import ArtifactError, TextIndex
 # ingested again, `mrpvm ingest --force`). A bump changes the `indexFormat` of manifests/kb-fast.json,
 # kb-balanced.json and kb-thinkingdb.json with it ("kb_common-<this>", tests/knowledge/test_index_format.py):
 # each kernel then rebuilds every KB's index of these plugins as it opens (knowledge/index_format.py)
+WRITE_CACHE_KIB = 32768  # the page cache ceiling of a store connection (PRAGMA cache_size, KiB)
 FORMAT_VERSION = "4"
 _STATE_KEY = "kb_common.stores"
 K = TypeVar("K", int, str)  # a unit's store key or its KU id
@@ -86,6 +87,10 @@ class KBStore:
         self.db = sqlite3.connect(self.root / "units.sqlite", timeout=30.0, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
+        # a source's whole write is one transaction: with SQLite's default 2 MiB page cache a large one
+        # spills dirty pages to the WAL mid-transaction and reads its own B-tree pages back through the OS;
+        # a ceiling of WRITE_CACHE_KIB keeps it in memory (pages are allocated only as they are used)
+        self.db.execute(f"PRAGMA cache_size=-{WRITE_CACHE_KIB}")
         self._init_db()
         self.text = TextIndex(self.root / "index")
         self.generation = -1
