@@ -118,6 +118,20 @@ def test_ingest_stage_cpu_bench_times_every_stage() -> None:
         assert figures[f"{stage}_cpu_s"] >= 0
 
 
+def test_ingest_store_ab_bench_reports_each_checkouts_write_stages() -> None:
+    figures = run_bench(
+        "ingest_store_ab.py",
+        str(PROJECT_ROOT / "examples" / "tessel-build.md"),
+        "--checkout",
+        str(PROJECT_ROOT),
+        "--rounds",
+        "1",
+    )
+    (medians,) = figures["medians"].values()
+    for stage in ("kernel_commit", "kb-fast_upsert", "kb-thinkingdb_upsert"):
+        assert medians[f"{stage}_cpu_median"] >= 0 and medians[f"{stage}_wall_median"] > 0
+
+
 def test_handoff_beside_commit_bench_times_both_orders() -> None:
     figures = run_bench(
         "handoff_beside_commit.py", str(PROJECT_ROOT / "examples" / "tessel-build.md"), "--rounds", "1"
