@@ -6,7 +6,10 @@ state a call leaves behind (a memo of its own, such as kept sentence vectors, do
 fast, not what). For such a plugin the kernel answers an identical request from the reply it kept instead of
 a call: the second time a daemon is asked the same question over the same evidence, the solve is a lookup.
 What the request carries decides the key, so a changed KB (other evidence), another intent or another
-guidance unit is another key; nothing needs invalidating. Only successful parses of a reply whose status
+guidance unit is another key; nothing needs invalidating. `paths` enter the key as names, not content, on
+purpose: by the `pure` promise the artifacts folder may hold only the plugin's own speed memo (gs-symbolic
+keeps sentence vectors there on every solve), so its files change without changing a reply; a key over
+their state misses on every call (tried in session 27: the daemon's gs CPU a turn rose ~8x). Only successful parses of a reply whose status
 is not `error` are kept, in a bounded LRU (entries and bytes).
 
     >>> memo = ReplyMemo(max_entries=2)

@@ -108,3 +108,18 @@ def test_the_memo_is_bounded_by_entries_and_bytes():
     for i in range(5, 7):
         memo.put(b"k%d" % i, b"z" * 9)
     assert memo.get(b"k2") is not None and memo.get(b"k3") is None
+
+
+def test_the_key_names_the_artifacts_folder_but_ignores_what_the_plugin_keeps_in_it(tmp_path):
+    """A pure plugin's own speed memo in its artifacts folder (files it rewrites every call) leaves the key
+    alone; another folder (another KB) is another key."""
+    from mrpvm.protocol.envelope import Paths
+
+    folder = tmp_path / "art"
+    folder.mkdir()
+    req = msgspec.structs.replace(request("What is a widget?"), paths=Paths(artifacts=str(folder)))
+    first = memo_key(req)
+    (folder / "kept-vectors.bin").write_bytes(b"written by the plugin during the call")
+    assert memo_key(req) == first
+    other = msgspec.structs.replace(req, paths=Paths(artifacts=str(tmp_path / "other")))
+    assert memo_key(other) != first
