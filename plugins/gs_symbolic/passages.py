@@ -45,7 +45,16 @@ from .history import other_events_versions
 from .lexicon import LIGHT_STEMS
 from .meaning import Meaning
 from .narrowing import contradicts, quoted_share
-from .shapes import ROW_KEY, YEAR, code_keyed, names_other_person, role_does, shaped, writes_new_command
+from .shapes import (
+    ROW_KEY,
+    YEAR,
+    code_keyed,
+    labels_command,
+    names_other_person,
+    role_does,
+    shaped,
+    writes_new_command,
+)
 from .windows import Passage, windows
 
 EXTRA_SENTENCE_COST = 0.06
@@ -110,8 +119,10 @@ class Judge:
         documented: frozenset[str] = frozenset(),
         event: str = "",
         strict_if: bool = False,
+        program: str = "",
     ):
         self.scorer = scorer
+        self.program = program  # "which quill command …": the program whose command is asked (shapes.py)
         self.preceding: dict[tuple[str, int], str] = {}  # each sentence of the pool by its unit and place
         # a condition set after what is asked ("… when no name is given?") is matched only by a condition
         # about the same thing (`same_thing`): "If the cache doesn't fit …" says nothing of an unset name
@@ -287,7 +298,7 @@ class Judge:
         if not label and (row := ROW_KEY.match(passage.sentences[0].text)):
             label = row.group(1)  # a table row or list item is read under its first cell ("loom lint — …")
         if self.answer_type == "command":
-            named = bool(set(terms(label)) - set(self.scorer.weights))  # the term names what was not asked
+            named = bool(set(terms(label)) - set(self.scorer.weights)) and labels_command(label, self.program)
             asked = set(self.scorer.weights)
             return named or any(s.code or writes_new_command(s.text, asked) for s in passage.sentences)
         if self.answer_type == "procedure":

@@ -7,6 +7,8 @@ a figure or a place, a command written out, an options table's row keyed by code
 
 from __future__ import annotations
 
+import re
+
 from mrpvm.plugins.sdk.agent_answers import agentless, grants, names_person, names_role
 from mrpvm.plugins.sdk.answer_types import mentions_type, without_references
 from mrpvm.plugins.sdk.patterns import lazy_pattern
@@ -67,3 +69,24 @@ def writes_new_command(text: str, asked: set[str]) -> bool:
         set(terms(m.group(0))) - asked and not _FILE_SPAN.match(m.group(0))
         for m in _WRITTEN_COMMAND.finditer(without_references(text))
     )
+
+
+# "which quill command …", "what fenc subcommand …": the program whose command is asked
+_PROGRAM_COMMAND = lazy_pattern(r"\b(?:which|what)\s+([\w.+-]+)\s+(?:sub)?commands?\b", re.I)
+_OPTION_LABEL = lazy_pattern(r"^\s*--?[A-Za-z]")
+
+
+def asked_program(question: str) -> str:
+    """The program a "which <program> command …" question names ("quill" for "Which quill command prints
+    the index?"); "" when the question names none ("Which command …")."""
+    m = _PROGRAM_COMMAND.search(question)
+    return m.group(1).lower() if m else ""
+
+
+def labels_command(label: str, program: str) -> bool:
+    """A definition's term (or a row's key) can be the asked program's command: the question names no
+    program, or the term names it ("quill index") or is one of its options ("--index"). A term of another
+    kind ("`pkg-revision`", a field the program reads) is not "the quill command"."""
+    if not program:
+        return True
+    return program in label.lower().split() or _OPTION_LABEL.match(label.strip("`* ")) is not None

@@ -62,6 +62,7 @@ from .proof_chain import proof_chain
 from .question import Question
 from .record_fields import field_answer, field_unstated, fields_only
 from .render import MAX_LABEL, labelled, passage_text, render_list
+from .shapes import asked_program
 from .spans import (
     completed,
     condensed,
@@ -256,6 +257,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         written=literals(q.focus or q.text),
         documented=q.documented,
         strict_if=not leading,
+        program=asked_program(q.focus or q.text) if q.answer_type == "command" else "",
         event=asked_event(asked_clause(q.focus or q.text)) if q.answer_type in ("version", "date") else "",
     )
     # a passage with a sentence that says nothing but the question's words is no answer
