@@ -74,6 +74,8 @@ def writes_new_command(text: str, asked: set[str]) -> bool:
 # "which quill command …", "what fenc subcommand …": the program whose command is asked
 _PROGRAM_COMMAND = lazy_pattern(r"\b(?:which|what)\s+([\w.+-]+)\s+(?:sub)?commands?\b", re.I)
 _OPTION_LABEL = lazy_pattern(r"^\s*--?[A-Za-z]")
+# a label's words, apart from its markup and hyphens ("`quill merge`", "**quill-merge**"); "g++" stays whole
+_LABEL_WORDS = lazy_pattern(r"[^\w.+]+")
 
 
 def asked_program(question: str) -> str:
@@ -89,4 +91,4 @@ def labels_command(label: str, program: str) -> bool:
     kind ("`pkg-revision`", a field the program reads) is not "the quill command"."""
     if not program:
         return True
-    return program in label.lower().split() or _OPTION_LABEL.match(label.strip("`* ")) is not None
+    return program in _LABEL_WORDS.split(label.lower()) or _OPTION_LABEL.match(label.strip("`* ")) is not None

@@ -29,6 +29,11 @@ def test_the_program_of_a_command_question():
 def test_a_term_names_the_program_or_its_option():
     assert not labels_command("shelf-mark", "quill")
     assert labels_command("quill merge", "quill")
+    # a definition's term as Markdown writes it: code, bold, a hyphenated subcommand
+    assert labels_command("`quill merge`", "quill")
+    assert labels_command("**quill merge**", "quill")
+    assert labels_command("quill-merge", "quill")
+    assert not labels_command("`shelf-mark`", "quill")
     assert labels_command("`--merge`", "quill")
     assert labels_command("shelf-mark", "")
 
