@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from mrpvm.plugins.sdk.patterns import EXPLETIVE_IT, PRO_VERB, lazy_pattern
+from mrpvm.plugins.sdk.patterns import lazy_pattern, refers_back
 from mrpvm.plugins.sdk.text import (
     sentence_spans,
     terms,
@@ -85,17 +85,6 @@ def _unit_position(unit: KnowledgeUnit, fallback: int) -> int:
 _LEVEL = {"atomic": 0, "composite": 1, "aggregate": 2}
 
 
-_PRONOUN_START = lazy_pattern(
-    r"^(?:it|its|they|their|them|he|his|she|her|this|these|that|those|such)\b", re.I
-)
-
-
-def _opens_with_pronoun(text: str) -> bool:
-    """A statement about what the one before it names ("It stores …", "To do so, …"); an expletive "it"
-    ("It is customary to …") names nothing."""
-    return bool(_PRONOUN_START.match(text) or PRO_VERB.match(text)) and not EXPLETIVE_IT.match(text)
-
-
 _QUESTION_END = lazy_pattern(r"\?[\"'\u201d\u2019)\]]*\s*$")
 _QUESTION_LABEL = lazy_pattern(r"^\s*(?:q|question)\s?\d{1,3}\s*[:.)]", re.I)  # "Q2: Compare ..." is asked
 # pictures and the markup around them: Markdown images (inline or by reference), HTML tags, link targets
@@ -144,7 +133,7 @@ def _statements(procedure: bool, text: str, title: str) -> tuple[_Statement, ...
             tuple(text_terms(piece)),
             bool(_QUESTION_END.search(piece) or _QUESTION_LABEL.match(piece)),
             piece.rstrip().endswith(":"),
-            _opens_with_pronoun(piece.strip()),
+            refers_back(piece.strip()),
             "" if pictures_only(piece) else " ".join(piece.lower().split()),
         )
         for piece, code, record in pieces

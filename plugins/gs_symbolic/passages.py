@@ -25,36 +25,24 @@ from mrpvm.plugins.sdk.agent_answers import restricts
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import EXTREMES, terms
-from mrpvm.plugins.sdk.time_answers import mentions_untimed_number, states_circumstance, states_frequency
 
 from .action import Action, acts, misapplied
-from .answer_form import labels_release
 from .context_terms import (
     KEY_SHAPE,
     entry_title,
     header_terms,
     source_title,
-    unit_context,
-    unnumbered,
 )
 from .definiendum import apposes
 from .directives import Condition, stands_to, stated_conditions, tells_what_to_do
-from .documented import marks_documented
 from .evidence import Scorer, Sentence
-from .history import other_events_versions
 from .lexicon import LIGHT_STEMS
 from .meaning import Meaning
 from .narrowing import contradicts, quoted_share
 from .shapes import (
-    ROW_KEY,
-    YEAR,
-    code_keyed,
-    labels_command,
     names_other_person,
-    role_does,
-    shaped,
-    writes_new_command,
 )
+from .window_reading import FUTURE, WindowReading
 from .windows import Passage, windows
 
 EXTRA_SENTENCE_COST = 0.06
@@ -75,21 +63,13 @@ SEM_FLOOR = 0.25
 SEM_KEY = 0.65
 
 
-# answers a heading may hold for the passages under it (a release, a date, an option line, a command)
-HEADED_TYPES = frozenset({"version", "date", "option", "command"})
-
 # answer types a definition answers ("What is X?" expects an entity; "" an open question or a compared side)
 DEFINED_TYPES = frozenset({"", "definition", "entity"})
 # "X is a …", "X are …", "X means …": the sentence that defines what stands before its copula
 DEFINING = lazy_pattern(r"^(.{1,80}?)\s+(?:is|are|means|refers to)\s+(?:an?|the|one|any)\b", re.I)
 
-FUTURE = lazy_pattern(
-    r"\b(?:will|shall|intends?|intended|plans?|planned|going to|in (?:the )?future|eventually|later on)\b",
-    re.I,
-)
 
-
-class Judge:
+class Judge(WindowReading):
     """Scores windows for one question and tells whether the best one answers it."""
 
     def __init__(
@@ -157,70 +137,6 @@ class Judge:
         if len(self.options) < 2:
             self.options = []
 
-    def context(self, sentence: Sentence) -> frozenset[str]:
-        """unit_context, with the document's title when the evidence comes from several documents."""
-        context = unit_context(sentence)
-        return context | source_title(sentence.unit) if self.titled else context
-
-    def _stated(self, window: list[Sentence]) -> tuple[set[str], set[str]]:
-        own: set[str] = set()
-        ctx: set[str] = set(source_title(window[0].unit)) if self.titled else set()
-        for s in window:
-            own.update(s.terms)
-            own.update(s.carried)
-            ctx.update(s.under)
-        return own, ctx - own
-
-    def typed(self, window: list[Sentence]) -> tuple[bool, str | None]:
-        """(holds an answer of the expected shape, the heading that holds it instead of the passage)."""
-        if self.answer_type not in SHAPED_TYPES:
-            return True, None
-        if self.year:  # "in which year …": a year, not any date-like number
-            return any(YEAR.search(s.text) for s in window), None
-        if self.untimed:  # "which port …": a number, not "after 20 minutes"
-            return any(mentions_untimed_number(s.text) for s in window), None
-        if self.circumstance and any(states_circumstance(s.text) for s in window):
-            return True, None
-        # "how often …": "weekly", said of what was asked, every word ("cleaned", not "replaced")
-        if self.frequency and any(states_frequency(s.text) for s in window) and self._all_said(window):
-            return True, None
-        unit = window[0].unit
-        term = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
-        asked = set(self.scorer.weights)
-        if self.answer_type == "person":
-            # someone the question does not name, by name or by role doing what is asked (shapes.role_does)
-            if names_other_person(window, asked) or any(
-                role_does(s, asked, self.agent, self.permission) for s in window
-            ):
-                return True, None
-        elif any(
-            shaped(other_events_versions(s.text, self.event), self.answer_type, asked, self.origin)
-            for s in window
-        ):
-            return True, None  # not "[bug introduced in 1.9]" for the release that fixed it
-        elif term and mentions_type(term, self.answer_type):
-            return True, None  # "which option …" answered by the term the passage defines
-        elif self.answer_type == "option" and any(
-            code_keyed(s) or marks_documented(s.text, self.documented) for s in window
-        ):
-            return True, None  # an options table's row, keyed by the option's name written as code
-        dated = self.answer_type in ("version", "date")
-        if self.answer_type not in HEADED_TYPES or (dated and any(FUTURE.search(s.text) for s in window)):
-            return False, None
-        # the nearest heading on the unit's path that holds it: a changelog's "Features" under "v10.2.0", a
-        # manual's option line ("-L, --location") over its description
-        path = [part.strip() for part in (window[0].unit.sectionTitle or "").split(" > ") if part.strip()]
-        for heading in reversed(path):
-            if mentions_type(unnumbered(heading), self.answer_type) and (
-                not dated or labels_release(heading)
-            ):
-                return True, heading if dated else None
-        return False, None
-
-    def _all_said(self, window: list[Sentence]) -> bool:
-        """The window, with its unit's context, states every term of the question."""
-        return set(self.scorer.weights) <= set().union(*self._stated(window), self.context(window[0]))
-
     def score(self, window: list[Sentence]) -> Passage:
         sc = self.scorer
         own, ctx = self._stated(window)
@@ -286,25 +202,6 @@ class Judge:
         asked = (self.subject - self.common) | {k for k in self.keys if KEY_SHAPE.search(k)}
         return heading if asked and asked <= heading else frozenset()
 
-    def carries_type(self, passage: Passage) -> bool:
-        """The passage itself holds what the question asks for: a command (code, a command written as one, or
-        the term a definition describes) for "which command …", something to do (an instruction, a command or
-        code) for "how do I …"; an answer of the expected shape for a shaped type (typed() may find it in a
-        heading)."""
-        unit = passage.sentences[
-            0
-        ].unit  # a definition is quoted under its term ("loom lint", "-g, --listed")
-        label = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
-        if not label and (row := ROW_KEY.match(passage.sentences[0].text)):
-            label = row.group(1)  # a table row or list item is read under its first cell ("loom lint — …")
-        if self.answer_type == "command":
-            named = bool(set(terms(label)) - set(self.scorer.weights)) and labels_command(label, self.program)
-            asked = set(self.scorer.weights)
-            return named or any(s.code or writes_new_command(s.text, asked) for s in passage.sentences)
-        if self.answer_type == "procedure":
-            return mentions_type(label, "command") or tells_what_to_do(passage.sentences)
-        return passage.typed or self.answer_type not in SHAPED_TYPES
-
     def _instance(self, passage: Passage) -> bool:
         """With a foreign focus: the documents lack no other word of the question (light verbs aside: "use",
         "make") and the passage states each one that is not the documents' own subject ("which library does the plugin use to minify …" answered
@@ -317,15 +214,6 @@ class Judge:
         return all(
             not parts <= self.scorer.unknown and (parts & said or parts <= self.common) for parts in others
         )
-
-    def said(self, passage: Passage) -> set[str]:
-        """The terms a passage states with its unit's context (term, title, headings)."""
-        said = set(self.context(passage.sentences[0]))
-        for s in passage.sentences:
-            said.update(s.terms)
-            said.update(s.carried)
-            said.update(s.under)
-        return said
 
     def _announces(self, s: Sentence) -> bool:
         """A bare lead-in: a prose sentence ending with a colon that states none of the question's words

@@ -57,7 +57,7 @@ from .narrowing import (
     said,
     with_negations,
 )
-from .passages import FUTURE, Judge, Passage
+from .passages import Judge, Passage
 from .proof_chain import proof_chain
 from .question import Question
 from .record_fields import field_answer, field_unstated, fields_only
@@ -77,6 +77,7 @@ from .spans import (
 from .steps import steps
 from .support import leads_nowhere, supports
 from .unsaid import unsaid_thing, unsaid_word
+from .window_reading import FUTURE
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
 OPEN_PASSAGES = 3  # an open question ("describe X") may be answered by this many passages

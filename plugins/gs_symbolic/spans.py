@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
-from mrpvm.plugins.sdk.patterns import EXPLETIVE_IT, PRO_VERB, lazy_pattern
+from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern, opens_with_anaphor, refers_back
 from mrpvm.plugins.sdk.text import sentence_spans, terms
 
 from .directives import is_instruction
@@ -74,21 +74,7 @@ def _unit_sentences(unit_id: str, pool: list[Sentence]) -> list[Sentence]:
     return sorted((s for s in pool if s.unit.id == unit_id), key=lambda s: s.order)
 
 
-_ANAPHOR = lazy_pattern(r"^(?:this|these|that|those|it|its|they|their|such|both)\b", re.I)
-
-
-def opens_with_anaphor(text: str) -> bool:
-    """The sentence opens with a word that refers back ("This flag …", "It stores …"); an expletive "it"
-    ("It is conventional to …") refers to nothing."""
-    return bool(_ANAPHOR.match(text)) and not EXPLETIVE_IT.match(text)
-
-
 PRO_VERB_REACH = 3  # a pro-verb's antecedent is looked for this many sentences back at most
-
-
-def _refers_back(s: Sentence) -> bool:
-    text = s.text.strip()
-    return opens_with_anaphor(text) or bool(PRO_VERB.match(text))
 
 
 REASON_MAX_CHARS = 400
@@ -138,7 +124,7 @@ def completed(p: Passage, pool: list[Sentence]) -> Passage:
         # "To do so, …" does what the last statement before it said to do, not a remark on it in between
         # ("This allows …"): the nearest sentence before it that does not itself refer back
         before = first - 1
-        while before > 0 and first - before < PRO_VERB_REACH and _refers_back(unit[before]):
+        while before > 0 and first - before < PRO_VERB_REACH and refers_back(unit[before].text.strip()):
             before -= 1
         sentences.insert(0, unit[before])
     elif first > 0 and opens_with_anaphor(opening) and not sentences[0].code:

@@ -112,3 +112,18 @@ EXPLETIVE_IT = lazy_pattern(
     rf"|\b(?:is|was)\s+it{_DEGREE}\s+(?:{_EXTRAPOSED})\s+(?:to|that|for\b(?=.*\bto\b))\b",
     re.I,
 )
+
+
+# A word that refers back to what the sentence before names ("This flag …", "It stores …", "They are …").
+_ANAPHOR = lazy_pattern(r"^(?:it|its|they|their|them|he|his|she|her|this|these|that|those|such|both)\b", re.I)
+
+
+def opens_with_anaphor(text: str) -> bool:
+    """The sentence opens with a word that refers back; an expletive "it" ("It is conventional to …") refers
+    to nothing."""
+    return bool(_ANAPHOR.match(text)) and not EXPLETIVE_IT.match(text)
+
+
+def refers_back(text: str) -> bool:
+    """The sentence is about what the one before it names: an anaphor or a pro-verb ("To do so, …")."""
+    return opens_with_anaphor(text) or bool(PRO_VERB.match(text))

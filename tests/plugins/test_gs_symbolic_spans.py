@@ -4,8 +4,7 @@ its own, so the sentence before it is not quoted as its antecedent; a referring 
 from __future__ import annotations
 
 from answer_support import ask, units_of
-from mrpvm.plugins.gs_symbolic.spans import opens_with_anaphor
-from mrpvm.plugins.sdk.patterns import EXPLETIVE_IT
+from mrpvm.plugins.sdk.patterns import EXPLETIVE_IT, opens_with_anaphor, refers_back
 
 HARBOUR = """# Harbour ledger
 
@@ -43,6 +42,15 @@ def test_a_referring_it_still_refers_back() -> None:
     ):
         assert not EXPLETIVE_IT.match(sentence), sentence
         assert opens_with_anaphor(sentence), sentence
+
+
+def test_one_test_of_referring_back_serves_the_evidence_and_the_answer_span() -> None:
+    """The evidence's carried terms and the span's antecedent read the same words (one home in sdk.patterns)."""
+    for sentence in ("Both are kept in the tide office.", "Them we list below.", "He signs at dusk."):
+        assert opens_with_anaphor(sentence) and refers_back(sentence), sentence
+    assert refers_back("To do so, open the ledger.") and not opens_with_anaphor("To do so, open the ledger.")
+    assert not refers_back("It is customary to sign twice.")
+    assert not refers_back("Keepers sign at dusk.")
 
 
 def test_a_sentence_with_an_expletive_it_is_quoted_without_the_one_before() -> None:
