@@ -27,6 +27,7 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
 from .action import Action, acts, misapplied
+from .clauses import tokenize
 from .context_terms import (
     KEY_SHAPE,
     entry_title,
@@ -39,6 +40,7 @@ from .evidence import Scorer, Sentence
 from .lexicon import LIGHT_STEMS
 from .meaning import Meaning
 from .narrowing import contradicts, quoted_share
+from .qualifiers import former_state
 from .shapes import (
     names_other_person,
 )
@@ -100,8 +102,10 @@ class Judge(WindowReading):
         event: str = "",
         strict_if: bool = False,
         program: str = "",
+        past: bool = False,
     ):
         self.scorer = scorer
+        self.past = past  # the question asks about the past ("What was …?"): a past-only state answers it
         self.program = program  # "which quill command …": the program whose command is asked (shapes.py)
         self.preceding: dict[tuple[str, int], str] = {}  # each sentence of the pool by its unit and place
         # a condition set after what is asked ("… when no name is given?") is matched only by a condition
@@ -227,6 +231,8 @@ class Judge(WindowReading):
         close = passage.meaning
         if close is not None and close < SEM_FLOOR:
             return False  # the question's words without its meaning
+        if not self.past and all(former_state(tokenize(s.text)) for s in passage.sentences):
+            return False  # "X used to be the default" does not say what the default is now
         if self.answer_type not in ("command", "procedure") and all(map(self._announces, passage.sentences)):
             return False  # "For example:" announces what follows it; without what follows it says nothing
         if self.foreign and (close is None or close < SEM_KEY) and not self._instance(passage):

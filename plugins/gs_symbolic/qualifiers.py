@@ -31,6 +31,9 @@ from .clauses import Tok
 from .lexicon import DEONTIC, NECESSITY, POSSIBILITY
 
 _PAST_ONLY = frozenset(["formerly", "previously"])
+_BE_FORMS = frozenset(
+    ["be", "is", "are", "was", "were", "been", "being", "am", "'s", "isn't", "aren't", "not"]
+)
 _PAST_AUX = frozenset(["was", "were", "did", "had", "wasn't", "weren't", "didn't", "hadn't"])
 _EXCEPT_ONE = frozenset(["except", "excluding", "excepting"])
 _EXCEPT_TWO = frozenset([("other", "than"), ("apart", "from"), ("aside", "from"), ("except", "for")])
@@ -41,7 +44,23 @@ def past_only(toks: list[Tok]) -> bool:
     lows = [t.low for t in toks]
     if any(w in _PAST_ONLY for w in lows):
         return True
-    return any(a == "used" and b == "to" for a, b in zip(lows, lows[1:], strict=False))
+    # "used to run" is past-habitual; "is used to run" / "can be used to" is a passive of purpose
+    return any(
+        a == "used" and b == "to" and (k == 0 or lows[k - 1] not in _BE_FORMS)
+        for k, (a, b) in enumerate(zip(lows, lows[1:], strict=False))
+    )
+
+
+def former_state(toks: list[Tok]) -> bool:
+    """The statement gives a state as a former one: "formerly", "previously", or "used to be" (not the passive
+    "is used to", nor a reduced relative: "the module used to create …" names a tool, not a past)."""
+    lows = [t.low for t in toks]
+    if any(w in _PAST_ONLY for w in lows):
+        return True
+    return any(
+        lows[k : k + 3] == ["used", "to", "be"] and (k == 0 or lows[k - 1] not in _BE_FORMS)
+        for k in range(len(lows))
+    )
 
 
 def asks_past(toks: list[Tok]) -> bool:

@@ -36,6 +36,7 @@ from .action import asked_action, done_elsewhere
 from .agreement import Leads
 from .answer_form import defaults_elsewhere, marked, unanswered, unstated
 from .asked_kind import asked_kind, kind_stated
+from .clauses import tokenize
 from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
@@ -59,6 +60,7 @@ from .narrowing import (
 )
 from .passages import Judge, Passage
 from .proof_chain import proof_chain
+from .qualifiers import asks_past
 from .question import Question
 from .record_fields import field_answer, field_unstated, fields_only
 from .render import MAX_LABEL, labelled, passage_text, render_list
@@ -260,6 +262,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         strict_if=not leading,
         program=asked_program(q.focus or q.text) if q.answer_type == "command" else "",
         event=asked_event(asked_clause(q.focus or q.text)) if q.answer_type in ("version", "date") else "",
+        past=asks_past(tokenize(q.focus or q.text)),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
