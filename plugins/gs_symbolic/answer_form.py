@@ -28,7 +28,14 @@ from .question import Question
 # "the default X", "X by default", "defaults to": the question asks for a default (not how to change one)
 _DEFAULT_ASKED = lazy_pattern(r"\bdefaults?\b", re.I)
 _DEFAULT_STATED = lazy_pattern(r"default", re.I)  # "(default: 8)", "Defaults to", "defaultBranch"
-_DEFAULT_STEMS = frozenset(stems(["default", "defaults"]))
+DEFAULT_STEMS = frozenset(stems(["default", "defaults"]))
+# a default stated as a value: "The default is 8", "defaults to 8", "Default: 8", "(default 8)", "8 is the
+# default", "… by default" — not "default" as a modifier of the setting ("the default port can be changed")
+_DEFAULT_VALUE = lazy_pattern(
+    r"\bdefaults?\s*(?:value\s+)?(?:is|was|are|:|=|to)(?!\w)|\bdefault(?:s|ing)?\s+to\b|\(\s*defaults?\b"
+    r"|\b(?:is|are|was)\s+(?:the\s+)?default\b|\bby\s+default\b",
+    re.I,
+)
 _UNASKING_TYPES = frozenset({"procedure", "command", "reason", "yes-no", "comparison"})
 # "number of days": what a figure counts, named without the figure
 _COUNTED = lazy_pattern(r"\bnumber\s+of\s+([^\W\d_]+)", re.I)
@@ -100,15 +107,24 @@ def marked(q: Question) -> bool:
     return q.answer_type in _MARKED_TYPES
 
 
+def asks_default(q: Question) -> bool:
+    """ "What is the default X?", "… by default?": the question asks for a default (not how to change one)."""
+    return q.answer_type not in _UNASKING_TYPES and bool(_DEFAULT_ASKED.search(q.focus or q.text))
+
+
+def states_default(text: str) -> bool:
+    """The text states a default as a value ("Defaults to 8"), not only names a default setting."""
+    return bool(_DEFAULT_VALUE.search(text))
+
+
 def defaults_elsewhere(q: Question, said: set[str]) -> bool:
     """For "what is the default X?": the passage chosen (its words with its headings, `said`) names none of
     the question's words but "default" itself. The ranking may prefer it for that word alone ("The default
     is 3." under "retries" for "What is the default timeout?"); it states another setting's default, and the
     asked setting's, which the documents name, is never stated."""
-    focus = q.focus or q.text
-    if q.answer_type in _UNASKING_TYPES or not _DEFAULT_ASKED.search(focus):
+    if not asks_default(q):
         return False
-    asked = set(q.terms) - _DEFAULT_STEMS
+    asked = set(q.terms) - DEFAULT_STEMS
     return bool(asked) and not asked & said
 
 
@@ -118,8 +134,7 @@ def unstated(q: Question, answer: str) -> str:
     focus = q.focus or q.text
     if q.answer_type in _INSTANCE_TYPES and not _states_instance(answer, q):
         return f"no {q.answer_type} stated beyond the question's own"
-    default_asked = q.answer_type not in _UNASKING_TYPES and _DEFAULT_ASKED.search(focus)
-    if default_asked and not _DEFAULT_STATED.search(answer):
+    if asks_default(q) and not _DEFAULT_STATED.search(answer):
         return NO_DEFAULT
     if (asked_noun(focus) or "") in _FILE_NOUNS and not _FILE_NAMED.search(answer):
         return NO_FILE

@@ -27,6 +27,7 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
 from .action import Action, acts, misapplied
+from .answer_form import DEFAULT_STEMS, states_default
 from .clauses import tokenize
 from .context_terms import (
     KEY_SHAPE,
@@ -103,8 +104,10 @@ class Judge(WindowReading):
         strict_if: bool = False,
         program: str = "",
         past: bool = False,
+        default: bool = False,
     ):
         self.scorer = scorer
+        self.default = default  # "what is the default X?": a passage that states a default value answers it
         self.past = past  # the question asks about the past ("What was …?"): a past-only state answers it
         self.program = program  # "which quill command …": the program whose command is asked (shapes.py)
         self.preceding: dict[tuple[str, int], str] = {}  # each sentence of the pool by its unit and place
@@ -161,6 +164,11 @@ class Judge(WindowReading):
             s.code or mentions_type(s.text, "command") for s in window
         ):
             value += TYPE_BONUS  # "which command …": code, or a command written as one
+        if self.default and any(states_default(s.text) for s in window):
+            # "The default is 8", not "the default port can be changed"; in proportion to what else of the
+            # question the window states: another setting's default ("The defaults are 10 and 20") is not it
+            rest = set(sc.weights) - DEFAULT_STEMS
+            value += TYPE_BONUS * (sc._matched((own | ctx) & rest) / (sc._matched(rest) or 1.0))
         if self.answer_type in DEFINED_TYPES and (heading or any(self.defines(s) for s in window)):
             value += TYPE_BONUS  # "what is X?": the sentence that says what X is
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)

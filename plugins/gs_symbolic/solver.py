@@ -34,7 +34,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from . import meaning
 from .action import asked_action, done_elsewhere
 from .agreement import Leads
-from .answer_form import defaults_elsewhere, marked, unanswered, unstated
+from .answer_form import asks_default, defaults_elsewhere, marked, unanswered, unstated
 from .asked_kind import asked_kind, kind_stated
 from .clauses import tokenize
 from .compare import compare
@@ -263,6 +263,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         program=asked_program(q.focus or q.text) if q.answer_type == "command" else "",
         event=asked_event(asked_clause(q.focus or q.text)) if q.answer_type in ("version", "date") else "",
         past=asks_past(tokenize(q.focus or q.text)),
+        default=asks_default(q),
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
