@@ -120,4 +120,4 @@ def _verdict_text(verdict: explicit.Verdict, m: Material) -> str:
 
 
 def _scorer(q: Question, pool: list[Sentence]) -> Scorer:
-    return Scorer(pool, q.terms, q.names, q.support, q.collection)
+    return Scorer(pool, q.terms, q.names, q.support, q.collection, question=q.text)

@@ -16,6 +16,7 @@ from mrpvm.plugins.sdk.text import (
 )
 from mrpvm.protocol.document import KnowledgeUnit
 
+from .compounds import closed_compounds, with_compounds
 from .unit_pieces import sentences_of, unit_pieces
 
 _STEP_PREFIX = lazy_pattern(r"^\s*(?:(?:step\s*)?\d+\s*[.):]\s*|[-*•]\s+)", re.I)
@@ -251,12 +252,20 @@ class Scorer:
         support: list[str] | None = None,
         collection: dict[str, float] | None = None,
         essential: frozenset[str] = frozenset(),
+        question: str = "",
     ):
         n = max(1, len(pool))
         df: dict[str, int] = {}
         for s in pool:
             for t in set(s.terms):
                 df[t] = df.get(t, 0) + 1
+        # a heading's terms are in the evidence too ("design goals" over the list it heads)
+        headed = frozenset().union(*(s.under for s in pool)) if pool else frozenset()
+        self.compounds = closed_compounds(question, question_terms, set(df) | headed) if question else []
+        for parts, joined in self.compounds:
+            for t in parts:  # the compound's words are as frequent as it is
+                df[t] = df.get(t, 0) or df.get(joined, 0)
+            headed |= parts if joined in headed else frozenset()
 
         def idf(t: str) -> float:
             """The collection's weight when the retriever gave it (a few selected units make every word
@@ -275,8 +284,6 @@ class Scorer:
         for t in support or []:
             weight.setdefault(t, self.SUPPORT * idf(t))
         self.weights = weight
-        # a term only a heading names is in the evidence too ("design goals" over the list it heads)
-        headed = frozenset().union(*(s.under for s in pool)) if pool else frozenset()
         # a multi-word name is one concept: any of its parts mentions it, weighted as its rarest part
         self.groups: list[tuple[frozenset[str], float, bool]] = []
         grouped: set[str] = set()
@@ -301,6 +308,8 @@ class Scorer:
         self.asked_total = sum(w for _, w in self.asked) or 1.0
 
     def _matched(self, have: set[str]) -> float:
+        if self.compounds:
+            have = with_compounds(have, self.compounds)
         return sum(w for parts, w, _ in self.groups if parts & have)
 
     UNDER = 0.5  # weight factor of terms only the heading above a list item names
@@ -325,6 +334,8 @@ class Scorer:
 
     def asked_coverage(self, have: set[str]) -> float:
         """Weighted share of the question's own terms (Context-line terms left out) that `have` holds."""
+        if self.compounds:
+            have = with_compounds(have, self.compounds)
         return sum(w for parts, w in self.asked if parts & have) / self.asked_total
 
     def coverage(self, chosen: list[Sentence]) -> float:

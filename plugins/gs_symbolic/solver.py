@@ -212,7 +212,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         if q.answer_type == "entity" and q.kind in unknown and len(unknown) >= 2
         else frozenset()
     )
-    scorer = Scorer(pool, q.terms + negated, q.names, q.support, q.collection, essential)
+    scorer = Scorer(pool, q.terms + negated, q.names, q.support, q.collection, essential, q.text)
     # a list or table whose heading names all the question asks is the answer whole ("What are the exit
     # codes?"); prose under such a heading (an FAQ entry, a man page's option) is read sentence by sentence
     if any(s.under and s.unit.chunkType in LISTS and scorer.headed(s) for s in pool):
