@@ -28,6 +28,7 @@ from mrpvm.plugins.sdk.text import EXTREMES, terms
 
 from .action import Action, acts, misapplied
 from .answer_form import DEFAULT_STEMS, states_default
+from .asked_kind import CODE, INSTANCES, RELATION, kind_stated
 from .clauses import tokenize
 from .context_terms import (
     KEY_SHAPE,
@@ -49,6 +50,9 @@ from .window_reading import FUTURE, WindowReading
 from .windows import Passage, windows
 
 EXTRA_SENTENCE_COST = 0.06
+# the fine kinds whose test of a passage is specific enough to rank by (a purpose's test, any "to"/"when",
+# only tells a sentence that states none)
+RANKED_KINDS = frozenset({CODE, INSTANCES, RELATION})
 TYPE_BONUS = 0.15
 UNTYPED_FACTOR = 0.5  # a window without an answer of the expected shape is worth this much
 CONTEXT_FACTOR = 0.6  # a question term only the heading/term/lead-in states
@@ -105,8 +109,12 @@ class Judge(WindowReading):
         program: str = "",
         past: bool = False,
         default: bool = False,
+        kind: tuple[str, str] = ("", ""),
+        question: str = "",
     ):
         self.scorer = scorer
+        self.kind = kind  # the fine kind the question asks for and its word (asked_kind.py), its text
+        self.question = question
         self.default = default  # "what is the default X?": a passage that states a default value answers it
         self.past = past  # the question asks about the past ("What was …?"): a past-only state answers it
         self.program = program  # "which quill command …": the program whose command is asked (shapes.py)
@@ -164,11 +172,7 @@ class Judge(WindowReading):
             s.code or mentions_type(s.text, "command") for s in window
         ):
             value += TYPE_BONUS  # "which command …": code, or a command written as one
-        if self.default and any(states_default(s.text) for s in window):
-            # "The default is 8", not "the default port can be changed"; in proportion to what else of the
-            # question the window states: another setting's default ("The defaults are 10 and 20") is not it
-            rest = set(sc.weights) - DEFAULT_STEMS
-            value += TYPE_BONUS * (sc._matched((own | ctx) & rest) / (sc._matched(rest) or 1.0))
+        value += self._detail_bonus(window, own | ctx)
         if self.answer_type in DEFINED_TYPES and (heading or any(self.defines(s) for s in window)):
             value += TYPE_BONUS  # "what is X?": the sentence that says what X is
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
@@ -191,6 +195,20 @@ class Judge(WindowReading):
         context = self.context(window[0])
         coverage = sc.asked_coverage(own | ctx | context)
         return Passage(window, value, coverage, typed, dated_by, close)
+
+    def _detail_bonus(self, window: list[Sentence], said: set[str]) -> float:
+        """A window that states the detail the question's form asks for (a default as a value: "The default is
+        8", not "the default port can be changed"; a purpose for "what is X good for?"), in proportion to what
+        else of the question it states: another setting's default ("The defaults are 10 and 20") is not it."""
+        text = " ".join(s.text for s in window)
+        states = (self.default and states_default(text)) or (
+            self.kind[0] in RANKED_KINDS and kind_stated(*self.kind, text, self.question)
+        )
+        if not states:
+            return 0.0
+        sc = self.scorer
+        rest = set(sc.weights) - DEFAULT_STEMS
+        return TYPE_BONUS * sc._matched(said & rest) / (sc._matched(rest) or 1.0)
 
     def defines(self, sentence: Sentence) -> bool:
         """The sentence defines what the question asks about: what stands before its copula is said in the

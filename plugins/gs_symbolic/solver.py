@@ -264,6 +264,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         event=asked_event(asked_clause(q.focus or q.text)) if q.answer_type in ("version", "date") else "",
         past=asks_past(tokenize(q.focus or q.text)),
         default=asks_default(q),
+        kind=asked_kind(q.focus or q.text, q.answer_type),
+        question=q.focus or q.text,
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
