@@ -41,6 +41,14 @@ _PURPOSE_STATED = lazy_pattern(
     r"|avoids?|ensures?|causes?|produces?|creates?|tells?|forces?|keeps?|when|if|instead)\b",
     re.I,
 )
+# a purpose said in so many words: the test a ranking can lean on (the one above only tells a sentence that
+# states none: any "to", "for" or "when" passes it)
+_PURPOSE_SAID = lazy_pattern(
+    r"\b(?:purposes?|in\s+order\s+to|so\s+that|allows?|allowing|lets?|enables?|helps?"
+    r"|(?:is|are)\s+(?:used|meant|intended|designed|provided|needed|useful|there)\s+(?:to|for)"
+    r"|useful\s+(?:for|to|when))\b",
+    re.I,
+)
 # "what exit status …", "which return code …", "what error codes …": a code is asked for
 _CODE_ASKED = lazy_pattern(
     r"^\s*(?:what|which)\s+(?:(?!(?:is|are|was|were|do|does|did)\b)\w+\s+){0,2}?(?:(?:exit|return|error|status|result)\s+(?:status|code|value)"
@@ -126,6 +134,15 @@ def kind_stated(kind: str, word: str, answer: str, question: str) -> bool:
         asked = {w.lower() for w in re.findall(r"[\w.-]+", question)}
         return any(m.group(0).strip('`"').lower() not in asked for m in _NAMED.finditer(answer))
     return True
+
+
+def kind_said(kind: str, word: str, text: str, question: str) -> bool:
+    """Whether `text` says what the fine `kind` asks for plainly enough to rank passages by (False for no
+    kind): a purpose in so many words ("is used to", "allows", "the purpose of"); the other kinds as
+    kind_stated tests them."""
+    if kind == PURPOSE:
+        return _PURPOSE_SAID.search(_without_question(text, question)) is not None
+    return bool(kind) and kind_stated(kind, word, text, question)
 
 
 def _only_nonspecific(noun: str, answer: str) -> bool:

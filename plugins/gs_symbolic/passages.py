@@ -28,7 +28,7 @@ from mrpvm.plugins.sdk.text import EXTREMES, terms
 
 from .action import Action, acts, misapplied
 from .answer_form import DEFAULT_STEMS, states_default
-from .asked_kind import CODE, INSTANCES, RELATION, kind_stated
+from .asked_kind import PURPOSE, kind_said
 from .clauses import tokenize
 from .context_terms import (
     KEY_SHAPE,
@@ -50,9 +50,6 @@ from .window_reading import FUTURE, WindowReading
 from .windows import Passage, windows
 
 EXTRA_SENTENCE_COST = 0.06
-# the fine kinds whose test of a passage is specific enough to rank by (a purpose's test, any "to"/"when",
-# only tells a sentence that states none)
-RANKED_KINDS = frozenset({CODE, INSTANCES, RELATION})
 TYPE_BONUS = 0.15
 UNTYPED_FACTOR = 0.5  # a window without an answer of the expected shape is worth this much
 CONTEXT_FACTOR = 0.6  # a question term only the heading/term/lead-in states
@@ -173,7 +170,10 @@ class Judge(WindowReading):
         ):
             value += TYPE_BONUS  # "which command …": code, or a command written as one
         value += self._detail_bonus(window, own | ctx)
-        if self.answer_type in DEFINED_TYPES and (heading or any(self.defines(s) for s in window)):
+        defining = (
+            self.answer_type in DEFINED_TYPES and self.kind[0] != PURPOSE
+        )  # "what is X for?" is no "what is X?"
+        if defining and (heading or any(self.defines(s) for s in window)):
             value += TYPE_BONUS  # "what is X?": the sentence that says what X is
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
         # of passages that say as much, the one that says less besides is the focused one
@@ -198,12 +198,10 @@ class Judge(WindowReading):
 
     def _detail_bonus(self, window: list[Sentence], said: set[str]) -> float:
         """A window that states the detail the question's form asks for (a default as a value: "The default is
-        8", not "the default port can be changed"; a purpose for "what is X good for?"), in proportion to what
+        8", not "the default port can be changed"; a purpose for "what is X for?": asked_kind.kind_said), in proportion to what
         else of the question it states: another setting's default ("The defaults are 10 and 20") is not it."""
         text = " ".join(s.text for s in window)
-        states = (self.default and states_default(text)) or (
-            self.kind[0] in RANKED_KINDS and kind_stated(*self.kind, text, self.question)
-        )
+        states = (self.default and states_default(text)) or (kind_said(*self.kind, text, self.question))
         if not states:
             return 0.0
         sc = self.scorer

@@ -12,7 +12,7 @@ LOOM = """# Loom scheduler
 
 ## WAKESIGNAL
 
-The default is `SIGUSR1` if not set.
+When the directive is missing, the default is `SIGUSR1`.
 The signal may be given by name or by number.
 
 ## Spindles
@@ -37,7 +37,7 @@ def test_a_closed_compound_of_the_evidence_joins_two_adjacent_question_words() -
 def test_a_sentence_under_the_compound_heading_covers_both_words() -> None:
     pool = split_units(units_of(LOOM))
     asked = terms(QUESTION)
-    default = next(s for s in pool if s.text.startswith("The default is"))
+    default = next(s for s in pool if s.text.startswith("When the directive is missing"))
     with_question = Scorer(pool, asked, question=QUESTION)
     without = Scorer(pool, asked)
     context = set(default.terms) | default.under

@@ -16,8 +16,8 @@ LOOM = """# Loom scheduler
 
 The `WAKESIGNAL` directive sets the wake signal that the scheduler sends to a sleeping loom.
 The signal may be given by name or by number.
-The default is `SIGUSR1` if not set.
-The default wake signal of a pattern can be overridden per loom, using the `--wake-signal` flag of `loom run`.
+When the directive is missing, the default is `SIGUSR1`.
+A loom may replace the default wake signal with its own through `loom run --wake-signal`.
 
 ## THREADS
 
