@@ -52,10 +52,12 @@ def past_only(toks: list[Tok]) -> bool:
 
 
 def former_state(toks: list[Tok]) -> bool:
-    """The statement gives a state as a former one: "formerly", "previously", or "used to be" (not the passive
-    "is used to", nor a reduced relative: "the module used to create …" names a tool, not a past)."""
+    """The statement gives a state as a former one: "formerly", an opening "previously", or "used to be" (not
+    the passive "is used to", nor a reduced relative: "the module used to create …" names a tool)."""
     lows = [t.low for t in toks]
-    if any(w in _PAST_ONLY for w in lows):
+    # "formerly" anywhere; "previously" only opening the statement ("Previously, the flag was …"), not as a
+    # modifier ("fixes a previously reported crash")
+    if "formerly" in lows or lows[:1] == ["previously"]:
         return True
     return any(
         lows[k : k + 3] == ["used", "to", "be"] and (k == 0 or lows[k - 1] not in _BE_FORMS)
