@@ -6,6 +6,8 @@ and calls the rest `entity`, for which any sentence will do. A few question form
 answer must hold (Li & Roth's fine classes, read from the question word, the head noun and the frame):
 - "what is X (good|used) for?" (DESC: purpose): a statement of what X does or is for, not a sentence that
   only mentions X ("The tool now accepts the --fold option.");
+- "what is the downside / advantage of X?" (DESC: evaluation): a contrast or a concession ("safer, but
+  slower"), or the evaluation named;
 - "what exit status / return code …" (NUM: code): a code, written as a numeral or a literal;
 - "which <plural noun> …" (a list of instances): something named beyond the question's own words (a name,
   an identifier, code), not the class noun again ("Plugins or editors that support it …" for "which
@@ -21,11 +23,12 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, asked_noun, asked_type_noun
-from mrpvm.plugins.sdk.lexicon import looks_plural
+from mrpvm.plugins.sdk.lexicon import EVALUATION_NOUNS, looks_plural
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import stems, terms
 
 PURPOSE = "purpose"
+EVALUATION = "evaluation"
 CODE = "code"
 INSTANCES = "instances"
 RELATION = "relation"
@@ -47,6 +50,21 @@ _PURPOSE_SAID = lazy_pattern(
     r"\b(?:purposes?|in\s+order\s+to|so\s+that|allows?|allowing|lets?|enables?|helps?"
     r"|(?:is|are)\s+(?:used|meant|intended|designed|provided|needed|useful|there)\s+(?:to|for)"
     r"|useful\s+(?:for|to|when))\b",
+    re.I,
+)
+# "What is the downside of --sync?", "What are the advantages of X?": an evaluation (DESC), which a text states
+# by contrast or concession ("safer, but slower"; "although it …, it …") more often than it names
+_EVALUATION_ASKED = lazy_pattern(
+    r"^\s*what(?:'s|\s+(?:is|are|was|were))\s+(?:the|an?|any)\s+(?:main\s+|biggest\s+|only\s+)?(?:"
+    + "|".join(sorted(EVALUATION_NOUNS))
+    + r")\s+(?:of|to|with|in)\b",
+    re.I,
+)
+_EVALUATION_SAID = lazy_pattern(
+    r"\b(?:although|though|but|however|whereas|yet|unfortunately|at\s+the\s+(?:cost|expense|price)\s+of"
+    r"|the\s+(?:cost|price)\s+is|in\s+exchange|on\s+the\s+other\s+hand)\b|\b(?:"
+    + "|".join(sorted(EVALUATION_NOUNS))
+    + r")\b",
     re.I,
 )
 # "what exit status …", "which return code …", "what error codes …": a code is asked for
@@ -91,6 +109,8 @@ def asked_kind(question: str, answer_type: str) -> tuple[str, str]:
         return CODE, ""
     if _PURPOSE_ASKED.match(q):
         return PURPOSE, ""
+    if _EVALUATION_ASKED.match(q):
+        return EVALUATION, ""
     if (m := _RELATION_ASKED.match(q)) is not None:
         return RELATION, m.group(1).lower()
     noun = asked_noun(q) or _leading_plural(q)
@@ -124,6 +144,10 @@ def kind_stated(kind: str, word: str, answer: str, question: str) -> bool:
     """Whether the quoted `answer` holds what the fine `kind` asks for (True for no kind)."""
     if kind == PURPOSE:
         return _PURPOSE_STATED.search(_without_question(answer, question)) is not None
+    if kind == EVALUATION:
+        return (
+            _EVALUATION_SAID.search(answer) is not None
+        )  # "the downside is …" names it as the question does
     if kind == CODE:
         return any(m.group(0) not in question for m in _CODE_STATED.finditer(answer))
     if kind == RELATION:

@@ -196,13 +196,17 @@ class Judge(WindowReading):
         coverage = sc.asked_coverage(own | ctx | context)
         return Passage(window, value, coverage, typed, dated_by, close)
 
-    def _detail_bonus(self, window: list[Sentence], said: set[str]) -> float:
-        """A window that states the detail the question's form asks for (a default as a value: "The default is
-        8", not "the default port can be changed"; a purpose for "what is X for?": asked_kind.kind_said), in proportion to what
-        else of the question it states: another setting's default ("The defaults are 10 and 20") is not it."""
+    def states_detail(self, window: list[Sentence]) -> bool:
+        """The window states the detail the question's form asks for: a default as a value ("The default is
+        8", not "the default port can be changed"), or what its fine kind asks (asked_kind.kind_said: a purpose
+        in so many words, a code, named instances, an evaluation)."""
         text = " ".join(s.text for s in window)
-        states = (self.default and states_default(text)) or (kind_said(*self.kind, text, self.question))
-        if not states:
+        return (self.default and states_default(text)) or kind_said(*self.kind, text, self.question)
+
+    def _detail_bonus(self, window: list[Sentence], said: set[str]) -> float:
+        """TYPE_BONUS for a window that states the asked detail, in proportion to what else of the question it
+        states: another setting's default ("The defaults are 10 and 20") is not it."""
+        if not self.states_detail(window):
             return 0.0
         sc = self.scorer
         rest = set(sc.weights) - DEFAULT_STEMS

@@ -27,6 +27,7 @@ from mrpvm.plugins.sdk.answer_types import (
     quotes_literal,
 )
 from mrpvm.plugins.sdk.asked_forms import function_of
+from mrpvm.plugins.sdk.lexicon import EVALUATION_NOUNS
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.place_answers import asks_origin
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
@@ -195,7 +196,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     head = _ATTRIBUTE.match(q.focus or q.text)
     if head:
         word = (head.group(1) or head.group(2) or "").lower()
-        if word and word not in STOPWORDS and word not in TYPE_ONLY_NOUNS | FUNCTION_NOUNS:
+        if word and word not in STOPWORDS and word not in TYPE_ONLY_NOUNS | FUNCTION_NOUNS | EVALUATION_NOUNS:
             asked = stems([word])[0]
             if not any(asked in s.terms or asked in s.under for s in m.pool):
                 return None  # the attribute asked for is never named in the evidence (nor in a heading)

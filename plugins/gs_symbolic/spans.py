@@ -31,7 +31,10 @@ def shortest_answering(p: Passage, judge: Judge) -> Passage:
     n = len(p.sentences)
     parts = [p.sentences[i:j] for i in range(n) for j in range(i + 1, n + 1) if j - i < n]
     parts.sort(key=lambda run: (sum(len(s.text) for s in run), run[0].order))
+    detailed = judge.states_detail(p.sentences)
     for run in parts:
+        if detailed and not judge.states_detail(run):
+            continue  # the run leaves out the asked detail ("The default is 8") the passage states
         shorter = judge.score(run)
         if not judge.answers(shorter) or not (shorter.typed or judge.answer_type not in SHAPED_TYPES):
             continue

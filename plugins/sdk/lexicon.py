@@ -40,6 +40,12 @@ IMPERATIVE_VERBS = word_set(
 
 # "the purpose of X", "the role of X": what X does, a word the answer ("X: copies …") seldom writes
 FUNCTION_NOUNS = word_set("purpose purposes function functions role roles job jobs point use uses")
+# "the downside of X", "the advantage of X": an evaluation, which a text states ("safer, but slower") more
+# often than it names ("the drawback is …")
+EVALUATION_NOUNS = word_set(
+    """advantage advantages disadvantage disadvantages downside downsides upside upsides drawback drawbacks
+    benefit benefits tradeoff tradeoffs trade-off trade-offs pitfall pitfalls caveat caveats"""
+)
 # "the maximum time", "the minimum days": an extreme of a time noun is an amount, not a date
 EXTREME_MODIFIERS = word_set("minimum maximum min max largest smallest highest lowest longest shortest")
 TIME_UNITS = word_set(
