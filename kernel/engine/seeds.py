@@ -134,6 +134,7 @@ class SeedRun:
         previous: list[str | None] = [None]
         views = 0
         spent = ""
+        solved: set[str] = set()  # the evidence of every view solved without an accepted answer
         while True:
             view = await next_view(
                 state,
@@ -161,6 +162,10 @@ class SeedRun:
                 return done
             if cursor[0] >= len(kb_order):
                 break
+            if view.evidence and view.key in solved:
+                self._converged(view, len(kb_order) - cursor[0])
+                break
+            solved.add(view.key)
             if state.budget.fallback_spent():
                 spent = f"fallback budget spent ({state.budget.fallback_calls_total} calls): no further views"
                 break
@@ -181,6 +186,24 @@ class SeedRun:
             warnings=["no goal solver produced an answer for this intent"],
             node_id=self.node_id,
         )
+
+    def _converged(self, view: View, left: int) -> None:
+        """`view` repeated an earlier view's evidence: two kb-plugins agree on what the KB holds for this seed,
+        so the `left` later kb-plugins are not asked. Their calls (a retrieve and the solves) are charged to the
+        fallback budget as if made, so what the turn does next (another planner) is what the full walk left."""
+        budget = self.state.budget
+        for _ in range(left * (1 + len(self.plan.goalSolverOrder))):
+            if not budget.take_fallback_call():
+                break
+        node = self.state.trace.node(
+            "event",
+            f"{view.plugin_id} selected the evidence of an earlier view: the views converged; "
+            f"{left} further kb-plugin(s) not asked",
+            parent=self.node_id,
+            frameId=self.frame.frame_id,
+            status="converged",
+        )
+        self.state.trace.edge(self.last_step, node.id, "next-view")
 
     async def _deliberate(
         self,

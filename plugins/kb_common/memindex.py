@@ -1,8 +1,12 @@
 """In-request lexical index over inline units (current-turn and session KUs carried in the payload).
 
-Built per call with numpy (BM25 per field, DS009 weights) and cached by a content hash in `Call.state`,
-so the repeated calls of one session reuse it. numpy is imported when an index is first built: a worker
-that only indexes sources (an ingest's kb workers, `onSourceText`) never loads it (~0.1 s of CPU at start).
+BM25 per field (DS009 weights), built per call and cached by a content hash in `Call.state`, so the repeated
+calls of one session reuse it. A small index (at most `PLAIN_MAX` units: a `--source` file, a session's
+units) is plain Python: importing numpy costs ~0.13 s of CPU in every worker that builds one, which in a
+one-turn `mrpvm ask` was most of kb-fast's and kb-thinkingdb's start. A larger one uses numpy, imported
+when it is first built (a worker that only indexes sources, `onSourceText`, never loads it). Both compute
+every score with the same float operations in the same order, and both rank by a stable sort (ties keep
+the units' order), so they return the same hits.
 """
 
 from __future__ import annotations
@@ -23,14 +27,14 @@ if TYPE_CHECKING:
 
 _CACHE_KEY = "kb_common.memindex"
 CACHE_SIZE = 8
+PLAIN_MAX = 400  # units: up to this many, the index is plain Python (no numpy import)
+Postings = tuple[list[int], list[float]]  # unit positions and term frequencies, positions ascending
 
 
 class MemoryIndex:
     """BM25 over the text fields of a list of units; `search` returns (position, score) pairs."""
 
-    def __init__(self, units: list[KnowledgeUnit]):
-        import numpy as np
-
+    def __init__(self, units: list[KnowledgeUnit], plain: bool | None = None):
         self.units = units
         self.by_id: dict[str, int] = {u.id: i for i, u in enumerate(units)}
         fields = [unit_fields(u) for u in units]
@@ -38,23 +42,25 @@ class MemoryIndex:
         self.terms: list[frozenset[str]] = [content_terms(f) for f in fields]
         n = len(units)
         self.size = n
-        self._postings: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
-        self._norm: dict[str, np.ndarray] = {}
+        self.plain = n <= PLAIN_MAX if plain is None else plain  # plain Python, else numpy arrays
+        self._postings: dict[str, dict[str, Postings]] = {}
+        self._norm: dict[str, list[float]] = {}
         self._idf: dict[str, dict[str, float]] = {}
         for name in TEXT_FIELDS:
-            lengths = np.fromiter((len(f[name]) for f in fields), dtype=np.float64, count=n)
-            avg = float(lengths.mean()) if n and lengths.sum() else 1.0
-            self._norm[name] = K1 * (1.0 - B + B * lengths / avg)
+            lengths = [len(f[name]) for f in fields]
+            total = sum(lengths)  # exact (integers), as numpy's mean of integral floats is
+            avg = total / n if n and total else 1.0
+            self._norm[name] = [K1 * (1.0 - B + B * float(length) / avg) for length in lengths]
             raw: dict[str, dict[int, int]] = {}
             for i, f in enumerate(fields):
                 for term in f[name]:
                     slot = raw.setdefault(term, {})
                     slot[i] = slot.get(i, 0) + 1
             self._postings[name] = {
-                term: (np.fromiter(d.keys(), np.int64, len(d)), np.fromiter(d.values(), np.float64, len(d)))
-                for term, d in raw.items()
+                term: (list(d), [float(v) for v in d.values()]) for term, d in raw.items()
             }
             self._idf[name] = {term: idf(n, len(d)) for term, d in raw.items()}
+        self._arrays = None if self.plain else _as_arrays(self._postings, self._norm)
         df_any: dict[str, int] = {}
         for found in self.terms:
             for term in found:
@@ -81,9 +87,10 @@ class MemoryIndex:
         """
         if not self.size or not weights:
             return []
-        import numpy as np
-
-        scores = np.zeros(self.size)
+        if self._arrays is not None:
+            return self._search_arrays(weights, limit, background, background_size)
+        scores: dict[int, float] = {}
+        k1 = K1 + 1.0
         for name in TEXT_FIELDS:
             postings, norm, idfs = self._postings[name], self._norm[name], self._idf[name]
             fw = FIELD_WEIGHTS[name]
@@ -96,11 +103,41 @@ class MemoryIndex:
                     term_idf = idf(self.size + background_size, len(docs) + background(name, term))
                 else:
                     term_idf = idfs[term]
+                c = fw * w * term_idf
+                for d, t in zip(docs, tf, strict=True):
+                    scores[d] = scores.get(d, 0.0) + c * t * k1 / (t + norm[d])
+        found = sorted(i for i, sc in scores.items() if sc > 0)
+        found.sort(key=lambda i: -scores[i])  # stable: ties keep the units' order
+        return [(i, scores[i]) for i in found[:limit]]
+
+    def _search_arrays(
+        self,
+        weights: dict[str, float],
+        limit: int,
+        background: Callable[[str, str], int] | None,
+        background_size: int,
+    ) -> list[tuple[int, float]]:
+        """`search` with numpy (a large index): the same operations on arrays."""
+        import numpy as np
+
+        assert self._arrays is not None
+        arrays, norms = self._arrays
+        scores = np.zeros(self.size)
+        for name in TEXT_FIELDS:
+            postings, norm, idfs = arrays[name], norms[name], self._idf[name]
+            fw = FIELD_WEIGHTS[name]
+            for term, w in weights.items():
+                hit = postings.get(term)
+                if hit is None:
+                    continue
+                docs, tf = hit
+                if background is not None and background_size:
+                    term_idf = idf(self.size + background_size, len(docs) + background(name, term))
+                else:
+                    term_idf = idfs[term]
                 scores[docs] += (fw * w * term_idf) * tf * (K1 + 1.0) / (tf + norm[docs])
         found = np.flatnonzero(scores > 0)
-        if found.size > limit:
-            found = found[np.argpartition(-scores[found], limit - 1)[:limit]]
-        order = found[np.argsort(-scores[found], kind="stable")]
+        order = found[np.argsort(-scores[found], kind="stable")][:limit]
         return [(int(i), float(scores[i])) for i in order]
 
     def df(self, term: str) -> int:
@@ -113,6 +150,21 @@ class MemoryIndex:
 
     def tag_idf(self, field: str, term: str) -> float:
         return self._tag_idf.get(field, {}).get(term, idf(self.size, 0))
+
+
+def _as_arrays(
+    postings: dict[str, dict[str, Postings]], norms: dict[str, list[float]]
+) -> tuple[dict[str, dict[str, tuple[np.ndarray, np.ndarray]]], dict[str, np.ndarray]]:
+    import numpy as np
+
+    arrays = {
+        name: {
+            term: (np.array(docs, dtype=np.int64), np.array(tf, dtype=np.float64))
+            for term, (docs, tf) in by_term.items()
+        }
+        for name, by_term in postings.items()
+    }
+    return arrays, {name: np.array(norm, dtype=np.float64) for name, norm in norms.items()}
 
 
 def units_digest(units: list[KnowledgeUnit]) -> str:

@@ -18,8 +18,9 @@ SCRIPT = {
         "normalizePersistentContext": {"units": UNITS},
     },
     "kb-a": {"retrieve": {"select": 1}, "onSessionEvent": {}},
-    "kb-b": {"retrieve": {"select": 1}, "onSessionEvent": {}},
-    "kb-c": {"retrieve": {"select": "all"}, "onSessionEvent": {}},
+    # views that differ (kb-b's is not kb-a's), so the walk does not stop at a repeated view (seeds.py)
+    "kb-b": {"retrieve": {"select": "all"}, "onSessionEvent": {}},
+    "kb-c": {"retrieve": {"select": 1}, "onSessionEvent": {}},
     "gs-a": {"solve": {"status": "no-context", "answer": NO_CONTEXT_ANSWER}},
 }
 

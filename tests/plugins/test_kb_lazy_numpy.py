@@ -1,6 +1,7 @@
-"""A kb worker loads numpy (kb_common/memindex.py) only when it builds an index of inline units: an ingest's
-kb workers, which only index sources (`onSourceText`), start and index without it (~0.1 s of CPU each), and
-the same worker still ranks session units once a retrieve carries some."""
+"""A lexical kb worker (kb-fast, kb-thinkingdb) never loads numpy for a source or a small set of inline
+units: an ingest's kb workers, which only index sources (`onSourceText`), and a one-turn `mrpvm ask
+--source` whose retrieves carry the file's units (kb_common/memindex.py: a small inline index is plain
+Python) start and answer without it (~0.13 s of CPU each); the same worker still ranks the session units."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ print(json.dumps(seen))
 
 
 @pytest.mark.parametrize("module", ["kb_fast", "kb_thinkingdb"])
-def test_an_indexing_kb_worker_never_loads_numpy(tmp_path, module):
+def test_a_lexical_kb_worker_never_loads_numpy_for_sources_and_session_units(tmp_path, module):
     done = subprocess.run(
         [sys.executable, "-c", CODE.format(module=module), str(tmp_path / module), str(SUPPORT)],
         capture_output=True,
@@ -48,5 +49,5 @@ def test_an_indexing_kb_worker_never_loads_numpy(tmp_path, module):
     assert done.returncode == 0, done.stderr[-2000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert seen["import"] is False and seen["source"] is False
-    assert seen["session"] is True  # the session units went through the inline index
+    assert seen["session"] is False  # the session units went through the (plain) inline index
     assert "session::t1::unit-000" in seen["selected"]
