@@ -32,6 +32,7 @@ EVALUATION = "evaluation"
 CODE = "code"
 INSTANCES = "instances"
 RELATION = "relation"
+VALUE = "value"
 
 # "What is --fold good for?", "What are stanzas used for?", "What is the cache for?"
 _PURPOSE_ASKED = lazy_pattern(
@@ -94,6 +95,17 @@ _ENUMERATED = lazy_pattern(
     r"\b(?:such\s+as|like|including|includes?|namely|e\.g\.|for\s+example)\b|:\s*\S", re.I
 )
 
+# "what/which [modifier] noun": the wh-phrase up to its second word after the wh-word
+_WH_PHRASE = lazy_pattern(r"^\s*(?:[a-z]+\s+)?(?:what|which)\s+((?:[\w-]+\s+)?[\w-]+)\b", re.I)
+# a value that names itself: code, a quoted term, an identifier with a symbol inside (a path, `A::B`,
+# `file.ext`, `a_b`), a figure (an acronym alone, "BSD", is a name of anything)
+_VALUE = lazy_pattern(
+    r"`[^`]+`|\"[^\"]{1,60}\"|“[^”]{1,60}”|\b[\w]+(?:(?:[-_./]|::)[\w]+)+\b|/[\w.-]+|\b\w*\d\w*\b"
+)
+
+# a numeral as a measure of something else: a compound modifier ("a 32-bit field", "3-way"), a power ("2**32")
+_MEASURE = lazy_pattern(r"\b\d+-[a-z]+\b|\b\d+\s*(?:\*\*|\^)\s*\d+\b", re.I)
+
 _WHICH_PLURAL = lazy_pattern(r"^\s*which\s+([a-z]+)\s+[a-z]+", re.I)
 _WHICH_COMPOUND = lazy_pattern(r"^\s*which\s+[a-z-]+\s+([a-z]+)\s+([a-z]+)\b", re.I)
 
@@ -122,7 +134,22 @@ def asked_kind(question: str, answer_type: str) -> tuple[str, str]:
         and asked_type_noun(q)[0] is None
     ):
         return INSTANCES, noun
+    if (
+        answer_type == "entity"
+        and noun
+        and noun not in TYPE_ONLY_NOUNS
+        and asked_type_noun(q)[0] is None
+        and _asked_directly(q, noun)
+    ):
+        return VALUE, noun
     return "", ""
+
+
+def _asked_directly(question: str, noun: str) -> bool:
+    """The noun heads the wh-phrase itself ("What timestamp does …", "Under which domain is …"), not a
+    word of a clause after it ("What happens if X is set?")."""
+    m = _WH_PHRASE.match(question)
+    return m is not None and noun in m.group(1).lower().split()
 
 
 def _leading_plural(question: str) -> str | None:
@@ -152,6 +179,8 @@ def kind_stated(kind: str, word: str, answer: str, question: str) -> bool:
         return any(m.group(0) not in question for m in _CODE_STATED.finditer(answer))
     if kind == RELATION:
         return bool(set(stems([word])) & set(stems(re.findall(r"[a-z]+", answer.lower()))))
+    if kind == VALUE:
+        return _noun_written(word, answer) or _value_beside_question(answer, question)
     if kind == INSTANCES:
         if _only_nonspecific(word, answer):
             return False  # "Some editors ship it" for "which editors …": members of the class, none named
@@ -166,7 +195,8 @@ def kind_said(kind: str, word: str, text: str, question: str) -> bool:
     kind_stated tests them."""
     if kind == PURPOSE:
         return _PURPOSE_SAID.search(_without_question(text, question)) is not None
-    return bool(kind) and kind_stated(kind, word, text, question)
+    # the asked noun's value (VALUE) is a test of `success` only: writing the noun is no reason to rank up
+    return bool(kind) and kind != VALUE and kind_stated(kind, word, text, question)
 
 
 def _only_nonspecific(noun: str, answer: str) -> bool:
@@ -184,3 +214,28 @@ def _without_question(answer: str, question: str) -> str:
     statement of use."""
     asked = {w.lower() for w in re.findall(r"\w+", question)}
     return " ".join(w for w in re.findall(r"\w+", answer) if w.lower() not in asked)
+
+
+def _noun_written(noun: str, answer: str) -> bool:
+    """The answer writes the asked noun: a form of it, or it closed up in a compound or an identifier
+    ("time stamp", "time-stamp" for "timestamp"; `domain-name` for "domain")."""
+    said = re.findall(r"[a-z0-9]+", answer.lower())
+    if set(stems([noun])) & set(stems(said)):
+        return True
+    closed = re.sub(r"[\s_-]+", "", answer.lower())
+    return noun.lower() in closed
+
+
+def _value_beside_question(answer: str, question: str) -> bool:
+    """A quoted sentence that states a word of the question holds a value naming itself that the question
+    does not write ("… see L<Text::Wrap>." for "which module …"): the instance stated without the class
+    noun. A value in a sentence about something else ("Support the 6502 in cpu.S.") is not it."""
+    asked_terms = set(stems(terms(question)))
+    asked = {w.lower() for w in re.findall(r"[\w./:-]+", question)}
+    for sentence in re.split(r"(?<=[.!?;])\s+|\n+", answer):
+        if not asked_terms & set(stems(terms(sentence))):
+            continue
+        plain = _MEASURE.sub(" ", sentence)
+        if any(m.group(0).strip('`"“”').lower() not in asked for m in _VALUE.finditer(plain)):
+            return True
+    return False

@@ -124,6 +124,17 @@ def trailing_condition(question: str) -> Condition | None:
     return condition_of(question[m.end() :]) if m else None
 
 
+# a condition of absence: nothing given ("if I don't set one", "when no name is given", "if omitted"), not a
+# value set ("when X is false", "if disabled")
+_ABSENCE = lazy_pattern(r"\b(?:not|no|never|neither|without|none|omitted)\b|n[’']t\b", re.I)
+
+
+def absence_condition(text: str) -> bool:
+    """The text's first condition is one of absence: with nothing set, what holds is the default."""
+    m = _CONDITION.search(text)
+    return m is not None and bool(stated_condition(text)) and _ABSENCE.search(m.group(2)) is not None
+
+
 def stated_condition(text: str) -> bool | None:
     """Whether the first condition a text states ("if …", "unless …") is negated; None without one."""
     m = _CONDITION.search(text)

@@ -42,7 +42,7 @@ from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum, asked_subject, unnamed
-from .directives import condition_of, trailing_condition
+from .directives import absence_condition, condition_of, trailing_condition
 from .documented import classified_entries, documented_keys, entry_terms_written
 from .evidence import LISTS, Scorer, Sentence, relevant
 from .focus import foreign_focus, instrument, unheld_option
@@ -264,7 +264,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         program=asked_program(q.focus or q.text) if q.answer_type == "command" else "",
         event=asked_event(asked_clause(q.focus or q.text)) if q.answer_type in ("version", "date") else "",
         past=asks_past(tokenize(q.focus or q.text)),
-        default=asks_default(q),
+        # "… if I don't set one?": with nothing set, what holds is the default
+        default=asks_default(q) or (condition is not None and absence_condition(focus)),
         kind=asked_kind(q.focus or q.text, q.answer_type),
         question=q.focus or q.text,
     )

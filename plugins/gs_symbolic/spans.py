@@ -11,6 +11,7 @@ from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
 from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern, opens_with_anaphor, refers_back
 from mrpvm.plugins.sdk.text import sentence_spans, terms
 
+from .answer_form import states_default
 from .directives import is_instruction
 from .evidence import BARE_CONDITION, Sentence
 from .passages import Judge, Passage
@@ -211,6 +212,9 @@ def named_antecedent(p: Passage, ranked: list[Passage], judge: Judge) -> Passage
             and (other.typed or judge.answer_type not in SHAPED_TYPES)
             and (other.meaning or 0.0) >= p.meaning
         ):
+            if judge.default and states_default(first.text) and not states_default(before.text):
+                # "Set the folder … It defaults to /srv/x.": the default asked is the referring sentence's
+                return next((w for w in ranked if w.sentences == [before, first]), p)
             return other
         break
     return p

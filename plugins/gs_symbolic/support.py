@@ -18,8 +18,10 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
 
 from .action import names_object
+from .answer_form import states_default
 from .context_terms import entry_title, header_terms
 from .definiendum import about
+from .directives import condition_of
 from .evidence import Sentence
 from .passages import DEFINED_TYPES, SEM_FLOOR, Judge, Passage
 
@@ -53,6 +55,7 @@ def supports(judge: Judge, passage: Passage) -> bool:
         and (judge.answer_type not in DEFINED_TYPES or about(judge.defined, passage.sentences[0]))
         and _slot_in_asked_sentence(judge, passage)
         and _condition_kept(judge, passage)
+        and _condition_spoken_to(judge, passage)
         and (judge.made is None or names_object(judge.made, passage.sentences, judge.said(passage)))
         and not _only_contrasted(judge, passage)
     )
@@ -96,6 +99,23 @@ def _condition_kept(judge: Judge, passage: Passage) -> bool:
     passage that states no condition is left to the other tests."""
     agrees, opposes, opposite = judge.conditions(passage.sentences)
     return agrees or not (opposes if judge.strict_if else opposite)
+
+
+def _condition_spoken_to(judge: Judge, passage: Passage) -> bool:
+    """For a question that sets a condition after what it asks ("Which folder is used if I don't set
+    one?"): the passage speaks to it — it states a word of the condition's clause, a condition of the same
+    polarity ("If omitted, …"), or, for a negated one (nothing set), a default as a value ("defaults to
+    X"). A passage that says nothing of the condition describes the asked thing, not what holds under it
+    ("Set the folder the notes are saved in.")."""
+    asked = judge.asked_if
+    if asked is None or not judge.strict_if or not asked.about:
+        return True
+    if asked.about & judge.said(passage):
+        return True
+    stated = [c for s in passage.sentences if (c := condition_of(s.text)) is not None]
+    if any(c.negated == asked.negated for c in stated):
+        return True
+    return asked.negated and any(states_default(s.text) for s in passage.sentences)
 
 
 def _slot_in_asked_sentence(judge: Judge, passage: Passage) -> bool:
