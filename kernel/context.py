@@ -6,6 +6,7 @@ close it. Nothing here knows about plugins' algorithms.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -58,6 +59,7 @@ class KernelContext:
         self.environ = dict(os.environ if environ is None else environ)
         self._artifacts: dict[tuple[str | None, str], Path] = {}  # (kb id, plugin id) -> folder
         self._enabled_by_type: dict[str, list[PluginEntry]] = {}  # plugin type -> enabled entries
+        self._warm_kbs: set[str | None] | None = None  # once `warm`ed: the KBs whose folders the pools bind
         self.llm = llm
         self.background = Background()
         # the home's validator records, read at a turn's first validation; None again after eval records more
@@ -209,17 +211,39 @@ class KernelContext:
         call (which reports why)."""
         from .supervisor import PluginCallError
 
-        idle = set(self.llm_idle())
         started: dict[str, int] = {}
-        for plugin_type in PLUGIN_TYPES:
-            for entry in self.enabled(plugin_type):
-                if entry.id in idle or not entry.manifest.worker:
-                    continue
-                try:
-                    started[entry.id] = await self.supervisor.warm(entry.id)
-                except PluginCallError:
-                    started[entry.id] = 0
+        for plugin_id in self._warm_ids():
+            try:
+                started[plugin_id] = await self.supervisor.warm(plugin_id)
+            except PluginCallError:
+                started[plugin_id] = 0
+        self._warm_kbs = set()
         return started
+
+    def _warm_ids(self) -> list[str]:
+        idle = set(self.llm_idle())
+        return [
+            entry.id
+            for plugin_type in PLUGIN_TYPES
+            for entry in self.enabled(plugin_type)
+            if entry.id not in idle and entry.manifest.worker
+        ]
+
+    async def warm_kb(self, kb_id: str | None) -> None:
+        """After `warm` (a daemon): on the first turn on a KB, every warm pool binds that KB's artifacts
+        folders at once. A sandboxed worker cannot gain a mount, so a plugin's first call naming a new KB's
+        folder retires its workers (supervisor/binds.py): a plugin first called on a KB in the middle of a load
+        (planner-depth once the planner lead moves to it) restarted its pool inside a user's turn then
+        (session 28: buildPlan 250-410 ms, ~0.4 s of CPU). A pool that binds the folder already is left as is."""
+        from .supervisor import PluginCallError
+
+        kbs = self._warm_kbs
+        if kbs is None or kb_id in kbs:
+            return
+        kbs.add(kb_id)
+        for plugin_id in self._warm_ids():
+            with contextlib.suppress(PluginCallError):  # left to the plugin's first call, which says why
+                await self.supervisor.warm(plugin_id, artifacts=str(self.artifacts_dir(kb_id, plugin_id)))
 
     def is_enabled(self, plugin_id: str) -> bool:
         entry = self.registry.get(plugin_id) if plugin_id in self.registry else None

@@ -129,6 +129,7 @@ async def _run_turn(
 ) -> TurnResult:
     started = time.perf_counter()
     state, fresh = _open_turn(ctx, request, request_id, on_event)
+    await ctx.warm_kb(state.kb_id)  # a daemon's pools bind a KB's folders before its first turn's calls
     root = ExecutionFrame(request_id, depth=0, max_depth=state.budget.max_depth, prompt=state.message)
     try:
         frame = await run_frame(state, root, parent=None, ref_prefix="")

@@ -138,40 +138,48 @@ class Supervisor(OneShotMode):
         body = encode_request(request)
         self._check_size(plugin, op, body)
         artifacts = self._artifacts(plugin, op, request.paths.artifacts)
+        memo = plugin.memo if op == MAIN_OP[plugin.type] else None  # a pure worker's kept replies
+        memo_key = memo_key_of(request) if memo is not None else b""
+        cached = memo.get(memo_key) if memo is not None else None
+        leader = False
+        if memo is not None and cached is None:  # an identical call in flight is joined (reply_memo.py)
+            cached = await memo.join(memo_key, deadline - loop.time())
+            leader = cached is None and memo.lead(memo_key)
         plugin.calls += 1
         plugin.active += 1
         self._active += 1
-        memo_key = memo_key_of(request) if plugin.memo is not None and op == MAIN_OP[plugin.type] else None
-        cached = plugin.memo.get(memo_key) if memo_key is not None else None  # type: ignore[union-attr]
         try:
-            if cached is not None:
-                data, stderr, mode = cached, b"", "memo"  # a pure plugin's reply to this same request
-            elif plugin.worker:
-                pool = (
-                    self._background_pool(plugin, loop) if op in BACKGROUND_OPS else self._pool(plugin, loop)
-                )
-                data, stderr = await self._worker_call(
-                    pool, loop, encode_frame(body), str(rid).encode(), deadline, request.requestId
-                )
-                mode = "worker"
-            else:
-                outcome = await self._one_shot(plugin, loop, body, deadline, artifacts, request.requestId)
-                data, stderr = one_shot_result(outcome), outcome.stderr
-                mode = "one-shot"
-        except ProcessFailure as failure:
-            self._raise(plugin, op, failure)
+            try:
+                if cached is not None:
+                    data, stderr, mode = cached, b"", "memo"  # a pure plugin's reply to this same request
+                elif plugin.worker:
+                    lane = op in BACKGROUND_OPS
+                    pool = self._background_pool(plugin, loop) if lane else self._pool(plugin, loop)
+                    data, stderr = await self._worker_call(
+                        pool, loop, encode_frame(body), str(rid).encode(), deadline, request.requestId
+                    )
+                    mode = "worker"
+                else:
+                    outcome = await self._one_shot(plugin, loop, body, deadline, artifacts, request.requestId)
+                    data, stderr = one_shot_result(outcome), outcome.stderr
+                    mode = "one-shot"
+            except ProcessFailure as failure:
+                self._raise(plugin, op, failure)
+            finally:
+                plugin.active -= 1
+                self._active -= 1
+            plugin.breaker.success()
+            if on_reply is not None:
+                await on_reply()
+            try:
+                document, shipped, text = read_reply(data, op, plugin.compact_reply)
+            except ProcessFailure as failure:
+                self._raise(plugin, op, failure)
+            if memo is not None and cached is None and document.result.status != "error":
+                memo.put(memo_key, data)
         finally:
-            plugin.active -= 1
-            self._active -= 1
-        plugin.breaker.success()
-        if on_reply is not None:
-            await on_reply()
-        try:
-            document, shipped, text = read_reply(data, op, plugin.compact_reply)
-        except ProcessFailure as failure:
-            self._raise(plugin, op, failure)
-        if memo_key is not None and cached is None and document.result.status != "error":
-            plugin.memo.put(memo_key, data)  # type: ignore[union-attr]  # memo_key only with a memo
+            if leader and memo is not None:  # its joiners get what was kept, or call themselves
+                memo.land(memo_key)
         plugin.ok += 1
         return CallResult(
             pluginId=plugin.id,

@@ -12,6 +12,12 @@ keeps sentence vectors there on every solve), so its files change without changi
 their state misses on every call (tried in session 27: the daemon's gs CPU a turn rose ~8x). Only successful parses of a reply whose status
 is not `error` are kept, in a bounded LRU (entries and bytes).
 
+Identical requests in flight at once are one call: the first caller to miss `lead`s, the others `join` it and
+get its reply once it is kept (counted as hits). A busy daemon sees this whenever sessions ask the same question
+together: a first solve over new evidence (300-700 ms when the worker must encode its sentences) ran once per
+caller, both on the CPU and in every caller's latency (session 28: 2-4 concurrent misses of each new key). A
+leader whose reply is not kept (an error, a failure, a timeout) hands its joiners nothing: each then calls.
+
     >>> memo = ReplyMemo(max_entries=2)
     >>> memo.put(b"k1", b"reply one"); memo.put(b"k2", b"reply two"); memo.put(b"k3", b"reply three")
     >>> memo.get(b"k1") is None, memo.get(b"k3")
@@ -20,6 +26,7 @@ is not `error` are kept, in a bounded LRU (entries and bytes).
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections import OrderedDict
 
@@ -42,10 +49,11 @@ def memo_key(request: Request) -> bytes:
 class ReplyMemo:
     """A bounded LRU of raw replies (the bytes the worker wrote) by `memo_key`."""
 
-    __slots__ = ("_items", "_bytes", "max_entries", "max_bytes", "hits", "misses")
+    __slots__ = ("_items", "_bytes", "_flights", "max_entries", "max_bytes", "hits", "misses")
 
     def __init__(self, max_entries: int = MAX_ENTRIES, max_bytes: int = MAX_BYTES):
         self._items: OrderedDict[bytes, bytes] = OrderedDict()
+        self._flights: dict[bytes, asyncio.Future[bytes | None]] = {}  # key -> the call computing it
         self._bytes = 0
         self.max_entries = max_entries
         self.max_bytes = max_bytes
@@ -75,6 +83,35 @@ class ReplyMemo:
         while len(self._items) > self.max_entries or self._bytes > self.max_bytes:
             _, dropped = self._items.popitem(last=False)
             self._bytes -= len(dropped)
+
+    async def join(self, key: bytes, timeout_s: float) -> bytes | None:
+        """The reply of the identical call in flight, once it is kept; None when there is none, it kept
+        nothing, or `timeout_s` passed first (the caller then calls itself)."""
+        flight = self._flights.get(key)
+        if flight is None:
+            return None
+        try:
+            data = await asyncio.wait_for(asyncio.shield(flight), max(0.0, timeout_s))
+        except TimeoutError:
+            return None
+        if data is not None:
+            self.misses -= 1  # `get` counted this caller's miss: its reply came from the memo after all
+            self.hits += 1
+        return data
+
+    def lead(self, key: bytes) -> bool:
+        """This caller computes `key`'s reply (identical callers `join` it) unless one already does; a
+        leader must `land` once its call ends, whatever the outcome."""
+        if key in self._flights:
+            return False
+        self._flights[key] = asyncio.get_running_loop().create_future()
+        return True
+
+    def land(self, key: bytes) -> None:
+        """The leader's call ended: its joiners get the reply kept for `key` (None: nothing was kept)."""
+        flight = self._flights.pop(key, None)
+        if flight is not None and not flight.done():
+            flight.set_result(self._items.get(key))
 
     def clear(self) -> None:
         self._items.clear()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -123,3 +124,61 @@ def test_the_key_names_the_artifacts_folder_but_ignores_what_the_plugin_keeps_in
     assert memo_key(req) == first
     other = msgspec.structs.replace(req, paths=Paths(artifacts=str(tmp_path / "other")))
     assert memo_key(other) != first
+
+
+def test_identical_requests_in_flight_at_once_are_one_call(memo_registry, tmp_path):
+    """Three sessions ask the same question together (a busy daemon's first solve over new evidence): the
+    plugin runs once, the other two callers get its reply; a different request still runs."""
+    log = tmp_path / "ran"
+
+    async def go():
+        async with new_supervisor(memo_registry) as sup:
+            same = [
+                msgspec.structs.replace(request(f"tick:{log}"), requestId=f"req-{i}", sessionId=f"ses-{i}")
+                for i in range(3)
+            ]
+            results = await asyncio.gather(
+                *(sup.call("pure-worker", r) for r in same),
+                sup.call("pure-worker", request(f"tick:{log}", 3)),
+            )
+            return results, sup.health()["pure-worker"]["memoHits"]
+
+    results, hits = run(go)
+    assert ran(log) == 2  # the three identical requests once, the other one once
+    assert sorted(r.mode for r in results[:3]) == ["memo", "memo", "worker"]
+    assert results[3].mode == "worker"
+    assert all(r.document == results[0].document for r in results[:3])
+    assert hits == 2
+
+
+def test_callers_that_joined_a_call_whose_reply_was_not_kept_each_call(memo_registry, tmp_path):
+    """An error reply is never kept, so callers that waited on it are not handed it: each runs its own call."""
+    log = tmp_path / "ran"
+
+    async def go():
+        async with new_supervisor(memo_registry) as sup:
+            calls = (sup.call("pure-worker", request(f"tick:{log}|error")) for _ in range(3))
+            return await asyncio.gather(*calls)
+
+    results = run(go)
+    assert ran(log) == 3
+    assert [r.mode for r in results] == ["worker"] * 3
+    assert [r.document.result.status for r in results] == ["error"] * 3
+
+
+def test_a_joined_caller_whose_deadline_passes_first_calls_itself():
+    """`join` waits no longer than the caller's own deadline; the leader lands its reply for later joiners."""
+    memo = ReplyMemo()
+
+    async def go():
+        assert await memo.join(b"k", 1.0) is None  # nothing in flight
+        assert memo.lead(b"k") and not memo.lead(b"k")
+        assert await memo.join(b"k", 0.01) is None  # the leader has not landed
+        waiter = asyncio.ensure_future(memo.join(b"k", 60.0))
+        await asyncio.sleep(0)
+        memo.put(b"k", b"reply")
+        memo.land(b"k")
+        return await waiter
+
+    assert asyncio.run(go()) == b"reply"
+    assert memo.hits == 1
