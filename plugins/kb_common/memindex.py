@@ -12,7 +12,7 @@ the units' order), so they return the same hits.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -91,24 +91,34 @@ class MemoryIndex:
             return self._search_arrays(weights, limit, background, background_size)
         scores: dict[int, float] = {}
         k1 = K1 + 1.0
+        for name, (docs, tf), c in self._weighted(self._postings, weights, background, background_size):
+            norm = self._norm[name]
+            for d, t in zip(docs, tf, strict=True):
+                scores[d] = scores.get(d, 0.0) + c * t * k1 / (t + norm[d])
+        found = sorted(i for i, sc in scores.items() if sc > 0)
+        found.sort(key=lambda i: -scores[i])  # stable: ties keep the units' order
+        return [(i, scores[i]) for i in found[:limit]]
+
+    def _weighted(
+        self,
+        postings_by_field: Mapping[str, Mapping[str, tuple[Any, Any]]],
+        weights: dict[str, float],
+        background: Callable[[str, str], int] | None,
+        background_size: int,
+    ) -> Iterator[tuple[str, tuple[Any, Any], float]]:
+        """Each (field, a query term's postings there, field weight x query weight x idf) the query reaches:
+        the one reading of the postings that both forms of `search` score."""
         for name in TEXT_FIELDS:
-            postings, norm, idfs = self._postings[name], self._norm[name], self._idf[name]
-            fw = FIELD_WEIGHTS[name]
+            postings, idfs, fw = postings_by_field[name], self._idf[name], FIELD_WEIGHTS[name]
             for term, w in weights.items():
                 hit = postings.get(term)
                 if hit is None:
                     continue
-                docs, tf = hit
                 if background is not None and background_size:
-                    term_idf = idf(self.size + background_size, len(docs) + background(name, term))
+                    term_idf = idf(self.size + background_size, len(hit[0]) + background(name, term))
                 else:
                     term_idf = idfs[term]
-                c = fw * w * term_idf
-                for d, t in zip(docs, tf, strict=True):
-                    scores[d] = scores.get(d, 0.0) + c * t * k1 / (t + norm[d])
-        found = sorted(i for i, sc in scores.items() if sc > 0)
-        found.sort(key=lambda i: -scores[i])  # stable: ties keep the units' order
-        return [(i, scores[i]) for i in found[:limit]]
+                yield name, hit, fw * w * term_idf
 
     def _search_arrays(
         self,
@@ -123,19 +133,9 @@ class MemoryIndex:
         assert self._arrays is not None
         arrays, norms = self._arrays
         scores = np.zeros(self.size)
-        for name in TEXT_FIELDS:
-            postings, norm, idfs = arrays[name], norms[name], self._idf[name]
-            fw = FIELD_WEIGHTS[name]
-            for term, w in weights.items():
-                hit = postings.get(term)
-                if hit is None:
-                    continue
-                docs, tf = hit
-                if background is not None and background_size:
-                    term_idf = idf(self.size + background_size, len(docs) + background(name, term))
-                else:
-                    term_idf = idfs[term]
-                scores[docs] += (fw * w * term_idf) * tf * (K1 + 1.0) / (tf + norm[docs])
+        for name, (docs, tf), c in self._weighted(arrays, weights, background, background_size):
+            norm = norms[name]
+            scores[docs] += c * tf * (K1 + 1.0) / (tf + norm[docs])
         found = np.flatnonzero(scores > 0)
         order = found[np.argsort(-scores[found], kind="stable")][:limit]
         return [(int(i), float(scores[i])) for i in order]
