@@ -9,8 +9,8 @@ What the request carries decides the key, so a changed KB (other evidence), anot
 guidance unit is another key; nothing needs invalidating. `paths` enter the key as names, not content, on
 purpose: by the `pure` promise the artifacts folder may hold only the plugin's own speed memo (gs-symbolic
 keeps sentence vectors there on every solve), so its files change without changing a reply; a key over
-their state misses on every call (tried in session 27: the daemon's gs CPU a turn rose ~8x). Only successful parses of a reply whose status
-is not `error` are kept, in a bounded LRU (entries and bytes).
+their state misses on every call (tried in session 27: the daemon's gs CPU a turn rose ~8x). Only successful
+parses of a reply whose status is not `error` are kept, in a bounded LRU (entries and bytes).
 
 Identical requests in flight at once are one call: the first caller to miss `lead`s, the others `join` it and
 get its reply once it is kept (counted as hits). A busy daemon sees this whenever sessions ask the same question

@@ -172,9 +172,8 @@ def kind_stated(kind: str, word: str, answer: str, question: str) -> bool:
     if kind == PURPOSE:
         return _PURPOSE_STATED.search(_without_question(answer, question)) is not None
     if kind == EVALUATION:
-        return (
-            _EVALUATION_SAID.search(answer) is not None
-        )  # "the downside is …" names it as the question does
+        # the question's own words count: "the downside is …" names it as the question does
+        return _EVALUATION_SAID.search(answer) is not None
     if kind == CODE:
         return any(m.group(0) not in question for m in _CODE_STATED.finditer(answer))
     if kind == RELATION:

@@ -29,7 +29,6 @@ from mrpvm.plugins.sdk.text import EXTREMES, terms
 from .action import Action, acts, misapplied
 from .answer_form import DEFAULT_STEMS, states_default
 from .asked_kind import PURPOSE, kind_said
-from .clauses import tokenize
 from .context_terms import (
     KEY_SHAPE,
     entry_title,
@@ -42,10 +41,8 @@ from .evidence import Scorer, Sentence
 from .lexicon import LIGHT_STEMS
 from .meaning import Meaning
 from .narrowing import contradicts, quoted_share
-from .qualifiers import former_state
-from .shapes import (
-    names_other_person,
-)
+from .qualifiers import states_former
+from .shapes import names_other_person
 from .window_reading import FUTURE, WindowReading
 from .windows import Passage, windows
 
@@ -170,9 +167,8 @@ class Judge(WindowReading):
         ):
             value += TYPE_BONUS  # "which command …": code, or a command written as one
         value += self._detail_bonus(window, own | ctx)
-        defining = (
-            self.answer_type in DEFINED_TYPES and self.kind[0] != PURPOSE
-        )  # "what is X for?" is no "what is X?"
+        # "what is X for?" is no "what is X?"
+        defining = self.answer_type in DEFINED_TYPES and self.kind[0] != PURPOSE
         if defining and (heading or any(self.defines(s) for s in window)):
             value += TYPE_BONUS  # "what is X?": the sentence that says what X is
         value -= EXTRA_SENTENCE_COST * (len(window) - 1)
@@ -259,7 +255,7 @@ class Judge(WindowReading):
         close = passage.meaning
         if close is not None and close < SEM_FLOOR:
             return False  # the question's words without its meaning
-        if not self.past and all(former_state(tokenize(s.text)) for s in passage.sentences):
+        if not self.past and all(states_former(s.text) for s in passage.sentences):
             return False  # "X used to be the default" does not say what the default is now
         if self.answer_type not in ("command", "procedure") and all(map(self._announces, passage.sentences)):
             return False  # "For example:" announces what follows it; without what follows it says nothing

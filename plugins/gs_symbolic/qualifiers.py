@@ -27,7 +27,7 @@ wording) count negations; these are the other ways English turns a statement's a
 
 from __future__ import annotations
 
-from .clauses import Tok
+from .clauses import Tok, tokenize
 from .lexicon import DEONTIC, NECESSITY, POSSIBILITY
 
 _PAST_ONLY = frozenset(["formerly", "previously"])
@@ -42,27 +42,30 @@ _EXCEPT_TWO = frozenset([("other", "than"), ("apart", "from"), ("aside", "from")
 def past_only(toks: list[Tok]) -> bool:
     """The statement says the state held only in the past ("formerly", "previously", "used to")."""
     lows = [t.low for t in toks]
-    if any(w in _PAST_ONLY for w in lows):
-        return True
-    # "used to run" is past-habitual; "is used to run" / "can be used to" is a passive of purpose
-    return any(
-        a == "used" and b == "to" and (k == 0 or lows[k - 1] not in _BE_FORMS)
-        for k, (a, b) in enumerate(zip(lows, lows[1:], strict=False))
-    )
+    return any(w in _PAST_ONLY for w in lows) or _habitual_used_to(lows)
 
 
-def former_state(toks: list[Tok]) -> bool:
-    """The statement gives a state as a former one: "formerly", an opening "previously", or "used to be" (not
-    the passive "is used to", nor a reduced relative: "the module used to create …" names a tool)."""
-    lows = [t.low for t in toks]
-    # "formerly" anywhere; "previously" only opening the statement ("Previously, the flag was …"), not as a
-    # modifier ("fixes a previously reported crash")
-    if "formerly" in lows or lows[:1] == ["previously"]:
-        return True
+def _habitual_used_to(lows: list[str], then: str = "") -> bool:
+    """ "used to run" (past-habitual), optionally followed by `then` ("used to be"); not the passive of purpose
+    ("is used to run", "can be used to")."""
     return any(
-        lows[k : k + 3] == ["used", "to", "be"] and (k == 0 or lows[k - 1] not in _BE_FORMS)
+        lows[k : k + 2] == ["used", "to"]
+        and (not then or lows[k + 2 : k + 3] == [then])
+        and (k == 0 or lows[k - 1] not in _BE_FORMS)
         for k in range(len(lows))
     )
+
+
+def states_former(text: str) -> bool:
+    """The statement gives a state as a former one: "formerly", an opening "previously", or "used to be" (not
+    the passive "is used to", nor a reduced relative: "the module used to create …" names a tool)."""
+    low = text.lower()
+    if "formerly" not in low and "previously" not in low and "used to be" not in low:
+        return False  # most sentences: no tokenizing
+    lows = [t.low for t in tokenize(text)]
+    # "formerly" anywhere; "previously" only opening the statement ("Previously, the flag was …"), not as a
+    # modifier ("fixes a previously reported crash")
+    return "formerly" in lows or lows[:1] == ["previously"] or _habitual_used_to(lows, "be")
 
 
 def asks_past(toks: list[Tok]) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from answer_support import ask, units_of
 from mrpvm.plugins.gs_symbolic.clauses import tokenize
-from mrpvm.plugins.gs_symbolic.qualifiers import former_state, past_only
+from mrpvm.plugins.gs_symbolic.qualifiers import past_only, states_former
 
 KILN = """# Kiln controller
 
@@ -32,14 +32,14 @@ def test_a_former_state_is_told_from_a_passive_of_purpose_and_a_reduced_relative
         "The door was formerly locked during cooling.",
         "Previously the ramp was fixed.",
     ):
-        assert former_state(tokenize(sentence)), sentence
+        assert states_former(sentence), sentence
     for sentence in (
         "The dial is used to set the ramp rate.",
         "The tool used to create firing curves is called kilnctl.",
         "Glaze is the default firing mode.",
         "This release fixes a previously reported crash of the controller.",
     ):
-        assert not former_state(tokenize(sentence)), sentence
+        assert not states_former(sentence), sentence
     # the yes/no readers' past-only test no longer takes a passive of purpose for a past state
     assert not past_only(tokenize("The dial is used to set the ramp rate."))
     assert past_only(tokenize("The dial used to set the ramp rate."))
