@@ -55,17 +55,16 @@ _PURPOSE_SAID = lazy_pattern(
 )
 # "What is the downside of --sync?", "What are the advantages of X?": an evaluation (DESC), which a text states
 # by contrast or concession ("safer, but slower"; "although it …, it …") more often than it names
+_EVALUATION_WORDS = "|".join(sorted(EVALUATION_NOUNS))
 _EVALUATION_ASKED = lazy_pattern(
     r"^\s*what(?:'s|\s+(?:is|are|was|were))\s+(?:the|an?|any)\s+(?:main\s+|biggest\s+|only\s+)?(?:"
-    + "|".join(sorted(EVALUATION_NOUNS))
+    + _EVALUATION_WORDS
     + r")\s+(?:of|to|with|in)\b",
     re.I,
 )
 _EVALUATION_SAID = lazy_pattern(
     r"\b(?:although|though|but|however|whereas|yet|unfortunately|at\s+the\s+(?:cost|expense|price)\s+of"
-    r"|the\s+(?:cost|price)\s+is|in\s+exchange|on\s+the\s+other\s+hand)\b|\b(?:"
-    + "|".join(sorted(EVALUATION_NOUNS))
-    + r")\b",
+    r"|the\s+(?:cost|price)\s+is|in\s+exchange|on\s+the\s+other\s+hand)\b|\b(?:" + _EVALUATION_WORDS + r")\b",
     re.I,
 )
 # "what exit status …", "which return code …", "what error codes …": a code is asked for
