@@ -13,7 +13,7 @@ import asyncio
 from typing import Any
 
 import anyio
-from mrpvm.protocol.envelope import RecordOutcomePayload
+from mrpvm.protocol.envelope import OutcomeStatus, RecordOutcomePayload
 
 from ..errors import StoreError, TurnNotFound, ValidationFailed
 from ..records import PlannerOutcome, SessionRecord, TurnRecord
@@ -26,6 +26,8 @@ from .stages import notify_kb
 from .state import TurnState
 from .store_calls import store_call
 from .stored_answer import cap_answer
+
+STATUS_RANK = {"success": 2, "weak": 1, "failed": 0}
 
 
 async def commit(
@@ -172,10 +174,14 @@ def outcome_calls(
     for branch in state.branches:
         if branch.planner_id is not None:
             by_planner.setdefault(branch.planner_id, []).append(branch)
-    order = {"success": 2, "weak": 1, "failed": 0}
+
+    def status_of(branches: list[BranchRun]) -> OutcomeStatus:
+        return max((b.status for b in branches), key=lambda s: STATUS_RANK.get(s, 0))
+
+    best = max((status_of(b) for b in by_planner.values()), key=lambda s: STATUS_RANK.get(s, 0), default="")
 
     def one(planner_id: str, branches: list[BranchRun]) -> PendingCall:
-        status = max((b.status for b in branches), key=lambda s: order.get(s, 0))
+        status = status_of(branches)
         attempts = [a for b in branches for a in b.attempts]
         duration = sum(b.duration_ms for b in branches)
         payload = RecordOutcomePayload(
@@ -187,7 +193,8 @@ def outcome_calls(
             llmCalls=sum(a.llmCalls for a in attempts),
             intents=root.intents,
         )
-        outcomes.append(PlannerOutcome(planner_id, status == "success", duration))
+        if tells_about_planner(status, best):
+            outcomes.append(PlannerOutcome(planner_id, status == "success", duration))
         summary = {"status": status, "attempts": len(attempts)}
 
         async def call() -> Attempt:
@@ -219,6 +226,16 @@ def outcome_calls(
         return call
 
     return [one(planner_id, branches) for planner_id, branches in by_planner.items()]
+
+
+def tells_about_planner(status: str, best: str) -> bool:
+    """Does a planner's branch status say anything about the planner? A success does; a branch that fell
+    short does only when another planner's branch in the same turn succeeded. When none succeeded, the
+    knowledge lacked the answer as far as any plan could tell (a later branch that only met the earlier
+    one's known failures even reads as failed): counting that against whichever planner led would move
+    the lead on the mix of questions, not on the planners' merit — a few unanswerable questions in a row
+    handed the lead to a heavy-first planner."""
+    return status == "success" or best == "success"
 
 
 async def learn(
