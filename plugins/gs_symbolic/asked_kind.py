@@ -109,6 +109,51 @@ _WHICH_PLURAL = lazy_pattern(r"^\s*which\s+([a-z]+)\s+[a-z]+", re.I)
 _WHICH_COMPOUND = lazy_pattern(r"^\s*which\s+[a-z-]+\s+([a-z]+)\s+([a-z]+)\b", re.I)
 
 
+# "What is the default port of X?", "How many retries …": the attribute of something the question asks for
+_ATTRIBUTE = lazy_pattern(
+    r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+(?:the|a|an)\s+(?:[^\W_]+\s+){0,2}?([^\W_]+)\s+(?:of|for|in|at)\b"
+    r"|^\s*how\s+(?:many|much)\s+([^\W_]+)",
+    re.I,
+)
+# a field given under a label: "**Penalty**: a fine", "**Default:** 8", or "Penalty: a fine" opening a sentence
+_BOLD_LABEL = lazy_pattern(r"(?:\*\*|__)([A-Za-z][A-Za-z -]{0,30}?):?(?:\*\*|__)\s*:?\s")
+_PLAIN_LABEL = lazy_pattern(r"(?:^|(?<=[.!?]\s))([A-Z][A-Za-z -]{0,30}?):\s")
+
+
+def asked_attribute(question: str) -> str:
+    """The attribute the question asks of something ("What is the penalty for a late return?" → penalty),
+    lower-cased; "" when it asks no attribute."""
+    m = _ATTRIBUTE.match(question)
+    return (m.group(1) or m.group(2) or "").lower() if m else ""
+
+
+def labelled_fields(text: str) -> list[tuple[str, int, int]]:
+    """The fields the text gives under labels: (label, start, end), each running from its label to the
+    next label or the end of the text."""
+    at = {m.start(): m.group(1) for pattern in (_PLAIN_LABEL, _BOLD_LABEL) for m in pattern.finditer(text)}
+    starts = sorted(at)
+    if not starts:
+        return []
+    return [(at[a], a, b) for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+
+
+def attribute_field(text: str, attribute: str) -> tuple[int, int] | None:
+    """Where the text gives the attribute as a labelled field: a label of at most three words whose last word
+    is the attribute ("**Penalty**: a fine of two coins" for "What is the penalty for …?")."""
+    if not attribute:
+        return None
+    asked = stems([attribute])
+    for label, start, end in labelled_fields(text):
+        words = re.findall(r"[A-Za-z]+", label)
+        if 0 < len(words) <= 3 and stems([words[-1].lower()]) == asked:
+            return start, end
+    return None
+
+
+def labels_attribute(text: str, attribute: str) -> bool:
+    return attribute_field(text, attribute) is not None
+
+
 def asked_kind(question: str, answer_type: str) -> tuple[str, str]:
     """(the fine kind the question asks for, the word it turns on) for an `entity` (or untyped) question;
     ("", "") when the question form says nothing finer. The word is the relation's participle or the

@@ -28,7 +28,7 @@ from mrpvm.plugins.sdk.text import EXTREMES, terms
 
 from .action import Action, acts, misapplied
 from .answer_form import DEFAULT_STEMS, states_default
-from .asked_kind import PURPOSE, kind_said
+from .asked_kind import PURPOSE, asked_attribute, kind_said, labels_attribute
 from .context_terms import (
     KEY_SHAPE,
     entry_title,
@@ -109,6 +109,7 @@ class Judge(WindowReading):
         self.scorer = scorer
         self.kind = kind  # the fine kind the question asks for and its word (asked_kind.py), its text
         self.question = question
+        self.attribute = asked_attribute(question)  # "What is the penalty for …": penalty
         self.default = default  # "what is the default X?": a passage that states a default value answers it
         self.past = past  # the question asks about the past ("What was …?"): a past-only state answers it
         self.program = program  # "which quill command …": the program whose command is asked (shapes.py)
@@ -196,8 +197,14 @@ class Judge(WindowReading):
         """The window states the detail the question's form asks for: a default as a value ("The default is
         8", not "the default port can be changed"), or what its fine kind asks (asked_kind.kind_said: a purpose
         in so many words, a code, named instances, an evaluation)."""
-        text = " ".join(s.text for s in window)
-        return (self.default and states_default(text)) or kind_said(*self.kind, text, self.question)
+        return self.states_detail_text(" ".join(s.text for s in window))
+
+    def states_detail_text(self, text: str) -> bool:
+        return (
+            (self.default and states_default(text))
+            or kind_said(*self.kind, text, self.question)
+            or labels_attribute(text, self.attribute)
+        )
 
     def _detail_bonus(self, window: list[Sentence], said: set[str]) -> float:
         """TYPE_BONUS for a window that states the asked detail, in proportion to what else of the question it

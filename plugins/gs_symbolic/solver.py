@@ -36,7 +36,7 @@ from . import meaning
 from .action import asked_action, done_elsewhere
 from .agreement import Leads
 from .answer_form import asks_default, defaults_elsewhere, marked, unanswered, unstated
-from .asked_kind import asked_kind, kind_stated
+from .asked_kind import asked_attribute, asked_kind, kind_stated
 from .clauses import tokenize
 from .compare import compare
 from .constrained import single_word, yes_no
@@ -90,14 +90,6 @@ DEFAULT_LIMIT = 8
 BRIEF_LIMIT = 3
 UNTYPED = "0.2"  # the confidence of an answer lacking what the question's form asks (below "low", 1/3)
 # "What is the <attribute> of X?" / "How many <things> ...?": the attribute's head noun must be named.
-_ATTRIBUTE = lazy_pattern(
-    r"^\s*(?:what|which)\s+(?:is|are|was|were)\s+(?:the|a|an)\s+(?:[^\W_]+\s+){0,2}?([^\W_]+)\s+(?:of|for|in|at)\b"
-    r"|^\s*how\s+(?:many|much)\s+([^\W_]+)",
-    re.I,
-)
-
-
-# a question that sets a condition: "If I don't pass -f, …", "What happens when break_on_hyphens is false?"
 _CONDITIONED = lazy_pattern(r"\s*(?:what\s+happens\s+)?(?:if|unless|when)\b", re.I)
 
 
@@ -193,13 +185,11 @@ def _open_answer(q: Question, m: Material) -> Outcome | None:
 def _sentences(q: Question, m: Material) -> Outcome | None:
     if not q.terms and not q.support:
         return None
-    head = _ATTRIBUTE.match(q.focus or q.text)
-    if head:
-        word = (head.group(1) or head.group(2) or "").lower()
-        if word and word not in STOPWORDS and word not in TYPE_ONLY_NOUNS | FUNCTION_NOUNS | EVALUATION_NOUNS:
-            asked = stems([word])[0]
-            if not any(asked in s.terms or asked in s.under for s in m.pool):
-                return None  # the attribute asked for is never named in the evidence (nor in a heading)
+    word = asked_attribute(q.focus or q.text)
+    if word and word not in STOPWORDS and word not in TYPE_ONLY_NOUNS | FUNCTION_NOUNS | EVALUATION_NOUNS:
+        asked = stems([word])[0]
+        if not any(asked in s.terms or asked in s.under for s in m.pool):
+            return None  # the attribute asked for is never named in the evidence (nor in a heading)
     with_code = q.wants_code or q.wants_steps
     pool = m.pool + (m.code if with_code else code_under_named_heading(m.code, q.terms))
     negated = negation_terms(q.focus or q.text)

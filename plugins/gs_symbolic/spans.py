@@ -12,11 +12,13 @@ from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern, opens_with_anapho
 from mrpvm.plugins.sdk.text import sentence_spans, terms
 
 from .answer_form import states_default
+from .asked_kind import attribute_field, labelled_fields
 from .directives import is_instruction
 from .evidence import BARE_CONDITION, Sentence
 from .passages import Judge, Passage
 
 ANSWER_BUDGET = 300  # characters: a longer passage gives way to a shorter part of it that answers as well
+ENTRY_NAME_CHARS = 40  # what a record of labelled fields opens with, up to this length, names it
 MEANING_SLACK = 0.05  # ... and means the question nearly as closely
 CONDENSE_SHARE = (
     0.5  # a sentence of a long statement is quoted when it states this share of what the best does
@@ -27,8 +29,10 @@ def shortest_answering(p: Passage, judge: Judge) -> Passage:
     """Length control: of a passage over ANSWER_BUDGET, the shortest run of its sentences that still answers
     (key terms, enough of the question's words, an answer of the asked shape) and is about as close in
     meaning; the passage itself when no part does."""
-    if len(p.sentences) < 2 or len(p.text) <= ANSWER_BUDGET:
-        return p
+    if len(p.sentences) < 2 or (len(p.text) <= ANSWER_BUDGET and not refers_back(p.sentences[0].text)):
+        return (
+            p  # (a passage that refers back will be quoted with its antecedent: it is longer than it reads)
+        )
     n = len(p.sentences)
     parts = [p.sentences[i:j] for i in range(n) for j in range(i + 1, n + 1) if j - i < n]
     parts.sort(key=lambda run: (sum(len(s.text) for s in run), run[0].order))
@@ -49,23 +53,34 @@ _ROW = lazy_pattern(r"^(\s*[^\s—:][^—:]{0,40}?\s+—\s)(.*)$", re.S)  # a ta
 
 
 def condensed(p: Passage, judge: Judge) -> Passage:
-    """Length control inside one statement over ANSWER_BUDGET (a table row's long description, a long list
-    item): its sentences that state about as much of the question as the one stating most (CONDENSE_SHARE of its
-    weighted words, the row's key aside), in order, the others left out; the passage itself when all or none
-    do."""
-    if len(p.sentences) != 1 or len(p.text) <= ANSWER_BUDGET or p.sentences[0].code:
+    """Length control inside one statement (a table row's long description, a long list item): its sentences
+    that state the detail the question asks for (judge.states_detail_text: "The default value is 4."), the
+    row's key kept, at any length; over ANSWER_BUDGET, else, its sentences that state about as much of the
+    question as the one stating most (CONDENSE_SHARE of its weighted words, the key aside), in order. The
+    passage itself when all or none would be kept."""
+    if len(p.sentences) != 1 or p.sentences[0].code:
         return p  # code is quoted whole
     first = p.sentences[0]
     row = _ROW.match(first.text)
     key, body = (row.group(1), row.group(2)) if row else ("", first.text)
+    field = attribute_field(body, judge.attribute)
+    fields = labelled_fields(body)
+    if field is not None and len(fields) > 1:
+        # a record of labelled fields ("Late return: **Effect**: … **Penalty**: …"): the asked field, under
+        # what the record opens with (its name) when that is short
+        lead = body[: fields[0][1]] if fields[0][1] <= ENTRY_NAME_CHARS else ""
+        text = key + lead + body[slice(*field)].rstrip()
+        return replace(p, sentences=[replace(first, text=text)])
     spans = sentence_spans(body)
-    named = set(
-        terms(key)
-    )  # every sentence of a row is about its key: what else it says of the question counts
-    said = [judge.scorer._matched(set(terms(body[a:b])) - named) for a, b in spans]
-    best = max(said, default=0.0)
-    kept = [n for n, value in enumerate(said) if best > 0 and value >= best * CONDENSE_SHARE]
-    if len(spans) < 2 or not kept or len(kept) == len(spans):
+    if len(spans) < 2:
+        return p
+    kept = [n for n, (a, b) in enumerate(spans) if judge.states_detail_text(body[a:b])]
+    if not kept and len(first.text) > ANSWER_BUDGET:
+        named = set(terms(key))  # every sentence of a row is about its key: what else it says counts
+        said = [judge.scorer._matched(set(terms(body[a:b])) - named) for a, b in spans]
+        best = max(said, default=0.0)
+        kept = [n for n, value in enumerate(said) if best > 0 and value >= best * CONDENSE_SHARE]
+    if not kept or len(kept) == len(spans):
         return p
     parts = [body[slice(*spans[kept[0]])]]
     for before, n in zip(kept, kept[1:], strict=False):
