@@ -21,9 +21,15 @@ _PROMPT = lazy_pattern(
 )
 
 
+# a Markdown link whose target is relative to the document's own site ("[nodes](/docs/admin/node)",
+# "[labels](services.md#labels)"): it resolves nowhere the answer is read, so the quote keeps its text
+_RELATIVE_LINK = lazy_pattern(r"(?<!!)\[([^\]\n]+)\]\((?![A-Za-z][A-Za-z0-9+.-]*:|//)[^()\s]*\)")
+
+
 def as_sentence(text: str) -> str:
-    """One line, ending as a sentence ends: a lead-in's colon or semicolon ("… as JSON:") becomes a period."""
-    text = " ".join(text.split()).rstrip(":;, ")
+    """One line, ending as a sentence ends: a lead-in's colon or semicolon ("… as JSON:") becomes a period;
+    a relative link is quoted as its text (the source cited names the document it belongs to)."""
+    text = _RELATIVE_LINK.sub(r"\1", " ".join(text.split())).rstrip(":;, ")
     return text if not text or text[-1] in ".!?\"'”’)`" else text + "."
 
 

@@ -80,3 +80,15 @@ def test_labelled_fields_are_read_only_where_labels_stand() -> None:
         attribute_field("**The penalty that applies to late returns of books**: a fine.", "penalty") is None
     )
     assert labelled_fields("No labels here.") == []
+
+
+def test_a_relative_link_is_quoted_as_its_text_an_absolute_one_whole() -> None:
+    from mrpvm.plugins.gs_symbolic.render import as_sentence
+
+    quoted = as_sentence(
+        "Each [relay](/docs/relays/) joins a [lane](lanes.md#joining); see [the grid](https://grid.example/a)"
+        " and ![a map](map.png) or [the top](#top)."
+    )
+    assert quoted == (
+        "Each relay joins a lane; see [the grid](https://grid.example/a) and ![a map](map.png) or the top."
+    )
