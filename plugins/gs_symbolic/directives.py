@@ -45,6 +45,8 @@ _NEGATION = lazy_pattern(
 # "Otherwise …", "Else, …", "If not, …": the case opposite to the condition of the sentence before
 _OTHERWISE = lazy_pattern(r"\s*(?:otherwise|else|if\s+not)\b", re.I)
 # a condition a question sets after what it asks: "Which schema is used when no name is given?"
+# a value quoted in a condition's clause: 'wide', "wide", `wide`, ‘wide’, “wide”
+_QUOTED_VALUE = lazy_pattern(r"['\"`‘“]([^'\"`’”\s][^'\"`’”]{0,39})['\"`’”]")
 _TRAILING_CONDITION = lazy_pattern(r"\S\s+(?=(?:if|unless|when|whenever)\s)", re.I)
 
 
@@ -60,6 +62,12 @@ class Condition(NamedTuple):
     negated: bool
     about: frozenset[str]
     inferred: bool = False  # read from "Otherwise …" against the sentence before it
+    values: frozenset[str] = frozenset()  # the quoted values its clause names ("when set to 'wide'": wide)
+
+    def names_other_value(self, asked: Condition) -> bool:
+        """Both clauses name values and share none: the condition is another case than the asked one
+        ("When set to 'narrow', …" for "… when it is set to 'wide'?")."""
+        return bool(self.values) and bool(asked.values) and not self.values & asked.values
 
 
 def condition_of(text: str) -> Condition | None:
@@ -67,7 +75,9 @@ def condition_of(text: str) -> Condition | None:
     m = _CONDITION.search(text)
     if m is None:
         return None
-    return Condition(bool(stated_condition(text)), frozenset(terms(m.group(2))))
+    clause = m.group(2)
+    values = frozenset(v.lower() for v in _QUOTED_VALUE.findall(clause))
+    return Condition(bool(stated_condition(text)), frozenset(terms(clause)), values=values)
 
 
 def stated_conditions(texts: list[str], about: frozenset[str]) -> list[Condition | None]:
@@ -80,7 +90,7 @@ def stated_conditions(texts: list[str], about: frozenset[str]) -> list[Condition
         own = condition_of(text)
         before = out[-1] if out else None
         if before is not None and _shares_most(before.about, about) and _OTHERWISE.match(text):
-            own = Condition(not before.negated, before.about, True)
+            own = Condition(not before.negated, before.about, True, before.values)
         out.append(own)
     return out
 
@@ -105,10 +115,15 @@ def stands_to(
     it, any states the opposite polarity). `strict` (a condition set after what is asked): only one about
     the same thing agrees; otherwise any stated (not inferred) with the asked polarity does."""
     agrees = any(
-        c.negated == asked.negated and (same_thing(c, asked, weight) or (not strict and not c.inferred))
+        c.negated == asked.negated
+        and not c.names_other_value(asked)
+        and (same_thing(c, asked, weight) or bool(c.values & asked.values) or (not strict and not c.inferred))
         for c in stated
     )
-    opposes = any(c.negated != asked.negated and same_thing(c, asked, weight) for c in stated)
+    opposes = any(
+        (c.negated != asked.negated and same_thing(c, asked, weight)) or c.names_other_value(asked)
+        for c in stated
+    )
     return agrees, opposes, any(c.negated != asked.negated for c in stated)
 
 

@@ -36,7 +36,7 @@ from .context_terms import (
     source_title,
 )
 from .definiendum import apposes
-from .directives import Condition, stands_to, stated_conditions, tells_what_to_do
+from .directives import Condition, condition_of, stands_to, stated_conditions, tells_what_to_do
 from .evidence import Scorer, Sentence
 from .lexicon import LIGHT_STEMS
 from .meaning import Meaning
@@ -182,6 +182,8 @@ class Judge(WindowReading):
             agrees, opposes, _ = self.conditions(window)
             if agrees:
                 value += CONDITION_BONUS  # "If I don't pass -f" answered by "If this option is not given"
+                if self._names_asked_value(window):
+                    value += CONDITION_BONUS  # the very case asked: "When set to 'wide', …"
             elif opposes and not agrees:
                 value -= CONDITION_BONUS  # said only under the opposite condition ("If a name is given, …")
         text = " ".join(s.text for s in window)
@@ -268,6 +270,10 @@ class Judge(WindowReading):
             return False  # "For example:" announces what follows it; without what follows it says nothing
         if self.foreign and (close is None or close < SEM_KEY) and not self._instance(passage):
             return False  # asked about what the documents never name: a paraphrase of it, or an instance
+        if self.strict_if and self.asked_if is not None:
+            agrees, opposes, _ = self.conditions(passage.sentences)
+            if opposes and not agrees:
+                return False  # "If a name is given, …" / "When set to 'narrow', …" is another case than asked
         if self.action is not None and misapplied(self.action, passage.sentences):
             return False  # "remove the packages from the environment" does not say how to delete it
         if self.action is not None and not acts(self.action, passage.sentences, self.said(passage)):
@@ -299,6 +305,15 @@ class Judge(WindowReading):
             and not missing
             & EXTREMES  # "the maximum number": a passage that states no maximum does not say it
         )
+
+    def _names_asked_value(self, window: list[Sentence]) -> bool:
+        """The window's conditions that name values name the one the asked condition names, and no other
+        case ("When set to 'wide', …" and not also "When set to 'narrow', …")."""
+        asked = self.asked_if
+        if asked is None or not asked.values:
+            return False
+        named = [c for c in map(condition_of, (s.text for s in window)) if c is not None and c.values]
+        return bool(named) and not any(c.names_other_value(asked) for c in named)
 
     def conditions(self, window: list[Sentence]) -> tuple[bool, bool, bool]:
         """How the conditions the window states stand to the asked one: (one agrees with it, one about the same
