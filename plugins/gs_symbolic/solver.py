@@ -337,7 +337,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         if not kind_stated(kind, word, answer, q.focus or q.text):
             supported = False  # "what is X good for?" answered by a sentence that only mentions X
             evidence += f"; no {kind} stated"
-    if supported and (silent := unspoken(q.focus or q.text, judge.said(passage) | set(terms(answer)), answer)):
+    if supported and (
+        silent := unspoken(q.focus or q.text, judge.said(passage) | set(terms(answer)), answer)
+    ):
         supported = False  # "what happens to X when C?" answered by what X does in general
         evidence += f"; silent on '{' '.join(silent)}'"
     return Outcome(answer, ids, conf if supported else "low", evidence, "sentences", supported)

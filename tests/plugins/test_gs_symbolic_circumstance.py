@@ -52,6 +52,7 @@ Drafts
 A draft recipe is discarded on session exit.
 """
 
+
 def test_behaviour_questions_are_told_from_other_forms():
     assert asks_behaviour("What happens to lines holding only tabs when a recipe is saved?")
     assert asks_behaviour("What does tidy() do with trailing tabs?")
@@ -63,7 +64,9 @@ def test_behaviour_questions_are_told_from_other_forms():
 
 def test_a_word_of_the_circumstance_the_passage_never_states_is_unspoken():
     text = "When a recipe is saved, kilnbuild rewrites every line of the recipe."
-    silent = unspoken("What happens to lines holding only tabs when a recipe is saved?", set(terms(text)), text)
+    silent = unspoken(
+        "What happens to lines holding only tabs when a recipe is saved?", set(terms(text)), text
+    )
     assert "tabs" in silent and "holding" in silent
     assert "saved" not in silent and "recipe" not in silent
 
@@ -97,4 +100,11 @@ def test_a_circumstance_said_in_close_words_stays_success():
     doc = ask("What happens to a draft recipe when the session ends?", units_of(SPOKEN, "kiln.rst"))
     assert doc.result.status == "success"
     assert "discarded" in doc.answer
-    assert unspoken("What happens to a draft when the session ends?", set(terms(doc.answer)), doc.answer) == []
+    assert (
+        unspoken("What happens to a draft when the session ends?", set(terms(doc.answer)), doc.answer) == []
+    )
+
+
+def test_a_negation_is_a_polarity_not_a_word_to_state():
+    text = "If you have not chosen a recipe or a hook, kilnbuild builds the plain recipe."
+    assert unspoken("What happens if neither a recipe nor a hook is chosen?", set(terms(text)), text) == []
