@@ -37,6 +37,7 @@ from .action import asked_action, done_elsewhere
 from .agreement import Leads
 from .answer_form import asks_default, defaults_elsewhere, marked, unanswered, unstated
 from .asked_kind import asked_attribute, asked_kind, kind_stated
+from .circumstance import unspoken
 from .clauses import tokenize
 from .compare import compare
 from .constrained import single_word, yes_no
@@ -336,6 +337,11 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         if not kind_stated(kind, word, answer, q.focus or q.text):
             supported = False  # "what is X good for?" answered by a sentence that only mentions X
             evidence += f"; no {kind} stated"
+    if supported and (
+        silent := unspoken(q.focus or q.text, judge.said(passage) | set(terms(answer)), answer)
+    ):
+        supported = False  # "what happens to X when C?" answered by what X does in general
+        evidence += f"; silent on '{' '.join(silent)}'"
     return Outcome(answer, ids, conf if supported else "low", evidence, "sentences", supported)
 
 
