@@ -221,6 +221,9 @@ def expected_type(question: str) -> str:
     words = _words(q)
     if not words:
         return ""
+    lead = words.index("how") if "how" in words[1:3] else 0
+    if lead and all(w in _PREPOSITIONS or w == "up" for w in words[:lead]):
+        words = words[lead:]  # "Up to how many …", "For how long …", "In how many …": asked as "how …" is
     first = words[0]
     if _REASON.match(q):
         return "reason"
