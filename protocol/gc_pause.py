@@ -12,11 +12,11 @@ at the first collection after it ends.
 from __future__ import annotations
 
 import gc
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from _thread import allocate_lock
 
-_lock = threading.Lock()
+# threading and contextlib are not imported: this module is among the first `mrpvm ask` loads, and on the
+# path a running daemon answers they would be a tenth of the process's own start
+_lock = allocate_lock()
 _depth = 0
 _resume = False  # whether the collector was on when the outermost pause began
 # A process's start (its imports: classes, functions, tables, little garbage) allocates some 35,000 tracked
@@ -34,21 +34,33 @@ _startup: tuple[int, int, int] | None = None  # the thresholds `end_startup` res
 SERVING_THRESHOLD = 10_000
 
 
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    global _depth, _resume
-    with _lock:
-        if _depth == 0:
-            _resume = gc.isenabled()
-            gc.disable()
-        _depth += 1
-    try:
-        yield
-    finally:
+class _Paused:
+    """`with paused_gc():` — the collector off from the outermost entry to the matching exit."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        global _depth, _resume
+        with _lock:
+            if _depth == 0:
+                _resume = gc.isenabled()
+                gc.disable()
+            _depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        global _depth
         with _lock:
             _depth -= 1
             if _depth == 0 and _resume:
                 gc.enable()
+
+
+_PAUSED = _Paused()
+
+
+def paused_gc() -> _Paused:
+    """A context manager pausing the collector (counted: nested and concurrent pauses end with the last)."""
+    return _PAUSED
 
 
 def defer_startup_collections() -> None:

@@ -145,9 +145,7 @@ ACTS_FOR_ROLE: dict[str, tuple[str, ...]] = {
     role: tuple(act for act in ACTS if role in ROLES_FOR_ACT[act]) for role in ROLES
 }
 
-NO_CONTEXT_ANSWER = (
-    "The session context and persistent KB do not contain enough evidence to answer this intent."
-)
+from .no_context import NO_CONTEXT_ANSWER as NO_CONTEXT_ANSWER  # noqa: E402 - kept typing-free there
 
 # One-shot exit codes (DS016).
 EXIT_OK = 0

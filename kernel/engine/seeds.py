@@ -147,6 +147,7 @@ class SeedRun:
                 previous,
                 ref=self.ref,
                 early=self.early,
+                settled=solved,
             )
             if view is None:
                 if views:
@@ -169,8 +170,8 @@ class SeedRun:
             if state.budget.fallback_spent():
                 spent = f"fallback budget spent ({state.budget.fallback_calls_total} calls): no further views"
                 break
-            if views == 1:  # the first view was weak: the views the budget allows start their workers at once
-                prestart_views(state, kb_order, cursor[0])
+            if views == 1:  # the first view was weak: the next view's worker starts (the rest: next_view)
+                prestart_views(state, kb_order, cursor[0], limit=1)
         if self.candidates:
             best = max(self.candidates, key=lambda o: o.rank())
             if len(self.candidates) > 1 or best.status != "success":

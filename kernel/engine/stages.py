@@ -154,12 +154,19 @@ def kb_notifications(
     return [one(plugin_id) for plugin_id in targets]
 
 
-def prestart_views(state: TurnState, order: list[str], start: int) -> list[str]:
+def prestart_views(state: TurnState, order: list[str], start: int, limit: int | None = None) -> list[str]:
     """Start a worker of each kb-plugin the seed's fallback may still retrieve from (`order[start:]`, at most
-    as many as the fallback budget has calls left), all at once and without waiting: in a one-turn process
-    each would otherwise start only when its retrieve comes, one after the other. A running worker is left
-    as it is (`Supervisor.prestart`); the plugin ids started."""
-    left = order[start : start + state.budget.fallback_calls_left]
+    `limit` and as many as the fallback budget has calls left), all at once and without waiting: in a
+    one-turn process each would otherwise start only when its retrieve comes, one after the other. A running
+    worker is left as it is (`Supervisor.prestart`); the plugin ids started.
+
+    A seed's walk starts them in two steps (seeds.py): the next one when the first view proves weak, the
+    rest once that one's view differs from every view already solved (`next_view`'s `settled`): a view that
+    repeats one ends the walk (the views converged), and a worker started for it would start for nothing
+    (a cold `mrpvm ask`: one interpreter fewer on a 2-core machine)."""
+    left_calls = state.budget.fallback_calls_left
+    count = left_calls if limit is None else min(limit, left_calls)
+    left = order[start : start + count]
     return [plugin_id for plugin_id in left if state.ctx.supervisor.prestart(plugin_id)]
 
 
@@ -175,11 +182,14 @@ async def next_view(
     *,
     ref: str | None = None,
     early: Early | None = None,
+    settled: set[str] | None = None,
 ) -> View | None:
     """kb candidates from `cursor[0]` on until one is sufficient; else the best insufficient view.
 
     Returns None when no candidate is left to try. `previous[0]` threads the next-candidate chain.
     `early`: a retrieve already started (`start_early_views`), used if it is exactly a call made here.
+    `settled`: the evidence keys of the seed's views solved without an accepted answer; when there are
+    some, a view whose evidence is none of them starts the later candidates' workers (`prestart_views`).
     """
     if cursor[0] >= len(order):
         return None
@@ -211,6 +221,8 @@ async def next_view(
         view = view_of(attempt)
         if view is None:
             continue
+        if settled and cursor[0] < len(order) and not (view.evidence and view.key in settled):
+            prestart_views(state, order, cursor[0])  # the walk may go on: they start beside this view's solve
         if view.sufficient:
             return view
         insufficient.append(view)

@@ -3,9 +3,11 @@ thin daemon path (fast_ask.py), so both print alike. Standard library only (the 
 
 from __future__ import annotations
 
-from typing import Any
+from mrpvm.protocol.no_context import NO_CONTEXT_ANSWER
 
-from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
+TYPE_CHECKING = False  # typing is not loaded on the daemon path (fast_ask.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # `mrpvm ask` exits 0 with an answer (weak ones included: the answer says so), REFUSED_EXIT when no question
 # of the turn could be answered from the documents (the no-context sentence), 1-2 on errors (main.py).

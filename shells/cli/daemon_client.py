@@ -13,10 +13,12 @@ import json
 import os
 import socket
 import sys
-from pathlib import Path
-from typing import Any
 
 from .daemon_file import DaemonAddress, read_address
+
+TYPE_CHECKING = False  # typing and pathlib are not loaded on this path (daemon_file.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 CONNECT_TIMEOUT_S = 0.5  # a daemon that does not accept within this is treated as absent
 TURN_TIMEOUT_S = 600.0
@@ -41,8 +43,11 @@ class _Conn:
         auth = f"Authorization: Bearer {token}\r\n" if token else ""
         host = address.url.removeprefix("http://")
         self.head = f"Host: {host}\r\nContent-Type: application/json\r\nAccept: application/json\r\n{auth}"
+        # the host as bytes (getaddrinfo takes them; typeshed says str): a str loads the idna codec and
+        # unicodedata to look up a loopback name
+        target = (address.host.encode("ascii"), address.port)
         try:
-            self.sock = socket.create_connection((address.host, address.port), timeout=CONNECT_TIMEOUT_S)
+            self.sock = socket.create_connection(target, timeout=CONNECT_TIMEOUT_S)  # type: ignore[arg-type]
         except OSError as err:
             raise _Unavailable(str(err)) from None
         self.sock.settimeout(TURN_TIMEOUT_S)
@@ -111,7 +116,7 @@ class _Conn:
 
 
 def ask_daemon(
-    home: Path,
+    home: str | os.PathLike[str],
     question: str,
     *,
     sources: list[tuple[str, str]],

@@ -20,7 +20,6 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
     from typing import Any
 
 DAEMON_FILE = "daemon.json"  # daemon_file.FILE_NAME, looked for before that module (json, pathlib) loads
@@ -118,19 +117,16 @@ def run(argv: list[str]) -> int | None:
 
         folder = home_folder()
         if os.path.exists(os.path.join(folder, DAEMON_FILE)):
-            from pathlib import Path
-
             from .daemon_file import read_address
 
-            home = Path(folder)
-            if read_address(home) is not None:
-                answered = _through_daemon(home, parsed, sources)
+            if read_address(folder) is not None:
+                answered = _through_daemon(folder, parsed, sources)
                 if answered is not None:
                     return answered
     return _in_process(parsed, sources)
 
 
-def _through_daemon(home: Path, parsed: dict[str, Any], sources: list[tuple[str, str]]) -> int | None:
+def _through_daemon(home: str, parsed: dict[str, Any], sources: list[tuple[str, str]]) -> int | None:
     from .answer_text import REFUSED_EXIT, refused
     from .daemon_client import DaemonRefused, ask_daemon
 

@@ -10,7 +10,6 @@ commands raise `CliError` (or a `KernelError`) for that, never print tracebacks.
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 TYPE_CHECKING = False  # typing is not loaded before a one-turn ask has launched its workers (fast_ask.py)
@@ -45,6 +44,8 @@ def build_app() -> typer.Typer:
     global _app
     if _app is not None:
         return _app
+    import importlib
+
     import typer
 
     app = typer.Typer(
@@ -137,14 +138,14 @@ def exit_now(code: int) -> None:
     flushed (the interpreter reports that)."""
     import atexit
     import os
-    import threading
 
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except (OSError, ValueError):
         return
-    if threading.active_count() > 1:
+    threading = sys.modules.get("threading")  # not loaded: no thread was started through it (daemon path)
+    if threading is not None and threading.active_count() > 1:
         return
     atexit._run_exitfuncs()
     os._exit(code)

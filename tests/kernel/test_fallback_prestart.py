@@ -1,6 +1,8 @@
-"""A seed whose first knowledge view is weak starts the workers of the kb-plugins its fallback may still
-retrieve from all at once (kernel/engine/stages.py `prestart_views`), at most as many as the fallback budget
-has calls left: in a one-turn process each used to start only when its retrieve came, one after another.
+"""A seed whose first knowledge view is weak starts the worker of the next kb-plugin its fallback may retrieve
+from, and once that view differs from every view already solved, the workers of the rest at once
+(kernel/engine/stages.py `prestart_views`), at most as many as the fallback budget has calls left: in a
+one-turn process each used to start only when its retrieve came, one after another. A view that repeats an
+earlier one ends the walk (seeds.py), so the later workers are not started for it.
 The calls and the answer are the same; only when the workers start changes."""
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def ask_watching_starts(h: Harness) -> tuple[object, list[tuple[str, list[str]]]
     return anyio.run(go), seen
 
 
-def test_the_fallback_views_workers_start_together_once_the_first_view_is_weak(tmp_path):
+def test_the_next_views_worker_starts_once_the_first_view_is_weak_the_rest_once_a_view_differs(tmp_path):
     result, seen = ask_watching_starts(Harness(tmp_path, SCRIPT, orders=ONE_SOLVER))
     assert calls_in_order(result, "retrieve") == [
         ("kb-a", "success"),
@@ -65,8 +67,15 @@ def test_the_fallback_views_workers_start_together_once_the_first_view_is_weak(t
     ]
     assert result.status != "success"  # every view weak: the chain runs to its end, as before
     fallback = [(p, made) for p, made in seen if p in ("kb-b", "kb-c")]
-    # both started right after kb-a's view proved weak, before kb-b's retrieve was made
-    assert fallback == [("kb-b", ["kb-a"]), ("kb-c", ["kb-a"])]
+    # kb-b right after kb-a's view proved weak; kb-c once kb-b's view (not kb-a's) came, before its solve
+    assert fallback == [("kb-b", ["kb-a"]), ("kb-c", ["kb-a", "kb-b"])]
+
+
+def test_a_view_that_repeats_the_first_starts_no_further_worker(tmp_path):
+    script = {**SCRIPT, "kb-b": {"retrieve": {"select": 1}, "onSessionEvent": {}}}  # kb-a's unit again
+    result, seen = ask_watching_starts(Harness(tmp_path, script, orders=ONE_SOLVER))
+    assert [p for p, _ in calls_in_order(result, "retrieve")] == ["kb-a", "kb-b"]  # the views converged
+    assert [p for p, _ in seen if p.startswith("kb-")] == ["kb-a", "kb-b"]  # kb-c's worker never started
 
 
 def test_no_more_fallback_workers_start_than_the_budget_has_calls(tmp_path):

@@ -143,6 +143,8 @@ def test_a_daemon_answer_is_printed_without_loading_the_cli_framework(
     assert not {
         m for m in loaded if m.startswith(("mrpvm.kernel.engine", "mrpvm.kernel.config", "mrpvm.knowledge"))
     }
+    # nor the standard library's helpers the path does without (daemon_file.py, gc_pause.py, main.py)
+    assert not loaded & {"pathlib", "typing", "threading", "encodings.idna", "importlib"}
     paths = [p for p, _ in _Daemon.seen]
     assert paths == ["/sessions", "/sessions/ses_new/context", "/chat/completions"]
     assert _Daemon.seen[1][1] == {"text": "Tessel builds with `tessel build`.\n", "source_name": "notes.md"}
