@@ -40,6 +40,10 @@ _WORD = lazy_pattern(r"(?<![\w./~-])[A-Za-z][A-Za-z'-]*(?![\w./])")
 # does X mean?"), besides the light verbs of how-to questions
 _FRAME_STEMS = LIGHT_STEMS | frozenset(terms("happen mean"))
 _HOW = lazy_pattern(r"\bhow\s+[a-z]+", re.I)  # "how long", "how many": the kind of answer asked for
+# "how many characters long", "how many metres deep": the dimension a measure is given in frames it too
+_MEASURED = lazy_pattern(
+    r"\bhow\s+(?:many|much)\s+[a-z]+\s+(long|wide|high|deep|tall|old|big|large|thick|heavy)\b", re.I
+)
 
 
 def unsaid_thing(q: Question, answer: str) -> str:
@@ -59,6 +63,7 @@ def unsaid_word(q: Question, answer: str, skip: str = "") -> str:
     asked = asked_clause(q.focus or q.text)
     typed = (asked_type_noun(asked)[1] or "").lower()
     framing = set(terms(" ".join(m.group(0) for m in _HOW.finditer(asked)))) | FRAMING
+    framing |= set(terms(" ".join(m.group(1) for m in _MEASURED.finditer(asked))))
     framing |= q.examples | attributed_terms(q.text) | _FRAME_STEMS
     for word in dict.fromkeys(w.lower() for w in _WORD.findall(_HOW.sub(" ", asked))):
         if word in STOPWORDS or word in (typed, skip):

@@ -15,3 +15,30 @@ def test_a_leading_preposition_keeps_the_question_s_type() -> None:
     assert (
         expected_type("In which drawer is the kiln kept?") == "entity"
     )  # a preposition before "which": as before
+
+
+KILN_RULES = """# Kiln file format
+
+## Names
+
+- Shelf names in kiln files are plain words, similar to the names a pantry list accepts.
+- They may hold letters, digits and the dash.
+- Readers must accept shelf names with length up to and including 80 characters.
+- Readers must accept labels and notes with lengths up to and including 200 and 900 characters respectively.
+"""
+
+
+def test_the_dimension_of_a_measure_frames_the_question() -> None:
+    """ "How many characters long …": "long" is the dimension the number is given in, not a thing the
+    documents must name (they write "length")."""
+    from answer_support import ask, units_of
+
+    for question in (
+        "Up to how many characters long must readers accept shelf names?",
+        "How many characters long may a shelf name be?",
+    ):
+        doc = ask(question, units_of(KILN_RULES, name="kiln.md"))
+        assert doc.answer.startswith("Readers must accept shelf names with length up to and including 80"), (
+            question
+        )
+        assert "900" not in doc.answer
