@@ -24,7 +24,7 @@ from mrpvm.protocol.handoff import UnitAnalysis, analyse_unit
 from .footnotes import name_footnotes
 from .halves import MIN_CHARS, cores, split_map
 from .outline import read_blocks
-from .pieces import Piece, make_piece, piece_fields, pieces_from_fields
+from .pieces import Piece, Reading, make_piece, piece_fields, pieces_from_fields
 from .sections import make_sections
 from .segments import Block
 from .summaries import aggregate_summary, join_summary
@@ -60,10 +60,11 @@ def _build(
     blocks = read_blocks(text)
     if halves is None:
         halves = len(text) >= MIN_CHARS and cores() > 1
+    seen: dict[tuple[str, str], Reading] = {}  # each side of split_map fills its own
     per_block = split_map(
         range(len(blocks)),
         [b.end - b.start for b in blocks],
-        lambda k: [make_piece(text, s) for s in blocks[k].segments],
+        lambda k: [make_piece(text, s, seen) for s in blocks[k].segments],
         lambda lists: pickle.dumps([[piece_fields(p) for p in ps] for ps in lists], pickle.HIGHEST_PROTOCOL),
         lambda data: pieces_from_fields(blocks, pickle.loads(data)),
         halves=halves,
