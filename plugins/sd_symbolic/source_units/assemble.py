@@ -22,7 +22,7 @@ from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.handoff import UnitAnalysis, analyse_unit
 
 from .footnotes import name_footnotes
-from .halves import MIN_CHARS, cores, split_map
+from .halves import split_map, worth_halves
 from .outline import read_blocks
 from .pieces import Piece, Reading, make_piece, piece_fields, pieces_from_fields
 from .sections import make_sections
@@ -43,7 +43,8 @@ def build_tree(text: str, meta: SourceMeta, *, halves: bool | None = None) -> li
     """All units of the source: atomic units in text order, then section composites, then the aggregate.
 
     `halves`: share the pieces and the sections' units of the source with a forked child
-    (halves.py); None: when the source is large and a second CPU is there. The units are the same."""
+    (halves.py); None: when the source is large and a second CPU is free (`worth_halves`). The units are
+    the same."""
     return _build(text, meta, halves, analysed=False)[0]
 
 
@@ -59,7 +60,7 @@ def _build(
 ) -> tuple[list[KnowledgeUnit], list[UnitAnalysis]]:
     blocks = read_blocks(text)
     if halves is None:
-        halves = len(text) >= MIN_CHARS and cores() > 1
+        halves = worth_halves(len(text))
     seen: dict[tuple[str, str], Reading] = {}  # each side of split_map fills its own
     per_block = split_map(
         range(len(blocks)),
