@@ -14,7 +14,7 @@ from mrpvm.shells.cli.common import LocalLLMFlag, human_bytes
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.records import KbRecord
-    from mrpvm.shells.cli.progress import JobProgress
+    from mrpvm.shells.cli.job_counts import JobCounts
 
 
 def register(app: typer.Typer) -> None:
@@ -83,7 +83,7 @@ async def _ingest(
     from mrpvm.knowledge.context import open_context
     from mrpvm.knowledge.normalize import check_sd_plugin
     from mrpvm.knowledge.ops import delete_kb
-    from mrpvm.shells.cli.common import print_json, stdout_console
+    from mrpvm.shells.cli.common import print_json
 
     # the sd-plugin's worker starts as soon as the context can start it: beside the rest of the opening
     # (one-time merges, the KB layer's repair), the progress bar's imports and the KB's lookup, which its
@@ -91,10 +91,8 @@ async def _ingest(
     ctx = await open_context(environ, opened=lambda opened: opened.supervisor.prestart(sd))
     results: list[dict[str, Any]] = []
     try:
-        from mrpvm.shells.cli.progress import JobProgress
-
         sizes = [len(text.encode("utf-8", "surrogatepass")) for _, _, text in sources]
-        job = JobProgress(len(sources), sum(sizes), out=stdout_console(), enabled=not as_json)
+        job = _job(len(sources), sum(sizes), as_json)
         started = time.perf_counter()
         check_sd_plugin(ctx, sd)  # before creating the KB: a typo must not leave an empty KB behind
         created = False
@@ -129,6 +127,19 @@ async def _ingest(
     return 1 if failed else 0
 
 
+def _job(files: int, total_bytes: int, as_json: bool) -> JobCounts:
+    """The job's bar (progress.py), or its counts alone when no bar can be drawn (--json, stderr no
+    terminal): such a run never loads rich."""
+    from mrpvm.shells.cli.job_counts import JobCounts, bar_possible
+
+    if as_json or not bar_possible():
+        return JobCounts(files, total_bytes)
+    from mrpvm.shells.cli.common import stdout_console
+    from mrpvm.shells.cli.progress import JobProgress
+
+    return JobProgress(files, total_bytes, out=stdout_console(), enabled=True)
+
+
 async def _ingest_file(
     ctx: KernelContext,
     kb: KbRecord,
@@ -138,7 +149,7 @@ async def _ingest_file(
     size: int,
     sd: str,
     force: bool,
-    job: JobProgress,
+    job: JobCounts,
     as_json: bool,
 ) -> dict[str, Any]:
     """Ingest one file, advancing the job's bar; its JSON record (`error` when it failed)."""

@@ -5,14 +5,15 @@ units per second and the time left. A step with no byte count (the kb-plugins in
 kb-balanced embeds each one) is named on the bar with a spinner and its elapsed seconds, so a long
 embedding never looks like a hang. It draws on stderr only when stderr is a terminal and the command
 does not print JSON; results and warnings go through `say` / `warn`, printed above the bar so the bar
-stays one line at the bottom.
+stays one line at the bottom. A job whose bar cannot be drawn (--json, stderr no terminal) uses
+job_counts.JobCounts alone and never loads rich.
 """
 
 from __future__ import annotations
 
-import time
 from types import TracebackType
 
+from mrpvm.shells.cli.job_counts import JobCounts
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -43,22 +44,14 @@ class _PhaseColumn(TimeRemainingColumn):
         return super().render(task)
 
 
-class JobProgress:
-    """A job of `files` files holding `total_bytes` bytes; use as a context manager around the work."""
+class JobProgress(JobCounts):
+    """A job of `files` files holding `total_bytes` bytes, drawn as a bar (job_counts.py keeps the counts);
+    use as a context manager around the work."""
 
     def __init__(self, files: int, total_bytes: int, *, out: Console, enabled: bool):
+        super().__init__(files, total_bytes)
         self.err = Console(stderr=True, highlight=False)
         self.out = out
-        self.files = files
-        self.total_bytes = max(1, total_bytes)
-        self._done_files = 0
-        self._done_bytes = 0  # bytes of the files already finished
-        self._units = 0  # units of the files already finished
-        self._file_units = 0
-        self._started = time.perf_counter()
-        self._phase = ""
-        self._phase_started = 0.0
-        self._file_bytes = 0
         self.progress = Progress(
             SpinnerColumn(),
             TextColumn("{task.description}"),
@@ -83,14 +76,6 @@ class JobProgress:
     ) -> None:
         self.progress.stop()
 
-    @property
-    def units(self) -> int:
-        return self._units + self._file_units
-
-    def rate(self) -> float:
-        """Units per second over the whole job so far."""
-        return self.units / max(1e-6, time.perf_counter() - self._started)
-
     def _refresh(self, name: str, file_bytes: int = 0) -> None:
         position = min(self.files, self._done_files + 1)
         shown = name if len(name) <= NAME_CHARS else "…" + name[-(NAME_CHARS - 1) :]
@@ -101,45 +86,6 @@ class JobProgress:
             files=f"{position}/{self.files}",
             units=f"{self.units:,} units {self.rate():,.0f}/s",
         )
-
-    def phase_text(self, short: bool = False) -> str:
-        """The step in work that has no byte count (`short`: its first word, for the bar), with its
-        elapsed seconds; empty when there is none."""
-        if not self._phase:
-            return ""
-        what = self._phase.split()[0] + "…" if short else self._phase
-        return f"{what} {time.perf_counter() - self._phase_started:.0f}s"
-
-    def phase(self, name: str, text: str) -> None:
-        """The file `name` is in a step with no byte count (`text`, e.g. "indexing 1,234 units")."""
-        self._phase, self._phase_started = text, time.perf_counter()
-        self._refresh(name, self._file_bytes)
-
-    def file_callbacks(self, name: str):
-        """(on_progress(done, total), on_units(n)) for the file `name` now in work."""
-        self._file_units = 0
-        self._file_bytes = 0
-        self._phase = ""
-        self._refresh(name)
-
-        def on_progress(done: int, total: int) -> None:
-            self._file_bytes = done
-            self._refresh(name, done)
-
-        def on_units(n: int) -> None:
-            self._file_units = n
-            self._refresh(name)
-
-        return on_progress, on_units
-
-    def file_done(self, size: int, units: int) -> None:
-        """The file in work is finished (ingested, unchanged or failed) with `units` units."""
-        self._done_files += 1
-        self._done_bytes += size
-        self._units += units
-        self._file_units = 0
-        self._phase = ""
-        self._refresh("")
 
     def say(self, message: str) -> None:
         """A result line on stdout (above the bar)."""

@@ -22,9 +22,9 @@ from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.handoff import UnitAnalysis, analyse_unit
 
 from .footnotes import name_footnotes
-from .halves import MIN_CHARS, cores, split_map
+from .halves import split_map, worth_halves
 from .outline import read_blocks
-from .pieces import Piece, make_piece, piece_fields, pieces_from_fields
+from .pieces import Piece, Reading, make_piece, piece_fields, pieces_from_fields
 from .sections import make_sections
 from .segments import Block
 from .summaries import aggregate_summary, join_summary
@@ -43,7 +43,8 @@ def build_tree(text: str, meta: SourceMeta, *, halves: bool | None = None) -> li
     """All units of the source: atomic units in text order, then section composites, then the aggregate.
 
     `halves`: share the pieces and the sections' units of the source with a forked child
-    (halves.py); None: when the source is large and a second CPU is there. The units are the same."""
+    (halves.py); None: when the source is large and a second CPU is free (`worth_halves`). The units are
+    the same."""
     return _build(text, meta, halves, analysed=False)[0]
 
 
@@ -59,11 +60,12 @@ def _build(
 ) -> tuple[list[KnowledgeUnit], list[UnitAnalysis]]:
     blocks = read_blocks(text)
     if halves is None:
-        halves = len(text) >= MIN_CHARS and cores() > 1
+        halves = worth_halves(len(text))
+    seen: dict[tuple[str, str], Reading] = {}  # each side of split_map fills its own
     per_block = split_map(
         range(len(blocks)),
         [b.end - b.start for b in blocks],
-        lambda k: [make_piece(text, s) for s in blocks[k].segments],
+        lambda k: [make_piece(text, s, seen) for s in blocks[k].segments],
         lambda lists: pickle.dumps([[piece_fields(p) for p in ps] for ps in lists], pickle.HIGHEST_PROTOCOL),
         lambda data: pieces_from_fields(blocks, pickle.loads(data)),
         halves=halves,

@@ -82,7 +82,14 @@ def _code(word: str) -> bool:
     return len(word) == 2 and word.isalnum() and not word.isdigit() and not word.isalpha()
 
 
-def make_piece(text: str, seg: Segment) -> Piece:
+# What a piece reads from its text, by (segment kind, text): its keys, role cue, past tense, mood and triple.
+Reading = tuple[frozenset[str], str | None, bool, bool, "Triple | None"]
+
+
+def make_piece(text: str, seg: Segment, seen: dict[tuple[str, str], Reading] | None = None) -> Piece:
+    """The piece of `seg`. `seen`: what earlier pieces of the same kind and text read (a reference manual
+    repeats a quarter of its sentences: "Returns: {boolean}", "Added in: v10.0.0"), filled as it goes; a
+    piece's reading depends on its kind and text alone, and every part of it is immutable, so it is shared."""
     start = seg.body_start if seg.body_start >= 0 else seg.start
     raw = joined(text, start, seg.end, seg.joins) if seg.joins else text[start : seg.end]
     if seg.comment:  # a configuration file's comment, its lines' `#` marks left out
@@ -90,18 +97,29 @@ def make_piece(text: str, seg: Segment) -> Piece:
     if seg.kind == "code":
         return Piece(seg, raw, frozenset())
     body = rendered(clean(raw)) if seg.cells is None else "| " + " | ".join(seg.cells) + " |"
-    if seg.kind == "term":
-        wordset = set(_TOKEN.findall(body.lower().replace("’", "'")))
-        return Piece(seg, body, _keys(wordset))
+    key = (seg.kind, body)
+    reading = seen.get(key) if seen is not None else None
+    if reading is None:
+        reading = read_piece(seg.kind, body)
+        if seen is not None:
+            seen[key] = reading
+    keys, cue, past, imperative, triple = reading
+    return Piece(seg, body, keys, cue, triple, imperative, past)
+
+
+def read_piece(kind: str, body: str) -> Reading:
+    """What the tree builder reads from a piece's text (`make_piece`): keys; for all but a term, the role
+    cue and past tense; for a sentence or list item, the imperative mood and, unless it is an item in the
+    imperative, the triple."""
     wordset = set(_TOKEN.findall(body.lower().replace("’", "'")))
-    piece = Piece(seg, body, _keys(wordset))
-    piece.cue = sentence_role(body, wordset)
-    piece.past = is_past(body, wordset)
-    if seg.kind in ("sentence", "item"):
-        piece.imperative = is_imperative(body)
-        if not piece.imperative or seg.kind == "sentence":
-            piece.triple = extract_triple(body)
-    return piece
+    if kind == "term":
+        return _keys(wordset), None, False, False, None
+    imperative, triple = False, None
+    if kind in ("sentence", "item"):
+        imperative = is_imperative(body)
+        if not imperative or kind == "sentence":
+            triple = extract_triple(body)
+    return _keys(wordset), sentence_role(body, wordset), is_past(body, wordset), imperative, triple
 
 
 def piece_fields(p: Piece) -> tuple:
