@@ -149,25 +149,29 @@ def write_dense(df: VectorFile, old: list[OldUnit], new: list[NewUnit], deadline
         reuse = {o.hash: rows[i] for i, o in enumerate(old) if done[i]}
     # by length: each batch's texts are of similar length, so little of the compute goes to padding
     # (1.09x the tokens on the 2 MB document, against 1.2x in document order by batches of 64)
+    # one vector per distinct text: units that read alike (a repeated list item, a heading's summary equal
+    # to its one sentence) are encoded once (6.5% of the 1.1 MB corpus's units)
     texts = {n.unit.id: unit_text(n.unit) for n in new if n.hash not in reuse}
-    fresh = sorted((n for n in new if n.hash not in reuse), key=lambda n: len(texts[n.unit.id]))
+    fresh = [n for n in new if n.hash not in reuse]
+    distinct = sorted(dict.fromkeys(texts.values()), key=len)
+    by_text: dict[str, np.ndarray] = {}
     now = time.monotonic()
     budget = now + ENCODE_BUDGET_S
     hard = deadline if deadline == float("inf") else now + (1 - DEADLINE_RESERVE) * max(0.0, deadline - now)
-    by_id: dict[str, np.ndarray] = {}
     model = True
-    for start in range(0, len(fresh), INGEST_BATCH):
+    for start in range(0, len(distinct), INGEST_BATCH):
         clock = time.monotonic()
-        if clock > hard or (len(by_id) >= ENCODE_AT_LEAST and clock > budget):
+        if clock > hard or (len(by_text) >= ENCODE_AT_LEAST and clock > budget):
             break
-        batch = fresh[start : start + INGEST_BATCH]
-        vectors = encode([texts[n.unit.id] for n in batch])
+        batch = distinct[start : start + INGEST_BATCH]
+        vectors = encode(batch)
         if (
             vectors is None
         ):  # not installed (no dense view: the retrieval notes say so), or not loaded in time
             model = available()
             break
-        by_id.update((n.unit.id, row) for n, row in zip(batch, to_rows(vectors), strict=True))
+        by_text.update(zip(batch, to_rows(vectors), strict=True))
+    by_id = {n.unit.id: by_text[texts[n.unit.id]] for n in fresh if texts[n.unit.id] in by_text}
     if new:
         zero = np.zeros(DENSE.row, np.uint8)
         df.write([n.key for n in new], np.stack([reuse.get(n.hash, by_id.get(n.unit.id, zero)) for n in new]))

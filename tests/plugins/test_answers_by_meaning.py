@@ -127,3 +127,20 @@ def test_ingest_encodes_while_the_deadline_allows_and_leaves_the_rest_pending(tm
     assert found.all() and pending_rows(rows).all()  # zero rows: pending, never a dense neighbour
     again = write_dense(dense_file(tmp_path), [], new, deadline=float("inf"))  # a later offer encodes them
     assert (again.encoded, again.pending) == (len(VAULT), 0)
+
+
+def test_units_that_read_alike_are_encoded_once_and_share_their_vector(tmp_path, monkeypatch):
+    from mrpvm.plugins.kb_balanced.dense import dense_file, pending_rows, unit_text, write_dense
+    from mrpvm.plugins.kb_common import NewUnit
+
+    encoded = count_encodes(monkeypatch)
+    twin = msgspec.structs.replace(VAULT[2], id="vault::chunk-009::unit-009")  # the same words elsewhere
+    units = [*VAULT, twin]
+    new = [NewUnit(key=i + 1, unit=u, hash=f"h{i}", fields={}) for i, u in enumerate(units)]
+    done = write_dense(dense_file(tmp_path), [], new, deadline=float("inf"))
+    assert sorted(encoded) == sorted({unit_text(u) for u in units})  # each distinct text once
+    assert len(encoded) == len(units) - 1
+    assert (done.encoded, done.pending) == (len(units), 0)
+    rows, _ = dense_file(tmp_path).read([n.key for n in new])
+    assert not pending_rows(rows).any()
+    assert (rows[2] == rows[-1]).all() and not (rows[1] == rows[2]).all()

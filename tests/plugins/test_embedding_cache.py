@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from mrpvm.plugins.sdk.embedding import available, cache, forward, weights
+from mrpvm.plugins.sdk.embedding.quantize import PRECISION
 from tokenizers import Tokenizer
 
 pytestmark = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
@@ -41,30 +42,30 @@ def test_a_built_cache_is_reused_and_a_damaged_one_rebuilt(tmp_path: Path, monke
     model = weights.model_zip()
     assert model is not None
     folder = tmp_path / "share" / "minilm-test"
-    monkeypatch.setattr(cache, "cache_dir", lambda _model: folder)
+    monkeypatch.setattr(cache, "cache_dir", lambda _model, _kind=None: folder)
     tokenizer = _tokenizer(model)
 
-    session, source = cache.load_session(model, tokenizer, 1)
+    session, source = cache.load_session(model, tokenizer, 1, cache.FLOAT)
     assert source == "built" and _matches_reference(session, tokenizer)
     assert sorted(p.name for p in folder.iterdir()) == ["check.json", "model.onnx", "weights.bin"]
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]  # no work folder left
 
-    session, source = cache.load_session(model, tokenizer, 1)
+    session, source = cache.load_session(model, tokenizer, 1, cache.FLOAT)
     assert source == "cache" and _matches_reference(session, tokenizer)
 
     blob = bytearray((folder / "weights.bin").read_bytes())
     middle = len(blob) // 2
     blob[middle : middle + 4_000_000] = bytes(4_000_000)  # a zeroed stretch of some layer's weights
     (folder / "weights.bin").write_bytes(bytes(blob))
-    session, source = cache.load_session(model, tokenizer, 1)
+    session, source = cache.load_session(model, tokenizer, 1, cache.FLOAT)
     assert source == "built" and _matches_reference(session, tokenizer)
-    assert cache.load_session(model, tokenizer, 1)[1] == "cache"  # repaired
+    assert cache.load_session(model, tokenizer, 1, cache.FLOAT)[1] == "cache"  # repaired
 
     (folder / "check.json").unlink()
-    assert cache.load_session(model, tokenizer, 1)[1] == "built"
+    assert cache.load_session(model, tokenizer, 1, cache.FLOAT)[1] == "built"
     (folder / "weights.bin").write_bytes(b"")  # truncated
-    assert cache.load_session(model, tokenizer, 1)[1] == "built"
-    assert cache.load_session(model, tokenizer, 1)[1] == "cache"
+    assert cache.load_session(model, tokenizer, 1, cache.FLOAT)[1] == "built"
+    assert cache.load_session(model, tokenizer, 1, cache.FLOAT)[1] == "cache"
 
 
 def test_an_unwritable_cache_folder_still_gives_a_working_encoder(
@@ -74,9 +75,9 @@ def test_an_unwritable_cache_folder_still_gives_a_working_encoder(
     assert model is not None
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    monkeypatch.setattr(cache, "cache_dir", lambda _model: blocker / "minilm-test")
+    monkeypatch.setattr(cache, "cache_dir", lambda _model, _kind=None: blocker / "minilm-test")
     tokenizer = _tokenizer(model)
-    session, source = cache.load_session(model, tokenizer, 1)
+    session, source = cache.load_session(model, tokenizer, 1, cache.FLOAT)
     assert source == "built" and _matches_reference(session, tokenizer)
     assert blocker.read_text() == "not a folder"
 
@@ -152,3 +153,18 @@ def test_batches_keep_every_text_once_within_the_token_budget():
 def test_texts_of_one_length_share_a_batch_and_mixed_lengths_are_not_padded_to_the_longest():
     assert forward.batches([20] * 40) == [list(range(32)), list(range(32, 40))]
     assert forward.batches([13, 93, 41, 45, 15]) == [[0, 4], [2, 3], [1]]
+
+
+def test_the_int8_graph_has_its_own_folder_and_both_are_kept(monkeypatch: pytest.MonkeyPatch):
+    """Vectors of the two precisions never share a kept vector's identity (the folder's name), and
+    building one precision's folder does not remove the other's."""
+    model = weights.model_zip()
+    assert model is not None
+    floats, int8 = cache.cache_dir(model, cache.FLOAT), cache.cache_dir(model, cache.INT8)
+    assert floats != int8 and floats.parent == int8.parent
+    monkeypatch.setenv("MRPVM_EMBED_PRECISION", "float")
+    assert cache.cache_dir(model) == floats
+    monkeypatch.setenv("MRPVM_EMBED_PRECISION", "int8")
+    assert cache.cache_dir(model) == int8
+    monkeypatch.setenv("MRPVM_EMBED_PRECISION", "no-such-precision")
+    assert cache.cache_dir(model) == cache.cache_dir(model, PRECISION)

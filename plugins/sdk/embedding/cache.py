@@ -11,7 +11,7 @@ can read them:
                                      /check.json   probe sentences' embeddings by the unoptimised graph
 
 `<key>` names the model file (its sha256 from the wheel's RECORD, else its size and time), the onnxruntime
-version and GRAPH_VERSION, so a new wheel, runtime or graph definition gets a new folder. A session on the
+version, GRAPH_VERSION and the precision (quantize.py: int8 graphs are float32 ones quantized once here), so a new wheel, runtime or graph definition gets a new folder. A session on the
 folder runs with optimisation off (done already) and is used only when it reproduces check.json (cosine
 ≥ CHECK_COSINE); a damaged folder is rebuilt, or — read-only — bypassed by an in-memory build.
 """
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from mrpvm.protocol.digests import sha256
 
 from . import forward, weights
+from .quantize import FLOAT, INT8, precision
 
 if TYPE_CHECKING:
     import onnxruntime as ort
@@ -41,8 +42,11 @@ PROBES = (
 CHECK_COSINE = 0.99999
 
 
-def cache_dir(model: Path) -> Path:
-    digest = sha256(f"{_model_id(model)}|ort {runtime_version()}|graph {GRAPH_VERSION}".encode())
+def cache_dir(model: Path, kind: str | None = None) -> Path:
+    """The folder of the model's graph at precision `kind` (None: this process's, quantize.precision)."""
+    kind = kind or precision()
+    suffix = "" if kind == FLOAT else f"|{kind}"  # float keeps the folder it had before int8 existed
+    digest = sha256(f"{_model_id(model)}|ort {runtime_version()}|graph {GRAPH_VERSION}{suffix}".encode())
     return Path(sys.prefix) / "share" / "mrpvm" / f"minilm-{digest.hexdigest()[:16]}"
 
 
@@ -157,7 +161,7 @@ def _cached(folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSe
     return session
 
 
-def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSession:
+def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int, kind: str) -> ort.InferenceSession:
     """The unoptimised graph's session, after writing the folder from it when that is possible."""
     import json
     import shutil  # here, as graph: a worker whose vectors are kept never builds (shutil loads bz2, lzma)
@@ -166,6 +170,10 @@ def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int) -> ort
 
     tensors, config, _ = weights.load(model)
     graph = build(tensors, config)
+    if kind == INT8:
+        from .quantize import quantize
+
+        graph = quantize(graph)
     raw = _session(graph, _options(threads))
     work = folder.with_name(f".{folder.name}.{os.getpid()}.part")
     try:
@@ -178,7 +186,7 @@ def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int) -> ort
         if _cached(work, tokenizer, threads) is not None:
             shutil.rmtree(folder, ignore_errors=True)  # a damaged one, or another process's twin
             os.replace(work, folder)
-            _remove_stale(folder)
+            _remove_stale(folder, keep=cache_dir(model, INT8 if kind == FLOAT else FLOAT))
     except OSError:
         pass  # a read-only install: this process keeps its in-memory graph
     finally:
@@ -186,19 +194,24 @@ def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int) -> ort
     return raw
 
 
-def _remove_stale(folder: Path) -> None:
-    """Folders of earlier wheels, runtimes or graph versions (and the single-file graphs before them)."""
+def _remove_stale(folder: Path, keep: Path) -> None:
+    """Folders of earlier wheels, runtimes or graph versions (and the single-file graphs before them); `keep`:
+    the same model's folder at the other precision."""
     import shutil
 
     for old in [*folder.parent.glob("minilm-*"), *folder.parent.glob("all-MiniLM-L6-v2-*.onnx")]:
-        if old.name != folder.name:
+        if old.name not in (folder.name, keep.name):
             shutil.rmtree(old, ignore_errors=True) if old.is_dir() else old.unlink(missing_ok=True)
 
 
-def load_session(model: Path, tokenizer: Tokenizer, threads: int) -> tuple[ort.InferenceSession, str]:
-    """(the session, where its graph came from: "cache" or "built")."""
-    folder = cache_dir(model)
+def load_session(
+    model: Path, tokenizer: Tokenizer, threads: int, kind: str | None = None
+) -> tuple[ort.InferenceSession, str]:
+    """(the session at precision `kind` (None: the process's), where its graph came from: "cache" or
+    "built")."""
+    kind = kind or precision()
+    folder = cache_dir(model, kind)
     session = _cached(folder, tokenizer, threads)
     if session is not None:
         return session, "cache"
-    return _build(model, folder, tokenizer, threads), "built"
+    return _build(model, folder, tokenizer, threads, kind), "built"

@@ -23,6 +23,7 @@ from .cache import cache_dir, load_session
 from .forward import DIMENSIONS, MAX_TOKENS
 from .kept import KeptVectors
 from .plain import Vector, from_row
+from .quantize import precision
 
 if TYPE_CHECKING:
     import numpy as np
@@ -50,7 +51,8 @@ def available() -> bool:
 class Encoder:
     """all-MiniLM-L6-v2: text -> L2-normalized float32 vectors of DIMENSIONS."""
 
-    def __init__(self, threads: int | None = None) -> None:
+    def __init__(self, threads: int | None = None, kind: str | None = None) -> None:
+        """`kind`: the precision, FLOAT or INT8 (quantize.py); None: the process's (`precision()`)."""
         from tokenizers import Tokenizer
 
         path = weights.model_zip()
@@ -59,7 +61,10 @@ class Encoder:
         self.tokenizer = Tokenizer.from_str(weights.tokenizer(path))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self.session, self.graph_source = load_session(path, self.tokenizer, threads or _default_threads())
+        self.precision = kind or precision()
+        self.session, self.graph_source = load_session(
+            path, self.tokenizer, threads or _default_threads(), self.precision
+        )
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """One unit vector per text ([len(texts), DIMENSIONS] float32), in the order given."""
@@ -140,7 +145,8 @@ def _kept_file(folder: str) -> KeptVectors | None:
             model = weights.model_zip()
             if model is None:
                 return None
-            _identity = cache_dir(model).name  # the model, runtime and graph: what a kept vector depends on
+            # the model, runtime, graph and precision: what a kept vector depends on
+            _identity = cache_dir(model).name
         while len(_kept) >= MAX_KEPT_FILES:
             _kept.pop(next(iter(_kept))).close()
         kept = _kept[folder] = KeptVectors(folder, _identity)
