@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from perfkit import print_figures
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "perf" / "corpus" / "node-api-1.1mb.md"
 FLOP_PER_TOKEN = 2.1e7  # 2 x the encoder's ~10.6 M non-embedding parameters
@@ -95,11 +97,7 @@ def main() -> int:
         "gflop_per_s": round(tokens * FLOP_PER_TOKEN / encode_s / 1e9, 1),
         "query_ms": round(query_ms, 1),
     }
-    if args.json:
-        print(json.dumps(figures))
-    else:
-        for key, value in figures.items():
-            print(f"{key:24} {value}")
+    print_figures(figures, args.json)
     return 0
 
 

@@ -21,7 +21,6 @@ kb-balanced reads them (dense.unit_text), the first N of the document (0: all). 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import sys
@@ -29,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from perfkit import print_figures
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "perf" / "corpus" / "node-api-1.1mb.md"
@@ -149,11 +150,7 @@ def main() -> int:
         "memory_after_write_mb": memory_mb(),
         "load_before_after": [round(load_before, 1), round(os.getloadavg()[0], 1)],
     }
-    if args.json:
-        print(json.dumps(figures))
-    else:
-        for key, value in figures.items():
-            print(f"{key:24} {value}")
+    print_figures(figures, args.json)
     return 0
 
 

@@ -340,3 +340,12 @@ def memory(pid: int) -> dict:
 
 def loadavg() -> float:
     return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+def print_figures(figures: dict, as_json: bool) -> None:
+    """A bench's figures: one JSON line (for A/B scripts), else one aligned `name value` line each."""
+    if as_json:
+        print(json.dumps(figures))
+        return
+    for key, value in figures.items():
+        print(f"{key:24} {value}")

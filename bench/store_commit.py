@@ -17,7 +17,6 @@ built in a temp folder; then, per measured turn:
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import statistics
 import tempfile
@@ -29,6 +28,7 @@ from mrpvm.kernel.records import PlannerOutcome, SourceRecord, TurnRecord
 from mrpvm.kernel.store import Store, new_id
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.envelope import Pins
+from perfkit import print_figures
 
 
 def unit(uid: str, claim: str, source: str = "turn") -> KnowledgeUnit:
@@ -211,11 +211,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     figures = measure(args.turns, args.kb_units, args.sessions, args.history)
-    if args.json:
-        print(json.dumps(figures))
-        return
-    for key, value in figures.items():
-        print(f"{key:24} {value}")
+    print_figures(figures, args.json)
 
 
 if __name__ == "__main__":
