@@ -22,29 +22,22 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from embedding import FLOP_PER_TOKEN, rss_mb, smaps_mb
 from perfkit import print_figures
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "perf" / "corpus" / "node-api-1.1mb.md"
-FLOP_PER_TOKEN = 2.1e7
 
 
 def memory_mb() -> dict[str, float]:
-    wanted = ("Rss", "Pss", "Private_Dirty")
-    out: dict[str, float] = {}
-    for line in Path("/proc/self/smaps_rollup").read_text().splitlines():
-        name, _, value = line.partition(":")
-        if name in wanted:
-            out[name.lower()] = round(int(value.split()[0]) / 1024, 1)
-    out["peak_rss"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-    return out
+    """This process's memory now (embedding.smaps_mb) and its peak RSS (MiB)."""
+    return {**smaps_mb(), "peak_rss": round(rss_mb(), 1)}
 
 
 class _Timed:
