@@ -27,8 +27,6 @@ from .state import TurnState
 from .store_calls import store_call
 from .stored_answer import cap_answer
 
-STATUS_RANK = {"success": 2, "weak": 1, "failed": 0}
-
 
 async def commit(
     state: TurnState,
@@ -174,11 +172,12 @@ def outcome_calls(
     for branch in state.branches:
         if branch.planner_id is not None:
             by_planner.setdefault(branch.planner_id, []).append(branch)
+    order = {"success": 2, "weak": 1, "failed": 0}
 
     def status_of(branches: list[BranchRun]) -> OutcomeStatus:
-        return max((b.status for b in branches), key=lambda s: STATUS_RANK.get(s, 0))
+        return max((b.status for b in branches), key=lambda s: order.get(s, 0))
 
-    best = max((status_of(b) for b in by_planner.values()), key=lambda s: STATUS_RANK.get(s, 0), default="")
+    someone_succeeded = any(status_of(b) == "success" for b in by_planner.values())
 
     def one(planner_id: str, branches: list[BranchRun]) -> PendingCall:
         status = status_of(branches)
@@ -193,7 +192,7 @@ def outcome_calls(
             llmCalls=sum(a.llmCalls for a in attempts),
             intents=root.intents,
         )
-        if tells_about_planner(status, best):
+        if tells_about_planner(status, someone_succeeded):
             outcomes.append(PlannerOutcome(planner_id, status == "success", duration))
         summary = {"status": status, "attempts": len(attempts)}
 
@@ -228,14 +227,14 @@ def outcome_calls(
     return [one(planner_id, branches) for planner_id, branches in by_planner.items()]
 
 
-def tells_about_planner(status: str, best: str) -> bool:
+def tells_about_planner(status: str, someone_succeeded: bool) -> bool:
     """Does a planner's branch status say anything about the planner? A success does; a branch that fell
     short does only when another planner's branch in the same turn succeeded. When none succeeded, the
     knowledge lacked the answer as far as any plan could tell (a later branch that only met the earlier
     one's known failures even reads as failed): counting that against whichever planner led would move
     the lead on the mix of questions, not on the planners' merit — a few unanswerable questions in a row
     handed the lead to a heavy-first planner."""
-    return status == "success" or best == "success"
+    return status == "success" or someone_succeeded
 
 
 async def learn(

@@ -137,13 +137,13 @@ def labelled_fields(text: str) -> list[tuple[str, int, int]]:
     return [(at[a], a, b) for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
 
 
-def attribute_field(text: str, attribute: str) -> tuple[int, int] | None:
-    """Where the text gives the attribute as a labelled field: a label of at most three words whose last word
-    is the attribute ("**Penalty**: a fine of two coins" for "What is the penalty for …?")."""
+def field_named(fields: list[tuple[str, int, int]], attribute: str) -> tuple[int, int] | None:
+    """Where, of `labelled_fields`, the attribute is given: a label of at most three words whose last word is
+    the attribute ("**Penalty**: a fine of two coins" for "What is the penalty for …?")."""
     if not attribute:
         return None
     asked = stems([attribute])
-    for label, start, end in labelled_fields(text):
+    for label, start, end in fields:
         words = re.findall(r"[A-Za-z]+", label)
         if 0 < len(words) <= 3 and stems([words[-1].lower()]) == asked:
             return start, end
@@ -151,7 +151,8 @@ def attribute_field(text: str, attribute: str) -> tuple[int, int] | None:
 
 
 def labels_attribute(text: str, attribute: str) -> bool:
-    return attribute_field(text, attribute) is not None
+    """The text gives the attribute as a labelled field (`field_named`)."""
+    return bool(attribute) and field_named(labelled_fields(text), attribute) is not None
 
 
 def asked_kind(question: str, answer_type: str) -> tuple[str, str]:

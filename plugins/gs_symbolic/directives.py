@@ -44,9 +44,9 @@ _NEGATION = lazy_pattern(
 )
 # "Otherwise …", "Else, …", "If not, …": the case opposite to the condition of the sentence before
 _OTHERWISE = lazy_pattern(r"\s*(?:otherwise|else|if\s+not)\b", re.I)
-# a condition a question sets after what it asks: "Which schema is used when no name is given?"
 # a value quoted in a condition's clause: 'wide', "wide", `wide`, ‘wide’, “wide”
 _QUOTED_VALUE = lazy_pattern(r"['\"`‘“]([^'\"`’”\s][^'\"`’”]{0,39})['\"`’”]")
+# a condition a question sets after what it asks: "Which schema is used when no name is given?"
 _TRAILING_CONDITION = lazy_pattern(r"\S\s+(?=(?:if|unless|when|whenever)\s)", re.I)
 
 

@@ -12,7 +12,7 @@ from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern, opens_with_anapho
 from mrpvm.plugins.sdk.text import sentence_spans, terms
 
 from .answer_form import states_default
-from .asked_kind import attribute_field, labelled_fields
+from .asked_kind import field_named, labelled_fields
 from .directives import is_instruction
 from .evidence import BARE_CONDITION, Sentence
 from .passages import Judge, Passage
@@ -29,10 +29,9 @@ def shortest_answering(p: Passage, judge: Judge) -> Passage:
     """Length control: of a passage over ANSWER_BUDGET, the shortest run of its sentences that still answers
     (key terms, enough of the question's words, an answer of the asked shape) and is about as close in
     meaning; the passage itself when no part does."""
+    # a passage that refers back is quoted with its antecedent: it is longer than it reads
     if len(p.sentences) < 2 or (len(p.text) <= ANSWER_BUDGET and not refers_back(p.sentences[0].text)):
-        return (
-            p  # (a passage that refers back will be quoted with its antecedent: it is longer than it reads)
-        )
+        return p
     n = len(p.sentences)
     parts = [p.sentences[i:j] for i in range(n) for j in range(i + 1, n + 1) if j - i < n]
     parts.sort(key=lambda run: (sum(len(s.text) for s in run), run[0].order))
@@ -63,8 +62,8 @@ def condensed(p: Passage, judge: Judge) -> Passage:
     first = p.sentences[0]
     row = _ROW.match(first.text)
     key, body = (row.group(1), row.group(2)) if row else ("", first.text)
-    field = attribute_field(body, judge.attribute)
-    fields = labelled_fields(body)
+    fields = labelled_fields(body) if judge.attribute else []
+    field = field_named(fields, judge.attribute)
     if field is not None and len(fields) > 1:
         # a record of labelled fields ("Late return: **Effect**: … **Penalty**: …"): the asked field, under
         # what the record opens with (its name) when that is short

@@ -66,19 +66,22 @@ def test_a_record_of_labelled_fields_quotes_the_asked_field() -> None:
 
 
 def test_labelled_fields_are_read_only_where_labels_stand() -> None:
-    from mrpvm.plugins.gs_symbolic.asked_kind import asked_attribute, attribute_field, labelled_fields
+    from mrpvm.plugins.gs_symbolic.asked_kind import (
+        asked_attribute,
+        field_named,
+        labelled_fields,
+        labels_attribute,
+    )
 
     assert asked_attribute("What is the penalty for a late return?") == "penalty"
     assert asked_attribute("How do I return a book?") == ""
     text = "Late return: **Effect**: readers wait. **Penalty**: a fine."
     assert [label for label, _, _ in labelled_fields(text)] == ["Late return", "Effect", "Penalty"]
-    start, end = attribute_field(text, "penalty") or (0, 0)
+    start, end = field_named(labelled_fields(text), "penalty") or (0, 0)
     assert text[start:end] == "**Penalty**: a fine."
     # a colon inside a sentence is no label; nor is a long phrase before one
-    assert attribute_field("The rule says penalty: a fine.", "penalty") is None
-    assert (
-        attribute_field("**The penalty that applies to late returns of books**: a fine.", "penalty") is None
-    )
+    assert not labels_attribute("The rule says penalty: a fine.", "penalty")
+    assert not labels_attribute("**The penalty that applies to late returns of books**: a fine.", "penalty")
     assert labelled_fields("No labels here.") == []
 
 

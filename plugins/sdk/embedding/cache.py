@@ -11,7 +11,8 @@ can read them:
                                      /check.json   probe sentences' embeddings by the unoptimised graph
 
 `<key>` names the model file (its sha256 from the wheel's RECORD, else its size and time), the onnxruntime
-version, GRAPH_VERSION and the precision (quantize.py: int8 graphs are float32 ones quantized once here), so a new wheel, runtime or graph definition gets a new folder. A session on the
+version, GRAPH_VERSION and the precision (quantize.py: int8 graphs are float32 ones quantized once here), so
+a new wheel, runtime, graph definition or precision gets a new folder. A session on the
 folder runs with optimisation off (done already) and is used only when it reproduces check.json (cosine
 ≥ CHECK_COSINE); a damaged folder is rebuilt, or — read-only — bypassed by an in-memory build.
 """
