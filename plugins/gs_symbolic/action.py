@@ -27,18 +27,21 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from .directives import tells_what_to_do
 from .evidence import Sentence
 from .focus import HOW_VERB, NEIGHBOUR
-from .lexicon import ADVERBS, CONNECTIVES, DETERMINERS, LIGHT_VERBS, PREPOSITIONS, PRONOUNS
+from .lexicon import ADVERBS, CONNECTIVES, DETERMINERS, LIGHT_VERBS, NEGATORS, PREPOSITIONS, PRONOUNS
 from .meaning import vectors
 
 OBJECT_WORDS = 4  # the longest object phrase read after a verb
 REVERSATIVE = ("un", "dis", "de")  # English prefixes that reverse a verb's action (install / uninstall)
 REVERSIBLE = 5  # the shortest base a prefix is read off ("design" is not the reverse of "sign")
+NEGATION_REACH = 3  # the words a negator may stand before the verb it negates ("not be easily changed")
+_NEGATING = NEGATORS | {"without"}
 _QUANTIFIERS = frozenset({"one", "or", "more", "several", "many", "multiple", "new", "existing", "same"})
 # an adverb between a verb and its object ("print only the name") is no part of the object
 _SKIPPED = DETERMINERS | _QUANTIFIERS | ADVERBS
 _ENDS = PREPOSITIONS | CONNECTIVES | STOPWORDS
 _CODE = lazy_pattern(r"``[^`]*``|`[^`]*`")
-_TOKEN = lazy_pattern(r"[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]")
+# an option's name ("--amend", "-n") is one token that is no word: it names the option, it is no verb
+_TOKEN = lazy_pattern(r"(?<![\w-])--?[A-Za-z][\w-]*|[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +70,8 @@ def asked_action(question: str, light: bool = False) -> Action | None:
 
 
 def _tokens(text: str) -> list[str]:
-    """Words and punctuation, a code span read as one punctuation mark (it ends a phrase)."""
+    """Words and punctuation, a code span or an option's name read as one punctuation mark (it ends a
+    phrase)."""
     return _TOKEN.findall(_CODE.sub(" ; ", text))
 
 
@@ -115,7 +119,7 @@ def acts(action: Action, sentences: Sequence[Sentence], said: set[str]) -> bool:
     if not names_object(action, sentences, said):
         return False
     if performs(action, sentences):
-        return True
+        return not negates(action, sentences)
     return not reverses(action, sentences) and tells_what_to_do(list(sentences))
 
 
@@ -134,6 +138,37 @@ def performs(action: Action, sentences: Sequence[Sentence]) -> bool:
         if action.stem in s.under or any(
             t[0].isalpha() and _is_action(action, t.lower()) for t in _tokens(s.text)
         ):
+            return True
+    return False
+
+
+def negates(action: Action, sentences: Sequence[Sentence]) -> bool:
+    """The passage names the asked action on the asked object only where a negation governs it ("… amends a
+    note without changing its title" for "how do I change the title?"; "amends" acts on another object):
+    it tells how to do something else, not the asked thing."""
+    negated = False
+    for s in sentences:
+        if action.stem in s.under:
+            return False
+        tokens = _tokens(s.text)
+        for i, token in enumerate(tokens):
+            if not (token[0].isalpha() and _is_action(action, token.lower())):
+                continue
+            if _negated(tokens, i):
+                negated = True
+            elif not (done_to := _object_after(tokens, i + 1)) or done_to & action.target:
+                return False  # done to the asked object, or to one not read: it performs the action
+    return negated
+
+
+def _negated(tokens: list[str], at: int) -> bool:
+    """A negator ("not", "never", "without", "doesn't") stands within NEGATION_REACH words before tokens[at],
+    inside its clause (punctuation ends the reach)."""
+    for token in reversed(tokens[max(0, at - NEGATION_REACH) : at]):
+        if not token[0].isalpha():
+            return False
+        word = token.lower()
+        if word in _NEGATING or word.endswith("n't"):
             return True
     return False
 
