@@ -27,9 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from perfkit import _name, loadavg, tree  # type: ignore[import-not-found]
-
-TICK = os.sysconf("SC_CLK_TCK")
+from perfkit import _name, cpu_seconds, loadavg, tree  # type: ignore[import-not-found]
 
 
 def _proc_name(pid: int) -> str:
@@ -39,15 +37,6 @@ def _proc_name(pid: int) -> str:
     except OSError:
         return "?"
     return "bwrap" if os.path.basename(argv0) == b"bwrap" else _name(pid)
-
-
-def _cpu(pid: int) -> float | None:
-    """user + system seconds of `pid` (a forked helper of a plugin is sampled as a process of its own)."""
-    try:
-        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(f[11]) + int(f[12])) / TICK
 
 
 def _timeline(samples: list[tuple[float, str, int, float]], step: float) -> list[str]:
@@ -92,7 +81,7 @@ def run_once(
     while proc.poll() is None:
         for pid in tree(proc.pid):
             name = last[pid][0] if pid in last else _proc_name(pid)
-            secs = _cpu(pid)
+            secs = cpu_seconds(pid)  # a forked helper of a plugin is sampled as a process of its own
             if secs is not None:
                 last[pid] = (name, secs)
                 if step:

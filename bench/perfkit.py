@@ -261,6 +261,9 @@ def _children_map() -> dict[int, list[int]]:
 
 
 def tree(pid: int) -> list[int]:
+    """`pid` and every descendant. A sandboxed worker's pid is bubblewrap's; the plugin's interpreter runs
+    below it in its own pid namespace, so its CPU and memory are read from the host's /proc through the
+    tree (bwrap's own pid alone shows ~2 MB and no CPU)."""
     kids = _children_map()
     out, todo = [], [pid]
     while todo:
@@ -288,6 +291,26 @@ def _name(pid: int) -> str:
     if base == "node":
         return "node:" + os.path.basename(cmd[1]) if len(cmd) > 1 else "node"
     return base
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds `pid` has used so far (None once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def peak_rss_mb(pid: int) -> float | None:
+    """The peak resident set (VmHWM) of `pid` in MiB, None once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    except OSError:
+        return None
+    return None
 
 
 def cpu_by_name(pid: int, system_only: bool = False) -> dict[str, float]:

@@ -30,161 +30,15 @@ from pathlib import Path
 
 import msgspec
 import numpy as np
+from perfkit import cpu_seconds, peak_rss_mb, tree  # type: ignore[import-not-found]
+from synthetic_kus import Corpus  # type: ignore[import-not-found]
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN_IDS = ("kb-fast", "kb-balanced", "kb-thinkingdb")
-ROLES = (
-    "Description",
-    "Explanation",
-    "Definition",
-    "Procedure",
-    "Narrative",
-    "Evaluation",
-    "Comparison",
-    "Constraint",
-    "Diagnostic",
-)
-ACT_FOR_ROLE = {
-    "Description": "describe",
-    "Explanation": "explain",
-    "Definition": "define",
-    "Procedure": "implement",
-    "Narrative": "identify",
-    "Evaluation": "evaluate",
-    "Comparison": "compare",
-    "Constraint": "verify",
-    "Diagnostic": "diagnose",
-}
-GLUE = ("the", "of", "and", "is", "in", "to", "with", "for", "a", "on")
 WARMUP = 5
-SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"] + ["ar", "en", "il", "on", "ut", "ex", "or"]
-
-
-# --------------------------------------------------------------------------- corpus
-
-
-def vocabulary(size: int, rng: np.random.Generator) -> list[str]:
-    words: set[str] = set()
-    out: list[str] = []
-    while len(out) < size:
-        n = int(rng.integers(2, 5))
-        w = "".join(SYLLABLES[int(i)] for i in rng.integers(0, len(SYLLABLES), n))
-        if w not in words:
-            words.add(w)
-            out.append(w)
-    return out
-
-
-class Corpus:
-    """Topic and claim word lists of N units, and the analysed terms rank-bm25 indexes."""
-
-    def __init__(self, n: int, seed: int = 7):
-        rng = np.random.default_rng(seed)
-        v = int(min(200_000, max(5_000, n // 5)))
-        self.vocab = vocabulary(v, rng)
-        p = 1.0 / (np.arange(1, v + 1) + 10.0) ** 1.05
-        p /= p.sum()
-        self.n = n
-        tlen = rng.integers(2, 5, n)
-        clen = rng.integers(10, 21, n)
-        total = int(tlen.sum() + clen.sum())
-        draws = rng.choice(v, size=total, p=p)
-        self.topic: list[np.ndarray] = []
-        self.claim: list[np.ndarray] = []
-        pos = 0
-        for i in range(n):
-            self.topic.append(draws[pos : pos + tlen[i]])
-            pos += tlen[i]
-            self.claim.append(draws[pos : pos + clen[i]])
-            pos += clen[i]
-        self.roles = rng.integers(0, len(ROLES), n)
-        self.glue = rng.integers(0, len(GLUE), (n, 4))
-
-    def unit(self, i: int, source: str) -> dict:
-        vocab = self.vocab
-        claim_words = [vocab[j] for j in self.claim[i]]
-        for k, g in enumerate(self.glue[i]):  # function words the analyser must drop
-            claim_words.insert(min(len(claim_words), 2 + 3 * k), GLUE[g])
-        role = ROLES[self.roles[i]]
-        text = " ".join(claim_words).capitalize() + "."
-        body = {"procedure": f"1. {text}"} if role == "Procedure" else {"claim": text}
-        return {
-            "id": f"{source}::chunk-{i % 1000:03d}::unit-{i:07d}",
-            "sourceId": source,
-            "chunkId": f"{source}::chunk-{i % 1000:03d}",
-            "kuType": "atomic",
-            "role": role,
-            "topic": " ".join(vocab[j] for j in self.topic[i]),
-            **body,
-        }
-
-    def questions(self, count: int, seed: int = 11) -> list[tuple[int, str, str]]:
-        """(target index, act, question text): 3 words of the target, its rarer ones first."""
-        rng = np.random.default_rng(seed)
-        out = []
-        for t in rng.integers(0, self.n, count):
-            words = np.unique(np.concatenate([self.topic[t], self.claim[t]]))
-            picked = rng.choice(np.sort(words)[::-1][: max(3, len(words) // 2)], size=3, replace=False)
-            text = "What about " + " ".join(self.vocab[j] for j in picked) + "?"
-            out.append((int(t), ACT_FOR_ROLE[ROLES[self.roles[t]]], text))
-        return out
-
-    def analysed(self) -> list[list[str]]:
-        from mrpvm.plugins.kb_common import unit_fields
-        from mrpvm.protocol.document import KnowledgeUnit
-
-        dec = msgspec.convert
-        out = []
-        for i in range(self.n):
-            f = unit_fields(dec(self.unit(i, "s"), KnowledgeUnit))
-            out.append(f["topic"] + f["body"])
-        return out
 
 
 # --------------------------------------------------------------------------- talking to a worker
-
-
-def process_tree(pid: int) -> list[int]:
-    """`pid` and every descendant. A sandboxed worker's pid is bubblewrap's; the plugin's interpreter
-    runs below it in its own pid namespace, so its CPU and memory are read from the host's /proc by
-    walking the tree (the pids the supervisor knows alone show bwrap's ~2 MB and no CPU)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(entry))
-    out, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        out.append(current)
-        todo.extend(children.get(current, []))
-    return out
-
-
-def tree_pids(pids: list[int]) -> list[int]:
-    return [p for pid in pids for p in process_tree(pid)]
-
-
-def peak_rss_mb(pid: int) -> float | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024.0
-    except OSError:
-        return None
-    return None
-
-
-def cpu_s(pid: int) -> float:
-    """User + system CPU seconds a process has used so far."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class DirectWorker:
@@ -366,15 +220,16 @@ async def query(pid: str, client, questions, art: Path) -> dict:
     """Ask the questions through the warm worker: latency percentiles, the worker's CPU, hit rate."""
     for _target, act, text in questions[:WARMUP]:
         await client.call(retrieve_request(text, act, art))
-    cpu0 = sum(cpu_s(p) for p in tree_pids(client.pids()))
+    cpu0 = sum(cpu_seconds(p) or 0.0 for pid in client.pids() for p in tree(pid))
     times: list[float] = []
     hits = 0
     for target, act, text in questions:
         doc, ms = await client.call(retrieve_request(text, act, art))
         times.append(ms)
         hits += any(u.id.endswith(f"::unit-{target:07d}") for u in doc.units)
-    pids = tree_pids(client.pids())  # the plugin's interpreter inside the sandbox included
-    used = sum(cpu_s(p) for p in pids) - cpu0
+    # the plugin's interpreter inside the sandbox included
+    pids = [p for pid in client.pids() for p in tree(pid)]
+    used = sum(cpu_seconds(p) or 0.0 for p in pids) - cpu0
     rss = [r for r in (peak_rss_mb(p) for p in pids) if r is not None]
     return {
         "worker_cpu_ms_per_query": round(used * 1000.0 / len(questions), 3),
