@@ -67,13 +67,23 @@ class ChatCompletionRequest(TurnFields, kw_only=True):
     stream: bool = False
 
 
+class SourceText(Struct, kw_only=True):
+    """A text loaded into the turn's session before the turn, as `POST /sessions/{id}/context` loads it."""
+
+    source_name: NonEmpty
+    text: str
+
+
 class MrpChatRequest(TurnFields, kw_only=True):
-    """`POST /chat/completions` (DS013): one `message`, or OpenAI-style `messages`; SSE unless stream=false."""
+    """`POST /chat/completions` (DS013): one `message`, or OpenAI-style `messages`; SSE unless stream=false.
+    `sources` (with `message`): texts loaded into the session first (a new one without `session_id`), so
+    `mrpvm ask --source` is one request; the completed turn then carries their `context_warnings`."""
 
     message: str | None = None
     messages: list[ChatMessage] | None = None
     model: str | None = None
     stream: bool = True
+    sources: list[SourceText] | None = None
 
 
 # --------------------------------------------------------------------------- OpenAI responses
@@ -176,3 +186,4 @@ class TurnResponse(TurnEcho, kw_only=True):
 
     response_markdown: str = ""
     answer_markdown: str = ""
+    context_warnings: list[str] | None = None  # the `sources`' load warnings; None when none were given

@@ -83,6 +83,13 @@ async def chat(request: Request) -> Response:
     )
     if body.message is not None and not body.message.strip():
         raise ApiError(422, "VALIDATION_ERROR", "message: the message is empty", {"field": "message"})
+    loaded: list[str] | None = None
+    if body.sources is not None:
+        if body.messages is not None:
+            raise ApiError(422, "VALIDATION_ERROR", "sources: give them with message", {"field": "sources"})
+        turns.turn_pins(ctx, body, body.model)  # a bad pin is refused before any session work
+        body.session_id, loaded = await turns.load_sources(ctx, body, body.sources)
+        request.scope["state"]["session_id"] = body.session_id
     turn = await turns.prepare(
         ctx, body, message, context="" if body.session_id else context, model=body.model
     )
@@ -92,6 +99,7 @@ async def chat(request: Request) -> Response:
         done = TurnResponse(
             response_markdown=result.response_markdown,
             answer_markdown=result.answer_markdown,
+            context_warnings=loaded,
             **turns.echo(result),
         )
         return json_response(done, headers=turns.timing(started))
@@ -131,6 +139,7 @@ async def chat(request: Request) -> Response:
         done = TurnResponse(
             response_markdown=result.response_markdown,
             answer_markdown=result.answer_markdown,
+            context_warnings=loaded,
             **turns.echo(result),
         )
         emit(sse.event(done, "response.completed"))

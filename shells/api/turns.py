@@ -17,11 +17,12 @@ import anyio
 import msgspec
 from mrpvm.kernel.engine import PIN_TYPES, TurnRequest, TurnResult, run_turn
 from mrpvm.kernel.errors import DeadlineExceeded
+from mrpvm.knowledge import ops as kb_ops
 from mrpvm.knowledge.ingest import load_session_context
 from mrpvm.protocol.envelope import Pins
 from mrpvm.shells.legacy import derived_legacy, legacy_pins
 
-from .chat_schemas import ChatMessage, PinFields, TurnEcho, TurnFields
+from .chat_schemas import ChatMessage, PinFields, SourceText, TurnEcho, TurnFields
 from .errors import ApiError, invalid_field
 
 if TYPE_CHECKING:
@@ -154,6 +155,26 @@ async def prepare(
         max_llm_calls=fields.max_llm_calls,
         deliberation_level=fields.deliberation_level,
     )
+
+
+async def load_sources(
+    ctx: KernelContext, fields: TurnFields, sources: list[SourceText]
+) -> tuple[str, list[str]]:
+    """A chat body's `sources` loaded into its session before the turn, as the requests they replace would
+    load them (`mrpvm ask --source` in one request, not three): without `session_id` a new session as `POST
+    /sessions {kb}` makes it (kb-plugins hear session-created), then each text as `POST
+    /sessions/{id}/context` loads it (sd-symbolic). (the session id, the load warnings)."""
+    session_id = fields.session_id
+    if session_id is None:
+        record, _ = await kb_ops.create_session(ctx, fields.kb, Pins())
+        session_id = record.id
+    else:
+        ctx.store.get_session(session_id)  # SESSION_NOT_FOUND before any work
+    warnings: list[str] = []
+    for source in sources:
+        loaded = await load_session_context(ctx, session_id, source.text, source.source_name, DEFAULT_SD)
+        warnings.extend(loaded.warnings)
+    return session_id, warnings
 
 
 # --------------------------------------------------------------------------- running

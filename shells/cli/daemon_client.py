@@ -142,17 +142,19 @@ def ask_daemon(
         return None, ""
     done = 0  # requests the daemon carried out: after one, a fallback would repeat them
     try:
-        if sources and session_id is None:
-            created = conn.post("/sessions", {"kb": turn_fields.get("kb")})
-            session_id = str(created["session_id"])
-            done += 1
-        for name, text in sources:
-            loaded = conn.post(f"/sessions/{session_id}/context", {"text": text, "source_name": name})
-            done += 1
-            for warning in loaded.get("warnings") or []:
-                sys.stderr.write(f"mrpvm: warning: {warning}\n")
         body = {"message": question, "session_id": session_id, "stream": False, **turn_fields}
-        reply = conn.post("/chat/completions", {k: v for k, v in body.items() if v is not None})
+        body = {k: v for k, v in body.items() if v is not None}
+        if sources:  # one request: the daemon loads them first (shells/api turns.load_sources)
+            texts = [{"source_name": name, "text": text} for name, text in sources]
+            reply = conn.post("/chat/completions", {**body, "sources": texts})
+            done += 1
+            if isinstance(reply.get("context_warnings"), list):
+                _warn(reply["context_warnings"])
+                return reply, f"daemon {address.url}"
+            # a daemon that predates `sources` answered without them: the requests it knows
+            session_id = _load_sources(conn, sources, session_id, turn_fields)
+            body["session_id"] = session_id
+        reply = conn.post("/chat/completions", body)
         return reply, f"daemon {address.url}"
     except _Unavailable as err:
         if done:
@@ -162,3 +164,20 @@ def ask_daemon(
         return None, ""
     finally:
         conn.close()
+
+
+def _load_sources(
+    conn: _Conn, sources: list[tuple[str, str]], session_id: str | None, turn_fields: dict[str, Any]
+) -> str:
+    """The session (a new one when `session_id` is None) with `sources` loaded, request by request."""
+    if session_id is None:
+        session_id = str(conn.post("/sessions", {"kb": turn_fields.get("kb")})["session_id"])
+    for name, text in sources:
+        loaded = conn.post(f"/sessions/{session_id}/context", {"text": text, "source_name": name})
+        _warn(loaded.get("warnings") or [])
+    return session_id
+
+
+def _warn(warnings: list[str]) -> None:
+    for warning in warnings:
+        sys.stderr.write(f"mrpvm: warning: {warning}\n")

@@ -197,3 +197,47 @@ def test_openapi_documents_exactly_the_routes(http):
         for op in ops.values():
             declared = {p["name"] for p in op.get("parameters", []) if p["in"] == "path"}
             assert declared == set(__import__("re").findall(r"{([^}]+)}", path))
+
+
+def test_chat_sources_load_into_a_new_session_in_the_same_request(http):
+    """`sources` (what `mrpvm ask --source` sends a daemon): the texts are loaded into a fresh session as
+    POST /sessions/{id}/context loads them, then the turn runs there; one request instead of three."""
+    message = "Where does the zorblax live?"
+    sources = [{"source_name": "facts.md", "text": FACTS}]
+    done = http.post("/chat/completions", json={"message": message, "stream": False, "sources": sources})
+    assert done.status_code == 200, done.text
+    turn = done.json()
+    assert "Norway" in turn["answer_markdown"] and turn["context_warnings"] == []
+    assert "facts.md" in turn["response_markdown"]  # the source's own name, as the context route names it
+    info = http.get(f"/sessions/{turn['session_id']}").json()
+    assert info["unit_count"] >= 1 and info["turn_count"] == 1
+    # into a session that exists: its units are the ones the turn reads
+    session = new_session(http)
+    again = http.post(
+        "/chat/completions",
+        json={"message": message, "stream": False, "session_id": session, "sources": sources},
+    ).json()
+    assert again["session_id"] == session and "Norway" in again["answer_markdown"]
+    plain = http.post("/chat/completions", json={"message": message, "stream": False}).json()
+    assert plain["context_warnings"] is None  # no sources given
+
+
+def test_chat_sources_refused_with_messages_an_unknown_session_or_a_bad_pin(http):
+    sources = [{"source_name": "facts.md", "text": FACTS}]
+    with_messages = http.post(
+        "/chat/completions",
+        json={"messages": [{"role": "user", "content": "Why?"}], "stream": False, "sources": sources},
+    )
+    assert with_messages.status_code == 422 and with_messages.json()["code"] == "VALIDATION_ERROR"
+    unknown = http.post(
+        "/chat/completions",
+        json={"message": "Why?", "stream": False, "session_id": "ses_nope", "sources": sources},
+    )
+    assert unknown.status_code == 404
+    before = len(http.get("/sessions").json()["sessions"])
+    bad_pin = http.post(
+        "/chat/completions",
+        json={"message": "Why?", "stream": False, "kb_plugin": "kb-nope", "sources": sources},
+    )
+    assert bad_pin.status_code == 400 and bad_pin.json()["code"] == "UNKNOWN_PLUGIN"
+    assert len(http.get("/sessions").json()["sessions"]) == before  # refused before any session work

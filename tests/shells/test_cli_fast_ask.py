@@ -41,6 +41,7 @@ class _Daemon(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     seen: list[tuple[str, dict]] = []
     mode = "length"
+    knows_sources = True  # False: a daemon that predates the chat body's `sources` (ignores the field)
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -55,6 +56,8 @@ class _Daemon(BaseHTTPRequestHandler):
             reply, code = {"warnings": ["a warning"]}, 200
         elif body.get("session_id") == "ses_nope":
             reply, code = {"code": "NOT_FOUND", "message": "no session 'ses_nope'"}, 404
+        elif "sources" in body and self.knows_sources:
+            reply, code = {**TURN, "context_warnings": ["a warning"]}, 200
         elif "France" in body["message"]:
             no = {"answerMarkdown": NO_CONTEXT_ANSWER}
             reply, code = (
@@ -91,7 +94,7 @@ def daemon(tmp_path: Path):
     thread.start()
     address = daemon_file.DaemonAddress(pid=os.getpid(), host="127.0.0.1", port=server.server_address[1])
     daemon_file.advertise(home, address)
-    _Daemon.seen, _Daemon.mode = [], "length"
+    _Daemon.seen, _Daemon.mode, _Daemon.knows_sources = [], "length", True
     try:
         yield home
     finally:
@@ -145,10 +148,32 @@ def test_a_daemon_answer_is_printed_without_loading_the_cli_framework(
     }
     # nor the standard library's helpers the path does without (daemon_file.py, gc_pause.py, main.py)
     assert not loaded & {"pathlib", "typing", "threading", "encodings.idna", "importlib"}
+    # one request: the daemon loads the source into a new session before the turn
+    assert _Daemon.seen == [
+        (
+            "/chat/completions",
+            {
+                "message": "How do I build?",
+                "stream": False,
+                "kb": "tessel",
+                "sources": [{"source_name": "notes.md", "text": "Tessel builds with `tessel build`.\n"}],
+            },
+        )
+    ]
+
+
+def test_a_daemon_that_predates_sources_gets_them_request_by_request(daemon: Path, tmp_path: Path):
+    _Daemon.knows_sources = False  # it answers the one request without the source (no context_warnings)
+    source = tmp_path / "notes.md"
+    source.write_text("Tessel builds with `tessel build`.\n")
+    proc = _ask(daemon, "--verbose", "--kb", "tessel", "--source", str(source), "How do I build?")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.decode() == TURN["response_markdown"] + "\n"
+    assert "mrpvm: warning: a warning" in proc.stderr.decode()
     paths = [p for p, _ in _Daemon.seen]
-    assert paths == ["/sessions", "/sessions/ses_new/context", "/chat/completions"]
-    assert _Daemon.seen[1][1] == {"text": "Tessel builds with `tessel build`.\n", "source_name": "notes.md"}
-    assert _Daemon.seen[2][1] == {
+    assert paths == ["/chat/completions", "/sessions", "/sessions/ses_new/context", "/chat/completions"]
+    assert _Daemon.seen[2][1] == {"text": "Tessel builds with `tessel build`.\n", "source_name": "notes.md"}
+    assert _Daemon.seen[3][1] == {
         "message": "How do I build?",
         "session_id": "ses_new",
         "stream": False,
