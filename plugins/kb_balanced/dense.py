@@ -7,9 +7,9 @@ neighbours join the lexical candidates. Inline units (the session's context) are
 and cached by unit hash in the warm worker, their vectors kept by text in the call's artifacts folder
 (sdk embedding/kept.py: a fresh `mrpvm ask --source` of the same file reads them).
 
-A large source is not encoded in one call (~50 units/s on a quiet 2-core machine: a 2 MB document's 6,471
-units took 340-370 s of a loaded one): one onSourceText call encodes ENCODE_AT_LEAST units, then more while
-ENCODE_BUDGET_S lasts (always within the call's deadline). The units left get zero rows — "pending": a
+A large source is not encoded in one call (~100 units/s on a quiet 2-core machine, estimated from CPU time;
+~50 before session 30: a 2 MB document's 6,471 units took 340-370 s of a loaded one): one onSourceText
+call encodes ENCODE_AT_LEAST units, then more while ENCODE_BUDGET_S lasts (always within the call's deadline). The units left get zero rows — "pending": a
 real vector has norm 1, so an all-zero row is the one mark of a unit not encoded yet — and the call
 answers `partial`; the kernel then keeps the source owed to kb-balanced and offers it again
 (knowledge/index_ledger.py: the next ingest into the KB, a daemon's index watch, `mrpvm kb check NAME`,
@@ -18,6 +18,20 @@ answers `success`. Meanwhile a retrieval encodes the pending candidates it judge
 its notes say how many units wait.
 
 Fusion with BM25: retriever.py `_fuse` (a weighted score fusion; rank fusion was measured and dropped).
+
+How the view reads (session 30, perf48; bench/ISSUE22_FIGURES.md): a unit's first MAX_TOKENS word pieces,
+the length all-MiniLM-L6-v2 was trained at (its model card: "the sequence length was limited to 128
+tokens"; sentence-transformers' 256 reads more than it learned from), 7.6% fewer tokens on the 1.1 MB corpus
+and a dense-only MRR of the answer unit on real+dev 0.734 -> 0.744; a code block (24% of the corpus's
+tokens) to MAX_CODE_CHARS: its label and first lines, the call it shows (the model, trained on sentences,
+reads the rest as word-piece soup that pulls every code vector toward one "code" direction; BM25 still
+indexes all of it): 9% fewer tokens again, MRR 0.730 float / 0.735 int8 against 0.744 / 0.731, and the
+eval's answers unchanged. A KB's rows are encoded at ingest at
+the first-stage precision (quantize.FIRST_STAGE, int8: ~1.5x the units per CPU second); intents and inline
+units (encoded when a turn needs them) in float, and a retrieval reads its RESCORE_TOP nearest stored rows
+again in float (`nearest`; the inline cache then keeps them), so int8's error (cosine ~0.992 to float) moves
+which units are candidates, never the order of the near ties at the top (a unit and its section can be
+0.01 apart: the golden paraphrase test).
 """
 
 from __future__ import annotations
@@ -31,6 +45,7 @@ from typing import TYPE_CHECKING
 import msgspec
 import numpy as np
 from mrpvm.plugins.sdk.embedding import DIMENSIONS, available, encode_kept, shared_encoder
+from mrpvm.plugins.sdk.embedding.quantize import FIRST_STAGE, precision
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .vectors import Layout, VectorFile
@@ -51,7 +66,9 @@ ENCODE_AT_LEAST = 512  # ... once it has encoded this many units: a source this 
 DEADLINE_RESERVE = (
     0.2  # share of an ingest call's remaining time kept back from encoding (the write after it)
 )
-MAX_CHARS = 600  # a unit is read by its label and the start of its statement (~128 tokens)
+MAX_CHARS = 600  # a unit is read by its label and the start of its statement ...
+MAX_TOKENS = 128  # ... to this many word pieces: the length the model was trained at (module docstring)
+MAX_CODE_CHARS = 160  # a code block: its label and first lines (~64 word pieces; module docstring)
 INLINE_CACHE = 50_000
 QUERY_CACHE = 4_096  # intents' vectors kept per worker: a call reads its intent twice (candidates, scores),
 # and a session's questions recur
@@ -59,11 +76,12 @@ _queries: OrderedDict[str, np.ndarray] = OrderedDict()
 
 
 def unit_text(unit: KnowledgeUnit) -> str:
-    """What the model reads of a unit: its term or heading, then its statement."""
+    """What the model reads of a unit: its term or heading, then its statement (a code block: its first
+    lines)."""
     label = (unit.title or unit.heading or "").strip()
     body = " ".join((unit.body or "").split())
     text = f"{label}: {body}" if label and label.lower() not in body[:200].lower() else body
-    return text[:MAX_CHARS]
+    return text[: MAX_CODE_CHARS if unit.unitType == "code" else MAX_CHARS]
 
 
 def to_rows(vectors: np.ndarray) -> np.ndarray:
@@ -74,9 +92,27 @@ def from_rows(rows: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(rows).view(np.float16).astype(np.float32)
 
 
+RESCORE_TOP = 6  # stored rows of first-stage precision read again in float per intent (the nearest)
+
+
+def ingest_precision() -> str:
+    """The precision a KB's rows are encoded at (quantize.precision: MRPVM_EMBED_PRECISION, else FIRST_STAGE)."""
+    return precision(FIRST_STAGE)
+
+
 def encode(texts: Sequence[str]) -> np.ndarray | None:
-    encoder = shared_encoder()
-    return None if encoder is None else encoder.encode(texts)
+    """A KB write's vectors, at `ingest_precision()`."""
+    encoder = shared_encoder(ingest_precision())
+    return None if encoder is None else encoder.encode(texts, MAX_TOKENS)
+
+
+def nearest(cosines: np.ndarray, at: np.ndarray) -> list[int]:
+    """The positions `at` of the RESCORE_TOP highest cosines (of stored rows) to read again in float; none
+    when the rows are float already."""
+    if ingest_precision() == precision() or not len(at):
+        return []
+    k = min(RESCORE_TOP, len(at))
+    return [int(at[i]) for i in np.argsort(-cosines, kind="stable")[:k]]
 
 
 def encode_query(text: str) -> np.ndarray | None:
@@ -86,7 +122,7 @@ def encode_query(text: str) -> np.ndarray | None:
     if vector is not None:
         _queries.move_to_end(text)
         return vector
-    encoded = encode_kept([text])
+    encoded = encode_kept([text], max_tokens=MAX_TOKENS)
     if encoded is None:
         return None
     _queries[text] = encoded[0]
@@ -108,7 +144,7 @@ class InlineVectors:
         """Vectors of (hash, unit) pairs, encoding the ones not seen before."""
         missing = [(h, u) for h, u in dict(units).items() if h not in self._cache]
         if missing:
-            vectors = encode_kept([unit_text(u) for _, u in missing])
+            vectors = encode_kept([unit_text(u) for _, u in missing], max_tokens=MAX_TOKENS)
             if vectors is None:
                 return None
             for (h, _), v in zip(missing, vectors, strict=True):

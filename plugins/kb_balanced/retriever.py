@@ -39,7 +39,16 @@ from mrpvm.plugins.sdk import Call
 from mrpvm.plugins.sdk.embedding import for_call
 
 from . import mmr
-from .dense import DenseWrite, InlineVectors, dense_file, encode_query, from_rows, pending_rows, write_dense
+from .dense import (
+    DenseWrite,
+    InlineVectors,
+    dense_file,
+    encode_query,
+    from_rows,
+    nearest,
+    pending_rows,
+    write_dense,
+)
 from .dense_scan import DenseScan, generation_dense_file
 from .hdc import (
     Matrix,
@@ -262,6 +271,7 @@ class BalancedRetriever(Retriever):
         vectors = np.zeros((len(cands), query.shape[0]), np.float32)
         done = np.zeros(len(cands), bool)
         kb = [i for i, c in enumerate(cands) if c.origin == "kb" and c.key]
+        again: list[int] = []
         if kb and self._call.dense is not None and self._call.dense.valid():
             keys = [cands[i].key or 0 for i in kb]
             scanned = self._call.dense_scan.stored(keys) if self._call.dense_scan is not None else None
@@ -275,6 +285,8 @@ class BalancedRetriever(Retriever):
                     self._call.dense_pending = int((found & ~stored).sum())
             at = np.asarray(kb)[stored]
             vectors[at], done[at] = rows_f[stored], True
+            again = nearest(rows_f[stored] @ query, at)  # int8 rows: the nearest read in float (dense.py)
+            done[again] = False
         # units without stored rows (inline ones, KB units still pending): those cached, and the INLINE_ENCODE
         # best by BM25, are read
         # (the cost of a turn stays bounded); the others keep cosine 0 (lexical and HDC evidence only)
@@ -282,7 +294,8 @@ class BalancedRetriever(Retriever):
         fresh = sorted(
             (i for i, h in hashes.items() if h not in self._inline_dense), key=lambda i: -cands[i].lexical
         )
-        rest = [i for i, h in hashes.items() if h in self._inline_dense] + fresh[:INLINE_ENCODE]
+        fresh = [i for i in fresh if i in again] + [i for i in fresh if i not in again][:INLINE_ENCODE]
+        rest = [i for i, h in hashes.items() if h in self._inline_dense] + fresh
         if rest:
             encoded = self._inline_dense.get([(hashes[i], cands[i].unit) for i in rest])
             if encoded is None:

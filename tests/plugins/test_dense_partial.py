@@ -14,6 +14,7 @@ from kb_corpus import intent, retrieve_request, selected, source_request, tree
 from mrpvm.plugins.kb_balanced import dense
 from mrpvm.plugins.kb_balanced.__main__ import plugin as balanced
 from mrpvm.plugins.sdk.embedding import available
+from mrpvm.plugins.sdk.embedding.quantize import FLOAT, INT8_AGREEMENT
 from mrpvm.protocol.envelope import encode_request
 
 pytestmark = pytest.mark.skipif(not available(), reason="the sentence-embedding model is not installed")
@@ -81,7 +82,10 @@ def test_each_offer_encodes_the_next_share_until_the_view_is_complete(tmp_path, 
     assert pending == [*want, 0] and statuses == ["partial"] * len(want) + ["success"]
     rows = _rows(art)
     got, ref = dense.from_rows(rows), dense.from_rows(complete)
-    assert np.allclose(got, ref, atol=2e-3)  # float16 rows of the same vectors
+    if dense.ingest_precision() == FLOAT:
+        assert np.allclose(got, ref, atol=2e-3)  # float16 rows of the same vectors
+    else:  # int8 quantizes activations per batch: a row moves a little with the texts encoded beside it
+        assert float((got * ref).sum(axis=1).min()) >= INT8_AGREEMENT
 
 
 def test_a_partial_answer_says_what_is_left(tmp_path, monkeypatch):

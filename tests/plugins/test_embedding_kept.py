@@ -38,9 +38,9 @@ def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     texts: list[str] = []
     real = encoder_module.Encoder.encode
 
-    def counting(self, batch):
+    def counting(self, batch, *args, **kwargs):
         texts.extend(batch)
-        return real(self, batch)
+        return real(self, batch, *args, **kwargs)
 
     monkeypatch.setattr(encoder_module.Encoder, "encode", counting)
     monkeypatch.setattr(encoder_module, "_kept", {})  # no file left open from another test

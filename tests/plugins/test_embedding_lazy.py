@@ -48,7 +48,7 @@ module = __import__(plugin_module, fromlist=["plugin"])
 reply = module.plugin.handle(open(body_file, "rb").read())
 print(json.dumps({"reply": reply, "onnxruntime": "onnxruntime" in sys.modules,
                   "numpy": "numpy" in sys.modules,
-                  "loaded": encoder._shared is not None,
+                  "loaded": bool(encoder._shared),
                   "unneeded": sorted(m for m in ("zipfile", "importlib.metadata", "shutil") if m in sys.modules)}))
 """
 
@@ -161,12 +161,12 @@ deferred = not encoder.usable()
 encoder.worker_started()
 encoder.for_call(1.0)  # the same deadline in a warm worker: never deferred
 worker_usable = encoder.usable()
-loaded_at_start = encoder._shared is not None
+loaded_at_start = bool(encoder._shared)
 for _ in range(600):
-    if encoder._shared is not None:
+    if bool(encoder._shared):
         break
     time.sleep(0.1)
-print(deferred, worker_usable, loaded_at_start, encoder._shared is not None)
+print(deferred, worker_usable, loaded_at_start, bool(encoder._shared))
 """
 
 

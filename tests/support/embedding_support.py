@@ -13,9 +13,9 @@ def count_encodes(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     encoded: list[str] = []
     real = encoder_module.Encoder.encode
 
-    def counting(self, texts):
+    def counting(self, texts, *args, **kwargs):
         encoded.extend(texts)
-        return real(self, texts)
+        return real(self, texts, *args, **kwargs)
 
     monkeypatch.setattr(encoder_module.Encoder, "encode", counting)
     return encoded

@@ -1,6 +1,6 @@
 """The sentence encoder: tokenize (HF `tokenizers`), run the ONNX graph (onnxruntime), return unit vectors.
 
-One `Encoder` per process (`shared_encoder()`): loaded when a text must be encoded (or a warm worker is idle,
+One `Encoder` per process and precision (`shared_encoder(kind)`, quantize.py): loaded when a text must be encoded (or a warm worker is idle,
 `worker_started`) and kept (~0.3 s of CPU with the graph cached on disk, cache.py, plus onnxruntime's
 import; ~2 s where the graph has to be built). Texts whose vectors the call's artifacts folder keeps are
 read without loading it: as numpy rows (`encode_kept`), or as plain tuples (`kept_vectors`, plain.py) by a
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 from . import forward, weights
 from .cache import cache_dir, load_session
 from .forward import DIMENSIONS, MAX_TOKENS
-from .kept import KeptVectors
+from .kept import FILE, KeptVectors
 from .plain import Vector, from_row
-from .quantize import precision
+from .quantize import PRECISION, precision
 
 if TYPE_CHECKING:
     import numpy as np
@@ -66,9 +66,10 @@ class Encoder:
             path, self.tokenizer, threads or _default_threads(), self.precision
         )
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit vector per text ([len(texts), DIMENSIONS] float32), in the order given."""
-        return forward.encode(self.session, self.tokenizer, texts)
+    def encode(self, texts: Sequence[str], max_tokens: int = MAX_TOKENS) -> np.ndarray:
+        """One unit vector per text ([len(texts), DIMENSIONS] float32), in the order given, each read to at
+        most `max_tokens` tokens."""
+        return forward.encode(self.session, self.tokenizer, texts, max_tokens)
 
 
 def _default_threads() -> int:
@@ -78,7 +79,7 @@ def _default_threads() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-_shared: Encoder | None = None
+_shared: dict[str, Encoder] = {}  # by precision
 _lock = threading.Lock()
 LOAD_BUDGET_S = (
     12.0  # a call with less time left does not start loading the model (seconds on a busy machine)
@@ -89,9 +90,9 @@ _deferred = False
 _worker = False  # a warm worker: its calls never go without the model (worker_started)
 _last_call = 0.0  # when the latest call began (time.monotonic)
 _installed: bool | None = None
-_identity: str | None = None
+_identity: dict[str, str] = {}  # a precision's model identity (the graph folder's name)
 _folder: str | None = None  # the current call's artifacts folder: where encode_kept keeps vectors
-_kept: dict[str, KeptVectors] = {}
+_kept: dict[tuple[str, str], KeptVectors] = {}  # by (folder, what a vector depends on: `_reading`)
 MAX_KEPT_FILES = 16  # open files a worker keeps (one per KB it serves)
 
 
@@ -100,7 +101,7 @@ def for_call(time_left: float, artifacts: str | None = None) -> None:
     with a short deadline), this call runs without it (`shared_encoder()` is None) instead of timing out.
     `artifacts`: the call's artifacts folder, where `encode_kept` reads and keeps vectors (None: nowhere)."""
     global _deferred, _folder, _last_call
-    _deferred = _shared is None and not _worker and time_left < LOAD_BUDGET_S
+    _deferred = not _shared and not _worker and time_left < LOAD_BUDGET_S
     _folder = artifacts or None
     _last_call = time.monotonic()
 
@@ -112,62 +113,81 @@ def usable() -> bool:
     if _deferred:
         return False
     if _installed is None:
-        _installed = _shared is not None or available()
+        _installed = bool(_shared) or available()
     return _installed
 
 
-def worker_started() -> None:
+def worker_started(kind: str | None = None) -> None:
     """A warm worker's start (its `on_worker_start`): the model is loaded when a call first needs a text
     encoded, or once the worker has been idle IDLE_LOAD_S — a daemon's worker is ready before its first
     novel question, while a one-turn `mrpvm ask` whose vectors are kept never loads onnxruntime at all.
-    Its calls are never deferred (the worker was always going to load the model)."""
+    Its calls are never deferred (the worker was always going to load the model). `kind`: the precision
+    its calls encode with (None: quantize.precision())."""
     global _worker, _last_call, _deferred
     _worker, _last_call, _deferred = True, time.monotonic(), False
     if usable():
-        threading.Thread(target=_load_when_idle, name="embedding-idle-load", daemon=True).start()
+        threading.Thread(
+            target=_load_when_idle, args=(kind,), name="embedding-idle-load", daemon=True
+        ).start()
 
 
-def _load_when_idle() -> None:
-    while _shared is None:
+def _load_when_idle(kind: str | None) -> None:
+    while not _shared:
         idle = time.monotonic() - _last_call
         if idle >= IDLE_LOAD_S:
             with contextlib.suppress(Exception):  # a call that needs the model meets the failure itself
-                shared_encoder()
+                shared_encoder(kind)
             return
         time.sleep(IDLE_LOAD_S - idle)
 
 
-def _kept_file(folder: str) -> KeptVectors | None:
-    global _identity
-    kept = _kept.get(folder)
+def _reading(kind: str, max_tokens: int) -> str | None:
+    """What a kept vector depends on: the model, runtime, graph and precision (the graph folder's name), and
+    the tokens read when fewer than MAX_TOKENS; None without the model."""
+    if kind not in _identity:
+        model = weights.model_zip()
+        if model is None:
+            return None
+        _identity[kind] = cache_dir(model, kind).name
+    return _identity[kind] if max_tokens == MAX_TOKENS else f"{_identity[kind]}|{max_tokens}"
+
+
+def _kept_file(folder: str, kind: str, max_tokens: int) -> KeptVectors | None:
+    reading = _reading(kind, max_tokens)
+    if reading is None:
+        return None
+    kept = _kept.get((folder, reading))
     if kept is None:
-        if _identity is None:
-            model = weights.model_zip()
-            if model is None:
-                return None
-            # the model, runtime, graph and precision: what a kept vector depends on
-            _identity = cache_dir(model).name
         while len(_kept) >= MAX_KEPT_FILES:
             _kept.pop(next(iter(_kept))).close()
-        kept = _kept[folder] = KeptVectors(folder, _identity)
+        # one file per precision and length read: two readings never share (nor empty) one file
+        name = (
+            FILE
+            if (kind, max_tokens) == (PRECISION, MAX_TOKENS)
+            else f"sentence-vectors.{kind}-{max_tokens}.sqlite"
+        )
+        kept = _kept[(folder, reading)] = KeptVectors(folder, reading, name)
     return kept
 
 
-def encode_kept(texts: Sequence[str]) -> np.ndarray | None:
-    """Like `shared_encoder().encode(texts)`, reading the vectors the call's artifacts folder keeps
-    (kept.py) and keeping the ones it had to encode; None without the model. The model is loaded only
-    when some text is not kept."""
+def encode_kept(
+    texts: Sequence[str], kind: str | None = None, max_tokens: int = MAX_TOKENS
+) -> np.ndarray | None:
+    """Like `shared_encoder(kind).encode(texts, max_tokens)`, reading the vectors the call's artifacts folder
+    keeps (kept.py) and keeping the ones it had to encode; None without the model. The model is loaded only
+    when some text is not kept. `kind`: the precision (None: quantize.precision())."""
     import numpy as np
 
     if not usable():
         return None
     if not texts:
         return np.zeros((0, DIMENSIONS), np.float32)
-    kept = _kept_file(_folder) if _folder is not None else None
+    kind = kind or precision()
+    kept = _kept_file(_folder, kind, max_tokens) if _folder is not None else None
     if kept is None:
-        encoder = shared_encoder()
-        return None if encoder is None else encoder.encode(texts)
-    rows = _kept_rows(kept, texts)
+        encoder = shared_encoder(kind)
+        return None if encoder is None else encoder.encode(texts, max_tokens)
+    rows = _kept_rows(kept, texts, kind, max_tokens)
     if rows is None:
         return None
     joined = b"".join(rows[t] for t in texts)
@@ -179,37 +199,41 @@ def kept_vectors(texts: Sequence[str]) -> list[Vector] | None:
     model. numpy is imported only when some text is not kept (the model runs on it)."""
     if not usable():
         return None
-    kept = _kept_file(_folder) if _folder is not None else None
-    rows = _kept_rows(kept, texts)
+    kind = precision()
+    kept = _kept_file(_folder, kind, MAX_TOKENS) if _folder is not None else None
+    rows = _kept_rows(kept, texts, kind, MAX_TOKENS)
     if rows is None:
         return None
     read = {text: from_row(row) for text, row in rows.items()}
     return [read[t] for t in texts]
 
 
-def _kept_rows(kept: KeptVectors | None, texts: Sequence[str]) -> dict[str, bytes] | None:
+def _kept_rows(
+    kept: KeptVectors | None, texts: Sequence[str], kind: str, max_tokens: int
+) -> dict[str, bytes] | None:
     """Each distinct text's row (kept.py): read from `kept`, else encoded (then kept); None when a text
     must be encoded and the model is not there."""
     found = kept.get(texts) if kept is not None and texts else {}
     missing = [t for t in dict.fromkeys(texts) if t not in found]
     if missing:
-        encoder = shared_encoder()
+        encoder = shared_encoder(kind)
         if encoder is None:
             return None
-        encoded = [vector.tobytes() for vector in encoder.encode(missing)]
+        encoded = [vector.tobytes() for vector in encoder.encode(missing, max_tokens)]
         if kept is not None:
             kept.put(missing, encoded)
         found.update(zip(missing, encoded, strict=True))
     return found
 
 
-def shared_encoder() -> Encoder | None:
-    """The process's encoder, loaded on first use; None when the model is not installed (or deferred)."""
-    global _shared
+def shared_encoder(kind: str | None = None) -> Encoder | None:
+    """The process's encoder at precision `kind` (None: quantize.precision()), loaded on first use; None
+    when the model is not installed (or deferred)."""
     if _deferred:
         return None
-    if _shared is None and usable():
+    kind = kind or precision()
+    if kind not in _shared and usable():
         with _lock:
-            if _shared is None:
-                _shared = Encoder()
-    return _shared
+            if kind not in _shared:
+                _shared[kind] = Encoder(kind=kind)
+    return _shared.get(kind)

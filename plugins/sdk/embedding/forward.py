@@ -45,14 +45,23 @@ def batches(lengths: Sequence[int]) -> list[list[int]]:
     return groups
 
 
-def encode(session: ort.InferenceSession, tokenizer: Tokenizer, texts: Sequence[str]) -> np.ndarray:
-    """One unit vector per text ([len(texts), DIMENSIONS] float32), in the order given."""
+def clip(ids: list[int], max_tokens: int) -> list[int]:
+    """A text's ids read to at most `max_tokens` (its last id, [SEP], kept): the tokenizer's own truncation at
+    that length (tests: test_embedding_cache)."""
+    return ids if len(ids) <= max_tokens else [*ids[: max_tokens - 1], ids[-1]]
+
+
+def encode(
+    session: ort.InferenceSession, tokenizer: Tokenizer, texts: Sequence[str], max_tokens: int = MAX_TOKENS
+) -> np.ndarray:
+    """One unit vector per text ([len(texts), DIMENSIONS] float32), in the order given, each text read to at
+    most `max_tokens` tokens (the tokenizer truncates at MAX_TOKENS)."""
     import numpy as np  # here: a worker that reads kept vectors without numpy imports this module (plain.py)
 
     out = np.zeros((len(texts), DIMENSIONS), dtype=np.float32)
     if not texts:
         return out
-    ids_of = [e.ids for e in tokenizer.encode_batch(list(texts))]
+    ids_of = [clip(e.ids, max_tokens) for e in tokenizer.encode_batch(list(texts))]
     for chunk in batches([len(ids) for ids in ids_of]):
         width = max(len(ids_of[i]) for i in chunk)
         ids = np.zeros((len(chunk), width), dtype=np.int64)

@@ -40,8 +40,8 @@ def _key(text: str) -> bytes:
 class KeptVectors:
     """One artifacts folder's file of vectors (opened lazily; None-safe on every failure)."""
 
-    def __init__(self, folder: str, identity: str):
-        self.path = os.path.join(folder, FILE)
+    def __init__(self, folder: str, identity: str, name: str = FILE):
+        self.path = os.path.join(folder, name)
         self.identity = identity
         self._db: sqlite3.Connection | None = None
         self._broken = False
