@@ -12,10 +12,16 @@ kb-balanced reads them (dense.unit_text), the first N of the document (0: all). 
   rest (batching, rows, the vector file), units per wall second and per CPU second (the A/B figure on a
   loaded machine: 2 x units per CPU s is what 2 free cores would give), the sustained GFLOP/s;
 - the memory: the process's Rss / Pss / Private_Dirty with the model loaded and after the write (the
-  weights are memory-mapped from the graph cache: file pages other workers share), and its peak RSS;
+  weights are memory-mapped from the graph cache: file pages other workers share), and its peak RSS; where
+  the write is int8, also after loading the float encoder (a kb-balanced worker that answers too: its
+  intents and the nearest rows are read in float, dense.py);
 - the load average before and after (the machine is shared: compare runs of the same minutes).
 
-`--precision int8` runs the int8 graph (sdk/embedding/quantize.py; not the product's default).
+`--precision float|int8` sets MRPVM_EMBED_PRECISION (every encoder of the process); unset, the write encodes
+at kb-balanced's ingest precision (dense.ingest_precision: int8 since session 30, float before) and reads
+each unit to dense.MAX_TOKENS tokens (128 since session 30; a checkout without it: the encoder's 256). The
+same script runs in an older checkout (`/work/base28/.venv/bin/python bench/embedding_ingest.py`): what it
+lacks is read with its old default.
 """
 
 from __future__ import annotations
@@ -81,6 +87,7 @@ def main() -> int:
     from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
     from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
     from mrpvm.plugins.sdk.embedding import forward, missing_reason, shared_encoder
+    from mrpvm.plugins.sdk.embedding.quantize import precision
 
     if missing_reason():
         print(missing_reason())
@@ -94,11 +101,13 @@ def main() -> int:
 
     before = memory_mb()
     start = time.perf_counter()
-    encoder = shared_encoder()
+    kind = dense.ingest_precision() if hasattr(dense, "ingest_precision") else None
+    encoder = shared_encoder(kind) if kind else shared_encoder()
     assert encoder is not None
+    max_tokens = getattr(dense, "MAX_TOKENS", forward.MAX_TOKENS)
     load_s = time.perf_counter() - start
     loaded = memory_mb()
-    lengths = [len(e.ids) for e in encoder.tokenizer.encode_batch(texts)]
+    lengths = [min(len(e.ids), max_tokens) for e in encoder.tokenizer.encode_batch(texts)]
     padded = sum(len(g) * max(lengths[i] for i in g) for g in forward.batches(lengths))
     tokens = sum(lengths)
 
@@ -118,6 +127,7 @@ def main() -> int:
         "source": str(args.source),
         "precision": getattr(encoder, "precision", "float"),  # a checkout before int8 existed: float
         "threads": os.environ.get("MRPVM_EMBED_THREADS") or "default",
+        "max_tokens": max_tokens,
         "units": len(units),
         "distinct_texts": len(texts),
         "tokens": tokens,
@@ -143,6 +153,11 @@ def main() -> int:
         "memory_after_write_mb": memory_mb(),
         "load_before_after": [round(load_before, 1), round(os.getloadavg()[0], 1)],
     }
+    if kind and kind != precision():  # a worker that also answers: intents and the nearest rows in float
+        floats = shared_encoder(precision())
+        assert floats is not None
+        floats.encode(texts[:12], max_tokens)
+        figures["memory_with_float_encoder_mb"] = memory_mb()
     print_figures(figures, args.json)
     return 0
 
