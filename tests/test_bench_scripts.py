@@ -187,3 +187,19 @@ def test_reply_parse_bench_times_every_recorded_op() -> None:
     ops = {path.name.split(".")[0] + "." + path.name.split(".")[1] for path in replies.glob("*.md")}
     assert {line.split(":")[0] for line in lines} == ops
     assert all(" µs a reply" in line for line in lines)
+
+
+def test_sd_compiled_probe_builds_and_digests_the_interpreted_side(tmp_path) -> None:
+    """The probe's measuring side, without the minutes of compiling (`--interpreted-only`)."""
+    source = tmp_path / "kettle.md"
+    source.write_text(
+        "# Kettles\n\nA kettle boils water. It switches off at 100 degrees.\n\n"
+        "## Descaling\n\n1. Fill it with vinegar.\n2. Wait an hour.\n3. Rinse it twice.\n"
+    )
+    figures = run_bench(
+        "sd_compiled_probe.py", str(source), "--rounds", "1", "--pairs", "1", "--interpreted-only"
+    )
+    assert figures["units"] > 3
+    assert len(figures["interpreted"]["digests"]) == 1
+    assert figures["interpreted"]["compiled"] is False
+    assert "compiled" not in figures

@@ -214,8 +214,8 @@ class Plugin:
         except DeadlineExceeded:
             failure = PluginFailure("TIMEOUT", f"{self.id} exceeded its deadline of {budget_s * 1000:.0f} ms")
             return None, failure, EXIT_TIMEOUT
-        except PluginFailure as failure:
-            return None, failure, failure.exit_code
+        except PluginFailure as refused:
+            return None, refused, refused.exit_code
         except Exception as exc:  # a bug in the plugin: report it, do not die silently
             failure = PluginFailure("INTERNAL_ERROR", f"{type(exc).__name__}: {exc}")
             return None, failure, EXIT_PROCESSING_ERROR

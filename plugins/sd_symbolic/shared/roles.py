@@ -257,7 +257,7 @@ def group_role(
     n = len(texts)
     best: str | None = None
     if counted:
-        first = {}
+        first: dict[str, int] = {}
         for i, c in enumerate(cues):
             if c:
                 first.setdefault(c, i)

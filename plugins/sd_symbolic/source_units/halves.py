@@ -85,10 +85,10 @@ def split_map(
     bounds = chunk_bounds(sizes) if halves and len(items) > 1 else [0, len(items)]
     last = len(bounds) - 1
     if last < 2:
-        out = [run(item) for item in items]
+        serial = [run(item) for item in items]
         if meanwhile is not None:
             meanwhile()
-        return out
+        return serial
     reach = _counters()  # [the parent's next run, the child's first run]: each written by one side
     reach[0], reach[1] = 0, last
     wait = _fork(lambda: encode(_from_the_back(items, bounds, run, reach)))

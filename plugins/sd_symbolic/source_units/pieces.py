@@ -160,7 +160,7 @@ def anaphoric(piece: Piece) -> bool:
 def _anaphoric(clean: str) -> bool:
     m = _FIRST_WORD.match(clean)
     return (
-        (bool(m) and m.group(0).lower() in _ANAPHORA)
+        (m is not None and m.group(0).lower() in _ANAPHORA)
         or _BRIDGING.match(clean) is not None
         or PRO_VERB.match(clean) is not None
     )

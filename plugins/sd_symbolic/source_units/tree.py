@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.protocol.digests import sha256
@@ -50,7 +51,7 @@ class SourceMeta:
     char_offset: int = 0
     created_at: str = ""
 
-    def provenance(self) -> dict[str, str | None]:
+    def provenance(self) -> dict[str, Any]:
         """The fields every unit of the source carries from it (KnowledgeUnit keyword arguments)."""
         return {
             "sourceId": self.source_id,

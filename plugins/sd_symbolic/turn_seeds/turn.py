@@ -133,7 +133,7 @@ def looks_like_request(text: str) -> bool:
     if WH.match(body) or YES_NO.match(body) or _TASK_START.match(body):
         return True
     first = _WORDS.match(body)
-    return bool(first) and first.group(0).lower() in IMPERATIVE_VERBS and body[:1].isupper()
+    return first is not None and first.group(0).lower() in IMPERATIVE_VERBS and body[:1].isupper()
 
 
 def split_turn(text: str) -> list[Span]:
