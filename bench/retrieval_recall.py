@@ -8,7 +8,8 @@ unit that mentions every `answerMustMention` string (else every `contextMustMent
 - `hdc`:   DS024's associative similarity over all units;
 - `dense`: the sentence-embedding cosine over all units (what the model reads of a unit, dense.py);
 - `pool`:  kb-balanced's evidence list after fusion, admission and goal boosts (before the relative cut);
-- `sel`:   its selection (the units handed to the solver), and where a unit of the pool was lost when none
+- `sel`:   its selection (the units handed to the solver; a selected section or other ancestor whose own
+  text says the answer counts as an answering unit), and where a unit of the pool was lost when none
   is selected (the relative cut, the level resolution, the redundancy check, MMR, the budget);
 - with `--eval RESULT.json` (an `mrpvm eval --json` result of the same suites): `eval`, the rank of the
   first answering unit among the evidence the engine handed the solver in that run (any kb-plugin's view;
@@ -58,8 +59,9 @@ def unit_says(unit: KnowledgeUnit) -> str:
     return f"{unit.sectionTitle or ''}\n{topic_text(unit)}\n{body_text(unit)}"
 
 
-def targets(units: list[KnowledgeUnit], expected) -> set[int]:
-    """The atomic units that say the answer (a section's or the source's summary says every answer)."""
+def targets(units: list[KnowledgeUnit], expected) -> tuple[set[int], list[str]]:
+    """The atomic units that say the answer (a section's or the source's summary says every answer), and
+    the expected strings they say."""
     for wanted in (expected.answerMustMention, expected.contextMustMention):
         if wanted:
             found = {
@@ -68,8 +70,17 @@ def targets(units: list[KnowledgeUnit], expected) -> set[int]:
                 if u.kuType == "atomic" and all(mentions(unit_says(u), t) for t in wanted)
             }
             if found:
-                return found
-    return set()
+                return found, list(wanted)
+    return set(), []
+
+
+def holding(units: list[KnowledgeUnit], wanted: set[int], says: list[str]) -> set[int]:
+    """The answering units and each ancestor whose own text says the answer too (a selected section that
+    holds the answering sentences is evidence that answers)."""
+    ancestors = {p for i in wanted for p in units[i].parentUnitIds}
+    return wanted | {
+        i for i, u in enumerate(units) if u.id in ancestors and all(mentions(unit_says(u), t) for t in says)
+    }
 
 
 def first_rank(order: list[int], wanted: set[int]) -> int | None:
@@ -138,7 +149,7 @@ def suite_rows(folder: str, capture: _Capture, evaluated: dict[str, tuple[list[s
     for q in suite.spec.questions:
         if expects_refusal(q.expected):
             continue
-        wanted = targets(units, q.expected)
+        wanted, says = targets(units, q.expected)
         group = IntentGroup(index=1, act="identify", intent=q.input, output="a short answer")
         profile = build_profile(group)
         row: dict = {"id": q.id, "units": len(units), "targets": len(wanted)}
@@ -158,9 +169,10 @@ def suite_rows(folder: str, capture: _Capture, evaluated: dict[str, tuple[list[s
         doc, failure, _ = balanced.run(encode_request(retrieve_request([group], units)))
         assert doc is not None, failure
         row["pool"] = first_rank([by_id[i] for i in capture.pool if i in by_id], wanted)
-        row["sel"] = first_rank([by_id[i] for i in doc.resolved[0].selected if i in by_id], wanted)
+        held = holding(units, wanted, says)
+        row["sel"] = first_rank([by_id[i] for i in doc.resolved[0].selected if i in by_id], held)
         if row["sel"] is None:
-            row["lost"] = capture.lost_at({units[i].id for i in wanted})
+            row["lost"] = capture.lost_at({units[i].id for i in held})
         if q.id in evaluated:
             local = {local_id(u.id): i for i, u in enumerate(units)}
             evidence, kb = evaluated[q.id]
