@@ -244,7 +244,10 @@ async def main_async(a: argparse.Namespace) -> dict:
         sys0 = pk.cpu_by_name(d.proc.pid, system_only=True)
         load0 = pk.loadavg()
         if a.pyspy:
-            spy_argv = f"record -p {d.proc.pid} -d {a.pyspy} --subprocesses --nonblocking -r 200 -f raw -o"
+            # --pyspy-gil: the daemon alone, samples only while its thread holds the GIL (a pipe write
+            # releases it, so a preempted write is not counted as work); read with bench/pyspy_shares.py
+            who = "--gil" if a.pyspy_gil else "--subprocesses"
+            spy_argv = f"record -p {d.proc.pid} -d {a.pyspy} {who} --nonblocking -r 200 -f raw -o"
             spy = subprocess.Popen(
                 [str(pk.OURS / ".venv/bin/py-spy"), *spy_argv.split(), a.pyspy_out],
                 stdout=subprocess.DEVNULL,
@@ -260,7 +263,7 @@ async def main_async(a: argparse.Namespace) -> dict:
         sys1 = pk.cpu_by_name(d.proc.pid, system_only=True)
         mem_after = pk.memory(d.proc.pid)
         if spy is not None:
-            spy.wait(a.pyspy + 60)
+            spy.wait(a.pyspy + 600)  # a loaded host: the load may outlast the recording by minutes
             out["pyspy_stderr"] = (spy.stderr.read() if spy.stderr else "")[-500:]
     finally:
         d.stop()
@@ -358,6 +361,7 @@ def main() -> None:
         "--pyspy", type=int, default=0, help="py-spy record the daemon tree for N s during the load"
     )
     ap.add_argument("--pyspy-out", default=str(pk.TMP / "perf-pyspy.txt"))
+    ap.add_argument("--pyspy-gil", action="store_true", help="py-spy: the daemon only, GIL-holding samples")
     ap.add_argument("--symbolic-only", action="store_true", help="ours: enable only the symbolic plugins")
     ap.add_argument("--keep", action="store_true", help="keep the home folder")
     ap.add_argument(

@@ -235,11 +235,11 @@ class KernelContext:
         folder retires its workers (supervisor/binds.py): a plugin first called on a KB in the middle of a load
         (planner-depth once the planner lead moves to it) restarted its pool inside a user's turn then
         (session 28: buildPlan 250-410 ms, ~0.4 s of CPU). A pool that binds the folder already is left as is."""
-        from .supervisor import PluginCallError
-
         kbs = self._warm_kbs
         if kbs is None or kb_id in kbs:
-            return
+            return  # every turn after the first on the KB: before the import below (~µs a turn)
+        from .supervisor import PluginCallError
+
         kbs.add(kb_id)
         for plugin_id in self._warm_ids():
             with contextlib.suppress(PluginCallError):  # left to the plugin's first call, which says why

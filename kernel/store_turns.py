@@ -31,6 +31,7 @@ from .store_sessions import SessionTables
 
 # An untitled session takes its first question as its title; a title set by hand is kept.
 _TITLE_IF_UNTITLED = "title = CASE WHEN title = '' THEN ? ELSE title END"
+TraceJson = dict[str, Any] | bytes  # a turn's trace: its builtins, or their JSON already encoded
 LED_BY_WINDOW = 20  # turns looked back on for the plugins a planner's plans chose (last_turn_plugins)
 PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
 _PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see kernel/store.py
@@ -161,16 +162,18 @@ class TurnTables(SessionTables):
             ) from None
         return msgspec.structs.replace(turn, turnIndex=turn_row[2], createdAt=created_at)
 
-    def update_turn_trace(self, request_id: str, trace: dict[str, Any]) -> None:
+    def update_turn_trace(self, request_id: str, trace: TraceJson) -> None:
         """Replace a committed turn's trace (a call the turn left running has ended: see
-        `overlap.Background`); one transaction. TurnNotFound when no such turn is stored."""
+        `overlap.Background`); one transaction. TurnNotFound when no such turn is stored. `trace`: the
+        trace's builtins, or their JSON already encoded (`TraceRecorder.to_json`)."""
         if not self._set_trace(self._conn(), request_id, trace):  # one statement: its own transaction
             raise TurnNotFound(f"no turn with request id '{request_id}'", {"request": request_id})
 
     @staticmethod
-    def _set_trace(conn: Connection, request_id: str, trace: dict[str, Any]) -> bool:
+    def _set_trace(conn: Connection, request_id: str, trace: TraceJson) -> bool:
         sql = "UPDATE turns SET trace = ? WHERE request_id = ?"
-        return conn.execute(sql, (json_encoder.encode(trace), request_id)).rowcount > 0
+        data = trace if isinstance(trace, bytes) else json_encoder.encode(trace)
+        return conn.execute(sql, (data, request_id)).rowcount > 0
 
     def record_outcome_and_trace(
         self,
@@ -178,7 +181,7 @@ class TurnTables(SessionTables):
         kb_id: str | None,
         observations: list[Observation],
         request_id: str,
-        trace_of: Callable[[int], dict[str, Any]],
+        trace_of: Callable[[int], TraceJson],
     ) -> int:
         """`record_observations`, then the committed turn's trace replaced by `trace_of(how many were
         folded)`, in one transaction (a deferred recordOutcome that ended after its turn was committed:
@@ -192,7 +195,7 @@ class TurnTables(SessionTables):
         self,
         planner_id: str,
         kb_id: str | None,
-        batch: list[tuple[list[Observation], str, Callable[[int], dict[str, Any]] | None]],
+        batch: list[tuple[list[Observation], str, Callable[[int], TraceJson] | None]],
     ) -> list[int]:
         """A batch of one KB's outcomes (kernel/engine/outcome_batch.py) in one transaction: every
         (observations, request_id, trace_of) folded in one key order with the others (`_fold_many`: the

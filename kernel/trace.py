@@ -197,6 +197,14 @@ class TraceRecorder:
     def to_builtins(self) -> dict[str, Any]:
         return msgspec.to_builtins(self.trace)
 
+    def to_json(self) -> bytes:
+        """The trace as the store keeps it: the JSON of `to_builtins()`, byte for byte, encoded straight
+        from the structs (half the CPU of building the dict first; a turn's trace is ~20 KB)."""
+        return _ENCODER.encode(self.trace)
+
+
+_ENCODER = msgspec.json.Encoder()
+
 
 # --------------------------------------------------------------------------- summaries
 

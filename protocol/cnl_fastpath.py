@@ -198,8 +198,17 @@ def _one_line_fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any]
         if spec is None or not colon or spec.attr in fields:
             return None
         raw = raw.strip()
-        if raw and spec.kind == "text":  # the commonest field, settled here
+        kind = spec.kind
+        if raw and kind == "text":  # the commonest field, settled here
             fields[spec.attr] = raw
+        elif raw and kind == "float":  # `_settle`'s float, inline (an observation has five of them)
+            try:
+                number = float(raw)
+            except ValueError:
+                return None
+            if not math.isfinite(number):
+                return None
+            fields[spec.attr] = number
         elif not _settle(fields, spec, raw, None):
             return None
         else:

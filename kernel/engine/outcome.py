@@ -145,7 +145,7 @@ def record_in_background(
         failed = [e for t in tasks if not t.cancelled() and (e := t.exception()) is not None]
         if await committed and not trace.stored:
             try:
-                ctx.store.update_turn_trace(state.request_id, state.trace.to_builtins())
+                ctx.store.update_turn_trace(state.request_id, state.trace.to_json())
             except TurnNotFound:
                 pass  # the session (with its turns) was deleted meanwhile
         if failed:
@@ -250,9 +250,9 @@ async def learn(
         return False
     node = attempt.node
 
-    def trace_of(stored: int) -> dict[str, Any]:
+    def trace_of(stored: int) -> bytes:
         node.output["observationsStored"] = stored
-        return state.trace.to_builtins()
+        return state.trace.to_json()
 
     try:
         attribute(doc.observations, [state.request_id])  # an `Outcome` naming another request: refused

@@ -243,8 +243,8 @@ def attribute(observations: list[Observation], request_ids: list[str]) -> list[l
 
 
 def _trace_of(entry: _Entry) -> Any:
-    def trace_of(stored: int) -> dict[str, Any]:
+    def trace_of(stored: int) -> bytes:
         entry.node.output["observationsStored"] = stored
-        return entry.state.trace.to_builtins()
+        return entry.state.trace.to_json()
 
     return trace_of

@@ -110,8 +110,10 @@ class TurnState:
         self.staged: list[KnowledgeUnit] = []
         self._staged_ids: set[str] = set()
         self.origin: dict[str, str] = {u.id: "session" for u in session_units}
-        self.kb_guidance: list[KnowledgeUnit] = kb_guidance(ctx, self.kb_id)
-        self._kb_shape = kb_shape(ctx, self.kb_id)
+        # one read of the KB's source versions a turn (the scan itself is cached across turns)
+        guidance, atomic, facts = _kb_scan(ctx, self.kb_id) if self.kb_id is not None else ([], 0, 0)
+        self.kb_guidance: list[KnowledgeUnit] = guidance
+        self._kb_shape = (atomic, facts)
         self._profile: tuple[tuple[int, int], KnowledgeProfile] | None = None
         self.warnings: list[str] = []
         # plugin id → "op: CODE: message" of its first failed call (crash, invalid CNL, timeout, ...)
@@ -359,16 +361,3 @@ def _kb_scan(ctx: KernelContext, kb_id: str) -> KbScan:
             facts += unit.relation is not None
     cache[kb_id] = (version, (guidance, atomic, facts))
     return guidance, atomic, facts
-
-
-def kb_guidance(ctx: KernelContext, kb_id: str | None) -> list[KnowledgeUnit]:
-    """KB units scoped to some phase other than kb-plugin (cached per KB content version)."""
-    return _kb_scan(ctx, kb_id)[0] if kb_id is not None else []
-
-
-def kb_shape(ctx: KernelContext, kb_id: str | None) -> tuple[int, int]:
-    """(atomic units, units with a symbolic triple) of the mounted KB (same cached pass)."""
-    if kb_id is None:
-        return 0, 0
-    _, atomic, facts = _kb_scan(ctx, kb_id)
-    return atomic, facts
