@@ -201,12 +201,8 @@ def _one_line_fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any]
         kind = spec.kind
         if raw and kind == "text":  # the commonest field, settled here
             fields[spec.attr] = raw
-        elif raw and kind == "float":  # `_settle`'s float, inline (an observation has five of them)
-            try:
-                number = float(raw)
-            except ValueError:
-                return None
-            if not math.isfinite(number):
+        elif raw and kind == "float":  # settled here too (an observation has five of them)
+            if (number := _finite_float(raw)) is None:
                 return None
             fields[spec.attr] = number
         elif not _settle(fields, spec, raw, None):
@@ -214,6 +210,15 @@ def _one_line_fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any]
         else:
             empty = empty or not raw
     return _without_empty(fields) if empty else fields
+
+
+def _finite_float(raw: str) -> float | None:
+    """`raw` as a finite number, None when it is none (the full parser then says why)."""
+    try:
+        number = float(raw)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _without_empty(fields: dict[str, Any]) -> dict[str, Any]:
@@ -258,12 +263,10 @@ def _settle(fields: dict[str, Any], spec: FieldSpec, value: str, parts: list[str
     if kind == "text":
         fields[spec.attr] = raw
         return True
-    if kind == "float" and parts is None:  # convert_value's float, inline: the commonest typed field
-        try:
-            number = float(raw)
-        except ValueError:
-            return False
-        if not math.isfinite(number):
+    if (
+        kind == "float" and parts is None
+    ):  # convert_value's float without its messages: the commonest typed field
+        if (number := _finite_float(raw)) is None:
             return False
         fields[spec.attr] = number
         return True
