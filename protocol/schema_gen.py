@@ -11,6 +11,7 @@ the examples in examples.py and invalid_examples.py, so the documents cannot dri
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 from pathlib import Path
 from typing import Any
@@ -178,7 +179,22 @@ def build_schemas() -> dict[str, dict[str, Any]]:
     }
     for op in OPS:
         out[f"payload/{op}.schema.json"] = _payload_schema(op)
-    return out
+    return {rel: _clean_descriptions(schema) for rel, schema in out.items()}
+
+
+def _clean_descriptions(node: Any) -> Any:
+    """Every docstring-made description with its margin removed (inspect.cleandoc): msgspec 0.23 cleans
+    them and 0.22 does not, so the schemas must not depend on the version installed."""
+    if isinstance(node, dict):
+        return {
+            key: inspect.cleandoc(value)
+            if key == "description" and isinstance(value, str)
+            else _clean_descriptions(value)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [_clean_descriptions(item) for item in node]
+    return node
 
 
 def schema_bytes(schema: dict[str, Any]) -> bytes:
