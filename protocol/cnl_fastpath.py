@@ -198,13 +198,8 @@ def _one_line_fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any]
         if spec is None or not colon or spec.attr in fields:
             return None
         raw = raw.strip()
-        kind = spec.kind
-        if raw and kind == "text":  # the commonest field, settled here
+        if raw and spec.kind == "text":  # the commonest field, settled here
             fields[spec.attr] = raw
-        elif raw and kind == "float":  # settled here too (an observation has five of them)
-            if (number := _finite_float(raw)) is None:
-                return None
-            fields[spec.attr] = number
         elif not _settle(fields, spec, raw, None):
             return None
         else:
@@ -263,9 +258,7 @@ def _settle(fields: dict[str, Any], spec: FieldSpec, value: str, parts: list[str
     if kind == "text":
         fields[spec.attr] = raw
         return True
-    if (
-        kind == "float" and parts is None
-    ):  # convert_value's float without its messages: the commonest typed field
+    if kind == "float" and parts is None:  # convert_value's float without its messages
         if (number := _finite_float(raw)) is None:
             return False
         fields[spec.attr] = number

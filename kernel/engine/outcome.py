@@ -27,6 +27,8 @@ from .state import TurnState
 from .store_calls import store_call
 from .stored_answer import cap_answer
 
+_BRANCH_ORDER = {"success": 2, "weak": 1, "failed": 0}  # a planner's branches: the best status tells
+
 
 async def commit(
     state: TurnState,
@@ -172,10 +174,9 @@ def outcome_calls(
     for branch in state.branches:
         if branch.planner_id is not None:
             by_planner.setdefault(branch.planner_id, []).append(branch)
-    order = {"success": 2, "weak": 1, "failed": 0}
 
     def status_of(branches: list[BranchRun]) -> OutcomeStatus:
-        return max((b.status for b in branches), key=lambda s: order.get(s, 0))
+        return max((b.status for b in branches), key=lambda s: _BRANCH_ORDER.get(s, 0))
 
     someone_succeeded = any(status_of(b) == "success" for b in by_planner.values())
 

@@ -6,6 +6,8 @@ test_embedding.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from embedding_support import count_encodes
@@ -92,12 +94,18 @@ def test_a_kbs_rows_are_int8_at_ingest_and_float_when_asked(tmp_path, monkeypatc
     assert dense.ingest_precision() == FLOAT
 
 
-def test_a_retrieval_reads_the_nearest_int8_rows_again_in_float(tmp_path, monkeypatch) -> None:
-    monkeypatch.delenv("MRPVM_EMBED_PRECISION", raising=False)
-    monkeypatch.setattr(encoder, "_kept", {})
+def _ingested(tmp_path: Path) -> Path:
+    """kb-balanced's artifacts folder with SPOOL ingested (at the precision the environment sets)."""
     art = tmp_path / "kb-balanced"
     doc, failure, _ = balanced.run(encode_request(source_request("spool", SPOOL, art)))
     assert doc is not None, failure
+    return art
+
+
+def test_a_retrieval_reads_the_nearest_int8_rows_again_in_float(tmp_path, monkeypatch) -> None:
+    monkeypatch.delenv("MRPVM_EMBED_PRECISION", raising=False)
+    monkeypatch.setattr(encoder, "_kept", {})
+    art = _ingested(tmp_path)
     encoded = count_encodes(monkeypatch)
     question = "How many pages can wait in the queue?"
     doc, failure, _ = balanced.run(
@@ -115,9 +123,7 @@ def test_a_retrieval_reads_the_nearest_int8_rows_again_in_float(tmp_path, monkey
 def test_float_ingest_rescores_nothing(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("MRPVM_EMBED_PRECISION", "float")
     monkeypatch.setattr(encoder, "_kept", {})
-    art = tmp_path / "kb-balanced"
-    doc, failure, _ = balanced.run(encode_request(source_request("spool", SPOOL, art)))
-    assert doc is not None, failure
+    art = _ingested(tmp_path)
     encoded = count_encodes(monkeypatch)
     question = "Which port does the daemon use?"
     balanced.run(encode_request(retrieve_request([intent(1, "identify", question)], artifacts=art)))

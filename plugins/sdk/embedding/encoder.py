@@ -164,7 +164,7 @@ def _kept_file(folder: str, kind: str, max_tokens: int) -> KeptVectors | None:
         name = (
             FILE
             if (kind, max_tokens) == (PRECISION, MAX_TOKENS)
-            else f"sentence-vectors.{kind}-{max_tokens}.sqlite"
+            else FILE.replace(".", f".{kind}-{max_tokens}.", 1)
         )
         kept = _kept[(folder, reading)] = KeptVectors(folder, reading, name)
     return kept
