@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.agent_answers import restricts
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
+from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type, option_kinds
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import EXTREMES, terms
 
@@ -109,6 +109,7 @@ class Judge(WindowReading):
         self.scorer = scorer
         self.kind = kind  # the fine kind the question asks for and its word (asked_kind.py), its text
         self.question = question
+        self.entry_kind = header_terms(*option_kinds(question))  # "the -f option": said by the option's entry
         self.attribute = asked_attribute(question)  # "What is the penalty for …": penalty
         self.default = default  # "what is the default X?": a passage that states a default value answers it
         self.past = past  # the question asks about the past ("What was …?"): a past-only state answers it
@@ -224,6 +225,13 @@ class Judge(WindowReading):
         defined = set(terms(match.group(1))) if match else set()
         return (bool(defined) and defined <= set(self.scorer.weights)) or apposes(self.defined, sentence)
 
+    def said(self, passage: Passage) -> set[str]:
+        """WindowReading.said, with what the lead sentence of the asked entry states by standing under it."""
+        said = super().said(passage)
+        if self.answer_type in DEFINED_TYPES:
+            said |= self.entry_heading(passage.sentences[0])
+        return said
+
     def entry_heading(self, sentence: Sentence) -> frozenset[str]:
         """The terms of the heading of the entry this sentence leads, when that heading names what the
         question asks about (a manual's option, a glossary's term): "Maximum time in seconds …" under
@@ -237,7 +245,11 @@ class Judge(WindowReading):
             heading |= source_title(unit)
         # an option the question writes out is what it asks about even when every unit names it
         asked = (self.subject - self.common) | {k for k in self.keys if KEY_SHAPE.search(k)}
-        return heading if asked and asked <= heading else frozenset()
+        if not asked or not asked <= heading:
+            return frozenset()
+        # the entry is "the -f option of curl": its heading is the option the question names, its kind noun
+        # ("option", "flag") is what the heading is, and it stands in its document, as every unit of it does
+        return heading | self.entry_kind | source_title(unit)
 
     def _instance(self, passage: Passage) -> bool:
         """With a foreign focus: the documents lack no other word of the question (light verbs aside: "use",

@@ -37,6 +37,7 @@ from .selection import (
     resolve_levels,
     scope_to_named_sources,
     sufficiency,
+    unheld_by_named,
 )
 from .store import ArtifactError, WriteHook, open_store
 
@@ -146,6 +147,8 @@ class Retriever:
         if profile.purpose == "strategy-guidance":
             suff.sufficient = bool(guidance_ids)
         top = max((c.lexical for c in pool.values()), default=0.0)
+        # a term the documents the question names never hold is unknown within its scope
+        unheld = unheld_by_named(views, profile.weights, naming)
         result = IntentResult(
             profile=profile,
             evidence=selected,
@@ -155,7 +158,10 @@ class Retriever:
             sufficiency=suff,
             top_lexical=top,
             # 0 marks a term no unit of the collection holds (a solver cannot find it in any passage)
-            term_weights={t: round(views.idf(t), 3) if views.known(t) else 0.0 for t in profile.weights},
+            term_weights={
+                t: round(views.idf(t), 3) if views.known(t) and t not in unheld else 0.0
+                for t in profile.weights
+            },
         )
         trace = [f"skipped {len(asking)} question units"] if asking else []
         if whole:

@@ -62,6 +62,7 @@ def annotate(cands: Iterable[Candidate], profile: GoalProfile, views: Views) -> 
 
 
 NAMED_SOURCE_SEARCH = 0.25  # the weight a document-naming term keeps in the lexical search
+SCOPE_SEARCH = 500  # units read to tell whether the documents a question names hold a term (unheld_by_named)
 
 
 def named_source_terms(views: Views, weights: dict[str, float]) -> frozenset[str]:
@@ -89,6 +90,25 @@ def scope_to_named_sources(
             c.terms = c.terms | named
             c.lexical += bonus
             c.score += bonus
+
+
+def unheld_by_named(views: Views, weights: dict[str, float], naming: frozenset[str]) -> frozenset[str]:
+    """The query terms that no unit of the documents the question names holds ("How do I encrypt a *tar*
+    archive?" over tar's, curl's and ssh's manuals: tar's never says "encrypt"): within the scope the
+    question sets they are unknown, as a term of no unit of the collection is. A term is unheld only when
+    its search was exhaustive (fewer hits than SCOPE_SEARCH), so a frequent term is never wrongly unheld."""
+    if not naming:
+        return frozenset()
+    titles = views.source_titles()
+    named = {ident for ident, title in titles.items() if title & naming}
+    out = set()
+    for term in weights:
+        if term in naming or not views.known(term):
+            continue
+        hits = views.search({term: 1.0}, SCOPE_SEARCH)
+        if len(hits) < SCOPE_SEARCH and not any(e.unit.sourceId in named for e, _ in hits):
+            out.add(term)
+    return frozenset(out)
 
 
 def goal_boost(c: Candidate, profile: GoalProfile, views: Views, config: SelectionConfig) -> None:
