@@ -62,7 +62,7 @@ def annotate(cands: Iterable[Candidate], profile: GoalProfile, views: Views) -> 
 
 
 NAMED_SOURCE_SEARCH = 0.25  # the weight a document-naming term keeps in the lexical search
-SCOPE_SEARCH = 500  # units read to tell whether the documents a question names hold a term (unheld_by_named)
+SCOPE_SEARCH = 100  # units read to tell whether the documents a question names hold a term (unheld_by_named)
 
 
 def named_source_terms(views: Views, weights: dict[str, float]) -> frozenset[str]:
