@@ -148,7 +148,7 @@ class Retriever:
             suff.sufficient = bool(guidance_ids)
         top = max((c.lexical for c in pool.values()), default=0.0)
         # a term the documents the question names never hold is unknown within its scope
-        unheld = unheld_by_named(views, profile.weights, naming)
+        unheld = unheld_by_named(views, profile, naming)
         result = IntentResult(
             profile=profile,
             evidence=selected,

@@ -13,7 +13,7 @@ import msgspec
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
 
 from .candidates import Candidate, Entry, Views
-from .fields import FIELD_WEIGHTS, LEVELS, body_text, is_evidence, is_question_like, own_terms
+from .fields import FIELD_WEIGHTS, LEVELS, analyse, body_text, is_evidence, is_question_like, own_terms
 from .profile import GoalProfile
 from .scoring import tag_score
 
@@ -92,13 +92,16 @@ def scope_to_named_sources(
             c.score += bonus
 
 
-def unheld_by_named(views: Views, weights: dict[str, float], naming: frozenset[str]) -> frozenset[str]:
+def unheld_by_named(views: Views, profile: GoalProfile, naming: frozenset[str]) -> frozenset[str]:
     """The query terms that no unit of the documents the question names holds ("How do I encrypt a *tar*
     archive?" over tar's, curl's and ssh's manuals: tar's never says "encrypt"): within the scope the
-    question sets they are unknown, as a term of no unit of the collection is. A term is unheld only when
-    its search was exhaustive (fewer hits than SCOPE_SEARCH), so a frequent term is never wrongly unheld."""
+    question sets they are unknown, as a term of no unit of the collection is. A document is named by a
+    word of its own ("the *commit*", not the part of "pre-commit"). A term is unheld only when its search
+    was exhaustive (fewer hits than SCOPE_SEARCH), so a frequent term is never wrongly unheld."""
+    naming = naming & frozenset(analyse(" ".join(w for w in profile.text.split() if "-" not in w.strip("-"))))
     if not naming:
         return frozenset()
+    weights = profile.weights
     titles = views.source_titles()
     named = {ident for ident, title in titles.items() if title & naming}
     out = set()
