@@ -40,6 +40,7 @@ class StoreConnection(PlannerStatsAndCache, IndexAcks, NodeRegistry, PlannerLear
         self.home: Path = Path(home) if home is not None else (self.path.parent if self.path else Path.cwd())
         self.node_id = node_id or LOCAL_NODE
         self._lock = threading.Lock()
+        self._init_learning()
         try:
             self._migrate()
         except BaseException:
@@ -67,6 +68,9 @@ class StoreConnection(PlannerStatsAndCache, IndexAcks, NodeRegistry, PlannerLear
 
     def _lock_row(self, conn: Connection, table: str, key: str) -> bool:
         return self._db.lock_row(conn, table, key)
+
+    def _change_stamp(self) -> object | None:
+        return self._db.change_stamp()
 
     @property
     def integrity_errors(self) -> tuple[type[BaseException], ...]:

@@ -30,6 +30,7 @@ from .store_rows import now_iso
 
 MAX_OBSERVATIONS = 512  # per outcome: a planner scoring more attempts than a turn makes is broken
 MAX_LEARNED = 4096  # records handed to one buildPlan (the most sampled first)
+MAX_CACHED = 256  # (planner, KB scope) read results kept by `learned` (all dropped when more)
 _COLUMNS = "plugin_id, task, success_rate, latency_ms, llm_calls, sufficiency, samples"
 
 # rate <- (1-a)*rate + a*success from the prior 0.5; latency and calls <- the first sample, then the same
@@ -99,18 +100,48 @@ class PlannerLearning:
 
         def _lock_row(self, conn: Connection, table: str, key: str) -> bool: ...
 
+        def _change_stamp(self) -> object | None: ...
+
+    # What `learned` read, per (planner, KB scope): (stamp, records), reused while the stamp holds. The
+    # stamp is this process's learning writes (`_learning_writes`, bumped by every write of the records
+    # here, before its commit) read first, then the database's change stamp (SQLite: the calling thread's
+    # connection and its `PRAGMA data_version`, which moves when any other connection, of this process or
+    # another, commits), then the rows: a write that lands meanwhile changes one of the two by the next
+    # read. No stamp (PostgreSQL: other nodes' commits are not seen so): every read goes to the database.
+    _learned_cache: dict[tuple[str, str], tuple[tuple[int, object], list[LearnedStat]]]
+    _learning_writes: int
+
+    def _init_learning(self) -> None:
+        self._learned_cache, self._learning_writes = {}, 0
+
+    def _learning_written(self) -> None:
+        self._learning_writes += 1
+
     def learned(
         self, planner_id: str, kb_id: str | None, plugin_ids: list[str] | None = None
     ) -> list[LearnedStat]:
-        """The planner's records in the KB's scope (of `plugin_ids` only, when given), most sampled first."""
-        rows = self._conn().execute(
-            f"SELECT {_COLUMNS} FROM planner_utility WHERE planner_id = ? AND kb_key = ?"
-            " ORDER BY samples DESC, plugin_id, task",
-            (planner_id, kb_key(kb_id)),
-        )
-        wanted = None if plugin_ids is None else set(plugin_ids)
-        out = [_stat(r) for r in rows if wanted is None or r[0] in wanted]
-        return out[:MAX_LEARNED]
+        """The planner's records in the KB's scope (of `plugin_ids` only, when given), most sampled first.
+        The records may be shared with other callers (the cache): read them, do not change them."""
+        key, writes = (planner_id, kb_key(kb_id)), self._learning_writes
+        stamp = self._change_stamp()
+        hit = self._learned_cache.get(key)
+        if stamp is not None and hit is not None and hit[0] == (writes, stamp):
+            stats = hit[1]
+        else:
+            rows = self._conn().execute(
+                f"SELECT {_COLUMNS} FROM planner_utility WHERE planner_id = ? AND kb_key = ?"
+                " ORDER BY samples DESC, plugin_id, task",
+                key,
+            )
+            stats = [_stat(r) for r in rows]
+            if stamp is not None:
+                if len(self._learned_cache) >= MAX_CACHED:
+                    self._learned_cache.clear()
+                self._learned_cache[key] = ((writes, stamp), stats)
+        if plugin_ids is not None:
+            wanted = set(plugin_ids)
+            stats = [s for s in stats if s.pluginId in wanted]
+        return stats[:MAX_LEARNED]
 
     def record_observations(self, planner_id: str, kb_id: str | None, observations: list[Observation]) -> int:
         """Fold one outcome's observations into the planner's records (one transaction); returns how many
@@ -141,6 +172,7 @@ class PlannerLearning:
                 )
         if not any(outcomes) or (kb_id is not None and not self._lock_row(conn, "kbs", kb_id)):
             return [0] * len(outcomes)
+        self._learning_written()
         stamp, key = now_iso(), kb_key(kb_id)
         ordered = sorted(  # one lock order
             (
@@ -189,6 +221,7 @@ class PlannerLearning:
         with self.transaction() as conn:
             if not self._first_import(conn, digest, f"{planner_id} {key or '_session'}", len(stats)):
                 return False
+            self._learning_written()
             conn.executemany(
                 _MERGE,
                 [
@@ -221,6 +254,7 @@ class PlannerLearning:
     def restore_learning(self, rows: list[LearnedRow]) -> None:
         """Make the records exactly `rows` again (one transaction)."""
         with self.transaction() as conn:
+            self._learning_written()
             conn.execute("DELETE FROM planner_utility")
             conn.executemany(
                 "INSERT INTO planner_utility (planner_id, kb_key, plugin_id, task, success_rate, latency_ms,"
@@ -274,4 +308,5 @@ class PlannerLearning:
 
     def _forget_learning(self, conn: Connection, kb_id: str) -> None:
         """A deleted KB's records go with it (inside `delete_kb`'s transaction)."""
+        self._learning_written()
         conn.execute("DELETE FROM planner_utility WHERE kb_key = ?", (kb_id,))

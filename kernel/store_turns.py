@@ -80,11 +80,14 @@ class TurnTables(SessionTables):
         session: SessionRecord | None = None,
         planner_outcomes: Iterable[PlannerOutcome] = (),
         alpha: float = 0.3,
+        trace_json: bytes | None = None,
     ) -> TurnRecord:
         """ONE transaction: store `session` if given and new (a `draft_session()` record), promote the
         staged turn units (deduplicated), append the turn with its response document and trace, bump the
         session's turn count, update its preferences if given, and fold `planner_outcomes` into the
-        planner-level EWMA (as `record_planner_outcome`).
+        planner-level EWMA (as `record_planner_outcome`). `trace_json`: the trace already encoded (the
+        engine's, straight from its structs), stored instead of `turn.trace`'s JSON (the returned record
+        keeps `turn.trace` as given).
 
         The turn index is the session's turn count (the store's, not the caller's). Returns the stored turn.
         """
@@ -106,7 +109,7 @@ class TurnTables(SessionTables):
             turn.userMessage,
             turn.responseMarkdown,
             json_encoder.encode(turn.responseDocument),
-            json_encoder.encode(turn.trace),
+            json_encoder.encode(turn.trace) if trace_json is None else trace_json,
             turn.status,
             json_encoder.encode(turn.pluginIds),
             turn.llmCalls,

@@ -173,6 +173,10 @@ class PostgresDatabase:
         except psycopg.OperationalError as err:
             raise _store_error(err) from None
 
+    def change_stamp(self) -> None:
+        """None: other nodes' commits have no stamp here (a reader reads again)."""
+        return None
+
     def schema_version(self) -> int:
         conn = self.connection()
         if conn.execute("SELECT to_regclass('mrpvm_schema') IS NOT NULL").fetchone()[0] is not True:

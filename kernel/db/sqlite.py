@@ -99,6 +99,11 @@ class SqliteDatabase:
                 raise full from None
             raise
 
+    def change_stamp(self) -> tuple[int, int]:
+        """The calling thread's connection (its identity) and its `PRAGMA data_version`."""
+        conn = self.connection()
+        return id(conn), int(conn.execute("PRAGMA data_version").fetchone()[0])
+
     def checkpoint_in_background(self) -> None:
         """From now on this process's commits never checkpoint the WAL themselves: a thread does, after them
         (sqlite_checkpoint.py; a long-running process whose commits run on its event loop)."""

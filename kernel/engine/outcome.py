@@ -41,8 +41,9 @@ async def commit(
     *,
     new_session: SessionRecord | None = None,
     planner_outcomes: list[PlannerOutcome] | None = None,
-) -> dict[str, Any]:
-    """Commit the turn with its trace: staged units promoted on success/weak, discarded on failure.
+) -> bytes:
+    """Commit the turn with its trace, and return the trace's JSON as stored: staged units promoted on
+    success/weak, discarded on failure.
 
     The kb-plugins have been told (committed / discarded) by the caller. A failed turn is still recorded
     (with no units) so its trace stays explainable. One transaction stores a fresh session, the turn, its
@@ -67,12 +68,12 @@ async def commit(
         responseMarkdown=stored_markdown,
         responseDocument=stored_document,
         answerTruncated=truncated,
-        trace=trace.to_builtins(),
         status=status,
         pluginIds={k: v for k, v in plugin_ids.items() if v},
         llmCalls=state.budget.llm_calls_used,
         durationMs=round(duration_ms, 3),
     )
+    trace_json = trace.to_json()  # stored as is, and answered as is (TurnResult.trace_json)
     try:
         ctx.store.commit_turn(
             record,
@@ -80,8 +81,9 @@ async def commit(
             None,  # a session's preferences are the user's choice; serving a turn never changes them
             session=new_session,
             planner_outcomes=planner_outcomes or (),
+            trace_json=trace_json,
         )
-        return record.trace
+        return trace_json
     except BaseException:
         node.status = "error"
         if keep:

@@ -78,13 +78,19 @@ class TurnResult(msgspec.Struct, kw_only=True):
     goal_solver_plugin: str | None
     response_markdown: str
     response_document: dict[str, Any]
-    execution_trace: dict[str, Any]
+    trace_json: bytes  # the execution trace's JSON, as the commit stored it (`execution_trace` decodes it)
     llm_calls: int
     duration_ms: float
     status: str
     answer_markdown: str = ""  # what a person reads: answers, weak notes, sources (response.answer_markdown)
     deliberation_level: int = 0
     plugin_ms: float = 0.0  # wall time with a plugin call in flight (overlaps once), for benchmarks
+
+    @property
+    def execution_trace(self) -> dict[str, Any]:
+        """The execution trace (a fresh dict on every read: an HTTP answer sends `trace_json` as it is)."""
+        trace: dict[str, Any] = msgspec.json.decode(self.trace_json)
+        return trace
 
     def as_json(self) -> dict[str, Any]:
         """The turn keys `mrpvm ask --json` prints (the CLI adds the derived legacy names and the level)."""
@@ -235,7 +241,7 @@ async def _close_turn(
         document.durationMs = round(duration_ms, 3)
         document.llmCalls = state.budget.llm_calls_used
         doc_dict = msgspec.to_builtins(document)
-        trace_dict = await commit(
+        trace_json = await commit(
             state,
             root,
             status,
@@ -261,7 +267,7 @@ async def _close_turn(
         goal_solver_plugin=plugin_ids["gs"],
         response_markdown=markdown,
         response_document=doc_dict,
-        execution_trace=trace_dict,
+        trace_json=trace_json,
         llm_calls=state.budget.llm_calls_used,
         duration_ms=round(duration_ms, 3),
         status=status,

@@ -110,7 +110,7 @@ async def chat_completions(request: Request) -> Response:
                 processing_mode=echo["processing_mode"],
                 retrieval_profile=echo["retrieval_profile"],
                 response_document=result.response_document,
-                execution_trace=result.execution_trace,
+                execution_trace=echo["execution_trace"],
             )
         )
         emit(sse.DONE)

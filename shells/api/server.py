@@ -21,9 +21,48 @@ if TYPE_CHECKING:
     from .app import ApiSettings
 
 
+class OneSendTransport:
+    """A connection's transport that sends a response's head with the start of its body, in one send.
+
+    uvicorn writes a response's status line and headers when the app starts the response, and its body
+    when the app sends it: two sends, each waking the client (on a loaded machine the first wake-up
+    preempts the daemon inside the second send). Here a write that is a response head (`HTTP/`) is held
+    and goes out with the next write (`writelines`: one send of both); a head with nothing after it in the
+    same turn of the event loop (a streamed response's first chunk coming later) goes out on its own at
+    the loop's next turn. Everything else is the transport's."""
+
+    def __init__(self, transport: Any, loop: asyncio.AbstractEventLoop):
+        self._transport, self._loop = transport, loop
+        self._held: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            self._transport.writelines((held, data))
+        elif data[:5] == b"HTTP/" and not self._transport.is_closing():
+            self._held = data
+            self._loop.call_soon(self._flush)
+        else:
+            self._transport.write(data)
+
+    def _flush(self) -> None:
+        held, self._held = self._held, None
+        if held is not None and not self._transport.is_closing():
+            self._transport.write(held)
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 @functools.cache
 def header_timeout_protocol(timeout_s: float, base: type[asyncio.Protocol] | None = None) -> type[Any]:
-    """uvicorn's HTTP protocol (httptools when installed, else h11) with a header-read timeout."""
+    """uvicorn's HTTP protocol (httptools when installed, else h11) with a header-read timeout, its
+    responses' heads sent with their bodies (OneSendTransport)."""
     if base is None:
         from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
@@ -37,7 +76,7 @@ def header_timeout_protocol(timeout_s: float, base: type[asyncio.Protocol] | Non
         _header_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
+            super().connection_made(OneSendTransport(transport, self.loop))
             self._arm_header_timer()
 
         def data_received(self, data: bytes) -> None:

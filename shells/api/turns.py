@@ -203,6 +203,9 @@ def timing(started: float) -> dict[str, str]:
 
 def echo(result: TurnResult) -> dict[str, Any]:
     """The TurnEcho fields of a result (what MRP-VM adds to a completion); the legacy names are derived
-    from the plugins that served."""
-    derived = derived_legacy(result.seed_detector_plugin, result.kb_plugin, result.goal_solver_plugin)
+    from the plugins that served. `execution_trace` is a msgspec.Raw: the encoder copies it in."""
+    derived: dict[str, Any] = {
+        **derived_legacy(result.seed_detector_plugin, result.kb_plugin, result.goal_solver_plugin),
+        "execution_trace": msgspec.Raw(result.trace_json),  # the JSON the commit stored, not encoded again
+    }
     return {f: derived[f] if f in derived else getattr(result, f) for f in TurnEcho.__struct_fields__}

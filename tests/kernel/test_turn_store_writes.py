@@ -2,7 +2,8 @@
 
 A turn's trace is stored again once its deferred recordOutcome ends: that rewrite is encoded straight from
 the trace's structs (`TraceRecorder.to_json`), byte for byte the JSON of `to_builtins()`, and the store
-takes it as is. A turn reads its KB's source versions once (the guidance units and the KB's shape come
+takes it as is; the commit stores the trace's JSON encoded once, and the turn answers those bytes (the
+HTTP answer copies them in). A turn reads its KB's source versions once (the guidance units and the KB's shape come
 from the same cached scan).
 """
 
@@ -16,6 +17,7 @@ from mrpvm.kernel.records import TurnRecord
 from mrpvm.kernel.store import Store
 from mrpvm.kernel.store_rows import json_encoder
 from mrpvm.kernel.trace import TraceRecorder
+from mrpvm.shells.api.turns import echo
 
 PLAN = {"seedDetectorOrder": ["sd-a"], "kbPluginOrder": ["kb-a"], "goalSolverOrder": ["gs-a"]}
 
@@ -73,8 +75,8 @@ def test_the_store_takes_a_trace_already_encoded(tmp_path):
         assert store.get_turn("req_a").trace["nodes"][-1]["status"] == "success"
 
 
-def test_a_turn_reads_its_kbs_sources_once(tmp_path):
-    h = Harness(
+def _harness(tmp_path) -> Harness:  # type: ignore[no-untyped-def]
+    return Harness(
         tmp_path,
         {
             "planner-a": {"buildPlan": {"plan": PLAN}, "recordOutcome": {}},
@@ -85,6 +87,32 @@ def test_a_turn_reads_its_kbs_sources_once(tmp_path):
         planners=("planner-a",),
         enabled=["planner-a", "sd-a", "kb-a", "gs-a"],
     )
+
+
+def test_a_turn_encodes_its_trace_once_and_answers_the_stored_bytes(tmp_path):
+    h = _harness(tmp_path)
+
+    async def go() -> None:
+        ctx = await h.open()
+        try:
+            result = await run_turn(ctx, TurnRequest(message="what is alpha?"))
+            stored = ctx.store._conn().execute(
+                "SELECT trace FROM turns WHERE request_id = ?", (result.request_id,)
+            )
+            assert bytes(stored.fetchone()[0]) == result.trace_json  # as the commit stored it
+            assert result.execution_trace == ctx.store.get_turn(result.request_id).trace
+            assert {n["kind"] for n in result.execution_trace["nodes"]} >= {"frame", "plugin"}
+            echoed = msgspec.json.decode(msgspec.json.encode(echo(result)))  # the HTTP answer's fields
+            assert echoed["execution_trace"] == result.execution_trace
+            assert echoed["request_id"] == result.request_id
+        finally:
+            await ctx.aclose()
+
+    anyio.run(go)
+
+
+def test_a_turn_reads_its_kbs_sources_once(tmp_path):
+    h = _harness(tmp_path)
 
     async def go() -> tuple[str, list[str]]:
         ctx = await h.open()
