@@ -32,8 +32,8 @@ solve that produced it (`produces`); the seed `chooses` the winner, and the edge
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+import msgspec
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .response import SeedOutcome
@@ -146,8 +146,7 @@ def _share(wanted: set[str], have: set[str]) -> float:
     return len(wanted & have) / len(wanted) if wanted else 1.0
 
 
-@dataclass(slots=True)
-class Candidate:
+class Candidate(msgspec.Struct):
     """One accepted answer of a seed with the view it came from, and its score once scored."""
 
     outcome: SeedOutcome

@@ -16,9 +16,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+import msgspec
 from mrpvm.protocol.document import CnlDocument, Observation
 from mrpvm.protocol.envelope import RecordOutcomePayload
 
@@ -50,8 +50,7 @@ BATCH_WAIT_S = 0.05  # the longest an outcome waits for others to share its call
 _Key = tuple[str, str | None]  # (planner id, KB id)
 
 
-@dataclass(slots=True, eq=False)
-class _Entry:
+class _Entry(msgspec.Struct, eq=False):
     """One turn's outcome waiting for its batch."""
 
     state: TurnState

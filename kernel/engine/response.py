@@ -7,8 +7,6 @@ answered through a child frame keeps its sub-answers as `subgroups`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import msgspec
 from mrpvm.protocol.document import IntentGroup, KnowledgeUnit
 from mrpvm.protocol.envelope import OutcomeStatus
@@ -22,8 +20,7 @@ STATUS_RANK = {"success": 5, "partial": 4, "no-context": 3, "rejected": 2, "fail
 EXCERPT = 240
 
 
-@dataclass(slots=True)
-class SeedOutcome:
+class SeedOutcome(msgspec.Struct):
     """What resolving one seed produced: the accepted answer, or the best weak one."""
 
     intent: IntentGroup
@@ -31,16 +28,16 @@ class SeedOutcome:
     status: str
     frame_id: str
     answer: str = NO_CONTEXT_ANSWER
-    sources: list[str] = field(default_factory=list)
-    evidence: list[KnowledgeUnit] = field(default_factory=list)
+    sources: list[str] = msgspec.field(default_factory=list)
+    evidence: list[KnowledgeUnit] = msgspec.field(default_factory=list)
     confidence: str | None = None
     kb_plugin: str | None = None
     gs_plugin: str | None = None
     validation: str = "none"
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = msgspec.field(default_factory=list)
     node_id: str | None = None
     seed_node: str | None = None
-    children: list[SeedOutcome] = field(default_factory=list)
+    children: list[SeedOutcome] = msgspec.field(default_factory=list)
 
     def rank(self) -> tuple[float, ...]:
         return (STATUS_RANK.get(self.status, 0), confidence_rank(self.confidence), len(self.sources))

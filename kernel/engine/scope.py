@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+import msgspec
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import (
     ContextItem,
@@ -49,8 +49,7 @@ class PluginInfo:
         self.outcome_batch: int = getattr(manifest, "outcomeBatch", 1)  # a planner's (SPEC §7)
 
 
-@dataclass(slots=True)
-class Attempt:
+class Attempt(msgspec.Struct):
     """One plugin call as the stage logic sees it."""
 
     plugin_id: str
@@ -63,14 +62,13 @@ class Attempt:
     llm_calls: int = 0
 
 
-@dataclass(slots=True)
-class BranchRun:
+class BranchRun(msgspec.Struct):
     """One planner's attempt at a frame: the attempts it caused, for recordOutcome."""
 
     planner_id: str | None
     node: TraceNode
     frame_id: str
-    attempts: list[OutcomeAttempt] = field(default_factory=list)
+    attempts: list[OutcomeAttempt] = msgspec.field(default_factory=list)
     status: OutcomeStatus = "failed"
     duration_ms: float = 0.0
 

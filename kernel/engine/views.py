@@ -28,8 +28,8 @@ before departure": that unit holds "refund" and "ticket", the rare terms, and th
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 
+import msgspec
 from mrpvm.protocol.analysis import terms
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit, ResolvedIntent
 
@@ -56,8 +56,7 @@ def confidence_rank(value: str | None) -> float:
         return 0.0
 
 
-@dataclass(slots=True)
-class View:
+class View(msgspec.Struct):
     """A knowledge view: what one kb-plugin (the first sufficient, or the best insufficient) selected."""
 
     plugin_id: str | None

@@ -43,7 +43,6 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -74,8 +73,7 @@ _SANDBOXED = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class LlmRoute:
+class LlmRoute(msgspec.Struct, frozen=True):
     """Where LLM plugins' calls go: the endpoint's loopback address (their `llm.baseUrl`) and the Unix
     socket the same endpoint serves (kernel/llm/endpoint.py), which the relay forwards to."""
 

@@ -18,8 +18,8 @@ Synonyms are neighbours by MiniLM (focus.NEIGHBOUR, set on word pairs, not on su
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+import msgspec
 from mrpvm.plugins.sdk.embedding import dot, usable
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
@@ -44,8 +44,7 @@ _CODE = lazy_pattern(r"``[^`]*``|`[^`]*`")
 _TOKEN = lazy_pattern(r"(?<![\w-])--?[A-Za-z][\w-]*|[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]")
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(msgspec.Struct, frozen=True):
     verb: str  # as written in the question ("delete")
     stem: str
     target: frozenset[str]  # the object's content stems ("virtual", "environ")

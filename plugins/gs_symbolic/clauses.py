@@ -9,8 +9,8 @@ a clause that opens with a command verb ("Never use …", "Do not …") has the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+import msgspec
 from mrpvm.plugins.sdk.lexicon import IRREGULAR
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems
@@ -39,8 +39,7 @@ _RELATIVES = frozenset(["which", "who", "whom", "whose", "that"])
 _SHARES_SUBJECT = COORDINATORS | {"so", "then"} | _RELATIVES
 
 
-@dataclass(slots=True)
-class Tok:
+class Tok(msgspec.Struct):
     text: str
     low: str
     stems: frozenset[str]  # content stems: the word's, plus its parts when hyphenated; empty for stopwords
@@ -106,8 +105,7 @@ def is_negator(tok: Tok, nxt: Tok | None) -> bool:
 # --------------------------------------------------------------------------- clauses
 
 
-@dataclass(slots=True)
-class Clause:
+class Clause(msgspec.Struct):
     toks: list[Tok]
     lead: str = ""  # the connective that opens it, lower-case ("so", "because", "if", "and")
 
@@ -171,9 +169,8 @@ def _rejoined(groups: list[list[Tok]]) -> list[list[Tok]]:
 # --------------------------------------------------------------------------- subjects
 
 
-@dataclass(slots=True)
-class Subject:
-    toks: list[Tok] = field(default_factory=list)  # resolved: a pronoun replaced by its antecedent
+class Subject(msgspec.Struct):
+    toks: list[Tok] = msgspec.field(default_factory=list)  # resolved: a pronoun replaced by its antecedent
     imperative: bool = False  # a command: the subject is the generic "you"
     start: int = 0  # token span of the subject inside its clause
     end: int = 0

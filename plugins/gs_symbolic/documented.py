@@ -6,11 +6,11 @@ no option syntax (`--path`) spells it."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from functools import lru_cache
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
+from msgspec.structs import replace
 
 from .evidence import Sentence
 

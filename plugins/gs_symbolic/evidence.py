@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
+import msgspec
 from mrpvm.plugins.sdk.patterns import lazy_pattern, refers_back
 from mrpvm.plugins.sdk.text import (
     sentence_spans,
@@ -22,8 +22,7 @@ from .unit_pieces import sentences_of, unit_pieces
 _STEP_PREFIX = lazy_pattern(r"^\s*(?:(?:step\s*)?\d+\s*[.):]\s*|[-*•]\s+)", re.I)
 
 
-@dataclass(slots=True)
-class Sentence:
+class Sentence(msgspec.Struct):
     text: str
     unit: KnowledgeUnit
     terms: list[str]  # content stems in reading order (repeats kept, for ordered matching)

@@ -12,8 +12,7 @@ object after the predicate) must name one entity.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, WORD_PATTERN, stems, terms
 
@@ -35,8 +34,7 @@ _CLAUSE_BREAK = lazy_pattern(r"[,;:()—–]|\s-\s")
 _LEVEL_ATOMIC = "atomic"
 
 
-@dataclass(slots=True)
-class Verdict:
+class Verdict(msgspec.Struct):
     answer: str
     sentences: list[Sentence]  # the statements that give it
     derived: bool = False

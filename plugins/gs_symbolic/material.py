@@ -3,16 +3,14 @@ chains from kb-thinkingdb's notes), and one question's outcome."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+import msgspec
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .evidence import Sentence, split_units
 from .proofs import Chain, parse_notes
 
 
-@dataclass(slots=True)
-class Outcome:
+class Outcome(msgspec.Struct):
     markdown: str
     sources: list[str]
     confidence: str
@@ -21,14 +19,13 @@ class Outcome:
     supported: bool = True  # False: the best candidate, reported as weak (`insufficient`), not `success`
 
 
-@dataclass(slots=True)
-class Material:
+class Material(msgspec.Struct):
     """Everything the solver may use for one intent."""
 
     units: list[KnowledgeUnit]
     pool: list[Sentence]  # prose: sentences, list items, table rows
-    chains: list[Chain] = field(default_factory=list)
-    code: list[Sentence] = field(default_factory=list)  # code blocks and data lines
+    chains: list[Chain] = msgspec.field(default_factory=list)
+    code: list[Sentence] = msgspec.field(default_factory=list)  # code blocks and data lines
 
     @property
     def by_id(self) -> dict[str, KnowledgeUnit]:

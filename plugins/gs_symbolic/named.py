@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import replace
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import file_title, terms
 from mrpvm.protocol.document import KnowledgeUnit
+from msgspec.structs import replace
 
 from .context_terms import COMMON_SHARE
 from .evidence import Sentence

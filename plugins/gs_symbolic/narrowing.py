@@ -18,10 +18,10 @@ sharpen it without any domain knowledge:
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 
+import msgspec.structs
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms, words
@@ -71,7 +71,7 @@ def with_negations(pool: list[Sentence], question_negations: list[str]) -> list[
     out = []
     for s in pool:
         extra = negation_terms(s.text)
-        out.append(dataclasses.replace(s, terms=s.terms + extra) if extra else s)
+        out.append(msgspec.structs.replace(s, terms=s.terms + extra) if extra else s)
     return out
 
 
@@ -103,7 +103,7 @@ def code_under_named_heading(code: list[Sentence], question_terms: list[str]) ->
     for s in code:
         heading = {t for t in terms(s.unit.heading) if "-" not in t}
         if heading and heading <= asked and len(asked - heading) <= 1:
-            out.append(dataclasses.replace(s, under=frozenset(heading)))
+            out.append(msgspec.structs.replace(s, under=frozenset(heading)))
     return out
 
 

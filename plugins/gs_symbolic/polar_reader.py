@@ -20,8 +20,7 @@ Two equally close sentences (within POLAR_TIE) of the other polarity: no answer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+import msgspec
 from mrpvm.plugins.sdk.lexicon import word_set
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
@@ -92,15 +91,16 @@ def lemmas(stems: set[str] | frozenset[str]) -> set[str]:
     return {_LEMMA.get(t, t) for t in stems}
 
 
-@dataclass(slots=True)
-class _Reading:
+class _Reading(msgspec.Struct):
     negated: bool
     hedged: bool
     condition: str  # the condition governing the stating clause, as written; "" when none
     imperative: bool
-    subject: set[str] = field(default_factory=set)  # lemmas of the clause's own subject
-    rest: set[str] = field(default_factory=set)  # lemmas of the clause after its subject
-    before: set[str] = field(default_factory=set)  # lemmas of the sentence up to the stating clause's end
+    subject: set[str] = msgspec.field(default_factory=set)  # lemmas of the clause's own subject
+    rest: set[str] = msgspec.field(default_factory=set)  # lemmas of the clause after its subject
+    before: set[str] = msgspec.field(
+        default_factory=set
+    )  # lemmas of the sentence up to the stating clause's end
 
 
 def _turns(toks: list[Tok]) -> int:

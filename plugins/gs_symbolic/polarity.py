@@ -32,8 +32,8 @@ quote.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+import msgspec
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
 
@@ -80,8 +80,7 @@ CONDITIONAL = "Only under a condition"  # the answer when the statement holds on
 HEDGED = {"Yes": "Possibly", "No": "Possibly not"}  # the answers a hedged statement ("may") gives
 
 
-@dataclass(slots=True)
-class PolarVerdict:
+class PolarVerdict(msgspec.Struct):
     answer: str  # "Yes" | "No"
     sentence: Sentence
     stated: float
@@ -98,8 +97,7 @@ def proposition(focus: str) -> str:
     return main if terms(main) else text
 
 
-@dataclass(slots=True)
-class _Clause:
+class _Clause(msgspec.Struct):
     negated: bool
     hedged: bool
     conditional: bool  # another clause of the sentence is a condition on it

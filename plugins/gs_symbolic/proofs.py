@@ -12,8 +12,8 @@ A chain is rendered as the units' own claim sentences in proof order, then a con
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 
+import msgspec
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import sentence_spans, stems, words
 from mrpvm.protocol.document import KnowledgeUnit
@@ -38,8 +38,7 @@ _STATED = lazy_pattern(rf"^(?P<s>.+?) (?P<r>{_REL}) (?P<o>.+?) \[(?P<id>[^\]]+)\
 _DERIVED = lazy_pattern(rf"^⇒ (?P<s>.+?) (?P<r>{_REL}) (?P<o>.+?) \((?P<rule>[^)]*)\)$")
 
 
-@dataclass(slots=True)
-class Step:
+class Step(msgspec.Struct):
     subject: str
     relation: str
     object: str
@@ -47,9 +46,8 @@ class Step:
     rule: str = ""  # set for derived facts
 
 
-@dataclass(slots=True)
-class Chain:
-    steps: list[Step] = field(default_factory=list)
+class Chain(msgspec.Struct):
+    steps: list[Step] = msgspec.field(default_factory=list)
 
     @property
     def unit_ids(self) -> list[str]:

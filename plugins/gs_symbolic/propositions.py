@@ -20,8 +20,8 @@ the same modal ("would"/"will", "could"/"can", "might"/"may") in the clause that
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+import msgspec
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .clauses import (
@@ -54,19 +54,18 @@ _IF_LAST = lazy_pattern(r"\s+(?P<w>if|unless|in\s+case|provided(?:\s+that)?)\s+(
 _TRUE_THAT = lazy_pattern(r"^(?:it\s+)?(?:true|correct|right|the\s+case|so)\s+that\s+", re.I)
 
 
-@dataclass(slots=True)
-class Claim:
+class Claim(msgspec.Struct):
     """One reading of a polar question as a statement."""
 
-    subject: list[Tok] = field(default_factory=list)  # the subject phrase (determiners dropped)
+    subject: list[Tok] = msgspec.field(default_factory=list)  # the subject phrase (determiners dropped)
     generic: bool = False  # "Can I …", "Should we …": a command or a generic person states it
     gerund: bool = False  # a gerund subject ("disabling caching in the STL"): the verb follows it
     existential: bool = False  # "Is there …"
     pronoun: bool = False  # "Does it …": needs the intent's context to know what "it" is
-    modifiers: set[str] = field(
+    modifiers: set[str] = msgspec.field(
         default_factory=set
     )  # stems the sentence must hold ("of …", a leading phrase)
-    predicate: set[str] = field(default_factory=set)  # stems the clause must hold
+    predicate: set[str] = msgspec.field(default_factory=set)  # stems the clause must hold
     modal: str | None = None  # would / could / might
     condition: set[str] | None = None  # stems of the question's condition
     condition_negated: bool = False

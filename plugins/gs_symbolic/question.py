@@ -9,8 +9,8 @@ question before matching, so "Answer Yes or No" never counts as evidence to look
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+import msgspec
 from mrpvm.plugins.sdk.answer_types import alternatives, asked_noun, expected_type, type_qualifiers
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, iter_words, notation_terms, sentences, stems, terms
@@ -134,8 +134,7 @@ def _is_framing(word: str, starts_sentence: bool) -> bool:
     return stems([low])[0] in FRAMING
 
 
-@dataclass(slots=True)
-class Question:
+class Question(msgspec.Struct):
     text: str  # the question with instruction sentences removed
     act: str
     yes_no: bool = False
@@ -149,24 +148,36 @@ class Question:
     hypothetical: bool = False
     wh: bool = False
     focus: str = ""  # the question sentence a constrained answer must address
-    sub_questions: list[str] = field(default_factory=list)
-    terms: list[str] = field(default_factory=list)  # content stems, framing removed, first-seen order
-    names: list[list[str]] = field(default_factory=list)  # the terms of each multi-word name ("Kaelen Voss")
+    sub_questions: list[str] = msgspec.field(default_factory=list)
+    terms: list[str] = msgspec.field(default_factory=list)  # content stems, framing removed, first-seen order
+    names: list[list[str]] = msgspec.field(
+        default_factory=list
+    )  # the terms of each multi-word name ("Kaelen Voss")
     context: str = ""  # the intent group's Context line
-    support: list[str] = field(default_factory=list)  # content stems of the context, not already in terms
+    support: list[str] = msgspec.field(
+        default_factory=list
+    )  # content stems of the context, not already in terms
     answer_type: str = ""  # what kind of answer is expected (protocol.vocab.ANSWER_TYPES), "" unknown
-    name_terms: set[str] = field(default_factory=set)  # terms of the names the question uses ("Ubuntu")
-    collection: dict[str, float] = field(default_factory=dict)  # the retriever's term weights (idf)
+    name_terms: set[str] = msgspec.field(
+        default_factory=set
+    )  # terms of the names the question uses ("Ubuntu")
+    collection: dict[str, float] = msgspec.field(default_factory=dict)  # the retriever's term weights (idf)
     year: bool = False  # "in which year …": a date answer must name a year
     untimed: bool = False  # "which port …": a number answer must be no duration ("after 20 minutes")
     circumstance: bool = False  # "when does …": a condition or a span answers as a date does
     frequency: bool = False  # "how often …": a frequency ("weekly") answers as a figure does
     kind: str = ""  # stem of the noun a "which <noun> …" question asks for ("database"), "" if none
-    options: list[set[str]] = field(default_factory=list)  # the terms of each option a choice question offers
+    options: list[set[str]] = msgspec.field(
+        default_factory=list
+    )  # the terms of each option a choice question offers
     foreign: str = ""  # a focus word the documents never hold (focus.py), set when the evidence is known
     documented: frozenset[str] = frozenset()  # the keys the evidence documents as entries (record_fields.py)
-    qualifiers: set[str] = field(default_factory=set)  # names qualifying the asked kind ("Python version")
-    examples: set[str] = field(default_factory=set)  # terms of an example given ("an encoding like UTF-16")
+    qualifiers: set[str] = msgspec.field(
+        default_factory=set
+    )  # names qualifying the asked kind ("Python version")
+    examples: set[str] = msgspec.field(
+        default_factory=set
+    )  # terms of an example given ("an encoding like UTF-16")
 
     @property
     def keyable(self) -> list[str]:

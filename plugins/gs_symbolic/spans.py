@@ -5,11 +5,11 @@ lead-in leads into), and a "why" told where its topic is."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
 from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern, opens_with_anaphor, refers_back
 from mrpvm.plugins.sdk.text import sentence_spans, terms
+from msgspec.structs import replace
 
 from .answer_form import states_default
 from .asked_kind import field_named, labelled_fields

@@ -4,7 +4,7 @@ docstring of propositions.py: subject match, predicate stems, negation, hedges a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from .clauses import (
     Clause,
@@ -34,8 +34,7 @@ MAX_WINDOW = 4  # tokens after "without" within which the predicate's object mus
 # --------------------------------------------------------------------------- reading the evidence
 
 
-@dataclass(slots=True)
-class Parsed:
+class Parsed(msgspec.Struct):
     """One evidence sentence, tokenised and split once."""
 
     text: str

@@ -10,12 +10,12 @@ X") and, when the question sets a condition, is not said under the opposite one.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import msgspec
 from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
+from msgspec.structs import replace
 
 from .action import names_object
 from .answer_form import states_default

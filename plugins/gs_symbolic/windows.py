@@ -4,8 +4,7 @@ its paragraph; the Passage a window is scored into."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .evidence import Sentence
@@ -60,8 +59,7 @@ def _adjoining(first: KnowledgeUnit, second: KnowledgeUnit) -> bool:
     return 0 <= second.charStart - first.charEnd <= 1
 
 
-@dataclass(slots=True)
-class Passage:
+class Passage(msgspec.Struct):
     """A scored window: what passages.Judge makes of one candidate."""
 
     sentences: list[Sentence]

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgspec
 import numpy as np
 
 from .hdc import CLAIM_DIM, TOPIC_DIM
@@ -26,14 +26,13 @@ FILE = "hdc.vectors"
 META = "hdc.meta.json"
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(msgspec.Struct, frozen=True):
     """One kind of row file: its name, its metadata file and content, and its row size in bytes."""
 
     file: str
     meta: str
     row: int
-    description: dict[str, object] = field(default_factory=dict)
+    description: dict[str, object] = msgspec.field(default_factory=dict)
 
 
 HDC = Layout(FILE, META, ROW, {"topicDim": TOPIC_DIM, "claimDim": CLAIM_DIM, "row": ROW})

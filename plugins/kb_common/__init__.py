@@ -13,6 +13,8 @@ Public API (stable; see README.md):
     ancestors, ancestor_map
 """
 
+from typing import TYPE_CHECKING, Any
+
 from mrpvm.protocol.document import intent_ref
 
 from .candidates import Candidate, Entry, Views
@@ -48,7 +50,23 @@ from .selection import (
     resolve_levels,
     sufficiency,
 )
-from .store import ArtifactError, KBStore, NewUnit, OldUnit, StoredUnit, WriteHook, open_store
+from .text_index import ArtifactError
+
+if TYPE_CHECKING:
+    from .store import KBStore, NewUnit, OldUnit, StoredUnit, WriteHook, open_store
+
+_FROM_STORE = frozenset({"KBStore", "NewUnit", "OldUnit", "StoredUnit", "WriteHook", "open_store"})
+
+
+def __getattr__(name: str) -> Any:
+    """The store's names load store.py (SQLite, pathlib) on first use: a worker answering from inline units
+    alone never needs it (store_files.py)."""
+    if name in _FROM_STORE:
+        from . import store
+
+        return getattr(store, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "FIELD_WEIGHTS",

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mrpvm.plugins.sdk.text import file_title
 from mrpvm.protocol.document import KnowledgeUnit
 
 from .fields import analyse, body_text, level_of
 from .memindex import MemoryIndex
-from .store import KBStore
+
+if TYPE_CHECKING:
+    from .store import KBStore
 
 
 class Entry(NamedTuple):

@@ -12,8 +12,7 @@ redundancy -> plugin diversification -> budget -> sufficiency. The output is the
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from mrpvm.plugins.sdk import Call, InvalidInput, PluginFailure
@@ -39,7 +38,11 @@ from .selection import (
     sufficiency,
     unheld_by_named,
 )
-from .store import ArtifactError, WriteHook, open_store
+from .store_files import store_known
+from .text_index import ArtifactError
+
+if TYPE_CHECKING:
+    from .store import WriteHook
 
 STRATEGY_PURPOSES = ("strategy-guidance", "mixed")
 PREFETCH_FLOOR = 0.5  # KB hits under relative_cut x this of the best lexical score are not fetched
@@ -217,8 +220,14 @@ class Retriever:
     def views(self, call: Call, units: list[KnowledgeUnit], kb_id: str | None = None) -> Views:
         inline = memory_index(call.state, units) if units else None
         raw = call.request.paths.artifacts  # a retrieve never creates the folder (Call.artifacts() would)
+        if not raw or not store_known(call.state, raw):
+            return Views(inline, None)  # inline units only: the store module is never loaded (store_files.py)
+        from pathlib import Path
+
+        from .store import open_store
+
         try:
-            store = open_store(call.state, Path(raw), create=False) if raw else None
+            store = open_store(call.state, Path(raw), create=False)
         except ArtifactError as err:
             raise PluginFailure("ARTIFACT_ERROR", str(err)) from None
         return Views(inline, store)
@@ -230,6 +239,8 @@ class Retriever:
         root = call.artifacts()
         if root is None:
             return call.reply("skipped", result=f"{self.plugin_id} got no artifact folder; nothing indexed")
+        from .store import open_store
+
         try:
             store = open_store(call.state, root)
             assert store is not None

@@ -29,6 +29,7 @@ from mrpvm.protocol.handoff import UnitAnalysis
 
 from .fields import written_form
 from .scoring import idf, tag_terms_for, tag_terms_of
+from .store_files import STATE_KEY, UNITS_FILE, store_exists
 from .text_index import ArtifactError, TextIndex
 
 # 2: the heading field; versions and short options as terms; 3: graded adjectives; 4: comparison phrases
@@ -40,7 +41,6 @@ from .text_index import ArtifactError, TextIndex
 # each kernel then rebuilds every KB's index of these plugins as it opens (knowledge/index_format.py)
 WRITE_CACHE_KIB = 32768  # the page cache ceiling of a store connection (PRAGMA cache_size, KiB)
 FORMAT_VERSION = "4"
-_STATE_KEY = "kb_common.stores"
 K = TypeVar("K", int, str)  # a unit's store key or its KU id
 MAX_CACHED_UNITS = 4096  # units a warm worker keeps decoded between retrievals (KBStore.fetch)
 
@@ -84,7 +84,7 @@ class KBStore:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self._gen_path = self.root / "generation"
-        self.db = sqlite3.connect(self.root / "units.sqlite", timeout=30.0, isolation_level=None)
+        self.db = sqlite3.connect(self.root / UNITS_FILE, timeout=30.0, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         # a source's whole write is one transaction: with SQLite's default 2 MiB page cache a large one
@@ -376,10 +376,6 @@ class KBStore:
         self.db.close()
 
 
-def store_exists(root: Path) -> bool:
-    return (root / "units.sqlite").is_file()
-
-
 def open_store(state: dict[str, Any], root: Path | None, create: bool = True) -> KBStore | None:
     """The store of this artifact folder, kept open in `state` (Call.state) and refreshed on change.
 
@@ -387,7 +383,7 @@ def open_store(state: dict[str, Any], root: Path | None, create: bool = True) ->
     """
     if root is None:
         return None
-    stores: dict[str, KBStore] = state.setdefault(_STATE_KEY, {})
+    stores: dict[str, KBStore] = state.setdefault(STATE_KEY, {})
     key = str(root)
     store = stores.get(key)
     if store is None:

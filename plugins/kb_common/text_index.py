@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .fields import FIELD_WEIGHTS, TEXT_FIELDS
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import tantivy
 
 WRITER_HEAP = 64_000_000
