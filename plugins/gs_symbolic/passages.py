@@ -113,7 +113,10 @@ class Judge(WindowReading):
         self.default = default  # "what is the default X?": a passage that states a default value answers it
         self.past = past  # the question asks about the past ("What was …?"): a past-only state answers it
         self.program = program  # "which quill command …": the program whose command is asked (shapes.py)
-        self.preceding: dict[tuple[str, int], str] = {}  # each sentence of the pool by its unit and place
+        self.preceding: dict[tuple[str, int], str] = {}
+        self.pool: list[
+            Sentence
+        ] = []  # the sentences ranked (ranked())  # each sentence of the pool by its unit and place
         # a condition set after what is asked ("… when no name is given?") is matched only by a condition
         # about the same thing (`same_thing`): "If the cache doesn't fit …" says nothing of an unset name
         self.strict_if = strict_if
@@ -163,10 +166,12 @@ class Judge(WindowReading):
             value = value + TYPE_BONUS if typed else value * UNTYPED_FACTOR
         elif self.answer_type == "procedure" and tells_what_to_do(window):
             value += TYPE_BONUS  # "how do I …": the passage that tells what to do
-        elif self.answer_type == "command" and any(
-            s.code or mentions_type(s.text, "command") for s in window
-        ):
-            value += TYPE_BONUS  # "which command …": code, or a command written as one
+        elif self.answer_type == "command" and self.writes_command(window):
+            value += TYPE_BONUS  # "which command …": code, or a command written as one beyond the question's
+        elif self.answer_type == "command" and any(mentions_type(s.text, "command") for s in window):
+            # a window that looks like a command's answer only by the question's own terms written as code
+            # ("the `.appx` packages download …"): the question quoted back, worth what an untyped window is
+            value *= UNTYPED_FACTOR
         value += self._detail_bonus(window, own | ctx)
         # "what is X for?" is no "what is X?"
         defining = self.answer_type in DEFINED_TYPES and self.kind[0] != PURPOSE
