@@ -113,10 +113,7 @@ class Judge(WindowReading):
         self.default = default  # "what is the default X?": a passage that states a default value answers it
         self.past = past  # the question asks about the past ("What was …?"): a past-only state answers it
         self.program = program  # "which quill command …": the program whose command is asked (shapes.py)
-        self.preceding: dict[tuple[str, int], str] = {}
-        self.pool: list[
-            Sentence
-        ] = []  # the sentences ranked (ranked())  # each sentence of the pool by its unit and place
+        self.preceding: dict[tuple[str, int], str] = {}  # each sentence of the pool by its unit and place
         # a condition set after what is asked ("… when no name is given?") is matched only by a condition
         # about the same thing (`same_thing`): "If the cache doesn't fit …" says nothing of an unset name
         self.strict_if = strict_if
@@ -167,7 +164,7 @@ class Judge(WindowReading):
         elif self.answer_type == "procedure" and tells_what_to_do(window):
             value += TYPE_BONUS  # "how do I …": the passage that tells what to do
         elif self.answer_type == "command" and self.writes_command(window):
-            value += TYPE_BONUS  # "which command …": code, or a command written as one beyond the question's
+            value += TYPE_BONUS  # "which command …": code, or a command beyond the question's own words
         elif self.answer_type == "command" and any(mentions_type(s.text, "command") for s in window):
             # a window that looks like a command's answer only by the question's own terms written as code
             # ("the `.appx` packages download …"): the question quoted back, worth what an untyped window is
