@@ -33,7 +33,9 @@ DEFAULT_STEMS = frozenset(stems(["default", "defaults"]))
 # default", "… by default" — not "default" as a modifier of the setting ("the default port can be changed")
 _DEFAULT_VALUE = lazy_pattern(
     r"\bdefaults?\s*(?:value\s+)?(?:is|was|are|:|=|to)(?!\w)|\bdefault(?:s|ing)?\s+to\b|\(\s*defaults?\b"
-    r"|\b(?:is|are|was)\s+(?:the\s+)?default\b|\bby\s+default\b",
+    r"|\b(?:is|are|was)\s+(?:the\s+)?default\b|\bby\s+default\b"
+    # "The default port is 8080", "Default level changed to -6": the setting named between, a value after
+    r"|\bdefault\s+[a-z]+(?:\s+[a-z]+)?\s+(?:is|are|was|(?:changed|set)\s+to)\s+(?=[`\"'\d-])",
     re.I,
 )
 _UNASKING_TYPES = frozenset({"procedure", "command", "reason", "yes-no", "comparison"})
@@ -61,6 +63,20 @@ _ANNOUNCES = lazy_pattern(
     r"|\bthe\s+following\s*(?:\([^()\n]*\)\s*)?(?:[.:](?!\w)|[ \t]*$)",
     re.I | re.M,
 )
+# "run the following command", "enter this command": a lead-in pointing forward to a command quoted after it
+# ("This command is deprecated." points back)
+_ANNOUNCED_COMMAND = lazy_pattern(
+    r"\bthe\s+following\s+commands?\b|\b(?:run|enter|type|execute|issue|paste)\s+th(?:is|ese)\s+commands?\b",
+    re.I,
+)
+
+
+def announces_command(text: str) -> bool:
+    """The text points at a command that follows it ("run the following command in that directory, where
+    `app-name` is …"): a code span inside it is a placeholder it explains, not the command announced."""
+    return _ANNOUNCED_COMMAND.search(text) is not None
+
+
 _OPENED = lazy_pattern(r"[^.!?]*?:\s*\S")  # "… run this command to set X: wsl --set-default-version 2"
 _LABEL = lazy_pattern(
     r"^\s*(?:\*\*)?`[^`\n]*`(?:\*\*)?:\s", re.M

@@ -164,10 +164,12 @@ class Judge(WindowReading):
             value = value + TYPE_BONUS if typed else value * UNTYPED_FACTOR
         elif self.answer_type == "procedure" and tells_what_to_do(window):
             value += TYPE_BONUS  # "how do I …": the passage that tells what to do
-        elif self.answer_type == "command" and any(
-            s.code or mentions_type(s.text, "command") for s in window
-        ):
-            value += TYPE_BONUS  # "which command …": code, or a command written as one
+        elif self.answer_type == "command" and self.writes_command(window):
+            value += TYPE_BONUS  # "which command …": code, or a command beyond the question's own words
+        elif self.answer_type == "command" and any(mentions_type(s.text, "command") for s in window):
+            # a window that looks like a command's answer only by the question's own terms written as code
+            # ("the `.appx` packages download …"): the question quoted back, worth what an untyped window is
+            value *= UNTYPED_FACTOR
         value += self._detail_bonus(window, own | ctx)
         # "what is X for?" is no "what is X?"
         defining = self.answer_type in DEFINED_TYPES and self.kind[0] != PURPOSE

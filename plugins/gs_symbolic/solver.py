@@ -35,7 +35,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from . import meaning
 from .action import asked_action, done_elsewhere
 from .agreement import Leads
-from .answer_form import asks_default, defaults_elsewhere, marked, unanswered, unstated
+from .answer_form import announces_command, asks_default, defaults_elsewhere, marked, unanswered, unstated
 from .asked_kind import asked_attribute, asked_kind, kind_stated
 from .circumstance import unspoken
 from .clauses import tokenize
@@ -294,7 +294,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     elif q.answer_type == "procedure":
         chosen = [with_steps(chosen[0], pool)]
     commanded: Passage | None = None  # the chosen sentence with the command it leads to
-    if q.answer_type in ("command", "procedure") and not judge.carries_type(chosen[0]):
+    if q.answer_type in ("command", "procedure") and (
+        not judge.carries_type(chosen[0]) or announces_command(passage_text(chosen[0]))
+    ):
         led = with_command(chosen[0], m.pool + m.code)
         if led is not chosen[0]:
             commanded, chosen = led, [led]

@@ -119,21 +119,23 @@ class WindowReading:
         """The window, with its unit's context, states every term of the question."""
         return set(self.scorer.weights) <= set().union(*self._stated(window), self.context(window[0]))
 
+    def writes_command(self, window: list[Sentence]) -> bool:
+        """The window holds a command beyond the question's own words: code, a command written as one
+        (shapes.writes_new_command: not "`.appx`" quoted back), or the term a definition describes (a row's
+        key) when it can be the asked program's command."""
+        label = _label(window)
+        asked = set(self.scorer.weights)
+        named = bool(set(terms(label)) - asked) and labels_command(label, self.program)
+        return named or any(s.code or writes_new_command(s.text, asked) for s in window)
+
     def carries_type(self, passage: Passage) -> bool:
         """The passage itself holds what the question asks for: a command (code, a command written as one, or
         the term a definition describes) for "which command …", something to do (an instruction, a command or
         code) for "how do I …"; an answer of the expected shape for a shaped type (typed() may find it in a
         heading)."""
-        unit = passage.sentences[
-            0
-        ].unit  # a definition is quoted under its term ("loom lint", "-g, --listed")
-        label = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
-        if not label and (row := ROW_KEY.match(passage.sentences[0].text)):
-            label = row.group(1)  # a table row or list item is read under its first cell ("loom lint — …")
+        label = _label(passage.sentences)
         if self.answer_type == "command":
-            named = bool(set(terms(label)) - set(self.scorer.weights)) and labels_command(label, self.program)
-            asked = set(self.scorer.weights)
-            return named or any(s.code or writes_new_command(s.text, asked) for s in passage.sentences)
+            return self.writes_command(passage.sentences)
         if self.answer_type == "procedure":
             return mentions_type(label, "command") or tells_what_to_do(passage.sentences)
         return passage.typed or self.answer_type not in SHAPED_TYPES
@@ -146,3 +148,13 @@ class WindowReading:
             said.update(s.carried)
             said.update(s.under)
         return said
+
+
+def _label(window: list[Sentence]) -> str:
+    """The label a window is quoted under: a definition's term ("loom lint", "-g, --listed"), or the first
+    cell of a table row or list item ("loom lint — …")."""
+    unit = window[0].unit
+    label = unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else ""
+    if not label and (row := ROW_KEY.match(window[0].text)):
+        label = row.group(1)
+    return label

@@ -37,6 +37,10 @@ The defaults are 4 for small looms and 16 for large ones.
         ("`fast` is the default.", True),
         ("The default port can be changed with --port.", False),
         ("Set the default editor in your profile.", False),
+        # the setting named between "default" and its value (session 31)
+        ("The default spool size is 64 pages.", True),
+        ("Default level changed to -3 in this release.", True),
+        ("The default spool size is configurable.", False),
     ],
 )
 def test_a_default_stated_as_a_value_is_told_from_a_default_named(text: str, states: bool) -> None:
