@@ -38,6 +38,7 @@ from .agreement import Leads
 from .answer_form import asks_default, defaults_elsewhere, marked, unanswered, unstated
 from .asked_kind import asked_attribute, asked_kind, kind_stated
 from .circumstance import unspoken
+from .code_fields import code_field
 from .clauses import tokenize
 from .compare import compare
 from .constrained import single_word, yes_no
@@ -130,7 +131,8 @@ def answer(q: Question, m: Material) -> Outcome | None:
     if (named := about_named(q.focus or q.text, m.pool, m.code)) is not None:
         # an identifier the question writes: only the evidence about the thing it names may answer
         m = Material(m.units, named[0], m.chains, named[1])
-    out = _open_answer(q, m)
+    # no passage answers: a labelled line of a quoted record the question names (code_fields.py) may
+    out = _open_answer(q, m) or code_field(q, m.code, m.pool)
     if out is not None and out.kind == "sentences" and (lack := unstated(q, out.markdown)):
         if unanswered(q, lack):
             # the best passage (answer-type re-ranking has looked for one that states it) names no default,
