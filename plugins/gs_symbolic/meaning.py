@@ -59,7 +59,6 @@ class Meaning:
     def __init__(self, question: str, pool: Sequence[Sentence]):
         texts = [sentence_text(s) for s in pool]
         asked, *found = vectors([question, *texts])
-        self._asked = asked
         self._by_sentence = {id(s): dot(asked, v) for s, v in zip(pool, found, strict=True)}
         self._read = list(pool)
 
@@ -76,15 +75,6 @@ class Meaning:
         sentences was read (the judge is then lexical for it)."""
         read = [c for c in (self.of(s) for s in sentences) if c is not None]
         return max(read) if read else None
-
-    def unlabelled(self, sentences: Sequence[Sentence]) -> float | None:
-        """The window's cosine read without the heading its sentences were read under (encoded on demand):
-        a heading that is not about them (a license's capitalised line taken for one) can pull a sentence's
-        vector away from what it says. None when none of them was read with a heading."""
-        texts = [
-            plain_text(s.text) for s in sentences if self.of(s) is not None and sentence_text(s) != s.text
-        ]
-        return max(dot(self._asked, v) for v in vectors(texts)) if texts else None
 
 
 def for_question(

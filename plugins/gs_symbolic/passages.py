@@ -262,7 +262,7 @@ class Judge(WindowReading):
         `by_meaning`: a passage close enough in meaning may state fewer of them (a paraphrase)."""
         needed = MIN_REASON_COVERAGE if self.answer_type == "reason" else MIN_COVERAGE
         close = passage.meaning
-        if close is not None and close < SEM_FLOOR and not self._means_unlabelled(passage):
+        if close is not None and close < SEM_FLOOR:
             return False  # the question's words without its meaning
         if not self.past and all(states_former(s.text) for s in passage.sentences):
             return False  # "X used to be the default" does not say what the default is now
@@ -291,12 +291,6 @@ class Judge(WindowReading):
             return self.keys <= said or (by_meaning and self._paraphrased(passage, self.keys - said))
         optional = set().union(*self.options)
         return self.keys - optional <= said and any(option <= said for option in self.options)
-
-    def _means_unlabelled(self, passage: Passage) -> bool:
-        """Read without its heading, the passage is at SEM_FLOOR or closer: the heading, not the passage, was
-        unlike the question (meaning.Meaning.unlabelled)."""
-        bare = self.meaning.unlabelled(passage.sentences) if self.meaning is not None else None
-        return bare is not None and bare >= SEM_FLOOR
 
     def _paraphrased(self, passage: Passage, missing: set[str]) -> bool:
         """A passage that means the question (cosine >= SEM_KEY) answers it without repeating a key name the
