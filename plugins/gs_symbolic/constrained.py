@@ -11,6 +11,7 @@ from .evidence import Scorer, Sentence
 from .material import Material, Outcome
 from .polar_default import default_verdict
 from .polar_meaning import closest_verdict
+from .polar_necessity import necessity_verdict
 from .polar_reader import read_verdict
 from .polarity import entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
@@ -54,7 +55,9 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
             how = "proved from stated facts" if found.derived else "stated explicitly"
             conf = "medium" if found.derived else "high"
             return Outcome(text, ids, conf, f"{how} in {', '.join(ids)}", "explicit")
-    if not q.polar or q.hypothetical:
+    if q.polar and q.hypothetical:  # "Can I X if I don't Y?" over "… must Y": No, by the necessity
+        return necessity_verdict(q, m.pool, term_weights(_scorer(q, m.pool)))
+    if not q.polar:
         return None
     scorer = _scorer(q, m.pool)
     keys = key_terms(q.keyable, q.name_terms, m.pool)

@@ -39,6 +39,8 @@ from .answer_form import announces_command, asks_default, defaults_elsewhere, ma
 from .asked_kind import asked_attribute, asked_kind, kind_stated
 from .circumstance import unspoken
 from .clauses import tokenize
+from .code_fields import code_field
+from .code_prose import prose_of_code
 from .compare import compare
 from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
@@ -110,7 +112,7 @@ def answer(q: Question, m: Material) -> Outcome | None:
     """The answer to one question, or None when the evidence does not answer it."""
     m = _without_echoes(q, m)
     if not m.pool and not m.chains:
-        return None
+        return None if q.yes_no or q.polar else code_field(q, m.code, m.pool)  # a quoted record alone
     if q.yes_no or q.polar:
         return yes_no(q, m)
     if q.single_word:
@@ -130,17 +132,22 @@ def answer(q: Question, m: Material) -> Outcome | None:
     if (named := about_named(q.focus or q.text, m.pool, m.code)) is not None:
         # an identifier the question writes: only the evidence about the thing it names may answer
         m = Material(m.units, named[0], m.chains, named[1])
-    out = _open_answer(q, m)
+    # no passage answers: an indented paragraph read as prose (code_prose.py) or a labelled line of a quoted
+    # record the question names (code_fields.py) may
+    out = _open_answer(q, m) or _from_prose_code(q, m) or code_field(q, m.code, m.pool)
     if out is not None and out.kind == "sentences" and (lack := unstated(q, out.markdown)):
         if unanswered(q, lack):
             # the best passage (answer-type re-ranking has looked for one that states it) names no default,
-            # figure, version, date or file where the question asks for one: the evidence does not say it
-            return None
-        # the passage repeats the question without stating what it asks for: weak, and below a weak answer
-        # that states it (the kernel keeps the best of the weak answers its views gave)
-        out.supported = False
-        out.confidence = UNTYPED
-        out.evidence += f"; {lack}"
+            # figure, version, date or file where the question asks for one, nor does an indented paragraph
+            # read as prose (code_prose.py): the evidence does not say it
+            if (out := _from_prose_code(q, m)) is None:
+                return None
+        else:
+            # the passage repeats the question without stating what it asks for: weak, and below a weak
+            # answer that states it (the kernel keeps the best of the weak answers its views gave)
+            out.supported = False
+            out.confidence = UNTYPED
+            out.evidence += f"; {lack}"
     if (
         out is not None
         and out.supported
@@ -161,6 +168,13 @@ def answer(q: Question, m: Material) -> Outcome | None:
         out.supported = False  # what the question turns on is a word the documents never use: weak at most
         out.evidence += f"; the documents never name '{q.foreign}'"
     return out
+
+
+def _from_prose_code(q: Question, m: Material) -> Outcome | None:
+    """The answer from the prose and the indented paragraphs read as prose, when it states what is asked."""
+    prose = prose_of_code(m.code)
+    out = _open_answer(q, Material(m.units, m.pool + prose, m.chains, m.code)) if prose else None
+    return out if out is not None and out.kind == "sentences" and not unstated(q, out.markdown) else None
 
 
 def _open_answer(q: Question, m: Material) -> Outcome | None:

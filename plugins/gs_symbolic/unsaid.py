@@ -38,7 +38,10 @@ SYNONYM = 0.65
 _WORD = lazy_pattern(r"(?<![\w./~-])[A-Za-z][A-Za-z'-]*(?![\w./])")
 # verbs that frame a question about an event or a meaning rather than name one ("What happens if …", "What
 # does X mean?"), besides the light verbs of how-to questions
-_FRAME_STEMS = LIGHT_STEMS | frozenset(terms("happen mean"))
+# ... and the words of a requirement ("Which version of X does Y need at least?", "… require?"): a dependency
+# is written as a constraint ("depends on X (>= 2)", "using X (>= 2)", "Requires: X"), seldom with the verb;
+# "at least" is a bound as "at most" is ("most" is a stop word)
+_FRAME_STEMS = LIGHT_STEMS | frozenset(terms("happen mean need require least"))
 _HOW = lazy_pattern(r"\bhow\s+[a-z]+", re.I)  # "how long", "how many": the kind of answer asked for
 # "how many characters long", "how many metres deep": the dimension a measure is given in frames it too
 _MEASURED = lazy_pattern(

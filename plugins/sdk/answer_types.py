@@ -274,7 +274,11 @@ NUMBER = lazy_pattern(
     r"|\bnumber of \w+",  # "Default: number of CPUs": a quantity named by what it counts
     re.I,
 )
-_VERSION = lazy_pattern(r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release)\s+\d", re.I)
+# a dotted version, "v2", "version 3"; or a dependency's version constraint: a comparison before a number
+# ("ca-certificates (>= 20130119)", "requests>=2", "~> 1"), which states a version whatever its digits
+_VERSION = lazy_pattern(
+    r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release)\s+\d|(?:[<>=!~]=|>>|<<|~>)\s*v?\d", re.I
+)
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
