@@ -7,7 +7,6 @@ explanations, diagnostics, evaluations, past-tense narration); nothing here is t
 from __future__ import annotations
 
 import re
-from collections import Counter
 
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS, word_set
 from mrpvm.plugins.sdk.patterns import lazy_pattern
@@ -253,14 +252,15 @@ def group_role(
     """The role of a group of sentences: a cue shared by half of them, else narrative, else any cue."""
     if cues is None:
         cues = [sentence_role(t) for t in texts]
-    counted = Counter(c for c in cues if c)
+    counted: dict[str, int] = {}  # a plain dict: a Counter's construction cost more than its few cues
+    first: dict[str, int] = {}
+    for i, c in enumerate(cues):
+        if c:
+            counted[c] = counted.get(c, 0) + 1
+            first.setdefault(c, i)
     n = len(texts)
     best: str | None = None
     if counted:
-        first: dict[str, int] = {}
-        for i, c in enumerate(cues):
-            if c:
-                first.setdefault(c, i)
         best = max(counted, key=lambda r: (counted[r], -first[r]))  # ties: the cue that comes first
         if counted[best] * 2 >= n:
             return best

@@ -14,8 +14,8 @@ linear in the size of the source.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
@@ -271,8 +271,12 @@ _CHUNK_TYPES = {
 
 
 def majority_role(roles: list[str]) -> str:
-    counted = Counter(r for r in roles if r != "Procedure")
-    return counted.most_common(1)[0][0] if counted else "Description"
+    """The most frequent role but Procedure; ties: the first seen (as Counter.most_common(1) picks)."""
+    counted: dict[str, int] = {}
+    for r in roles:
+        if r != "Procedure":
+            counted[r] = counted.get(r, 0) + 1
+    return max(counted.items(), key=itemgetter(1))[0] if counted else "Description"
 
 
 def section_units(
