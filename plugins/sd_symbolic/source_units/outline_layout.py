@@ -89,16 +89,55 @@ def content(text: str, line: Line) -> str:
     return text[line.body : line.end].rstrip()
 
 
+def _all_caps(body: str) -> bool:
+    if not body.isupper():  # a lower-case letter, or no cased one: the common case, decided in C
+        return False
+    letters = [c for c in body if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
 def _is_caps_heading(line: str, indent: int) -> bool:
     body = line.strip()
-    letters = [c for c in body if c.isalpha()]
-    return (
-        indent <= 1
-        and len(letters) >= 2
-        and all(c.isupper() for c in letters)
-        and len(body.split()) <= 8
-        and not TERMINAL.search(body)
-    )
+    return indent <= 1 and _all_caps(body) and len(body.split()) <= 8 and not TERMINAL.search(body)
+
+
+def caps_prose_lines(text: str, lines: list[Line | None]) -> set[int]:
+    """Indexes of ALL-CAPS lines that are running text, not headings (a licence's disclaimer written in
+    capitals): a line that opens a bracket it does not close ("DAMAGES (INCLUDING, BUT NOT LIMITED TO,"),
+    and the lines of a run of two or more consecutive ALL-CAPS lines at one indent of which one ends a clause
+    or a sentence, since a heading ends in no punctuation and wraps onto no line. The run's first line stays
+    a heading when it is short beside the run's other lines: a title over a capitalised paragraph
+    ("WARRANTY" / "THERE IS NO WARRANTY FOR …"), where wrapped text fills its first line."""
+    out: set[int] = set()
+    bodies = {n: content(text, ln) for n, ln in enumerate(lines) if ln is not None}
+    caps = {n for n, body in bodies.items() if _all_caps(body)}
+    for n in caps:
+        body = bodies[n]
+        if body.count("(") + body.count("[") > body.count(")") + body.count("]"):
+            out.add(n)
+    for run in runs_at_one_indent(lines, caps):
+        if len(run) >= 2 and any(TERMINAL.search(bodies[n]) for n in run):
+            widest = max(len(bodies[n]) for n in run[1:])
+            out.update(run if 2 * len(bodies[run[0]]) > widest else run[1:])
+    return out
+
+
+def runs_at_one_indent(lines: list[Line | None], chosen: set[int]) -> list[list[int]]:
+    """Runs of consecutive chosen lines (by index) that share one indent."""
+    runs: list[list[int]] = []
+    for n in sorted(chosen):
+        line, prev = lines[n], lines[n - 1] if n else None
+        if (
+            runs
+            and runs[-1][-1] == n - 1
+            and line is not None
+            and prev is not None
+            and prev.indent == line.indent
+        ):
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return runs
 
 
 def term_like(term: str) -> bool:
@@ -182,30 +221,14 @@ def _aligned_tables(text: str, lines: list[Line | None]) -> dict[int, int]:
     whose every line has three or more cells two spaces apart ("Suffix  Units  Byte Equivalent"), in
     columns (columns_align)."""
     out: dict[int, int] = {}
-    run: list[int] = []
+    wide = {n for n, line in enumerate(lines) if line is not None and len(columns(text, line)) >= 3}
     count = 0
-
-    def close() -> None:
-        nonlocal count
+    for run in runs_at_one_indent(lines, wide):
         if len(run) >= MIN_TABLE_ROWS and columns_align(
             text, [ln for i in run if (ln := lines[i]) is not None]
         ):
             count += 1
             out.update((i, count) for i in run)
-        run.clear()
-
-    indent = -1
-    for n, line in enumerate(lines):
-        wide = line is not None and len(columns(text, line)) >= 3
-        if wide and line is not None and (not run or line.indent == indent):
-            run.append(n)
-            indent = line.indent
-            continue
-        close()
-        if wide and line is not None:
-            run.append(n)
-            indent = line.indent
-    close()
     return out
 
 
@@ -214,6 +237,7 @@ def layout_nodes(text: str, lines: list[Line | None]) -> list[Node]:
     current node's continuation indent, an ALL-CAPS heading line, a term with its description."""
     columns = _description_columns(lines)
     tables = _aligned_tables(text, lines)
+    caps_prose = caps_prose_lines(text, lines)
     nodes: list[Node] = []
     current: Node | None = None
     blank = True
@@ -253,7 +277,7 @@ def layout_nodes(text: str, lines: list[Line | None]) -> list[Node]:
         if numbered and not ended and current is not None and line.indent == current.cont:
             marker = None  # "… multiple of\n512. It can …": a wrapped number, not an item
         ended = bool(TERMINAL.search(body)) or marker is not None
-        caps = _is_caps_heading(body, line.indent)
+        caps = _is_caps_heading(body, line.indent) and n not in caps_prose
         previous = nodes[-1] if nodes else None
         short = _short_term(body, line, columns.get(line.indent), previous)
         asked = current is not None and _asks_line(content(text, current.lines[-1])) and body[:1].isupper()
