@@ -132,11 +132,18 @@ def _shares_most(stated: frozenset[str], asked: frozenset[str]) -> bool:
     return shared > 0 and 2 * shared >= len(asked)
 
 
+def split_at_condition(question: str) -> tuple[str, Condition] | None:
+    """(what a question asks, the condition it sets after it): "Can I X if I don't Y?" gives "Can I X" and
+    the negated condition about Y; None when it sets none there."""
+    m = _TRAILING_CONDITION.search(question)
+    return (question[: m.start() + 1], condition_of(question[m.end() :])) if m else None
+
+
 def trailing_condition(question: str) -> Condition | None:
     """The condition a question sets after what it asks ("In which schema is a sequence created when no schema
     name is given?": negated, about schema, name, given); None when it sets none there."""
-    m = _TRAILING_CONDITION.search(question)
-    return condition_of(question[m.end() :]) if m else None
+    split = split_at_condition(question)
+    return split[1] if split else None
 
 
 # a condition of absence: nothing given ("if I don't set one", "when no name is given", "if omitted"), not a

@@ -21,7 +21,7 @@ import re
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, terms
 
-from .directives import trailing_condition
+from .directives import split_at_condition
 from .evidence import Sentence
 from .material import Outcome
 from .question import Question
@@ -38,21 +38,15 @@ _NECESSITY = lazy_pattern(
 _FRAME = frozenset(terms("can could may might possible allowed able"))
 
 
-def _main_clause(question: str) -> tuple[str, str] | None:
-    """(the main clause, the condition's clause) of "Can I X if I don't Y?"; None without a trailing one."""
-    m = re.search(r"\s(?:if|unless|when|whenever)\s", question, re.I)
-    return (question[: m.start()], question[m.start() :]) if m else None
-
-
 def necessity_verdict(q: Question, pool: list[Sentence], weights: dict[str, float]) -> Outcome | None:
     """No, when the evidence states the negated condition as a necessity of the asked action (see the
     module docstring); None otherwise."""
     question = q.focus or q.text
-    parts = _main_clause(question)
-    condition = trailing_condition(question)
-    if parts is None or condition is None or not condition.negated:
+    split = split_at_condition(question)
+    if split is None or not split[1].negated:
         return None
-    main = {t for t in terms(parts[0]) if t not in _FRAME and t not in STOPWORDS}
+    asked, condition = split
+    main = {t for t in terms(asked) if t not in _FRAME and t not in STOPWORDS}
     wanted = {t for t in condition.about if t not in STOPWORDS} - main
     if not main or not wanted:
         return None
