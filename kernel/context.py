@@ -73,11 +73,16 @@ class KernelContext:
         manifests_dir: Path | None = None,
         extra_env: dict[str, str] | None = None,
         opened: Callable[[KernelContext], object] | None = None,
+        starting: Callable[[Supervisor], object] | None = None,
     ) -> KernelContext:
         """Load the config, the registry (built-ins from `manifests_dir`), start the supervisor, open the
         store, start the LLM bridge (its loopback endpoint serves only when an upstream is configured).
         `opened(ctx)` runs as soon as the context can start workers, before the one-time merges of older
         homes' files (a one-turn process starts its workers there: engine/warm_start.py).
+        `starting(supervisor)` runs earlier, as soon as the supervisor exists, before the store opens (20-30 ms
+        on a fresh home) and the LLM bridge starts: for a worker whose start is on the critical path and that
+        needs neither (an ingest's sd-plugin without an LLM: shells/cli/ingest.py). A worker of an LLM plugin
+        started there is retired when the LLM route is set; workers started there are stopped if the open fails.
 
         The KB layer's start-up repair is not run here: `mrpvm.knowledge.context.open_context` opens a
         context and then lets the KB layer open its part."""
@@ -102,6 +107,8 @@ class KernelContext:
         sandbox = Sandbox(config.engine.sandbox, home)
         supervisor = Supervisor(registry, limits=config.engine.limits, extra_env=extra_env, sandbox=sandbox)
         try:
+            if starting is not None:
+                starting(supervisor)
             store = Store.open(home, environ)
         except BaseException:
             await supervisor.aclose()
@@ -132,14 +139,16 @@ class KernelContext:
             raise
         return ctx
 
-    async def aclose(self, *, ending: bool = False) -> None:
+    async def aclose(self, *, ending: bool = False, detach: bool = False) -> None:
         """Drain the background work, stop the plugins, close the LLM bridge and the store; `ending`: the
-        process ends right after (a one-turn `mrpvm ask`: the store leaves its checkpoint to the next one)."""
+        process ends right after (a one-turn `mrpvm ask`: the store leaves its checkpoint to the next one);
+        `detach`: only the workers' ends are left to after this process's (`Supervisor.aclose(detach=True)`),
+        the store checkpoints as usual (`mrpvm ingest`: its large WAL is not left to the next command)."""
         try:
             try:
                 await self.background.drain()  # nothing a turn started is lost
-            finally:
-                await self.supervisor.aclose(detach=ending)  # the workers' ends after this process's
+            finally:  # the workers' ends after this process's
+                await self.supervisor.aclose(detach=ending or detach)
         finally:
             try:
                 if self.llm is not None:

@@ -14,6 +14,7 @@ from mrpvm.shells.cli.common import LocalLLMFlag, human_bytes
 if TYPE_CHECKING:
     from mrpvm.kernel.context import KernelContext
     from mrpvm.kernel.records import KbRecord
+    from mrpvm.kernel.supervisor import Supervisor
     from mrpvm.shells.cli.job_counts import JobCounts
 
 
@@ -86,9 +87,13 @@ async def _ingest(
     from mrpvm.shells.cli.common import print_json
 
     # the sd-plugin's worker starts as soon as the context can start it: beside the rest of the opening
-    # (one-time merges, the KB layer's repair), the progress bar's imports and the KB's lookup, which its
-    # first call no longer follows
-    ctx = await open_context(environ, opened=lambda opened: opened.supervisor.prestart(sd))
+    # (the store's, one-time merges, the KB layer's repair), the progress bar's imports and the KB's lookup,
+    # which its first call no longer follows (its start is on the critical path: the call waits for it)
+    ctx = await open_context(
+        environ,
+        starting=lambda supervisor: _start_sd(supervisor, sd),
+        opened=lambda opened: opened.supervisor.prestart(sd),  # started already, unless it uses an LLM
+    )
     results: list[dict[str, Any]] = []
     try:
         sizes = [len(text.encode("utf-8", "surrogatepass")) for _, _, text in sources]
@@ -122,9 +127,23 @@ async def _ingest(
                 f"{len(results)} files: {changed} ingested, {unchanged} unchanged, {failed} failed; "
                 f"{job.units:,} units from {human_bytes(sum(sizes))} in {seconds:.1f} s"
             )
-    finally:
-        await ctx.aclose()
+    finally:  # the process ends soon after: the workers' ends are left to the reaper, the store checkpoints
+        await ctx.aclose(detach=True)
     return 1 if failed else 0
+
+
+def _start_sd(supervisor: Supervisor, sd: str) -> None:
+    """The sd-plugin's worker, started before the store opens, when it uses no LLM (an LLM plugin's worker
+    would be retired when the context sets the LLM route: it starts from `opened`); anything unknown is
+    left to the ingest, which reports it."""
+    from mrpvm.kernel.errors import KernelError
+
+    try:
+        entry = supervisor.registry.get(sd, "sd-plugin")
+    except KernelError:
+        return
+    if not entry.manifest.usesLLM:
+        supervisor.prestart(sd)
 
 
 def _job(files: int, total_bytes: int, as_json: bool) -> JobCounts:
