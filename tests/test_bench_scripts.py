@@ -118,6 +118,16 @@ def test_ingest_stage_cpu_bench_times_every_stage() -> None:
         assert figures[f"{stage}_cpu_s"] >= 0
 
 
+def test_ingest_pipeline_ceiling_bench_runs_both_orders() -> None:
+    rows = run_bench(
+        "ingest_pipeline_ceiling.py", str(PROJECT_ROOT / "examples" / "tessel-build.md"), "--rounds", "1"
+    )
+    assert len(rows) == 1 and rows[0]["units"] > 10
+    assert rows[0]["today_s"] >= rows[0]["today_build_s"] > 0
+    assert rows[0]["pipelined_s"] >= rows[0]["pipelined_build_s"] > 0
+    assert len(rows[0]["today_kb_cpu_s"]) == len(rows[0]["pipelined_kb_cpu_s"]) == 2
+
+
 def test_ingest_store_ab_bench_reports_each_checkouts_write_stages() -> None:
     figures = run_bench(
         "ingest_store_ab.py",
