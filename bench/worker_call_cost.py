@@ -7,6 +7,9 @@
 Bodies come from `daemon_kb_load.py --requests DIR` (daemon_requests.py); the plugin is found from the file
 name as in replay_request.py. Prints the plugin's CPU per call three ways:
 - in-process: `Plugin.run` plus the reply's bytes (`reply_bytes`), hot, no process boundary;
+- in-process with `--gap` seconds asleep between calls: no process boundary either, but the caches this
+  process left are evicted by whatever runs meanwhile (session 32: this alone is 2-3x the hot figure, and
+  within ~0.1-0.2 ms of the spaced worker's: a worker's extra cost in a daemon is mostly that refill);
 - worker, back to back: the plugin started as a worker (`MRPVM_WORKER=1`, not sandboxed) and driven over
   its pipes with framed requests, the next sent as soon as a reply is read (its /proc CPU);
 - worker, with `--gap` seconds between calls (as a daemon's worker waits between turns).
@@ -83,15 +86,21 @@ def worker_ms(module: str, bodies: list[bytes], calls: int, gap: float) -> float
         worker.close()
 
 
-def in_process_ms(plugin: Any, bodies: list[bytes], calls: int) -> float:
+def in_process_ms(plugin: Any, bodies: list[bytes], calls: int, gap: float = 0.0) -> float:
+    """CPU ms per call in this process (the thread's own clock, so a pause costs nothing itself); `gap`
+    seconds asleep between calls, as a worker sleeps while the daemon and the other workers run."""
     for body in bodies * 3:
         plugin.run(body)
-    start = time.process_time()
+    spent = 0.0
     for i in range(calls):
+        start = time.thread_time()
         doc, _failure, _ = plugin.run(bodies[i % len(bodies)])
         if doc is not None:
             plugin.reply_bytes(doc)
-    return (time.process_time() - start) * 1000 / calls
+        spent += time.thread_time() - start
+        if gap:
+            time.sleep(gap)
+    return spent * 1000 / calls
 
 
 def _round_us(bodies: list[bytes], plugin_type: str, repeat: int = 20) -> float:
@@ -143,11 +152,14 @@ def main() -> None:
         except RequestError as err:  # timing a refusal would measure the wrong thing
             sys.exit(f"{path}: not a request {plugin_id} accepts: {err}")
     inside = in_process_ms(plugin, bodies, a.calls)
+    paused = in_process_ms(plugin, bodies, max(1, a.calls // 4), a.gap)
     tight = worker_ms(module, bodies, a.calls, 0.0)
     spaced = worker_ms(module, bodies, max(1, a.calls // 4), a.gap)
+    apart = f"{a.gap * 1000:.0f} ms apart"
     print(
         f"{plugin_id}.{op}: {len(bodies)} bodies; CPU ms per call: in-process {inside:.3f}, "
-        f"worker back to back {tight:.3f} (+{tight - inside:.3f}), worker {a.gap * 1000:.0f} ms apart "
+        f"in-process {apart} {paused:.3f} (+{paused - inside:.3f}), "
+        f"worker back to back {tight:.3f} (+{tight - inside:.3f}), worker {apart} "
         f"{spaced:.3f} (+{spaced - inside:.3f})"
     )
     if a.fields:

@@ -28,6 +28,7 @@ from .profile import GoalProfile, bare_intent, build_profile
 from .selection import (
     NAMED_SOURCE_SEARCH,
     SelectionConfig,
+    TagScores,
     annotate,
     goal_boost,
     named_source_terms,
@@ -118,8 +119,9 @@ class Retriever:
             self._add_inline_guidance(views, phase, pool)
         self.rescore(call, views, profile, pool)
         annotate(pool.values(), profile, views)
+        tags: TagScores = {}
         for c in pool.values():
-            goal_boost(c, profile, views, cfg)
+            goal_boost(c, profile, views, cfg, tags)
         guidance_only = [c for c in pool.values() if is_guidance(c.unit, phase) and not is_evidence(c.unit)]
         asking = {c.id for c in pool.values() if is_evidence(c.unit) and is_question_like(c.unit)}
         said = " ".join(profile.text.lower().split())

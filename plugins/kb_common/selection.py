@@ -54,9 +54,13 @@ def annotate(cands: Iterable[Candidate], profile: GoalProfile, views: Views) -> 
     """Set `match` (idf-weighted query terms present), `matched` (content terms) and `related` (subject terms)."""
     content = frozenset(profile.content)
     subject = frozenset(profile.subject or profile.content)
+    weighted: dict[str, float] = {}  # a query term's weight x idf, each product computed once
     for c in cands:
         common = c.terms.intersection(profile.weights)
-        c.match = sum(profile.weights[t] * views.idf(t) for t in common)
+        for t in common:
+            if t not in weighted:
+                weighted[t] = profile.weights[t] * views.idf(t)
+        c.match = sum([weighted[t] for t in common])
         c.matched = c.terms & content
         c.related = c.terms & subject
 
@@ -114,9 +118,26 @@ def unheld_by_named(views: Views, profile: GoalProfile, naming: frozenset[str]) 
     return frozenset(out)
 
 
-def goal_boost(c: Candidate, profile: GoalProfile, views: Views, config: SelectionConfig) -> None:
-    """Add the role/acts field match (DS009) and apply the act's role boost and the level prior."""
-    c.score += tag_score(c.unit, profile.weights, lambda f, t: views.tag_idf(c.origin, f, t))
+TagScores = dict[tuple[str, str, tuple[str, ...]], float]
+
+
+def goal_boost(
+    c: Candidate, profile: GoalProfile, views: Views, config: SelectionConfig, tags: TagScores | None = None
+) -> None:
+    """Add the role/acts field match (DS009) and apply the act's role boost and the level prior.
+
+    `tags`: the tag scores of this profile already computed, by (origin, role, acts) — the score depends
+    on nothing else (the views' tag idf is fixed for a call), and a pool's units share a few role/act sets;
+    pass one dict per profile and call."""
+    if tags is None:
+        c.score += tag_score(c.unit, profile.weights, lambda f, t: views.tag_idf(c.origin, f, t))
+    else:
+        unit = c.unit
+        key = (c.origin, unit.role, tuple(unit.acts))
+        found = tags.get(key)
+        if found is None:
+            found = tags[key] = tag_score(unit, profile.weights, lambda f, t: views.tag_idf(c.origin, f, t))
+        c.score += found
     if c.unit.role in profile.roles:
         pos = profile.roles.index(c.unit.role)
         c.score *= config.role_boost[min(pos, len(config.role_boost) - 1)]
