@@ -32,7 +32,7 @@ from .store_sessions import SessionTables
 # An untitled session takes its first question as its title; a title set by hand is kept.
 _TITLE_IF_UNTITLED = "title = CASE WHEN title = '' THEN ? ELSE title END"
 TraceJson = dict[str, Any] | bytes  # a turn's trace: its builtins, or their JSON already encoded
-LED_BY_WINDOW = 20  # turns looked back on for the plugins a planner's plans chose (last_turn_plugins)
+LED_BY_WINDOW = 20  # turns looked back on for the plugins a planner's plans chose (usual_turn_plugins)
 PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
 _PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see kernel/store.py
 
@@ -241,30 +241,19 @@ class TurnTables(SessionTables):
         )
         return [self._turn(r) for r in rows]
 
-    def last_turn_plugins(self, led_by: str | None = None) -> dict[str, str]:
-        """Stage -> plugin id of the latest turn of the session used last ({} when there is none): what a
-        one-turn process expects its turn to call (kernel/engine/warm_start.py). `led_by`: a planner; when
-        that turn had another planner, the latest of the home's last LED_BY_WINDOW turns this planner led
-        (the plugins its plans chose), else that turn's."""
-        session = self.last_session()
-        if session is None:
-            return {}
-        row = (
-            self._conn()
-            .execute(
-                "SELECT plugin_ids FROM turns WHERE session_id = ? ORDER BY turn_index DESC LIMIT 1",
-                (session.id,),
-            )
-            .fetchone()
-        )
-        last = _plugin_ids(row[0]) if row else {}
-        if led_by is None or last.get("planner", led_by) == led_by:
-            return last
+    def usual_turn_plugins(self, led_by: str | None = None) -> dict[str, str]:
+        """Stage -> the plugin id most of the home's last LED_BY_WINDOW turns used (of those `led_by` led, when
+        it led any; ties: the one used more recently), {} when there is no turn: what a one-turn process
+        expects its turn to call (kernel/engine/warm_start.py). A turn's kb-plugin is the one whose view
+        answered; after a weak first view that is the fallback's, so the latest turn alone guesses the kb-plugin
+        the next plan puts first less often than the window's usual one does (bench/ISSUE22_FIGURES.md,
+        session 32 perf57)."""
         rows = self._conn().execute(
             "SELECT plugin_ids FROM turns ORDER BY created_at DESC LIMIT ?", (LED_BY_WINDOW,)
         )
-        led = (plugins for plugins in (_plugin_ids(r[0]) for r in rows) if plugins.get("planner") == led_by)
-        return next(led, last)
+        recent = [_plugin_ids(r[0]) for r in rows]  # the latest first
+        led = [p for p in recent if p.get("planner") == led_by] if led_by is not None else recent
+        return _usual(led or recent[:1])
 
     def recent_user_messages(self, session_id: str, limit: int) -> list[str]:
         """The user messages of the session's last `limit` turns, oldest first; no trace is read."""
@@ -279,6 +268,17 @@ class TurnTables(SessionTables):
         if not rows:
             self.get_session(session_id)  # SessionNotFound for an unknown session
         return [r[0] for r in reversed(rows)]
+
+
+def _usual(turns: list[dict[str, str]]) -> dict[str, str]:
+    """Per stage, the plugin id most of `turns` (the latest first) name; ties go to the latest."""
+    counts: dict[str, dict[str, int]] = {}
+    for plugins in turns:
+        for stage, plugin_id in plugins.items():
+            stage_counts = counts.setdefault(stage, {})
+            stage_counts[plugin_id] = stage_counts.get(plugin_id, 0) + 1
+    # dicts keep insertion order: the first plugin id met per stage is the latest turn's, so max keeps it on a tie
+    return {stage: max(found, key=found.__getitem__) for stage, found in counts.items()}
 
 
 def _plugin_ids(text: bytes | str | None) -> dict[str, str]:

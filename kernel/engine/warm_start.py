@@ -7,10 +7,14 @@ opens, one worker of each plugin the turn is expected to call:
 
 - the planner: the pin, else the one the turn will lead with (the ranking of the home's planner records
   the turn itself makes: after a weak answer the lead may move to another planner);
-- the sd- and gs-plugins: the pin, else the one the latest turn led by that planner used, else the first of
-  the configured stage order (plugins the turn would not plan — the LLM plugins without an endpoint — never);
-- the kb-plugin: the pin, else the one the latest turn led by that planner used; with no history no guess
-  (three candidates, chosen by the plan: a wrong guess costs a whole worker start on a busy machine).
+- the sd- and gs-plugins: the pin, else the one most of the recent turns led by that planner used
+  (`Store.usual_turn_plugins`), else the first of the configured stage order (plugins the turn would not
+  plan — the LLM plugins without an endpoint — never);
+- the kb-plugin: the pin, else the one most of the recent turns led by that planner used; with no history no
+  guess (three candidates, chosen by the plan: a wrong guess costs a whole worker start on a busy machine,
+  and the right one starts only after the plan). Not the latest turn's alone: a turn's kb-plugin is the one
+  whose view answered, the fallback's after a weak first view (40 % of the cold `--source` asks of the dev
+  questions), while the next plan mostly puts the same kb-plugin first again.
 
 The workers it starts are recorded for the next one-turn process, which launches them before it imports
 the kernel (supervisor/early_launch.py); this function adopts those it starts and stops the others. Once
@@ -44,13 +48,13 @@ def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str] | 
     the `--source` files and detectSeeds; the planner; kb; gs), which is the order they start in and, from
     the record, the order the next one-turn process launches them in (the first needed gets the cores first).
     The planner is the pin, else the one the turn will lead with (`leading_planner`); the others follow
-    `previous` (stage -> plugin id), by default the plugins of the home's latest turn that planner led
-    (`Store.last_turn_plugins`): the kb-plugin a turn calls first is the one its planner's plan puts first."""
+    `previous` (stage -> plugin id), by default the plugins most of the home's recent turns that planner led
+    used (`Store.usual_turn_plugins`): the kb-plugin a turn calls first is the one its planner's plan puts first."""
     static = static_of(ctx)
     planners = static.enabled.get("mrp-plan-plugin", [])
     leading = pins.planner or leading_planner(ctx, planners)
     if previous is None:
-        previous = ctx.store.last_turn_plugins(led_by=leading)
+        previous = ctx.store.usual_turn_plugins(led_by=leading)
     defaults = {
         "planner": [p for p in ctx.config.plugins.plannerOrder if p in planners] or planners,
         **static.default_orders,

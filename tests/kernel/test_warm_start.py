@@ -207,7 +207,7 @@ def test_the_planner_guessed_is_the_one_the_turn_will_lead_with_and_its_own_last
     assert pinned[:2] == ["sd-a", "planner-a"]
 
 
-def test_the_last_turn_plugins_of_a_planner_come_from_the_latest_turn_it_led(tmp_path):
+def test_the_usual_plugins_of_a_planner_come_from_the_turns_it_led(tmp_path):
     script = {**SCRIPT, "planner-b": SCRIPT["planner-a"]}
     h = Harness(tmp_path, script, enabled=ENABLED)
     plan_a = {**PLAN, "kbPluginOrder": ["kb-a"]}
@@ -220,13 +220,49 @@ def test_the_last_turn_plugins_of_a_planner_come_from_the_latest_turn_it_led(tmp
         ctx = await h.open()
         try:
             store = ctx.store
-            return store.last_turn_plugins(), store.last_turn_plugins(led_by="planner-a")
+            return store.usual_turn_plugins(), store.usual_turn_plugins(led_by="planner-a")
         finally:
             await ctx.aclose()
 
     last, led_by_a = anyio.run(go)
-    assert last["planner"] == "planner-b" and last["kb"] == "kb-b"
+    assert (
+        last["planner"] == "planner-b" and last["kb"] == "kb-b"
+    )  # one turn each: the tie goes to the latest
     assert led_by_a["planner"] == "planner-a" and led_by_a["kb"] == "kb-a"
+
+
+def test_the_kb_guess_is_the_one_most_recent_turns_used_not_the_latest_fallback(tmp_path):
+    """A turn's kb-plugin is the one whose view answered: after a weak first view, the fallback's. The next
+    plan mostly puts the usual kb-plugin first again, so that is the one a one-turn process starts early."""
+    h = Harness(tmp_path, SCRIPT, enabled=ENABLED)
+    weak_first = {
+        "retrieve": {"status": "insufficient", "select": 1},
+        "onSessionEvent": {},
+    }  # kb-b's view answers
+
+    def ask_with(order: list[str], kb_a: dict | None = None) -> str | None:
+        plan = {**PLAN, "kbPluginOrder": order}
+        planner = {"buildPlan": {"plan": plan}, "recordOutcome": {}}
+        h.write_script({**SCRIPT, "kb-a": kb_a or SCRIPT["kb-a"], "planner-a": planner})
+        return h.ask("what is alpha?", pins=Pins(planner="planner-a")).kb_plugin
+
+    answered = [
+        ask_with(["kb-a", "kb-b"]),
+        ask_with(["kb-a", "kb-b"]),
+        ask_with(["kb-a", "kb-b"], weak_first),
+    ]
+
+    async def go():
+        ctx = await h.open()
+        try:
+            return ctx.store.usual_turn_plugins(led_by="planner-a"), expected_plugins(ctx, Pins())
+        finally:
+            await ctx.aclose()
+
+    usual, expected = anyio.run(go)
+    assert answered == ["kb-a", "kb-a", "kb-b"]  # the latest turn's answer came from the fallback
+    assert usual["kb"] == "kb-a"  # the old guess (the latest turn's) was kb-b
+    assert "kb-a" in expected and "kb-b" not in expected
 
 
 def test_after_its_turn_a_one_turn_process_records_what_the_next_turn_will_start(tmp_path):
