@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 TAB = 8
-_MARKER = lazy_pattern(r"(?:[-*+•·]|\d{1,3}[.)]|\(\d{1,3}\)|\((?:[a-z]|[ivx]{2,5})\)|[a-z][.)])[ \t]+(?=\S)")
+MARKER = lazy_pattern(r"(?:[-*+•·]|\d{1,3}[.)]|\(\d{1,3}\)|\((?:[a-z]|[ivx]{2,5})\)|[a-z][.)])[ \t]+(?=\S)")
 _GAP = lazy_pattern(r"\S(?:[ \t]{2,})(?=\S)")
 _INLINE_TERM = lazy_pattern(r"(?P<term>\S(?:[^ \t]| (?! ))*?)[ \t]{2,}(?P<desc>\S.*)$")
 NUMBERED_TITLE = lazy_pattern(r"^(?P<num>\d{1,2}(?:\.\d{1,2})*)\.?\s+(?P<title>\S.*)$")
@@ -272,7 +272,7 @@ def layout_nodes(text: str, lines: list[Line | None]) -> list[Node]:
             current = None  # a rule between entries separates them
             blank = ended = True
             continue
-        marker = _MARKER.match(body)
+        marker = MARKER.match(body)
         numbered = marker is not None and marker.group(0)[0] not in "-*+•·"
         if numbered and not ended and current is not None and line.indent == current.cont:
             marker = None  # "… multiple of\n512. It can …": a wrapped number, not an item
