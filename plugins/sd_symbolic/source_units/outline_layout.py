@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
@@ -71,18 +72,21 @@ def _indent(line: str) -> int:
 
 def layout_lines(text: str) -> list[Line | None]:
     """Every line of the text; None for a blank one."""
-    out: list[Line | None] = []
+    return list(iter_lines(text))
+
+
+def iter_lines(text: str) -> Iterator[Line | None]:
+    """layout_lines one at a time (a reader that may stop at an early line reads no further)."""
     pos = 0
     for raw in text.split("\n"):
         end = pos + len(raw)
         stripped_end = end - 1 if raw.endswith("\r") else end
         if raw.strip():
             lead = len(raw) - len(raw.lstrip())
-            out.append(Line(pos, stripped_end, _indent(raw), pos + lead))
+            yield Line(pos, stripped_end, _indent(raw), pos + lead)
         else:
-            out.append(None)
+            yield None
         pos = end + 1
-    return out
 
 
 def content(text: str, line: Line) -> str:

@@ -23,11 +23,13 @@ qualify.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import islice
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
-from .outline_layout import MARKER, Line, content, layout_lines
+from .outline_layout import MARKER, Line, content, iter_lines, layout_lines
 from .segments import Block, Segment, sentences_in, split_long
 
 # a field line: a name without blanks at the margin, a colon, then blanks or the line's end
@@ -55,24 +57,15 @@ class _Field:
 
 def looks_like_stanzas(text: str) -> bool:
     """Every paragraph is a stanza, and the stanzas have the shape of records (see the module docstring).
-    A source whose first line is no field line is decided at once."""
+    A source whose first line is no field line is decided at once; any other stops at its first line that
+    breaks the shape (a prose line at the margin), within its first MAX_LINES_READ lines."""
     head = text.lstrip("\ufeff\n\r")
     if not _FIELD.match(head[:48]):
         return False
-    return _stanzas(text, layout_lines(text[: _bounded(text)])) is not None
+    return _stanzas(text, islice(iter_lines(text), MAX_LINES_READ)) is not None
 
 
-def _bounded(text: str) -> int:
-    """The offset after the first MAX_LINES_READ lines (the whole text when shorter)."""
-    at = -1
-    for _ in range(MAX_LINES_READ):
-        at = text.find("\n", at + 1)
-        if at < 0:
-            return len(text)
-    return at
-
-
-def _stanzas(text: str, lines: list[Line | None]) -> list[list[_Field]] | None:
+def _stanzas(text: str, lines: Iterable[Line | None]) -> list[list[_Field]] | None:
     """The stanzas of the text, or None when a line breaks the shape or the counts do not hold."""
     stanzas: list[list[_Field]] = []
     current: list[_Field] | None = None
@@ -192,9 +185,14 @@ def _body(text: str, more: list[Line | None]) -> list[Block]:
         items = _item_starts(text, lines)
         first = items[0] if items else len(lines)
         if first:
-            blocks.append(Block("paragraph", lines[0].body, lines[first - 1].end, segments=sentences_in(
-                text, lines[0].body, lines[first - 1].end, 0
-            )))
+            blocks.append(
+                Block(
+                    "paragraph",
+                    lines[0].body,
+                    lines[first - 1].end,
+                    segments=sentences_in(text, lines[0].body, lines[first - 1].end, 0),
+                )
+            )
         if not items:
             continue
         base = lines[first].indent
