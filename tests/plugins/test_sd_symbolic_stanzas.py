@@ -13,7 +13,7 @@ from mrpvm.plugins.sd_symbolic.source_units.stanzas import looks_like_stanzas
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
 
 SEEDS = """Registry: fenwick-seed-bank
-Keeper: Ilse Marrow <ilse@fenwick.invalid>
+Upstream-Contact: Ilse Marrow <ilse@fenwick.invalid>
 Comment:
  Seeds collected by the Fenwick allotment society.
  .
@@ -110,3 +110,11 @@ Dear Ilse, the ruby tomatoes came up after ten days.
 def test_shapes_that_only_look_alike_are_not_stanza_files() -> None:
     for text in (HELP, YAML, EMAIL):
         assert not looks_like_stanzas(text), text[:30]
+
+
+def test_the_field_a_question_names_answers_it() -> None:
+    from answer_support import ask, units_of
+
+    doc = ask("Who is the upstream contact of the seed bank?", units_of(SEEDS, "seeds.txt"))
+    assert doc.answer is not None and "Ilse Marrow" in doc.answer, doc.answer
+    assert doc.result.status == "success", doc.result
