@@ -50,6 +50,18 @@ def _label_terms(label: str) -> frozenset[str]:
     return frozenset(t for t in terms(label.replace("_", " ")) if "-" not in t)
 
 
+def _named(label: frozenset[str], asked: set[str]) -> bool:
+    """Every word of the label is a word of the question, and the label is more than a kind noun."""
+    return bool(label) and not label <= _KIND_ONLY and label <= asked
+
+
+def names_label(asked: set[str], text: str) -> bool:
+    """The text is a `Label: value` statement whose label the question names (a stanza file's field,
+    sd-symbolic's stanzas.py: "Upstream-Contact: …" for "Who is the upstream contact …?")."""
+    m = _LABELLED.match(text)
+    return m is not None and _named(_label_terms(m.group(1)), asked)
+
+
 def code_field(q: Question, code: list[Sentence], pool: list[Sentence]) -> Outcome | None:
     """The labelled line of a code block the question names (see the module docstring), or None."""
     asked = set(q.terms)
@@ -64,7 +76,7 @@ def code_field(q: Question, code: list[Sentence], pool: list[Sentence]) -> Outco
             if m is None:
                 continue
             label = _label_terms(m.group(1))
-            if not label or label <= _KIND_ONLY or not label <= asked:
+            if not _named(label, asked):
                 continue
             if q.answer_type and not mentions_type(m.group(2), q.answer_type):
                 continue  # "who": a name; "which version": a version

@@ -154,6 +154,8 @@ class Judge(WindowReading):
         heading = self.entry_heading(window[0]) if self.answer_type in DEFINED_TYPES else frozenset()
         if heading:  # an entry's lead sentence is about its heading: "[-m, --max-time:] Maximum time …"
             own, ctx = own | heading, ctx - heading
+        if entry := self.entry_default(window):  # its default, stated in a sentence of its own
+            own, ctx = own | entry, ctx - entry
         matched_own = sc._matched(own)
         matched_all = sc._matched(own | ctx)
         value = (matched_own + CONTEXT_FACTOR * (matched_all - matched_own)) / sc.present
@@ -232,7 +234,16 @@ class Judge(WindowReading):
         said = super().said(passage)
         if self.answer_type in DEFINED_TYPES:
             said |= self.entry_heading(passage.sentences[0])
-        return said
+        return said | self.entry_default(passage.sentences)
+
+    def entry_default(self, window: list[Sentence]) -> frozenset[str]:
+        """For a question asking a default: the terms of the entry (a definition's term, else the innermost
+        heading) a window stating a default value stands under. "Defaults to `list`." in its own sentence
+        under `replies_policy` states replies_policy's default as much as "The replies_policy defaults to
+        list." would; a sentence of another unit that only names the setting does not."""
+        if not self.default or not states_default(" ".join(s.text for s in window)):
+            return frozenset()
+        return header_terms(entry_title(window[0].unit))
 
     def entry_heading(self, sentence: Sentence) -> frozenset[str]:
         """The terms of the heading of the entry this sentence leads, when that heading names what the

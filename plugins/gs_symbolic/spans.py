@@ -187,8 +187,20 @@ MAX_LEAD_PIECES = 3
 def with_command(p: Passage, sentences: list[Sentence]) -> Passage:
     """A "which command" or "how do I" answered by a sentence that names no command ("You must first enable
     the feature."): the unit right after it in its chunk, when that unit leads into code ("… enter this
-    command:" over a code block), completes it."""
-    last = p.sentences[-1].unit
+    command:" over a code block), completes it; so does the code block right after it in its own unit (a
+    sentence that leads its section's code: sd-symbolic's tree.py keeps them together)."""
+    end = p.sentences[-1]
+    own = next(
+        (
+            s
+            for s in sentences
+            if s.code and s.unit.id == end.unit.id and s.order == (*end.order[:2], end.order[2] + 1)
+        ),
+        None,
+    )
+    if own is not None:
+        return replace(p, sentences=[*p.sentences, own])
+    last = end.unit
     if last.unitIndex is None:
         return p
     following = sorted(

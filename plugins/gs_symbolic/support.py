@@ -19,6 +19,7 @@ from msgspec.structs import replace
 
 from .action import names_object
 from .answer_form import states_default
+from .code_fields import names_label
 from .context_terms import entry_title, header_terms
 from .definiendum import about
 from .directives import condition_of
@@ -46,6 +47,8 @@ def supports(judge: Judge, passage: Passage) -> bool:
     # the lead sentence of the asked option's own entry is its definition by the document's layout,
     # however unlike the question its words are ("-x option of tar" / "Extract files from an archive.")
     defines = judge.answer_type in DEFINED_TYPES and bool(judge.entry_heading(passage.sentences[0]))
+    # so is a record's field whose label the question names ("Upstream-Contact: …" for "the upstream contact")
+    defines = defines or names_label(set(judge.scorer.weights), passage.sentences[0].text)
     return (
         judge.answers(passage, by_meaning=False)
         and (close is None or close >= _closeness_needed(defines, passage.coverage))

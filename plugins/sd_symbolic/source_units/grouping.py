@@ -86,6 +86,19 @@ def _take_intro(group: list[Piece], specs: list[Spec], block: int) -> Piece | No
     return None
 
 
+def _sole_lead(specs: list[Spec], sec: Section, block: int) -> Piece | None:
+    """The one sentence a section opens with, right before its code block ("### Setting the namespace" /
+    "You can save the namespace for later commands." / the command): with nothing else before the code, the
+    sentence is what the code does, as a lead-in ending with ':' would say."""
+    if len(specs) != 1 or sec.blocks[:2] != [block - 1, block]:
+        return None
+    only = specs[0]
+    if only.kind != "prose" or len(only.pieces) != 1 or only.pieces[0].seg.kind != "sentence":
+        return None
+    specs.pop()
+    return only.pieces[0]
+
+
 def _breaks(group: list[Piece], piece: Piece) -> bool:
     if not group:
         return False
@@ -133,7 +146,8 @@ def make_specs(sec: Section, blocks: list[Block], pieces: dict[int, list[Piece]]
         if blk.kind == "definition":
             _definition_specs(items, blk.title or None, specs)
         elif blk.kind == "code":
-            specs.append(Spec("code", items, intro=_take_intro([], specs, k)))
+            intro = _take_intro([], specs, k) or _sole_lead(specs, sec, k)
+            specs.append(Spec("code", items, intro=intro))
         elif blk.kind == "table":
             intro = _take_intro([], specs, k)
             header = items[0].clean if len(items) > 1 else None

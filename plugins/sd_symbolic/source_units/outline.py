@@ -42,14 +42,18 @@ from .outline_labels import (
 from .outline_layout import PILCROW, Node, columns, content, layout_lines, layout_nodes
 from .outline_stars import star_headings, star_title
 from .segments import Block, Segment, sentences_in, split_long
+from .stanzas import looks_like_stanzas, stanza_blocks
 
 
 def read_blocks(text: str) -> list[Block]:
-    """The blocks of any source: by its layout when it is plain text (its words broken at a line's end
+    """The blocks of any source: a configuration file's settings and comments (config_file.py), a stanza
+    file's records (stanzas.py), by its layout when it is plain text (its words broken at a line's end
     joined: hyphenation.py), by its markup otherwise; in both, a question paragraph and the paragraphs
     answering it are one definition (a FAQ entry)."""
     if looks_like_config(text):
         return questions_with_answers(text, config_blocks(text))
+    if looks_like_stanzas(text):
+        return stanza_blocks(text)
     if looks_like_plain_text(text):
         blocks = parse_outline(text)
         attach_joins(text, blocks)

@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 TAB = 8
-_MARKER = lazy_pattern(r"(?:[-*+•·]|\d{1,3}[.)]|\(\d{1,3}\)|\((?:[a-z]|[ivx]{2,5})\)|[a-z][.)])[ \t]+(?=\S)")
+MARKER = lazy_pattern(r"(?:[-*+•·]|\d{1,3}[.)]|\(\d{1,3}\)|\((?:[a-z]|[ivx]{2,5})\)|[a-z][.)])[ \t]+(?=\S)")
 _GAP = lazy_pattern(r"\S(?:[ \t]{2,})(?=\S)")
 _INLINE_TERM = lazy_pattern(r"(?P<term>\S(?:[^ \t]| (?! ))*?)[ \t]{2,}(?P<desc>\S.*)$")
 NUMBERED_TITLE = lazy_pattern(r"^(?P<num>\d{1,2}(?:\.\d{1,2})*)\.?\s+(?P<title>\S.*)$")
@@ -71,18 +72,21 @@ def _indent(line: str) -> int:
 
 def layout_lines(text: str) -> list[Line | None]:
     """Every line of the text; None for a blank one."""
-    out: list[Line | None] = []
+    return list(iter_lines(text))
+
+
+def iter_lines(text: str) -> Iterator[Line | None]:
+    """layout_lines one at a time (a reader that may stop at an early line reads no further)."""
     pos = 0
     for raw in text.split("\n"):
         end = pos + len(raw)
         stripped_end = end - 1 if raw.endswith("\r") else end
         if raw.strip():
             lead = len(raw) - len(raw.lstrip())
-            out.append(Line(pos, stripped_end, _indent(raw), pos + lead))
+            yield Line(pos, stripped_end, _indent(raw), pos + lead)
         else:
-            out.append(None)
+            yield None
         pos = end + 1
-    return out
 
 
 def content(text: str, line: Line) -> str:
@@ -272,7 +276,7 @@ def layout_nodes(text: str, lines: list[Line | None]) -> list[Node]:
             current = None  # a rule between entries separates them
             blank = ended = True
             continue
-        marker = _MARKER.match(body)
+        marker = MARKER.match(body)
         numbered = marker is not None and marker.group(0)[0] not in "-*+•·"
         if numbered and not ended and current is not None and line.indent == current.cont:
             marker = None  # "… multiple of\n512. It can …": a wrapped number, not an item
