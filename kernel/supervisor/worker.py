@@ -137,7 +137,7 @@ class JobSink(Protocol):
 class Worker:
     """A worker process plus the one job it may be serving."""
 
-    __slots__ = ("proc", "reader", "job", "served", "got_bytes", "pool", "generation", "sweeper")
+    __slots__ = ("proc", "reader", "job", "served", "got_bytes", "refused", "pool", "generation", "sweeper")
 
     def __init__(
         self,
@@ -160,6 +160,7 @@ class Worker:
         self.job: Job | None = None
         self.served = 0
         self.got_bytes = False
+        self.refused = False  # stdin was closed when a job was sent: the job ends when the process is reaped
         self.pool = pool
         self.generation = pool.generation
         self.proc = ChildProcess(
@@ -198,10 +199,10 @@ class Worker:
         try:
             self.proc.write(job.frame)
         except OSError:  # stdin closed: the process left before taking the request
-            self.job = None
-            job.worker = None
+            # The job ends in _on_exit, once stderr is drained: its last words (e.g. bubblewrap's own
+            # error, which probe_cache reads) are only complete then.
+            self.refused = True
             self.kill()
-            self.pool.stale(self, job)
 
     def poll(self) -> None:
         """Read stdout once now (the caller's busy-poll); replies are handled as in the reader callback."""
@@ -271,7 +272,7 @@ class Worker:
             self.sweeper.close()
         job = self.job
         if job is not None:
-            if code == 0 and not self.got_bytes and self.served > 0:
+            if self.refused or (code == 0 and not self.got_bytes and self.served > 0):
                 # It was leaving between calls, not failing on this request (it may never have read it).
                 self.job = None
                 job.worker = None
