@@ -4,7 +4,7 @@
     PERF_OURS=CHECKOUT python3 daemon_kb_load.py --target ours|upstream [--sessions 20] [--turns 50] [--doc FILE]
                               [--json] [--out turns.jsonl] [--pyspy SECONDS] [--symbolic-only]
                               [--daemon-env NAME=VALUE]
-                              [--load-questions FILE --distinct]
+                              [--load-questions FILE --distinct] [--counts FILE]
 
 CHECKOUT: the project checkout with `make setup` done (default: the current folder when it is one); upstream
 (optional): PERF_UPSTREAM=a checkout of the original Node.js MRP-VM with `npm install` done.
@@ -15,7 +15,8 @@ Fresh home per run. The document is ingested over HTTP (ours: POST /kbs, /sessio
 clients each open a session on the KB and ask `turns` questions back to back (closed loop, keep-alive,
 non-streaming). Reports latency p50/p90/p99, turns/s, errors, CPU seconds per turn by process (the
 daemon's whole process tree, /proc utime+stime), RSS/PSS of the tree after the load, and the per-plugin
-call times (from each turn's execution trace) of the median turns vs the slowest 1 %.
+call times (from each turn's execution trace) of the median turns vs the slowest 1 %. `--counts`: each
+plugin.op's calls and worker jobs (wake-ups) a turn during the load (`per_turn`).
 """
 
 from __future__ import annotations
@@ -184,6 +185,17 @@ def call_profile(recs: list[dict]) -> dict[str, float]:
     return {k: round(v / n, 1) for k, v in sorted(tot.items(), key=lambda kv: -kv[1])}
 
 
+def per_turn(counts: dict, turns: int) -> dict:
+    """daemon_call_counts.py's counts over the load's turns: calls and worker jobs a turn per plugin.op,
+    and the worker jobs a turn in all (the wake-ups a worker's refill scales with)."""
+    jobs = counts.get("worker_jobs", {})
+    return {
+        "calls": {k: round(v / turns, 3) for k, v in sorted(counts.get("calls", {}).items())},
+        "worker_jobs": {k: round(v / turns, 3) for k, v in sorted(jobs.items())},
+        "worker_jobs_total": round(sum(jobs.values()) / turns, 3),
+    }
+
+
 async def main_async(a: argparse.Namespace) -> dict:
     qs = pk.questions(Path(a.questions) if a.questions else None)
     pk.need_ours() if a.target == "ours" else pk.need_upstream()
@@ -203,6 +215,7 @@ async def main_async(a: argparse.Namespace) -> dict:
         (a.cprofile, "PERF_CPROFILE", a.cprofile and os.path.abspath(a.cprofile), "daemon_cprofile.py"),
         (a.waits, "PERF_WAITS", a.waits and os.path.abspath(a.waits), "daemon_waits.py"),
         (a.pauses, "PERF_PAUSES", a.pauses and os.path.abspath(a.pauses), "daemon_pauses.py"),
+        (a.counts, "PERF_COUNTS", a.counts and os.path.abspath(a.counts), "daemon_call_counts.py"),
     ]
     if a.requests:
         os.makedirs(a.requests, exist_ok=True)
@@ -237,8 +250,8 @@ async def main_async(a: argparse.Namespace) -> dict:
         out["warmup_ok"] = sum(r["ok"] for r in warm)
         out["sample_answers"] = [(r.get("q", qs[i]), r.get("answer")) for i, r in enumerate(warm[:3])]
         out["settle_s"] = await settle(d.proc.pid, a.settle)
-        if a.cprofile or a.waits or a.pauses:
-            os.kill(d.proc.pid, signal.SIGUSR1)  # daemon_cprofile/waits/pauses.py: the load, not the warm-up
+        if a.cprofile or a.waits or a.pauses or a.counts:
+            os.kill(d.proc.pid, signal.SIGUSR1)  # daemon_cprofile/waits/pauses/call_counts.py: the load only
         mem_before = pk.memory(d.proc.pid)
         cpu0 = pk.cpu_by_name(d.proc.pid)
         sys0 = pk.cpu_by_name(d.proc.pid, system_only=True)
@@ -274,6 +287,8 @@ async def main_async(a: argparse.Namespace) -> dict:
             out["waits_for_last_outcome"] = json.loads(Path(a.waits).read_text())
         if a.pauses and os.path.exists(a.pauses):
             out["pauses"] = json.loads(Path(a.pauses).read_text())
+        if a.counts and os.path.exists(a.counts) and "recs" in locals():
+            out["per_turn"] = per_turn(json.loads(Path(a.counts).read_text()), len(recs))
         if not a.keep and not a.home:
             shutil.rmtree(home, ignore_errors=True)
     lat = [r["latency_ms"] for r in recs]
@@ -382,6 +397,11 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="ours: set this in the daemon's environment (repeatable), e.g. MRPVM_EVENT_LOOP=asyncio to A/B "
         "a setting on one checkout and one home",
+    )
+    ap.add_argument(
+        "--counts",
+        help="ours: count each plugin.op's calls and worker jobs (wake-ups) during the load (file; "
+        "daemon_call_counts.py), reported per turn",
     )
     ap.add_argument("--waits", help="ours: time each turn's wait for its session's last recordOutcome (file)")
     ap.add_argument(

@@ -213,3 +213,26 @@ def test_sd_compiled_probe_builds_and_digests_the_interpreted_side(tmp_path) -> 
     assert len(figures["interpreted"]["digests"]) == 1
     assert figures["interpreted"]["compiled"] is False
     assert "compiled" not in figures
+
+
+def test_daemon_kb_load_counts_each_ops_worker_jobs_a_turn(tmp_path) -> None:
+    """`daemon_kb_load.py --counts` (bench/daemon_call_counts.py): the load's calls and worker jobs a turn per
+    plugin.op; an ordinary turn wakes the sd-plugin once and the planner once for its plan (the daemon's
+    recordOutcome goes out batched: at most one call a turn, and the warm-up's last one may fall in the load)."""
+    doc = tmp_path / "kiln.md"
+    doc.write_text(
+        "# Kiln firing\n\nA bisque firing heats the clay to 1000 degrees. A glaze firing follows it.\n\n"
+        "## Cooling\n\nThe kiln cools for twelve hours before it is opened.\n"
+    )
+    questions = tmp_path / "q.txt"
+    questions.write_text("How hot is a bisque firing?\nHow long does the kiln cool?\n")
+    figures = run_bench(
+        "daemon_kb_load.py",
+        *("--symbolic-only", "--sessions", "2", "--turns", "3", "--settle", "0"),
+        *("--doc", str(doc), "--questions", str(questions), "--counts", str(tmp_path / "counts.json")),
+    )
+    assert figures["turns"] == 6 and figures["errors"] == 0
+    jobs = figures["per_turn"]["worker_jobs"]
+    assert jobs["sd-symbolic.detectSeeds"] == 1.0 and jobs["planner-default.buildPlan"] == 1.0
+    assert jobs.get("planner-default.recordOutcome", 0.0) <= 1.2  # 7 outcomes over 6 turns at most
+    assert figures["per_turn"]["worker_jobs_total"] >= 3.0  # sd, the plan, at least one retrieve
