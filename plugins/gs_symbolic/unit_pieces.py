@@ -21,6 +21,9 @@ def unit_pieces(claim: str, title: str) -> list[tuple[str, bool, str]]:
     header = table_cells(title[len(_COLUMNS) :]) if title.startswith(_COLUMNS) else None
     out: list[tuple[str, bool, str]] = []
     for piece, kind in _statement_pieces(claim, header):
+        if kind == "sentence" and len(entries := labelled_entries(piece)) > 1:
+            out.extend((e, False, "") for e in entries)
+            continue
         if kind == "code" or len(piece) <= MAX_PIECE:
             out.append((piece, kind == "code", ""))
             continue
@@ -55,6 +58,22 @@ def _header_fields(piece: str) -> list[str]:
     if len(starts) < MIN_FIELDS or starts[0] != 0:
         return []
     return [piece[a:b].strip() for a, b in zip(starts, [*starts[1:], len(piece)], strict=True)]
+
+
+# a labelled entry's term: "`%e`:: Elapsed time …", "CMake:: A widely used …" (AsciiDoc's labelled lists, a
+# glossary's "term:: definition"), one token before "::" and a blank; "Text::Wrap", "std::vector" hold none
+_LABEL = lazy_pattern(r"(?:^|(?<=\s))(?:`[^`\n]{1,60}`|[^\s`:]{1,80}):{2,3}[ \t]")
+
+
+def labelled_entries(piece: str) -> list[str]:
+    """The entries of a run of labelled entries sd-symbolic joined into one paragraph ("`%s`:: The number of
+    started edges. `%t`:: The total …"), each from its term to the next one's (a lead-in before the first
+    term is a statement of its own); [] when the text writes no term."""
+    starts = [m.start() for m in _LABEL.finditer(piece)]
+    if not starts:
+        return []
+    bounds = ([0] if starts[0] > 0 else []) + starts
+    return [s for a, b in zip(bounds, [*bounds[1:], len(piece)], strict=True) if (s := piece[a:b].strip())]
 
 
 def _long_piece(piece: str, kind: str) -> list[str]:
