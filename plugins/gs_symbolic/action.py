@@ -208,7 +208,8 @@ def _says_not(action: Action, sentences: Sequence[Sentence]) -> bool:
     for s in sentences:
         tokens = _tokens(s.text)
         if any(
-            t[0].isalpha() and _is_action(action, t.lower()) and _negated(tokens, i) for i, t in enumerate(tokens)
+            t[0].isalpha() and _is_action(action, t.lower()) and _negated(tokens, i)
+            for i, t in enumerate(tokens)
         ):
             return True
     return False
