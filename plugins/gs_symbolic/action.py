@@ -56,8 +56,8 @@ class Action(msgspec.Struct, frozen=True):
     target: frozenset[str]  # the object's content stems ("virtual", "environ")
     head: str = ""  # the stem of the object's head noun, its last word ("environ")
     words: tuple[str, ...] = ()  # the object's content words as written ("virtual", "environment")
-    # "how do I stop X from using Y": the action asked is that X *not* use Y (verb "using", object X and Y)
-    negated: bool = False
+    # "how do I stop X from using Y": besides stopping X, that X *not* use Y (verb "using", object X and Y)
+    prevented: Action | None = None
 
 
 def asked_action(question: str, light: bool = False) -> Action | None:
@@ -67,19 +67,18 @@ def asked_action(question: str, light: bool = False) -> Action | None:
     if found is None or (found.group(1).lower() in LIGHT_VERBS) != light:
         return None
     verb = found.group(1).lower()
-    if not light and verb in PREVENTING and (kept := _kept_from(question[found.end() :])) is not None:
-        return kept
     words = _object_words(_tokens(question[found.end() :]), 0)
     target = set(terms(" ".join(words)))
     if not target:
         return None
     head = next(iter(terms(words[-1])), "")
     written = tuple(w for w in words if terms(w))
-    return Action(verb, next(iter(stems([verb])), verb), frozenset(target), head, written)
+    prevented = _kept_from(question[found.end() :]) if not light and verb in PREVENTING else None
+    return Action(verb, next(iter(stems([verb])), verb), frozenset(target), head, written, prevented)
 
 
 def _kept_from(rest: str) -> Action | None:
-    """The negated action of "stop|prevent|keep <agent> from <verb>ing <object>" (`rest` follows the
+    """The action "stop|prevent|keep <agent> from <verb>ing <object>" asks not to happen (`rest` follows the
     preventing verb): a passage saying the agent does not do it ("X will not use Y") tells how, under the
     condition it states; None when `rest` is no such phrase."""
     found = _FROM_DOING.match(rest)
@@ -94,7 +93,7 @@ def _kept_from(rest: str) -> Action | None:
     verb = found.group(2).lower()
     head = next(iter(terms(words[-1])), "")
     written = tuple(w for w in words if terms(w))
-    return Action(verb, next(iter(stems([verb])), verb), frozenset(target), head, written, True)
+    return Action(verb, next(iter(stems([verb])), verb), frozenset(target), head, written)
 
 
 def _phrase_words(text: str) -> list[str]:
@@ -158,8 +157,9 @@ def acts(action: Action, sentences: Sequence[Sentence], said: set[str]) -> bool:
     do, not the reverse of the action ("install" for "uninstall"; "X can then use Y" tells nothing to do)."""
     if not names_object(action, sentences, said):
         return False
-    if action.negated:  # "stop X from using Y": a passage saying X does not use Y (under its condition)
-        return _says_not(action, sentences)
+    kept = action.prevented  # "stop X from using Y": a passage saying X does not use Y, under its condition
+    if kept is not None and names_object(kept, sentences, said) and _says_not(kept, sentences):
+        return True
     if performs(action, sentences):
         return not negates(action, sentences)
     return not reverses(action, sentences) and tells_what_to_do(list(sentences))
