@@ -53,7 +53,7 @@ def test_labelled_entries_are_read_one_by_one() -> None:
     ]
     assert labelled_entries("Text::Wrap wraps text; std::vector grows.") == []
     # a table of conversions flattened into one paragraph: one entry per conversion opening it
-    flat = "%h the host name %q the queue length %w the wait; same as \"%4d\""
+    flat = '%h the host name %q the queue length %w the wait; same as "%4d"'
     assert labelled_entries(flat) == ["%h the host name", "%q the queue length", '%w the wait; same as "%4d"']
     assert labelled_entries("%h and %q are common in prefixes") == []
 
