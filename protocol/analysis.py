@@ -115,10 +115,17 @@ def stems(tokens: list[str]) -> list[str]:
 _SHORT_OPTION = r"-(?<![\w-]-)[^\W_](?![\w-])"
 # A dotted version or number ("10.1", "6.0.28"): one term, plus its major number ("GCC 10" finds "10.1").
 _VERSION = r"\d(?<![\w.]\d)\d*(?:\.\d+)+(?![\d])"
+# A printf-style conversion ("%e", "%X", "%6.2f", "%-5d"): kept whole, case included, as one term, as a short
+# option is (its letter alone would be dropped, and "%x" and "%X" are different conversions); a percentage
+# ("50%", "100% done") is none: a "%" after a word character opens no conversion.
+_CONVERSION = r"%(?<![\w%]%)[-+#0]?\d*(?:\.\d+)?[A-Za-z](?!\w)"
+CONVERSION = re.compile(_CONVERSION)
 # Each alternative opens with a character, the look at the one before it coming after it ("-" not after a
 # word character or a dash; a digit not after one or a dot): the regex engine then skips at C speed the
 # places where no token starts (findall 2x faster than with the look-behind first; the same tokens).
-TERM_TOKEN = re.compile(_SHORT_OPTION + "|" + _VERSION + "|" + WORD_PATTERN.pattern, re.UNICODE)
+TERM_TOKEN = re.compile(
+    _SHORT_OPTION + "|" + _CONVERSION + "|" + _VERSION + "|" + WORD_PATTERN.pattern, re.UNICODE
+)
 _KEPT_LETTERS = frozenset("BCDEFGHJKLMNOPQRSTUVWXYZ")  # "an M suffix", "the C API"; not "I" or "A"
 
 
@@ -158,9 +165,9 @@ _TERMS_CACHE_MAX = 500_000  # distinct raw tokens; cleared when full
 
 
 def _token_terms(token: str) -> tuple[str, ...]:
-    """The terms of one raw token: a short option as it is; else its content word without apostrophes,
-    plus its hyphen parts, stemmed."""
-    if token[0] == "-":
+    """The terms of one raw token: a short option or a printf-style conversion as it is; else its content
+    word without apostrophes, plus its hyphen parts, stemmed."""
+    if token[0] in "-%":
         return (token,)
     if token[0].isdigit() and "." in token:
         return (token, token.split(".", 1)[0])
@@ -335,8 +342,9 @@ def text_terms(text: str) -> list[str]:
     with one tokenization of the text where one serves both.
 
     It serves both when the text is its own plain text, not shouted, ASCII, and `TERM_TOKEN` found no short
-    option and no version in it: every token then came from `TERM_TOKEN`'s last alternative, which is
-    `WORD_PATTERN`, at the same positions, so the tokens are `WORD_PATTERN`'s, and `words` is them lowered.
+    option, no conversion and no version in it: every token then came from `TERM_TOKEN`'s last alternative,
+    which is `WORD_PATTERN`, at the same positions, so the tokens are `WORD_PATTERN`'s, and `words` is them
+    lowered.
     Else the text is read a second time by `notation_terms`."""
     plain = plain_text(text)
     read = unshouted(plain)
@@ -344,6 +352,7 @@ def text_terms(text: str) -> list[str]:
     out = _tokens_terms(tokens)
     if read is text and text.isascii():
         joined = " ".join(tokens)  # no token holds a space
-        if "." not in joined and not joined.startswith("-") and " -" not in joined:  # a version; an option
+        # a version; an option; a conversion
+        if "." not in joined and not joined.startswith("-") and " -" not in joined and "%" not in joined:
             return out + _kind_terms(_notation_kinds(text, joined.lower().split(" ") if tokens else []))
     return out + notation_terms(text)

@@ -26,7 +26,7 @@ from .gc_pause import paused_gc
 HANDOFF_FORMAT = "mrpvm-units"
 HANDOFF_VERSION = 1
 # Names what `analyse_unit` computes: bump it with any change to its fields or to `analysis.terms`.
-ANALYSER = "mrpvm-terms-6"
+ANALYSER = "mrpvm-terms-7"
 # The MIME-like name SPEC.md uses for the file, and the suffix the kernel gives it.
 HANDOFF_SUFFIX = ".units.msgpack"
 _WORDS = re.compile(r"\w+")  # the words of a text, its layout (spaces, rules, pipes) aside

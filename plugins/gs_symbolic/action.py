@@ -17,12 +17,14 @@ Synonyms are neighbours by MiniLM (focus.NEIGHBOUR, set on word pairs, not on su
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import msgspec
 from mrpvm.plugins.sdk.embedding import dot, usable
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
+from mrpvm.plugins.sdk.text import words as word_tokens
 
 from .directives import tells_what_to_do
 from .evidence import Sentence
@@ -40,8 +42,12 @@ _QUANTIFIERS = frozenset({"one", "or", "more", "several", "many", "multiple", "n
 _SKIPPED = DETERMINERS | _QUANTIFIERS | ADVERBS
 _ENDS = PREPOSITIONS | CONNECTIVES | STOPWORDS
 _CODE = lazy_pattern(r"``[^`]*``|`[^`]*`")
-# an option's name ("--amend", "-n") is one token that is no word: it names the option, it is no verb
-_TOKEN = lazy_pattern(r"(?<![\w-])--?[A-Za-z][\w-]*|[A-Za-z][A-Za-z'-]*|[^\sA-Za-z]")
+# an option's name ("--amend", "-n") is one token that is no word: it names the option, it is no verb; a
+# name with digits ("IPv6", "utf8") is one word
+_TOKEN = lazy_pattern(r"(?<![\w-])--?[A-Za-z][\w-]*|[A-Za-z][A-Za-z0-9'-]*|[^\sA-Za-z]")
+# verbs that ask for an action not to happen ("how do I stop X from using Y")
+PREVENTING = frozenset({"stop", "prevent", "keep", "block"})
+_FROM_DOING = lazy_pattern(r"\s*(.{1,60}?)\s+from\s+([a-z]{2,}ing)\b(.*)", re.I | re.S)
 
 
 class Action(msgspec.Struct, frozen=True):
@@ -50,6 +56,8 @@ class Action(msgspec.Struct, frozen=True):
     target: frozenset[str]  # the object's content stems ("virtual", "environ")
     head: str = ""  # the stem of the object's head noun, its last word ("environ")
     words: tuple[str, ...] = ()  # the object's content words as written ("virtual", "environment")
+    # "how do I stop X from using Y": besides stopping X, that X *not* use Y (verb "using", object X and Y)
+    prevented: Action | None = None
 
 
 def asked_action(question: str, light: bool = False) -> Action | None:
@@ -65,7 +73,39 @@ def asked_action(question: str, light: bool = False) -> Action | None:
         return None
     head = next(iter(terms(words[-1])), "")
     written = tuple(w for w in words if terms(w))
+    prevented = _kept_from(question[found.end() :]) if not light and verb in PREVENTING else None
+    return Action(verb, next(iter(stems([verb])), verb), frozenset(target), head, written, prevented)
+
+
+def _kept_from(rest: str) -> Action | None:
+    """The action "stop|prevent|keep <agent> from <verb>ing <object>" asks not to happen (`rest` follows the
+    preventing verb): a passage saying the agent does not do it ("X will not use Y") tells how, under the
+    condition it states; None when `rest` is no such phrase."""
+    found = _FROM_DOING.match(rest)
+    if found is None:
+        return None
+    agent = _phrase_words(found.group(1))
+    done = _phrase_words(found.group(3))
+    words = [*agent, *done]
+    target = set(terms(" ".join(words)))
+    if not agent or not target:
+        return None
+    verb = found.group(2).lower()
+    head = next(iter(terms(words[-1])), "")
+    written = tuple(w for w in words if terms(w))
     return Action(verb, next(iter(stems([verb])), verb), frozenset(target), head, written)
+
+
+def _phrase_words(text: str) -> list[str]:
+    """The content words of the noun phrase opening `text`, names with digits kept whole ("IPv6")."""
+    out: list[str] = []
+    for token in word_tokens(text.split("?")[0]):
+        if token in _SKIPPED:
+            continue
+        if token in _ENDS or len(out) == OBJECT_WORDS:
+            break
+        out.append(token)
+    return out
 
 
 def _tokens(text: str) -> list[str]:
@@ -117,6 +157,9 @@ def acts(action: Action, sentences: Sequence[Sentence], said: set[str]) -> bool:
     do, not the reverse of the action ("install" for "uninstall"; "X can then use Y" tells nothing to do)."""
     if not names_object(action, sentences, said):
         return False
+    kept = action.prevented  # "stop X from using Y": a passage saying X does not use Y, under its condition
+    if kept is not None and names_object(kept, sentences, said) and _says_not(kept, sentences):
+        return True
     if performs(action, sentences):
         return not negates(action, sentences)
     return not reverses(action, sentences) and tells_what_to_do(list(sentences))
@@ -158,6 +201,18 @@ def negates(action: Action, sentences: Sequence[Sentence]) -> bool:
             elif not (done_to := _object_after(tokens, i + 1)) or done_to & action.target:
                 return False  # done to the asked object, or to one not read: it performs the action
     return negated
+
+
+def _says_not(action: Action, sentences: Sequence[Sentence]) -> bool:
+    """A sentence names the asked action (or a synonym) under a negation ("… will not use IPv6 sockets")."""
+    for s in sentences:
+        tokens = _tokens(s.text)
+        if any(
+            t[0].isalpha() and _is_action(action, t.lower()) and _negated(tokens, i)
+            for i, t in enumerate(tokens)
+        ):
+            return True
+    return False
 
 
 def _negated(tokens: list[str], at: int) -> bool:

@@ -37,9 +37,11 @@ def is_instruction(text: str) -> bool:
 _CONDITION = lazy_pattern(r"\b(if|unless|when|whenever)\b([^,.;:]*)", re.I)
 # a condition's polarity: a negation ("if neither X nor Y is set"), or a setting's negative value ("If false, …",
 # "when X is disabled")
-# "If omitted": a thing's absence
+# "If omitted", "when the field is missing": a thing's absence (a predicate of absence is the negation of
+# presence: "missing" is "not present", "unset" is "not set")
+_ABSENT = r"omitted|missing|absent|unset|unspecified"
 _NEGATION = lazy_pattern(
-    r"\b(?:not|no|never|neither|without|none|false|disabled|off|omitted)\b|n[’']t\b",
+    r"\b(?:not|no|never|neither|without|none|false|disabled|off|" + _ABSENT + r")\b|n[’']t\b",
     re.I,
 )
 # "Otherwise …", "Else, …", "If not, …": the case opposite to the condition of the sentence before
@@ -148,7 +150,7 @@ def trailing_condition(question: str) -> Condition | None:
 
 # a condition of absence: nothing given ("if I don't set one", "when no name is given", "if omitted"), not a
 # value set ("when X is false", "if disabled")
-_ABSENCE = lazy_pattern(r"\b(?:not|no|never|neither|without|none|omitted)\b|n[’']t\b", re.I)
+_ABSENCE = lazy_pattern(r"\b(?:not|no|never|neither|without|none|" + _ABSENT + r")\b|n[’']t\b", re.I)
 
 
 def absence_condition(text: str) -> bool:

@@ -93,7 +93,13 @@ DEFAULT_LIMIT = 8
 BRIEF_LIMIT = 3
 UNTYPED = "0.2"  # the confidence of an answer lacking what the question's form asks (below "low", 1/3)
 # "What is the <attribute> of X?" / "How many <things> ...?": the attribute's head noun must be named.
-_CONDITIONED = lazy_pattern(r"\s*(?:what\s+happens\s+)?(?:if|unless|when)\b", re.I)
+# "When does X exit?", "When is X used?": an interrogative "when" (before an auxiliary) asks the circumstance,
+# it sets no condition
+_CONDITIONED = lazy_pattern(
+    r"\s*(?:what\s+happens\s+)?(?:if|unless|when(?!\s+(?:does|do|did|is|are|was|were|will|would|can|could|"
+    r"should|must|may|might|has|have|had)\b))\b",
+    re.I,
+)
 
 
 def _without_echoes(q: Question, m: Material) -> Material:

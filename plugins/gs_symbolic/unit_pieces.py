@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
-from mrpvm.plugins.sdk.text import line_statements, markdown_pieces, sentence_spans, table_cells
+from mrpvm.plugins.sdk.text import CONVERSION, line_statements, markdown_pieces, sentence_spans, table_cells
 
 MAX_PIECE = 300  # a longer "sentence" (lists run together) is split into clauses
 _COLUMNS = "Columns: "  # sd-symbolic's title for table rows cut off from their header (source_units/tree.py)
@@ -21,6 +21,9 @@ def unit_pieces(claim: str, title: str) -> list[tuple[str, bool, str]]:
     header = table_cells(title[len(_COLUMNS) :]) if title.startswith(_COLUMNS) else None
     out: list[tuple[str, bool, str]] = []
     for piece, kind in _statement_pieces(claim, header):
+        if kind == "sentence" and len(entries := labelled_entries(piece)) > 1:
+            out.extend((e, False, "") for e in entries)
+            continue
         if kind == "code" or len(piece) <= MAX_PIECE:
             out.append((piece, kind == "code", ""))
             continue
@@ -55,6 +58,32 @@ def _header_fields(piece: str) -> list[str]:
     if len(starts) < MIN_FIELDS or starts[0] != 0:
         return []
     return [piece[a:b].strip() for a, b in zip(starts, [*starts[1:], len(piece)], strict=True)]
+
+
+# a labelled entry's term: "`%e`:: Elapsed time …", "CMake:: A widely used …" (AsciiDoc's labelled lists, a
+# glossary's "term:: definition"), one token before "::" and a blank; "Text::Wrap", "std::vector" hold none
+_LABEL = lazy_pattern(r"(?:^|(?<=\s))(?:`[^`\n]{1,60}`|[^\s`:]{1,80}):{2,3}[ \t]")
+
+
+MIN_CONVERSIONS = 3  # a paragraph opening with a conversion and holding this many reads as a verb table
+
+
+def labelled_entries(piece: str) -> list[str]:
+    """The entries of a run of labelled entries sd-symbolic joined into one paragraph ("`%s`:: The number of
+    started edges. `%t`:: The total …"), each from its term to the next one's (a lead-in before the first
+    term is a statement of its own); [] when the text writes no term. A table of conversions flattened the
+    same way ("%b base 2 %c the character … %d base 10") is read entry by entry too."""
+    starts = [m.start() for m in _LABEL.finditer(piece)]
+    if not starts and CONVERSION.match(piece):
+        starts = [
+            m.start() for m in CONVERSION.finditer(piece) if m.start() == 0 or piece[m.start() - 1] == " "
+        ]
+        if len(starts) < MIN_CONVERSIONS:
+            return []
+    if not starts:
+        return []
+    bounds = ([0] if starts[0] > 0 else []) + starts
+    return [s for a, b in zip(bounds, [*bounds[1:], len(piece)], strict=True) if (s := piece[a:b].strip())]
 
 
 def _long_piece(piece: str, kind: str) -> list[str]:

@@ -274,10 +274,13 @@ NUMBER = lazy_pattern(
     r"|\bnumber of \w+",  # "Default: number of CPUs": a quantity named by what it counts
     re.I,
 )
-# a dotted version, "v2", "version 3"; or a dependency's version constraint: a comparison before a number
-# ("ca-certificates (>= 20130119)", "requests>=2", "~> 1"), which states a version whatever its digits
+# a dotted version, "v2", "version 3"; a release named by its number on either side of the noun ("edition
+# 2021", "the 2015 edition", "revision 12"); or a dependency's version constraint: a comparison before a
+# number ("ca-certificates (>= 20130119)", "requests>=2", "~> 1"), which states a version whatever its digits
 _VERSION = lazy_pattern(
-    r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release)\s+\d|(?:[<>=!~]=|>>|<<|~>)\s*v?\d", re.I
+    r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release|revision|edition)\s+\d"
+    r"|\b\d+\s+(?:edition|release|revision)\b|(?:[<>=!~]=|>>|<<|~>)\s*v?\d",
+    re.I,
 )
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from mrpvm.protocol.analysis import (  # noqa: F401 - the shared analyser, re-exported for plugins
+    CONVERSION,
     EXTREMES,
     STOPWORDS,
     TERM_TOKEN,
