@@ -95,6 +95,14 @@ def turn_status(outcomes: list[SeedOutcome] | None) -> OutcomeStatus:
     return "weak"
 
 
+def reported_status(status: str, groups: list[ResponseGroup]) -> str:
+    """The turn's status as reported: `no-context` when every question of the turn was refused (the no-context
+    sentence, for which `mrpvm ask` exits 3), so that a refusal does not read as a weak answer (README: a weak
+    answer is an answer, exit 0); the frame's status otherwise (planners and the commit keep that one)."""
+    refused = all(g.answerMarkdown.strip() in ("", NO_CONTEXT_ANSWER) for g in groups)
+    return "no-context" if status == "weak" and groups and refused else status
+
+
 def _ref(unit: KnowledgeUnit) -> SourceRef:
     return SourceRef(
         id=unit.id,

@@ -35,6 +35,7 @@ from .response import (
     answer_markdown,
     build_group,
     document_markdown,
+    reported_status,
     unrepeated,
 )
 from .stages import kb_notifications, notify_kb
@@ -237,6 +238,7 @@ async def _close_turn(
                 await let_requests_out(supervisor)  # the recordOutcome requests go out, their nodes recorded
             markdown, document = _response(state, frame, status, plugin_ids)
         answer = answer_markdown(document)
+        reported = document.status  # a refusal is reported `no-context` (reported_status), stored as such
         duration_ms = (time.perf_counter() - started) * 1000.0
         document.durationMs = round(duration_ms, 3)
         document.llmCalls = state.budget.llm_calls_used
@@ -244,7 +246,7 @@ async def _close_turn(
         trace_json = await commit(
             state,
             root,
-            status,
+            reported,
             markdown,
             doc_dict,
             plugin_ids,
@@ -270,7 +272,7 @@ async def _close_turn(
         trace_json=trace_json,
         llm_calls=state.budget.llm_calls_used,
         duration_ms=round(duration_ms, 3),
-        status=status,
+        status=reported,
         answer_markdown=answer,
         deliberation_level=state.deliberation,
         plugin_ms=round(state.calls.plugin_ms, 3),
@@ -302,7 +304,7 @@ def _response(
     document = ResponseDocument(
         requestId=state.request_id,
         sessionId=state.session.id,
-        status=status,
+        status=reported_status(status, groups),
         groups=groups,
         warnings=list(dict.fromkeys(state.warnings)),
         pluginFailures=[f"{pid} failed {what}" for pid, what in state.plugin_failures.items()],

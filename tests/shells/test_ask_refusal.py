@@ -48,6 +48,18 @@ def test_a_refusal_exits_3_and_lists_no_sources_while_an_answer_exits_0(tmp_path
     assert data["response_document"]["groups"][0]["sessionSources"]
 
 
+def test_a_refusals_status_says_no_context_as_its_text_and_exit_code_do(tmp_path):
+    """The refusal's text, its exit code and its status agree: a turn refused with the no-context sentence is
+    reported `no-context`, not `weak` (which the README gives a weak answer, exit 0)."""
+    source = tmp_path / "vault.md"
+    source.write_text(DOC)
+    refused = ask(tmp_path / "home", source, "Who pruned the old snapshots?")
+    assert refused.returncode == REFUSED_EXIT, refused.stderr
+    data = json.loads(refused.stdout)
+    assert data["response_document"]["groups"][0]["answerMarkdown"].strip() == NO_CONTEXT_ANSWER
+    assert data["response_document"]["status"] == "no-context"
+
+
 OPTIONS = """# Vault options
 
 ## Storage
