@@ -202,3 +202,49 @@ def test_a_failed_batch_call_is_recorded_as_dropped_on_every_turn(tmp_path, long
         node = stored_node(h, result)
         assert node["status"] == "error" and node["output"]["code"] == "OUTCOME_DOWN"
         assert "OUTCOME_DOWN" in node["output"]["dropped"]
+
+
+def test_two_batches_are_called_at_once_and_fold_in_queue_order(tmp_path, long_wait, monkeypatch):
+    """Four outcomes, batches of three: the full batch goes, the fourth is sent by the shutdown's flush
+    while the first is still in flight (the planner holds both until both are in: the barrier), the
+    first batch's reply is held back until after the second's, and still the records are the folds in
+    queue order (success 0.1, 0.2, 0.3 then the single outcome's 0.1), on the SQLite store; nothing lost."""
+    from mrpvm.kernel.supervisor.core import Supervisor
+
+    launched: list[list[str]] = []
+    folded: list[list[str]] = []
+    launch, fold, call = (
+        outcome_batch.OutcomeBatcher._launch,
+        outcome_batch.OutcomeBatcher._fold,
+        Supervisor.call,
+    )
+
+    def spy_launch(self, key, batch):
+        launched.append([e.payload.requestId for e in batch])
+        launch(self, key, batch)
+
+    async def spy_fold(self, planner_id, batch, doc):
+        folded.append([e.payload.requestId for e in batch])
+        await fold(self, planner_id, batch, doc)
+
+    async def first_late(self, plugin_id, request, **kw):
+        result = await call(self, plugin_id, request, **kw)
+        if request.op == "recordOutcome" and len(getattr(request.payload, "outcomes", [])) == 3:
+            await anyio.sleep(0.5)  # the first batch's reply arrives after the second's
+        return result
+
+    monkeypatch.setattr(outcome_batch.OutcomeBatcher, "_launch", spy_launch)
+    monkeypatch.setattr(outcome_batch.OutcomeBatcher, "_fold", spy_fold)
+    monkeypatch.setattr(Supervisor, "call", first_late)
+    rule = {"observationsEach": [KB_A], "successStep": True, "track": True, "waitMax": 2}
+    h = BatchHarness(tmp_path, script(rule), batch=3)
+    results = ask_concurrently(h, 4, drain=False)  # the fourth outcome is sent by the shutdown's flush
+    assert [len(b) for b in launched] == [3, 1] and folded == launched
+    assert sorted(rid for batch in launched for rid in batch) == sorted(r.request_id for r in results)
+    record = learned(h)[("kb-a", "")]
+    assert record.samples == 4
+    rate = 0.5
+    for success in (0.1, 0.2, 0.3, 0.1):  # the folds in queue order (the other order ends elsewhere)
+        rate = 0.5 * rate + 0.5 * success
+    assert record.successRate == pytest.approx(rate, abs=1e-12)
+    assert all(stored_node(h, r)["output"]["observationsStored"] == 1 for r in results)
