@@ -4,9 +4,8 @@ A planner whose manifest sets `outcomeBatch` N > 1 (and that calls no LLM) gets 
 outcomes in batches: per (planner, KB) they wait in arrival order and go out in one call when N are
 pending, after at most `BATCH_WAIT_S`, or at once when a later turn of the same session is about to
 call the planner (`hurry`: a buildPlan never waits for the timer) or the background is drained (daemon
-shutdown). Up to `IN_FLIGHT` batches of a planner and KB are called at once (the background lane's
-workers), so a hurried outcome does not wait for the call ahead of it; their folds still run one after
-the other in queue order (a batch folds once the batch before it has). Each turn keeps its own `pending` recordOutcome node, finished from the batch's reply; the reply's
+shutdown). One batch of a planner and KB is in flight at a time, so its outcomes are folded in queue
+order. Each turn keeps its own `pending` recordOutcome node, finished from the batch's reply; the reply's
 observations are attributed to their outcome by `Outcome: <requestId>`, checked whole before anything is
 stored, and the batch's folds and trace rewrites are one store transaction. A batch whose call fails is
 recorded on every node as dropped, with the reason (nothing is folded, as for a failed single call).
@@ -47,8 +46,6 @@ class TraceOnce(Protocol):
 
 log = logging.getLogger("mrpvm.kernel")
 BATCH_WAIT_S = 0.05  # the longest an outcome waits for others to share its call
-# batches of one planner and KB called at once: the background lane's workers (supervisor/worker_mode.py)
-IN_FLIGHT = 2
 
 _Key = tuple[str, str | None]  # (planner id, KB id)
 
@@ -85,8 +82,6 @@ class OutcomeBatcher:
         self._pending: dict[_Key, list[_Entry]] = {}
         self._go: dict[_Key, asyncio.Event] = {}
         self._runners: dict[_Key, asyncio.Task] = {}
-        self._sending: dict[_Key, set[asyncio.Task]] = {}  # batches called, not yet folded
-        self._last: dict[_Key, asyncio.Task] = {}  # the batch a key's next batch folds after
         self._flushing = False
 
     async def submit(
@@ -128,11 +123,10 @@ class OutcomeBatcher:
         """Send everything pending and wait until it is folded (before the background drains)."""
         self._flushing = True
         try:
-            while self._runners or any(self._sending.values()):
+            while self._runners:
                 for go in self._go.values():
                     go.set()
-                sending = [t for tasks in self._sending.values() for t in tasks]
-                await asyncio.gather(*self._runners.values(), *sending, return_exceptions=True)
+                await asyncio.gather(*self._runners.values(), return_exceptions=True)
         finally:
             self._flushing = False
 
@@ -144,34 +138,17 @@ class OutcomeBatcher:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(go.wait(), BATCH_WAIT_S)
                 go.clear()
-                sending = self._sending.setdefault(key, set())
-                while len(sending) >= IN_FLIGHT:
-                    await asyncio.wait(sending, return_when=asyncio.FIRST_COMPLETED)
                 batch = pending[:size]
                 del pending[:size]
-                self._launch(key, batch)
+                try:
+                    await self._send(key[0], batch)
+                except Exception:  # its turns' calls have their attempts; the next batch still goes
+                    log.exception("a batch of recordOutcome failed")
         finally:
             self._runners.pop(key, None)
 
-    def _launch(self, key: _Key, batch: list[_Entry]) -> None:
-        """Call for the batch now; it folds after the key's previous batch."""
-        task = asyncio.get_running_loop().create_task(self._send(key[0], batch, self._last.get(key)))
-        self._last[key] = task
-        sending = self._sending.setdefault(key, set())
-        sending.add(task)
-
-        def done(task: asyncio.Task) -> None:
-            sending.discard(task)
-            if self._last.get(key) is task:
-                del self._last[key]
-            if not task.cancelled() and task.exception() is not None:  # the next batch still goes
-                log.error("a batch of recordOutcome failed", exc_info=task.exception())
-
-        task.add_done_callback(done)
-
-    async def _send(self, planner_id: str, batch: list[_Entry], after: asyncio.Task | None) -> None:
-        """One call for the batch (a batch of one is an ordinary single-outcome call), then the fold, once
-        the batch `after` (the key's previous one) has ended."""
+    async def _send(self, planner_id: str, batch: list[_Entry]) -> None:
+        """One call for the batch (a batch of one is an ordinary single-outcome call), then the fold."""
         first = batch[0]
         info = first.state.plugin_info(planner_id)
         timeout_s = plugin_timeout_ms(first.state, info) / 1000.0
@@ -197,8 +174,6 @@ class OutcomeBatcher:
                 if attempt.status == "error":  # a crash, a timeout, a refusal or an error answer
                     code = entry.node.output.get("code", "error")
                     entry.node.output["dropped"] = f"the outcome's call failed ({code}): not learned"
-            if after is not None and not after.done():  # folds in queue order
-                await asyncio.wait([after])
             if failure is None and result is not None and result.document.result.status == "success":
                 await self._fold(planner_id, batch, result.document)
         finally:
