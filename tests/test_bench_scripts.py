@@ -236,3 +236,28 @@ def test_daemon_kb_load_counts_each_ops_worker_jobs_a_turn(tmp_path) -> None:
     assert jobs["sd-symbolic.detectSeeds"] == 1.0 and jobs["planner-default.buildPlan"] == 1.0
     assert jobs.get("planner-default.recordOutcome", 0.0) <= 1.2  # 7 outcomes over 6 turns at most
     assert figures["per_turn"]["worker_jobs_total"] >= 3.0  # sd, the plan, at least one retrieve
+
+
+def test_daemon_kb_load_waits_reports_what_a_wait_is_made_of(tmp_path) -> None:
+    """`daemon_kb_load.py --waits` (bench/daemon_waits.py): a later turn of a session waits for its last
+    recordOutcome; the summary gives those waits and their parts (each outcome call, each fold, the loop's
+    lag), counted, not timed against any figure."""
+    doc = tmp_path / "loom.md"
+    doc.write_text(
+        "# Loom threading\n\nThe warp threads run along the loom. The weft crosses them.\n\n"
+        "## Tension\n\nA tight warp keeps the cloth even.\n"
+    )
+    questions = tmp_path / "q.txt"
+    questions.write_text("What does the weft cross?\nWhat keeps the cloth even?\n")
+    figures = run_bench(
+        "daemon_kb_load.py",
+        *("--symbolic-only", "--sessions", "2", "--turns", "3", "--settle", "0"),
+        *("--doc", str(doc), "--questions", str(questions), "--waits", str(tmp_path / "waits.json")),
+    )
+    assert figures["turns"] == 6 and figures["errors"] == 0
+    waits = figures["waits_for_last_outcome"]
+    assert waits["turns_that_waited"] >= 1  # a session's second and third turns (its first may follow the warm-up)
+    parts = waits["parts_p50_p90_p99_max_ms"]
+    assert set(parts) == {"outcome_call", "fold", "loop_lag"}
+    assert parts["outcome_call"]["n"] >= 1 and parts["loop_lag"]["n"] >= 1
+    assert all(len(p["ms"]) == 4 for p in parts.values())
