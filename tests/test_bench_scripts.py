@@ -215,10 +215,8 @@ def test_sd_compiled_probe_builds_and_digests_the_interpreted_side(tmp_path) -> 
     assert "compiled" not in figures
 
 
-def test_daemon_kb_load_counts_each_ops_worker_jobs_a_turn(tmp_path) -> None:
-    """`daemon_kb_load.py --counts` (bench/daemon_call_counts.py): the load's calls and worker jobs a turn per
-    plugin.op; an ordinary turn wakes the sd-plugin once and the planner once for its plan (the daemon's
-    recordOutcome goes out batched: at most one call a turn, and the warm-up's last one may fall in the load)."""
+def small_daemon_load(tmp_path, *flags: str) -> dict:
+    """`daemon_kb_load.py` over an invented two-section document, 2 sessions × 3 turns, symbolic plugins."""
     doc = tmp_path / "kiln.md"
     doc.write_text(
         "# Kiln firing\n\nA bisque firing heats the clay to 1000 degrees. A glaze firing follows it.\n\n"
@@ -226,11 +224,18 @@ def test_daemon_kb_load_counts_each_ops_worker_jobs_a_turn(tmp_path) -> None:
     )
     questions = tmp_path / "q.txt"
     questions.write_text("How hot is a bisque firing?\nHow long does the kiln cool?\n")
-    figures = run_bench(
+    return run_bench(
         "daemon_kb_load.py",
         *("--symbolic-only", "--sessions", "2", "--turns", "3", "--settle", "0"),
-        *("--doc", str(doc), "--questions", str(questions), "--counts", str(tmp_path / "counts.json")),
+        *("--doc", str(doc), "--questions", str(questions), *flags),
     )
+
+
+def test_daemon_kb_load_counts_each_ops_worker_jobs_a_turn(tmp_path) -> None:
+    """`daemon_kb_load.py --counts` (bench/daemon_call_counts.py): the load's calls and worker jobs a turn per
+    plugin.op; an ordinary turn wakes the sd-plugin once and the planner once for its plan (the daemon's
+    recordOutcome goes out batched: at most one call a turn, and the warm-up's last one may fall in the load)."""
+    figures = small_daemon_load(tmp_path, "--counts", str(tmp_path / "counts.json"))
     assert figures["turns"] == 6 and figures["errors"] == 0
     jobs = figures["per_turn"]["worker_jobs"]
     assert jobs["sd-symbolic.detectSeeds"] == 1.0 and jobs["planner-default.buildPlan"] == 1.0
@@ -242,21 +247,11 @@ def test_daemon_kb_load_waits_reports_what_a_wait_is_made_of(tmp_path) -> None:
     """`daemon_kb_load.py --waits` (bench/daemon_waits.py): a later turn of a session waits for its last
     recordOutcome; the summary gives those waits and their parts (each outcome call, each fold, the loop's
     lag), counted, not timed against any figure."""
-    doc = tmp_path / "loom.md"
-    doc.write_text(
-        "# Loom threading\n\nThe warp threads run along the loom. The weft crosses them.\n\n"
-        "## Tension\n\nA tight warp keeps the cloth even.\n"
-    )
-    questions = tmp_path / "q.txt"
-    questions.write_text("What does the weft cross?\nWhat keeps the cloth even?\n")
-    figures = run_bench(
-        "daemon_kb_load.py",
-        *("--symbolic-only", "--sessions", "2", "--turns", "3", "--settle", "0"),
-        *("--doc", str(doc), "--questions", str(questions), "--waits", str(tmp_path / "waits.json")),
-    )
+    figures = small_daemon_load(tmp_path, "--waits", str(tmp_path / "waits.json"))
     assert figures["turns"] == 6 and figures["errors"] == 0
     waits = figures["waits_for_last_outcome"]
-    assert waits["turns_that_waited"] >= 1  # a session's second and third turns (its first may follow the warm-up)
+    # a session's second and third turns (its first may follow the warm-up)
+    assert waits["turns_that_waited"] >= 1
     parts = waits["parts_p50_p90_p99_max_ms"]
     assert set(parts) == {"outcome_call", "fold", "loop_lag"}
     assert parts["outcome_call"]["n"] >= 1 and parts["loop_lag"]["n"] >= 1
