@@ -5,7 +5,8 @@ spelling of it ("licence" asked of documents that write "license", "colour" of "
 Only a term the collection does not hold is read so, and only when the reading is safe: the term is a word
 of at least `MIN_VARIANT_LENGTH` letters (a short word has too many neighbours: "form" / "from"), the
 variant is one edit away (a letter left out, added, changed, or two swapped), keeps the term's first
-`SHARED_PREFIX` letters (the same stem: "trail" is not read as "trial"), and is frequent in the collection
+`SHARED_PREFIX` letters (spellings of one word differ in its ending, -our/-or, -ce/-se, -re/-er, -ogue/-og:
+"trail" is not read as "trial", nor "patch" as "path"), and is frequent in the collection
 (held by at least `MIN_VARIANT_DF` units: one stray typo of a document is no spelling of it). Among several
 such variants the most frequent is taken. No word list: the collection's vocabulary is the only dictionary.
 
@@ -23,7 +24,7 @@ from string import ascii_lowercase
 from .analysis import WORD_PATTERN, terms
 
 MIN_VARIANT_LENGTH = 5  # letters of the asked term (as the analyser spells it, a stem)
-SHARED_PREFIX = 3  # first letters an edit never touches
+SHARED_PREFIX = 4  # first letters an edit never touches
 MIN_VARIANT_DF = 2  # units of the collection that must hold the variant
 
 

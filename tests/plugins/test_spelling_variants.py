@@ -51,6 +51,7 @@ def test_an_absent_term_one_edit_from_a_frequent_one_is_read_as_it():
     [
         ("form", {"from": 9}),  # too short: a short word has too many neighbours
         ("trail", {"trial": 9}),  # the edit changes the first letters: another stem
+        ("patch", {"path": 9}),  # nor the fourth: spellings of one word differ in its ending
         ("licence", {"licens": 1}),  # one unit's spelling (perhaps a typo) is no spelling of the collection
         ("licence", {"licenc": 2, "licens": 9}),  # a term the collection holds is never re-spelt
         ("colour", {"colorful": 9}),  # two edits away
