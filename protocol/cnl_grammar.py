@@ -216,6 +216,7 @@ RESOLVED_FIELDS = (
     _f("Guidance", "csv"),
     _f("Notes"),
     _f("TermWeights"),
+    _f("TermVariants"),
 )
 RESOLVED_FIELDS[2].attr = "kuLevelsUsed"
 RESOLVED_FIELDS[3].attr = "totalKUsConsidered"

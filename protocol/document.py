@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import msgspec
 
+from .variants import parse_term_variants
 from .vocab import ACTS_FOR_ROLE
 
 
@@ -141,10 +142,17 @@ class ResolvedIntent(msgspec.Struct, kw_only=True, omit_defaults=True):
     # unit holds the term): a solver that sees only the selected units can still tell a common word from
     # a rare one, and a word the collection never uses from one the selected units lack
     termWeights: str = ""
+    # query terms the collection never holds, read as its own spelling of them ("licenc=licens": asked of
+    # documents that write "license"; protocol/variants.py): the weights above are of the held spelling
+    termVariants: str = ""
 
     @property
     def term_weights(self) -> dict[str, float]:
         return parse_term_weights(self.termWeights)
+
+    @property
+    def term_variants(self) -> dict[str, str]:
+        return parse_term_variants(self.termVariants)
 
     @property
     def ref(self) -> str:

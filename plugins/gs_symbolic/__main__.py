@@ -17,6 +17,7 @@ from mrpvm.plugins.sdk import Call, Plugin
 from mrpvm.plugins.sdk.embedding import for_call, worker_started
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import SolvePayload
+from mrpvm.protocol.variants import respell
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 from .material import Outcome, prepare
@@ -44,14 +45,17 @@ def solve(call: Call) -> CnlDocument:
     # a short one-shot call does not wait for the model to load; vectors are kept in the KB's folder
     for_call(call.time_left(), call.request.paths.artifacts)
     intent = payload.intent
-    text = (intent.intent if intent else "") or call.prompt
+    # a word the documents spell otherwise (the retriever's TermVariants) is read in their spelling
+    variants = payload.resolved.term_variants if payload.resolved else {}
+    text = respell((intent.intent if intent else "") or call.prompt, variants)
+    context = respell(intent.context if intent else "", variants)
     units = payload.evidence or call.context_units()
     evidence, inline_guidance = _split_guidance(units)
     guidance = [g.body for g in payload.guidance if g.body] + inline_guidance
     output = intent.output if intent else ""
     act = intent.act if intent else None
     answer_type = intent.answerType if intent else ""
-    question = analyse(text, act, output, guidance, intent.context if intent else "", answer_type)
+    question = analyse(text, act, output, guidance, context, answer_type)
     notes = payload.resolved.notes if payload.resolved else ""
     question = with_collection(question, payload.resolved.term_weights if payload.resolved else {})
     material = prepare(evidence, notes)
@@ -60,7 +64,7 @@ def solve(call: Call) -> CnlDocument:
     if len(subs) >= 2:
         parts: list[tuple[str, Outcome | None]] = []
         for sub in subs:
-            sub_q = analyse(sub, None, output, guidance, intent.context if intent else "")
+            sub_q = analyse(sub, None, output, guidance, context)
             sub_q = with_collection(sub_q, question.collection)
             parts.append((sub, answer(sub_q, material)))
         answered = [(s, o) for s, o in parts if o is not None]

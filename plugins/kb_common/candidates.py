@@ -181,6 +181,13 @@ class Views:
             self._idf[term] = value
         return value
 
+    def df(self, term: str) -> int:
+        """How many units of the views hold the term (in a text field; the store's most frequent field)."""
+        count = self.inline.df(term) if self.inline is not None and self.inline.size else 0
+        if self.store is not None and self.store.size:
+            count += max(self.store.doc_freq(f, term) for f in ("topic", "heading", "body"))
+        return count
+
     def known(self, term: str) -> bool:
         """Whether any view holds a unit with this term (in its topic, heading or body)."""
         if self.inline is not None and self.inline.size and self.inline.df(term) > 0:

@@ -11,6 +11,7 @@ from mrpvm.protocol.document import (
     format_term_weights,
     intent_ref,
 )
+from mrpvm.protocol.variants import format_term_variants
 
 from .candidates import Candidate
 from .profile import GoalProfile
@@ -30,6 +31,7 @@ class IntentResult:
         "top_lexical",
         "notes",
         "term_weights",
+        "term_variants",
     )
 
     def __init__(
@@ -43,6 +45,7 @@ class IntentResult:
         top_lexical: float,
         notes: list[str] | None = None,
         term_weights: dict[str, float] | None = None,
+        term_variants: dict[str, str] | None = None,
     ):
         self.profile = profile
         self.evidence = evidence
@@ -53,6 +56,7 @@ class IntentResult:
         self.top_lexical = top_lexical
         self.notes = notes or []
         self.term_weights = term_weights or {}  # query term -> its idf over the views searched
+        self.term_variants = term_variants or {}  # asked term -> the collection's spelling of it
 
     def resolved(self) -> ResolvedIntent:
         p, s = self.profile, self.sufficiency
@@ -79,6 +83,7 @@ class IntentResult:
             guidance=list(dict.fromkeys(self.guidance_ids)),
             notes="; ".join(trace),
             termWeights=format_term_weights(self.term_weights),
+            termVariants=format_term_variants(self.term_variants),
         )
 
 

@@ -232,3 +232,21 @@ def build_profile(intent: IntentGroup, purpose: str = "task-evidence") -> GoalPr
 def bare_intent(prompt: str) -> IntentGroup:
     """The one intent of a request that carries none: the prompt itself."""
     return IntentGroup(index=1, act=guess_act(prompt), intent=prompt.strip() or "(empty)", output="answer")
+
+
+def with_variants(profile: GoalProfile, variants: dict[str, str]) -> GoalProfile:
+    """The profile with each asked term the collection never holds replaced by the collection's spelling of
+    it (protocol/variants.py): "licence" is searched, weighed and covered as the documents' "license"."""
+    if not variants:
+        return profile
+    weights: dict[str, float] = {}
+    for term, weight in profile.weights.items():
+        held = variants.get(term, term)
+        weights[held] = max(weight, weights.get(held, 0.0))
+
+    def held(terms: list[str]) -> list[str]:
+        return list(dict.fromkeys(variants.get(t, t) for t in terms))
+
+    return msgspec.structs.replace(
+        profile, weights=weights, content=held(profile.content), subject=held(profile.subject)
+    )

@@ -18,13 +18,14 @@ import msgspec
 from mrpvm.plugins.sdk import Call, InvalidInput, PluginFailure
 from mrpvm.protocol.document import CnlDocument, KnowledgeUnit
 from mrpvm.protocol.envelope import OnSessionEventPayload, OnSourceTextPayload, RetrievePayload
+from mrpvm.protocol.variants import spelling_variants
 
 from .candidates import Candidate, Views
 from .fields import is_evidence, is_guidance, is_question_like
 from .ingest import fallback_units, handed_units, source_summary
 from .memindex import memory_index
 from .output import IntentResult, build_document
-from .profile import GoalProfile, bare_intent, build_profile
+from .profile import GoalProfile, bare_intent, build_profile, with_variants
 from .selection import (
     NAMED_SOURCE_SEARCH,
     SelectionConfig,
@@ -108,6 +109,9 @@ class Retriever:
         self, call: Call, views: Views, profile: GoalProfile, phase: str, max_units: int
     ) -> IntentResult:
         cfg = self.config
+        # an asked term the collection never holds, spelt as it spells it ("licence": "license")
+        variants = spelling_variants(profile.subject, views.df)
+        profile = with_variants(profile, variants)
         naming = named_source_terms(views, profile.weights)
         searched = profile
         if naming:
@@ -167,6 +171,7 @@ class Retriever:
                 t: round(views.idf(t), 3) if views.known(t) and t not in unheld else 0.0
                 for t in profile.weights
             },
+            term_variants=variants,
         )
         trace = [f"skipped {len(asking)} question units"] if asking else []
         if whole:
