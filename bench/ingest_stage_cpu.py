@@ -87,8 +87,8 @@ def main() -> None:
         if profile is not None:
             profile.disable()
         # with what a forked child (sd-symbolic's second half, halves.py) spent
-        cpu[key] = round(time.process_time() - start + _children_cpu() - children, 3)
-        wall[key] = round(time.perf_counter() - t0, 3)
+        cpu[key] = round(time.process_time() - start + _children_cpu() - children, 6)
+        wall[key] = round(time.perf_counter() - t0, 6)
         if profile is not None:
             pstats.Stats(profile).sort_stats("tottime").print_stats(30)
         return out
