@@ -62,6 +62,7 @@ from .narrowing import (
     said,
     with_negations,
 )
+from .neighbour_entry import unheld_entry
 from .passages import Judge, Passage
 from .proof_chain import proof_chain
 from .qualifiers import asks_past
@@ -303,6 +304,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     margin = 1.0 if rival is None or passage.score <= 0 else max(0.0, 1 - rival.score / passage.score)
     if defaults_elsewhere(q, judge.said(passage) | set(terms(passage_text(passage)))):
         return None  # the default of another setting: the asked one's is never stated
+    if (marked(q) or asks_default(q)) and unheld_entry(q, passage, judge):
+        return None  # the figure, version or default of a neighbouring entry: the asked thing's is not stated
     if q.answer_type:  # a typed question is answered by what answers it, not by its surroundings
         shorter = shortest_answering(passage, judge)
         # ... unless only its surroundings state what the question's form asks for ("The default is 3.")
