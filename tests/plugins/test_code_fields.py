@@ -70,7 +70,7 @@ def test_the_labelled_line_the_question_names_answers() -> None:
     assert "Ilse Varga" in answer, (status, answer)
 
 
-def test_a_label_or_subject_the_block_lacks_is_refused() -> None:
+def test_a_label_or_subject_the_block_lacks_is_never_success() -> None:
     # read as statements, a field of another subject is at most the best candidate, never `success`
     assert _copyright("Who is the upstream contact for inkwell?")[0] != "success"
     assert _copyright("Who is the maintainer of quillpad?")[1] == NO_CONTEXT_ANSWER
