@@ -33,6 +33,9 @@ from .store_sessions import SessionTables
 _TITLE_IF_UNTITLED = "title = CASE WHEN title = '' THEN ? ELSE title END"
 TraceJson = dict[str, Any] | bytes  # a turn's trace: its builtins, or their JSON already encoded
 LED_BY_WINDOW = 20  # turns looked back on for the plugins a planner's plans chose (usual_turn_plugins)
+CALLED_BY_AT_LEAST = (
+    2  # usually_called_plugins: one turn's calls alone are no usual (a question's own detours)
+)
 PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
 _PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see kernel/store.py
 
@@ -257,11 +260,11 @@ class TurnTables(SessionTables):
 
     def usually_called_plugins(self, led_by: str | None = None) -> list[str]:
         """The plugin ids that more than half of the home's last LED_BY_WINDOW turns called (of those `led_by`
-        led; [] when it led none), the most called first (ties: the latest turn's order), read from the
-        turns' traces (their plugin nodes are the calls made). Beside `usual_turn_plugins`' one plugin per
-        stage, this names a second plugin of a stage that most turns needed: e.g. the fallback kb-plugin of
-        a home whose first kb views are mostly weak, which a one-turn process then starts beside the first
-        instead of after its view failed (kernel/engine/warm_start.py)."""
+        led; [] when it led none), and at least CALLED_BY_AT_LEAST of them, the most called first (ties: the
+        latest turn's order), read from the turns' traces (their plugin nodes are the calls made). Beside
+        `usual_turn_plugins`' one plugin per stage, this names a second plugin of a stage that most turns
+        needed: e.g. the fallback kb-plugin of a home whose first kb views are mostly weak, which a one-turn
+        process then starts beside the first instead of after its view failed (kernel/engine/warm_start.py)."""
         rows = self._conn().execute(
             "SELECT plugin_ids, trace FROM turns ORDER BY created_at DESC LIMIT ?", (LED_BY_WINDOW,)
         )
@@ -271,7 +274,7 @@ class TurnTables(SessionTables):
             for plugin_id in _called(trace):
                 counts[plugin_id] = counts.get(plugin_id, 0) + 1
         ranked = sorted(counts, key=lambda p: -counts[p])  # stable: ties keep the latest turn's order
-        return [p for p in ranked if 2 * counts[p] > len(led)]
+        return [p for p in ranked if 2 * counts[p] > len(led) and counts[p] >= CALLED_BY_AT_LEAST]
 
     def recent_user_messages(self, session_id: str, limit: int) -> list[str]:
         """The user messages of the session's last `limit` turns, oldest first; no trace is read."""

@@ -330,14 +330,30 @@ def test_a_second_kb_plugin_most_recent_turns_called_starts_beside_the_first(tmp
 
 
 def test_the_plugins_usually_called_are_those_more_than_half_the_turns_called(tmp_path):
-    """One fallback in three turns is no majority; a trace that does not read as one counts as no call."""
+    """One turn alone is no usual; one fallback in three turns is no majority; a trace that does not read
+    as one counts as no call."""
     h = Harness(tmp_path, SCRIPT, enabled=ENABLED)
     weak_first = {"retrieve": {"status": "insufficient", "select": 1}, "onSessionEvent": {}}
     plan = {**PLAN, "kbPluginOrder": ["kb-a", "kb-b"]}
     planner = {"buildPlan": {"plan": plan}, "recordOutcome": {}}
+
+    def called() -> list[str]:
+        async def go():
+            ctx = await h.open()
+            try:
+                return ctx.store.usually_called_plugins(led_by="planner-a")
+            finally:
+                await ctx.aclose()
+
+        return anyio.run(go)
+
+    seen = []
     for kb_a in (weak_first, SCRIPT["kb-a"], SCRIPT["kb-a"]):
         h.write_script({**SCRIPT, "kb-a": kb_a, "planner-a": planner})
         h.ask("what is alpha?", pins=Pins(planner="planner-a"))
+        seen.append(called())
+    assert seen[0] == []  # every plugin (kb-b too) was called by the only turn: one turn is no usual
+    assert "kb-a" in seen[1] and "kb-b" not in seen[1] + seen[2]  # one of two, of three: no majority
 
     async def go():
         ctx = await h.open()
