@@ -259,9 +259,11 @@ class TurnTables(SessionTables):
         return _usual(led or recent[:1])
 
     def usually_called_plugins(self, led_by: str | None = None) -> list[str]:
-        """The plugin ids that more than half of the home's last LED_BY_WINDOW turns called (of those `led_by`
-        led; [] when it led none), and at least CALLED_BY_AT_LEAST of them, the most called first (ties: the
-        latest turn's order), read from the turns' traces (their plugin nodes are the calls made). Beside
+        """The plugin ids that at least two thirds of the home's last LED_BY_WINDOW turns called (of those
+        `led_by` led; [] when it led none), and at least CALLED_BY_AT_LEAST of them, the most called first
+        (ties: the latest turn's order), read from the turns' traces (their plugin nodes are the calls made).
+        Two thirds, not a bare majority: a worker started for nothing costs CPU on a busy machine, and a
+        window's rate foretells the next question only roughly (bench/ISSUE22_FIGURES.md, perf62). Beside
         `usual_turn_plugins`' one plugin per stage, this names a second plugin of a stage that most turns
         needed: e.g. the fallback kb-plugin of a home whose first kb views are mostly weak, which a one-turn
         process then starts beside the first instead of after its view failed (kernel/engine/warm_start.py)."""
@@ -274,7 +276,7 @@ class TurnTables(SessionTables):
             for plugin_id in _called(trace):
                 counts[plugin_id] = counts.get(plugin_id, 0) + 1
         ranked = sorted(counts, key=lambda p: -counts[p])  # stable: ties keep the latest turn's order
-        return [p for p in ranked if 2 * counts[p] > len(led) and counts[p] >= CALLED_BY_AT_LEAST]
+        return [p for p in ranked if 3 * counts[p] >= 2 * len(led) and counts[p] >= CALLED_BY_AT_LEAST]
 
     def recent_user_messages(self, session_id: str, limit: int) -> list[str]:
         """The user messages of the session's last `limit` turns, oldest first; no trace is read."""
