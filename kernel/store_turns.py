@@ -33,9 +33,7 @@ from .store_sessions import SessionTables
 _TITLE_IF_UNTITLED = "title = CASE WHEN title = '' THEN ? ELSE title END"
 TraceJson = dict[str, Any] | bytes  # a turn's trace: its builtins, or their JSON already encoded
 LED_BY_WINDOW = 20  # turns looked back on for the plugins a planner's plans chose (usual_turn_plugins)
-CALLED_BY_AT_LEAST = (
-    2  # usually_called_plugins: one turn's calls alone are no usual (a question's own detours)
-)
+CALLED_BY_AT_LEAST = 2  # usually_called_plugins: one turn's calls alone (its own detours) are no usual
 PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
 _PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see kernel/store.py
 
