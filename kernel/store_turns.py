@@ -33,6 +33,7 @@ from .store_sessions import SessionTables
 _TITLE_IF_UNTITLED = "title = CASE WHEN title = '' THEN ? ELSE title END"
 TraceJson = dict[str, Any] | bytes  # a turn's trace: its builtins, or their JSON already encoded
 LED_BY_WINDOW = 20  # turns looked back on for the plugins a planner's plans chose (usual_turn_plugins)
+CALLED_BY_AT_LEAST = 2  # usually_called_plugins: one turn's calls alone (its own detours) are no usual
 PAUSE_IN_COMMIT_S = 300.0  # the test kills the process long before (another turn may run meanwhile)
 _PAUSE_IN_COMMIT = os.environ.get("MRPVM_TEST_PAUSE_IN_COMMIT", "")  # test hook, see kernel/store.py
 
@@ -255,6 +256,26 @@ class TurnTables(SessionTables):
         led = [p for p in recent if p.get("planner") == led_by] if led_by is not None else recent
         return _usual(led or recent[:1])
 
+    def usually_called_plugins(self, led_by: str | None = None) -> list[str]:
+        """The plugin ids that at least two thirds of the home's last LED_BY_WINDOW turns called (of those
+        `led_by` led; [] when it led none), and at least CALLED_BY_AT_LEAST of them, the most called first
+        (ties: the latest turn's order), read from the turns' traces (their plugin nodes are the calls made).
+        Two thirds, not a bare majority: a worker started for nothing costs CPU on a busy machine, and a
+        window's rate foretells the next question only roughly (bench/ISSUE22_FIGURES.md, perf62). Beside
+        `usual_turn_plugins`' one plugin per stage, this names a second plugin of a stage that most turns
+        needed: e.g. the fallback kb-plugin of a home whose first kb views are mostly weak, which a one-turn
+        process then starts beside the first instead of after its view failed (kernel/engine/warm_start.py)."""
+        rows = self._conn().execute(
+            "SELECT plugin_ids, trace FROM turns ORDER BY created_at DESC LIMIT ?", (LED_BY_WINDOW,)
+        )
+        led = [r[1] for r in rows if led_by is None or _plugin_ids(r[0]).get("planner") == led_by]
+        counts: dict[str, int] = {}  # insertion order: the latest turn's calls first
+        for trace in led:
+            for plugin_id in _called(trace):
+                counts[plugin_id] = counts.get(plugin_id, 0) + 1
+        ranked = sorted(counts, key=lambda p: -counts[p])  # stable: ties keep the latest turn's order
+        return [p for p in ranked if 3 * counts[p] >= 2 * len(led) and counts[p] >= CALLED_BY_AT_LEAST]
+
     def recent_user_messages(self, session_id: str, limit: int) -> list[str]:
         """The user messages of the session's last `limit` turns, oldest first; no trace is read."""
         rows = (
@@ -279,6 +300,32 @@ def _usual(turns: list[dict[str, str]]) -> dict[str, str]:
             stage_counts[plugin_id] = stage_counts.get(plugin_id, 0) + 1
     # dicts keep insertion order: the first plugin id met per stage is the latest turn's, so max keeps it on a tie
     return {stage: max(found, key=found.__getitem__) for stage, found in counts.items()}
+
+
+class _CallNode(msgspec.Struct):
+    """What `_called` reads of a trace node (the rest of it is skipped by the decoder)."""
+
+    kind: str = ""
+    pluginId: str | None = None
+
+
+class _TraceCalls(msgspec.Struct):
+    nodes: list[_CallNode] = []
+
+
+_trace_calls = msgspec.json.Decoder(_TraceCalls)
+
+
+def _called(trace: bytes | str | None) -> list[str]:
+    """The plugin ids a stored trace names in its plugin nodes (one per call made), each once, in the order
+    of their first calls; none when it does not read as a trace."""
+    if not trace:
+        return []
+    try:
+        nodes = _trace_calls.decode(trace).nodes
+    except (msgspec.DecodeError, TypeError):
+        return []
+    return list(dict.fromkeys(n.pluginId for n in nodes if n.kind == "plugin" and n.pluginId))
 
 
 def _plugin_ids(text: bytes | str | None) -> dict[str, str]:

@@ -14,7 +14,13 @@ opens, one worker of each plugin the turn is expected to call:
   guess (three candidates, chosen by the plan: a wrong guess costs a whole worker start on a busy machine,
   and the right one starts only after the plan). Not the latest turn's alone: a turn's kb-plugin is the one
   whose view answered, the fallback's after a weak first view (40 % of the cold `--source` asks of the dev
-  questions), while the next plan mostly puts the same kb-plugin first again.
+  questions), while the next plan mostly puts the same kb-plugin first again;
+- beside those, any plugin two thirds of those recent turns called (`Store.usually_called_plugins`):
+  where most first kb views were weak, the fallback kb-plugin, which otherwise starts only once the first
+  view has failed, alone and on the turn's critical path (~70 ms of a quiet 2-core machine's ~0.45 s ask).
+  A worker started for nothing costs about half of what one started late does (bench/ISSUE22_FIGURES.md:
+  session 30 perf50, +72 vs -119 ms): worth it above a ~40 % rate; two thirds leaves a margin for how
+  roughly a window's rate foretells the next question.
 
 The workers it starts are recorded for the next one-turn process, which launches them before it imports
 the kernel (supervisor/early_launch.py); this function adopts those it starts and stops the others. Once
@@ -43,13 +49,21 @@ GUESSED_FROM_DEFAULTS = ("planner", "sd", "gs")  # stages whose configured first
 STAGE_ORDER = ("sd", "planner", "kb", "gs")  # the order of a turn's first calls to them
 
 
-def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str] | None = None) -> list[str]:
+def expected_plugins(
+    ctx: KernelContext,
+    pins: Pins,
+    previous: dict[str, str] | None = None,
+    called: list[str] | None = None,
+) -> list[str]:
     """One plugin id per stage the turn is expected to call first, in the order of their first calls (sd:
     the `--source` files and detectSeeds; the planner; kb; gs), which is the order they start in and, from
     the record, the order the next one-turn process launches them in (the first needed gets the cores first).
     The planner is the pin, else the one the turn will lead with (`leading_planner`); the others follow
     `previous` (stage -> plugin id), by default the plugins most of the home's recent turns that planner led
-    used (`Store.usual_turn_plugins`): the kb-plugin a turn calls first is the one its planner's plan puts first."""
+    used (`Store.usual_turn_plugins`): the kb-plugin a turn calls first is the one its planner's plan puts first.
+    After them, any further plugin of an unpinned stage that `called` names (by default those two thirds of
+    the recent turns that planner led called, `Store.usually_called_plugins`): a second kb-plugin most
+    turns needed because their first view was weak starts beside the first, not after that view failed."""
     static = static_of(ctx)
     planners = static.enabled.get("mrp-plan-plugin", [])
     leading = pins.planner or leading_planner(ctx, planners)
@@ -75,6 +89,12 @@ def expected_plugins(ctx: KernelContext, pins: Pins, previous: dict[str, str] | 
             guess = None
         if guess is not None and guess in enabled and guess not in out:
             out.append(guess)
+    if called is None:
+        called = ctx.store.usually_called_plugins(led_by=leading) if leading else []
+    for plugin_id in called:
+        of = next((s for s in STAGE_ORDER if plugin_id in static.enabled.get(PIN_TYPES[s], [])), None)
+        if of is not None and not getattr(pins, of) and plugin_id not in out:
+            out.append(plugin_id)
     return out
 
 

@@ -292,3 +292,80 @@ def test_after_its_turn_a_one_turn_process_records_what_the_next_turn_will_start
     started, at_prestart, recorded, workers = anyio.run(go)
     assert "planner-a" in started and at_prestart == started
     assert "planner-b" in recorded and "planner-a" not in recorded and workers == recorded
+
+
+def test_a_second_kb_plugin_most_recent_turns_called_starts_beside_the_first(tmp_path):
+    """Where most recent turns' first kb view was weak, their fallback kb-plugin was called too: a one-turn
+    process starts it with the others instead of once the first view has failed (on the turn's critical
+    path). Not when the kb stage is pinned (the turn calls only the pin), nor from turns another planner led."""
+    h = Harness(tmp_path, SCRIPT, enabled=ENABLED)
+    weak_first = {"retrieve": {"status": "insufficient", "select": 1}, "onSessionEvent": {}}
+
+    def ask_with(kb_a: dict | None = None) -> str | None:
+        plan = {**PLAN, "kbPluginOrder": ["kb-a", "kb-b"]}
+        planner = {"buildPlan": {"plan": plan}, "recordOutcome": {}}
+        h.write_script({**SCRIPT, "kb-a": kb_a or SCRIPT["kb-a"], "planner-a": planner})
+        return h.ask("what is alpha?", pins=Pins(planner="planner-a")).kb_plugin
+
+    answered = [ask_with(weak_first), ask_with(weak_first), ask_with()]
+
+    async def go():
+        ctx = await h.open()
+        try:
+            store = ctx.store
+            return (
+                store.usually_called_plugins(led_by="planner-a"),
+                store.usually_called_plugins(led_by="planner-b"),
+                expected_plugins(ctx, Pins()),
+                expected_plugins(ctx, Pins(kb="kb-a")),
+            )
+        finally:
+            await ctx.aclose()
+
+    called, other_planner, expected, pinned = anyio.run(go)
+    assert answered == ["kb-b", "kb-b", "kb-a"]  # two of three turns needed the fallback
+    assert {"kb-a", "kb-b"} <= set(called) and other_planner == []
+    assert {"kb-a", "kb-b"} <= set(expected)  # the old guess started one kb-plugin only
+    assert pinned == ["sd-a", "planner-a", "kb-a", "gs-a"]
+
+
+def test_the_plugins_usually_called_are_those_two_thirds_of_the_turns_called(tmp_path):
+    """One turn alone is no usual; one fallback in two or three turns is too rare; a trace that does not read
+    as one counts as no call."""
+    h = Harness(tmp_path, SCRIPT, enabled=ENABLED)
+    weak_first = {"retrieve": {"status": "insufficient", "select": 1}, "onSessionEvent": {}}
+    plan = {**PLAN, "kbPluginOrder": ["kb-a", "kb-b"]}
+    planner = {"buildPlan": {"plan": plan}, "recordOutcome": {}}
+
+    def called() -> list[str]:
+        async def go():
+            ctx = await h.open()
+            try:
+                return ctx.store.usually_called_plugins(led_by="planner-a")
+            finally:
+                await ctx.aclose()
+
+        return anyio.run(go)
+
+    seen = []
+    for kb_a in (weak_first, SCRIPT["kb-a"], SCRIPT["kb-a"]):
+        h.write_script({**SCRIPT, "kb-a": kb_a, "planner-a": planner})
+        h.ask("what is alpha?", pins=Pins(planner="planner-a"))
+        seen.append(called())
+    assert seen[0] == []  # every plugin (kb-b too) was called by the only turn: one turn is no usual
+    assert "kb-a" in seen[1] and "kb-b" not in seen[1] + seen[2]  # one of two, of three: too rare
+
+    async def go():
+        ctx = await h.open()
+        try:
+            before = ctx.store.usually_called_plugins(led_by="planner-a")
+            conn = ctx.store._conn()
+            latest = conn.execute("SELECT request_id FROM turns ORDER BY created_at DESC LIMIT 1").fetchone()
+            conn.execute("UPDATE turns SET trace = ? WHERE request_id = ?", (b"not json", latest[0]))
+            return before, ctx.store.usually_called_plugins(led_by="planner-a")
+        finally:
+            await ctx.aclose()
+
+    before, damaged = anyio.run(go)
+    assert sorted(before) == ["gs-a", "kb-a", "planner-a", "sd-a"]  # kb-b: one turn of three
+    assert sorted(damaged) == sorted(before)  # still called in two of three
