@@ -17,6 +17,7 @@ from .directives import tells_what_to_do
 from .documented import marks_documented
 from .evidence import Scorer, Sentence
 from .history import other_events_versions
+from .option_named import names_option
 from .shapes import (
     ROW_KEY,
     YEAR,
@@ -99,9 +100,12 @@ class WindowReading:
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
         elif self.answer_type == "option" and any(
-            code_keyed(s) or marks_documented(s.text, self.documented) for s in window
+            code_keyed(s) or marks_documented(s.text, self.documented) or names_option(s.text, asked)
+            for s in window
         ):
-            return True, None  # an options table's row, keyed by the option's name written as code
+            # an options table's row, keyed by the option's name written as code; a sentence naming one by
+            # its kind noun ("the SQLITE_FOO compile-time option")
+            return True, None
         dated = self.answer_type in ("version", "date")
         if self.answer_type not in HEADED_TYPES or (dated and any(FUTURE.search(s.text) for s in window)):
             return False, None
