@@ -8,7 +8,10 @@ what it is with the kind noun beside it (an appositive): "the <name> [<modifier>
 The name must be written as an identifier — a code span, a constant in capitals with an underscore or digit
 (`SQLITE_SOUNDEX`, `O_DIRECT`), or a word with an inner capital (`ServerAliveInterval`, `maxRetries`) — so
 "the HTTP option" or "the default option" name nothing, and it must not be only the question's own words
-(the option the question asks about, quoted back, is no answer to "which option …").
+(the option the question asks about, quoted back, is no answer to "which option …"). Such a sentence answers
+only for what the question names: an identifier the question writes ("zfold()", `zfold`, QZ_FOLD) must be
+written in the sentence's unit or the headings over it, or the option named is another entry's (the option of
+the function documented beside the asked one).
 """
 
 from __future__ import annotations
@@ -34,11 +37,20 @@ _NAMED = lazy_pattern(
 )
 
 
+# an identifier a question writes: a function written with its call's parentheses, a code span, a constant
+_ASKED_NAME = lazy_pattern(r"\b([A-Za-z_][\w.]*)\(\)|`([^`\n]{1,60})`|(?-i:\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b)")
+
+
 def named_options(text: str) -> list[str]:
     """The identifiers `text` names as options by the kind noun beside them, in order."""
     return [m.group("before") or m.group("after") for m in _NAMED.finditer(text)]
 
 
-def names_option(text: str, asked: set[str]) -> bool:
-    """`text` names an option the question (its terms `asked`) does not write itself."""
-    return any(set(terms(name.strip("`"))) - asked for name in named_options(text))
+def names_option(text: str, asked: set[str], question: str = "", around: str = "") -> bool:
+    """`text` names an option the question (its terms `asked`) does not write itself, and `around` (the
+    sentence's unit and headings) writes every identifier `question` names."""
+    if not any(set(terms(name.strip("`"))) - asked for name in named_options(text)):
+        return False
+    names = [next(g for g in m.groups() if g) for m in _ASKED_NAME.finditer(question)]
+    written = set(terms(around))
+    return all(set(terms(name)) <= written for name in names)
