@@ -17,6 +17,7 @@ from .directives import tells_what_to_do
 from .documented import marks_documented
 from .evidence import Scorer, Sentence
 from .history import other_events_versions
+from .option_named import names_option
 from .shapes import (
     ROW_KEY,
     YEAR,
@@ -54,6 +55,7 @@ class WindowReading:
     event: str
     documented: frozenset[str]
     program: str
+    question: str
 
     def context(self, sentence: Sentence) -> frozenset[str]:
         """unit_context, with the document's title when the evidence comes from several documents."""
@@ -99,9 +101,14 @@ class WindowReading:
         elif term and mentions_type(term, self.answer_type):
             return True, None  # "which option …" answered by the term the passage defines
         elif self.answer_type == "option" and any(
-            code_keyed(s) or marks_documented(s.text, self.documented) for s in window
+            code_keyed(s)
+            or marks_documented(s.text, self.documented)
+            or names_option(s.text, asked, self.question, _around(s))
+            for s in window
         ):
-            return True, None  # an options table's row, keyed by the option's name written as code
+            # an options table's row, keyed by the option's name written as code; a sentence naming one by
+            # its kind noun ("the SQLITE_FOO compile-time option")
+            return True, None
         dated = self.answer_type in ("version", "date")
         if self.answer_type not in HEADED_TYPES or (dated and any(FUTURE.search(s.text) for s in window)):
             return False, None
@@ -158,3 +165,9 @@ def _label(window: list[Sentence]) -> str:
     if not label and (row := ROW_KEY.match(window[0].text)):
         label = row.group(1)
     return label
+
+
+def _around(s: Sentence) -> str:
+    """The sentence's unit (its title and text) and the headings it stands under."""
+    u = s.unit
+    return " ".join(filter(None, (u.sectionTitle, u.title, u.textBody or u.claim or u.procedure)))

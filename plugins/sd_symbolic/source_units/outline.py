@@ -26,6 +26,7 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .blocks import parse_blocks
 from .config_file import config_blocks, looks_like_config
+from .directive_fences import without_directive_fences
 from .entries import footnotes, questions_with_answers, term_lines
 from .hyphenation import attach_joins
 from .outline_labels import (
@@ -58,6 +59,7 @@ def read_blocks(text: str) -> list[Block]:
         blocks = parse_outline(text)
         attach_joins(text, blocks)
         return blocks
+    text = without_directive_fences(text)  # "```{note}": a MyST directive's body is the page's own text
     return questions_with_answers(text, term_lines(text, footnotes(text, parse_blocks(text))))
 
 

@@ -1,0 +1,88 @@
+"""A MyST directive fence whose body is prose is read as the page's text (issue 20: false refusals with the
+evidence in hand).
+
+MyST Markdown writes an admonition, a tab or a dropdown as a fenced block whose info string names the
+directive in braces (```` ```{tab} Windows ````). Read as code, a tab set's definition lists were one code
+unit: "Where is the cache folder on Windows?" was refused with the path in the evidence. The opening fence,
+its option lines and the closing fence are markup; a code directive (`{code-block}`) and a plain code fence
+stay code, and so does a directive written inside a code fence. A tab's title is the heading of its body when
+the tab set ends its section (the next line is another tab, a heading or the end), so "on Windows" is written
+over the Windows tab's entries."""
+
+from __future__ import annotations
+
+from answer_support import ask, needs_model, units_of
+from mrpvm.plugins.sd_symbolic.source_units.directive_fences import without_directive_fences
+
+GUIDE = """# Fernlight settings
+
+Fernlight reads its settings from a cache folder and a settings file.
+
+## Where files are kept
+
+```{note}
+Fernlight never writes outside these two places.
+```
+
+````{tab} Linux
+
+Cache
+: The cache folder is {file}`~/.cache/fernlight`.
+
+Settings
+: The settings file is {file}`~/.config/fernlight/fern.ini`.
+````
+
+````{tab} Windows
+:sync: win
+
+Cache
+: The cache folder is {file}`%LOCALAPPDATA%\\Fernlight\\cache`, created on first start.
+
+Settings
+: The settings file is {file}`%APPDATA%\\Fernlight\\fern.ini`.
+````
+
+## Example
+
+```{code-block} ini
+[fern]
+theme = moss
+```
+"""
+
+
+def test_fences_blanked_offsets_kept() -> None:
+    out = without_directive_fences(GUIDE)
+    assert len(out) == len(GUIDE) and out.count("\n") == GUIDE.count("\n")
+    assert "{tab}" not in out and ":sync: win" not in out and "{note}" not in out
+    assert "Fernlight never writes outside these two places." in out
+    assert "### Linux" in out and "### Windows" in out  # the tabs end the section: their titles head them
+    assert "```{code-block} ini" in out  # a code directive stays code
+
+
+def test_a_tab_followed_by_text_is_no_section() -> None:
+    text = "## Paths\n\n```{tab} Linux\nThe cache is in ~/.cache.\n```\n\nBoth paths can be changed.\n"
+    out = without_directive_fences(text)
+    assert "Linux" not in out and "The cache is in ~/.cache." in out  # "Both paths …" is no Linux text
+
+
+def test_a_directive_inside_code_stays_code() -> None:
+    text = "# Writing notes\n\nWrite a note like this:\n\n````markdown\n```{note}\nA note.\n```\n````\n"
+    assert without_directive_fences(text) == text
+
+
+def test_a_tab_body_is_read_as_text() -> None:
+    units = [u for u in units_of(GUIDE, "guide.md") if u.kuType == "atomic"]
+    claims = {u.claim or "" for u in units}
+    assert any("LOCALAPPDATA" in c and "```" not in c for c in claims)
+    assert not any(u.chunkType == "code" and "LOCALAPPDATA" in (u.claim or "") for u in units)
+    assert any(u.chunkType == "code" and "theme = moss" in (u.claim or "") for u in units)
+
+
+@needs_model
+def test_a_path_inside_a_tab_answers() -> None:
+    doc = ask("Where is the cache folder on Windows?", units_of(GUIDE, "guide.md"))
+    # on main: the tab read as code, then as prose, gave a weak answer quoting its option line
+    assert "LOCALAPPDATA" in (doc.answer or "") and ":sync:" not in (doc.answer or "")
+    assert doc.result.status == "success"
