@@ -37,7 +37,10 @@ REVERSATIVE = ("un", "dis", "de")  # English prefixes that reverse a verb's acti
 REVERSIBLE = 5  # the shortest base a prefix is read off ("design" is not the reverse of "sign")
 NEGATION_REACH = 3  # the words a negator may stand before the verb it negates ("not be easily changed")
 _NEGATING = NEGATORS | {"without"}
-_QUANTIFIERS = frozenset({"one", "or", "more", "several", "many", "multiple", "new", "existing", "same"})
+# "a different timeout", "the other branch": an adjective of identity (as "same" is) says which one, not what
+_QUANTIFIERS = frozenset(
+    {"one", "or", "more", "several", "many", "multiple", "new", "existing", "same", "different", "other"}
+)
 # an adverb between a verb and its object ("print only the name") is no part of the object
 _SKIPPED = DETERMINERS | _QUANTIFIERS | ADVERBS
 _ENDS = PREPOSITIONS | CONNECTIVES | STOPWORDS

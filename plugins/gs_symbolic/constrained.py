@@ -13,6 +13,7 @@ from .polar_default import default_verdict
 from .polar_meaning import closest_verdict
 from .polar_necessity import necessity_verdict
 from .polar_reader import read_verdict
+from .polar_verb import referred
 from .polarity import entry_verdict, term_weights
 from .polarity import verdict as polar_verdict
 from .proofs import render_chain, statement
@@ -94,7 +95,7 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
     if q.single_word:
         word = stated.answer.split(",")[0]  # "No, if …": the word without its condition
         return Outcome(word, [stated.sentence.unit.id], "medium", "stated", "explicit", supported)
-    quote = join_quotes([stated.sentence])
+    quote = join_quotes(referred(stated.sentence, m.pool))
     label = definition_label(stated.sentence.unit)
     text = f"{stated.answer}. " + (labelled(label, quote) if label else quote)
     if supported:

@@ -63,6 +63,20 @@ def about(defined: frozenset[str], sentence: Sentence) -> bool:
     return defined <= opening or apposes(defined, sentence)
 
 
+def relates(defined: frozenset[str], sentence: Sentence) -> bool:
+    """The sentence says what `defined` does by a relative clause right after it: "… offers the `-J` option
+    that saves a remote file …" (a restrictive "that"/"which" clause, the definiendum's last words before
+    it, one classifier noun between allowed)."""
+    if not defined:
+        return False
+    text = without_references(sentence.text)
+    for rel in re.finditer(r"\s(?:that|which)\s+(?!(?:is|are|was|were)\b)", text):
+        before = terms(text[: rel.start()])
+        if defined <= set(before[-len(defined) - 1 :]):
+            return True
+    return False
+
+
 def apposes(defined: frozenset[str], sentence: Sentence) -> bool:
     """The sentence defines `defined` by an apposition: "… a :term:`virtual environment`, a self-contained
     directory tree …" (the phrase right before ", a|an|the|one" is the definiendum)."""

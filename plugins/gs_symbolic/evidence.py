@@ -140,6 +140,12 @@ def _statements(procedure: bool, text: str, title: str) -> tuple[_Statement, ...
     )
 
 
+def one_word(text: str) -> bool:
+    """A sentence of one word ("Beware!", "Note:", "Yes."): an interjection or a label, which states nothing a
+    pronoun after it could refer to."""
+    return len(text.split()) == 1
+
+
 def pictures_only(piece: str) -> bool:
     """The piece is pictures and markup only (a README's row of badges, a logo): it states nothing, and the
     alt texts of its images ("PyPI Version", "License") name pictures, not facts."""
@@ -212,7 +218,8 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
                 carried, asked = carried | frozenset(asked), []
             if _leads_into_code(unit, statements, n):
                 carried |= frozenset(statements[n + 1].found)  # "If the name is missing:" over the reply
-            previous = [*found, *antecedent]
+            if not one_word(st.text):  # "Beware!", "Note:": no statement, so no antecedent
+                previous = [*found, *antecedent]
             norm = st.norm
             if not norm:
                 continue

@@ -35,7 +35,7 @@ from .context_terms import (
     header_terms,
     source_title,
 )
-from .definiendum import apposes
+from .definiendum import apposes, asked_subject, relates
 from .directives import Condition, condition_of, stands_to, stated_conditions, tells_what_to_do
 from .evidence import Scorer, Sentence
 from .lexicon import LIGHT_STEMS
@@ -126,6 +126,7 @@ class Judge(WindowReading):
         # the verb "who …" asks the agent of and its object's terms ("Who can close an issue?": close, issu)
         self.agent = (next(iter(terms(agent[0])), ""), set(terms(agent[1])))
         self.defined = defined  # "What is X?": X's terms (definiendum.py)
+        self.subject_asked = asked_subject(question)  # ... or "What does X do?"
         self.action = action  # "how do I <verb> <object>": a passage doing it to another object answers not
         self.titled = titled  # the evidence comes from several documents: their titles tell them apart
         self.foreign = foreign  # the stem of the question's focus when the documents never use it (focus.py)
@@ -227,7 +228,11 @@ class Judge(WindowReading):
         question's own words ("The zorblax is a teal bird." for "What is the zorblax?")."""
         match = DEFINING.match(sentence.text)
         defined = set(terms(match.group(1))) if match else set()
-        return (bool(defined) and defined <= set(self.scorer.weights)) or apposes(self.defined, sentence)
+        return (
+            (bool(defined) and defined <= set(self.scorer.weights))
+            or apposes(self.defined, sentence)
+            or relates(self.subject_asked, sentence)
+        )
 
     def said(self, passage: Passage) -> set[str]:
         """WindowReading.said, with what the lead sentence of the asked entry states by standing under it."""

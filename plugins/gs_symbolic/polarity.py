@@ -21,7 +21,9 @@ options?"). This reading is looser about the wording and strict about what a sta
 - a question about what a generic person does ("Can I change …") is stated only by a sentence that carries
   its verb: "The user name is fixed" shares the question's nouns but does not say whether it changes;
 - the answer's polarity is the parity of negations in that clause against the question's own ("Isn't X
-  …?"); statements of both polarities: no answer.
+  …?"); statements of both polarities: no answer;
+- asked about an action ("Can X keep …?"), a sentence carrying the asked verb outweighs one that shares only
+  the other words, which it may take from the statement before it in its unit (polar_verb.py).
 No sentence states it: no answer, never a guess.
 
 A FAQ entry answers for itself (`entry_verdict`): when an entry's question asks the same proposition
@@ -50,7 +52,7 @@ from .clauses import (
 from .context_terms import unit_context
 from .evidence import Scorer, Sentence
 from .lexicon import AUX, NEGATIVE_VERBS, OPPOSITES, POSSIBILITY, PRONOUNS
-from .polar_verb import main_verb
+from .polar_verb import main_verb, prior_terms
 from .propositions import Claim, asks_advice, asks_passive, read_question
 from .qualifiers import (
     another_proposition,
@@ -257,6 +259,10 @@ def verdict(
         if s.code or s.text.rstrip().endswith("?"):
             continue
         own = truncated(set(s.terms) | s.carried, unknown)
+        verb_stated = asked_verb is None or asked_verb in own
+        if asked_verb is not None and verb_stated:
+            # the asked verb's sentence goes on from the statement before it: the two state the proposition
+            own = own | prior_terms(s, pool)
         context = own | s.under | unit_context(s)
         if not keys & set(prop) <= context or (verb is not None and verb not in own):
             continue
@@ -280,13 +286,15 @@ def verdict(
         elif clause.hedged and not question_hedged and not possibility:
             answer = HEDGED[answer]  # "may delete": possibly, said as the sentence says it
         best = found.get(answer)
-        if (
-            best is None
-            or stated > best.stated
-            or (stated == best.stated and len(s.text) < len(best.sentence.text))
+        if best is None or (verb_stated, stated, -len(s.text)) > (
+            best.verb_stated,
+            best.stated,
+            -len(best.sentence.text),
         ):
-            found[answer] = PolarVerdict(answer, s, stated, asked_verb is None or asked_verb in own)
+            found[answer] = PolarVerdict(answer, s, stated, verb_stated)
     # a plain statement outweighs a hedged or conditional one; of either kind, both polarities: no answer
+    # a sentence that carries the asked verb outweighs one that shares only the proposition's other words
+    found = {a: v for a, v in found.items() if v.verb_stated} or found
     for kind in (("Yes", "No"), (CONDITIONAL,), tuple(HEDGED.values())):
         stated_here = [found[a] for a in kind if a in found]
         if stated_here:
