@@ -256,6 +256,7 @@ async def main_async(a: argparse.Namespace) -> dict:
         cpu0 = pk.cpu_by_name(d.proc.pid)
         sys0 = pk.cpu_by_name(d.proc.pid, system_only=True)
         load0 = pk.loadavg()
+        sched0 = pk.sched_stats(d.proc.pid)
         if a.pyspy:
             # --pyspy-gil: the daemon alone, samples only while its thread holds the GIL (a pipe write
             # releases it, so a preempted write is not counted as work); read with bench/pyspy_shares.py
@@ -274,6 +275,7 @@ async def main_async(a: argparse.Namespace) -> dict:
         t_load1 = time.perf_counter()
         cpu1 = pk.cpu_by_name(d.proc.pid)
         sys1 = pk.cpu_by_name(d.proc.pid, system_only=True)
+        sched1 = pk.sched_stats(d.proc.pid)
         mem_after = pk.memory(d.proc.pid)
         if spy is not None:
             spy.wait(a.pyspy + 600)  # a loaded host: the load may outlast the recording by minutes
@@ -318,6 +320,8 @@ async def main_async(a: argparse.Namespace) -> dict:
             k: round(v * 1000 / len(recs), 2) for k, v in pk.cpu_delta(sys0, sys1).items() if v > 0
         },
         "loadavg_before_after": [load0, pk.loadavg()],
+        # the event loop's thread: ms on a CPU vs ms runnable but waiting for one, a turn (the loop's lag)
+        "daemon_sched_per_turn": pk.sched_per_turn(sched0, sched1, len(recs)),
         "memory_before_load": mem_before,
         "memory_after_load": mem_after,
         "calls_ms_median_turns": call_profile(mid),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import socket
 import statistics
@@ -325,6 +326,32 @@ def cpu_by_name(pid: int, system_only: bool = False) -> dict[str, float]:
         key = f"{_name(p)}#{p}"
         out[key] = secs
     return out
+
+
+def sched_stats(pid: int) -> dict[str, float] | None:
+    """The scheduler's account of one process's main thread (the daemon's event loop): ms on a CPU, ms
+    runnable but waiting for one (/proc/PID/schedstat), and its voluntary and involuntary context switches
+    (/proc/PID/status). None when the kernel does not expose them."""
+    try:
+        run_ns, wait_ns, _slices = (int(x) for x in Path(f"/proc/{pid}/schedstat").read_text().split()[:3])
+        status = Path(f"/proc/{pid}/status").read_text()
+    except (OSError, ValueError):
+        return None
+    switches = dict(re.findall(r"^(voluntary|nonvoluntary)_ctxt_switches:\s+(\d+)", status, re.M))
+    return {
+        "run_ms": run_ns / 1e6,
+        "runqueue_wait_ms": wait_ns / 1e6,
+        "voluntary_switches": float(switches.get("voluntary", 0)),
+        "involuntary_switches": float(switches.get("nonvoluntary", 0)),
+    }
+
+
+def sched_per_turn(before: dict[str, float] | None, after: dict[str, float] | None, turns: int) -> dict:
+    """`sched_stats` over a load, a turn: how much of the event loop's lag is waiting for a CPU (a loaded
+    host) rather than the loop's own work."""
+    if before is None or after is None or turns <= 0:
+        return {}
+    return {k: round((after[k] - before[k]) / turns, 3) for k in before}
 
 
 def cpu_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:

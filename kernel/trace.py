@@ -96,6 +96,7 @@ class TraceRecorder:
         self.trace = Trace(requestId=request_id, sessionId=session_id, nodes=[], edges=[])
         self._nodes = self.trace.nodes
         self._edges = self.trace.edges
+        self._kept: _Kept | None = None  # `to_json(keep=True)`'s bytes, for `json_again`
 
     def now_ms(self) -> float:
         return (self._clock() - self._t0) * 1000.0
@@ -197,13 +198,63 @@ class TraceRecorder:
     def to_builtins(self) -> dict[str, Any]:
         return msgspec.to_builtins(self.trace)
 
-    def to_json(self) -> bytes:
+    def to_json(self, *, keep: bool = False) -> bytes:
         """The trace as the store keeps it: the JSON of `to_builtins()`, byte for byte, encoded straight
-        from the structs (half the CPU of building the dict first; a turn's trace is ~20 KB)."""
-        return _ENCODER.encode(self.trace)
+        from the structs (half the CPU of building the dict first; a turn's trace is ~20 KB).
+
+        `keep` (the turn's commit): the bytes are kept with where each call still running sits in them
+        (a plugin node with no status yet, or `pending`), so that `json_again` re-encodes only those."""
+        data = _ENCODER.encode(self.trace)
+        if keep:
+            self._kept = _kept(data, self.trace)
+        return data
+
+    def json_again(self) -> bytes:
+        """`to_json()` once only the calls still running at `to_json(keep=True)` may have changed (a
+        deferred recordOutcome: its node ends after the commit): those nodes encoded again, the rest of
+        the kept bytes copied — the same bytes as a whole encode. A node or edge added, or a new root,
+        since then (an LLM call's node) means a whole encode."""
+        kept = self._kept
+        trace = self.trace
+        if kept is None or kept.sizes != (len(trace.nodes), len(trace.edges), trace.root):
+            return _ENCODER.encode(trace)
+        data = kept.data
+        parts: list[bytes] = []
+        at = 0
+        for start, end, node in kept.spans:
+            parts += (data[at:start], _ENCODER.encode(node))
+            at = end
+        parts.append(data[at:])
+        return b"".join(parts)
 
 
 _ENCODER = msgspec.json.Encoder()
+
+
+class _Kept(msgspec.Struct):
+    """A trace's JSON as one `to_json(keep=True)` made it, and the spans of its open nodes."""
+
+    data: bytes
+    sizes: tuple[int, int, str | None]  # nodes, edges, root
+    spans: list[tuple[int, int, TraceNode]]  # (start, end, node) in node order
+
+
+def _kept(data: bytes, trace: Trace) -> _Kept | None:
+    """Where each open node's JSON sits in `data` (a node encodes alone as inside the trace; a node's
+    `{"id":"n…"` opening cannot occur inside a JSON string, where quotes are escaped, and ids are
+    unique, so the first match after the previous node's is that node). None when a span is not found."""
+    spans: list[tuple[int, int, TraceNode]] = []
+    at = 0
+    for node in trace.nodes:
+        if node.kind != "plugin" or node.status not in (None, "pending"):
+            continue
+        encoded = _ENCODER.encode(node)
+        start = data.find(encoded, at)
+        if start < 0:
+            return None
+        at = start + len(encoded)
+        spans.append((start, at, node))
+    return _Kept(data, (len(trace.nodes), len(trace.edges), trace.root), spans)
 
 
 # --------------------------------------------------------------------------- summaries

@@ -185,11 +185,21 @@ def _fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
 
 
 def _one_line_fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any] | None:
-    """`_fields` of a section none of whose lines is indented (one field a line); `_INDENTED` when one is."""
+    """`_fields` of a section none of whose lines is indented (one field a line); `_INDENTED` when one is.
+
+    A short line typed before in a section of the same kind is taken from `_LINES` (replies repeat most of
+    their lines turn after turn: `Status: success`, an observation's `Success: 1.0`, `Alpha: 0.3`)."""
+    memo = _line_memo(by_name)
     fields: dict[str, Any] = {}
     empty = False
     for line in body.split("\n"):
         if not line:
+            continue
+        known = memo.get(line)
+        if known is not None:
+            if known[0] in fields:
+                return None
+            fields[known[0]] = known[1]
             continue
         if line[0].isspace():
             return _INDENTED
@@ -202,9 +212,28 @@ def _one_line_fields(body: str, by_name: dict[str, FieldSpec]) -> dict[str, Any]
             fields[spec.attr] = raw
         elif not _settle(fields, spec, raw, None):
             return None
-        else:
-            empty = empty or not raw
+        elif not raw:
+            empty = True
+            continue
+        if len(line) <= _LINE_MAX_CHARS and type(fields[spec.attr]) in _IMMUTABLE:
+            if len(memo) >= _LINES_MAX:
+                memo.clear()
+            memo[line] = (spec.attr, fields[spec.attr])
     return _without_empty(fields) if empty else fields
+
+
+# a section kind's field table (by identity) -> (the table, its typed lines: line -> (attribute, value))
+_LINES: dict[int, tuple[dict[str, FieldSpec], dict[str, tuple[str, Any]]]] = {}
+_LINES_MAX = 1024  # lines a section kind, then forgotten all at once (a latency's digits never repeat)
+_LINE_MAX_CHARS = 120  # a longer line (a claim, a note) is typed every time
+_IMMUTABLE = (str, int, float, bool)  # a list value (csv) is the reader's to change: never shared
+
+
+def _line_memo(by_name: dict[str, FieldSpec]) -> dict[str, tuple[str, Any]]:
+    entry = _LINES.get(id(by_name))
+    if entry is None or entry[0] is not by_name:  # the table is held, so its id is never reused
+        entry = _LINES[id(by_name)] = (by_name, {})
+    return entry[1]
 
 
 def _finite_float(raw: str) -> float | None:

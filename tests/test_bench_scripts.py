@@ -256,3 +256,17 @@ def test_daemon_kb_load_waits_reports_what_a_wait_is_made_of(tmp_path) -> None:
     assert set(parts) == {"outcome_call", "fold", "loop_lag"}
     assert parts["outcome_call"]["n"] >= 1 and parts["loop_lag"]["n"] >= 1
     assert all(len(p["ms"]) == 4 for p in parts.values())
+
+
+def test_daemon_kb_load_splits_the_loops_time_into_running_and_waiting_for_a_cpu(tmp_path) -> None:
+    """`daemon_kb_load.py` reports the event loop's thread a turn as the scheduler saw it (perfkit.sched_stats,
+    /proc/PID/schedstat and status): ms on a CPU, ms runnable but waiting for one, and its context switches —
+    what the loop's lag is made of on a loaded host. Counted, not timed against any figure."""
+    figures = small_daemon_load(tmp_path)
+    assert figures["turns"] == 6 and figures["errors"] == 0
+    sched = figures["daemon_sched_per_turn"]
+    if not sched:  # a kernel without schedstat
+        pytest.skip("no /proc/PID/schedstat")
+    assert set(sched) == {"run_ms", "runqueue_wait_ms", "voluntary_switches", "involuntary_switches"}
+    assert sched["run_ms"] > 0 and sched["voluntary_switches"] > 0  # an idle loop sleeps between turns
+    assert all(v >= 0 for v in sched.values())

@@ -73,7 +73,8 @@ async def commit(
         llmCalls=state.budget.llm_calls_used,
         durationMs=round(duration_ms, 3),
     )
-    trace_json = trace.to_json()  # stored as is, and answered as is (TurnResult.trace_json)
+    # stored as is, and answered as is (TurnResult.trace_json); kept for a deferred recordOutcome's rewrite
+    trace_json = trace.to_json(keep=True)
     try:
         ctx.store.commit_turn(
             record,
@@ -149,7 +150,7 @@ def record_in_background(
         failed = [e for t in tasks if not t.cancelled() and (e := t.exception()) is not None]
         if await committed and not trace.stored:
             try:
-                ctx.store.update_turn_trace(state.request_id, state.trace.to_json())
+                ctx.store.update_turn_trace(state.request_id, state.trace.json_again())
             except TurnNotFound:
                 pass  # the session (with its turns) was deleted meanwhile
         if failed:
@@ -255,7 +256,7 @@ async def learn(
 
     def trace_of(stored: int) -> bytes:
         node.output["observationsStored"] = stored
-        return state.trace.to_json()
+        return state.trace.json_again()
 
     try:
         attribute(doc.observations, [state.request_id])  # an `Outcome` naming another request: refused

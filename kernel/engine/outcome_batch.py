@@ -244,6 +244,6 @@ def attribute(observations: list[Observation], request_ids: list[str]) -> list[l
 def _trace_of(entry: _Entry) -> Any:
     def trace_of(stored: int) -> bytes:
         entry.node.output["observationsStored"] = stored
-        return entry.state.trace.to_json()
+        return entry.state.trace.json_again()
 
     return trace_of
