@@ -4,8 +4,9 @@ Two tests, each of what the evidence says besides the quote (not of how close th
 closeness and margin alone were measured not to separate right answers from wrong ones):
 
 - `typed_rival`: a question asking for a value of a shape (a figure, a version, a date, a duration, a path,
-  an option) whose best passage has a near-tied rival in another section — a passage that answers as well by
-  the judge's own test — that writes out a value of that shape the quote does not. Two sections give two
+  an option) whose best passage has a rival in another section that neither view separates from it — its
+  words score within NEAR_TIE of the quote's and its meaning is at least as close to the question, and it
+  answers by the judge's own test — and that writes out a value of that shape the quote does not. Two sections give two
   different values for one asked value: which one is meant is not settled by the evidence, so the answer is
   the best candidate (`weak`), not `success` ("Where is the copy of the licence?" over "see the file COPYING"
   in one section and "A copy of this license is in /usr/share/…" in another).
@@ -42,12 +43,17 @@ def typed_rival(answer_type: str, passage: Passage, quoted: str, ranked: list[Pa
     for other in ranked[:RIVALS]:
         if other.score < passage.score * (1 - NEAR_TIE):
             break
-        if other.unit_id == passage.unit_id or not other.typed:
+        if other.unit_id == passage.unit_id or not other.typed or _closer(passage, other):
             continue
         values = typed_spans(passage_text(other), answer_type)
         if values and not values & stated and judge.answers(other):
             return sorted(values)[0]
     return ""
+
+
+def _closer(passage: Passage, other: Passage) -> bool:
+    """The quoted passage is closer in meaning to the question than `other`: the dense view separates them."""
+    return passage.meaning is not None and other.meaning is not None and passage.meaning > other.meaning
 
 
 def excepted(stating: Sentence, pool: list[Sentence], asked: set[str]) -> str:
