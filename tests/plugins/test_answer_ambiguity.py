@@ -4,6 +4,8 @@
   rival in another section writing another value of that shape: which one is meant is not settled, so the
   answer is the best candidate (weak), not `success`. One section stating the value stays `success`, and so
   does a rival that writes the same value.
+- A quote that ends on a lead-in written without its colon ("… will look like"): what it announces is not
+  quoted, so not `success` (as a lead-in ending on a colon already was not).
 - A Yes/No answered from a general statement whose next sentence opens an exception ("however") naming the
   asked case: the rule is not the answer for that case, so not `success`. A question the exception does not
   name is still answered `success` by the rule.
@@ -38,6 +40,15 @@ The tray cache of loam is kept in /var/cache/loam/trays between runs.
 loam by default will warn about unused keys in `loam.toml` to help in catching typing mistakes. The
 `tool.meta` table, however, is completely ignored by loam and will not be warned about. Other tools may keep
 their settings there.
+
+## Hooks
+
+A hook is a script loam runs after a tray is sown. If a hook fails, loam reports it on standard error.
+For example, if the sow hook exits with status 2, the reported line will look like
+
+    loam: hook sow failed (exit 2)
+
+The tray is still recorded as sown.
 """
 
 
@@ -69,6 +80,13 @@ def test_a_yes_no_rule_whose_exception_names_another_case_stays_success() -> Non
     doc = _ask("Does loam warn about unused keys in loam.toml?")
     assert doc.result.status == "success"
     assert (doc.answer or "").startswith("Yes")
+
+
+def test_a_quote_left_without_the_object_its_last_word_takes_is_not_success() -> None:
+    # main: "… the reported line will look like." quoted as the answer, `success`; the block it announces
+    # stands after it, unquoted
+    doc = _ask("What does the reported line look like when a hook fails?")
+    assert doc.result.status != "success"
 
 
 def test_the_values_of_a_shape_are_read_whole() -> None:
