@@ -6,6 +6,7 @@ from __future__ import annotations
 from mrpvm.plugins.sdk.text import terms
 
 from . import explicit, meaning
+from .ambiguity import excepted
 from .context_terms import key_terms
 from .evidence import Scorer, Sentence
 from .material import Material, Outcome
@@ -92,13 +93,19 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
             if stated is None:
                 return None
             supported = False  # read from the sentence closest in meaning: weak evidence
+    exception = excepted(stated.sentence, m.pool, set(weights)) if supported else ""
+    supported = supported and not exception  # the next sentence takes the asked case out of the rule
     if q.single_word:
         word = stated.answer.split(",")[0]  # "No, if …": the word without its condition
         return Outcome(word, [stated.sentence.unit.id], "medium", "stated", "explicit", supported)
     quote = join_quotes(referred(stated.sentence, m.pool))
     label = definition_label(stated.sentence.unit)
     text = f"{stated.answer}. " + (labelled(label, quote) if label else quote)
-    if supported:
+    if exception:
+        evidence = (
+            f"the proposition stated in {stated.sentence.unit.id}; an exception follows: {exception[:80]}"
+        )
+    elif supported:
         evidence = f"the proposition stated ({stated.stated:.2f} of its terms) in {stated.sentence.unit.id}"
     elif not by_meaning:
         evidence = (

@@ -35,6 +35,7 @@ from mrpvm.plugins.sdk.text import STOPWORDS, stems, terms
 from . import meaning
 from .action import asked_action, done_elsewhere
 from .agreement import Leads
+from .ambiguity import typed_rival
 from .answer_form import announces_command, asks_default, defaults_elsewhere, marked, unanswered, unstated
 from .asked_kind import asked_attribute, asked_kind, kind_stated
 from .circumstance import unspoken
@@ -367,6 +368,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     ):
         supported = False  # "what happens to X when C?" answered by what X does in general
         evidence += f"; silent on '{' '.join(silent)}'"
+    if supported and (value := typed_rival(q.answer_type, passage, answer, ranked, judge)):
+        supported = False  # a section scoring as well gives another value: the evidence does not settle which
+        evidence += f"; another section states '{value}'"
     return Outcome(answer, ids, conf if supported else "low", evidence, "sentences", supported)
 
 

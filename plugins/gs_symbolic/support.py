@@ -70,13 +70,16 @@ def leads_nowhere(chosen: list[Passage]) -> bool:
     or list it leads into holds it, even when the quote stops short of it: "put this list in a
     ``requirements.txt`` file:" answers "in which file"). Its colon is written as a period when quoted, so
     the form's check of the quoted text (answer_form.unstated) cannot see it; this reads the unit itself."""
-    return any(
-        _ends_on_colon(p.sentences[-1].text) and _ends_on_colon(p.sentences[-1].unit.claim) for p in chosen
-    )
+    return any(_leads_in(p.sentences[-1].text) and _leads_in(p.sentences[-1].unit.claim) for p in chosen)
 
 
-def _ends_on_colon(text: str | None) -> bool:
-    return bool(text) and (text or "").rstrip().endswith(":")
+# a lead-in: a colon, or a clause left without the object its last word takes ("… the message will look
+# like", "… is done as follows"): what it announces stands after it, in a block of its own
+_LEAD_IN = lazy_pattern(r"(?::|\b(?:like|as follows|the following|such as|as in))\s*$", re.I)
+
+
+def _leads_in(text: str | None) -> bool:
+    return bool(text) and _LEAD_IN.search((text or "").rstrip()) is not None
 
 
 # "install ``tox`` instead of ``pytest``": what stands after these is the alternative set aside
