@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from answer_support import ask, sentence_of, units_of
 from mrpvm.plugins.gs_symbolic.ambiguity import excepted
-from mrpvm.plugins.sdk.answer_types import typed_spans
+from mrpvm.plugins.sdk.typed_spans import typed_spans
 from mrpvm.protocol.document import CnlDocument
 
 LOAM = """# The loam seed ledger
