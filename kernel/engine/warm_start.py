@@ -10,11 +10,14 @@ opens, one worker of each plugin the turn is expected to call:
 - the sd- and gs-plugins: the pin, else the one most of the recent turns led by that planner used
   (`Store.usual_turn_plugins`), else the first of the configured stage order (plugins the turn would not
   plan — the LLM plugins without an endpoint — never);
-- the kb-plugin: the pin, else the one most of the recent turns led by that planner used; with no history no
-  guess (three candidates, chosen by the plan: a wrong guess costs a whole worker start on a busy machine,
-  and the right one starts only after the plan). Not the latest turn's alone: a turn's kb-plugin is the one
-  whose view answered, the fallback's after a weak first view (40 % of the cold `--source` asks of the dev
-  questions), while the next plan mostly puts the same kb-plugin first again;
+- the kb-plugin: the pin, else the one most of the recent turns led by that planner used, else (a home's
+  first ask) the first of the configured kb order. Not the latest turn's alone: a turn's kb-plugin is the
+  one whose view answered, the fallback's after a weak first view (40 % of the cold `--source` asks of the
+  dev questions), while the next plan mostly puts the same kb-plugin first again. Without history the
+  configured first is as good a guess as a window's usual one: the plans of 102 cold asks put it first 96
+  times (94 %, the window's rate; bench/ISSUE22_FIGURES.md, perf57), and a weak first view of another
+  kb-plugin falls back to it; a wrong guess costs one worker start (~45 ms of CPU, perf57), the right one
+  takes its start off the critical path of a home's first ask (perf63);
 - beside those, any plugin two thirds of those recent turns called (`Store.usually_called_plugins`):
   where most first kb views were weak, the fallback kb-plugin, which otherwise starts only once the first
   view has failed, alone and on the turn's critical path (~70 ms of a quiet 2-core machine's ~0.45 s ask).
@@ -45,7 +48,7 @@ if TYPE_CHECKING:
 
     from ..context import KernelContext
 
-GUESSED_FROM_DEFAULTS = ("planner", "sd", "gs")  # stages whose configured first plugin is a fair guess
+GUESSED_FROM_DEFAULTS = ("planner", "sd", "kb", "gs")  # stages whose configured first plugin is a fair guess
 STAGE_ORDER = ("sd", "planner", "kb", "gs")  # the order of a turn's first calls to them
 
 

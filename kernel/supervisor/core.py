@@ -301,6 +301,12 @@ class Supervisor(OneShotMode):
         """Run `job` right before the next `call` to `plugin_id` (held.py); dropped if none comes."""
         self._held.hold(plugin_id, job)
 
+    def release_held_to_started(self) -> list[str]:
+        """Start delivering, in the background, what is held for each plugin whose worker has been started
+        (a one-turn process's prestarted kb-plugins: their session notices overlap the turn's first stages
+        instead of delaying their first call); the others' stays held. The ids whose delivery started."""
+        return [p for p in self._held.held_for() if self.running(p) and self._held.start(p)]
+
     def health(self) -> dict[str, dict[str, Any]]:
         """Per registered plugin: mode, workers alive/busy, calls, failures by code, crash-loop state.
 

@@ -2,7 +2,9 @@
 
 A session-context notice to a kb-plugin that has no running worker is held here instead of starting the
 worker for it: it runs right before the next call to that plugin (every caller of that call waits for
-it, so nothing overtakes it), or never, when this kernel ends without calling the plugin again.
+it, so nothing overtakes it), or never, when this kernel ends without calling the plugin again; or from
+`start` on, beside the kernel's other work, once the plugin's worker has been started anyway (its next
+call still waits for the run to end).
 """
 
 from __future__ import annotations
@@ -28,18 +30,28 @@ class HeldWork:
     def pending(self, plugin_id: str) -> bool:
         return plugin_id in self._held or plugin_id in self._running
 
+    def held_for(self) -> list[str]:
+        """The plugins with work held and not yet running."""
+        return list(self._held)
+
+    def start(self, plugin_id: str) -> bool:
+        """Start running what is held for the plugin, without waiting for it (its next call, `release`,
+        waits for that run); False when nothing is held or it runs already."""
+        jobs = None if plugin_id in self._running else self._held.pop(plugin_id, None)
+        if not jobs:
+            return False
+        task = self._running[plugin_id] = asyncio.get_running_loop().create_task(_run(plugin_id, jobs))
+        task.add_done_callback(lambda _: self._running.pop(plugin_id, None))
+        return True
+
     async def release(self, plugin_id: str) -> None:
         """Run what is held for the plugin (once; concurrent callers wait for the same run)."""
         if plugin_id in _RELEASING.get():
             return
+        self.start(plugin_id)
         task = self._running.get(plugin_id)
-        if task is None:
-            jobs = self._held.pop(plugin_id, None)
-            if not jobs:
-                return
-            task = self._running[plugin_id] = asyncio.get_running_loop().create_task(_run(plugin_id, jobs))
-            task.add_done_callback(lambda _: self._running.pop(plugin_id, None))
-        await asyncio.shield(task)
+        if task is not None:
+            await asyncio.shield(task)
 
     def drop(self) -> int:
         """Forget everything held (the kernel closes); how many jobs were dropped."""

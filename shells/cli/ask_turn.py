@@ -48,6 +48,7 @@ def run_in_process(
                 if session_id is None:
                     session_id = ctx.store.create_session(kb_id=kb).id
                 await load_sources(ctx, session_id, sources, texts, defer_notices=True)
+                ctx.supervisor.release_held_to_started()  # the started kb-plugins hear of them meanwhile
             request = TurnRequest(
                 message=question,
                 session_id=session_id,

@@ -1,7 +1,7 @@
 """A one-turn process (a cold `mrpvm ask`) starts the workers its turn is expected to call before its first
 call (kernel/engine/warm_start.py): the planner the turn will lead with, the sd- and gs-plugin of the latest
-turn it led (else the configured first ones), the kb-plugin only from that history or a pin; plugins the turn would not plan
-never. The plan still decides every call, and the session notices of its source wait for each plugin's
+turn it led (else the configured first ones), the kb-plugin likewise (a home's first ask: the configured first);
+plugins the turn would not plan never. The plan still decides every call, and the session notices of its source wait for each plugin's
 next call instead of for a worker still starting."""
 
 from __future__ import annotations
@@ -50,11 +50,11 @@ def test_the_guess_follows_pins_then_the_ranking_and_last_turn_then_the_configur
 
     fresh, history, pinned, unusable = anyio.run(go)
     # no LLM endpoint: gs-llm, first in the configured order, is never planned, so never guessed
-    assert fresh == ["sd-a", "planner-a", "gs-a"]  # no history: no kb-plugin is guessed
+    assert fresh == ["sd-a", "planner-a", "kb-a", "gs-a"]  # no history: the configured first kb-plugin
     # the planner is the one the turn will lead with (no records: the configured first), whatever led last
     assert history == ["sd-a", "planner-a", "kb-b", "gs-b"]
     assert pinned == ["sd-b", "planner-a", "kb-a", "gs-a"]
-    assert unusable == ["sd-a", "planner-a", "gs-a"]  # kb-c is not enabled; gs-llm would not be planned
+    assert unusable == ["sd-a", "planner-a", "kb-a", "gs-a"]  # kb-c is not enabled; gs-llm is never planned
 
 
 def test_a_cold_turn_starts_its_workers_first_and_its_calls_use_them(tmp_path):
@@ -76,7 +76,7 @@ def test_a_cold_turn_starts_its_workers_first_and_its_calls_use_them(tmp_path):
             await ctx.aclose()
 
     started, spawned, _, result, _ = anyio.run(one_ask, "what is alpha?")
-    assert started == ["sd-a", "planner-a", "gs-a"] and set(spawned.values()) == {1}
+    assert started == ["sd-a", "planner-a", "kb-a", "gs-a"] and set(spawned.values()) == {1}
     assert result.status == "success" and result.kb_plugin == "kb-b"
 
     h.log_path.unlink()
@@ -121,8 +121,8 @@ def test_the_opened_hook_starts_workers_before_the_context_is_returned_and_a_fai
             await ctx.aclose()
 
     spawns = anyio.run(go)
-    assert seen == {"store_open": True, "started": ["sd-a", "planner-a", "gs-a"]}
-    assert spawns == {"planner-a": 1, "sd-a": 1, "gs-a": 1, "kb-a": 0}
+    assert seen == {"store_open": True, "started": ["sd-a", "planner-a", "kb-a", "gs-a"]}
+    assert spawns == {"planner-a": 1, "sd-a": 1, "gs-a": 1, "kb-a": 1}
 
     closed: list[object] = []
 
