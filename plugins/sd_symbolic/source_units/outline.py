@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .blocks import parse_blocks
+from .c_source import c_source_blocks, looks_like_c_source
 from .config_file import config_blocks, looks_like_config
 from .directive_fences import without_directive_fences
 from .entries import footnotes, questions_with_answers, term_lines
@@ -48,13 +49,15 @@ from .stanzas import looks_like_stanzas, stanza_blocks
 
 def read_blocks(text: str) -> list[Block]:
     """The blocks of any source: a configuration file's settings and comments (config_file.py), a stanza
-    file's records (stanzas.py), by its layout when it is plain text (its words broken at a line's end
-    joined: hyphenation.py), by its markup otherwise; in both, a question paragraph and the paragraphs
-    answering it are one definition (a FAQ entry)."""
+    file's records (stanzas.py), a C-family source's documented declarations (c_source.py), by its layout
+    when it is plain text (its words broken at a line's end joined: hyphenation.py), by its markup otherwise;
+    in both, a question paragraph and the paragraphs answering it are one definition (a FAQ entry)."""
     if looks_like_config(text):
         return questions_with_answers(text, config_blocks(text))
     if looks_like_stanzas(text):
         return stanza_blocks(text)
+    if looks_like_c_source(text):
+        return c_source_blocks(text)
     if looks_like_plain_text(text):
         blocks = parse_outline(text)
         attach_joins(text, blocks)

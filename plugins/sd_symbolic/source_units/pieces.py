@@ -66,7 +66,8 @@ def rendered(text: str) -> str:
     return _VERSION_DIRECTIVE.sub(_version_directive, text).rstrip() if ".." in text else text
 
 
-_COMMENT_MARKS = lazy_pattern(r"(?m)^[ \t]*#+")
+# a comment's marks: a configuration file's `#`, a C-family source's `//`, `/*`, a leading `*` and `*/`
+_COMMENT_MARKS = lazy_pattern(r"(?m)^[ \t]*(?:#+|//+!?|/\*+!?|\*+(?=[ \t]|$))|\*+/[ \t]*$")
 _TOKEN = lazy_pattern(r"[^\W_]+(?:[-'][^\W_]+)*")
 
 
@@ -92,7 +93,7 @@ def make_piece(text: str, seg: Segment, seen: dict[tuple[str, str], Reading] | N
     piece's reading depends on its kind and text alone, and every part of it is immutable, so it is shared."""
     start = seg.body_start if seg.body_start >= 0 else seg.start
     raw = joined(text, start, seg.end, seg.joins) if seg.joins else text[start : seg.end]
-    if seg.comment:  # a configuration file's comment, its lines' `#` marks left out
+    if seg.comment:  # a comment's sentence (a configuration file's, a C source's): its marks left out
         raw = _COMMENT_MARKS.sub(" ", raw)
     if seg.kind == "code":
         return Piece(seg, raw, frozenset())
