@@ -203,7 +203,8 @@ class TraceRecorder:
         from the structs (half the CPU of building the dict first; a turn's trace is ~20 KB).
 
         `keep` (the turn's commit): the bytes are kept with where each call still running sits in them
-        (a plugin node with no status yet, or `pending`), so that `json_again` re-encodes only those."""
+        (a plugin node with no status yet, or `pending`) and each recordOutcome node (its fold may still
+        write to it: `_WRITTEN_AFTER_END`), so that `json_again` re-encodes only those."""
         data = _ENCODER.encode(self.trace)
         if keep:
             self._kept = _kept(data, self.trace)
@@ -231,8 +232,13 @@ class TraceRecorder:
 _ENCODER = msgspec.json.Encoder()
 
 
+# ops whose node a kernel task still writes to after the call ended: a recordOutcome's fold sets its
+# `observationsStored` (kernel/engine/outcome.py `learn`), possibly after the commit that kept the bytes
+_WRITTEN_AFTER_END = frozenset({"recordOutcome"})
+
+
 class _Kept(msgspec.Struct):
-    """A trace's JSON as one `to_json(keep=True)` made it, and the spans of its open nodes."""
+    """A trace's JSON as one `to_json(keep=True)` made it, and the spans of the nodes that may still change."""
 
     data: bytes
     sizes: tuple[int, int, str | None]  # nodes, edges, root
@@ -240,13 +246,14 @@ class _Kept(msgspec.Struct):
 
 
 def _kept(data: bytes, trace: Trace) -> _Kept | None:
-    """Where each open node's JSON sits in `data` (a node encodes alone as inside the trace; a node's
+    """Where each node that may still change sits in `data` (a node encodes alone as inside the trace; a node's
     `{"id":"n…"` opening cannot occur inside a JSON string, where quotes are escaped, and ids are
     unique, so the first match after the previous node's is that node). None when a span is not found."""
     spans: list[tuple[int, int, TraceNode]] = []
     at = 0
     for node in trace.nodes:
-        if node.kind != "plugin" or node.status not in (None, "pending"):
+        may_change = node.status in (None, "pending") or node.op in _WRITTEN_AFTER_END
+        if node.kind != "plugin" or not may_change:
             continue
         encoded = _ENCODER.encode(node)
         start = data.find(encoded, at)

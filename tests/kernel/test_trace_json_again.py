@@ -49,6 +49,20 @@ def test_the_rewrite_is_the_whole_encode_once_the_open_calls_end():
     assert msgspec.json.decode(trace.json_again()) == trace.to_builtins()
 
 
+def test_an_outcome_call_ended_before_the_commit_whose_fold_ends_after_it_is_encoded_again():
+    """A deferred recordOutcome whose call answered before the commit but whose fold (outcome.learn: a
+    store write in a thread) ends after it: the fold's count, written to the ended node, is in the rewrite."""
+    trace = TraceRecorder("req_f", "ses_f")
+    root = trace.node("frame", "turn")
+    outcome = trace.plugin_node("outcome", root.id, "f1", "planner-s", "planner-plugin", "recordOutcome", {})
+    trace.complete(outcome, "success", 7.5, {"observations": 2})
+    trace.node("event", "commit", parent=root.id, status="success")
+    trace.to_json(keep=True)
+    outcome.output["observationsStored"] = 2  # the fold ends after the commit
+    assert trace.json_again() == trace.to_json()
+    assert msgspec.json.decode(trace.json_again())["nodes"][1]["output"]["observationsStored"] == 2
+
+
 @pytest.mark.parametrize("late", ["node", "edge"])
 def test_something_added_after_the_commit_means_a_whole_encode(late):
     trace, batched, _ = _turn_with_open_calls()
