@@ -86,3 +86,22 @@ def test_a_path_inside_a_tab_answers() -> None:
     # on main: the tab read as code, then as prose, gave a weak answer quoting its option line
     assert "LOCALAPPDATA" in (doc.answer or "") and ":sync:" not in (doc.answer or "")
     assert doc.result.status == "success"
+
+
+def test_nested_directives_are_rewritten_in_line_order_once() -> None:
+    """A tab set's tab items (a directive in another's body) are edited after the outer closing fence:
+    rewritten in that order, the inner bodies were written twice and every later offset moved."""
+    text = (
+        "# Setup\n\n````{tab-set}\n```{tab-item} Linux\nRun the quillet installer.\n```\n"
+        "```{tab-item} Windows\nRun quillet.exe instead.\n```\n````\n\nThen restart the shell.\n"
+    )
+    out = without_directive_fences(text)
+    assert len(out) == len(text) and out.count("\n") == text.count("\n")
+    assert out.count("Run the quillet installer.") == 1 and out.count("Run quillet.exe instead.") == 1
+    assert "`" not in out and out.endswith("Then restart the shell.\n")
+
+
+def test_an_inner_directive_left_open_ends_on_the_outer_fence() -> None:
+    text = "````{dropdown}\n```{note}\nKeep the lid shut.\n````\nAfter.\n"
+    out = without_directive_fences(text)
+    assert len(out) == len(text) and "`" not in out and out.count("Keep the lid shut.") == 1

@@ -63,7 +63,9 @@ def without_directive_fences(text: str) -> str:
         return text
     out = []
     done = 0
-    for a, b, new in edits:
+    # a directive nested in another's body (a tab-set's tab-items) is edited after the outer one's closing
+    # fence: in line order, each line once (an inner block left unclosed ends on the outer's closing fence)
+    for a, b, new in sorted({a: (a, b, new) for a, b, new in reversed(edits)}.values()):
         out.append(text[done:a] + new.ljust(b - a))
         done = b
     return "".join(out) + text[done:]
