@@ -199,3 +199,27 @@ def test_a_version_note_answers_for_the_declaration_it_documents() -> None:
         units_of(KILN, "kilnctl.h"),
     )
     assert returned.answer is not None and "0 when called after the firing has started" in returned.answer
+
+
+def test_a_long_commented_body_is_read_in_one_pass(monkeypatch) -> None:
+    """A function body with a comment on every other line and no blank line: each comment asks whether the
+    code run before it leaves a brace open. Counting the run's braces again each time read the body once per
+    comment (a 1 MB body: ~10 s); the run keeps its balance as it grows, so each line is counted once."""
+    from mrpvm.plugins.sd_symbolic.source_units import c_source
+
+    body = "".join(f"    // step {i} of the glaze cycle\n    heat += {i};\n" for i in range(400))
+    text = (
+        f"/* Fires the kiln. */\nvoid kiln_fire(void);\n/* Runs the cycle. */\nint glaze(void) {{\n{body}}}\n"
+    )
+    scanned: list[int] = []
+    real = c_source._balance
+
+    def counted(text_: str, lines: list[tuple[int, int]], first: int, last: int) -> int:
+        scanned.append(lines[last][1] - lines[first][0])
+        return real(text_, lines, first, last)
+
+    monkeypatch.setattr(c_source, "_balance", counted)
+    blocks = c_source_blocks(text)
+    assert sum(scanned) <= len(text)  # every line once
+    glaze = next(b for b in blocks if b.title == "glaze")
+    assert glaze.kind == "definition" and glaze.end == len(text) - 1  # the comments stay in the body

@@ -48,6 +48,7 @@ class _Run:
     kind: str  # comment | code
     first: int  # line index
     last: int
+    braces: int = 0  # its `{` less its `}`: above 0, a code run stops inside an enum's, a struct's or a body
 
 
 def _runs(text: str, lines: list[tuple[int, int]]) -> list[_Run]:
@@ -68,23 +69,11 @@ def _runs(text: str, lines: list[tuple[int, int]]) -> list[_Run]:
             tail = text[slice(*lines[j])]
             after = tail[tail.find("*/") + 2 :].strip() if "*/" in tail else ""
             # `/* … */ int x;`, or a comment between an enum's or a struct's members: code
-            inside = (
-                bool(runs)
-                and runs[-1].kind == "code"
-                and runs[-1].last == i - 1
-                and _open(text, lines, runs[-1])
-            )
-            _add(runs, "code" if after or inside else "comment", i, j, join=True)
+            _add(runs, "code" if after or _inside(runs, i) else "comment", _balance(text, lines, i, j), i, j)
             i = j + 1
             continue
         if line.startswith("//"):
-            inside = (
-                bool(runs)
-                and runs[-1].kind == "code"
-                and runs[-1].last == i - 1
-                and _open(text, lines, runs[-1])
-            )
-            _add(runs, "code" if inside else "comment", i, i, join=True)
+            _add(runs, "code" if _inside(runs, i) else "comment", _balance(text, lines, i, i), i, i)
             i += 1
             continue
         j = i
@@ -92,22 +81,31 @@ def _runs(text: str, lines: list[tuple[int, int]]) -> list[_Run]:
             while j + 1 < n and "*/" not in text[slice(*lines[j + 1])]:
                 j += 1
             j = min(j + 1, n - 1)
-        _add(runs, "code", i, j, join=True)
+        _add(runs, "code", _balance(text, lines, i, j), i, j)
         i = j + 1
     return runs
 
 
-def _open(text: str, lines: list[tuple[int, int]], run: _Run) -> bool:
-    """The code run leaves a brace open (it stops inside an enum's, a struct's or a function's body)."""
-    code = text[lines[run.first][0] : lines[run.last][1]]
-    return code.count("{") > code.count("}")
+def _inside(runs: list[_Run], i: int) -> bool:
+    """Line `i` follows a code run that leaves a brace open (it stops inside an enum's, a struct's or a
+    function's body)."""
+    return bool(runs) and runs[-1].kind == "code" and runs[-1].last == i - 1 and runs[-1].braces > 0
 
 
-def _add(runs: list[_Run], kind: str, first: int, last: int, join: bool = False) -> None:
-    if join and runs and runs[-1].kind == kind and runs[-1].last == first - 1:
+def _balance(text: str, lines: list[tuple[int, int]], first: int, last: int) -> int:
+    """The `{` less the `}` of lines `first` to `last`."""
+    code = text[lines[first][0] : lines[last][1]]
+    return code.count("{") - code.count("}")
+
+
+def _add(runs: list[_Run], kind: str, braces: int, first: int, last: int) -> None:
+    """Lines `first` to `last` as a run of `kind`, joined to the run right before them when of that kind (a
+    run's brace balance is kept as it grows: counting it again for each line made a long body quadratic)."""
+    if runs and runs[-1].kind == kind and runs[-1].last == first - 1:
         runs[-1].last = last
+        runs[-1].braces += braces
     else:
-        runs.append(_Run(kind, first, last))
+        runs.append(_Run(kind, first, last, braces))
 
 
 def looks_like_c_source(text: str) -> bool:
