@@ -100,11 +100,18 @@ def _closes_section(text: str, lines: list[tuple[int, int]], close: int) -> bool
 
 def _code_end(text: str, lines: list[tuple[int, int]], i: int, mark: str) -> int:
     """The line closing the fence of code opened on line `i` (the last line when it is left open)."""
-    for j in range(i + 1, len(lines)):
+    close = _closing(text, lines, i + 1, mark)
+    return len(lines) - 1 if close is None else close
+
+
+def _closing(text: str, lines: list[tuple[int, int]], first: int, mark: str) -> int | None:
+    """The first line from `first` on that closes a fence opened by `mark`: the fence characters alone, at
+    least as many (an inner fence is shorter: MyST nests a directive by lengthening the outer fence)."""
+    for j in range(first, len(lines)):
         line = text[slice(*lines[j])].strip()
         if line and set(line) == {mark[0]} and len(line) >= len(mark):
             return j
-    return len(lines) - 1
+    return None
 
 
 def prose_fence(text: str, lines: list[tuple[int, int]], i: int) -> tuple[int, int] | None:
@@ -117,10 +124,5 @@ def prose_fence(text: str, lines: list[tuple[int, int]], i: int) -> tuple[int, i
     first = i + 1
     while first < len(lines) and _OPTION.match(text[slice(*lines[first])]):
         first += 1  # ":class: tip": the directive's options
-    # the closing fence: the fence characters alone, at least as many (an inner fence of code is shorter:
-    # MyST nests a directive by lengthening the outer fence)
-    for j in range(first, len(lines)):
-        line = text[slice(*lines[j])].strip()
-        if line and set(line) == {mark[0]} and len(line) >= len(mark):
-            return first, j
-    return None
+    close = _closing(text, lines, first, mark)
+    return None if close is None else (first, close)
