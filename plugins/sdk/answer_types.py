@@ -286,7 +286,7 @@ _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
-_DATE = lazy_pattern(
+DATE = lazy_pattern(
     rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:{_MONTHS})\b\.?\s+\d|\b\d{{1,2}}\s+(?:{_MONTHS})\b|\d{{4}}-\d\d-\d\d|"
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow)\b"
     # a month named whole after a preposition of time ("in March", "until early June"), no day given
@@ -307,12 +307,12 @@ _PLACE_WORDS = lazy_pattern(
     r"|\b(?:directory|folder|path|file|location)\b",
     re.I,
 )
-_OPTION = lazy_pattern(r"(?<![\w-])--?[A-Za-z][\w-]*")
+OPTION = lazy_pattern(r"(?<![\w-])--?[A-Za-z][\w-]*")
 
 # "the -z option", "a --dry-run flag", "the ALL option": the noun after an option written out, or after a
 # function word written in capitals (which, unlike an acronym in "the HTTP server", cannot modify a noun:
 # it names something), names its kind; the question asks about that option, not for one
-_OPTION_KIND = lazy_pattern(rf"\b(?:the|a|an)\s+(?:{_OPTION.pattern}|(?-i:([A-Z]+)))\s+([A-Za-z]+)\b", re.I)
+_OPTION_KIND = lazy_pattern(rf"\b(?:the|a|an)\s+(?:{OPTION.pattern}|(?-i:([A-Z]+)))\s+([A-Za-z]+)\b", re.I)
 
 
 def _kind_nouns(question: str) -> list[re.Match[str]]:
@@ -360,7 +360,7 @@ def names_in(text: str) -> list[str]:
     return [m.group() for m in _NAME.finditer(text)]
 
 
-_FINDERS = {"version": _VERSION, "date": _DATE}
+_FINDERS = {"version": _VERSION, "date": DATE}
 
 
 def find_type(text: str, answer_type: str) -> str | None:
@@ -385,13 +385,13 @@ def mentions_type(text: str, answer_type: str) -> bool:
     if answer_type == "version":
         return _VERSION.search(text) is not None
     if answer_type == "date":
-        return _DATE.search(text) is not None or _VERSION.search(text) is not None
+        return DATE.search(text) is not None or _VERSION.search(text) is not None
     if answer_type == "duration":
         return DURATION.search(text) is not None
     if answer_type == "location":
         return _PATH.search(text) is not None or _PLACE_WORDS.search(text) is not None
     if answer_type == "option":
-        return _OPTION.search(text) is not None
+        return OPTION.search(text) is not None
     if answer_type == "command":
         return _COMMAND.search(without_references(text)) is not None
     if answer_type == "person":
@@ -416,9 +416,9 @@ def asks_literal(question: str) -> bool:
 
 def quotes_literal(text: str) -> bool:
     """Whether `text` quotes a literal: a code span, a quoted string, a shebang, a path or an option."""
-    return any(p.search(text) is not None for p in (_QUOTED, _PATH, _OPTION))
+    return any(p.search(text) is not None for p in (_QUOTED, _PATH, OPTION))
 
 
 def options_named(text: str) -> list[str]:
     """The command-line options a text writes out ("--sort", "-x"), in order, each once."""
-    return list(dict.fromkeys(_OPTION.findall(text)))
+    return list(dict.fromkeys(OPTION.findall(text)))

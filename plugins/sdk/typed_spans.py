@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .answer_types import _DATE as DATE
-from .answer_types import _OPTION as OPTION
-from .answer_types import DURATION
+from .answer_types import DATE, DURATION, OPTION
 from .patterns import lazy_pattern
 
 # a value of each shaped type, written out (a figure's digits, a version, a date, a duration, a path, an option)
