@@ -48,7 +48,6 @@ if TYPE_CHECKING:
 
     from ..context import KernelContext
 
-GUESSED_FROM_DEFAULTS = ("planner", "sd", "kb", "gs")  # stages whose configured first plugin is a fair guess
 STAGE_ORDER = ("sd", "planner", "kb", "gs")  # the order of a turn's first calls to them
 
 
@@ -86,10 +85,8 @@ def expected_plugins(
             guess = leading
         elif previous.get(stage) in enabled:
             guess = previous[stage]
-        elif stage in GUESSED_FROM_DEFAULTS:
+        else:  # the stage's configured first plugin is a fair guess (a home's first ask too: perf63)
             guess = next((p for p in defaults.get(stage, []) if p in enabled), None)
-        else:
-            guess = None
         if guess is not None and guess in enabled and guess not in out:
             out.append(guess)
     if called is None:

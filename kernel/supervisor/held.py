@@ -54,9 +54,12 @@ class HeldWork:
             await asyncio.shield(task)
 
     def drop(self) -> int:
-        """Forget everything held (the kernel closes); how many jobs were dropped."""
+        """Forget everything held and cancel the deliveries under way (the kernel closes: nothing it
+        started outlives it); how many jobs were dropped."""
         dropped = sum(len(jobs) for jobs in self._held.values())
         self._held.clear()
+        for task in list(self._running.values()):
+            task.cancel()
         return dropped
 
 

@@ -82,3 +82,22 @@ def test_a_call_waits_for_a_delivery_under_way_and_nothing_held_runs_twice():
         assert ran == ["notice"]
 
     anyio.run(go)
+
+
+def test_a_delivery_under_way_when_the_kernel_closes_is_cancelled_not_left_running():
+    from mrpvm.kernel.supervisor.held import HeldWork
+
+    async def scenario() -> tuple[bool, bool, int]:
+        work = HeldWork()
+        never = anyio.Event()
+        work.hold("kb-a", never.wait)  # a notice whose delivery never ends by itself
+        work.hold("kb-b", never.wait)  # held, never started
+        assert work.start("kb-a")
+        await anyio.sleep(0)  # the delivery is running
+        dropped = work.drop()
+        for _ in range(3):  # the task ends on its next step, its done callback on the step after
+            await anyio.sleep(0)
+        return work.pending("kb-a"), work.pending("kb-b"), dropped
+
+    pending_a, pending_b, dropped = anyio.run(scenario)
+    assert (pending_a, pending_b, dropped) == (False, False, 1)
