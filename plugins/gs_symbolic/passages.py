@@ -43,6 +43,7 @@ from .meaning import Meaning
 from .narrowing import contradicts, quoted_share
 from .qualifiers import states_former
 from .shapes import names_other_person
+from .soft_terms import soft_coverage
 from .window_reading import FUTURE, WindowReading
 from .windows import Passage, windows
 
@@ -308,7 +309,7 @@ class Judge(WindowReading):
             return False  # "remove the packages from the environment" does not say how to delete it
         if self.action is not None and not acts(self.action, passage.sentences, self.said(passage)):
             return False  # names not the asked object, or neither the action nor anything to do
-        if passage.coverage < needed and (not by_meaning or close is None or close < SEM_ACCEPT):
+        if passage.coverage < needed and not self._paraphrase(passage, needed, by_meaning):
             return False
         if self.future and self.answer_type in ("version", "date"):
             # what happened in a release does not say what a later one will do: one sentence must state
@@ -321,6 +322,19 @@ class Judge(WindowReading):
             return self.keys <= said or (by_meaning and self._paraphrased(passage, self.keys - said))
         optional = set().union(*self.options)
         return self.keys - optional <= said and any(option <= said for option in self.options)
+
+    def _paraphrase(self, passage: Passage, needed: float, by_meaning: bool) -> bool:
+        """A passage under the coverage needed answers as a paraphrase: close in meaning as a whole, or word
+        by word (the question words it states by a near-synonym count: soft_terms.py)."""
+        close = passage.meaning
+        if not by_meaning or close is None:
+            return False
+        return close >= SEM_ACCEPT or self.soft_coverage(passage) >= needed
+
+    def soft_coverage(self, passage: Passage) -> float:
+        """The passage's coverage with a question word it states by a near-synonym counted (soft_terms.py)."""
+        have = WindowReading.said(self, passage)
+        return soft_coverage(self.scorer, self.question, have, passage.sentences, self.keys)
 
     def _paraphrased(self, passage: Passage, missing: set[str]) -> bool:
         """A passage that means the question (cosine >= SEM_KEY) answers it without repeating a key name the
