@@ -279,8 +279,7 @@ class Supervisor(OneShotMode):
     # ------------------------------------------------------------------ observability and shutdown
 
     def route_llm(self, route: LlmRoute | None) -> None:
-        """Where sandboxed LLM plugins' calls go (the kernel's LLM endpoint; see sandbox.py): running
-        workers of LLM plugins make way for fresh ones started with the new route."""
+        """Where sandboxed LLM plugins' calls go (sandbox.py); their running workers make way for new ones."""
         self.sandbox.route_llm(route)
         for plugin in self._plugins.values():
             if plugin.uses_llm:
@@ -288,8 +287,7 @@ class Supervisor(OneShotMode):
                     pool.retire()
 
     def handoff(self, plugin_id: str) -> HandoffFolder | None:
-        """Where `plugin_id`'s units files go (manifest `handoff: file`), else None (units travel inline).
-        Raises PluginCallError for a plugin that cannot be called."""
+        """Where `plugin_id`'s units files go (manifest `handoff: file`), else None; PluginCallError if uncallable."""
         return self._plugin(plugin_id, "onSourceText").handoff
 
     def running(self, plugin_id: str) -> bool:
@@ -302,10 +300,8 @@ class Supervisor(OneShotMode):
         self._held.hold(plugin_id, job)
 
     def release_held_to_started(self) -> list[str]:
-        """Start delivering, in the background, what is held for each plugin whose worker has been started
-        (a one-turn process's prestarted kb-plugins: their session notices overlap the turn's first stages
-        instead of delaying their first call); the others' stays held. The ids whose delivery started."""
-        return [p for p in self._held.held_for() if self.running(p) and self._held.start(p)]
+        """Deliver in the background what is held for the plugins with a started worker (held.start_where)."""
+        return self._held.start_where(self.running)
 
     def health(self) -> dict[str, dict[str, Any]]:
         """Per registered plugin: mode, workers alive/busy, calls, failures by code, crash-loop state.

@@ -53,6 +53,12 @@ class HeldWork:
         if task is not None:
             await asyncio.shield(task)
 
+    def start_where(self, started: Callable[[str], bool]) -> list[str]:
+        """Start delivering what is held for each plugin whose worker `started` says runs already (a one-turn
+        process's prestarted kb-plugins: their notices overlap the turn's first stages instead of delaying
+        their first call); the others' stays held. The ids whose delivery started."""
+        return [p for p in list(self._held) if started(p) and self.start(p)]
+
     def drop(self) -> int:
         """Forget everything held and cancel the deliveries under way (the kernel closes: nothing it
         started outlives it); how many jobs were dropped."""
