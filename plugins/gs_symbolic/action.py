@@ -30,7 +30,7 @@ from .directives import tells_what_to_do
 from .evidence import Sentence
 from .focus import HOW_VERB, NEIGHBOUR
 from .lexicon import ADVERBS, CONNECTIVES, DETERMINERS, LIGHT_VERBS, NEGATORS, PREPOSITIONS, PRONOUNS
-from .meaning import vectors
+from .meaning import read_ahead, vectors
 
 OBJECT_WORDS = 4  # the longest object phrase read after a verb
 REVERSATIVE = ("un", "dis", "de")  # English prefixes that reverse a verb's action (install / uninstall)
@@ -277,8 +277,8 @@ def _reversals(stem: str) -> set[str]:
 def _read_ahead(action: Action, sentences: Sequence[Sentence]) -> None:
     """Read (or encode) in one batch the vectors `_is_action` will compare the verb with over `sentences`:
     the judges ask word by word and stop at the first match, and a one-text encode costs ~4 ms of fixed
-    overhead where a batch of words costs about one (meaning.vectors caches them per text, so the judges'
-    word-by-word reads then find them)."""
+    overhead where a batch of words costs about one (meaning.read_ahead: the judges' word-by-word reads
+    then find them)."""
     if not usable():
         return
     words = dict.fromkeys(
@@ -288,7 +288,7 @@ def _read_ahead(action: Action, sentences: Sequence[Sentence]) -> None:
         if t[0].isalpha() and _by_meaning(action, low := t.lower())
     )
     if words:
-        vectors([action.verb, *words])
+        read_ahead([action.verb, *words])
 
 
 def _by_meaning(action: Action, word: str) -> bool:

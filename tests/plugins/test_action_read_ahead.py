@@ -30,6 +30,7 @@ def encodes(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         return real(texts)
 
     monkeypatch.setattr(meaning, "_cache", type(meaning._cache)())
+    monkeypatch.setattr(meaning, "_ahead", {})
     monkeypatch.setattr(meaning, "kept_vectors", counted)
     yield calls
 
@@ -57,7 +58,12 @@ def test_a_passage_s_words_are_encoded_in_one_batch(encodes: list[int]) -> None:
 def test_reading_ahead_judges_as_word_by_word(monkeypatch: pytest.MonkeyPatch, encodes: list[int]) -> None:
     questions = ["How do I extinguish a lantern?", "How do I shorten a lantern?", "How do I trim a wick?"]
     batched = [_verdicts(q) for q in questions]
+    asked = list(meaning._cache)
     assert batched[1][:2] == (True, True)  # shortening is done to the wicks, not the lantern
     monkeypatch.setattr(meaning, "_cache", type(meaning._cache)())
+    monkeypatch.setattr(meaning, "_ahead", {})
     monkeypatch.setattr(action_module, "_read_ahead", lambda action, sentences: None)
     assert [_verdicts(q) for q in questions] == batched
+    # the texts asked for (which `for_question` reads free) are the same, in the same order: reading
+    # ahead never adds a sentence to what the meaning judge reads
+    assert list(meaning._cache) == asked
