@@ -298,7 +298,7 @@ async def plan_and_solve(
     frame.plan = plan
     for first in (plan.kbPluginOrder[:1], plan.goalSolverOrder[:1]):  # their workers start meanwhile
         for plugin_id in first:
-            state.ctx.supervisor.prestart(plugin_id)
+            state.ctx.supervisor.prestart(plugin_id, state.artifact_path(plugin_id).artifacts)
     branch.node.output = {
         "plan": msgspec.to_builtins(plan),
         "planner": "plugin" if post else "kernel defaults",

@@ -167,7 +167,8 @@ def prestart_views(state: TurnState, order: list[str], start: int, limit: int | 
     left_calls = state.budget.fallback_calls_left
     count = left_calls if limit is None else min(limit, left_calls)
     left = order[start : start + count]
-    return [plugin_id for plugin_id in left if state.ctx.supervisor.prestart(plugin_id)]
+    prestart = state.ctx.supervisor.prestart
+    return [p for p in left if prestart(p, state.artifact_path(p).artifacts)]
 
 
 async def next_view(

@@ -107,11 +107,14 @@ def leading_planner(ctx: KernelContext, planners: list[str]) -> str | None:
     return ranked[0] if ranked else None
 
 
-def prestart_turn(ctx: KernelContext, pins: Pins) -> list[str]:
-    """Start one worker of each expected plugin that has none yet (without waiting); the ids started.
+def prestart_turn(ctx: KernelContext, pins: Pins, kb: str | None = None) -> list[str]:
+    """Start one worker of each expected plugin that has none yet (without waiting), its artifacts folder
+    for the turn's KB `kb` (None: the session's) bound; the ids started.
     A pin naming no plugin of its stage raises the turn's UnknownPluginError first (nothing started)."""
     check_pins(ctx, pins)
-    started = [p for p in expected_plugins(ctx, pins) if ctx.supervisor.prestart(p)]
+    started = [
+        p for p in expected_plugins(ctx, pins) if ctx.supervisor.prestart(p, str(ctx.artifacts_dir(kb, p)))
+    ]
     early_launch.stop_all()  # what the previous process's record launched and this turn does not start
     key = early_launch.key_of(pins.planner, pins.sd, pins.kb, pins.gs)
     early_launch.record(

@@ -31,6 +31,10 @@ STDERR_TAIL_BYTES = 8192
 PASSED_ENV = ("PATH", "HOME", "LANG")
 ENV_PREFIX = "MRPVM_"
 WORKER_FLAG = "MRPVM_WORKER"
+# Set for a worker started while its plugin keeps nothing in any artifacts folder (a fresh home): every text
+# its first call reads will be encoded, so a worker that loads a model may load it at once, while the
+# turn's earlier stages run (sdk embedding/encoder.worker_started). Never part of an early-launch record.
+NOTHING_KEPT_FLAG = "MRPVM_NOTHING_KEPT"
 # Secrets plugins must never see: they reach the LLM only through the kernel's loopback endpoint with a
 # per-call token (the upstream key would let a plugin bypass budgets), never the HTTP API's token, and
 # never the store's URL (it may carry the database password; plugins have no business in the database).

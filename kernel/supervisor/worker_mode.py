@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 
 from . import early_launch
 from .plugin_state import PluginState
 from .pool import WorkerPool
-from .process import WORKER_FLAG
+from .process import NOTHING_KEPT_FLAG, WORKER_FLAG
 from .supervisor_base import PluginCallError, ProcessFailure, SupervisorBase
 from .worker import Job, Worker
 
@@ -44,11 +45,14 @@ class WorkerMode(SupervisorBase):
             "processes": self.limits.pluginProcesses,
             "memory": self._memory,
         }
+        # a sandboxed worker binding only empty artifacts folders keeps nothing yet: said to the worker alone (the
+        # early-launch record keeps `env`, so a fresh home's hint never reaches the next, warm process)
+        nothing_kept = sandboxed and early is None and bool(writable) and not any(map(os.listdir, writable))
         return Worker(
             argv,
             group=group,
             cwd=plugin.cwd,
-            env=self._env,
+            env={**self._env, NOTHING_KEPT_FLAG: "1"} if nothing_kept else self._env,
             loop=pool.loop,
             max_output=plugin.max_out,
             memory_bytes=self._memory,
@@ -59,11 +63,13 @@ class WorkerMode(SupervisorBase):
             popen=early.popen if early is not None else None,
         )
 
-    def prestart(self, plugin_id: str) -> bool:
+    def prestart(self, plugin_id: str, artifacts: str | None = None) -> bool:
         """Start one worker of a plugin a turn is about to call, when none runs yet, without waiting for it:
         a cold `mrpvm ask` overlaps that start (interpreter, imports, the sentence model) with the stages
         before the call. Whatever stands in the way (unknown, one-shot, crash-looping, another loop's
-        supervisor, a spawn failure) is left to the call itself, which reports it; True when one started."""
+        supervisor, a spawn failure) is left to the call itself, which reports it; True when one started.
+        `artifacts`: the folder the turn's calls will name, bound (created) now: a folder first named by
+        the call would retire this worker for a fresh one (a fresh home's every prestart was lost)."""
         plugin = self._plugins.get(plugin_id)
         if plugin is None:
             try:
@@ -80,8 +86,10 @@ class WorkerMode(SupervisorBase):
         if pool.slots or plugin.breaker.retry_in(loop.time()) > 0.0:
             return False
         try:
+            if artifacts and not os.path.isdir(artifacts):  # one that exists is bound already
+                self._artifacts(plugin, "", artifacts, for_worker=True)
             return pool.fill(upto=1) == 1
-        except ProcessFailure:
+        except (ProcessFailure, PluginCallError):
             return False
 
     def _pool(self, plugin: PluginState, loop: asyncio.AbstractEventLoop, lane: bool = False) -> WorkerPool:

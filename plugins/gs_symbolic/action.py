@@ -30,7 +30,7 @@ from .directives import tells_what_to_do
 from .evidence import Sentence
 from .focus import HOW_VERB, NEIGHBOUR
 from .lexicon import ADVERBS, CONNECTIVES, DETERMINERS, LIGHT_VERBS, NEGATORS, PREPOSITIONS, PRONOUNS
-from .meaning import vectors
+from .meaning import read_ahead, vectors
 
 OBJECT_WORDS = 4  # the longest object phrase read after a verb
 REVERSATIVE = ("un", "dis", "de")  # English prefixes that reverse a verb's action (install / uninstall)
@@ -142,6 +142,7 @@ def _object_words(tokens: list[str], start: int) -> list[str]:
 def misapplied(action: Action, sentences: Sequence[Sentence]) -> bool:
     """The passage performs the action (or a synonym) only on objects other than the asked one, while it
     names the asked object in another role: it tells how to do something else."""
+    _read_ahead(action, [s for s in sentences if not s.code])
     for s in sentences:
         if s.code or not action.target <= set(s.terms):
             continue
@@ -160,6 +161,7 @@ def acts(action: Action, sentences: Sequence[Sentence], said: set[str]) -> bool:
     do, not the reverse of the action ("install" for "uninstall"; "X can then use Y" tells nothing to do)."""
     if not names_object(action, sentences, said):
         return False
+    _read_ahead(action, sentences)
     kept = action.prevented  # "stop X from using Y": a passage saying X does not use Y, under its condition
     if kept is not None and names_object(kept, sentences, said) and _says_not(kept, sentences):
         return True
@@ -172,6 +174,7 @@ def done_elsewhere(action: Action, pool: Sequence[Sentence]) -> bool:
     """The evidence names the action (or a synonym) only where it acts on another object while naming the
     asked one ("`pip uninstall` … will remove the packages from the virtual environment" and nothing else
     for "How do I delete a virtual environment?"): the documents tell how to do something else."""
+    _read_ahead(action, [s for s in pool if not s.code])
     doing = [s for s in pool if not s.code and performs(action, [s])]
     return bool(doing) and all(misapplied(action, [s]) for s in doing)
 
@@ -271,10 +274,32 @@ def _reversals(stem: str) -> set[str]:
     return out
 
 
+def _read_ahead(action: Action, sentences: Sequence[Sentence]) -> None:
+    """Read (or encode) in one batch the vectors `_is_action` will compare the verb with over `sentences`:
+    the judges ask word by word and stop at the first match, and a one-text encode costs ~4 ms of fixed
+    overhead where a batch of words costs about one (meaning.read_ahead: the judges' word-by-word reads
+    then find them)."""
+    if not usable():
+        return
+    words = dict.fromkeys(
+        low
+        for s in sentences
+        for t in _tokens(s.text)
+        if t[0].isalpha() and _by_meaning(action, low := t.lower())
+    )
+    if words:
+        read_ahead([action.verb, *words])
+
+
+def _by_meaning(action: Action, word: str) -> bool:
+    """`word` may name the action only by meaning: a word, not the verb's own stem."""
+    return word not in STOPWORDS and len(word) >= 3 and next(iter(stems([word])), "") != action.stem
+
+
 def _is_action(action: Action, word: str) -> bool:
     if word in STOPWORDS or len(word) < 3:
         return False
-    if next(iter(stems([word])), "") == action.stem:
+    if not _by_meaning(action, word):
         return True
     if not usable():  # the model is loaded only when a word's vector is not kept (meaning.vectors)
         return False

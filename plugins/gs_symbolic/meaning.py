@@ -27,6 +27,9 @@ CACHE_SIZE = 50_000
 MAX_SENTENCES = 24  # the sentences read per question: those sharing most of its words (bounds a turn's cost)
 MAX_CONTEXT = 80  # characters of the heading a sentence is read with
 _cache: OrderedDict[str, Vector] = OrderedDict()
+# vectors read ahead in one batch (`read_ahead`) that no judge has asked for yet: kept apart from `_cache`,
+# whose texts `for_question` reads free, so reading ahead never changes which sentences a judge reads
+_ahead: dict[str, Vector] = {}
 
 
 def sentence_text(s: Sentence) -> str:
@@ -44,13 +47,28 @@ def vectors(texts: Sequence[str]) -> list[Vector]:
     """Vectors of texts (unit length), from the worker's cache, the kept vectors or encoded once."""
     missing = list(dict.fromkeys(t for t in texts if t not in _cache))
     if missing:
-        encoded = kept_vectors(missing)  # read from the KB folder's kept vectors where a sibling encoded them
-        assert encoded is not None
-        for text, vector in zip(missing, encoded, strict=True):
-            _cache[text] = vector
+        read = _read([t for t in missing if t not in _ahead])
+        for text in missing:
+            _cache[text] = _ahead.pop(text) if text in _ahead else read[text]
         while len(_cache) > CACHE_SIZE:
             _cache.popitem(last=False)
     return [_cache[t] for t in texts]
+
+
+def read_ahead(texts: Sequence[str]) -> None:
+    """Read (or encode) in one batch the vectors of texts a judge may ask for one by one next (a one-text
+    encode costs ~4 ms of fixed overhead, a batch of words about one): `vectors` then finds them."""
+    if len(_ahead) > CACHE_SIZE:
+        _ahead.clear()
+    _ahead.update(_read([t for t in dict.fromkeys(texts) if t not in _cache and t not in _ahead]))
+
+
+def _read(texts: list[str]) -> dict[str, Vector]:
+    if not texts:
+        return {}
+    encoded = kept_vectors(texts)  # read from the KB folder's kept vectors where a sibling encoded them
+    assert encoded is not None
+    return dict(zip(texts, encoded, strict=True))
 
 
 class Meaning:

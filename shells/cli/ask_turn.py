@@ -39,7 +39,7 @@ def run_in_process(
     from mrpvm.knowledge.context import open_context
 
     async def turn(environ: dict[str, str] | None) -> TurnResult:
-        ctx = await open_context(environ, opened=lambda opened: prestart_turn(opened, pins))
+        ctx = await open_context(environ, opened=lambda opened: prestart_turn(opened, pins, kb))
         try:
             from mrpvm.kernel.engine import TurnRequest, run_turn
 

@@ -37,8 +37,8 @@ def ask_watching_starts(h: Harness) -> tuple[object, list[tuple[str, list[str]]]
         ctx = await h.open()
         prestart = ctx.supervisor.prestart
 
-        def watched(plugin_id: str) -> bool:
-            started = prestart(plugin_id)
+        def watched(plugin_id: str, artifacts: str | None = None) -> bool:
+            started = prestart(plugin_id, artifacts)
             if started:
                 seen.append((plugin_id, [c["plugin"] for c in h.calls(op="retrieve")]))
             return started

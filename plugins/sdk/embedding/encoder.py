@@ -86,6 +86,7 @@ LOAD_BUDGET_S = (
 )
 IDLE_LOAD_S = 5.0  # a warm worker idle this long loads the model before a call needs it (worker_started;
 # longer than a one-turn `mrpvm ask` keeps a worker idle on a loaded machine)
+NOTHING_KEPT_FLAG = "MRPVM_NOTHING_KEPT"  # kernel/supervisor/process.py: this plugin keeps nothing yet
 _deferred = False
 _worker = False  # a warm worker: its calls never go without the model (worker_started)
 _last_call = 0.0  # when the latest call began (time.monotonic)
@@ -121,24 +122,27 @@ def worker_started(kind: str | None = None) -> None:
     """A warm worker's start (its `on_worker_start`): the model is loaded when a call first needs a text
     encoded, or once the worker has been idle IDLE_LOAD_S — a daemon's worker is ready before its first
     novel question, while a one-turn `mrpvm ask` whose vectors are kept never loads onnxruntime at all.
-    Its calls are never deferred (the worker was always going to load the model). `kind`: the precision
-    its calls encode with (None: quantize.precision())."""
+    Its calls are never deferred (the worker was always going to load the model). A worker whose plugin
+    keeps nothing yet (NOTHING_KEPT_FLAG set by the supervisor: a fresh home) loads it at once: its first
+    call will encode every text it reads, and the load overlaps the turn's earlier stages instead of
+    opening that call. `kind`: the precision its calls encode with (None: quantize.precision())."""
     global _worker, _last_call, _deferred
     _worker, _last_call, _deferred = True, time.monotonic(), False
     if usable():
+        wait = 0.0 if os.environ.get(NOTHING_KEPT_FLAG) == "1" else IDLE_LOAD_S
         threading.Thread(
-            target=_load_when_idle, args=(kind,), name="embedding-idle-load", daemon=True
+            target=_load_when_idle, args=(kind, wait), name="embedding-idle-load", daemon=True
         ).start()
 
 
-def _load_when_idle(kind: str | None) -> None:
+def _load_when_idle(kind: str | None, wait: float = IDLE_LOAD_S) -> None:
     while not _shared:
         idle = time.monotonic() - _last_call
-        if idle >= IDLE_LOAD_S:
+        if idle >= wait:
             with contextlib.suppress(Exception):  # a call that needs the model meets the failure itself
                 shared_encoder(kind)
             return
-        time.sleep(IDLE_LOAD_S - idle)
+        time.sleep(wait - idle)
 
 
 def _reading(kind: str, max_tokens: int) -> str | None:
