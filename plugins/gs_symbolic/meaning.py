@@ -99,10 +99,11 @@ def for_question(
     question: str, pool: Sequence[Sentence], overlap: Callable[[Sentence], float] | None = None
 ) -> Meaning | None:
     """The question's Meaning over the MAX_SENTENCES sentences of `pool` with the most `overlap` (the
-    question's weighted words; cached ones are read free), or None without the model (lexical path only)."""
+    question's weighted words), or None without the model (lexical path only). Which sentences are read
+    never depends on what a warm worker happens to have encoded before: the same question over the same
+    evidence gets the same answer in a fresh process and in a daemon."""
     if not pool or not usable():
         return None
     if overlap is not None and len(pool) > MAX_SENTENCES:
-        ranked = sorted(pool, key=lambda s: -overlap(s))
-        pool = ranked[:MAX_SENTENCES] + [s for s in ranked[MAX_SENTENCES:] if sentence_text(s) in _cache]
+        pool = sorted(pool, key=lambda s: -overlap(s))[:MAX_SENTENCES]
     return Meaning(question, pool)
