@@ -30,10 +30,6 @@ class HeldWork:
     def pending(self, plugin_id: str) -> bool:
         return plugin_id in self._held or plugin_id in self._running
 
-    def held_for(self) -> list[str]:
-        """The plugins with work held and not yet running."""
-        return list(self._held)
-
     def start(self, plugin_id: str) -> bool:
         """Start running what is held for the plugin, without waiting for it (its next call, `release`,
         waits for that run); False when nothing is held or it runs already."""
