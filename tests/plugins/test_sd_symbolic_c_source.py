@@ -223,3 +223,17 @@ def test_a_long_commented_body_is_read_in_one_pass(monkeypatch) -> None:
     assert sum(scanned) <= len(text)  # every line once
     glaze = next(b for b in blocks if b.title == "glaze")
     assert glaze.kind == "definition" and glaze.end == len(text) - 1  # the comments stay in the body
+
+
+def test_a_comment_mark_inside_a_string_literal_opens_no_comment() -> None:
+    """`"/*"` in a string literal on a code line is text: read as an opened comment it swallowed every
+    declaration up to the next `*/`, so the next comment's declaration lost its unit."""
+    text = KILN.replace(
+        "#define KILN_MAX_SEGMENTS 32\n",
+        "#define KILN_MAX_SEGMENTS 32\n#define KILN_GLOB \"/*\"\nstatic const char KILN_STAR = '*';\n",
+    )
+    titles = [b.title for b in c_source_blocks(text) if b.kind == "definition"]
+    assert titles[:3] == ["Kiln_State", "Kiln_ProgressHandler", "kiln_open"], titles
+    assert looks_like_c_source(text)
+    opener = _holding(_units(text), "no kiln answers within five seconds")
+    assert opener.sectionTitle == "kiln_open"

@@ -77,13 +77,41 @@ def _runs(text: str, lines: list[tuple[int, int]]) -> list[_Run]:
             i += 1
             continue
         j = i
-        if "/*" in line and "*/" not in line[line.find("/*") :]:  # a comment opened at a code line's end
+        if _opens_comment(line):  # a comment opened at a code line's end
             while j + 1 < n and "*/" not in text[slice(*lines[j + 1])]:
                 j += 1
             j = min(j + 1, n - 1)
         _add(runs, "code", _balance(text, lines, i, j), i, j)
         i = j + 1
     return runs
+
+
+def _opens_comment(line: str) -> bool:
+    """A code line ends inside a `/*` comment it opens; a `/*` or `*/` inside a string or character
+    literal (`"/*"`, `'*'`) is no comment mark, and a `//` comment ends the line's code."""
+    quote = ""
+    opened = False
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif opened:
+            if line.startswith("*/", i):
+                opened = False
+                i += 1
+        elif c in "\"'":
+            quote = c
+        elif line.startswith("//", i):
+            return False
+        elif line.startswith("/*", i):
+            opened = True
+            i += 1
+        i += 1
+    return opened
 
 
 def _inside(runs: list[_Run], i: int) -> bool:
@@ -136,8 +164,7 @@ def looks_like_c_source(text: str) -> bool:
         documented += previous_comment_end
         previous_comment_end = False
         if _DIRECTIVE.match(line) or line.endswith(_C_END):
-            if "/*" in line and "*/" not in line[line.find("/*") :]:
-                in_comment = True
+            in_comment = _opens_comment(line)
         else:
             other += 1
             if other > 20 and other > code / 2:  # prose: most lines end as sentences do
