@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..marks import mark
 from . import forward, weights
 from .cache import cache_dir, load_session
 from .forward import DIMENSIONS, MAX_TOKENS
@@ -266,5 +267,7 @@ def shared_encoder(kind: str | None = None) -> Encoder | None:
     if kind not in _shared and usable():
         with _lock:
             if kind not in _shared:
+                mark(f"model load > {kind}")
                 _shared[kind] = Encoder(kind=kind)
+                mark("model load <")
     return _shared.get(kind)
