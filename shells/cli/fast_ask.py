@@ -195,13 +195,17 @@ def _launch_early(parsed: dict[str, Any]) -> None:
     then starts its workers itself)."""
     try:
         from mrpvm.kernel.home import home_folder
+        from mrpvm.kernel.question_seen import asked_lately
         from mrpvm.kernel.supervisor import early_launch
 
         pins = [
             parsed.get(f)
             for f in ("planner_plugin", "seed_detector_plugin", "kb_plugin", "goal_solver_plugin")
         ]
-        early_launch.launch(home_folder(), early_launch.key_of(*pins))
+        home = home_folder()
+        if asked_lately(home, parsed["question"]) is False:  # its workers may load their models at once
+            early_launch.hint({early_launch.NEW_QUESTION_FLAG: "1"})
+        early_launch.launch(home, early_launch.key_of(*pins))
     except Exception:  # noqa: BLE001 - only an earlier start is lost
         pass
 
