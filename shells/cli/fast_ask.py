@@ -9,8 +9,9 @@ Anything else returns None and the full CLI runs, parsing, validating and report
 did: an option not in OPTIONS (--continue, --local-llm, legacy ones, --help), a malformed value, a --source
 that does not read as UTF-8. A terminal's rich rendering and `--json` use ask.py's printers, loaded after
 the turn. Errors of the turn itself propagate to main.py, which reports them as for the full CLI.
-Up to the workers' early launch (`_launch_early`) nothing beyond os, json and subprocess is loaded (not
-typing, not pathlib): each module imported first delays every worker's start.
+Up to the workers' early launch (`_launch_early`) nothing beyond os, json, subprocess and sqlite3 (whether
+the question is new to the home: kernel/question_seen.py) is loaded (not typing, not pathlib): each module
+imported first delays every worker's start.
 """
 
 from __future__ import annotations
