@@ -146,8 +146,9 @@ class BalancedRetriever(Retriever):
         return doc
 
     def on_session_event(self, call: Call) -> CnlDocument:
-        """The session's units cached; for a source this folder keeps nothing of, the model's load begun (the
-        next retrieve encodes its candidates: encoder.load_ahead)."""
+        """The session's units cached, and, when some are new to this folder's kept vectors, the model's load
+        begun: the next retrieve over them encodes its candidates (dense.py), and the notice of a one-turn
+        process comes while the turn still detects seeds and plans (encoder.load_ahead)."""
         doc = super().on_session_event(call)
         payload: OnSessionEventPayload = call.payload
         if doc.result.status == "success":
