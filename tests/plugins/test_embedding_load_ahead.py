@@ -1,8 +1,7 @@
-"""A warm kb-balanced worker told of session units its artifacts folder keeps no vector of (a new
+"""A warm kb-balanced worker told of session units its artifacts folder keeps no vectors of (a new
 `--source` in a home that keeps others) begins loading the sentence model at the notice, not inside the
-next retrieve (encoder.load_ahead); a source some of whose units are kept (a retrieve encodes only its
-candidates: the same question again reads them all kept), a one-shot process, or a load already begun
-start nothing."""
+next retrieve (encoder.load_ahead); units all kept, a one-shot process, or a load already begun start
+nothing."""
 
 from __future__ import annotations
 
@@ -75,7 +74,7 @@ def _keep(folder: Path, texts: list[str]) -> None:
 def test_a_notice_of_units_not_kept_begins_the_model_load(
     tmp_path: Path, started: list[tuple[object, ...]]
 ) -> None:
-    _keep(tmp_path, ["Polish the brass hood with a dry cloth."])  # another source's text only
+    _keep(tmp_path, [unit_text(LANTERNS[0])])  # the folder keeps another text: one of these is new
     doc, failure, _ = plugin.run(_notice(tmp_path))
     assert failure is None and doc is not None and doc.result.status == "success"
     assert started == [(encoder.precision(), 0.0)]  # now, not once idle
@@ -83,10 +82,8 @@ def test_a_notice_of_units_not_kept_begins_the_model_load(
     assert len(started) == 1
 
 
-def test_a_notice_of_a_source_judged_before_loads_nothing(
-    tmp_path: Path, started: list[tuple[object, ...]]
-) -> None:
-    _keep(tmp_path, [unit_text(LANTERNS[1])])  # one unit was a candidate of an earlier retrieve
+def test_a_notice_of_units_all_kept_loads_nothing(tmp_path: Path, started: list[tuple[object, ...]]) -> None:
+    _keep(tmp_path, [unit_text(u) for u in LANTERNS])
     doc, failure, _ = plugin.run(_notice(tmp_path))
     assert failure is None and doc is not None and doc.result.status == "success"
     assert started == []

@@ -145,20 +145,18 @@ def worker_started(kind: str | None = None) -> None:
 
 def load_ahead(texts: Sequence[str], kind: str | None = None, max_tokens: int = MAX_TOKENS) -> bool:
     """A warm worker told of texts a coming call will judge (a session notice's units, in the folder of
-    the notice's `for_call`): when the model is not loaded and none of them is kept there (a source this
-    folder never judged: whatever the next call reads of it, it encodes), the model starts loading now, in
-    the background, instead of inside that call (a home that keeps vectors, asked about a new `--source`:
-    the notice comes while the turn still detects seeds and plans). A source some of whose texts are kept
-    loads nothing: a call encodes only the candidates it judges (kb-balanced: the best by BM25), and those
-    of a question asked before are all kept. The first AHEAD_CHECKED distinct texts are looked up. True
-    when a load was begun."""
+    the notice's `for_call`): when the model is not loaded and some of them are not kept there, that call
+    will encode them, so the model starts loading now, in the background, instead of inside the call (a
+    home whose folders keep vectors, asked about a new `--source`: the notice comes while the turn still
+    detects seeds and plans). Texts all kept (the same source again) load nothing; the first AHEAD_CHECKED
+    distinct texts are looked up. True when a load was begun."""
     global _loading
     kind = kind or precision()
     if not _worker or _loading or kind in _shared or not texts or not usable():
         return False
     sample = list(dict.fromkeys(texts))[:AHEAD_CHECKED]
     kept = _kept_file(_folder, kind, max_tokens) if _folder is not None else None
-    if kept is not None and kept.get(sample):
+    if kept is not None and len(kept.get(sample)) == len(sample):
         return False
     _loading = True
     threading.Thread(
