@@ -36,12 +36,9 @@ from mrpvm.plugins.kb_common import (
     unit_hash,
 )
 from mrpvm.plugins.sdk import Call
-from mrpvm.plugins.sdk.embedding import for_call, load_ahead
-from mrpvm.protocol.document import CnlDocument
-from mrpvm.protocol.envelope import OnSessionEventPayload
+from mrpvm.plugins.sdk.embedding import for_call
 
 from . import mmr
-from .dense import MAX_TOKENS as DENSE_TOKENS
 from .dense import (
     DenseWrite,
     InlineVectors,
@@ -50,7 +47,6 @@ from .dense import (
     from_rows,
     nearest,
     pending_rows,
-    unit_text,
     write_dense,
 )
 from .dense_scan import DenseScan, generation_dense_file
@@ -143,16 +139,6 @@ class BalancedRetriever(Retriever):
                 f"{doc.result.result}; dense view: {done.encoded} units encoded, {done.reused} kept, "
                 f"{done.pending} pending (encoded when the kernel offers the source again)"
             )
-        return doc
-
-    def on_session_event(self, call: Call) -> CnlDocument:
-        """The session's units cached, and, when some are new to this folder's kept vectors, the model's load
-        begun: the next retrieve over them encodes its candidates (dense.py), and the notice of a one-turn
-        process comes while the turn still detects seeds and plans (encoder.load_ahead)."""
-        doc = super().on_session_event(call)
-        payload: OnSessionEventPayload = call.payload
-        if doc.result.status == "success":
-            load_ahead([unit_text(u) for u in payload.units], max_tokens=DENSE_TOKENS)
         return doc
 
     def _vector_file(self, call: Call, views: Views) -> VectorFile | None:

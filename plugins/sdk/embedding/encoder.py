@@ -91,8 +91,6 @@ NOTHING_KEPT_FLAG = "MRPVM_NOTHING_KEPT"  # kernel/supervisor/process.py: this p
 NEW_QUESTION_FLAG = "MRPVM_NEW_QUESTION"  # kernel/supervisor/early_launch.py: the turn's question is new here
 _deferred = False
 _worker = False  # a warm worker: its calls never go without the model (worker_started)
-_loading = False  # a load was begun without waiting for idleness (worker_started, load_ahead)
-AHEAD_CHECKED = 256  # texts of a notice looked up in the kept vectors (load_ahead)
 _last_call = 0.0  # when the latest call began (time.monotonic)
 _installed: bool | None = None
 _identity: dict[str, str] = {}  # a precision's model identity (the graph folder's name)
@@ -132,37 +130,14 @@ def worker_started(kind: str | None = None) -> None:
     opening that call; so does one whose one-turn process's question no recent turn asked (NEW_QUESTION_FLAG:
     no plugin keeps its vector, and a call that encodes it would load the model inside, on the turn's critical
     path). `kind`: the precision its calls encode with (None: quantize.precision())."""
-    global _worker, _last_call, _deferred, _loading
+    global _worker, _last_call, _deferred
     _worker, _last_call, _deferred = True, time.monotonic(), False
     if usable():
         told = os.environ.get(NOTHING_KEPT_FLAG) == "1" or os.environ.get(NEW_QUESTION_FLAG) == "1"
         wait = 0.0 if told else IDLE_LOAD_S
-        _loading = wait == 0.0
         threading.Thread(
             target=_load_when_idle, args=(kind, wait), name="embedding-idle-load", daemon=True
         ).start()
-
-
-def load_ahead(texts: Sequence[str], kind: str | None = None, max_tokens: int = MAX_TOKENS) -> bool:
-    """A warm worker told of texts a coming call will judge (a session notice's units, in the folder of
-    the notice's `for_call`): when the model is not loaded and some of them are not kept there, that call
-    will encode them, so the model starts loading now, in the background, instead of inside the call (a
-    home whose folders keep vectors, asked about a new `--source`: the notice comes while the turn still
-    detects seeds and plans). Texts all kept (the same source again) load nothing; the first AHEAD_CHECKED
-    distinct texts are looked up. True when a load was begun."""
-    global _loading
-    kind = kind or precision()
-    if not _worker or _loading or kind in _shared or not texts or not usable():
-        return False
-    sample = list(dict.fromkeys(texts))[:AHEAD_CHECKED]
-    kept = _kept_file(_folder, kind, max_tokens) if _folder is not None else None
-    if kept is not None and len(kept.get(sample)) == len(sample):
-        return False
-    _loading = True
-    threading.Thread(
-        target=_load_when_idle, args=(kind, 0.0), name="embedding-load-ahead", daemon=True
-    ).start()
-    return True
 
 
 def _load_when_idle(kind: str | None, wait: float = IDLE_LOAD_S) -> None:
