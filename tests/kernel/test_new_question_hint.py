@@ -79,8 +79,8 @@ def test_a_launched_worker_is_told_and_still_adopted(registry: Registry, tmp_pat
     early_launch.hint(HINT)
     assert early_launch.launch(tmp_path, KEY) == ["bad-worker"]
     pid = early_launch.launched()["bad-worker"]
-    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
-    assert b"MRPVM_NEW_QUESTION=1" in environ
+    # what the launched worker was told is read from its own answer below: its /proc environ shows the
+    # parent's environment until the child has exec'd (a race on a busy machine)
 
     async def ask():
         async with new_supervisor(registry) as sup:
