@@ -1,6 +1,6 @@
 """When each step of one `mrpvm ask` process happens (ms from the interpreter's start), in the real order.
 
-    CHECKOUT/.venv/bin/python bench/cold_ask_timeline.py [--rounds N] -- ask --no-daemon --source FILE "question"
+    CHECKOUT/.venv/bin/python bench/cold_ask_timeline.py [--rounds N] [--workers] -- ask --no-daemon --source FILE "question"
 
 Unlike cold_ask_breakdown.py (which imports the kernel before the command runs, so the workers' early
 launch comes later than in a user's process), this wraps the steps as their modules load (an import hook),
@@ -8,6 +8,9 @@ so the command's own import order is kept, with this process's CPU so far beside
 the turn, each plugin call (the first one waits for its worker's start), each prestart, the context's
 close and the process's end. Each round is a fresh interpreter; the rounds' timelines are printed one
 after the other, then the median of each step's end.
+`--workers` (needs MRPVM_HOME): the workers' own steps too — each one's start, request, reply and model load,
+with its CPU so far (plugins/sdk/marks.py: MRPVM_WORKER_MARKS=1, read back from `<home>/logs`), on the
+same clock, indented under the CLI's.
 """
 
 from __future__ import annotations
@@ -109,8 +112,8 @@ def child(argv: list[str]) -> None:
 
     def dump() -> None:
         mark("exit")
-        with open(out, "w") as f:
-            json.dump(EVENTS, f)
+        with open(out, "w") as f:  # T0 on CLOCK_MONOTONIC: the workers' marks are on that clock
+            json.dump({"t0": time.monotonic() - (time.perf_counter() - T0), "events": EVENTS}, f)
 
     atexit.register(dump)
     sys.argv = ["mrpvm", *argv]
@@ -120,30 +123,55 @@ def child(argv: list[str]) -> None:
     sys.exit(main())
 
 
+def worker_marks(t0: float) -> list[tuple[float, float, str]]:
+    """The workers' marks of this round from `<MRPVM_HOME>/logs/*.log`, as (ms from T0, the worker's CPU ms,
+    step)."""
+    import glob
+    import re
+
+    found = []
+    for path in glob.glob(os.path.join(os.environ["MRPVM_HOME"], "logs", "*.log")):
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = re.search(r" mark ([\d.]+) (\d+) (.*)$", line)
+                if m and float(m.group(1)) >= t0:
+                    plugin = os.path.basename(path).removesuffix(".log")
+                    found.append(
+                        ((float(m.group(1)) - t0) * 1000, float(m.group(2)), f"    [{plugin}] {m.group(3)}")
+                    )
+    return found
+
+
 def main() -> None:
     if os.environ.get("TIMELINE_OUT"):
         child(sys.argv[1:])
         return
     args = sys.argv[1:]
-    rounds = 1
+    rounds, workers = 1, False
     if args[:1] == ["--rounds"]:
         rounds, args = int(args[1]), args[2:]
+    if args[:1] == ["--workers"]:
+        workers, args = True, args[1:]
     if args[:1] == ["--"]:
         args = args[1:]
     ends: dict[str, list[float]] = {}
     for i in range(rounds):
         out = f"/tmp/cold_ask_timeline.{os.getpid()}.json"
         start = time.perf_counter()
+        marks = {"MRPVM_WORKER_MARKS": "1"} if workers else {}
         subprocess.run(
             [sys.executable, __file__, *args],
-            env={**os.environ, "TIMELINE_OUT": out},
+            env={**os.environ, "TIMELINE_OUT": out, **marks},
             stdout=subprocess.DEVNULL,
             check=False,
         )
         wall = (time.perf_counter() - start) * 1000
         with open(out) as f:
-            events = json.load(f)
+            dumped = json.load(f)
         os.unlink(out)
+        events = dumped["events"]
+        if workers:
+            events = sorted([tuple(e) for e in events] + worker_marks(dumped["t0"]))
         print(f"round {i + 1}: wall {wall:.0f} ms (load {os.getloadavg()[0]:.1f})")
         print("     ms  CPU ms  step")
         for t, cpu, label in events:

@@ -36,6 +36,20 @@ if TYPE_CHECKING:
 
 RECORD = os.path.join("run", "early-workers.json")
 VERSION = 1
+# Said to every worker this one-turn process starts, launched or not, when its question is not among the home's
+# recent turns (kernel/question_seen.py): a worker that encodes the question may load its model at once
+# (sdk embedding/encoder.worker_started). Like process.NOTHING_KEPT_FLAG, never part of a record or of the
+# environment a launch is compared by: the next process, asked again, is not told.
+NEW_QUESTION_FLAG = "MRPVM_NEW_QUESTION"
+_hint: dict[str, str] = {}
+
+
+def hint(flags: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's workers' extra environment (`flags` replace it when given): what the record never keeps."""
+    if flags is not None:
+        _hint.clear()
+        _hint.update(flags)
+    return _hint
 
 
 class Launched:
@@ -142,7 +156,7 @@ def _launch_one(plugin_id: str, spec: dict[str, object]) -> None:
     try:
         # setsid even when sandboxed: no other thread runs yet, so it costs nothing here (see start_process),
         # and each bwrap keeps its own scheduler autogroup while it builds its sandbox beside the CLI's imports
-        popen = start_process(group.launcher(argv) if group is not None else argv, cwd, env)
+        popen = start_process(group.launcher(argv) if group is not None else argv, cwd, {**env, **_hint})
     except BaseException:
         if group is not None:
             group.remove()

@@ -45,14 +45,16 @@ class WorkerMode(SupervisorBase):
             "processes": self.limits.pluginProcesses,
             "memory": self._memory,
         }
-        # a sandboxed worker binding only empty artifacts folders keeps nothing yet: said to the worker alone (the
-        # early-launch record keeps `env`, so a fresh home's hint never reaches the next, warm process)
+        # a sandboxed worker binding only empty artifacts folders keeps nothing yet, and a one-turn process's new
+        # question (early_launch.hint): said to the worker alone (the early-launch record keeps `env`, so neither
+        # hint reaches the next process)
         nothing_kept = sandboxed and early is None and bool(writable) and not any(map(os.listdir, writable))
+        said = {**early_launch.hint(), **({NOTHING_KEPT_FLAG: "1"} if nothing_kept else {})}
         return Worker(
             argv,
             group=group,
             cwd=plugin.cwd,
-            env={**self._env, NOTHING_KEPT_FLAG: "1"} if nothing_kept else self._env,
+            env={**self._env, **said} if said else self._env,
             loop=pool.loop,
             max_output=plugin.max_out,
             memory_bytes=self._memory,

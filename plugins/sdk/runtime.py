@@ -43,6 +43,8 @@ from mrpvm.protocol.vocab import (
     OPS_BY_TYPE,
 )
 
+from .marks import ON as MARKS
+from .marks import mark
 from .worker_input import WorkerInput
 
 if TYPE_CHECKING:
@@ -196,6 +198,8 @@ class Plugin:
             return None, InvalidInput(err.code, str(err)), EXIT_INVALID_INPUT
         self.compact = decoded.op in COMPACT_OPS and getattr(decoded.payload, "replyForm", "") == COMPACT_FORM
         handler = self.handlers.get(decoded.op)
+        if MARKS:  # bench/cold_ask_timeline.py --workers
+            mark(f"> {decoded.op}")
         request_id = decoded.envelope.id
         if handler is None:
             doc = reply(self.id, "unsupported", result=f"{self.id} does not implement {decoded.op}")
@@ -270,6 +274,7 @@ class Plugin:
         return EXIT_OK
 
     def _serve(self, out_fd: int) -> int:
+        mark("started")
         if self.on_worker_start is not None:
             self.on_worker_start()
             freeze_startup_objects()  # and what the start loaded (a model, a lexicon)
@@ -290,6 +295,8 @@ class Plugin:
                     doc.result.request = str(request_id)
                 self.compact = False
             _write_all(out_fd, encode_frame(self.reply_bytes(doc)))  # type: ignore[arg-type]
+            if MARKS:
+                mark("< replied")
             requests.replied()
 
     def reply_bytes(self, doc: CnlDocument) -> bytes:

@@ -9,8 +9,9 @@ Anything else returns None and the full CLI runs, parsing, validating and report
 did: an option not in OPTIONS (--continue, --local-llm, legacy ones, --help), a malformed value, a --source
 that does not read as UTF-8. A terminal's rich rendering and `--json` use ask.py's printers, loaded after
 the turn. Errors of the turn itself propagate to main.py, which reports them as for the full CLI.
-Up to the workers' early launch (`_launch_early`) nothing beyond os, json and subprocess is loaded (not
-typing, not pathlib): each module imported first delays every worker's start.
+Up to the workers' early launch (`_launch_early`) nothing beyond os, json, subprocess and sqlite3 (whether
+the question is new to the home: kernel/question_seen.py) is loaded (not typing, not pathlib): each module
+imported first delays every worker's start.
 """
 
 from __future__ import annotations
@@ -195,13 +196,17 @@ def _launch_early(parsed: dict[str, Any]) -> None:
     then starts its workers itself)."""
     try:
         from mrpvm.kernel.home import home_folder
+        from mrpvm.kernel.question_seen import asked_lately
         from mrpvm.kernel.supervisor import early_launch
 
         pins = [
             parsed.get(f)
             for f in ("planner_plugin", "seed_detector_plugin", "kb_plugin", "goal_solver_plugin")
         ]
-        early_launch.launch(home_folder(), early_launch.key_of(*pins))
+        home = home_folder()
+        if asked_lately(home, parsed["question"]) is False:  # its workers may load their models at once
+            early_launch.hint({early_launch.NEW_QUESTION_FLAG: "1"})
+        early_launch.launch(home, early_launch.key_of(*pins))
     except Exception:  # noqa: BLE001 - only an earlier start is lost
         pass
 

@@ -41,3 +41,12 @@ def test_a_worker_that_keeps_vectors_loads_it_only_once_idle(
     monkeypatch.delenv(encoder.NOTHING_KEPT_FLAG, raising=False)
     encoder.worker_started()
     assert started == [(None, encoder.IDLE_LOAD_S)]
+
+
+def test_a_worker_told_its_question_is_new_loads_the_model_at_once(
+    monkeypatch: pytest.MonkeyPatch, started: list[tuple[object, ...]]
+) -> None:
+    monkeypatch.delenv(encoder.NOTHING_KEPT_FLAG, raising=False)
+    monkeypatch.setenv(encoder.NEW_QUESTION_FLAG, "1")
+    encoder.worker_started()
+    assert started == [(None, 0.0)]

@@ -18,6 +18,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..marks import mark
 from . import forward, weights
 from .cache import cache_dir, load_session
 from .forward import DIMENSIONS, MAX_TOKENS
@@ -87,6 +88,7 @@ LOAD_BUDGET_S = (
 IDLE_LOAD_S = 5.0  # a warm worker idle this long loads the model before a call needs it (worker_started;
 # longer than a one-turn `mrpvm ask` keeps a worker idle on a loaded machine)
 NOTHING_KEPT_FLAG = "MRPVM_NOTHING_KEPT"  # kernel/supervisor/process.py: this plugin keeps nothing yet
+NEW_QUESTION_FLAG = "MRPVM_NEW_QUESTION"  # kernel/supervisor/early_launch.py: the turn's question is new here
 _deferred = False
 _worker = False  # a warm worker: its calls never go without the model (worker_started)
 _last_call = 0.0  # when the latest call began (time.monotonic)
@@ -125,11 +127,14 @@ def worker_started(kind: str | None = None) -> None:
     Its calls are never deferred (the worker was always going to load the model). A worker whose plugin
     keeps nothing yet (NOTHING_KEPT_FLAG set by the supervisor: a fresh home) loads it at once: its first
     call will encode every text it reads, and the load overlaps the turn's earlier stages instead of
-    opening that call. `kind`: the precision its calls encode with (None: quantize.precision())."""
+    opening that call; so does one whose one-turn process's question no recent turn asked (NEW_QUESTION_FLAG:
+    no plugin keeps its vector, and a call that encodes it would load the model inside, on the turn's critical
+    path). `kind`: the precision its calls encode with (None: quantize.precision())."""
     global _worker, _last_call, _deferred
     _worker, _last_call, _deferred = True, time.monotonic(), False
     if usable():
-        wait = 0.0 if os.environ.get(NOTHING_KEPT_FLAG) == "1" else IDLE_LOAD_S
+        told = os.environ.get(NOTHING_KEPT_FLAG) == "1" or os.environ.get(NEW_QUESTION_FLAG) == "1"
+        wait = 0.0 if told else IDLE_LOAD_S
         threading.Thread(
             target=_load_when_idle, args=(kind, wait), name="embedding-idle-load", daemon=True
         ).start()
@@ -239,5 +244,7 @@ def shared_encoder(kind: str | None = None) -> Encoder | None:
     if kind not in _shared and usable():
         with _lock:
             if kind not in _shared:
+                mark(f"model load > {kind}")
                 _shared[kind] = Encoder(kind=kind)
+                mark("model load <")
     return _shared.get(kind)
