@@ -48,22 +48,33 @@ from .stanzas import looks_like_stanzas, stanza_blocks
 
 
 def read_blocks(text: str) -> list[Block]:
-    """The blocks of any source: a configuration file's settings and comments (config_file.py), a stanza
-    file's records (stanzas.py), a C-family source's documented declarations (c_source.py), by its layout
-    when it is plain text (its words broken at a line's end joined: hyphenation.py), by its markup otherwise;
-    in both, a question paragraph and the paragraphs answering it are one definition (a FAQ entry)."""
+    """The blocks of any source (`read_source`'s blocks)."""
+    return read_source(text)[1]
+
+
+def read_source(text: str) -> tuple[str, list[Block]]:
+    """The text the source's blocks are read from, and the blocks: a configuration file's settings and
+    comments (config_file.py), a stanza file's records (stanzas.py), a C-family source's documented
+    declarations (c_source.py), by its layout when it is plain text (its words broken at a line's end joined:
+    hyphenation.py), by its markup otherwise; in both, a question paragraph and the paragraphs answering it
+    are one definition (a FAQ entry).
+
+    The text is the source itself, but for Markdown whose MyST prose directives' fences are rewritten in
+    place (directive_fences.py: the same length, every offset kept). Every slice of a block's span (its
+    pieces, a unit's body) is taken from that text: sliced from the source, a span across a blanked fence
+    or option line quotes the markup ("```{note}", ":class: tip") in the unit."""
     if looks_like_config(text):
-        return questions_with_answers(text, config_blocks(text))
+        return text, questions_with_answers(text, config_blocks(text))
     if looks_like_stanzas(text):
-        return stanza_blocks(text)
+        return text, stanza_blocks(text)
     if looks_like_c_source(text):
-        return c_source_blocks(text)
+        return text, c_source_blocks(text)
     if looks_like_plain_text(text):
         blocks = parse_outline(text)
         attach_joins(text, blocks)
-        return blocks
+        return text, blocks
     text = without_directive_fences(text)  # "```{note}": a MyST directive's body is the page's own text
-    return questions_with_answers(text, term_lines(text, footnotes(text, parse_blocks(text))))
+    return text, questions_with_answers(text, term_lines(text, footnotes(text, parse_blocks(text))))
 
 
 _MARKDOWN = lazy_pattern(
