@@ -20,7 +20,6 @@ sections, grouping and the KU tree treat both alike.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
@@ -43,7 +42,7 @@ from .outline_labels import (
 )
 from .outline_layout import PILCROW, Node, columns, content, layout_lines, layout_nodes
 from .outline_stars import star_headings, star_title
-from .segments import Block, Segment, sentences_in, split_long
+from .segments import Block, BlockList, Segment, sentences_in, split_long
 from .stanzas import looks_like_stanzas, stanza_blocks
 
 
@@ -95,20 +94,6 @@ def looks_like_plain_text(text: str) -> bool:
 # --------------------------------------------------------------------------- blocks
 
 
-@dataclass(slots=True)
-class _Builder:
-    text: str
-    blocks: list[Block] = field(default_factory=list)
-
-    def sentences(self, a: int, b: int) -> list[Segment]:
-        return sentences_in(self.text, a, b, len(self.blocks))
-
-    def add(self, block: Block) -> None:
-        for seg in block.segments:
-            seg.block = len(self.blocks)
-        self.blocks.append(block)
-
-
 def parse_outline(text: str) -> list[Block]:
     """The blocks of a plain-text document (see the module docstring)."""
     raw = layout_lines(text)
@@ -123,14 +108,14 @@ def parse_outline(text: str) -> list[Block]:
     star_headings(text, nodes)
     setting_terms(text, nodes)
     assign_levels(text, nodes)
-    out = _Builder(text)
+    out = BlockList(text)
     i = 0
     while i < len(nodes):
         i = _emit(out, nodes, i)
     return questions_with_answers(text, out.blocks)
 
 
-def _emit(out: _Builder, nodes: list[Node], i: int) -> int:
+def _emit(out: BlockList, nodes: list[Node], i: int) -> int:
     text = out.text
     node = nodes[i]
     if node.kind == "markup":
@@ -218,7 +203,7 @@ def _new_code_run(nodes: list[Node], j: int) -> bool:
     return nodes[j].blank_before and nodes[j].indent <= nodes[j - 1].indent and nodes[j - 1].kind != "code"
 
 
-def _body_segments(out: _Builder, nested: list[Node]) -> list[Segment]:
+def _body_segments(out: BlockList, nested: list[Node]) -> list[Segment]:
     """The segments of a definition's description: sentences, with code blocks whole."""
     text = out.text
     segs: list[Segment] = []
