@@ -165,3 +165,17 @@ def test_a_colon_fence_is_a_directive_fence() -> None:
     assert any("never deletes a note" in c for c in claims) and not any(":::" in c for c in claims)
     fenced = "# Quillet\n\n```markdown\n:::{note}\nA note.\n:::\n```\n"
     assert without_directive_fences(fenced) == fenced  # written inside a code fence: code
+
+
+def test_options_written_as_a_yaml_block_are_markup() -> None:
+    """MyST's other way to write a directive's options: a YAML block between two `---` lines opening its
+    body. Read as text, its last option line over the closing `---` became a setext heading."""
+    text = (
+        "# Quillet\n\n```{warning}\n---\nclass: strong\nname: sync-warning\n---\nClose every other editor"
+        " first.\n```\n\nThen sync.\n"
+    )
+    out = without_directive_fences(text)
+    assert len(out) == len(text) and "---" not in out and "class: strong" not in out
+    assert "Close every other editor first." in out
+    headings = {u.title for u in units_of(text, "sync.md") if u.kuType == "composite"}
+    assert "name: sync-warning" not in headings

@@ -124,8 +124,20 @@ def prose_fence(text: str, lines: list[tuple[int, int]], i: int) -> tuple[int, i
     if opener is None or opener.group(2).lower() not in PROSE_DIRECTIVES:
         return None
     mark = opener.group(1)
-    first = i + 1
-    while first < len(lines) and _OPTION.match(text[slice(*lines[first])]):
-        first += 1  # ":class: tip": the directive's options
+    first = _options_end(text, lines, i + 1)
     close = _closing(text, lines, first, mark)
     return None if close is None else (first, close)
+
+
+def _options_end(text: str, lines: list[tuple[int, int]], first: int) -> int:
+    """The first line after a directive's options from line `first` on: ":class: tip" lines, or a YAML block
+    between two `---` lines (MyST's other way to write them; read as text, its last line over `---` is a
+    setext heading)."""
+    if first < len(lines) and text[slice(*lines[first])].strip() == "---":
+        for j in range(first + 1, len(lines)):
+            if text[slice(*lines[j])].strip() == "---":
+                return j + 1
+        return first
+    while first < len(lines) and _OPTION.match(text[slice(*lines[first])]):
+        first += 1
+    return first
