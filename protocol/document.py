@@ -98,6 +98,15 @@ class KnowledgeUnit(msgspec.Struct, kw_only=True, omit_defaults=True):
         """The heading the unit stands under: the last part of its SectionTitle ("I/O > Exit Codes")."""
         return (self.sectionTitle or "").rsplit(" > ", 1)[-1].strip()
 
+    def position(self, fallback: int) -> int:
+        """Where the unit sits in its source, to read units in source order whatever order they arrive in:
+        its first character, else its chunk and unit index, else `fallback`."""
+        if self.charStart is not None:
+            return self.charStart
+        if self.unitIndex is not None:
+            return (self.chunkIndex or 0) * 100_000 + self.unitIndex
+        return fallback
+
     @property
     def acts(self) -> list[str]:
         """UtilityActs, derived from the role when absent."""

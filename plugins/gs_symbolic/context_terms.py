@@ -28,6 +28,13 @@ def entry_title(unit: KnowledgeUnit) -> str:
     return unnumbered(unit.title) if unit.chunkType == "definition" and unit.title else unit.heading
 
 
+def unit_text(unit: KnowledgeUnit, *, headings: bool = False) -> str:
+    """A unit's title and text (its source text, else its claim or procedure); with `headings`, the heading
+    path it stands under first."""
+    body = unit.textBody or unit.claim or unit.procedure
+    return " ".join(filter(None, (unit.sectionTitle if headings else None, unit.title, body)))
+
+
 def unit_context(sentence: Sentence) -> frozenset[str]:
     """Terms the unit states about all its sentences: its term or title, topic, subject, heading path."""
     unit = sentence.unit

@@ -74,14 +74,6 @@ def about(unit: KnowledgeUnit) -> str:
     return unit.topic if not label or _FOOTNOTE_LABEL.match(label) else label
 
 
-def _unit_position(unit: KnowledgeUnit, fallback: int) -> int:
-    if unit.charStart is not None:
-        return unit.charStart
-    if unit.unitIndex is not None:
-        return (unit.chunkIndex or 0) * 100_000 + unit.unitIndex
-    return fallback
-
-
 _LEVEL = {"atomic": 0, "composite": 1, "aggregate": 2}
 
 
@@ -193,7 +185,7 @@ def split_units(units: list[KnowledgeUnit]) -> list[Sentence]:
     out: list[Sentence] = []
     for idx, unit in ordered:
         statements = _unit_statements(unit)
-        position = _unit_position(unit, idx)
+        position = unit.position(idx)  # source order, whatever order units arrive in
         # a unit that opens with a pronoun is about its Subject/Topic (sd-symbolic sets it to the antecedent)
         previous: list[str] = terms(unit.subject or unit.topic or "")
         # the items of a list or table are about the heading they stand under ("Exit Codes": "2 — invalid input")

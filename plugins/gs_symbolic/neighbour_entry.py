@@ -23,6 +23,7 @@ from mrpvm.plugins.sdk.lexicon import EXTREME_MODIFIERS
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, terms
 
+from .context_terms import unit_text
 from .documented import KIND_NOUNS
 from .focus import has_neighbour
 from .passages import Judge, Passage
@@ -88,4 +89,4 @@ def unheld_entry(q: Question, passage: Passage, judge: Judge) -> str:
 def _unit_texts(p: Passage) -> list[str]:
     """The texts of the units the passage's sentences come from, their titles with them."""
     units = {id(s.unit): s.unit for s in p.sentences}.values()
-    return [" ".join(filter(None, (u.title, u.textBody or u.claim or u.procedure))) for u in units]
+    return [unit_text(u) for u in units]

@@ -12,7 +12,7 @@ from mrpvm.plugins.sdk.text import terms
 from mrpvm.plugins.sdk.time_answers import mentions_untimed_number, states_circumstance, states_frequency
 
 from .answer_form import labels_release
-from .context_terms import source_title, unit_context, unnumbered
+from .context_terms import source_title, unit_context, unit_text, unnumbered
 from .directives import tells_what_to_do
 from .documented import marks_documented
 from .evidence import Scorer, Sentence
@@ -103,7 +103,7 @@ class WindowReading:
         elif self.answer_type == "option" and any(
             code_keyed(s)
             or marks_documented(s.text, self.documented)
-            or names_option(s.text, asked, self.question, _around(s))
+            or names_option(s.text, asked, self.question, unit_text(s.unit, headings=True))
             for s in window
         ):
             # an options table's row, keyed by the option's name written as code; a sentence naming one by
@@ -165,9 +165,3 @@ def _label(window: list[Sentence]) -> str:
     if not label and (row := ROW_KEY.match(window[0].text)):
         label = row.group(1)
     return label
-
-
-def _around(s: Sentence) -> str:
-    """The sentence's unit (its title and text) and the headings it stands under."""
-    u = s.unit
-    return " ".join(filter(None, (u.sectionTitle, u.title, u.textBody or u.claim or u.procedure)))

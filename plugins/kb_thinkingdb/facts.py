@@ -37,15 +37,6 @@ def unit_fact(unit: KnowledgeUnit, order: int) -> BaseFact | None:
     )
 
 
-def reading_position(unit: KnowledgeUnit, fallback: int) -> int:
-    """Where a unit sits in its source, so proofs prefer facts stated earlier whatever order units arrive in."""
-    if unit.charStart is not None:
-        return unit.charStart
-    if unit.unitIndex is not None:
-        return (unit.chunkIndex or 0) * 100_000 + unit.unitIndex
-    return fallback
-
-
 class FactSource(Protocol):
     def known_keys(self, candidates: set[str]) -> set[str]:
         """Which of these entity keys occur as a subject or object."""
@@ -68,7 +59,7 @@ class MemoryFacts:
         self.by_object: dict[str, list[BaseFact]] = {}
         self.count = 0
         for idx, unit in enumerate(units):
-            fact = unit_fact(unit, reading_position(unit, idx))
+            fact = unit_fact(unit, unit.position(idx))
             if fact is None:
                 continue
             self.by_subject.setdefault(fact.skey, []).append(fact)
@@ -120,7 +111,7 @@ def write_facts(db: sqlite3.Connection, old: Iterable[OldUnit], new: Iterable[Ne
     db.executemany("DELETE FROM tdb_facts WHERE unit_key = ?", ((o.key,) for o in old))
     rows = []
     for n in new:
-        fact = unit_fact(n.unit, reading_position(n.unit, n.key))
+        fact = unit_fact(n.unit, n.unit.position(n.key))
         if fact is None:
             continue
         rows.append(

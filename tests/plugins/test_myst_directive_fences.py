@@ -105,3 +105,77 @@ def test_an_inner_directive_left_open_ends_on_the_outer_fence() -> None:
     text = "````{dropdown}\n```{note}\nKeep the lid shut.\n````\nAfter.\n"
     out = without_directive_fences(text)
     assert len(out) == len(text) and "`" not in out and out.count("Keep the lid shut.") == 1
+
+
+# review34: what a unit quotes is sliced from the text the blocks were read from (outline.read_source), the last
+# tab of a tab set is headed like the ones before it, and MyST's colon fence is a directive fence too.
+STEPS = """# Quillet vault
+
+## Syncing
+
+1. Open the vault.
+
+   ```{warning}
+   :class: strong
+   Close every other editor first.
+   ```
+
+2. Press sync.
+
+```{note}
+:class: tip
+Quillet keeps its notes in the vault folder.
+```
+The vault folder can be moved.
+"""
+
+
+def test_no_unit_quotes_the_fences_or_options() -> None:
+    """The blocks were read from the rewritten text but the units sliced the source: a list item spanning
+    the warning quoted "```{warning} :class: strong" in its claim, and a unit running from the note's body
+    into the next paragraph quoted the closing fence in its text body."""
+    units = units_of(STEPS, "vault.md")
+    quoted = [" ".join(filter(None, (u.claim, u.textBody, u.procedure))) for u in units]
+    assert any("Close every other editor first." in q for q in quoted)
+    assert any("Quillet keeps its notes in the vault folder." in q for q in quoted)
+    assert not any("`" in q or ":class:" in q or "{warning}" in q for q in quoted)
+
+
+def test_the_last_tab_of_a_tab_set_is_headed() -> None:
+    """The last tab item's closing fence is followed by the tab set's own: passed over, the section ends."""
+    text = (
+        "# Setup\n\n## Install\n\n````{tab-set}\n```{tab-item} Linux\nRun the quillet installer.\n```\n"
+        "```{tab-item} Windows\nRun quillet.exe instead.\n```\n````\n\n## Use\n\nOpen a vault.\n"
+    )
+    out = without_directive_fences(text)
+    assert len(out) == len(text)
+    assert "### Linux" in out and "### Windows" in out
+    titles = {u.title for u in units_of(text, "setup.md") if u.kuType == "composite"}
+    assert {"Linux", "Windows"} <= titles
+
+
+def test_a_colon_fence_is_a_directive_fence() -> None:
+    text = (
+        "# Quillet\n\nQuillet stores notes.\n\n:::{note}\n:class: tip\nQuillet never deletes a note without"
+        " asking.\n:::\n\n::::{tab-set}\n:::{tab-item} Linux\nRun the installer.\n:::\n::::\n"
+    )
+    out = without_directive_fences(text)
+    assert len(out) == len(text) and ":::" not in out and ":class:" not in out and "## Linux" in out
+    claims = [u.claim or "" for u in units_of(text, "notes.md") if u.kuType == "atomic"]
+    assert any("never deletes a note" in c for c in claims) and not any(":::" in c for c in claims)
+    fenced = "# Quillet\n\n```markdown\n:::{note}\nA note.\n:::\n```\n"
+    assert without_directive_fences(fenced) == fenced  # written inside a code fence: code
+
+
+def test_options_written_as_a_yaml_block_are_markup() -> None:
+    """MyST's other way to write a directive's options: a YAML block between two `---` lines opening its
+    body. Read as text, its last option line over the closing `---` became a setext heading."""
+    text = (
+        "# Quillet\n\n```{warning}\n---\nclass: strong\nname: sync-warning\n---\nClose every other editor"
+        " first.\n```\n\nThen sync.\n"
+    )
+    out = without_directive_fences(text)
+    assert len(out) == len(text) and "---" not in out and "class: strong" not in out
+    assert "Close every other editor first." in out
+    headings = {u.title for u in units_of(text, "sync.md") if u.kuType == "composite"}
+    assert "name: sync-warning" not in headings

@@ -75,3 +75,24 @@ def test_the_asked_entrys_own_value_still_answers() -> None:
     assert "40" in _ask("What is the maximum length of the label field?")
     assert "2.3" in _ask("Since which kiln version is the firing field available?")
     assert "slow" in _ask("Which curve is used if the cooling field is not present?")
+
+
+def test_one_unit_text_for_the_entry_check_and_the_option_check() -> None:
+    """review34: neighbour_entry's unit texts and window_reading's text around a sentence (names_option's
+    context) are one function; the headings come first only where asked for."""
+    from mrpvm.plugins.gs_symbolic.context_terms import unit_text
+    from mrpvm.protocol.document import KnowledgeUnit
+
+    base = {"sourceId": "s", "chunkId": "c", "kuType": "atomic", "topic": "t"}
+    unit = KnowledgeUnit(
+        id="u",
+        role="Description",
+        claim="The label names the batch.",
+        title="label",
+        sectionTitle="Fields > label",
+        **base,
+    )
+    assert unit_text(unit) == "label The label names the batch."
+    assert unit_text(unit, headings=True) == "Fields > label label The label names the batch."
+    procedure = KnowledgeUnit(id="p", role="Procedure", procedure="1. Fire it.", **base)
+    assert unit_text(procedure, headings=True) == "1. Fire it."

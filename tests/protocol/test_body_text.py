@@ -3,6 +3,7 @@ as laid out in the source (a table's padded cells and rule row) is not counted t
 
 from __future__ import annotations
 
+import msgspec
 from mrpvm.protocol.analysis import terms
 from mrpvm.protocol.document import KnowledgeUnit
 from mrpvm.protocol.handoff import body_text
@@ -45,3 +46,13 @@ def test_a_list_renumbered_in_its_claim_is_its_claim() -> None:
     claim = "1. Moor at the east pier. 2. Pay the harbour fee."
     body = body_text(_unit(claim, "- Moor at the east pier.\n- Pay the harbour fee."))
     assert body == claim
+
+
+def test_a_units_position_in_its_source() -> None:
+    """review34: one home for the source order gs-symbolic's evidence and kb-thinkingdb's facts read units in:
+    the first character, else chunk and unit index, else the caller's fallback."""
+    unit = _unit("A claim.", "")
+    assert unit.position(7) == 7
+    indexed = msgspec.structs.replace(unit, chunkIndex=2, unitIndex=3)
+    assert indexed.position(7) == 200_003
+    assert msgspec.structs.replace(indexed, charStart=41).position(7) == 41

@@ -23,7 +23,7 @@ from mrpvm.protocol.handoff import UnitAnalysis, analyse_unit
 
 from .footnotes import name_footnotes
 from .halves import split_map, worth_halves
-from .outline import read_blocks
+from .outline import read_source
 from .pieces import Piece, Reading, make_piece, piece_fields, pieces_from_fields
 from .sections import make_sections
 from .segments import Block
@@ -58,7 +58,7 @@ def build_analysed_tree(
 def _build(
     text: str, meta: SourceMeta, halves: bool | None, *, analysed: bool
 ) -> tuple[list[KnowledgeUnit], list[UnitAnalysis]]:
-    blocks = read_blocks(text)
+    text, blocks = read_source(text)  # every slice below is of the text the blocks are read from
     if halves is None:
         halves = worth_halves(len(text))
     seen: dict[tuple[str, str], Reading] = {}  # each side of split_map fills its own

@@ -5,7 +5,9 @@ is the directive's name in braces. A code directive (```` ```{code-block} python
 holds code, but an admonition, a tab or a dropdown holds Markdown that the page shows as text: read as code, its
 sentences, lists and definition lists are lost to retrieval and answers. The directives read as prose here are
 MyST's and Sphinx's own body-markup directives (the names their documentation gives), not words of any
-document; an unknown directive stays code. Its option lines (`:class: tip`, `:sync: win`) are markup.
+document; an unknown directive stays code. Its option lines (`:class: tip`, `:sync: win`) are markup. MyST's
+colon fence (```` :::{note} ````, its `colon_fence` syntax for directives whose body is Markdown) is read the same
+way.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ PROSE_DIRECTIVES = word_set(
     "tab tab-item tab-set tabs group-tab dropdown card grid-item-card grid-item grid "
     "topic sidebar margin epigraph pull-quote highlights rubric div container"
 )
-_OPENER = lazy_pattern(r"^ {0,3}(`{3,}|~{3,})\{([\w-]+)\}(.*)$")
+_OPENER = lazy_pattern(r"^ {0,3}(`{3,}|~{3,}|:{3,})\{([\w-]+)\}(.*)$")
 _OPTION = lazy_pattern(r"^\s*:[\w-]+:")
 _ATX = lazy_pattern(r"^ {0,3}(#{1,6})[ \t]")
 # the directives whose argument is the title of their body (a tab's label, an admonition's title)
@@ -51,7 +53,7 @@ def without_directive_fences(text: str) -> str:
             level = len(atx.group(1))
         if (directive := prose_fence(text, lines, i)) is not None:
             first, close = directive
-            edits.append((*lines[i], _opening(line, level, _closes_section(text, lines, close))))
+            edits.append((*lines[i], _opening(line, level, _closes_section(text, lines, close, closers))))
             edits.extend((lines[k][0], lines[k][1], "") for k in (*range(i + 1, first), close))
             closers.add(close)
             i = first
@@ -84,12 +86,13 @@ def _opening(line: str, level: int, headed: bool) -> str:
     return " " * opener.start(3) + opener.group(3)  # "```{note} Text": the note's first words
 
 
-def _closes_section(text: str, lines: list[tuple[int, int]], close: int) -> bool:
+def _closes_section(text: str, lines: list[tuple[int, int]], close: int, outer: set[int]) -> bool:
     """After the closing fence on line `close` comes a heading, another titled block (the next tab) or the
-    end."""
+    end; the closing fences of the blocks it stands in (`outer`: a tab set's, after its last tab item) are
+    passed over."""
     for j in range(close + 1, len(lines)):
         line = text[slice(*lines[j])]
-        if line.strip():
+        if line.strip() and j not in outer:
             opener = _OPENER.match(line)
             titled = (
                 opener is not None and opener.group(2).lower() in TITLED and bool(opener.group(3).strip())
@@ -121,8 +124,20 @@ def prose_fence(text: str, lines: list[tuple[int, int]], i: int) -> tuple[int, i
     if opener is None or opener.group(2).lower() not in PROSE_DIRECTIVES:
         return None
     mark = opener.group(1)
-    first = i + 1
-    while first < len(lines) and _OPTION.match(text[slice(*lines[first])]):
-        first += 1  # ":class: tip": the directive's options
+    first = _options_end(text, lines, i + 1)
     close = _closing(text, lines, first, mark)
     return None if close is None else (first, close)
+
+
+def _options_end(text: str, lines: list[tuple[int, int]], first: int) -> int:
+    """The first line after a directive's options from line `first` on: ":class: tip" lines, or a YAML block
+    between two `---` lines (MyST's other way to write them; read as text, its last line over `---` is a
+    setext heading)."""
+    if first < len(lines) and text[slice(*lines[first])].strip() == "---":
+        for j in range(first + 1, len(lines)):
+            if text[slice(*lines[j])].strip() == "---":
+                return j + 1
+        return first
+    while first < len(lines) and _OPTION.match(text[slice(*lines[first])]):
+        first += 1
+    return first

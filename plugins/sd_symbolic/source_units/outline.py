@@ -20,7 +20,6 @@ sections, grouping and the KU tree treat both alike.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
@@ -43,27 +42,38 @@ from .outline_labels import (
 )
 from .outline_layout import PILCROW, Node, columns, content, layout_lines, layout_nodes
 from .outline_stars import star_headings, star_title
-from .segments import Block, Segment, sentences_in, split_long
+from .segments import Block, BlockList, Segment, sentences_in, split_long
 from .stanzas import looks_like_stanzas, stanza_blocks
 
 
 def read_blocks(text: str) -> list[Block]:
-    """The blocks of any source: a configuration file's settings and comments (config_file.py), a stanza
-    file's records (stanzas.py), a C-family source's documented declarations (c_source.py), by its layout
-    when it is plain text (its words broken at a line's end joined: hyphenation.py), by its markup otherwise;
-    in both, a question paragraph and the paragraphs answering it are one definition (a FAQ entry)."""
+    """The blocks of any source (`read_source`'s blocks)."""
+    return read_source(text)[1]
+
+
+def read_source(text: str) -> tuple[str, list[Block]]:
+    """The text the source's blocks are read from, and the blocks: a configuration file's settings and
+    comments (config_file.py), a stanza file's records (stanzas.py), a C-family source's documented
+    declarations (c_source.py), by its layout when it is plain text (its words broken at a line's end joined:
+    hyphenation.py), by its markup otherwise; in both, a question paragraph and the paragraphs answering it
+    are one definition (a FAQ entry).
+
+    The text is the source itself, but for Markdown whose MyST prose directives' fences are rewritten in
+    place (directive_fences.py: the same length, every offset kept). Every slice of a block's span (its
+    pieces, a unit's body) is taken from that text: sliced from the source, a span across a blanked fence
+    or option line quotes the markup ("```{note}", ":class: tip") in the unit."""
     if looks_like_config(text):
-        return questions_with_answers(text, config_blocks(text))
+        return text, questions_with_answers(text, config_blocks(text))
     if looks_like_stanzas(text):
-        return stanza_blocks(text)
+        return text, stanza_blocks(text)
     if looks_like_c_source(text):
-        return c_source_blocks(text)
+        return text, c_source_blocks(text)
     if looks_like_plain_text(text):
         blocks = parse_outline(text)
         attach_joins(text, blocks)
-        return blocks
+        return text, blocks
     text = without_directive_fences(text)  # "```{note}": a MyST directive's body is the page's own text
-    return questions_with_answers(text, term_lines(text, footnotes(text, parse_blocks(text))))
+    return text, questions_with_answers(text, term_lines(text, footnotes(text, parse_blocks(text))))
 
 
 _MARKDOWN = lazy_pattern(
@@ -84,20 +94,6 @@ def looks_like_plain_text(text: str) -> bool:
 # --------------------------------------------------------------------------- blocks
 
 
-@dataclass(slots=True)
-class _Builder:
-    text: str
-    blocks: list[Block] = field(default_factory=list)
-
-    def sentences(self, a: int, b: int) -> list[Segment]:
-        return sentences_in(self.text, a, b, len(self.blocks))
-
-    def add(self, block: Block) -> None:
-        for seg in block.segments:
-            seg.block = len(self.blocks)
-        self.blocks.append(block)
-
-
 def parse_outline(text: str) -> list[Block]:
     """The blocks of a plain-text document (see the module docstring)."""
     raw = layout_lines(text)
@@ -112,14 +108,14 @@ def parse_outline(text: str) -> list[Block]:
     star_headings(text, nodes)
     setting_terms(text, nodes)
     assign_levels(text, nodes)
-    out = _Builder(text)
+    out = BlockList(text)
     i = 0
     while i < len(nodes):
         i = _emit(out, nodes, i)
     return questions_with_answers(text, out.blocks)
 
 
-def _emit(out: _Builder, nodes: list[Node], i: int) -> int:
+def _emit(out: BlockList, nodes: list[Node], i: int) -> int:
     text = out.text
     node = nodes[i]
     if node.kind == "markup":
@@ -207,7 +203,7 @@ def _new_code_run(nodes: list[Node], j: int) -> bool:
     return nodes[j].blank_before and nodes[j].indent <= nodes[j - 1].indent and nodes[j - 1].kind != "code"
 
 
-def _body_segments(out: _Builder, nested: list[Node]) -> list[Segment]:
+def _body_segments(out: BlockList, nested: list[Node]) -> list[Segment]:
     """The segments of a definition's description: sentences, with code blocks whole."""
     text = out.text
     segs: list[Segment] = []

@@ -40,6 +40,23 @@ class Block:
     segments: list[Segment] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class BlockList:
+    """A reader's blocks of `text` in order, each segment numbered with its block's index as it is added."""
+
+    text: str
+    blocks: list[Block] = field(default_factory=list)
+
+    def sentences(self, a: int, b: int) -> list[Segment]:
+        """The sentences of text[a:b], numbered for the next block."""
+        return sentences_in(self.text, a, b, len(self.blocks))
+
+    def add(self, block: Block) -> None:
+        for seg in block.segments:
+            seg.block = len(self.blocks)
+        self.blocks.append(block)
+
+
 def line_spans(text: str, start: int, end: int) -> list[tuple[int, int]]:
     """(start, end) of each line in text[start:end], newline (and a CR before it) excluded; a newline that
     ends the span opens no line. One split of the span, not a search per line."""

@@ -30,7 +30,7 @@ from itertools import islice
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .outline_layout import MARKER, Line, content, iter_lines, layout_lines
-from .segments import Block, Segment, sentences_in, split_long
+from .segments import Block, BlockList, Segment, sentences_in, split_long
 
 # a field line: a name without blanks at the margin, a colon, then blanks or the line's end
 _FIELD = lazy_pattern(r"[A-Za-z][\w.-]{0,40}:(?=[ \t]|$)")
@@ -120,21 +120,10 @@ def _title(text: str, a: int, b: int) -> str:
     return title
 
 
-@dataclass(slots=True)
-class _Out:
-    text: str
-    blocks: list[Block] = field(default_factory=list)
-
-    def add(self, block: Block) -> None:
-        for seg in block.segments:
-            seg.block = len(self.blocks)
-        self.blocks.append(block)
-
-
 def stanza_blocks(text: str) -> list[Block]:
     """The blocks of a stanza file (see the module docstring)."""
     stanzas = _stanzas(text, layout_lines(text)) or []
-    out = _Out(text)
+    out = BlockList(text)
     for stanza in stanzas:
         first = stanza[0]
         prose = _prose(text, first)
@@ -160,7 +149,7 @@ def stanza_blocks(text: str) -> list[Block]:
     return out.blocks
 
 
-def _flush(out: _Out, statements: list[Segment]) -> None:
+def _flush(out: BlockList, statements: list[Segment]) -> None:
     if statements:
         out.add(Block("paragraph", statements[0].start, statements[-1].end, segments=list(statements)))
         statements.clear()
