@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.answer_types import asked_clause, asked_type_noun
+from mrpvm.plugins.sdk.answer_types import AUXILIARIES, asked_clause, asked_type_noun
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
 
@@ -34,14 +34,23 @@ _DEICTIC = lazy_pattern(
     r"\b(?:this|these)\s+(\w+(?:\s+\w+)?)(?=\s*(?:for|about|describe|cover|[?,]|$))|\b(?:this|these)\s+(\w+)",
     re.I,
 )
+_WORD = lazy_pattern(r"[A-Za-z][\w'-]*")
 # prepositions that ask for the bound of a time ("Since which version …?"), not what it is of
 _BOUNDS = frozenset(terms("since until"))
 
 
 def opening_only(passage: Passage) -> bool:
-    """Every sentence of the passage comes from the document's opening line: the first unit of its source's
-    first chunk."""
-    return all(s.unit.chunkIndex == 0 and s.unit.unitIndex == 0 for s in passage.sentences)
+    """Every sentence of the passage comes from the document's opening line, a banner: the first unit of its
+    source's first chunk, standing under no heading (an entry under a release's heading, "# 2.4.0", is
+    content), that states no clause (no auxiliary or copula: "This package was debianized on …" is a
+    statement about the package, "*tide.txt* For Tide version 4.2." names the document)."""
+    return all(
+        s.unit.chunkIndex == 0
+        and s.unit.unitIndex == 0
+        and not s.unit.sectionTitle
+        and not AUXILIARIES & {w.lower() for w in _WORD.findall(s.unit.body)}
+        for s in passage.sentences
+    )
 
 
 def thing_terms(q: Question) -> list[str]:

@@ -10,8 +10,9 @@ or with the purpose first ("For Y, see X"). When every sentence of the answer is
 documents point to where the answer is, they do not state it: the answer is the best candidate, `weak`,
 never `success`. A question that asks where to read ("Where …?", location) or that asks for the target
 itself ("Which section covers …?" over "See Section 4 for …": the asked kind written in the target) is
-answered by the reference. A reference without a purpose clause ("`GIL`: See :term:`global interpreter
-lock`.", a glossary's pointer from an abbreviation to its entry) names the thing, and is left alone.
+answered by the reference. A reference to a thing rather than to a document or a part of one ("For wide
+characters, see L<Text::Wide>.", a module recommended by its name) or without a purpose clause ("`GIL`: See
+:term:`global interpreter lock`.", a glossary's pointer to an entry) names the thing, and is left alone.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import sentences, terms
 
-from .question import Question
+from .question import DOCUMENT_NOUNS, Question
 
 # the imperative of reading that opens a cross-reference
 _READ = r"(?:see(?:\s+also)?|refer\s+to|consult)"
@@ -30,16 +31,24 @@ _READ = r"(?:see(?:\s+also)?|refer\s+to|consult)"
 _TARGET_FIRST = lazy_pattern(rf"^\(?\s*(?:please\s+)?{_READ}\s+(?P<target>[^;!?]+?)\s+for\s+\S", re.I)
 # "For details on …, see the install guide." / "For more information, refer to Section 4."
 _PURPOSE_FIRST = lazy_pattern(rf"^\(?\s*for\s+[^,;]+,\s*(?:please\s+)?{_READ}\s+(?P<target>.+)$", re.I)
+# "Which section …", "what document …": the noun a question asks the identity of
+_WHICH_NOUN = lazy_pattern(r"\b(?:which|what)\s+([A-Za-z]+)\b", re.I)
+# a document or a part of one: a bracketed citation ("[RFC9999]"), a document's noun ("the install guide",
+# "RFC 9999"), a part's ("Section 4", "chapter 2", "Appendix A")
+_DOCUMENT = lazy_pattern(
+    rf"\[[^\]]+\]|\b(?:{DOCUMENT_NOUNS}|sections?|chapters?|appendix|appendices|parts?)\b", re.I
+)
 # a label the answer is cited under ("`merge`: See …", "Errors: See …")
 _LABEL = lazy_pattern(r"^[^\s:][^:]{0,80}:\s+(?=\S)")
 
 
 def target(sentence: str) -> str | None:
     """What a cross-reference sends the reader to ("[RFC 9999], Section 4"), or None when the sentence is
-    not one (it states something itself, or it points without saying what for)."""
+    not one: it states something itself, it points without saying what for, or what it points to is no
+    document or part of one ("For wide characters, see L<Text::Wide>." recommends a module by its name)."""
     text = sentence.strip()
     for m in (_TARGET_FIRST.match(text), _PURPOSE_FIRST.match(text)):
-        if m:
+        if m and _DOCUMENT.search(m.group("target")):
             return m.group("target")
     return None
 
@@ -53,4 +62,6 @@ def refers_only(q: Question, answer: str) -> bool:
     targets = [target(s) for s in said]
     if not said or any(t is None for t in targets):
         return False
-    return not (q.kind and any(q.kind in terms(t or "") for t in targets))
+    which = _WHICH_NOUN.search(q.focus or q.text)
+    kinds = {q.kind, which.group(1) if which else ""} - {""}
+    return not any(re.search(rf"\b{re.escape(k)}", t or "", re.I) for k in kinds for t in targets)
