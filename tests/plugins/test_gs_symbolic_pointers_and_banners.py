@@ -126,7 +126,10 @@ def _spec(question: str) -> tuple[str, str]:
 
 def test_a_quoted_name_is_an_identifier() -> None:
     assert quoted_names("What is the default value of 'ripplemin'?") == ["ripplemin"]
-    assert quoted_names('Which mode does `rip_level` set, and what does "strict" do?') == ["rip_level", "strict"]
+    assert quoted_names('Which mode does `rip_level` set, and what does "strict" do?') == [
+        "rip_level",
+        "strict",
+    ]
     assert written_identifiers("What happens when $wrap is set to 'hard'?") == ["$wrap", "hard"]
     assert quoted_names("What does the '-' flag do?") == []  # no name in it
     assert quoted_names("Where are the users' files kept?") == []  # an apostrophe, no quotation
@@ -160,6 +163,7 @@ def test_a_cross_reference_is_read() -> None:
     assert target("See [RFC9999], Section 4 for considerations regarding errors.") == "[RFC9999], Section 4"
     assert target("For details on merge errors, refer to the server guide.") == "the server guide."
     assert target("See :term:`global interpreter lock`.") is None  # a pointer saying nothing of what for
+    assert target("For wide characters, see L<Text::Wide>.") is None  # a module recommended by its name
     assert target("The server stops for a moment.") is None
 
 
@@ -182,6 +186,14 @@ def test_a_reference_answers_a_question_asking_for_its_target() -> None:
 def test_the_documents_opening_line_gives_no_features_version() -> None:
     # main: "*tide.txt* For Tide version 4.2.", success
     assert _help("Which Tide version introduced the tag ripple method?") == ("no-context", NO_CONTEXT_ANSWER)
+
+
+@needs_model
+def test_an_opening_statement_is_no_banner() -> None:
+    # a statement (it has a verb) about the kiln, not the document's name and version
+    notes = "This kiln was assembled by Ida Varga on 3 May 2021.\n\nWalls\n=====\n\nThe brick walls keep the heat.\n"
+    doc = ask("When was the brick kiln assembled?", units_of(notes, "story.nl"))
+    assert "3 May 2021" in (doc.answer or "")
 
 
 @needs_model
