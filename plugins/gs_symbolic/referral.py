@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
-from mrpvm.plugins.sdk.text import sentences, terms
+from mrpvm.plugins.sdk.text import sentences
 
 from .question import DOCUMENT_NOUNS, Question
 
