@@ -40,6 +40,14 @@ _IDENTIFIER = lazy_pattern(
 )
 
 
+# one token quoted as a name: 'wrapmargin', "strict", `fold_depth`, `--jobs` (a letter in it; no phrase, no
+# apostrophe of a possessive: "the users' 'home' directory" quotes home)
+_QUOTED_NAME = lazy_pattern(
+    r"(?<![\w'\"`])(?:'([A-Za-z](?:[\w.:/-]*\w)?)'|\"([A-Za-z](?:[\w.:/-]*\w)?)\"|`([^`\s]*[A-Za-z][^`\s]*)`)"
+    r"(?![\w'\"`])"
+)
+
+
 # list markers, code quotes and emphasis around a name standing alone
 _MARKUP = " \t\n*+-`'\""
 
@@ -56,14 +64,27 @@ CONTRAST_REACH = 24  # characters before a name that may hold its contrasting ph
 def written_identifiers(question: str) -> list[str]:
     """The identifiers a question writes about what it asks, in order, each once: not one it sets the answer
     against ("Which module replaces poll_until on Windows?" asks about poll_until; "… instead of poll_until?"
-    does not ask about it)."""
+    does not ask about it). A name the question quotes is one (quoted_names)."""
+    found = [(m.start(), m.group(0)) for m in _IDENTIFIER.finditer(question)]
+    found += [(m.start(), name) for m in _QUOTED_NAME.finditer(question) if (name := _quoted(m))]
     return list(
         dict.fromkeys(
-            m.group(0)
-            for m in _IDENTIFIER.finditer(question)
-            if not _CONTRASTED.search(question, max(0, m.start() - CONTRAST_REACH), m.start())
+            name
+            for start, name in sorted(found)
+            if not _CONTRASTED.search(question, max(0, start - CONTRAST_REACH), start)
         )
     )
+
+
+def quoted_names(question: str) -> list[str]:
+    """The names the question quotes, one token each between quotation marks or backticks ("the
+    'wrapmargin' option", "`fold_depth`", "\"strict\" mode"), in order: a word quoted is mentioned, not used
+    (the use-mention distinction), so it names one thing, as an identifier's shape does."""
+    return list(dict.fromkeys(name for m in _QUOTED_NAME.finditer(question) if (name := _quoted(m))))
+
+
+def _quoted(m: re.Match[str]) -> str:
+    return next((g for g in m.groups() if g), "")
 
 
 def _spelling(identifier: str) -> re.Pattern[str]:

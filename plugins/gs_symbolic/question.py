@@ -301,14 +301,14 @@ def without_examples(text: str) -> str:
 
 
 _IDENTIFIER_WRITTEN = lazy_pattern(r"(?<![\w$.-])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
-_DOCUMENT_NOUNS = (
+DOCUMENT_NOUNS = (
     "guide|manual|documentation|docs|readme|faq|changelog|spec|specification|standard|article|handbook"
     "|tutorial|page|document|paper|report|notes|pep|rfc|how-to"
 )
 _ATTRIBUTION = lazy_pattern(
     r"\b(?:according to|as (?:stated|described|defined|specified|documented) (?:in|by))\s+([^,;?]+)"
     # "In the Harbor guide, …": a leading phrase naming a document
-    rf"|^\s*in\s+((?:the\s+)?[^,;?]{{0,60}}\b(?:{_DOCUMENT_NOUNS}))\s*,",
+    rf"|^\s*in\s+((?:the\s+)?[^,;?]{{0,60}}\b(?:{DOCUMENT_NOUNS}))\s*,",
     re.I,
 )
 

@@ -47,6 +47,7 @@ from .constrained import single_word, yes_no
 from .context_terms import common_terms, key_terms, titled_sources
 from .definiendum import asked_definiendum, asked_subject, unnamed
 from .directives import absence_condition, condition_of, trailing_condition
+from .document_header import about_other_thing
 from .documented import classified_entries, documented_keys, entry_terms_written
 from .evidence import LISTS, Scorer, Sentence, relevant
 from .focus import foreign_focus, instrument, unheld_option
@@ -69,6 +70,7 @@ from .proof_chain import proof_chain
 from .qualifiers import asks_past
 from .question import Question
 from .record_fields import field_answer, field_unstated, fields_only
+from .referral import refers_only
 from .render import MAX_LABEL, labelled, passage_text, render_list
 from .shapes import asked_program
 from .spans import (
@@ -307,6 +309,8 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         return None  # the default of another setting: the asked one's is never stated
     if (marked(q) or asks_default(q)) and unheld_entry(q, passage, judge):
         return None  # the figure, version or default of a neighbouring entry: the asked thing's is not stated
+    if about_other_thing(q, passage):
+        return None  # the version or date of the document itself (its opening line), not of the asked thing
     if q.answer_type:  # a typed question is answered by what answers it, not by its surroundings
         shorter = shortest_answering(passage, judge)
         # ... unless only its surroundings state what the question's form asks for ("The default is 3.")
@@ -363,6 +367,9 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         if not kind_stated(kind, word, answer, q.focus or q.text):
             supported = False  # "what is X good for?" answered by a sentence that only mentions X
             evidence += f"; no {kind} stated"
+    if supported and refers_only(q, answer):
+        supported = False  # "See RFC 9999 for …": the documents say where the answer is, not what it is
+        evidence += "; only refers elsewhere"
     if supported and (
         silent := unspoken(q.focus or q.text, judge.said(passage) | set(terms(answer)), answer)
     ):

@@ -51,6 +51,7 @@ _AUX = word_set(
     isn't aren't wasn't weren't don't doesn't didn't can't couldn't won't wouldn't shouldn't hasn't
     haven't hadn't"""
 )
+AUXILIARIES = _AUX  # the auxiliaries and copulas: a line writing none states no clause
 _WORD = lazy_pattern(r"[A-Za-z][\w'-]*")
 _NP_END = word_set(
     "of for in on at to with by from about that which who whose where when than as can could will"
