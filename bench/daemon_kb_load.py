@@ -4,7 +4,7 @@
     PERF_OURS=CHECKOUT python3 daemon_kb_load.py --target ours|upstream [--sessions 20] [--turns 50] [--doc FILE]
                               [--json] [--out turns.jsonl] [--pyspy SECONDS] [--symbolic-only]
                               [--daemon-env NAME=VALUE]
-                              [--load-questions FILE --distinct] [--counts FILE]
+                              [--load-questions FILE --distinct] [--counts FILE] [--sqltime FILE]
 
 CHECKOUT: the project checkout with `make setup` done (default: the current folder when it is one); upstream
 (optional): PERF_UPSTREAM=a checkout of the original Node.js MRP-VM with `npm install` done.
@@ -16,7 +16,8 @@ clients each open a session on the KB and ask `turns` questions back to back (cl
 non-streaming). Reports latency p50/p90/p99, turns/s, errors, CPU seconds per turn by process (the
 daemon's whole process tree, /proc utime+stime), RSS/PSS of the tree after the load, and the per-plugin
 call times (from each turn's execution trace) of the median turns vs the slowest 1 %. `--counts`: each
-plugin.op's calls and worker jobs (wake-ups) a turn during the load (`per_turn`).
+plugin.op's calls and worker jobs (wake-ups) a turn during the load (`per_turn`). `--sqltime`: the daemon's
+SQLite statements, their calls and thread CPU a turn during the load (`sql_per_turn`).
 """
 
 from __future__ import annotations
@@ -185,6 +186,16 @@ def call_profile(recs: list[dict]) -> dict[str, float]:
     return {k: round(v / n, 1) for k, v in sorted(tot.items(), key=lambda kv: -kv[1])}
 
 
+def sql_per_turn(rows: list[dict], turns: int) -> dict:
+    """daemon_sqltime.py's statements over the load's turns: the daemon's SQLite CPU µs a turn, in all and
+    for the statements costing most (calls a turn, µs a turn)."""
+    top = [
+        {"sql": r["sql"], "calls": round(r["calls"] / turns, 3), "us": round(r["cpu_us"] / turns, 1)}
+        for r in rows
+    ]
+    return {"cpu_us": round(sum(r["cpu_us"] for r in rows) / turns, 1), "statements": top[:15]}
+
+
 def per_turn(counts: dict, turns: int) -> dict:
     """daemon_call_counts.py's counts over the load's turns: calls and worker jobs a turn per plugin.op,
     and the worker jobs a turn in all (the wake-ups a worker's refill scales with)."""
@@ -216,6 +227,7 @@ async def main_async(a: argparse.Namespace) -> dict:
         (a.waits, "PERF_WAITS", a.waits and os.path.abspath(a.waits), "daemon_waits.py"),
         (a.pauses, "PERF_PAUSES", a.pauses and os.path.abspath(a.pauses), "daemon_pauses.py"),
         (a.counts, "PERF_COUNTS", a.counts and os.path.abspath(a.counts), "daemon_call_counts.py"),
+        (a.sqltime, "PERF_SQLTIME", a.sqltime and os.path.abspath(a.sqltime), "daemon_sqltime.py"),
     ]
     if a.requests:
         os.makedirs(a.requests, exist_ok=True)
@@ -250,7 +262,7 @@ async def main_async(a: argparse.Namespace) -> dict:
         out["warmup_ok"] = sum(r["ok"] for r in warm)
         out["sample_answers"] = [(r.get("q", qs[i]), r.get("answer")) for i, r in enumerate(warm[:3])]
         out["settle_s"] = await settle(d.proc.pid, a.settle)
-        if a.cprofile or a.waits or a.pauses or a.counts:
+        if a.cprofile or a.waits or a.pauses or a.counts or a.sqltime:
             os.kill(d.proc.pid, signal.SIGUSR1)  # daemon_cprofile/waits/pauses/call_counts.py: the load only
         mem_before = pk.memory(d.proc.pid)
         cpu0 = pk.cpu_by_name(d.proc.pid)
@@ -261,7 +273,7 @@ async def main_async(a: argparse.Namespace) -> dict:
             # --pyspy-gil: the daemon alone, samples only while its thread holds the GIL (a pipe write
             # releases it, so a preempted write is not counted as work); read with bench/pyspy_shares.py
             who = "--gil" if a.pyspy_gil else "--subprocesses"
-            spy_argv = f"record -p {d.proc.pid} -d {a.pyspy} {who} --nonblocking -r 200 -f raw -o"
+            spy_argv = f"record -p {d.proc.pid} -d {a.pyspy} {who} --nonblocking -r {a.pyspy_rate} -f raw -o"
             spy = subprocess.Popen(
                 [str(pk.OURS / ".venv/bin/py-spy"), *spy_argv.split(), a.pyspy_out],
                 stdout=subprocess.DEVNULL,
@@ -291,6 +303,8 @@ async def main_async(a: argparse.Namespace) -> dict:
             out["pauses"] = json.loads(Path(a.pauses).read_text())
         if a.counts and os.path.exists(a.counts) and "recs" in locals():
             out["per_turn"] = per_turn(json.loads(Path(a.counts).read_text()), len(recs))
+        if a.sqltime and os.path.exists(a.sqltime) and "recs" in locals():
+            out["sql_per_turn"] = sql_per_turn(json.loads(Path(a.sqltime).read_text()), len(recs))
         if not a.keep and not a.home:
             shutil.rmtree(home, ignore_errors=True)
     lat = [r["latency_ms"] for r in recs]
@@ -381,6 +395,7 @@ def main() -> None:
     )
     ap.add_argument("--pyspy-out", default=str(pk.TMP / "perf-pyspy.txt"))
     ap.add_argument("--pyspy-gil", action="store_true", help="py-spy: the daemon only, GIL-holding samples")
+    ap.add_argument("--pyspy-rate", type=int, default=200, help="py-spy: samples a second")
     ap.add_argument("--symbolic-only", action="store_true", help="ours: enable only the symbolic plugins")
     ap.add_argument("--keep", action="store_true", help="keep the home folder")
     ap.add_argument(
@@ -406,6 +421,10 @@ def main() -> None:
         "--counts",
         help="ours: count each plugin.op's calls and worker jobs (wake-ups) during the load (file; "
         "daemon_call_counts.py), reported per turn",
+    )
+    ap.add_argument(
+        "--sqltime",
+        help="ours: each SQLite statement's calls and thread CPU during the load (file; daemon_sqltime.py)",
     )
     ap.add_argument("--waits", help="ours: time each turn's wait for its session's last recordOutcome (file)")
     ap.add_argument(

@@ -270,3 +270,17 @@ def test_daemon_kb_load_splits_the_loops_time_into_running_and_waiting_for_a_cpu
     assert set(sched) == {"run_ms", "runqueue_wait_ms", "voluntary_switches", "involuntary_switches"}
     assert sched["run_ms"] > 0 and sched["voluntary_switches"] > 0  # an idle loop sleeps between turns
     assert all(v >= 0 for v in sched.values())
+
+
+def test_daemon_kb_load_sqltime_gives_the_daemons_sqlite_cpu_a_turn(tmp_path) -> None:
+    """`daemon_kb_load.py --sqltime` (bench/daemon_sqltime.py): every statement the daemon ran during the load,
+    its calls and thread CPU a turn; a turn commits once (one COMMIT a turn of the turn's own transaction,
+    counted under its first statement) and reads its session. Counted, not timed against any figure."""
+    figures = small_daemon_load(tmp_path, "--sqltime", str(tmp_path / "sql.json"))
+    assert figures["turns"] == 6 and figures["errors"] == 0
+    sql = figures["sql_per_turn"]
+    assert sql["cpu_us"] > 0
+    calls = {s["sql"]: s["calls"] for s in sql["statements"]}
+    commits = [c for k, c in calls.items() if k.startswith("COMMIT of: UPDATE sessions")]
+    assert commits == [1.0]
+    assert any(k.startswith("SELECT") and "FROM sessions" in k for k in calls)

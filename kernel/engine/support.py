@@ -114,11 +114,33 @@ def evidence_support(answer: str, sources: list[str], evidence: list[KnowledgeUn
 
 def _cited_terms(sources: list[str], evidence: list[KnowledgeUnit]) -> set[str]:
     """The terms of the cited units (all evidence when none of the cited ids was given)."""
-    cited = [u for u in evidence if u.id in set(sources)] or evidence
+    wanted = set(sources)
+    cited = [u for u in evidence if u.id in wanted] or evidence
     known: set[str] = set()
     for unit in cited:
-        known |= answer_terms(f"{unit.title or ''} {unit.topic or ''} {unit.body}")
+        known |= unit_terms(f"{unit.title or ''} {unit.topic or ''} {unit.body}")
     return known
+
+
+# A unit's text -> its terms. The same units are cited turn after turn (a KB's units, retrieved again for
+# each question about them), and tokenizing them was most of a support score's CPU; the terms of a text
+# never change, so a text seen before is not tokenized again. Bounded: forgotten all at once when full.
+_UNIT_TERMS: dict[str, frozenset[str]] = {}
+_UNIT_TERMS_MAX = 1024  # texts
+_UNIT_TERMS_MAX_CHARS = 8 << 10  # a longer text is tokenized every time (the memo stays a few MB at most)
+
+
+def unit_terms(text: str) -> frozenset[str]:
+    """`answer_terms` of a unit's text, remembered for the next time the same text is cited."""
+    known = _UNIT_TERMS.get(text)
+    if known is not None:
+        return known
+    terms = frozenset(answer_terms(text))
+    if len(text) <= _UNIT_TERMS_MAX_CHARS:
+        if len(_UNIT_TERMS) >= _UNIT_TERMS_MAX:
+            _UNIT_TERMS.clear()
+        _UNIT_TERMS[text] = terms
+    return terms
 
 
 def answer_support(
