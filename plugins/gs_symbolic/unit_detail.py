@@ -1,8 +1,8 @@
 """Which sentence of a unit carries the asked detail, when its neighbours repeat the question's words.
 
 - written_beyond: a sentence that repeats the question's words may still state its answer as a literal
-the question does not write ("The floor division operator is ``//``."), or stand as the definition of a
-term the question does not name (a glossary's "``>>>``: The default Python prompt …"): it is no echo.
+  the question does not write ("The floor division operator is ``//``."), or stand as the definition of a
+  term the question does not name (a glossary's "``>>>``: The default Python prompt …"): it is no echo.
 - with_led_row: a passage that ends its unit leading into a table (the next unit of its section is a code
   block of rows: "Some characters have a short escape." over "\\b  - backspace", "\\t  - tab", …) while the
   question asks of one row ("Which escape stands for a tab?"): the one row stating what the passage does
