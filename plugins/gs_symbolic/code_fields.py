@@ -94,7 +94,7 @@ def code_field(q: Question, code: list[Sentence], pool: list[Sentence]) -> Outco
     return Outcome(line, [block.unit.id], "medium", f"the labelled line '{line.split(':', 1)[0]}' of a block")
 
 
-def _rows(block: Sentence) -> list[tuple[str, str]]:
+def table_rows(block: Sentence) -> list[tuple[str, str]]:
     """(key, line) of the rows of a block that is a table (MIN_ROWS rows making ROW_SHARE of its lines)."""
     lines = [ln for ln in block.text.split("\n") if ln.strip()]
     rows = [(m.group(1), ln.strip()) for ln in lines if (m := _ROW.match(ln)) is not None]
@@ -106,7 +106,7 @@ def _table_row(q: Question, code: list[Sentence], common: set[str]) -> Outcome |
     written = {m.group(0) for m in _TOKEN.finditer(q.focus or q.text)}
     found: list[tuple[str, str, Sentence]] = []
     for block in code:
-        for key, line in _rows(block):
+        for key, line in table_rows(block):
             if key in written and key.lower() not in STOPWORDS:
                 found.append((key, line, block))
     if len({line for _, line, _ in found}) != 1:

@@ -20,6 +20,8 @@ from .polarity import verdict as polar_verdict
 from .proofs import render_chain, statement
 from .question import Question, name_runs
 from .render import definition_label, join_quotes, labelled
+from .spans import ANSWER_BUDGET
+from .unit_detail import led_items
 
 
 def _conclusions(m: Material) -> list[Sentence]:
@@ -98,7 +100,8 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
     if q.single_word:
         word = stated.answer.split(",")[0]  # "No, if …": the word without its condition
         return Outcome(word, [stated.sentence.unit.id], "medium", "stated", "explicit", supported)
-    quote = join_quotes(referred(stated.sentence, m.pool))
+    # a verdict's sentence that leads into a list ("… except for:") is quoted with its items, kept short
+    quote = join_quotes(led_items(referred(stated.sentence, m.pool), m.pool, budget=ANSWER_BUDGET))
     label = definition_label(stated.sentence.unit)
     text = f"{stated.answer}. " + (labelled(label, quote) if label else quote)
     if exception:
@@ -127,7 +130,9 @@ def _verdict_text(verdict: explicit.Verdict, m: Material) -> str:
             end = chain.conclusion
             if end is not None and statement(end) in wanted:
                 return f"{verdict.answer}. " + render_chain(chain, by_id)[0]
-    return f"{verdict.answer}. " + " ".join(join_quotes([s]) for s in verdict.sentences[:2])
+    quoted = verdict.sentences[:2]
+    items = led_items(quoted, m.pool, budget=ANSWER_BUDGET)[len(quoted) :]  # "… except for:" and its items
+    return f"{verdict.answer}. " + " ".join(join_quotes([s]) for s in [*quoted, *items])
 
 
 def _scorer(q: Question, pool: list[Sentence]) -> Scorer:

@@ -86,6 +86,7 @@ from .spans import (
 )
 from .steps import steps
 from .support import leads_nowhere, supports
+from .unit_detail import with_led_row, with_means, written_beyond
 from .unsaid import unsaid_thing, unsaid_word
 from .window_reading import FUTURE
 
@@ -286,7 +287,7 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
     )
     # a passage with a sentence that says nothing but the question's words is no answer
     asked = said(q.text)
-    echoing = {id(s) for s in pool if echoes(s, asked)}
+    echoing = {id(s) for s in pool if echoes(s, asked) and not written_beyond(s, q.text)}
     # a change log's entry ("2.4.0 - added `colour`") records an event: it answers only a question about it
     records = set() if asks_history(q) else {id(s) for s in pool if change_record(s.text)}
     ranked = [
@@ -316,11 +317,13 @@ def _sentences(q: Question, m: Material) -> Outcome | None:
         # ... unless only its surroundings state what the question's form asks for ("The default is 3.")
         if not unstated(q, passage_text(shorter)) or unstated(q, passage_text(passage)):
             passage = shorter
-    chosen = [with_led_code(completed(condensed(passage, judge), pool), m.code)]
+    chosen = [
+        with_led_row(with_led_code(completed(condensed(passage, judge), pool), m.code), pool, m.code, judge)
+    ]
     if q.answer_type == "reason":
         chosen = [with_lead(with_reason(chosen[0], judge, pool), pool)]
     elif q.answer_type == "procedure":
-        chosen = [with_steps(chosen[0], pool)]
+        chosen = [with_steps(with_means(chosen[0], judge, pool), pool)]
     commanded: Passage | None = None  # the chosen sentence with the command it leads to
     if q.answer_type in ("command", "procedure") and (
         not judge.carries_type(chosen[0]) or announces_command(passage_text(chosen[0]))

@@ -16,6 +16,7 @@ from .asked_kind import field_named, labelled_fields
 from .directives import is_instruction
 from .evidence import BARE_CONDITION, Sentence
 from .passages import Judge, Passage
+from .unit_detail import MAX_LED, led_items
 
 ANSWER_BUDGET = 300  # characters: a longer passage gives way to a shorter part of it that answers as well
 ENTRY_NAME_CHARS = 40  # what a record of labelled fields opens with, up to this length, names it
@@ -147,12 +148,8 @@ def completed(p: Passage, pool: list[Sentence]) -> Passage:
         sentences.insert(0, unit[before])
     elif first > 0 and opens_with_anaphor(opening) and not sentences[0].code:
         sentences.insert(0, unit[first - 1])
-    last = sentences[-1]
-    if last.text.rstrip().endswith(":") and last in unit:
-        for s in unit[unit.index(last) + 1 :]:
-            sentences.append(s)
-            if s.code or len(sentences) >= len(p.sentences) + 4:
-                break
+    if sentences[-1] in unit:
+        sentences = led_items(sentences, unit, len(p.sentences) + MAX_LED - len(sentences))
     if len(sentences) == len(p.sentences):
         return p
     return replace(p, sentences=sentences)
@@ -237,6 +234,9 @@ def named_antecedent(p: Passage, ranked: list[Passage], judge: Judge) -> Passage
             judge.answers(other)
             and (other.typed or judge.answer_type not in SHAPED_TYPES)
             and (other.meaning or 0.0) >= p.meaning
+            # ... and states as much of the question: "This only works when 'mode' is …" says what is asked
+            # of the entry its antecedent only names
+            and other.coverage >= p.coverage
         ):
             if judge.default and states_default(first.text) and not states_default(before.text):
                 # "Set the folder … It defaults to /srv/x.": the default asked is the referring sentence's
