@@ -23,6 +23,8 @@ from mrpvm.protocol.handoff import UnitAnalysis, analyse_unit
 
 from .footnotes import name_footnotes
 from .halves import split_map, worth_halves
+from .html_page import Page, read_page
+from .html_shape import looks_like_html
 from .outline import read_source
 from .pieces import Piece, Reading, make_piece, piece_fields, pieces_from_fields
 from .sections import make_sections
@@ -58,7 +60,14 @@ def build_analysed_tree(
 def _build(
     text: str, meta: SourceMeta, halves: bool | None, *, analysed: bool
 ) -> tuple[list[KnowledgeUnit], list[UnitAnalysis]]:
-    text, blocks = read_source(text)  # every slice below is of the text the blocks are read from
+    # every slice below is of the text the blocks are read from: an HTML source's page text (html_page.py,
+    # its units' offsets turned back into the source's at the end), else read_source's text
+    page = read_page(text) if looks_like_html(text) else None
+    if page is not None and page.blocks:
+        text, blocks = page.text, page.blocks
+    else:
+        page = None
+        text, blocks = read_source(text)
     if halves is None:
         halves = worth_halves(len(text))
     seen: dict[tuple[str, str], Reading] = {}  # each side of split_map fills its own
@@ -95,6 +104,8 @@ def _build(
     renamed = {id(u) for u in name_footnotes(atomics)}
     aggregate = _aggregate(text, meta, blocks, composites, summary[0])
     units = [*atomics, *composites, aggregate]
+    if page is not None:
+        _source_offsets(page, units, meta.char_offset)
     if not analysed:
         return units, []
     analysis = [a for b in built for a in b[2][:-1]] + [b[2][-1] for b in built] + [analyse_unit(aggregate)]
@@ -103,6 +114,14 @@ def _build(
             if id(unit) in renamed:
                 analysis[k] = analyse_unit(unit)
     return units, analysis
+
+
+def _source_offsets(page: Page, units: list[KnowledgeUnit], off: int) -> None:
+    """Units built from an HTML source's page text: their offsets turned back into the source's."""
+    for unit in units:
+        if unit.charStart is not None and unit.charEnd is not None:
+            a, b = page.source_span(unit.charStart - off, unit.charEnd - off)
+            unit.charStart, unit.charEnd = a + off, b + off
 
 
 def _aggregate(
