@@ -6,7 +6,8 @@
   not as a word of the answer.
 - A heading that lists several entries ("alpha_open, alpha_close, alpha_size"): its first sentence is about
   the asked entry only when it does not speak of the heading's other entries instead ("Note: alpha_open and
-  alpha_close return 0 …" is about those two, not about alpha_size).
+  alpha_close return 0 …" is about those two, not about alpha_size). An option's line ("-z, --squeeze")
+  names one option twice: its names are no siblings.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ def slot_as_context(own: set[str], ctx: set[str], slot: str) -> tuple[set[str], 
 def names_sibling(title: str, said: set[str], asked: set[str]) -> bool:
     """The heading `title` lists several entries, the question (`asked`: its terms) names one of them, and
     the sentence (`said`: its terms) names another of them but not the asked one: it speaks of a sibling."""
-    entries = [frozenset(terms(part)) for part in _LISTED.split(title)]
-    entries = [e for e in entries if e]
-    if len(entries) < 2:
-        return False
+    parts = [part.strip() for part in _LISTED.split(title) if part.strip()]
+    if len(parts) < 2 or any(part.startswith("-") for part in parts):
+        return False  # an option's line ("-z, --squeeze") lists the names of one option, not siblings
+    entries = [e for e in (frozenset(terms(part)) for part in parts) if e]
     mine = [e for e in entries if e <= asked]
     others = [e for e in entries if not e <= asked]
     return bool(mine) and not any(e <= said for e in mine) and any(e <= said for e in others)

@@ -115,6 +115,8 @@ def test_the_asked_slot_and_a_listed_sibling() -> None:
     assert names_sibling(title, {"note", "reed", "getlin", "getcolumn", "return"}, asked)
     assert not names_sibling(title, {"note", "reed", "getoffset", "return"}, asked)
     assert not names_sibling("Reed_GetOffset", {"reed", "getlin"}, asked)  # one entry: no siblings
+    # an option's aliases are one entry: "Filter the bundle through squeeze(1)." under "-z, --squeeze"
+    assert not names_sibling("-z, --squeeze", {"filter", "bundl", "squeez"}, {"z", "option", "frob"})
 
 
 @needs_model
