@@ -29,6 +29,7 @@ from mrpvm.plugins.sdk.text import EXTREMES, terms
 from .action import Action, acts, misapplied
 from .answer_form import DEFAULT_STEMS, states_default
 from .asked_kind import PURPOSE, asked_attribute, kind_said, labels_attribute
+from .asked_slot import names_sibling, slot_as_context, slot_stem
 from .context_terms import (
     KEY_SHAPE,
     entry_title,
@@ -110,6 +111,7 @@ class Judge(WindowReading):
         self.scorer = scorer
         self.kind = kind  # the fine kind the question asks for and its word (asked_kind.py), its text
         self.question = question
+        self.slot = slot_stem(question)  # "What value does …": the noun the answer fills (asked_slot.py)
         self.entry_kind = header_terms(*option_kinds(question))  # "the -f option": said by the option's entry
         self.attribute = asked_attribute(question)  # "What is the penalty for …": penalty
         self.default = default  # "what is the default X?": a passage that states a default value answers it
@@ -152,7 +154,7 @@ class Judge(WindowReading):
 
     def score(self, window: list[Sentence]) -> Passage:
         sc = self.scorer
-        own, ctx = self._stated(window)
+        own, ctx = slot_as_context(*self._stated(window), self.slot)
         heading = self.entry_heading(window[0]) if self.answer_type in DEFINED_TYPES else frozenset()
         if heading:  # an entry's lead sentence is about its heading: "[-m, --max-time:] Maximum time …"
             own, ctx = own | heading, ctx - heading
@@ -266,6 +268,8 @@ class Judge(WindowReading):
         asked = (self.subject - self.common) | {k for k in self.keys if KEY_SHAPE.search(k)}
         if not asked or not asked <= heading:
             return frozenset()
+        if names_sibling(entry_title(unit), set(sentence.terms), set(self.scorer.weights)):
+            return frozenset()  # "Note: a_open and a_close return 0" under "a_open, a_close, a_size"
         # the entry is "the -f option of curl": its heading is the option the question names, its kind noun
         # ("option", "flag") is what the heading is, and it stands in its document, as every unit of it does
         return heading | self.entry_kind | source_title(unit)

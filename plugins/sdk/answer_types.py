@@ -269,9 +269,10 @@ def expected_type(question: str) -> str:
 _UNITS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 NUMBER_WORD = rf"(?:(?:{_TENS})(?:[- ](?:{_UNITS}))?|{_UNITS}|hundred|thousand|million|billion|dozen|a few|several|a couple of)"
-# "one" and "once" are left out: "one of: gnu, posix, …" names no quantity
+# "one" and "once" are left out: "one of: gnu, posix, …" names no quantity; "zero" is one ("the level will be
+# zero" states the level as "0" would)
 NUMBER = lazy_pattern(
-    rf"(?<!\w)\d|\b(?!one\b)(?:{NUMBER_WORD}|twice|double|triple|half)\b"
+    rf"(?<!\w)\d|\b(?!one\b)(?:{NUMBER_WORD}|zero|twice|double|triple|half)\b"
     r"|\bnumber of \w+",  # "Default: number of CPUs": a quantity named by what it counts
     re.I,
 )

@@ -105,6 +105,10 @@ TABLE_ROW = lazy_pattern(r"^\s*\|.*\|\s*$")  # a row with its outer pipes
 TABLE_SEP = lazy_pattern(r"^\s*\|?[\s:|-]*-[\s:|-]*\|?\s*$")  # |---|:--:|
 _JSON_KEY = lazy_pattern(r'^"[^"\n]{1,80}"\s*:')
 _MD_LINK = lazy_pattern(r"^!?\[[^\]\n]+\]\([^)\n]*\)")
+# "[Design note 7] proposes …", "[1] Smith describes …": a reference-style link (or a citation's label) followed by
+# words of a sentence; a line of code or data that opens with "[" is followed by punctuation or nothing
+# ("[section]", "[1, 2]", "[[product]]", "[ -f x ] && …")
+_REFERENCE_LEAD = lazy_pattern(r"^\[[^\[\]\n]{1,80}\]\s+[A-Za-z][a-z]+\s+[A-Za-z]")
 _BOX_DRAWING = lazy_pattern(r"[\u2500-\u257f]{2}|[├└┌┐┘│]")  # a tree or box diagram ("├── src/")
 
 
@@ -140,6 +144,8 @@ def looks_like_code(text: str) -> bool:
         return False
     if _MD_LINK.match(stripped):
         return False  # "[The guide](guide.md) explains it": prose that opens with a link
+    if _REFERENCE_LEAD.match(stripped):
+        return False  # "[Design note 7] proposes …": prose that opens with a reference-style link
     return (
         stripped[0] in "{[}]<"
         or stripped.endswith(("{", "[", "(", "=>", "};", "},", "],"))
