@@ -60,7 +60,8 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
             return Outcome(text, ids, conf, f"{how} in {', '.join(ids)}", "explicit")
     # "Would X be kept?": a modal that opens the question is read as its polarity (polar_modal.py)
     modal = modal_asked(q.focus or q.text) if q.polar and q.hypothetical else ""
-    if q.polar and q.hypothetical and not modal:  # "Can I X if I don't Y?" over "… must Y": No, by the necessity
+    # "Can I X if I don't Y?" over "… must Y": No, by the necessity
+    if q.polar and q.hypothetical and not modal:
         return necessity_verdict(q, m.pool, term_weights(_scorer(q, m.pool)))
     if not q.polar:
         return None
