@@ -78,6 +78,8 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
         named[0] if named else "",
         frozenset(scorer.unknown),
     )
+    if stated is None and modal:
+        return None  # "Would X …?" only where a sentence states it; a reading by meaning may drop a condition
     supported = stated is None or stated.verb_stated  # a sentence without the asked verb: weak
     by_meaning = stated is None
     if stated is None:

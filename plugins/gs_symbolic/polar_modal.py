@@ -9,7 +9,10 @@ plain form: *will* for *would*, *can* for *could*, *may* for *might*: lexicon.HY
 or not, answers it ("The old index would not be kept" → No). Such a question is read by the ordinary
 polarity readers; the answer is `success` only when the stating sentence writes that modal, so "Would the
 file be deleted?" over "The file is deleted." is answered, weak (the sentence says what happens, not what
-would under the question's supposition).
+would under the question's supposition). Only a sentence the polarity readers find stating the proposition
+answers: the readings by meaning (polar_meaning, polar_reader, polar_default) are not tried, as they may
+read past a condition ("The proxy would drop requests if the pool were empty" does not answer "Would the
+proxy drop requests?").
 
 A condition, a supposition or a counterfactual ("if", "suppose", "instead", "had … been") keeps the
 question hypothetical: `modal_asked` is "" for it and it is answered as before.
