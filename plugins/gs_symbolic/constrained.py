@@ -12,7 +12,6 @@ from .evidence import Scorer, Sentence
 from .material import Material, Outcome
 from .polar_default import default_verdict
 from .polar_meaning import closest_verdict
-from .polar_modal import modal_asked, states_modal
 from .polar_necessity import necessity_verdict
 from .polar_reader import read_verdict
 from .polar_verb import referred
@@ -58,10 +57,7 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
             how = "proved from stated facts" if found.derived else "stated explicitly"
             conf = "medium" if found.derived else "high"
             return Outcome(text, ids, conf, f"{how} in {', '.join(ids)}", "explicit")
-    # "Would X be kept?": a modal that opens the question is read as its polarity (polar_modal.py)
-    modal = modal_asked(q.focus or q.text) if q.polar and q.hypothetical else ""
-    # "Can I X if I don't Y?" over "… must Y": No, by the necessity
-    if q.polar and q.hypothetical and not modal:
+    if q.polar and q.hypothetical:  # "Can I X if I don't Y?" over "… must Y": No, by the necessity
         return necessity_verdict(q, m.pool, term_weights(_scorer(q, m.pool)))
     if not q.polar:
         return None
@@ -78,8 +74,6 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
         named[0] if named else "",
         frozenset(scorer.unknown),
     )
-    if stated is None and modal:
-        return None  # "Would X …?" only where a sentence states it; a reading by meaning may drop a condition
     supported = stated is None or stated.verb_stated  # a sentence without the asked verb: weak
     by_meaning = stated is None
     if stated is None:
@@ -99,8 +93,6 @@ def yes_no(q: Question, m: Material) -> Outcome | None:
             if stated is None:
                 return None
             supported = False  # read from the sentence closest in meaning: weak evidence
-    if modal and not states_modal(modal, stated.sentence.text):
-        supported = False  # "Would X …?" over a sentence that says what happens, not what would
     exception = excepted(stated.sentence, m.pool, set(weights)) if supported else ""
     supported = supported and not exception  # the next sentence takes the asked case out of the rule
     if q.single_word:
