@@ -23,7 +23,6 @@ from mrpvm.plugins.sdk.text import stems
 from mrpvm.plugins.sdk.time_answers import states_circumstance, states_frequency
 
 from .documented import marks_documented
-from .extent import states_extent
 from .question import Question
 
 # "the default X", "X by default", "defaults to": the question asks for a default (not how to change one)
@@ -184,8 +183,6 @@ def _states_instance(text: str, q: Question) -> bool:
         return states_place(text, asks_origin(asked))
     if q.answer_type == "option" and marks_documented(text, q.documented):
         return True  # "O(path) and O(port) are …": keys the document's own entries document
-    if q.answer_type == "duration":
-        return states_extent(text)  # a measure, or the span's bound ("until you sign out")
     return mentions_type(text, q.answer_type)
 
 

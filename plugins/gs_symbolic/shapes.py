@@ -18,7 +18,6 @@ from mrpvm.plugins.sdk.text import terms
 from .answer_form import states_figure
 from .context_terms import unnumbered
 from .evidence import Sentence
-from .extent import states_extent
 
 ROW_KEY = lazy_pattern(r"^\s*([^\s—:][^—:]{0,40}?)\s+—\s")
 _FILE_SPAN = lazy_pattern(
@@ -60,8 +59,6 @@ def shaped(text: str, answer_type: str, asked: set[str], origin: bool) -> bool:
         return states_figure(text, asked)
     if answer_type == "location":
         return states_place(text, origin)
-    if answer_type == "duration":
-        return states_extent(text)  # a measure, or the span's bound ("until you sign out")
     return mentions_type(text, answer_type)
 
 
