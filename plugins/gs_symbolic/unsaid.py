@@ -29,6 +29,7 @@ from .focus import has_neighbour
 from .framing import FRAMING
 from .history import asked_event
 from .lexicon import LIGHT_STEMS
+from .positional import positional_ordinals
 from .question import Question, attributed_terms
 
 # a word of the answer stands in for the asked one at this cosine: a synonym ("remove" / "uninstall" 0.66,
@@ -68,8 +69,9 @@ def unsaid_word(q: Question, answer: str, skip: str = "") -> str:
     framing = set(terms(" ".join(m.group(0) for m in _HOW.finditer(asked)))) | FRAMING
     framing |= set(terms(" ".join(m.group(1) for m in _MEASURED.finditer(asked))))
     framing |= q.examples | attributed_terms(q.text) | _FRAME_STEMS
+    placed = positional_ordinals(asked)  # "the second argument": a position, no thing named
     for word in dict.fromkeys(w.lower() for w in _WORD.findall(_HOW.sub(" ", asked))):
-        if word in STOPWORDS or word in (typed, skip):
+        if word in STOPWORDS or word in (typed, skip) or word in placed:
             continue
         # a term the analysis kept (not "according to …"), outside what frames the question
         parts = [t for t in terms(word) if t in q.terms and t not in framing and "-" not in t]
