@@ -29,6 +29,7 @@ from .config_file import config_blocks, looks_like_config
 from .directive_fences import without_directive_fences
 from .entries import footnotes, questions_with_answers, term_lines
 from .hyphenation import attach_joins
+from .notebook import notebook_markdown
 from .outline_labels import (
     assign_levels,
     classify_labels,
@@ -61,7 +62,9 @@ def read_source(text: str) -> tuple[str, list[Block]]:
     The text is the source itself, but for Markdown whose MyST prose directives' fences are rewritten in
     place (directive_fences.py: the same length, every offset kept). Every slice of a block's span (its
     pieces, a unit's body) is taken from that text: sliced from the source, a span across a blanked fence
-    or option line quotes the markup ("```{note}", ":class: tip") in the unit."""
+    or option line quotes the markup ("```{note}", ":class: tip") in the unit. A Jupyter notebook's text is
+    its cells as Markdown (notebook.py), not its JSON."""
+    text = notebook_markdown(text) or text
     if looks_like_config(text):
         return text, questions_with_answers(text, config_blocks(text))
     if looks_like_stanzas(text):
