@@ -14,6 +14,7 @@ from functools import lru_cache
 from .lexicon import EXTREME_MODIFIERS, FUNCTION_NOUNS, TIME_UNITS, word_set
 from .patterns import lazy_pattern
 from .text import STOPWORDS
+from .text import without_list_numbers
 from .text import words as tokens
 
 # Head nouns by the type of answer they ask for ("value" is not one: an option's value is a word, a string or a
@@ -270,9 +271,10 @@ _UNITS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirtee
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
 NUMBER_WORD = rf"(?:(?:{_TENS})(?:[- ](?:{_UNITS}))?|{_UNITS}|hundred|thousand|million|billion|dozen|a few|several|a couple of)"
 # "one" and "once" are left out: "one of: gnu, posix, …" names no quantity; "zero" is one ("the level will be
-# zero" states the level as "0" would)
+# zero" states the level as "0" would); a digit of a dotted version is none ("2.4.1" counts nothing; "0.5" and
+# "3.2" stay numbers)
 NUMBER = lazy_pattern(
-    rf"(?<!\w)\d|\b(?!one\b)(?:{NUMBER_WORD}|zero|twice|double|triple|half)\b"
+    rf"(?<!\w)(?<!\d\.)(?!\d+(?:\.\d+){{2,}})\d|\b(?!one\b)(?:{NUMBER_WORD}|zero|twice|double|triple|half)\b"
     r"|\bnumber of \w+",  # "Default: number of CPUs": a quantity named by what it counts
     re.I,
 )
@@ -284,8 +286,9 @@ _VERSION = lazy_pattern(
     r"|\b\d+\s+(?:edition|release|revision)\b|(?:[<>=!~]=|>>|<<|~>)\s*v?\d",
     re.I,
 )
+# "May" capitalised only: the modal verb is no month ("step 2 may fail", "each may define …")
 _MONTHS = (
-    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May)|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
 DATE = lazy_pattern(
@@ -293,12 +296,24 @@ DATE = lazy_pattern(
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow)\b"
     # a month named whole after a preposition of time ("in March", "until early June"), no day given
     r"|\b(?:in|by|until|till|since|from|before|after|during|every|each)\s+(?:(?:early|late|mid)-?\s*)?"
-    r"(?:january|february|march|april|may|june|july|august|september|october|november|december)\b",
+    r"(?:january|february|march|april|(?-i:May)|june|july|august|september|october|november|december)\b",
     re.I,
 )
+_TIME_UNIT = r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)"
+# a unit an article counts is written out ("a day", "an hour"); "second" before a content word is the ordinal ("a
+# second copy"), not the unit ("wait a second before …", "for a second.")
+_ARTICLE_UNIT = (
+    r"(?:milliseconds?|minutes?|hours?|days?|weeks?|months?|years?"
+    r"|second(?!\s+(?!(?:of|or|and|to|in|on|at|for|per|after|before|later|ago|each|between|until|then)\b)[a-z]))"
+)
+# A span of time: a figure and a unit, glued ("30s", "2h", "500ms") or apart ("1.5 hours", "10-minute"); a number
+# word and a unit as separate words ("ten minutes", "five-day"; not "tens", "ones", "eighth"); an article and a
+# unit written out ("an hour"; not "as", "ah"). A figure is no part of a dotted version ("1.2.3 s") and no
+# decade ("the 1990s").
 DURATION = lazy_pattern(
-    rf"(?:\b\d+(?:\.\d+)?|\b(?:an?|{NUMBER_WORD}))\s*-?\s*"
-    r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)\b",
+    rf"(?<![\w.])(?!(?:1[5-9]|20)\d0s\b)\d+(?:\.\d+)?(?!\.\d)\s*-?\s*{_TIME_UNIT}\b"  # not "the 1990s"
+    rf"|\b{NUMBER_WORD}(?:\s+|\s*-\s*){_TIME_UNIT}\b"
+    rf"|\ban?\s+{_ARTICLE_UNIT}\b",
     re.I,
 )
 _PATH = lazy_pattern(r"(?:^|[\s(`'\"])(?:~|\.{1,2})?/[\w.@+-]+|\b[a-z][\w+.-]*://\S+|\b[A-Z]:\\", re.I)
@@ -383,7 +398,7 @@ def mentions_type(text: str, answer_type: str) -> bool:
     """Whether `text` contains something of `answer_type` (always True for the types no shape tells:
     reason, procedure, comparison, definition, entity, yes-no, "")."""
     if answer_type == "number":
-        return NUMBER.search(text) is not None
+        return NUMBER.search(without_list_numbers(text)) is not None
     if answer_type == "version":
         return _VERSION.search(text) is not None
     if answer_type == "date":

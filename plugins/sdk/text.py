@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from mrpvm.protocol.analysis import (  # noqa: F401 - the shared analyser, re-exported for plugins
@@ -36,6 +37,7 @@ _SENTENCE_END = lazy_pattern(
     r"|(?<=[.!?])[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9])"
 )
 _LEADING_MARKER = lazy_pattern(_LIST_MARKER)
+_LIST_NUMBER = lazy_pattern(r"^[ \t]*\d{1,3}[.)][ \t]+", re.M)  # a numbered item's marker opening a line
 _ABBREVIATIONS = frozenset(
     ["mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "fig", "no", "vol", "approx", "inc", "ltd", "co", "corp", "dept", "est", "cmdr", "gen", "lt", "col", "capt", "sgt"]
 )  # fmt: skip
@@ -91,6 +93,12 @@ def _append_trimmed(text: str, a: int, b: int, spans: list[tuple[int, int]]) -> 
         a = marker.end()
     if b > a:
         spans.append((a, b))
+
+
+def without_list_numbers(text: str) -> str:
+    """The text without the numbers of its numbered list items ("1. Install …"): an item's rank is no figure
+    the text states."""
+    return _LIST_NUMBER.sub("", text)
 
 
 def sentences(text: str) -> list[str]:
