@@ -13,8 +13,7 @@ from functools import lru_cache
 
 from .lexicon import EXTREME_MODIFIERS, FUNCTION_NOUNS, TIME_UNITS, word_set
 from .patterns import lazy_pattern
-from .text import STOPWORDS
-from .text import without_list_numbers
+from .text import STOPWORDS, without_list_numbers
 from .text import words as tokens
 
 # Head nouns by the type of answer they ask for ("value" is not one: an option's value is a word, a string or a
