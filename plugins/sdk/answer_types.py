@@ -277,11 +277,16 @@ NUMBER = lazy_pattern(
     r"|\bnumber of \w+",  # "Default: number of CPUs": a quantity named by what it counts
     re.I,
 )
+_TIME_UNIT = r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)"
+# a unit after a figure, glued or apart ("1.5 hours", "2.5GB", "1800 seconds", "2048 bytes"): the figure is a
+# measure, no version and no year
+_MEASURE = rf"[ \t]*-?[ \t]*(?:%|{_TIME_UNIT}\b|bytes?\b|(?-i:[KMGT]i?B)\b)"
 # a dotted version, "v2", "version 3"; a release named by its number on either side of the noun ("edition
 # 2021", "the 2015 edition", "revision 12"); or a dependency's version constraint: a comparison before a
-# number ("ca-certificates (>= 20130119)", "requests>=2", "~> 1"), which states a version whatever its digits
+# number ("ca-certificates (>= 20130119)", "requests>=2", "~> 1"), which states a version whatever its digits; a
+# decimal before a unit is a measure ("1.5 hours")
 _VERSION = lazy_pattern(
-    r"\b\d+(?:\.\d+)+[\w~+-]*|\bv\d+\b|\b(?:version|release|revision|edition)\s+\d"
+    rf"\b(?:\d+(?:\.\d+){{2,}}|(?>\d+\.\d+)(?!{_MEASURE}))[\w~+-]*|\bv\d+\b|\b(?:version|release|revision|edition)\s+\d"
     r"|\b\d+\s+(?:edition|release|revision)\b|(?:[<>=!~]=|>>|<<|~>)\s*v?\d",
     re.I,
 )
@@ -291,14 +296,13 @@ _MONTHS = (
     r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
 DATE = lazy_pattern(
-    rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:{_MONTHS})\b\.?\s+\d|\b\d{{1,2}}\s+(?:{_MONTHS})\b|\d{{4}}-\d\d-\d\d|"
+    rf"\b(?:1[5-9]\d\d|20\d\d)\b(?!{_MEASURE})|\b(?:{_MONTHS})\b\.?\s+\d|\b\d{{1,2}}\s+(?:{_MONTHS})\b|\d{{4}}-\d\d-\d\d|"
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|yesterday|today|tomorrow)\b"
     # a month named whole after a preposition of time ("in March", "until early June"), no day given
     r"|\b(?:in|by|until|till|since|from|before|after|during|every|each)\s+(?:(?:early|late|mid)-?\s*)?"
     r"(?:january|february|march|april|(?-i:May)|june|july|august|september|october|november|december)\b",
     re.I,
 )
-_TIME_UNIT = r"(?:ms|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|days?|weeks?|months?|years?)"
 # a unit an article counts is written out ("a day", "an hour"); "second" before a content word is the ordinal ("a
 # second copy"), not the unit ("wait a second before …", "for a second.")
 _ARTICLE_UNIT = (
