@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import os
 
+DB_NAME = "mrpvm.db"  # the store's SQLite file in the home (kernel/db)
+URL_VARIABLE = "MRPVM_STORE_URL"  # a store elsewhere: sqlite:PATH or postgresql://… (kernel/db)
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path

@@ -13,16 +13,17 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from .home import DB_NAME, URL_VARIABLE
+
 WINDOW = 500  # the last turns looked at (their rowid order: the order they were stored in)
-STORE_FILE = "mrpvm.db"  # kernel/store.py's file in the home
 
 
 def asked_lately(home: str, question: str) -> bool | None:
     """True when one of the home's last WINDOW turns asked exactly `question`, False when none did; None
     when it cannot say (no SQLite store in the home yet, a store elsewhere, any error)."""
-    if os.environ.get("MRPVM_STORE_URL"):
+    if os.environ.get(URL_VARIABLE):
         return None
-    path = os.path.join(home, STORE_FILE)
+    path = os.path.join(home, DB_NAME)
     if not os.path.isfile(path):
         return None
     try:

@@ -12,10 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import StoreError
+from ..home import DB_NAME as DB_NAME  # the home's facts, stated where `mrpvm ask`'s thin path reads them
+from ..home import URL_VARIABLE as URL_VARIABLE
 from .base import Database, describe_url
 
-DB_NAME = "mrpvm.db"
-URL_VARIABLE = "MRPVM_STORE_URL"
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 

@@ -9,7 +9,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from mrpvm.kernel.question_seen import STORE_FILE, asked_lately
+from mrpvm.kernel.home import DB_NAME
+from mrpvm.kernel.question_seen import asked_lately
 from mrpvm.kernel.registry import Registry
 from mrpvm.kernel.store import Store
 from mrpvm.kernel.supervisor import early_launch
@@ -33,7 +34,7 @@ def _no_hint_left():
 
 def _home_with_turn(home: Path, message: str) -> None:
     Store.open(home).close()
-    db = sqlite3.connect(home / STORE_FILE)
+    db = sqlite3.connect(home / DB_NAME)
     with db:
         db.execute(
             "INSERT INTO turns (request_id, session_id, turn_index, user_message, response_markdown,"
