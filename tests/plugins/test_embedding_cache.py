@@ -47,7 +47,13 @@ def test_a_built_cache_is_reused_and_a_damaged_one_rebuilt(tmp_path: Path, monke
 
     session, source = cache.load_session(model, tokenizer, 1, cache.FLOAT)
     assert source == "built" and _matches_reference(session, tokenizer)
-    assert sorted(p.name for p in folder.iterdir()) == ["check.json", "model.onnx", "weights.bin"]
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "check.json",
+        "model.onnx",
+        "tokenizer.json",
+        "verified.json",
+        "weights.bin",
+    ]
     assert not [p for p in folder.parent.iterdir() if p.name.startswith(".")]  # no work folder left
 
     session, source = cache.load_session(model, tokenizer, 1, cache.FLOAT)
@@ -66,6 +72,85 @@ def test_a_built_cache_is_reused_and_a_damaged_one_rebuilt(tmp_path: Path, monke
     (folder / "weights.bin").write_bytes(b"")  # truncated
     assert cache.load_session(model, tokenizer, 1, cache.FLOAT)[1] == "built"
     assert cache.load_session(model, tokenizer, 1, cache.FLOAT)[1] == "cache"
+
+
+def _probes_run(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one each time a load encodes the probe sentences."""
+    runs: list[int] = []
+    encode = forward.encode
+
+    def counted(session, tokenizer, texts, max_tokens=forward.MAX_TOKENS):
+        if tuple(texts) == cache.PROBES:
+            runs.append(1)
+        return encode(session, tokenizer, texts, max_tokens)
+
+    monkeypatch.setattr(forward, "encode", counted)
+    return runs
+
+
+def test_a_folder_verified_on_this_cpu_loads_without_the_probe_and_a_changed_one_is_checked_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The probe check runs when the folder is built; later loads of the same files on the same CPU skip it
+    (and read the folder's tokenizer.json); a file rewritten since, or another CPU, checks again."""
+    model = weights.model_zip()
+    assert model is not None
+    folder = tmp_path / "share" / "minilm-test"
+    monkeypatch.setattr(cache, "cache_dir", lambda _model, _kind=None: folder)
+    tokenizer = _tokenizer(model)
+    runs = _probes_run(monkeypatch)
+    assert cache.load_session(model, tokenizer, 1, cache.FLOAT)[1] == "built" and runs
+    assert cache.verified(folder)
+
+    runs.clear()
+    session, source = cache.load_session(model, tokenizer, 1, cache.FLOAT)
+    assert source == "cache" and not runs and _matches_reference(session, tokenizer)
+    assert cache.tokenizer_text(model) == (folder / "tokenizer.json").read_text()
+    assert cache.tokenizer_text(model) == weights.tokenizer(model)
+
+    this_cpu = cache.cpu_identity
+    monkeypatch.setattr(cache, "cpu_identity", lambda: "another-cpu")
+    assert not cache.verified(folder)
+    assert cache.load_session(model, tokenizer, 1, cache.FLOAT)[1] == "cache" and runs == [1]
+    monkeypatch.setattr(cache, "cpu_identity", this_cpu)
+    assert cache.verified(folder)
+    runs.clear()
+
+    (folder / "tokenizer.json").write_text("{}")  # rewritten: no longer the verified file
+    assert not cache.verified(folder)
+    assert cache.tokenizer_text(model) == weights.tokenizer(model)  # the package's, not the damaged copy
+    assert cache.load_session(model, tokenizer, 1, cache.FLOAT)[1] == "cache" and runs == [1]
+
+
+def test_pre_packed_weights_give_the_vectors_of_a_graph_packed_at_load(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The folder keeps the weights in the layout the kernels read (packed once, at the build); a session on
+    it encodes bit for bit what a session packing them at its own start does."""
+    model = weights.model_zip()
+    assert model is not None
+    tokenizer = _tokenizer(model)
+    packed, plain = tmp_path / "packed" / "minilm-a", tmp_path / "plain" / "minilm-b"
+    monkeypatch.setattr(cache, "cache_dir", lambda _model, _kind=None: packed)
+    cache.load_session(model, tokenizer, 1, cache.FLOAT)
+    options = cache._options
+
+    def unpacked(threads, optimized=False, save_to=None):
+        made = options(threads, optimized, save_to)
+        made.add_session_config_entry("session.save_external_prepacked_constant_initializers", "0")
+        return made
+
+    monkeypatch.setattr(cache, "_options", unpacked)
+    monkeypatch.setattr(cache, "cache_dir", lambda _model, _kind=None: plain)
+    cache.load_session(model, tokenizer, 1, cache.FLOAT)
+    monkeypatch.setattr(cache, "_options", options)
+    assert (packed / "weights.bin").stat().st_size > (plain / "weights.bin").stat().st_size
+    texts = [*REFERENCE["sentences"], "Lanterns are trimmed at dusk.", "trim"]
+    got = [
+        forward.encode(cache._cached(folder, tokenizer, 1, probe=False), tokenizer, texts)
+        for folder in (packed, plain)
+    ]
+    assert np.array_equal(got[0], got[1])
 
 
 def test_an_unwritable_cache_folder_still_gives_a_working_encoder(

