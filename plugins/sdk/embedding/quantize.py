@@ -38,6 +38,7 @@ def precision(default: str = PRECISION) -> str:
 
 def quantize(graph: bytes) -> bytes:
     """The int8 graph of a float32 one (serialized ONNX in, serialized ONNX out)."""
+    import logging
     import tempfile  # here: a worker whose vectors are kept reads precision() and never builds (shutil)
     from pathlib import Path
 
@@ -45,15 +46,21 @@ def quantize(graph: bytes) -> bytes:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     model = onnx.load_from_string(graph)
-    with tempfile.TemporaryDirectory(prefix="mrpvm-int8-") as work:
-        out = Path(work) / "int8.onnx"
-        quantize_dynamic(
-            model,
-            out,
-            weight_type=QuantType.QInt8,
-            per_channel=True,
-            op_types_to_quantize=["MatMul", "Attention"],
-            # the contrib ops' outputs have no inferred type: they are float
-            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-        )
-        return out.read_bytes()
+    # quantize_dynamic advises pre-processing through the root logger: the graph is already optimised
+    # (graph.py), and `make setup` stays quiet
+    logging.disable(logging.WARNING)
+    try:
+        with tempfile.TemporaryDirectory(prefix="mrpvm-int8-") as work:
+            out = Path(work) / "int8.onnx"
+            quantize_dynamic(
+                model,
+                out,
+                weight_type=QuantType.QInt8,
+                per_channel=True,
+                op_types_to_quantize=["MatMul", "Attention"],
+                # the contrib ops' outputs have no inferred type: they are float
+                extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+            )
+            return out.read_bytes()
+    finally:
+        logging.disable(logging.NOTSET)
