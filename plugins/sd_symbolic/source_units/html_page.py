@@ -27,6 +27,7 @@ from html.parser import HTMLParser
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
+from .details import Disclosure, fold_disclosures
 from .html_blocks import Run, page_blocks
 from .html_shape import BLOCK, parseable
 from .segments import Block
@@ -51,6 +52,8 @@ TABLE_PARTS = frozenset({"td", "th", "tr", "table", "thead", "tbody", "tfoot", "
 _BLANK_CHARS = " \t\n\r\f"
 _BLANK_RUN = lazy_pattern(r"[ \t\n\r\f]{2,}")
 _AS_SPACE = str.maketrans({c: " " for c in _BLANK_CHARS})
+MAX_TITLE_CHARS = 1000  # a <title> longer than this (in the source) is no page's title
+_H1 = lazy_pattern(r"<h1[\s/>]", re.I)
 _ENTITY = lazy_pattern(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,8};?|[A-Za-z][A-Za-z0-9]{0,31};?)")
 
 
@@ -81,7 +84,8 @@ def read_page(text: str) -> Page:
     parser.close()
     parser.finish()
     shown = "".join(parser.parts)
-    return Page(shown, page_blocks(shown, parser.runs), parser.starts, parser.ends)
+    blocks = fold_disclosures(shown, page_blocks(shown, parser.runs), parser.disclosures)
+    return Page(shown, blocks, parser.starts, parser.ends)
 
 
 @dataclass(slots=True)
@@ -118,6 +122,12 @@ class _Reader(HTMLParser):
         self.run: Run | None = None
         self.cells: list[tuple[int, int]] = []  # the current row's cells (page-text spans)
         self.row_from = -1  # where the current row's run starts (its separator included)
+        # the open details: [the runs before its summary (-1: none may come), its summary's text span]
+        self.details: list[list[int]] = []
+        self.disclosures: list[Disclosure] = []
+        # the <title>'s text pieces (source text, where): the page's heading when the page has no h1 of its own
+        self.title: list[tuple[str, int]] | None = None
+        self.titled = _H1.search(source) is not None
 
     # ------------------------------------------------------------------ positions and text
 
@@ -265,6 +275,8 @@ class _Reader(HTMLParser):
             self.stack[-1] = tag + " hidden"
             self.open[tag + " hidden"] = self.open.get(tag + " hidden", 0) + 1
             self.open[tag] -= 1
+            if tag == "title" and not self.titled and self.size == 0 and not self.open.get("svg hidden"):
+                self.title = []
             return
         self._entered(tag, attrs)
 
@@ -293,6 +305,11 @@ class _Reader(HTMLParser):
         elif tag == "tr":
             self._end_row()
             self.row_from = self.size
+        elif tag == "details":
+            self.details.append([len(self.runs), -1, -1])
+        elif tag == "summary" and self.details:
+            top = self.details[-1]
+            top[0] = len(self.runs) if top[0] == len(self.runs) and top[1] < 0 else -1  # its first content
         if tag not in ROLES:
             return
         marker = ""
@@ -329,6 +346,8 @@ class _Reader(HTMLParser):
                 break
 
     def _left(self, top: str) -> None:
+        if top == "title hidden" and self.title is not None:
+            self._title_heading(self.title)
         if top.endswith(" hidden"):
             self.hidden -= 1
             return
@@ -343,11 +362,47 @@ class _Reader(HTMLParser):
             self.dls.pop()
         elif top == "table" and self.tables:
             self.tables.pop()
+        elif top == "summary" and self.details:
+            self._summary_read(self.details[-1])
+        elif top == "details" and self.details:
+            self._details_read(self.details.pop())
+
+    def _title_heading(self, pieces: list[tuple[str, int]]) -> None:
+        """The page's <title>, what a browser shows in its tab, as its level-1 heading (the page has none)."""
+        self.title, self.titled = None, True
+        if sum(len(raw) for raw, _ in pieces) > MAX_TITLE_CHARS:
+            return
+        hidden, self.hidden = self.hidden, 0
+        self.roles.append(_Role("h1", -1))
+        for raw, a in pieces:
+            self._text(raw, a)
+        self._close_run()
+        self.roles.pop()
+        self.hidden = hidden
+
+    def _summary_read(self, entry: list[int]) -> None:
+        """A details' summary closed: the text its runs showed is the entry's term."""
+        first = entry[0]
+        if first >= 0 and entry[1] < 0 and first < len(self.runs):
+            entry[1], entry[2] = self.runs[first].body, self.runs[-1].end
+        entry[0] = -1
+
+    def _details_read(self, entry: list[int]) -> None:
+        """A details closed: with a summary, an entry whose body is what followed the summary."""
+        if entry[1] >= 0:
+            term_start, term_end = entry[1], entry[2]
+            end = max(self.size, term_end)
+            self.disclosures.append(Disclosure(term_start, end, term_start, term_end, term_end, end))
 
     def handle_data(self, data: str) -> None:
         a = self._at()
+        if self.title is not None and self.stack and self.stack[-1] == "title hidden":
+            self.title.append((self.source[a : a + len(data)], a))
+            return
         self._text(self.source[a : a + len(data)], a)  # the source's own characters (_parseable)
 
     def finish(self) -> None:
         self._end_row()
         self._close_run()
+        while self.details:  # a details left open ends with the page
+            self._details_read(self.details.pop())

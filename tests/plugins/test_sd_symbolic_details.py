@@ -1,0 +1,172 @@
+"""A disclosure element, `<details><summary>Question</summary>answer …</details>`, is one entry: its summary
+the term, what it discloses the text — in a raw HTML page and in a Markdown page that writes the element as
+raw HTML alike (details.py, one home for both readers). A page's <title> is its heading when it has no h1.
+Documents invented; bad input (unclosed, nested 10,000 deep, a summary outside any details, a 1 MB title or
+summary) builds, and the structure read from it is counted.
+"""
+
+from __future__ import annotations
+
+import html
+
+from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
+from mrpvm.plugins.sd_symbolic.source_units.details import markdown_disclosures
+from mrpvm.plugins.sd_symbolic.source_units.html_page import read_page
+from mrpvm.plugins.sd_symbolic.source_units.outline import read_source
+from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
+
+ENTRIES = [
+    ("How often does the kiln log its temperature?", "The kiln logs its temperature every forty seconds."),
+    ("Why does the glaze crawl?", "Dust on the bisque stops the glaze from wetting it. Wipe each pot first."),
+    ("Can the door be opened at 300 degrees?", "No. Wait until the pyrometer reads below 120 degrees."),
+]
+
+HTML_PAGE = (
+    "<!DOCTYPE html>\n<html><head><title>Fernhollow Kiln Notes</title>"
+    '<meta name="keywords" content="pottery kiln glaze cones"></head>\n<body>\n'
+    "<h1>Fernhollow Kiln</h1>\n<p>The studio kiln fires stoneware to cone six.</p>\n<h2>Questions</h2>\n"
+    + "".join(
+        f"<details>\n<summary>{html.escape(q)}</summary>\n<p>{html.escape(a)}</p>\n</details>\n"
+        for q, a in ENTRIES
+    )
+    + "<h2>Loading</h2>\n<p>Load the tallest pots on the bottom shelf.</p>\n</body></html>\n"
+)
+
+MARKDOWN_PAGE = (
+    "# Fernhollow Kiln\n\nThe studio kiln fires stoneware to cone six.\n\n## Questions\n\n"
+    + f"<details>\n<summary>{ENTRIES[0][0]}</summary>\n\n{ENTRIES[0][1]}\n\n</details>\n\n"
+    + f"<details><summary>{ENTRIES[1][0]}</summary>\n{ENTRIES[1][1]}\n</details>\n"
+    + f"<details>\n  <summary><b>{ENTRIES[2][0]}</b></summary>\n\n{ENTRIES[2][1]}\n</details>\n\n"
+    + "## Loading\n\nLoad the tallest pots on the bottom shelf.\n"
+)
+
+
+def _atomic(text: str):
+    return [u for u in build_tree(text, SourceMeta("s", "page", "text")) if u.kuType == "atomic"]
+
+
+def _said(unit) -> str:
+    return unit.claim or unit.procedure or ""
+
+
+def _entry_units(units):
+    return {u.title: _said(u) for u in units if u.unitType == "definition"}
+
+
+def test_an_html_details_is_one_entry_titled_by_its_summary() -> None:
+    units = _atomic(HTML_PAGE)
+    entries = _entry_units(units)
+    for question, answer in ENTRIES:
+        assert question in entries, question
+        assert answer.split(". ")[0] in entries[question]
+    # no unit holds a summary alone, apart from what it discloses
+    assert not [u for u in units if u.unitType != "definition" and "?" in _said(u)]
+
+
+def test_a_markdown_page_with_raw_details_reads_the_same_entries() -> None:
+    units = _atomic(MARKDOWN_PAGE)
+    entries = _entry_units(units)
+    assert set(entries) == {q for q, _ in ENTRIES}
+    for question, answer in ENTRIES:
+        assert answer.split(". ")[0] in entries[question]
+    said = " ".join(_said(u) for u in units)
+    for tag in ("<details>", "</details>", "<summary>", "</summary>", "<b>"):
+        assert tag not in said, tag
+
+
+def test_both_readers_give_the_same_entry_blocks() -> None:
+    page = read_page(HTML_PAGE)
+    text, blocks = read_source(MARKDOWN_PAGE)
+
+    def entries(text: str, blocks) -> list[tuple[str, list[str]]]:
+        return [
+            (b.title, [" ".join(text[s.start : s.end].split()) for s in b.segments])
+            for b in blocks
+            if b.kind == "definition"
+        ]
+
+    assert entries(page.text, page.blocks) == entries(text, blocks)
+    assert len(entries(text, blocks)) == 3
+
+
+def test_an_entry_unit_slices_its_source() -> None:
+    for source in (HTML_PAGE, MARKDOWN_PAGE):
+        for unit in build_tree(source, SourceMeta("s", "page", "text")):
+            if unit.unitType == "definition":
+                shown = source[unit.charStart : unit.charEnd]
+                assert unit.title in html.unescape(shown).replace("<b>", "").replace("</b>", "")
+
+
+def test_a_details_with_headings_or_others_inside_is_no_entry() -> None:
+    inner = "<details><summary>Which cone is used?</summary><p>Cone six for stoneware.</p></details>"
+    nested = f"<h1>Kiln</h1><details><summary>Firing</summary><p>Two firings.</p>{inner}</details>"
+    blocks = read_page(nested).blocks
+    assert [b.title for b in blocks if b.kind == "definition"] == ["Which cone is used?"]
+    headed = (
+        "# Kiln\n\n<details>\n<summary>Glaze recipes</summary>\n\n## Celadon\n\nMix the ash first.\n\n"
+        "</details>\n"
+    )
+    _, blocks = read_source(headed)
+    assert not [b for b in blocks if b.kind == "definition"]
+    assert "Celadon" in [b.title for b in blocks if b.kind == "heading"]
+
+
+def test_a_summary_outside_details_and_an_unclosed_details_in_markdown_are_no_entries() -> None:
+    stray = "# Kiln\n\n<summary>Why fire slowly?</summary>\n\nSteam must leave the clay.\n"
+    assert markdown_disclosures(stray) == []
+    late = "# Kiln\n\n<details>\nSome words first.\n<summary>Why fire slowly?</summary>\n\nSteam.\n\n</details>\n"
+    assert markdown_disclosures(late) == []  # a summary that is not the element's first content
+    unclosed = "# Kiln\n\n<details><summary>Why fire slowly?</summary>\n\nSteam must leave the clay.\n"
+    assert markdown_disclosures(unclosed) == []
+    assert markdown_disclosures("no tags here at all") == []
+
+
+def test_the_title_is_the_heading_of_a_page_without_an_h1() -> None:
+    page = (
+        "<html><head><title>Ridgeway Loom &amp; Warp Guide</title></head><body>"
+        "<h2>Warping</h2><p>Wind the warp on the back beam first.</p>"
+        "<h2>Weaving</h2><p>Beat each pick twice.</p></body></html>"
+    )
+    blocks = read_page(page).blocks
+    assert (blocks[0].kind, blocks[0].level, blocks[0].title) == ("heading", 1, "Ridgeway Loom & Warp Guide")
+    units = build_tree(page, SourceMeta("s", "page", "text"))
+    aggregate = units[-1]
+    assert aggregate.title == "Ridgeway Loom & Warp Guide"
+    assert page[aggregate.charStart : aggregate.charEnd].startswith("Ridgeway Loom &amp; Warp Guide")
+    with_h1 = page.replace("<h2>Warping</h2>", "<h1>Looms</h1><h2>Warping</h2>", 1)
+    titles = [b.title for b in read_page(with_h1).blocks if b.kind == "heading"]
+    assert titles == ["Looms", "Warping", "Weaving"]  # the page's own h1 is its heading
+
+
+def test_head_metadata_is_no_text() -> None:
+    said = " ".join(_said(u) + (u.title or "") for u in _atomic(HTML_PAGE))
+    assert "keywords" not in said and "cones" not in said
+
+
+def test_bad_input_builds_and_its_structure_is_counted() -> None:
+    deep = 10_000
+    nested = "<h1>K</h1>" + "<details><summary>Q?</summary>" * deep + "<p>Deep.</p>" + "</details>" * deep
+    blocks = read_page(nested).blocks
+    assert sum(b.kind == "definition" for b in blocks) == 1  # the innermost only
+    assert len(blocks) == deep + 1  # the heading, the outer summaries, the entry
+    md_nested = (
+        "# K\n\n"
+        + "\n".join(["<details><summary>Q?</summary>"] * deep)
+        + "\n\nDeep.\n\n"
+        + "\n".join(["</details>"] * deep)
+    )
+    assert len(markdown_disclosures(md_nested)) == deep
+    assert sum(b.kind == "definition" for b in read_source(md_nested)[1]) == 1
+    unclosed = "<h1>K</h1>" + "<details><summary>Q?</summary><p>a b.</p>" * 1000
+    assert sum(b.kind == "definition" for b in read_page(unclosed).blocks) == 1  # open to the page's end
+    stray = "<h1>K</h1>" + "<summary>Q?</summary><p>a b.</p>" * 1000
+    assert not [b for b in read_page(stray).blocks if b.kind == "definition"]
+    big = "T " * 500_000
+    titled = read_page("<html><head><title>" + big + "</title></head><body><p>A line.</p></body></html>")
+    assert [b.kind for b in titled.blocks] == ["paragraph"]  # no page's title: no heading
+    summary = read_page("<h1>K</h1><details><summary>" + big + "</summary><p>A line.</p></details>")
+    assert not [b for b in summary.blocks if b.kind == "definition"]
+    assert read_page("<html><head><title>" + big).blocks == []
+    assert build_tree(
+        "# K\n\n<details><summary>" + big + "</summary>\n\nA.\n\n</details>\n", SourceMeta("s", "p", "text")
+    )
