@@ -170,3 +170,70 @@ def test_bad_input_builds_and_its_structure_is_counted() -> None:
     assert build_tree(
         "# K\n\n<details><summary>" + big + "</summary>\n\nA.\n\n</details>\n", SourceMeta("s", "p", "text")
     )
+
+
+BOXES = """<!DOCTYPE html><html><head><title>Tarnwick Boat Winch</title></head><body>
+<h1>Tarnwick Boat Winch</h1>
+<p>The winch pulls dinghies up the slipway.</p>
+<div class="admonition note">
+<p class="admonition-title">Note</p>
+<p>Grease the pawl every spring.</p>
+</div>
+<div class="markdown-alert markdown-alert-warning"><p class="markdown-alert-title">Warning</p>
+<p>Never stand behind a loaded cable.</p><p>Wear gloves.</p></div>
+<div class="theme-admonition theme-admonition-tip"><div class="admonitionHeading_x1"><span>Before you start</span></div>
+<div class="admonitionContent_x2"><p>Check the cable for frayed strands.</p></div></div>
+<aside class="note"><p>The drum holds 30 metres of cable.</p></aside>
+<div class="warning"><p>Caution</p><ul><li>Keep hands clear.</li></ul></div>
+<div class="card"><p>Spare parts</p><p>Order pawls from the yard.</p></div>
+<blockquote><p>It pulled my boat like a dream.</p></blockquote>
+</body></html>
+"""
+
+
+def _paragraphs(page) -> list[str]:
+    return [
+        " ".join(page.text[s.start : s.end].split())
+        for b in page.blocks
+        if b.kind == "paragraph"
+        for s in b.segments
+    ]
+
+
+def test_an_admonition_title_labels_the_box_text() -> None:
+    said = _paragraphs(read_page(BOXES))
+    assert "Note: Grease the pawl every spring." in said
+    assert "Warning: Never stand behind a loaded cable." in said
+    assert "Before you start: Check the cable for frayed strands." in said
+    assert "Wear gloves." in said  # the box's next paragraph is a paragraph
+    assert "Note" not in said and "Warning" not in said
+
+
+def test_what_is_no_admonition_title_stays_as_it_is() -> None:
+    page = read_page(BOXES)
+    said = _paragraphs(page)
+    assert "The drum holds 30 metres of cable." in said  # a box whose first text is its body
+    assert "Caution" in said  # a title over a list labels no paragraph: shown as it is
+    assert "Spare parts" in said and "Order pawls from the yard." in said  # a box of no admonition's kind
+    assert "It pulled my boat like a dream." in said
+    units = build_tree(BOXES, SourceMeta("s", "page", "text"))
+    for unit in units:  # the offsets still slice the source in order
+        if unit.kuType == "atomic" and unit.charStart is not None:
+            assert unit.charStart <= unit.charEnd
+    labelled = next(u for u in units if "Grease the pawl" in _said(u))
+    assert BOXES[labelled.charStart : labelled.charEnd].startswith("Note</p>")
+
+
+def test_bad_admonitions_build_and_their_structure_is_counted() -> None:
+    deep = 10_000
+    box = '<div class="admonition note"><p class="admonition-title">Note</p>'
+    nested = read_page("<h1>K</h1>" + box * deep + "<p>Deep.</p>" + "</div>" * deep)
+    said = _paragraphs(nested)
+    assert len(said) == deep and said[-1] == "Note: Deep."  # each outer title shown as it is
+    unclosed = read_page("<h1>K</h1>" + '<div class="warning"><p>Warning</p>' * 1000)
+    assert _paragraphs(unclosed) == ["Warning"] * 1000
+    big = "T " * 500_000
+    long_title = read_page(
+        '<h1>K</h1><div class="note"><p class="admonition-title">' + big + "</p><p>Body.</p></div>"
+    )
+    assert _paragraphs(long_title)[-1] == "Body."  # no title: the long text is a paragraph of its own

@@ -27,8 +27,9 @@ from html.parser import HTMLParser
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
-from .details import Disclosure, fold_disclosures
+from .details import fold_disclosures
 from .html_blocks import Run, page_blocks
+from .html_boxes import MAX_LABEL_CHARS, Boxes
 from .html_shape import BLOCK, parseable
 from .segments import Block
 
@@ -84,7 +85,7 @@ def read_page(text: str) -> Page:
     parser.close()
     parser.finish()
     shown = "".join(parser.parts)
-    blocks = fold_disclosures(shown, page_blocks(shown, parser.runs), parser.disclosures)
+    blocks = fold_disclosures(shown, page_blocks(shown, parser.runs), parser.boxes.disclosures)
     return Page(shown, blocks, parser.starts, parser.ends)
 
 
@@ -122,9 +123,7 @@ class _Reader(HTMLParser):
         self.run: Run | None = None
         self.cells: list[tuple[int, int]] = []  # the current row's cells (page-text spans)
         self.row_from = -1  # where the current row's run starts (its separator included)
-        # the open details: [the runs before its summary (-1: none may come), its summary's text span]
-        self.details: list[list[int]] = []
-        self.disclosures: list[Disclosure] = []
+        self.boxes = Boxes(self.runs)  # details and admonitions (html_boxes.py)
         # the <title>'s text pieces (source text, where): the page's heading when the page has no h1 of its own
         self.title: list[tuple[str, int]] | None = None
         self.titled = _H1.search(source) is not None
@@ -199,6 +198,10 @@ class _Reader(HTMLParser):
     def _open_run(self, at: int) -> None:
         top = self.roles[-1] if self.roles else _Role("p", -1)
         role, group, marker = top.tag, top.group, top.marker
+        if (label := self.boxes.labels(role, group, marker)) is not None:  # "Note: …": an admonition's title
+            self._put(" " if self.parts[-1].endswith(":") else ": ", at, at)
+            self.run = Run(role, label.start, label.body, self.size, group)
+            return
         start = self.size
         if role in CELLS and self.row_from >= 0 and self.cells:
             sep = " | "
@@ -226,7 +229,21 @@ class _Reader(HTMLParser):
         if run.role in CELLS and self.row_from >= 0:
             self.cells.append((run.body, run.end))
             return
-        self.runs.append(run)
+        if not self.boxes.waits() or not self.boxes.took(run, self._tail(run)):
+            self.runs.append(run)
+
+    def _tail(self, run: Run) -> str:
+        """The text of `run`, the last one shown, when it is short enough to be a title ("" otherwise)."""
+        if run.end - run.body > MAX_LABEL_CHARS:
+            return ""
+        got: list[str] = []
+        n = 0
+        for piece in reversed(self.parts):
+            got.append(piece)
+            n += len(piece)
+            if n >= run.end - run.body:
+                break
+        return "".join(reversed(got))[-(run.end - run.body) :]
 
     def _drop_tail(self, n: int) -> None:
         """The last n characters of the page text undone."""
@@ -243,6 +260,7 @@ class _Reader(HTMLParser):
     def _end_row(self) -> None:
         self._close_run()
         if self.row_from >= 0 and self.cells:
+            self.boxes.flush()
             self.runs.append(
                 Run(
                     "row",
@@ -289,6 +307,7 @@ class _Reader(HTMLParser):
         self._close_run()
 
     def _entered(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.boxes.opened(tag, attrs, len(self.stack))
         # a list, a table's cell or a code block inside an item or a description is part of its group
         inherited = self.roles[-1].group if self.roles else -1
         if tag in LISTS:
@@ -305,11 +324,6 @@ class _Reader(HTMLParser):
         elif tag == "tr":
             self._end_row()
             self.row_from = self.size
-        elif tag == "details":
-            self.details.append([len(self.runs), -1, -1])
-        elif tag == "summary" and self.details:
-            top = self.details[-1]
-            top[0] = len(self.runs) if top[0] == len(self.runs) and top[1] < 0 else -1  # its first content
         if tag not in ROLES:
             return
         marker = ""
@@ -362,10 +376,11 @@ class _Reader(HTMLParser):
             self.dls.pop()
         elif top == "table" and self.tables:
             self.tables.pop()
-        elif top == "summary" and self.details:
-            self._summary_read(self.details[-1])
-        elif top == "details" and self.details:
-            self._details_read(self.details.pop())
+        elif top == "summary":
+            self.boxes.summary_closed()
+        elif top == "details":
+            self.boxes.details_closed(self.size)
+        self.boxes.closed(len(self.stack))
 
     def _title_heading(self, pieces: list[tuple[str, int]]) -> None:
         """The page's <title>, what a browser shows in its tab, as its level-1 heading (the page has none)."""
@@ -380,20 +395,6 @@ class _Reader(HTMLParser):
         self.roles.pop()
         self.hidden = hidden
 
-    def _summary_read(self, entry: list[int]) -> None:
-        """A details' summary closed: the text its runs showed is the entry's term."""
-        first = entry[0]
-        if first >= 0 and entry[1] < 0 and first < len(self.runs):
-            entry[1], entry[2] = self.runs[first].body, self.runs[-1].end
-        entry[0] = -1
-
-    def _details_read(self, entry: list[int]) -> None:
-        """A details closed: with a summary, an entry whose body is what followed the summary."""
-        if entry[1] >= 0:
-            term_start, term_end = entry[1], entry[2]
-            end = max(self.size, term_end)
-            self.disclosures.append(Disclosure(term_start, end, term_start, term_end, term_end, end))
-
     def handle_data(self, data: str) -> None:
         a = self._at()
         if self.title is not None and self.stack and self.stack[-1] == "title hidden":
@@ -404,5 +405,6 @@ class _Reader(HTMLParser):
     def finish(self) -> None:
         self._end_row()
         self._close_run()
-        while self.details:  # a details left open ends with the page
-            self._details_read(self.details.pop())
+        while self.boxes.details:  # a details left open ends with the page
+            self.boxes.details_closed(self.size)
+        self.boxes.flush()
