@@ -237,3 +237,13 @@ def test_bad_admonitions_build_and_their_structure_is_counted() -> None:
         '<h1>K</h1><div class="note"><p class="admonition-title">' + big + "</p><p>Body.</p></div>"
     )
     assert _paragraphs(long_title)[-1] == "Body."  # no title: the long text is a paragraph of its own
+
+
+def test_details_written_as_code_stays_code() -> None:
+    page = (
+        "# Widgets\n\nA collapsible hint is written so:\n\n```html\n<details>\n<summary>Show the hint</summary>\n"
+        "The hint text.\n</details>\n```\n\nUse `<details><summary>Hint</summary>` and `</details>` around it.\n"
+    )
+    text, blocks = read_source(page)
+    assert not [b for b in blocks if b.kind == "definition"]
+    assert [b.kind for b in blocks] == ["heading", "paragraph", "code", "paragraph"]

@@ -51,7 +51,9 @@ def markdown_disclosures(text: str) -> list[Disclosure]:
     for m in _TAG.finditer(text):
         closing, name = m.group(1) == "/", m.group(2).lower()
         if name == "details" and not closing:
-            stack.append([m.start(), -1, -1, -1, 1])
+            # an HTML block opens a line (CommonMark): "`<details>`" in a sentence is code, not the element
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            stack.append([m.start(), -1, -1, -1, int(not text[line_start : m.start()].strip())])
         elif name == "details" and stack:
             start, term_start, term_end, body_start, _ = stack.pop()
             if term_start >= 0:
@@ -130,6 +132,8 @@ def _foldable(text: str, blocks: list[Block], found: list[Disclosure]) -> list[D
     in the body; in text order."""
     ordered = sorted(found, key=lambda d: (d.start, -d.end))
     heads = [b.start for b in blocks if b.kind == "heading"]
+    code = [b for b in blocks if b.kind == "code"]  # a page showing HTML source in a code block
+    code_starts = [b.start for b in code]
     out = []
     for k, d in enumerate(ordered):
         if k + 1 < len(ordered) and ordered[k + 1].start < d.end:
@@ -140,6 +144,9 @@ def _foldable(text: str, blocks: list[Block], found: list[Disclosure]) -> list[D
         h = bisect.bisect_left(heads, d.body_start)
         if h < len(heads) and heads[h] < d.body_end:
             continue
+        c = bisect.bisect_right(code_starts, d.term_start) - 1
+        if c >= 0 and code[c].end > d.term_start:
+            continue  # its summary is code's text
         out.append(d)
     return out
 
