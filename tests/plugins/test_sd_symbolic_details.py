@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 
+from answer_support import ask, needs_model, units_of
 from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
 from mrpvm.plugins.sd_symbolic.source_units.details import markdown_disclosures
 from mrpvm.plugins.sd_symbolic.source_units.html_page import read_page
@@ -247,3 +248,49 @@ def test_details_written_as_code_stays_code() -> None:
     text, blocks = read_source(page)
     assert not [b for b in blocks if b.kind == "definition"]
     assert [b.kind for b in blocks] == ["heading", "paragraph", "code", "paragraph"]
+
+
+README = """# Quillfeather
+
+Quillfeather turns plain-text field notes into a searchable birding journal.
+
+## Installation
+
+Run `pip install quillfeather` and then `quill init` in your notes folder.
+
+## FAQ
+
+<details>
+<summary>Why are my sightings out of order?</summary>
+
+Sightings are sorted by the time written in each note, not by the file date. Add a `time:` line to notes that lack one.
+
+</details>
+
+<details>
+<summary>Where is the journal database kept?</summary>
+
+The journal lives in `.quill/journal.db` inside your notes folder. Delete it to rebuild the index from scratch.
+
+</details>
+
+<details>
+<summary>Can two people share one journal?</summary>
+
+Not at the same time. The database is locked while `quill serve` runs, so a second writer waits until the lock is released.
+
+</details>
+
+## Licence
+
+Quillfeather is released under the MIT licence.
+"""
+
+
+@needs_model
+def test_a_readme_faq_entry_answers_its_own_question() -> None:
+    units = units_of(README, name="README.md")
+    kept = ask("Where is the journal database kept?", units)
+    assert "journal.db" in (kept.answer or "")
+    shared = ask("Can two people share one journal?", units)
+    assert "Not at the same time" in (shared.answer or "")
