@@ -294,3 +294,20 @@ def test_a_readme_faq_entry_answers_its_own_question() -> None:
     assert "journal.db" in (kept.answer or "")
     shared = ask("Can two people share one journal?", units)
     assert "Not at the same time" in (shared.answer or "")
+
+
+def test_a_page_read_by_its_layout_reads_the_same_entries() -> None:
+    # no Markdown markup the plain-text test knows (setext headings, no code spans): the layout reader, which
+    # reads a line of tags as code
+    plain = README.replace("`", "").replace("# Quillfeather", "Quillfeather\n============")
+    plain = plain.replace("## Installation", "Installation\n------------").replace("## FAQ", "FAQ\n---")
+    plain = plain.replace("## Licence", "Licence\n-------")
+    text, blocks = read_source(plain)
+    titles = [b.title for b in blocks if b.kind == "definition"]
+    assert titles == [
+        "Why are my sightings out of order?",
+        "Where is the journal database kept?",
+        "Can two people share one journal?",
+    ]
+    said = " ".join(text[s.start : s.end] for b in blocks for s in b.segments)
+    assert "<details>" not in said and "</details>" not in said

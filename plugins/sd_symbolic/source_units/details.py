@@ -145,10 +145,16 @@ def _foldable(text: str, blocks: list[Block], found: list[Disclosure]) -> list[D
         if h < len(heads) and heads[h] < d.body_end:
             continue
         c = bisect.bisect_right(code_starts, d.term_start) - 1
-        if c >= 0 and code[c].end > d.term_start:
-            continue  # its summary is code's text
+        if c >= 0 and code[c].end > d.term_start and _shows_more(text, code[c], title):
+            continue  # its summary is code's text: a page showing the element's source
         out.append(d)
     return out
+
+
+def _shows_more(text: str, code: Block, title: str) -> bool:
+    """Whether a code block shows more than the element's tags and its summary (a layout reader reads a line
+    of tags as code: that is no code the page shows)."""
+    return " ".join(_ANY_TAG.sub(" ", text[code.start : code.end]).split()) != title
 
 
 def _part(text: str, blk: Block, a: int, b: int) -> Block | None:

@@ -73,7 +73,7 @@ def read_source(text: str) -> tuple[str, list[Block]]:
     if looks_like_c_source(text):
         return text, c_source_blocks(text)
     if looks_like_plain_text(text):
-        blocks = parse_outline(text)
+        blocks = fold_disclosures(text, parse_outline(text), markdown_disclosures(text))  # raw <details>
         attach_joins(text, blocks)
         return text, blocks
     text = without_directive_fences(text)  # "```{note}": a MyST directive's body is the page's own text
