@@ -311,3 +311,14 @@ def test_a_page_read_by_its_layout_reads_the_same_entries() -> None:
     ]
     said = " ".join(text[s.start : s.end] for b in blocks for s in b.segments)
     assert "<details>" not in said and "</details>" not in said
+
+
+def test_tag_runs_that_could_rescan_the_text_are_read_once() -> None:
+    n = 20_000
+    one_line = "# K\n\n" + "<details><summary>Q</summary>a</details>" * n
+    assert len(markdown_disclosures(one_line)) == 1  # only the first opens its line
+    summaries_last = "# K\n\n" + "<details>\n" * n + "<summary>x</summary>a</details>\n" * n
+    assert len(markdown_disclosures(summaries_last)) == 1  # the innermost's summary is its first content
+    assert sum(b.kind == "definition" for b in read_source(summaries_last)[1]) == 1
+    indented = "# K\n\n" + " " * 400_000 + "<details>" * n
+    assert markdown_disclosures(indented) == []

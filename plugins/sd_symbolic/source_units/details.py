@@ -25,6 +25,7 @@ from .segments import Block, Segment, sentences_in
 MAX_SUMMARY_CHARS = 300  # a longer "summary" is a body of its own, not an entry's heading
 _TAG = lazy_pattern(r"<(/?)(details|summary)\b[^<>]{0,500}>", re.I)
 _ANY_TAG = lazy_pattern(r"</?[A-Za-z][^<>]{0,500}>")
+_BLANKS = lazy_pattern(r"[ \t\r\n]*")
 
 
 class Disclosure(msgspec.Struct, frozen=True):
@@ -46,26 +47,38 @@ def markdown_disclosures(text: str) -> list[Disclosure]:
     if "<details" not in text and "<DETAILS" not in text:
         return []
     found: list[Disclosure] = []
-    # the open details: [its start, its summary's text span and end (-1: none yet), whether it may have one]
+    # the open details: [its start, its summary's text span and end (-1: none yet), where a summary opening it
+    # may start (-1: none may)]
     stack: list[list[int]] = []
+    line_start = scanned = indent = 0  # the last tag's line: its start, the blanks opening it; the text seen
     for m in _TAG.finditer(text):
         closing, name = m.group(1) == "/", m.group(2).lower()
+        if (nl := text.rfind("\n", scanned, m.start())) >= 0 or not scanned:
+            line_start = nl + 1
+            indent = _blank_end(text, line_start)
+        scanned = m.start()
         if name == "details" and not closing:
             # an HTML block opens a line (CommonMark): "`<details>`" in a sentence is code, not the element
-            line_start = text.rfind("\n", 0, m.start()) + 1
-            stack.append([m.start(), -1, -1, -1, int(not text[line_start : m.start()].strip())])
+            opens_line = indent >= m.start()
+            stack.append([m.start(), -1, -1, -1, _blank_end(text, m.end()) if opens_line else -1])
         elif name == "details" and stack:
             start, term_start, term_end, body_start, _ = stack.pop()
             if term_start >= 0:
                 found.append(Disclosure(start, m.end(), term_start, term_end, body_start, m.start()))
         elif name == "summary" and stack and not closing:
             top = stack[-1]
-            if top[4] and not text[top[0] : m.start()].split(">", 1)[-1].strip():
-                top[1] = m.end()  # its first content: the entry's summary (closed below)
-            top[4] = 0
+            if top[4] == m.start():  # its first content: the entry's summary (closed below)
+                top[1] = m.end()
+            top[4] = -1
         elif name == "summary" and stack and stack[-1][1] >= 0 and stack[-1][2] < 0:
             stack[-1][2], stack[-1][3] = m.start(), m.end()
     return [_trimmed(text, d) for d in found if d.term_end >= 0]
+
+
+def _blank_end(text: str, i: int) -> int:
+    """Where the run of blanks at `i` ends."""
+    found = _BLANKS.match(text, i)
+    return found.end() if found is not None else i
 
 
 _EDGE_TAG = lazy_pattern(r"\s*</?[A-Za-z][^<>]{0,500}>\s*")
@@ -134,6 +147,7 @@ def _foldable(text: str, blocks: list[Block], found: list[Disclosure]) -> list[D
     heads = [b.start for b in blocks if b.kind == "heading"]
     code = [b for b in blocks if b.kind == "code"]  # a page showing HTML source in a code block
     code_starts = [b.start for b in code]
+    shown: dict[int, str] = {}  # a code block's text without tags, read once
     out = []
     for k, d in enumerate(ordered):
         if k + 1 < len(ordered) and ordered[k + 1].start < d.end:
@@ -145,16 +159,15 @@ def _foldable(text: str, blocks: list[Block], found: list[Disclosure]) -> list[D
         if h < len(heads) and heads[h] < d.body_end:
             continue
         c = bisect.bisect_right(code_starts, d.term_start) - 1
-        if c >= 0 and code[c].end > d.term_start and _shows_more(text, code[c], title):
-            continue  # its summary is code's text: a page showing the element's source
+        if c >= 0 and code[c].end > d.term_start:
+            if c not in shown:
+                shown[c] = " ".join(_ANY_TAG.sub(" ", text[code[c].start : code[c].end]).split())
+            # a page showing the element's source; but a code block of nothing but its tags and its summary is
+            # the layout reader's reading of a line of tags, no code the page shows
+            if shown[c] != title:
+                continue
         out.append(d)
     return out
-
-
-def _shows_more(text: str, code: Block, title: str) -> bool:
-    """Whether a code block shows more than the element's tags and its summary (a layout reader reads a line
-    of tags as code: that is no code the page shows)."""
-    return " ".join(_ANY_TAG.sub(" ", text[code.start : code.end]).split()) != title
 
 
 def _part(text: str, blk: Block, a: int, b: int) -> Block | None:
