@@ -9,8 +9,11 @@ blocks of that text, each piece keeping where it came from in the source:
   dt a definition's term and the dd after it its description (one definition); a tr a table row, its td/th
   cells apart; pre a code block, its lines as they are;
 - entities are decoded, tags left out, runs of blanks outside pre are one space;
-- what a page does not show as text is left out: script, style, template, head (the title a browser shows
-  in its tab), nav (the site's menus), noscript, svg, iframe, object and elements marked `hidden`.
+- what a page does not show as text is left out: script, style, template, head (its title is the page's
+  level-1 heading when the page has no h1), nav (the site's menus), noscript, svg, iframe, object and elements
+  marked `hidden`;
+- a details is one entry, its summary the term (details.py); an admonition's title labels its first
+  paragraph ("Note: …", html_boxes.py).
 The units are built from the page text (assemble.py), and their offsets are turned back into the source's:
 every character of the page text knows the source span it shows (a decoded entity its whole entity, a
 marker or a line break the tag that made it), so `charStart`/`charEnd` slice the source as every other
