@@ -18,10 +18,14 @@ from mrpvm.plugins.sdk.text import FENCE
 
 from .segments import line_spans
 
+# the admonitions (MyST's and reStructuredText's names, which Sphinx, MkDocs, Docusaurus and GitHub's alerts
+# also give the boxes they render: html_page.py reads a box so classed as one)
+ADMONITIONS = word_set(
+    "note warning tip hint important caution attention danger error seealso admonition todo"
+)
 # the directives whose body is Markdown content (MyST's admonitions, sphinx-design's and sphinx-tabs'
 # containers, Sphinx's version notes and topic-like blocks)
-PROSE_DIRECTIVES = word_set(
-    "note warning tip hint important caution attention danger error seealso admonition todo "
+PROSE_DIRECTIVES = ADMONITIONS | word_set(
     "versionadded versionchanged deprecated versionremoved "
     "tab tab-item tab-set tabs group-tab dropdown card grid-item-card grid-item grid "
     "topic sidebar margin epigraph pull-quote highlights rubric div container"

@@ -9,8 +9,11 @@ blocks of that text, each piece keeping where it came from in the source:
   dt a definition's term and the dd after it its description (one definition); a tr a table row, its td/th
   cells apart; pre a code block, its lines as they are;
 - entities are decoded, tags left out, runs of blanks outside pre are one space;
-- what a page does not show as text is left out: script, style, template, head (the title a browser shows
-  in its tab), nav (the site's menus), noscript, svg, iframe, object and elements marked `hidden`.
+- what a page does not show as text is left out: script, style, template, head (its title is the page's
+  level-1 heading when the page has no h1), nav (the site's menus), noscript, svg, iframe, object and elements
+  marked `hidden`;
+- a details is one entry, its summary the term (details.py); an admonition's title labels its first
+  paragraph ("Note: …", html_boxes.py).
 The units are built from the page text (assemble.py), and their offsets are turned back into the source's:
 every character of the page text knows the source span it shows (a decoded entity its whole entity, a
 marker or a line break the tag that made it), so `charStart`/`charEnd` slice the source as every other
@@ -27,7 +30,9 @@ from html.parser import HTMLParser
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
+from .details import fold_disclosures
 from .html_blocks import Run, page_blocks
+from .html_boxes import MAX_LABEL_CHARS, Boxes
 from .html_shape import BLOCK, parseable
 from .segments import Block
 
@@ -51,6 +56,8 @@ TABLE_PARTS = frozenset({"td", "th", "tr", "table", "thead", "tbody", "tfoot", "
 _BLANK_CHARS = " \t\n\r\f"
 _BLANK_RUN = lazy_pattern(r"[ \t\n\r\f]{2,}")
 _AS_SPACE = str.maketrans({c: " " for c in _BLANK_CHARS})
+MAX_TITLE_CHARS = 1000  # a <title> longer than this (in the source) is no page's title
+_H1 = lazy_pattern(r"<h1[\s/>]", re.I)
 _ENTITY = lazy_pattern(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,8};?|[A-Za-z][A-Za-z0-9]{0,31};?)")
 
 
@@ -81,7 +88,8 @@ def read_page(text: str) -> Page:
     parser.close()
     parser.finish()
     shown = "".join(parser.parts)
-    return Page(shown, page_blocks(shown, parser.runs), parser.starts, parser.ends)
+    blocks = fold_disclosures(shown, page_blocks(shown, parser.runs), parser.boxes.disclosures)
+    return Page(shown, blocks, parser.starts, parser.ends)
 
 
 @dataclass(slots=True)
@@ -118,6 +126,10 @@ class _Reader(HTMLParser):
         self.run: Run | None = None
         self.cells: list[tuple[int, int]] = []  # the current row's cells (page-text spans)
         self.row_from = -1  # where the current row's run starts (its separator included)
+        self.boxes = Boxes(self.runs)  # details and admonitions (html_boxes.py)
+        # the <title>'s text pieces (source text, where): the page's heading when the page has no h1 of its own
+        self.title: list[tuple[str, int]] | None = None
+        self.titled = _H1.search(source) is not None
 
     # ------------------------------------------------------------------ positions and text
 
@@ -189,6 +201,10 @@ class _Reader(HTMLParser):
     def _open_run(self, at: int) -> None:
         top = self.roles[-1] if self.roles else _Role("p", -1)
         role, group, marker = top.tag, top.group, top.marker
+        if (label := self.boxes.labels(role, group, marker)) is not None:  # "Note: …": an admonition's title
+            self._put(" " if self.parts[-1].endswith(":") else ": ", at, at)
+            self.run = Run(role, label.start, label.body, self.size, group)
+            return
         start = self.size
         if role in CELLS and self.row_from >= 0 and self.cells:
             sep = " | "
@@ -216,7 +232,21 @@ class _Reader(HTMLParser):
         if run.role in CELLS and self.row_from >= 0:
             self.cells.append((run.body, run.end))
             return
-        self.runs.append(run)
+        if not self.boxes.waits() or not self.boxes.took(run, self._tail(run)):
+            self.runs.append(run)
+
+    def _tail(self, run: Run) -> str:
+        """The text of `run`, the last one shown, when it is short enough to be a title ("" otherwise)."""
+        if run.end - run.body > MAX_LABEL_CHARS:
+            return ""
+        got: list[str] = []
+        n = 0
+        for piece in reversed(self.parts):
+            got.append(piece)
+            n += len(piece)
+            if n >= run.end - run.body:
+                break
+        return "".join(reversed(got))[-(run.end - run.body) :]
 
     def _drop_tail(self, n: int) -> None:
         """The last n characters of the page text undone."""
@@ -233,6 +263,7 @@ class _Reader(HTMLParser):
     def _end_row(self) -> None:
         self._close_run()
         if self.row_from >= 0 and self.cells:
+            self.boxes.flush()
             self.runs.append(
                 Run(
                     "row",
@@ -265,6 +296,8 @@ class _Reader(HTMLParser):
             self.stack[-1] = tag + " hidden"
             self.open[tag + " hidden"] = self.open.get(tag + " hidden", 0) + 1
             self.open[tag] -= 1
+            if tag == "title" and not self.titled and self.size == 0 and not self.open.get("svg hidden"):
+                self.title = []
             return
         self._entered(tag, attrs)
 
@@ -277,6 +310,7 @@ class _Reader(HTMLParser):
         self._close_run()
 
     def _entered(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.boxes.opened(tag, attrs, len(self.stack))
         # a list, a table's cell or a code block inside an item or a description is part of its group
         inherited = self.roles[-1].group if self.roles else -1
         if tag in LISTS:
@@ -329,6 +363,8 @@ class _Reader(HTMLParser):
                 break
 
     def _left(self, top: str) -> None:
+        if top == "title hidden" and self.title is not None:
+            self._title_heading(self.title)
         if top.endswith(" hidden"):
             self.hidden -= 1
             return
@@ -343,11 +379,35 @@ class _Reader(HTMLParser):
             self.dls.pop()
         elif top == "table" and self.tables:
             self.tables.pop()
+        elif top == "summary":
+            self.boxes.summary_closed()
+        elif top == "details":
+            self.boxes.details_closed(self.size)
+        self.boxes.closed(len(self.stack))
+
+    def _title_heading(self, pieces: list[tuple[str, int]]) -> None:
+        """The page's <title>, what a browser shows in its tab, as its level-1 heading (the page has none)."""
+        self.title, self.titled = None, True
+        if sum(len(raw) for raw, _ in pieces) > MAX_TITLE_CHARS:
+            return
+        hidden, self.hidden = self.hidden, 0
+        self.roles.append(_Role("h1", -1))
+        for raw, a in pieces:
+            self._text(raw, a)
+        self._close_run()
+        self.roles.pop()
+        self.hidden = hidden
 
     def handle_data(self, data: str) -> None:
         a = self._at()
+        if self.title is not None and self.stack and self.stack[-1] == "title hidden":
+            self.title.append((self.source[a : a + len(data)], a))
+            return
         self._text(self.source[a : a + len(data)], a)  # the source's own characters (_parseable)
 
     def finish(self) -> None:
         self._end_row()
         self._close_run()
+        while self.boxes.details:  # a details left open ends with the page
+            self.boxes.details_closed(self.size)
+        self.boxes.flush()

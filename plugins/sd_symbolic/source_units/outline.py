@@ -26,6 +26,7 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 from .blocks import parse_blocks
 from .c_source import c_source_blocks, looks_like_c_source
 from .config_file import config_blocks, looks_like_config
+from .details import fold_disclosures, markdown_disclosures
 from .directive_fences import without_directive_fences
 from .entries import footnotes, questions_with_answers, term_lines
 from .hyphenation import attach_joins
@@ -72,11 +73,13 @@ def read_source(text: str) -> tuple[str, list[Block]]:
     if looks_like_c_source(text):
         return text, c_source_blocks(text)
     if looks_like_plain_text(text):
-        blocks = parse_outline(text)
+        blocks = fold_disclosures(text, parse_outline(text), markdown_disclosures(text))  # raw <details>
         attach_joins(text, blocks)
         return text, blocks
     text = without_directive_fences(text)  # "```{note}": a MyST directive's body is the page's own text
-    return text, questions_with_answers(text, term_lines(text, footnotes(text, parse_blocks(text))))
+    blocks = footnotes(text, parse_blocks(text))
+    blocks = fold_disclosures(text, blocks, markdown_disclosures(text))  # raw <details> entries
+    return text, questions_with_answers(text, term_lines(text, blocks))
 
 
 _MARKDOWN = lazy_pattern(
