@@ -83,6 +83,17 @@ for line in open("zero.log"):
 
 Use \verb|tail -f zero.log| to watch the readings arrive.
 
+\begin{table}[h]
+\begin{tabular}{|l|r|r|}
+\hline
+Pier & Range (m) & \textbf{Readings} \\ \hline
+North & 4.2 & 240 \\
+South & \multicolumn{2}{c}{not surveyed} \\
+\hline
+\end{tabular}
+\caption{Tidal range by pier.}
+\end{table}
+
 \begin{tikzpicture}
   \draw (0,0) -- (1,1);
 \end{tikzpicture}
@@ -179,7 +190,7 @@ def test_the_preamble_and_comments_are_dropped_and_commands_show_what_a_reader_s
             assert not re.search(r"\\[A-Za-z]+", re.sub(r"\$[^$]*\$", "", text)), text
 
 
-def test_lists_definitions_and_code() -> None:
+def test_lists_definitions_tables_and_code() -> None:
     units = _units(THESIS)
     steps = _holding(units, "Read the staff three times and average the readings.")
     text = steps.procedure or steps.claim or steps.textBody or ""
@@ -197,6 +208,9 @@ def test_lists_definitions_and_code() -> None:
     assert listing.chunkType == "code" and "language=Python" not in (listing.procedure or listing.claim or "")
     assert _holding(units, "Use tail -f zero.log to watch the readings arrive.")
     assert _holding(units, "In hard winters the float freezes")  # an unknown environment's body is prose
+    row = _holding(units, "| North | 4.2 | 240 |")
+    assert row.chunkType == "table" and "\\hline" not in (row.claim or "")
+    assert _holding(units, "Tidal range by pier.")
 
 
 def test_a_footnote_is_a_note_of_its_own() -> None:

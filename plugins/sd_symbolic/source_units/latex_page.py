@@ -138,7 +138,10 @@ class _Scanner(PageText, Arguments):
             self.shown('"', j, j + 2)
         elif c == "&":
             env = self.context()
-            self.shown(" | " if env is not None and env.kind == "table" else "&", j, j + 1)
+            if env is not None and env.kind == "table":
+                self.cell_end(j)
+            else:
+                self.shown("&", j, j + 1)
         return j + len(c)  # a group's brace shows nothing
 
     def _math(self, a: int, b: int, skip: int) -> int:
@@ -316,7 +319,7 @@ class _Scanner(PageText, Arguments):
             env = Env(name, "list", group, base in ORDERED, base in DESCRIPTIONS, ctx=env.ctx)
         elif base in TABLES:
             self.groups += 1
-            env = Env(name, "table", self.groups, role="p", ctx=env.ctx)
+            env = Env(name, "table", self.groups, role="row", ctx=env.ctx)
         self.envs.append(env)
         self.open_envs[name] = self.open_envs.get(name, 0) + 1
         return self._options(k, self._line_end(k, stop))

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .html_blocks import Run
+from .page_text import ShownText
 
 _BLANK_RUN = lazy_pattern(r"[ \t\n\r\f]{2,}")
 BLANKS = " \t\n\r\f"
@@ -32,7 +33,7 @@ class Env:
     ctx: Env | None = field(default=None, repr=False)
 
 
-class PageText:
+class PageText(ShownText):
     """The page text written so far, its runs, and the open environments."""
 
     def __init__(self, src: str) -> None:
@@ -46,16 +47,8 @@ class PageText:
         # a heading's, a note's or a term's run: its role, group and level
         self.pending: tuple[str, int, int] | None = None
         self.envs: list[Env] = []
-
-    def put(self, piece: str, a: int, b: int) -> None:
-        self.parts.append(piece)
-        self.size += len(piece)
-        if len(piece) == 1 or b - a != len(piece):
-            self.starts.extend([a] * len(piece))
-            self.ends.extend([b] * len(piece))
-        else:  # a verbatim piece: each character shows its own
-            self.starts.extend(range(a, b))
-            self.ends.extend(range(a + 1, b + 1))
+        self.cells: list[tuple[int, int]] = []  # a table row's cells so far (page-text spans)
+        self.cell_from = 0  # where its current cell starts
 
     def _last_blank(self) -> bool:
         return self.run is None or self.size == self.run.body or self.parts[-1][-1:] in (" ", "\n")
@@ -63,11 +56,11 @@ class PageText:
     def shown(self, piece: str, a: int, b: int) -> None:
         if self.run is None:
             self._open_run(a)
-        self.put(piece, a, b)
+        self._put(piece, a, b)
 
     def blank(self, a: int, b: int) -> None:
         if not self._last_blank():
-            self.put(" ", a, b)
+            self._put(" ", a, b)
 
     def text(self, a: int, b: int) -> None:
         """The source's [a, b) as text: a run of blanks is one space (a lone blank shown in its place)."""
@@ -87,7 +80,7 @@ class PageText:
         if i < j and raw[i] in BLANKS and self._last_blank():
             i += 1
         if i < j:
-            self.put(raw[i:j].translate(_AS_SPACE), a + i, a + j)
+            self._put(raw[i:j].translate(_AS_SPACE), a + i, a + j)
 
     def context(self) -> Env | None:
         top = self.envs[-1] if self.envs else None
@@ -99,16 +92,25 @@ class PageText:
             role, group, level = self.pending
         else:
             env = self.context()
-            role, group = ("p", -1) if env is None else (env.role if env.kind == "list" else "p", env.group)
+            role, group = ("p", -1) if env is None else (env.role, env.group)
             if env is not None and env.kind == "list":
                 marker, env.marker = env.marker, ""
         start = self.size
         sep = "\n" if group >= 0 and self.runs and self.runs[-1].group == group else "\n\n"
         if self.size:
-            self.put(sep, at, at)
+            self._put(sep, at, at)
         if marker:
-            self.put(marker + " ", at, at)
+            self._put(marker + " ", at, at)
         self.run = Run(role, start, self.size, self.size, group, marker=marker, level=level)
+        self.cells, self.cell_from = [], self.size
+
+    def cell_end(self, a: int) -> None:
+        """A table row's cell ends at the source's `&` (a): shown as " | " between the cells."""
+        if self.run is None:
+            self._open_run(a)
+        self.cells.append((self.cell_from, self.size))
+        self._put("| " if self._last_blank() else " | ", a, a + 1)
+        self.cell_from = self.size
 
     def close_run(self) -> None:
         run, self.run = self.run, None
@@ -120,15 +122,6 @@ class PageText:
             self._drop_tail(self.size - run.start)
             return
         run.end = self.size
+        if run.role == "row":
+            run.cells = [*self.cells, (self.cell_from, run.end)]
         self.runs.append(run)
-
-    def _drop_tail(self, n: int) -> None:
-        self.size -= n
-        del self.starts[self.size :]
-        del self.ends[self.size :]
-        while n > 0:
-            last = self.parts.pop()
-            if len(last) > n:
-                self.parts.append(last[:-n])
-                return
-            n -= len(last)
