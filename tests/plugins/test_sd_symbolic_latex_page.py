@@ -151,6 +151,8 @@ A thesis starts like this:
 ```
 """
     assert not looks_like_latex(markdown)
+    rst = "Tides\n=====\n\n.. math::\n\n   \\begin{align}\n   h &= a \\\\\n   \\end{align}\n\n"
+    assert not looks_like_latex(rst + "\\section{Piers}\n\\begin{itemize}\n\\item x\n\\end{itemize}\n")
     assert not looks_like_latex("Use \\n for a new line and \\t for a tab.\n")
     # a plain note that mentions one environment is no LaTeX document
     assert not looks_like_latex("Wrap it in \\begin{center} and \\end{center}.\n\\section{A}\n")

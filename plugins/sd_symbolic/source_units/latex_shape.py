@@ -15,8 +15,8 @@ from mrpvm.plugins.sdk.patterns import lazy_pattern
 MAX_READ = 200_000  # of the source, to tell its shape
 MIN_STRUCTURES = 3  # a fragment without \documentclass: this many structures at a line's start, a heading one
 
-# Markdown's or reStructuredText's own marks at a line's start: a fence, an ATX heading, a `===` underline
-_OTHER_MARKUP = lazy_pattern(r"^(?:[ \t]{0,3}(?:```|~~~)|#{1,6}[ \t]+\S|={3,}[ \t]*$)", re.M)
+# Markdown's or reStructuredText's own marks at a line's start: a fence, an ATX heading, a `===`/`----` underline
+_OTHER_MARKUP = lazy_pattern(r"^(?:[ \t]{0,3}(?:```|~~~)|#{1,6}[ \t]+\S|(?:={3,}|-{4,})[ \t]*$)", re.M)
 _DOCUMENT = lazy_pattern(r"^[ \t]*\\(?:documentclass\b|begin\{document\})", re.M)
 _STRUCTURE = lazy_pattern(
     r"^[ \t]*\\(?:(part|chapter|(?:sub){0,2}section|(?:sub)?paragraph)\*?[ \t]*[\[{]|begin\{[A-Za-z]+\*?\})",
