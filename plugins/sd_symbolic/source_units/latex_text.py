@@ -14,6 +14,7 @@ from .page_text import ShownText
 
 _BLANK_RUN = lazy_pattern(r"[ \t\n\r\f]{2,}")
 BLANKS = " \t\n\r\f"
+_CLOSING = frozenset(",.;:!?)")
 _AS_SPACE = str.maketrans({c: " " for c in BLANKS})
 
 
@@ -69,6 +70,8 @@ class PageText(ShownText):
             if not raw.strip(BLANKS):
                 return
             self._open_run(a)
+        elif raw[:1] in _CLOSING and self.size > self.run.body and self.parts[-1][-1:] == " ":
+            self._drop_tail(1)  # a command that showed nothing left its blank before the punctuation
         pos = 0
         for m in _BLANK_RUN.finditer(raw):
             self._words(raw, a, pos, m.start())
