@@ -278,3 +278,18 @@ def test_a_question_is_answered_from_a_footnote_and_from_an_item(tmp_path) -> No
     assert item.returncode == 0, item.stderr.decode()
     answer = json.loads(item.stdout)["response_document"]["groups"][0]["answerMarkdown"]
     assert "three times" in answer and "\\item" not in answer, answer
+
+
+def test_a_declared_short_verb_is_verbatim_text() -> None:
+    source = (
+        "\\documentclass{article}\n\\usepackage{shortvrb}\n\\MakeShortVerb{\\|}\n\\begin{document}\n"
+        "\\section{Winch}\nRun |\\winch{3} % slow| before $t_0$; a bar |never closed\nNext line.\n\\end{document}\n"
+    )
+    assert (
+        read_latex(source).text
+        == "Winch\n\nRun \\winch{3} % slow before $t_0$; a bar never closed Next line."
+    )
+    # undeclared, a bar is a bar and the % opens a comment
+    assert read_latex(source.replace("\\MakeShortVerb{\\|}\n", "")).text.startswith(
+        "Winch\n\nRun |3 Next line."
+    )

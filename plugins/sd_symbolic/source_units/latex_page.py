@@ -27,6 +27,7 @@ no `\\end`, a `\\verb` never closed) reads in linear time and never fails.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
@@ -56,10 +57,12 @@ from .latex_shape import (
     defined_macros,
     is_verbatim,
     section_levels,
+    short_verb,
 )
 from .latex_text import BLANKS, Env, PageText
 
-_SPECIAL = lazy_pattern(r"[\\{}%$~&\n]|``|''")
+_SPECIALS = r"[\\{}%$~&\n]|``|''"
+_SPECIAL = lazy_pattern(_SPECIALS)
 _NEWLINES = lazy_pattern(r"\n(?:[ \t\r\f]*\n)*[ \t\r\f]*")
 _ENV_NAME = lazy_pattern(r"[ \t]*\{([A-Za-z]+\*?)\}")
 _DIMEN = lazy_pattern(r"[ \t]*=?[ \t]*-?(?:\d+\.?\d*|\.\d+)[ \t]*(?:pt|em|ex|cm|mm|in|bp|pc|sp|dd|cc)")
@@ -79,6 +82,10 @@ class _Scanner(PageText, Arguments):
         Arguments.__init__(self, src)
         self.levels = section_levels(src)
         self.macros = defined_macros(src, self.pairs)
+        self.short_verb = short_verb(src)
+        self.special = (
+            re.compile(_SPECIALS + "|" + re.escape(self.short_verb)) if self.short_verb else _SPECIAL
+        )
         self.quiet = 0  # inside a heading's title or a note: headings, notes and items there are text
         self.open_envs: dict[str, int] = {}
         self.closers: list[tuple[int, str, int]] = []  # where a title, note or term ends, what ends, skip
@@ -98,7 +105,7 @@ class _Scanner(PageText, Arguments):
                 self._ended(what)
                 i = max(i, pos + skip) if pos < end else end
                 continue
-            m = _SPECIAL.search(self.src, i, stop)
+            m = self.special.search(self.src, i, stop)
             j = m.start() if m else stop
             if j > i:
                 self.text(i, j)
@@ -116,6 +123,8 @@ class _Scanner(PageText, Arguments):
 
     def _special(self, c: str, j: int, stop: int) -> int:
         src = self.src
+        if c == self.short_verb:
+            return self._verb(j, stop)
         if c == "\n":
             m = _NEWLINES.match(src, j, stop)
             k = m.end() if m else j + 1

@@ -35,6 +35,10 @@ _MACRO_DEF = lazy_pattern(
 )
 _MACRO_MARKUP = lazy_pattern(r"\\[A-Za-z]+\*?|[{}]|\\(?=[ ])")
 MAX_MACRO = 120
+_SHORT_VERB = lazy_pattern(
+    r"\\(?:MakeShortVerb|DefineShortVerb)\*?[ \t]*(?:\[[^\]\n]{0,200}\][ \t]*)?\{?\\(\S)"
+    r"|\\lstMakeShortInline(?:\[[^\]\n]{0,200}\])?(\S)"
+)
 MAX_OPTIONAL = 300  # an optional argument `[…]` (an item's term) closes within this many characters
 
 # sectioning commands, outermost first: a document's levels are the ranks of those it uses
@@ -185,6 +189,14 @@ def defined_macros(text: str, pairs: array) -> dict[str, str]:
         if "#" not in body and shown:
             macros.setdefault(m.group(1) or m.group(2) or m.group(3), shown)
     return macros
+
+
+def short_verb(text: str) -> str:
+    """The character a document declares its short verbatim delimiter (`\\MakeShortVerb{\\|}`,
+    `\\DefineShortVerb{\\|}`, `\\lstMakeShortInline|`): `|text|` is then `\\verb|text|`. "" when none is."""
+    m = _SHORT_VERB.search(text)
+    found = (m.group(1) or m.group(2)) if m else ""
+    return "" if not found or found.isalnum() or found in "\\{}%" else found
 
 
 def is_verbatim(name: str) -> bool:
