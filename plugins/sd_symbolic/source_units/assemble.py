@@ -25,6 +25,8 @@ from .footnotes import name_footnotes
 from .halves import split_map, worth_halves
 from .html_page import Page, read_page
 from .html_shape import looks_like_html
+from .latex_page import read_latex
+from .latex_shape import looks_like_latex
 from .outline import read_source
 from .pieces import Piece, Reading, make_piece, piece_fields, pieces_from_fields
 from .sections import make_sections
@@ -60,9 +62,10 @@ def build_analysed_tree(
 def _build(
     text: str, meta: SourceMeta, halves: bool | None, *, analysed: bool
 ) -> tuple[list[KnowledgeUnit], list[UnitAnalysis]]:
-    # every slice below is of the text the blocks are read from: an HTML source's page text (html_page.py,
-    # its units' offsets turned back into the source's at the end), else read_source's text
-    page = read_page(text) if looks_like_html(text) else None
+    # every slice below is of the text the blocks are read from: an HTML or LaTeX source's page text
+    # (html_page.py, latex_page.py; its units' offsets turned back into the source's at the end), else
+    # read_source's text
+    page = read_page(text) if looks_like_html(text) else read_latex(text) if looks_like_latex(text) else None
     if page is not None and page.blocks:
         text, blocks = page.text, page.blocks
     else:
@@ -117,7 +120,7 @@ def _build(
 
 
 def _source_offsets(page: Page, units: list[KnowledgeUnit], off: int) -> None:
-    """Units built from an HTML source's page text: their offsets turned back into the source's."""
+    """Units built from an HTML or LaTeX source's page text: their offsets turned back into the source's."""
     for unit in units:
         if unit.charStart is not None and unit.charEnd is not None:
             a, b = page.source_span(unit.charStart - off, unit.charEnd - off)

@@ -34,6 +34,7 @@ from .details import fold_disclosures
 from .html_blocks import Run, page_blocks
 from .html_boxes import MAX_LABEL_CHARS, Boxes
 from .html_shape import BLOCK, parseable
+from .page_text import ShownText
 from .segments import Block
 
 HIDDEN = frozenset(
@@ -102,7 +103,7 @@ class _Role:
     marker: str = ""
 
 
-class _Reader(HTMLParser):
+class _Reader(HTMLParser, ShownText):
     """html.parser's events turned into the page text and its runs (html_blocks.Run). Every step is
     constant time or amortised over the elements opened, so a source of any shape reads in linear time."""
 
@@ -136,17 +137,6 @@ class _Reader(HTMLParser):
     def _at(self) -> int:
         line, col = self.getpos()
         return self.line_starts[line - 1] + col
-
-    def _put(self, piece: str, a: int, b: int) -> None:
-        """Page text that shows the source's [a, b) (each character of it, as a whole)."""
-        self.parts.append(piece)
-        self.size += len(piece)
-        if len(piece) == 1 or b - a != len(piece):
-            self.starts.extend([a] * len(piece))
-            self.ends.extend([b] * len(piece))
-        else:  # a verbatim piece: each character shows its own
-            self.starts.extend(range(a, b))
-            self.ends.extend(range(a + 1, b + 1))
 
     def _last_blank(self) -> bool:
         return self.run is None or self.size == self.run.body or self.parts[-1][-1:] in (" ", "\n")
@@ -247,18 +237,6 @@ class _Reader(HTMLParser):
             if n >= run.end - run.body:
                 break
         return "".join(reversed(got))[-(run.end - run.body) :]
-
-    def _drop_tail(self, n: int) -> None:
-        """The last n characters of the page text undone."""
-        self.size -= n
-        del self.starts[self.size :]
-        del self.ends[self.size :]
-        while n > 0:
-            last = self.parts.pop()
-            if len(last) > n:
-                self.parts.append(last[:-n])
-                return
-            n -= len(last)
 
     def _end_row(self) -> None:
         self._close_run()
