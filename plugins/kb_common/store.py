@@ -47,6 +47,7 @@ _DF_FIELDS = ("topic", "heading", "body")  # the fields `text_df` reads a term's
 # ~250 one-edit spellings looked up (protocol/variants.py), so a long-lived worker's novel questions would
 # otherwise grow it without end (~100 bytes an entry)
 TEXT_DF_KEPT = 65_536
+_GEN_READ = 4096  # bytes of the generation file one read takes
 MAX_CACHED_UNITS = 4096  # units a warm worker keeps decoded between retrievals (KBStore.fetch)
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -89,6 +90,7 @@ class KBStore:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self._gen_path = self.root / "generation"
+        self._gen_file = str(self._gen_path)  # read on every call (`read_generation`)
         self.db = sqlite3.connect(self.root / UNITS_FILE, timeout=30.0, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -139,10 +141,22 @@ class KBStore:
             )
 
     def read_generation(self) -> int:
+        """The store's generation (0 when no write made one yet). Every call reads it: one open, read and
+        close of the descriptor (a Python file object would add a stat, a tty check and a read to its end)."""
         try:
-            with open(self._gen_path, "rb") as fh:  # every call reads it: bytes, no text decoding
-                return int(fh.read() or b"0")
-        except (FileNotFoundError, ValueError):
+            fd = os.open(self._gen_file, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return 0
+        try:
+            data = chunk = os.read(fd, _GEN_READ)
+            while len(chunk) == _GEN_READ:  # never for a number; the whole file, as a read to its end gives
+                chunk = os.read(fd, _GEN_READ)
+                data += chunk
+        finally:
+            os.close(fd)
+        try:
+            return int(data or b"0")
+        except ValueError:
             return 0
 
     def refresh(self, force: bool = False) -> bool:

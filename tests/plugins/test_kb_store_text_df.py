@@ -118,3 +118,22 @@ def test_the_memory_is_bounded(tmp_path, monkeypatch):
     assert [store.text_df(t) for t in asked] == [_fresh(store, t) for t in asked]
     assert len(store._text_df) <= 3
     store.close()
+
+
+def test_the_generation_is_read_without_a_python_file_object(tmp_path, monkeypatch):
+    store = store_module.KBStore(tmp_path / "kb")
+    assert store.read_generation() == 0  # no write yet: no generation file
+    store.upsert("bees", "bees.md", UNITS)
+    written = store.read_generation()
+    assert written == int((tmp_path / "kb" / "generation").read_bytes()) > 0
+
+    def no_open(*args, **kwargs):
+        raise AssertionError("read_generation opened a Python file object")
+
+    monkeypatch.setattr(store_module, "open", no_open, raising=False)
+    assert store.read_generation() == written  # every retrieve reads it: descriptor calls only
+    (tmp_path / "kb" / "generation").write_bytes(b"not a number")
+    assert store.read_generation() == 0
+    (tmp_path / "kb" / "generation").write_bytes(b" " * 5000 + b"42")  # the number after one read's length
+    assert store.read_generation() == 42
+    store.close()
