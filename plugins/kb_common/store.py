@@ -42,6 +42,12 @@ from .text_index import ArtifactError, TextIndex
 WRITE_CACHE_KIB = 32768  # the page cache ceiling of a store connection (PRAGMA cache_size, KiB)
 FORMAT_VERSION = "4"
 K = TypeVar("K", int, str)  # a unit's store key or its KU id
+_DF_FIELDS = ("topic", "heading", "body")  # the fields `text_df` reads a term's document frequency in
+# terms whose `text_df` a generation keeps, then forgotten all at once: an asked term no unit holds has its
+# ~250 one-edit spellings looked up (protocol/variants.py), so a long-lived worker's novel questions would
+# otherwise grow it without end (~100 bytes an entry)
+TEXT_DF_KEPT = 65_536
+_GEN_READ = 4096  # bytes of the generation file one read takes
 MAX_CACHED_UNITS = 4096  # units a warm worker keeps decoded between retrievals (KBStore.fetch)
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -84,6 +90,7 @@ class KBStore:
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
         self._gen_path = self.root / "generation"
+        self._gen_file = str(self._gen_path)  # read on every call (`read_generation`)
         self.db = sqlite3.connect(self.root / UNITS_FILE, timeout=30.0, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -97,7 +104,9 @@ class KBStore:
         self._tag_idf: dict[tuple[str, str], float] = {}
         self._idf: dict[str, float] = {}  # content terms' idf in this generation (two index reads each)
         self._sources: list[tuple[str, str, int]] | None = None  # this generation's sources table
-        self._holds: dict[str, bool] = {}  # whether some unit holds a term, in this generation
+        # a term's document frequency in topic, heading or body (the largest of the three), in this generation:
+        # a retrieve asks it for every query term and each spelling variant it tries (three index reads each)
+        self._text_df: dict[str, int] = {}
         # Units read back in this generation, by key and by KU id: a warm worker's retrievals keep
         # reading the same few hundred rows (a row decode is ~15% of a retrieve); a change clears them.
         self._by_key: dict[int, StoredUnit] = {}
@@ -132,10 +141,22 @@ class KBStore:
             )
 
     def read_generation(self) -> int:
+        """The store's generation (0 when no write made one yet). Every call reads it: one open, read and
+        close of the descriptor (a Python file object would add a stat, a tty check and a read to its end)."""
         try:
-            with open(self._gen_path, "rb") as fh:  # every call reads it: bytes, no text decoding
-                return int(fh.read() or b"0")
-        except (FileNotFoundError, ValueError):
+            fd = os.open(self._gen_file, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return 0
+        try:
+            data = chunk = os.read(fd, _GEN_READ)
+            while len(chunk) == _GEN_READ:  # never for a number; the whole file, as a read to its end gives
+                chunk = os.read(fd, _GEN_READ)
+                data += chunk
+        finally:
+            os.close(fd)
+        try:
+            return int(data or b"0")
+        except ValueError:
             return 0
 
     def refresh(self, force: bool = False) -> bool:
@@ -148,7 +169,7 @@ class KBStore:
         self._tag_idf = {}
         self._idf = {}
         self._sources = None
-        self._holds = {}
+        self._text_df = {}
         self._by_key.clear()
         self._by_id.clear()
         self.generation = gen
@@ -331,12 +352,20 @@ class KBStore:
     def doc_freq(self, field: str, term: str) -> int:
         return self.text.doc_freq(field, term)
 
+    def text_df(self, term: str) -> int:
+        """How many units hold the term in their topic, heading or body: the largest of the three fields'
+        document frequencies (kept for the generation)."""
+        kept = self._text_df
+        count = kept.get(term)
+        if count is None:
+            if len(kept) >= TEXT_DF_KEPT:
+                kept.clear()
+            count = kept[term] = max(self.doc_freq(f, term) for f in _DF_FIELDS)
+        return count
+
     def holds(self, term: str) -> bool:
         """Whether some unit has the term in its topic, heading or body (kept for the generation)."""
-        known = self._holds.get(term)
-        if known is None:
-            known = self._holds[term] = any(self.doc_freq(f, term) > 0 for f in ("topic", "heading", "body"))
-        return known
+        return self.text_df(term) > 0
 
     def aggregates(self, limit: int) -> list[StoredUnit]:
         """Source summaries (aggregate units), most recently written first."""
