@@ -5,7 +5,6 @@ blanks collapsed and its lines joined by a space; code keeps its lines."""
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
@@ -40,10 +39,7 @@ class _Writer(ShownText):
     """The page text, its runs, and the source span of each character: a run opened in a context."""
 
     def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.size = 0
-        self.starts = array("q")
-        self.ends = array("q")
+        super().__init__()
         self.runs: list[Run] = []
         self.run: Run | None = None
 
