@@ -14,6 +14,12 @@ class ShownText:
     starts: array
     ends: array
 
+    def __init__(self) -> None:
+        self.parts = []
+        self.size = 0
+        self.starts = array("q")
+        self.ends = array("q")
+
     def _put(self, piece: str, a: int, b: int) -> None:
         """Page text that shows the source's [a, b) (each character of it, as a whole)."""
         self.parts.append(piece)
