@@ -31,6 +31,7 @@ from .sections import make_sections
 from .segments import Block
 from .summaries import aggregate_summary, join_summary
 from .tree import SourceMeta, content_hash, majority_role, section_units
+from .yaml_tree import read_yaml
 
 # What a child of halves.py sends back of a section: its units, and with the analysis theirs (its pieces:
 # pieces.piece_fields).
@@ -60,9 +61,10 @@ def build_analysed_tree(
 def _build(
     text: str, meta: SourceMeta, halves: bool | None, *, analysed: bool
 ) -> tuple[list[KnowledgeUnit], list[UnitAnalysis]]:
-    # every slice below is of the text the blocks are read from: an HTML source's page text (html_page.py,
-    # its units' offsets turned back into the source's at the end), else read_source's text
-    page = read_page(text) if looks_like_html(text) else None
+    # every slice below is of the text the blocks are read from: an HTML source's page text (html_page.py) or
+    # a YAML document's reading (yaml_tree.py), their units' offsets turned back into the source's at the
+    # end, else read_source's text
+    page = read_page(text) if looks_like_html(text) else read_yaml(text)
     if page is not None and page.blocks:
         text, blocks = page.text, page.blocks
     else:
