@@ -70,12 +70,11 @@ class _TreePage(Page):
     there."""
 
     def source_span(self, a: int, b: int) -> tuple[int, int]:
-        n = len(self.text)
-        if n == 0:
-            return 0, 0
-        a = min(max(a, 0), n - 1)
-        b = min(max(b, a + 1), n)
-        return min(self._starts[a:b]), max(self._ends[a:b])
+        first, last = super().source_span(a, b)  # its first and last character's
+        inside = slice(max(a, 0), min(b, len(self.text)))
+        if inside.stop <= inside.start:
+            return first, last
+        return min(first, min(self._starts[inside])), max(last, max(self._ends[inside]))
 
 
 _Site = tuple[int, int] | None  # where an alias's text is shown: the span that refers to it
