@@ -35,6 +35,7 @@ from .sections import make_sections
 from .segments import Block
 from .summaries import aggregate_summary, join_summary
 from .tree import SourceMeta, content_hash, majority_role, section_units
+from .yaml_tree import read_yaml
 
 # What a child of halves.py sends back of a section: its units, and with the analysis theirs (its pieces:
 # pieces.piece_fields).
@@ -65,8 +66,8 @@ def _build(
     text: str, meta: SourceMeta, halves: bool | None, *, analysed: bool
 ) -> tuple[list[KnowledgeUnit], list[UnitAnalysis]]:
     # every slice below is of the text the blocks are read from: an HTML, LaTeX or man page (roff) source's
-    # page text (html_page.py, latex_page.py, roff_page.py; its units' offsets turned back into the source's
-    # at the end), else read_source's text
+    # page text (html_page.py, latex_page.py, roff_page.py) or a YAML document's reading (yaml_tree.py), their
+    # units' offsets turned back into the source's at the end, else read_source's text
     page = _page(text)
     if page is not None and page.blocks:
         text, blocks = page.text, page.blocks
@@ -129,11 +130,11 @@ def _page(text: str) -> Page | None:
         return read_latex(text)
     if looks_like_roff(text):
         return read_roff(text)
-    return None
+    return read_yaml(text)  # None when the text is no YAML tree (yaml_shape.py)
 
 
 def _source_offsets(page: Page, units: list[KnowledgeUnit], off: int) -> None:
-    """Units built from a marked-up source's page text (HTML, LaTeX, roff): their offsets turned back into
+    """Units built from a marked-up source's page text (HTML, LaTeX, roff, YAML): their offsets turned back into
     the source's."""
     for unit in units:
         if unit.charStart is not None and unit.charEnd is not None:
