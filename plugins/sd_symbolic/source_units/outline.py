@@ -86,7 +86,7 @@ _MARKDOWN = lazy_pattern(
     r"^ {0,3}#{1,6}[ \t]"  # ATX headings
     r"|(?:\A|\n[ \t]*\n) {0,3}(?:```|~~~)"  # fences opening after a blank line (one under a title underlines it)
     r"|^\s*\|.*\|\s*$"  # pipe tables
-    r"|\[[^\]\n]+\]\([^)\n]+\)"  # inline links
+    r"|\[(?:[^\[\]\n]|\[[^\[\]\n]*\])+\]\([^)\n]+\)"  # inline links (one bracket pair inside: linear)
     r"|^\[\^?[^\]\n]+\]:\s",  # link or footnote definitions
     re.M,
 )

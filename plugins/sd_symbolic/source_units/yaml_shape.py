@@ -1,9 +1,12 @@
-"""Which text is a YAML tree (yaml_tree.py reads it), and the shapes of its nodes the reading asks about.
+"""Which text is a YAML or JSON tree (yaml_tree.py reads it), and the shapes of its nodes the reading asks about.
 
 A text is one when its line shape is a YAML file's (its first content line a key line at the margin, a share of
 its lines key or item lines: checked before composing) and PyYAML's safe composer reads it, every document a
 block collection with nested collections and MIN_KEYS keys in all: not Markdown with front matter (a scalar
-document follows it), not a flat `key: value` list (the other readers read those), not JSON (a flow mapping).
+document follows it), not a flat `key: value` list (the other readers read those). A JSON document (its first
+character opens an object or an array) is one when json_compose.py composes it into the same node tree and it
+has the same shape (nested collections, MIN_KEYS keys): a flat object of a few keys keeps the other readers,
+a Jupyter notebook its own (notebook.py).
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ from __future__ import annotations
 import yaml  # type: ignore[import-untyped]
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import prose_value
+
+from .json_compose import compose_json, looks_like_json
+from .notebook import notebook_markdown
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's when built: marks count characters too
 MERGE = "tag:yaml.org,2002:merge"
@@ -44,7 +50,13 @@ def looks_like_yaml(text: str) -> bool:
 
 def compose_tree(text: str) -> list[yaml.Node] | None:
     """The documents of a YAML tree (see yaml_tree's docstring: a block collection each, some nesting, MIN_KEYS
-    keys, no deeper than MAX_DEPTH), composed by the safe loader; None for any other text."""
+    keys, no deeper than MAX_DEPTH), composed by the safe loader, or a JSON document's top collection of that
+    shape (json_compose.py); None for any other text."""
+    if looks_like_json(text):
+        top = compose_json(text, MAX_DEPTH)
+        if top is None or not tree_shaped([top], flow=True) or notebook_markdown(text) is not None:
+            return None
+        return [top]
     if not looks_like_yaml(text):
         return None
     try:
@@ -54,14 +66,15 @@ def compose_tree(text: str) -> list[yaml.Node] | None:
     return docs if docs and tree_shaped(docs) else None
 
 
-def tree_shaped(docs: list[yaml.Node]) -> bool:
-    """Every document a block collection, some collection nested in another, MIN_KEYS keys in all, no
-    deeper than MAX_DEPTH: one walk over the distinct nodes (an alias's node is walked once)."""
+def tree_shaped(docs: list[yaml.Node], flow: bool = False) -> bool:
+    """Every document a block collection (a flow one too when `flow`: JSON), some collection nested in
+    another, MIN_KEYS keys in all, no deeper than MAX_DEPTH: one walk over the distinct nodes (an alias's node
+    is walked once)."""
     seen: set[int] = set()
     keys = 0
     nested = False
     for doc in docs:
-        if not isinstance(doc, yaml.CollectionNode) or doc.flow_style:
+        if not isinstance(doc, yaml.CollectionNode) or (doc.flow_style and not flow):
             return False
         stack: list[tuple[yaml.Node, int]] = [(doc, 0)]
         while stack:
