@@ -11,7 +11,7 @@ import re
 import pytest
 from answer_support import ask, needs_model, units_of
 from mrpvm.plugins.sd_symbolic.source_units.json_compose import compose_json
-from mrpvm.plugins.sd_symbolic.source_units.outline import read_source
+from mrpvm.plugins.sd_symbolic.source_units.outline import looks_like_plain_text, read_source
 from mrpvm.plugins.sd_symbolic.source_units.yaml_shape import MAX_DEPTH
 from mrpvm.plugins.sd_symbolic.source_units.yaml_tree import read_yaml
 
@@ -120,7 +120,11 @@ def test_units_offsets_slice_the_source():
 
 def test_the_composer_keeps_what_json_reads():
     # a tab before a value, the escape `\/` and a key longer than 1,024 characters: PyYAML stops at each
-    text = '{\n\t"a":\t[1, 2.5e3, true, null, {"b": "a\\/b \\u00e9 \\"q\\""}],\n\t"' + "k" * 2000 + '": {}, "d": []\n}'
+    text = (
+        '{\n\t"a":\t[1, 2.5e3, true, null, {"b": "a\\/b \\u00e9 \\"q\\""}],\n\t"'
+        + "k" * 2000
+        + '": {}, "d": []\n}'
+    )
     top = compose_json(text, MAX_DEPTH)
     assert top is not None
     a = top.value[0][1]
@@ -186,3 +190,11 @@ def test_bad_input_is_read_without_error():
     for unit in units_of(odd, "story.nl"):  # offsets past the byte order mark
         assert unit.charStart is not None and 0 <= unit.charStart <= (unit.charEnd or 0) <= len(odd)
     assert read_yaml('{"a": {"b": "bad \\x escape"}, "c": {"d": 1, "e": 2, "f": 3, "g": 4}}') is None
+
+
+def test_a_long_run_of_brackets_is_read_as_text():
+    # main's inline-link pattern (`[^\]\n]+` from every bracket) was quadratic: 1 MB of `[` took minutes
+    assert read_source("[" * 2_000_000)[1] is not None
+    assert not looks_like_plain_text("See [the [v2] guide](https://docs.example.test) first.")
+    assert not looks_like_plain_text("See [the guide](https://docs.example.test) first.")
+    assert looks_like_plain_text("A reference [12] and a note [a [b] c] without a link.")

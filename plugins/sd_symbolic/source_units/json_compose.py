@@ -27,13 +27,13 @@ _WORD = lazy_pattern(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?|true
 
 def looks_like_json(text: str) -> bool:
     """The first character but blanks, comments and a byte order mark opens an object or an array."""
-    at = _SKIP.match(text, 0).end()
+    at = _skip(text, 0)
     return text[at : at + 1] in ("{", "[")
 
 
 def compose_json(text: str, max_depth: int) -> yaml.CollectionNode | None:
     """The document's top collection as a node tree (see the module docstring), or None."""
-    pos = _SKIP.match(text, 0).end()
+    pos = _skip(text, 0)
     if text[pos : pos + 1] not in ("{", "["):
         return None
     stack: list[yaml.CollectionNode] = []
@@ -91,7 +91,7 @@ def compose_json(text: str, max_depth: int) -> yaml.CollectionNode | None:
             else:
                 return None
             pos = scalar.end_mark.index
-        pos = _SKIP.match(text, pos).end()
+        pos = _skip(text, pos)
     return top if top is not None and not stack else None
 
 
@@ -115,6 +115,12 @@ def _scalar(text: str, pos: int) -> yaml.ScalarNode | None:
     if word is None:
         return None
     return yaml.ScalarNode(_STR, word.group(), _mark(pos), _mark(word.end()), style=None)
+
+
+def _skip(text: str, pos: int) -> int:
+    """Past the blanks and comments at pos."""
+    skipped = _SKIP.match(text, pos)
+    return skipped.end() if skipped is not None else pos
 
 
 def _mark(index: int) -> yaml.Mark:
