@@ -23,7 +23,9 @@ it shows (html_page.Page), so units' offsets slice the source as every reader's 
 - anchors and aliases are resolved (a merge key `<<` gives a mapping the entries it does not write
   itself), an alias's text shown at the place that refers to it; a literal block (`|`) of lines that end
   no sentence is code.
-Any other text is None here, and the other readers read it as before. Bad input is bounded: aliases expand
+A JSON document (an API schema, a settings file with descriptions, a package manifest) is composed into
+the same nodes by json_compose.py and read by the same rules. Any other text is None here, and the other
+readers read it as before. Bad input is bounded: aliases expand
 at most ALIAS_BUDGET nodes beyond the source's own (a "billion laughs" stays small); a tree deeper than
 MAX_DEPTH, or than the composer can nest, a tab indent, invalid YAML are no tree.
 """
