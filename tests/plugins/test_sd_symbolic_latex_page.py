@@ -293,3 +293,22 @@ def test_a_declared_short_verb_is_verbatim_text() -> None:
     assert read_latex(source.replace("\\MakeShortVerb{\\|}\n", "")).text.startswith(
         "Winch\n\nRun |3 Next line."
     )
+
+
+def test_a_macro_s_text_shows_its_whole_command() -> None:
+    """A defined macro's text as long as its command ("Quill" for `\\tool`) maps each of its characters to the
+    whole command, not letter by letter: a span inside the text slices the command, never a part of it."""
+    source = (
+        "\\documentclass{article}\n\\newcommand{\\tool}{Quill}\n\\begin{document}\n\\section{Setup}\n"
+        "The \\tool viewer opens \\'{e}tats and logs.\n\\end{document}\n"
+    )
+    page = read_latex(source)
+    assert page.text == "Setup\n\nThe Quill viewer opens états and logs."
+    at = page.text.index("uill")
+    a, b = page.source_span(at, at + 3)
+    assert source[a:b] == "\\tool"
+    at = page.text.index("é")
+    a, b = page.source_span(at, at + 1)
+    assert source[a:b] == "\\'{e}"
+    a, b = page.source_span(page.text.index("viewer"), page.text.index("viewer") + 6)
+    assert source[a:b] == "viewer"  # the source's own words still show their own characters

@@ -206,7 +206,7 @@ class _Scanner(PageText, Arguments):
             return d.end() if d else k
         shown = SYMBOLS.get(name) or self.macros.get(name)
         if shown:
-            self.shown(shown, j, k)
+            self.shown(shown, j, k, whole=True)  # \tool → "Quill": no letter of it is the command's
         return k  # an unknown command shows nothing; its braced arguments are text
 
     def _symbol(self, sym: str, j: int, k: int, stop: int) -> int:
@@ -227,7 +227,7 @@ class _Scanner(PageText, Arguments):
             a = k + 1 if src.startswith("{", k) else k
             if a < stop and src[a].isalpha():
                 b = a + 2 if a > k and src.startswith("}", a + 1) else a + 1
-                self.shown(unicodedata.normalize("NFC", src[a] + ACCENTS[sym]), j, b)
+                self.shown(unicodedata.normalize("NFC", src[a] + ACCENTS[sym]), j, b, whole=True)
                 return b
             return k
         shown = ESCAPED.get(sym, "")
