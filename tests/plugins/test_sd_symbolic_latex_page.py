@@ -312,3 +312,29 @@ def test_a_macro_s_text_shows_its_whole_command() -> None:
     assert source[a:b] == "\\'{e}"
     a, b = page.source_span(page.text.index("viewer"), page.text.index("viewer") + 6)
     assert source[a:b] == "viewer"  # the source's own words still show their own characters
+
+
+class _CountedSource(str):
+    """A source that counts the characters its searches for a string cover (str.find)."""
+
+    searched = 0
+
+    def find(self, sub: str, start: int | None = None, end: int | None = None, /) -> int:  # type: ignore[override]
+        a = 0 if start is None else start
+        b = len(self) if end is None else min(end, len(self))
+        _CountedSource.searched += max(0, b - a)
+        return super().find(sub, start, end)
+
+
+def test_unclosed_inline_math_is_searched_once() -> None:
+    """`\\(` or `\\[` with no closer: each used to search to the body's end again (quadratic); a span searched
+    in vain is not searched again, and what each shows is unchanged."""
+    head = "\\documentclass{article}\n\\begin{document}\n\\section{Piers}\n"
+    for opener in ("\\( x ", "\\[ y "):
+        source = _CountedSource(head + opener * 5_000 + "tail")
+        _CountedSource.searched = 0
+        page = read_latex(source)
+        assert _CountedSource.searched < 20 * len(source)
+        assert page.text.startswith("Piers\n\nx x x" if "(" in opener else "Piers\n\ny y y")
+    closed = read_latex(head + "Say \\(a+b\\) and \\[c\\] then \\( open.")
+    assert closed.text == "Piers\n\nSay \\(a+b\\) and \\[c\\] then open."
