@@ -56,10 +56,27 @@ def record_fields(unit: KnowledgeUnit) -> list[tuple[str, str]]:
 
 
 def fields_only(sentences: list[Sentence]) -> bool:
-    """The passage is nothing but a record's fields ("returned: success type: str"): what the record says of
-    itself is its prose; its fields answer a question that asks one of them (field_answer), or follow the
+    """The passage is nothing but the fields of a record that has prose ("returned: success type: str"): what
+    the record says of itself is its prose; its fields answer a question that asks one of them (field_answer), or follow the
     prose they are quoted with ("… copied in the order listed. type: list default: [ … ]")."""
-    return all(any(s.text.startswith(line) for _, line in record_fields(s.unit)) for s in sentences)
+    return all(
+        _has_prose(s.unit) and any(s.text.startswith(line) for _, line in record_fields(s.unit))
+        for s in sentences
+    )
+
+
+def _has_prose(unit: KnowledgeUnit) -> bool:
+    """A record that says what it is in prose besides its fields; one made of fields only (a schema that
+    lists `type: object` and `required: a, b`) says everything in them, so they answer for it."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", unit.claim or "") if p.strip()]
+    return len(paragraphs) > sum(
+        all(
+            (m := _FIELD.match(ln.strip())) and not prose_value(m.group(2))
+            for ln in p.split("\n")
+            if ln.strip()
+        )
+        for p in paragraphs
+    )
 
 
 def _named_record(question: str, records: list[KnowledgeUnit]) -> tuple[KnowledgeUnit, str] | None:

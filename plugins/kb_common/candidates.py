@@ -185,7 +185,7 @@ class Views:
         """How many units of the views hold the term (in a text field; the store's most frequent field)."""
         count = self.inline.df(term) if self.inline is not None and self.inline.size else 0
         if self.store is not None and self.store.size:
-            count += max(self.store.doc_freq(f, term) for f in ("topic", "heading", "body"))
+            count += self.store.text_df(term)
         return count
 
     def known(self, term: str) -> bool:

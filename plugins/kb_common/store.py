@@ -14,10 +14,8 @@ can only leave index entries whose key has no record (skipped on read), never a 
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -28,8 +26,10 @@ from mrpvm.protocol.gc_pause import paused_gc
 from mrpvm.protocol.handoff import UnitAnalysis
 
 from .fields import written_form
-from .scoring import idf, tag_terms_for, tag_terms_of
+from .scoring import idf
 from .store_files import STATE_KEY, UNITS_FILE, store_exists
+from .store_generation import GENERATION_FILE, bump_generation, read_generation
+from .store_tags import CountedTags, counted_stored_tags, counted_tags, tag_delta
 from .text_index import ArtifactError, TextIndex
 
 # 2: the heading field; versions and short options as terms; 3: graded adjectives; 4: comparison phrases
@@ -42,6 +42,11 @@ from .text_index import ArtifactError, TextIndex
 WRITE_CACHE_KIB = 32768  # the page cache ceiling of a store connection (PRAGMA cache_size, KiB)
 FORMAT_VERSION = "4"
 K = TypeVar("K", int, str)  # a unit's store key or its KU id
+_DF_FIELDS = ("topic", "heading", "body")  # the fields `text_df` reads a term's document frequency in
+# terms whose `text_df` a generation keeps, then forgotten all at once: an asked term no unit holds has its
+# ~250 one-edit spellings looked up (protocol/variants.py), so a long-lived worker's novel questions would
+# otherwise grow it without end (~100 bytes an entry)
+TEXT_DF_KEPT = 65_536
 MAX_CACHED_UNITS = 4096  # units a warm worker keeps decoded between retrievals (KBStore.fetch)
 
 _encode = msgspec.msgpack.Encoder().encode
@@ -83,7 +88,7 @@ class KBStore:
     def __init__(self, root: Path | str):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
-        self._gen_path = self.root / "generation"
+        self._gen_file = str(self.root / GENERATION_FILE)  # read on every call (`read_generation`)
         self.db = sqlite3.connect(self.root / UNITS_FILE, timeout=30.0, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
@@ -97,7 +102,9 @@ class KBStore:
         self._tag_idf: dict[tuple[str, str], float] = {}
         self._idf: dict[str, float] = {}  # content terms' idf in this generation (two index reads each)
         self._sources: list[tuple[str, str, int]] | None = None  # this generation's sources table
-        self._holds: dict[str, bool] = {}  # whether some unit holds a term, in this generation
+        # a term's document frequency in topic, heading or body (the largest of the three), in this generation:
+        # a retrieve asks it for every query term and each spelling variant it tries (three index reads each)
+        self._text_df: dict[str, int] = {}
         # Units read back in this generation, by key and by KU id: a warm worker's retrievals keep
         # reading the same few hundred rows (a row decode is ~15% of a retrieve); a change clears them.
         self._by_key: dict[int, StoredUnit] = {}
@@ -132,11 +139,8 @@ class KBStore:
             )
 
     def read_generation(self) -> int:
-        try:
-            with open(self._gen_path, "rb") as fh:  # every call reads it: bytes, no text decoding
-                return int(fh.read() or b"0")
-        except (FileNotFoundError, ValueError):
-            return 0
+        """The store's generation (0 when no write made one yet); read on every call."""
+        return read_generation(self._gen_file)
 
     def refresh(self, force: bool = False) -> bool:
         """Reload the searcher and statistics if another process (or we) committed a change."""
@@ -148,17 +152,11 @@ class KBStore:
         self._tag_idf = {}
         self._idf = {}
         self._sources = None
-        self._holds = {}
+        self._text_df = {}
         self._by_key.clear()
         self._by_id.clear()
         self.generation = gen
         return True
-
-    def _bump_generation(self) -> None:
-        gen = self.read_generation() + 1
-        tmp = self._gen_path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(str(gen))
-        os.replace(tmp, self._gen_path)
 
     # ------------------------------------------------------------------ writing
 
@@ -197,12 +195,9 @@ class KBStore:
                 OldUnit(k, i, h)
                 for k, i, h in db.execute("SELECT key, id, hash FROM units WHERE source=?", (source_id,))
             ]
-            old_tags = [
-                (tag_terms_of(role, acts), count)
-                for (role, acts), count in Counter(
-                    db.execute("SELECT role, acts FROM units WHERE source=?", (source_id,))
-                ).items()
-            ]
+            old_tags = counted_stored_tags(
+                db.execute("SELECT role, acts FROM units WHERE source=?", (source_id,))
+            )
             new: list[NewUnit] = []
             content: list[str] = []
             if prepared:
@@ -248,29 +243,21 @@ class KBStore:
                 )
             else:
                 db.execute("DELETE FROM sources WHERE id=?", (source_id,))
-            self._update_tags(old_tags, _counted_tags(n.unit for n in new))
+            self._update_tags(old_tags, counted_tags(n.unit for n in new))
             if hook is not None:
                 hook(db, old, new)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        self._bump_generation()
+        bump_generation(self._gen_file)
         self.refresh()
         return len(old), len(new)
 
     def _update_tags(self, removed: list[CountedTags], added: list[CountedTags]) -> None:
-        """Each (field, term)'s document frequency moved by the units removed and added, given as distinct
-        tag sets with their counts in first-seen order (so the rows go in the order one pass per unit gives)."""
-        delta: dict[tuple[str, str], int] = {}
-        for sign, group in ((-1, removed), (1, added)):
-            for tags, count in group:
-                for field, found in tags.items():
-                    for term in found:
-                        delta[(field, term)] = delta.get((field, term), 0) + sign * count
         self.db.executemany(
             "INSERT INTO tagdf VALUES(?,?,?) ON CONFLICT(field, term) DO UPDATE SET df = df + excluded.df",
-            ((f, t, d) for (f, t), d in delta.items() if d),
+            ((f, t, d) for (f, t), d in tag_delta(removed, added).items()),
         )
 
     # ------------------------------------------------------------------ reading
@@ -331,12 +318,20 @@ class KBStore:
     def doc_freq(self, field: str, term: str) -> int:
         return self.text.doc_freq(field, term)
 
+    def text_df(self, term: str) -> int:
+        """How many units hold the term in their topic, heading or body: the largest of the three fields'
+        document frequencies (kept for the generation)."""
+        kept = self._text_df
+        count = kept.get(term)
+        if count is None:
+            if len(kept) >= TEXT_DF_KEPT:
+                kept.clear()
+            count = kept[term] = max(self.doc_freq(f, term) for f in _DF_FIELDS)
+        return count
+
     def holds(self, term: str) -> bool:
         """Whether some unit has the term in its topic, heading or body (kept for the generation)."""
-        known = self._holds.get(term)
-        if known is None:
-            known = self._holds[term] = any(self.doc_freq(f, term) > 0 for f in ("topic", "heading", "body"))
-        return known
+        return self.text_df(term) > 0
 
     def aggregates(self, limit: int) -> list[StoredUnit]:
         """Source summaries (aggregate units), most recently written first."""
@@ -394,13 +389,3 @@ def open_store(state: dict[str, Any], root: Path | None, create: bool = True) ->
     else:
         store.refresh()
     return store
-
-
-CountedTags = tuple[dict[str, frozenset[str]], int]
-
-
-def _counted_tags(units: Iterable[KnowledgeUnit]) -> list[CountedTags]:
-    """The distinct (role, acts) of `units` as tag sets with how many units carry each, in first-seen order:
-    role and acts come from closed vocabularies, so a source of thousands of units has a few dozen."""
-    counts = Counter((u.role, tuple(u.acts)) for u in units)
-    return [(tag_terms_for(role, acts), n) for (role, acts), n in counts.items()]

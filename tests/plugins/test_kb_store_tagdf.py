@@ -54,11 +54,11 @@ def test_tag_counts_match_one_pass_per_unit(tmp_path):
 
 
 def test_tags_are_analysed_once_per_distinct_role_and_acts(tmp_path, monkeypatch):
-    from mrpvm.plugins.kb_common import store as store_module
+    from mrpvm.plugins.kb_common import store_tags
 
     calls: list[tuple] = []
-    real = store_module.tag_terms_for
-    monkeypatch.setattr(store_module, "tag_terms_for", lambda r, a: calls.append((r, a)) or real(r, a))
+    real = store_tags.tag_terms_for
+    monkeypatch.setattr(store_tags, "tag_terms_for", lambda r, a: calls.append((r, a)) or real(r, a))
     store = KBStore(tmp_path / "kb")
     store.upsert("network", "network.md", NET)
     assert len(calls) == len(set(calls)) == len({(u.role, tuple(u.acts)) for u in NET})

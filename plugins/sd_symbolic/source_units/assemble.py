@@ -29,10 +29,13 @@ from .latex_page import read_latex
 from .latex_shape import looks_like_latex
 from .outline import read_source
 from .pieces import Piece, Reading, make_piece, piece_fields, pieces_from_fields
+from .roff_page import read_roff
+from .roff_text import looks_like_roff
 from .sections import make_sections
 from .segments import Block
 from .summaries import aggregate_summary, join_summary
 from .tree import SourceMeta, content_hash, majority_role, section_units
+from .yaml_tree import read_yaml
 
 # What a child of halves.py sends back of a section: its units, and with the analysis theirs (its pieces:
 # pieces.piece_fields).
@@ -62,10 +65,10 @@ def build_analysed_tree(
 def _build(
     text: str, meta: SourceMeta, halves: bool | None, *, analysed: bool
 ) -> tuple[list[KnowledgeUnit], list[UnitAnalysis]]:
-    # every slice below is of the text the blocks are read from: an HTML or LaTeX source's page text
-    # (html_page.py, latex_page.py; its units' offsets turned back into the source's at the end), else
-    # read_source's text
-    page = read_page(text) if looks_like_html(text) else read_latex(text) if looks_like_latex(text) else None
+    # every slice below is of the text the blocks are read from: an HTML, LaTeX or man page (roff) source's
+    # page text (html_page.py, latex_page.py, roff_page.py) or a YAML document's reading (yaml_tree.py), their
+    # units' offsets turned back into the source's at the end, else read_source's text
+    page = _page(text)
     if page is not None and page.blocks:
         text, blocks = page.text, page.blocks
     else:
@@ -119,8 +122,20 @@ def _build(
     return units, analysis
 
 
+def _page(text: str) -> Page | None:
+    """The page text of a marked-up source, read by its shape (never its name); None: read_source reads it."""
+    if looks_like_html(text):
+        return read_page(text)
+    if looks_like_latex(text):
+        return read_latex(text)
+    if looks_like_roff(text):
+        return read_roff(text)
+    return read_yaml(text)  # None when the text is no YAML tree (yaml_shape.py)
+
+
 def _source_offsets(page: Page, units: list[KnowledgeUnit], off: int) -> None:
-    """Units built from an HTML or LaTeX source's page text: their offsets turned back into the source's."""
+    """Units built from a marked-up source's page text (HTML, LaTeX, roff, YAML): their offsets turned back into
+    the source's."""
     for unit in units:
         if unit.charStart is not None and unit.charEnd is not None:
             a, b = page.source_span(unit.charStart - off, unit.charEnd - off)

@@ -14,6 +14,12 @@ class ShownText:
     starts: array
     ends: array
 
+    def __init__(self) -> None:
+        self.parts = []
+        self.size = 0
+        self.starts = array("q")
+        self.ends = array("q")
+
     def _put(self, piece: str, a: int, b: int, whole: bool = False) -> None:
         """Page text that shows the source's [a, b): a piece as long as its span is the source's own characters,
         each showing its own; any other piece (or one shown for its span as a `whole`: a command's text, which
