@@ -54,10 +54,11 @@ class PageText(ShownText):
     def _last_blank(self) -> bool:
         return self.run is None or self.size == self.run.body or self.parts[-1][-1:] in (" ", "\n")
 
-    def shown(self, piece: str, a: int, b: int) -> None:
+    def shown(self, piece: str, a: int, b: int, whole: bool = False) -> None:
+        """`piece` shown for the source's [a, b) (`whole`: text a command stands for, not written in the source)."""
         if self.run is None:
             self._open_run(a)
-        self._put(piece, a, b)
+        self._put(piece, a, b, whole)
 
     def blank(self, a: int, b: int) -> None:
         if not self._last_blank():

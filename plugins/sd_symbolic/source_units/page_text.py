@@ -20,11 +20,13 @@ class ShownText:
         self.starts = array("q")
         self.ends = array("q")
 
-    def _put(self, piece: str, a: int, b: int) -> None:
-        """Page text that shows the source's [a, b) (each character of it, as a whole)."""
+    def _put(self, piece: str, a: int, b: int, whole: bool = False) -> None:
+        """Page text that shows the source's [a, b): a piece as long as its span is the source's own characters,
+        each showing its own; any other piece (or one shown for its span as a `whole`: a command's text, which
+        may be as long as the command by chance) shows the span as a whole in each character."""
         self.parts.append(piece)
         self.size += len(piece)
-        if len(piece) == 1 or b - a != len(piece):
+        if whole or len(piece) == 1 or b - a != len(piece):
             self.starts.extend([a] * len(piece))
             self.ends.extend([b] * len(piece))
         else:  # a verbatim piece: each character shows its own
