@@ -33,7 +33,6 @@ import unicodedata
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .html_blocks import page_blocks
-from .html_page import Page
 from .latex_shape import (
     ACCENTS,
     BLANK_LINE,
@@ -60,6 +59,7 @@ from .latex_shape import (
     short_verb,
 )
 from .latex_text import BLANKS, Env, PageText
+from .page_text import Page
 
 _SPECIALS = r"[\\{}%$~&\n]|``|''"
 _SPECIAL = lazy_pattern(_SPECIALS)
