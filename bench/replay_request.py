@@ -101,7 +101,7 @@ def _forget(package: str) -> None:
         if name != package and not name.startswith(package + "."):
             continue
         for value in vars(module).values():
-            members = vars(value).values() if isinstance(value, type) else [value]
+            members = [getattr(value, k, None) for k in vars(value)] if isinstance(value, type) else [value]
             for member in members:
                 if callable(getattr(member, "cache_clear", None)):
                     member.cache_clear()
