@@ -127,8 +127,8 @@ def _led(units: dict[str, KnowledgeUnit], writing: set[str]) -> set[str]:
     """The entries of a definition list whose lead-in writes the name, or the prose of its section just before
     the lead-in does ("The `name_format` setting builds … The pattern can contain these placeholders:" over
     "%u — the user's login"): an entry stands under its lead-in as under a heading, so what is said of an
-    entry is said of the named thing. The lead-in is the evidence unit right before the list that ends with
-    ':'; its prose is the run of evidence units of its section just before it; the list's entries are the
+    entry is said of the named thing. The lead-in is the evidence paragraph right before the list that ends
+    with ':'; its prose is the run of evidence paragraphs of its section just before it; the list's entries are the
     definition units under its section (one level deeper) that follow it in its chunk with no prose between."""
     out: set[str] = set()
     for chunk in {units[i].chunkId for i in writing}:
@@ -137,11 +137,11 @@ def _led(units: dict[str, KnowledgeUnit], writing: set[str]) -> set[str]:
             key=lambda u: u.unitIndex or 0,
         )
         for n, lead in enumerate(ordered):
-            if lead.chunkType == "definition" or not lead.body.rstrip().endswith(":"):
+            if lead.chunkType != "paragraph" or not lead.body.rstrip().endswith(":"):
                 continue
             prose = [lead]
             for u in reversed(ordered[:n]):  # the lead-in's paragraph: its section's prose right before it
-                if u.chunkType == "definition" or u.sectionTitle != lead.sectionTitle:
+                if u.chunkType != "paragraph" or u.sectionTitle != lead.sectionTitle:
                     break
                 if (u.unitIndex or 0) + len(prose) != lead.unitIndex:
                     break

@@ -5,7 +5,7 @@ own, before the list's entries; when the lead-in ends a paragraph, the paragraph
 another unit ("… the `name_format` setting can hold a pattern that is used to build the name."). Those
 sentences name what the lead-in's "the pattern" is, so they are the context of every entry of the list, as
 a heading is. When the selection holds an entry and the lead-in of its list, the unit the lead-in continues
-in the same paragraph (adjacent in the source: no blank line, no markup between) is selected with them, one
+in the same paragraph (both prose, adjacent in the source: no blank line, no markup between) is selected with them, one
 unit beyond the budget: the entry is then read under the name its lead-in's paragraph writes
 (gs_symbolic.named)."""
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 from .candidates import Candidate, Views
 from .fields import is_evidence
 
+PROSE = "paragraph"  # both are sentences of a paragraph: not a list item, a table, code or a data line
 ADJACENT = 1  # characters between the two units in the source: one space or line break, no blank line
 
 
@@ -32,7 +33,7 @@ def with_lead_context(selected: list[Candidate], views: Views) -> list[Candidate
 
 def _continued(lead: Candidate, selected: list[Candidate], views: Views) -> Candidate | None:
     unit = lead.unit
-    if unit.kuType != "atomic" or unit.chunkType == "definition" or not unit.body.rstrip().endswith(":"):
+    if unit.kuType != "atomic" or unit.chunkType != PROSE or not unit.body.rstrip().endswith(":"):
         return None
     if len(unit.parentUnitIds) != 1 or unit.charStart is None:
         return None
@@ -58,7 +59,7 @@ def _continued(lead: Candidate, selected: list[Candidate], views: Views) -> Cand
     if at == 0 or not entries & {c.id for c in selected}:
         return None
     before = views.lookup([siblings[at - 1]]).get(siblings[at - 1])
-    if before is None or not is_evidence(before.unit) or before.unit.chunkType == "definition":
+    if before is None or not is_evidence(before.unit) or before.unit.chunkType != PROSE:
         return None
     prev = before.unit
     if (
