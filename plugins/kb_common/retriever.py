@@ -7,7 +7,8 @@
 Per intent: goal profile -> candidates from every memory view (inline units, mounted KB) -> plugin
 rescoring -> role/act/level boosts -> evidence/guidance split (units that only pose a question or a task,
 "Q3: Explain why ...", are never evidence) -> relative cut -> level resolution ->
-redundancy -> plugin diversification -> budget -> sufficiency. The output is the DS023 retrieve document.
+redundancy -> plugin diversification -> budget -> the paragraph a selected lead-in continues ->
+sufficiency. The output is the DS023 retrieve document.
 """
 
 from __future__ import annotations
