@@ -4,7 +4,7 @@
     (daemon_kb_load.py --requests DIR does this)
 
 On exit writes DIR/calls.json: per plugin.op the number of calls and the median / max request and reply
-bytes; DIR/<plugin>.<op>.<n>.json: the first bodies of each (every n-th with PERF_REQUESTS_EVERY=n) (replay them in-process with a profiler:
+bytes; DIR/<plugin>.<op>.<n>.json: the first bodies of each (12, PERF_REQUESTS_SAMPLES=n for more; every n-th with PERF_REQUESTS_EVERY=n) (replay them in-process with a profiler:
 bench/replay_request.py), and DIR/<plugin>.<op>.<n>.reply.md: the CNL reply to it (the kernel's reply parse:
 bench/reply_parse.py). No project change: the wrapper patches Supervisor._call.
 """
@@ -20,7 +20,7 @@ import sys
 
 import mrpvm.kernel.supervisor.core as core
 
-SAMPLES = 12
+SAMPLES = int(os.environ.get("PERF_REQUESTS_SAMPLES", "12"))  # bodies kept per plugin.op
 EVERY = int(os.environ.get("PERF_REQUESTS_EVERY", "1"))  # keep every n-th call's body (past a warm-up)
 SIZES: dict[str, list[tuple[int, int]]] = {}
 BODY: contextvars.ContextVar[dict[str, bytes] | None] = contextvars.ContextVar("body", default=None)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.answer_types import asked_noun, mentions_type, options_named
+from mrpvm.plugins.sdk.answer_shapes import mentions_type, options_named
+from mrpvm.plugins.sdk.answer_types import asked_noun
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.place_answers import asks_origin, states_place
 from mrpvm.plugins.sdk.text import stems

@@ -9,6 +9,7 @@ a clause that opens with a command verb ("Never use …", "Do not …") has the 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import msgspec
 from mrpvm.plugins.sdk.lexicon import IRREGULAR
@@ -39,7 +40,7 @@ _RELATIVES = frozenset(["which", "who", "whom", "whose", "that"])
 _SHARES_SUBJECT = COORDINATORS | {"so", "then"} | _RELATIVES
 
 
-class Tok(msgspec.Struct):
+class Tok(msgspec.Struct, frozen=True):  # frozen: tokenize hands out the same tokens for a text again
     text: str
     low: str
     stems: frozenset[str]  # content stems: the word's, plus its parts when hyphenated; empty for stopwords
@@ -67,8 +68,18 @@ def _base(word: str) -> str:
     return IRREGULAR.get(word, word)
 
 
+# texts whose tokens a warm worker keeps: an evidence sentence is read by several checks, in many windows and
+# turns (~80 % of the calls on real questions repeat a text)
+MEMO_TEXTS = 8192
+
+
 def tokenize(text: str) -> list[Tok]:
     """Word tokens with their content stems; irregular past forms are stemmed as their base verb."""
+    return list(_tokens(text))
+
+
+@lru_cache(maxsize=MEMO_TEXTS)
+def _tokens(text: str) -> tuple[Tok, ...]:
     found = [(m.group(0).rstrip("."), m.start()) for m in _WORD.finditer(text)]
     lows = [w.lower().replace("’", "'") for w, _ in found]
     words: list[list[str]] = []
@@ -86,7 +97,7 @@ def tokenize(text: str) -> list[Tok]:
     for n, ((word, start), low, parts) in enumerate(zip(found, lows, words, strict=True)):
         st = frozenset(next(stemmed) for _ in parts)
         out.append(Tok(word, low, st, start, start + len(word), initial=n == 0))
-    return out
+    return tuple(out)
 
 
 def content_stems(toks: list[Tok]) -> set[str]:

@@ -25,7 +25,8 @@ unit states all of the question's other words (or they are the documents' subjec
 
 from __future__ import annotations
 
-from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS, mentions_type
+from mrpvm.plugins.sdk.answer_shapes import mentions_type
+from mrpvm.plugins.sdk.answer_types import TYPE_ONLY_NOUNS
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, terms
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from mrpvm.plugins.sdk.answer_types import mentions_type
+from mrpvm.plugins.sdk.answer_shapes import mentions_type
 from mrpvm.plugins.sdk.lexicon import IMPERATIVE_VERBS
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms

@@ -23,7 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mrpvm.plugins.sdk.answer_types import asked_noun, options_named
+from mrpvm.plugins.sdk.answer_shapes import options_named
+from mrpvm.plugins.sdk.answer_types import asked_noun
 from mrpvm.plugins.sdk.embedding import dot, usable
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, stems

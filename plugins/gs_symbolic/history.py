@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.answer_types import mentions_type
+from mrpvm.plugins.sdk.answer_shapes import mentions_type
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import stems
 

@@ -119,8 +119,42 @@ def _about(identifier: str, units: dict[str, KnowledgeUnit]) -> dict[str, frozen
     writing = {i for i, u in units.items() if _writes(u, spelling)}
     under = frozenset(terms(identifier))
     return {i: frozenset() for i in writing} | {
-        i: under for i in _labelled(units, writing, identifier) - writing
+        i: under for i in (_labelled(units, writing, identifier) | _led(units, writing)) - writing
     }
+
+
+def _led(units: dict[str, KnowledgeUnit], writing: set[str]) -> set[str]:
+    """The entries of a definition list whose lead-in writes the name, or the prose of its section just before
+    the lead-in does ("The `name_format` setting builds … The pattern can contain these placeholders:" over
+    "%u — the user's login"): an entry stands under its lead-in as under a heading, so what is said of an
+    entry is said of the named thing. The lead-in is the evidence paragraph right before the list that ends
+    with ':'; its prose is the run of evidence paragraphs of its section just before it; the list's entries are the
+    definition units under its section (one level deeper) that follow it in its chunk with no prose between."""
+    out: set[str] = set()
+    for chunk in {units[i].chunkId for i in writing}:
+        ordered = sorted(
+            (u for u in units.values() if u.chunkId == chunk and u.unitIndex is not None),
+            key=lambda u: u.unitIndex or 0,
+        )
+        for n, lead in enumerate(ordered):
+            if lead.chunkType != "paragraph" or not lead.body.rstrip().endswith(":"):
+                continue
+            prose = [lead]
+            for u in reversed(ordered[:n]):  # the lead-in's paragraph: its section's prose right before it
+                if u.chunkType != "paragraph" or u.sectionTitle != lead.sectionTitle:
+                    break
+                if (u.unitIndex or 0) + len(prose) != lead.unitIndex:
+                    break
+                prose.append(u)
+            if not any(u.id in writing for u in prose):
+                continue
+            for u in ordered[n + 1 :]:
+                if u.chunkType != "definition" or not (u.sectionTitle or "").startswith(
+                    f"{lead.sectionTitle} > "
+                ):
+                    break
+                out.add(u.id)
+    return out
 
 
 def unwritten(question: str, pool: list[Sentence]) -> str:

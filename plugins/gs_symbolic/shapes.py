@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from mrpvm.plugins.sdk.agent_answers import agentless, grants, names_person, names_role
-from mrpvm.plugins.sdk.answer_types import mentions_type, without_references
+from mrpvm.plugins.sdk.answer_shapes import mentions_type, without_references
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.place_answers import states_place
 from mrpvm.plugins.sdk.text import terms

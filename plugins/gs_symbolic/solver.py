@@ -88,6 +88,7 @@ from .steps import steps
 from .support import leads_nowhere, supports
 from .unit_detail import with_led_row, with_means, written_beyond
 from .unsaid import unsaid_thing, unsaid_word
+from .unseen_name import unwritten_name
 from .window_reading import FUTURE
 
 MIN_SCORE = 0.2  # weighted share of the question's terms the best sentence must carry
@@ -175,10 +176,20 @@ def answer(q: Question, m: Material) -> Outcome | None:
         out.supported = False  # a word the question turns on that the documents never use: weak at most
         out.confidence = "low"
         out.evidence += f"; the documents never use '{absent}'"
+    if out is not None and out.supported and (token := _unwritten_name(q, m, out)):
+        out.supported = False  # "the u suffix" answered by a sentence on the 's' suffix: a sibling at best
+        out.confidence = "low"
+        out.evidence += f"; the asked '{token}' is not written"
     if out is not None and q.foreign:
         out.supported = False  # what the question turns on is a word the documents never use: weak at most
         out.evidence += f"; the documents never name '{q.foreign}'"
     return out
+
+
+def _unwritten_name(q: Question, m: Material, out: Outcome) -> str:
+    """A one-character name the question asks about (unseen_name.py) that the answer and its headings never write."""
+    by_id = m.by_id
+    return unwritten_name(q.focus or q.text, out.markdown, [by_id[i] for i in out.sources if i in by_id])
 
 
 def _from_prose_code(q: Question, m: Material) -> Outcome | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
+from mrpvm.plugins.sdk.answer_shapes import SHAPED_TYPES
 from mrpvm.plugins.sdk.patterns import PRO_VERB, lazy_pattern, opens_with_anaphor, refers_back
 from mrpvm.plugins.sdk.text import sentence_spans, terms
 from msgspec.structs import replace

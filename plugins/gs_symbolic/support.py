@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import msgspec
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES
+from mrpvm.plugins.sdk.answer_shapes import SHAPED_TYPES
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import terms
 from msgspec.structs import replace

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import re
 
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, asked_clause, asked_type_noun
+from mrpvm.plugins.sdk.answer_shapes import SHAPED_TYPES
+from mrpvm.plugins.sdk.answer_types import asked_clause, asked_type_noun
 from mrpvm.plugins.sdk.embedding import usable
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 from mrpvm.plugins.sdk.text import STOPWORDS, terms

@@ -7,7 +7,8 @@
 Per intent: goal profile -> candidates from every memory view (inline units, mounted KB) -> plugin
 rescoring -> role/act/level boosts -> evidence/guidance split (units that only pose a question or a task,
 "Q3: Explain why ...", are never evidence) -> relative cut -> level resolution ->
-redundancy -> plugin diversification -> budget -> sufficiency. The output is the DS023 retrieve document.
+redundancy -> plugin diversification -> budget -> the paragraph a selected lead-in continues ->
+sufficiency. The output is the DS023 retrieve document.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from mrpvm.protocol.variants import spelling_variants
 from .candidates import Candidate, Views
 from .fields import is_evidence, is_guidance, is_question_like
 from .ingest import fallback_units, handed_units, source_summary
+from .lead_context import with_lead_context
 from .memindex import memory_index
 from .output import IntentResult, build_document
 from .profile import GoalProfile, bare_intent, build_profile, with_variants
@@ -146,7 +148,7 @@ class Retriever:
             ranked = resolve_levels(ranked, profile, views, pool, cfg)
             ranked = remove_redundant(ranked, profile, views, cfg, limit=3 * budget)
             ranked = self.diversify(call, views, profile, ranked, budget)
-            selected = ranked[:budget]
+            selected = with_lead_context(ranked[:budget], views)
         guidance = self._pick_guidance(guidance_only, profile)
         guidance_ids = [c.id for c in guidance] + [c.id for c in selected if is_guidance(c.unit, phase)]
         suff = sufficiency(selected, profile, views, cfg)

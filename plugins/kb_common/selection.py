@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import msgspec
-from mrpvm.plugins.sdk.answer_types import SHAPED_TYPES, mentions_type
+from mrpvm.plugins.sdk.answer_shapes import SHAPED_TYPES, mentions_type
 
 from .candidates import Candidate, Entry, Views
 from .fields import FIELD_WEIGHTS, LEVELS, analyse, body_text, is_evidence, is_question_like, own_terms

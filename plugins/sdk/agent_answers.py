@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from .answer_types import asked_clause, names_in
+from .answer_shapes import names_in
+from .answer_types import asked_clause
 from .lexicon import word_set
 from .patterns import lazy_pattern
 from .text import terms

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .answer_types import mentions_type
+from .answer_shapes import mentions_type
 from .patterns import lazy_pattern
 
 # "where … from?": the question asks where something comes from (an origin, which "from X" states)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from .answer_types import DURATION, NUMBER, asked_clause, asked_type_noun, mentions_type
+from .answer_shapes import DURATION, NUMBER, mentions_type
+from .answer_types import asked_clause, asked_type_noun
 from .lexicon import word_set
 from .patterns import lazy_pattern
 

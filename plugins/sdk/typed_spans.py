@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .answer_types import DATE, DURATION, OPTION
+from .answer_shapes import DATE, DURATION, OPTION
 from .patterns import lazy_pattern
 
 # a value of each shaped type, written out (a figure's digits, a version, a date, a duration, a path, an option)

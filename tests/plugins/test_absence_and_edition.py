@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from answer_support import solve_question, units_of
 from mrpvm.plugins.gs_symbolic.directives import absence_condition, condition_of
-from mrpvm.plugins.sdk.answer_types import mentions_type
+from mrpvm.plugins.sdk.answer_shapes import mentions_type
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 NOTES = """# The loom.toml file

@@ -1,11 +1,11 @@
 """A how-to answer performs the asked action on the asked object (gs_symbolic/action.py), and a Sphinx
-cross-reference role is no command (sdk answer_types.without_references): issue 20, an honest status."""
+cross-reference role is no command (sdk answer_shapes.without_references): issue 20, an honest status."""
 
 from __future__ import annotations
 
 from answer_support import ask, needs_model, sentence_of, units_of
 from mrpvm.plugins.gs_symbolic.action import asked_action, misapplied
-from mrpvm.plugins.sdk.answer_types import mentions_type, without_references
+from mrpvm.plugins.sdk.answer_shapes import mentions_type, without_references
 from mrpvm.plugins.sdk.text import terms
 
 GUIDE = """Quarry Workspaces

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 from answer_support import ask, units_of
-from mrpvm.plugins.sdk.answer_types import asks_literal, quotes_literal
+from mrpvm.plugins.sdk.answer_shapes import quotes_literal
+from mrpvm.plugins.sdk.answer_types import asks_literal
 from mrpvm.plugins.sdk.embedding import available
 
 DESCRIBED = """# Writing Quill recipes

@@ -1,4 +1,4 @@
-"""The shallow recognisers of answer types (plugins/sdk/answer_types.py) on invented sentences: a one-letter
+"""The shallow recognisers of answer types (plugins/sdk/answer_shapes.py) on invented sentences: a one-letter
 unit read inside an ordinary word ("as" = "a" + "s"), a number word glued to a unit ("tens", "eighth"), a
 version or a list item's rank read as a figure, a measure read as a version or a year, the modal "may" read
 as a month — and the true shapes kept."""
@@ -6,7 +6,7 @@ as a month — and the true shapes kept."""
 from __future__ import annotations
 
 import pytest
-from mrpvm.plugins.sdk.answer_types import DURATION, mentions_type
+from mrpvm.plugins.sdk.answer_shapes import DURATION, mentions_type
 
 # (sentence, type, whether the sentence states something of that type); the False rows failed before
 CASES = [

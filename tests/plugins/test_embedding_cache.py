@@ -105,8 +105,8 @@ def test_a_folder_verified_on_this_cpu_loads_without_the_probe_and_a_changed_one
     runs.clear()
     session, source = cache.load_session(model, tokenizer, 1, cache.FLOAT)
     assert source == "cache" and not runs and _matches_reference(session, tokenizer)
-    assert cache.tokenizer_text(model) == (folder / "tokenizer.json").read_text()
-    assert cache.tokenizer_text(model) == weights.tokenizer(model)
+    assert cache.tokenizer_text(model) == ((folder / "tokenizer.json").read_text(), True)
+    assert cache.tokenizer_text(model)[0] == weights.tokenizer(model)
 
     this_cpu = cache.cpu_identity
     monkeypatch.setattr(cache, "cpu_identity", lambda: "another-cpu")
@@ -118,8 +118,31 @@ def test_a_folder_verified_on_this_cpu_loads_without_the_probe_and_a_changed_one
 
     (folder / "tokenizer.json").write_text("{}")  # rewritten: no longer the verified file
     assert not cache.verified(folder)
-    assert cache.tokenizer_text(model) == weights.tokenizer(model)  # the package's, not the damaged copy
+    assert cache.tokenizer_text(model) == (
+        weights.tokenizer(model),
+        False,
+    )  # the package's, not the damaged copy
     assert cache.load_session(model, tokenizer, 1, cache.FLOAT)[1] == "cache" and runs == [1]
+
+
+def test_an_encoder_start_reads_verified_json_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The tokenizer's choice and the session's probe decision share one reading of verified.json."""
+    from mrpvm.plugins.sdk.embedding.encoder import Encoder
+
+    folder = tmp_path / "share" / "minilm-test"
+    monkeypatch.setattr(cache, "cache_dir", lambda _model, _kind=None: folder)
+    Encoder(threads=1, kind=cache.FLOAT)  # builds and verifies the folder
+    reads: list[Path] = []
+    verified = cache.verified
+
+    def counted(where: Path) -> bool:
+        reads.append(where)
+        return verified(where)
+
+    monkeypatch.setattr(cache, "verified", counted)
+    runs = _probes_run(monkeypatch)
+    encoder = Encoder(threads=1, kind=cache.FLOAT)
+    assert reads == [folder] and not runs and encoder.graph_source == "cache"
 
 
 def test_pre_packed_weights_give_the_vectors_of_a_graph_packed_at_load(

@@ -2,7 +2,7 @@
 wrong passage with the answering unit in hand).
 
 - "zero" is a number: "… the alert level will be zero" answers "What alert level does a gauge get …?" as
-  "… will be 0" would (sdk/answer_types.NUMBER); before, the sentence had no answer of the asked shape and
+  "… will be 0" would (sdk/answer_shapes.NUMBER); before, the sentence had no answer of the asked shape and
   a neighbouring sentence that writes a digit answered instead, or nothing did.
 - A paragraph that opens with a reference-style link ("[Proposal #812] introduces …", its target defined
   further down) is prose, not a line of code (sdk/text.looks_like_code): read as code it was no candidate at
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from answer_support import ask, needs_model, units_of
 from mrpvm.plugins.gs_symbolic.asked_slot import names_sibling, slot_stem
-from mrpvm.plugins.sdk.answer_types import mentions_type
+from mrpvm.plugins.sdk.answer_shapes import mentions_type
 from mrpvm.plugins.sdk.text import looks_like_code
 
 GAUGES = """# Tidewatch

@@ -66,7 +66,7 @@ def test_a_sentence_with_a_referring_it_is_quoted_with_its_antecedent() -> None:
 
 
 def test_a_month_after_a_preposition_of_time_states_a_date() -> None:
-    from mrpvm.plugins.sdk.answer_types import mentions_type
+    from mrpvm.plugins.sdk.answer_shapes import mentions_type
 
     assert mentions_type("The ledger is rotated in March of each year.", "date")
     assert mentions_type("Fees are waived until early June.", "date")

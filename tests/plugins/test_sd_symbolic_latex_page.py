@@ -293,3 +293,48 @@ def test_a_declared_short_verb_is_verbatim_text() -> None:
     assert read_latex(source.replace("\\MakeShortVerb{\\|}\n", "")).text.startswith(
         "Winch\n\nRun |3 Next line."
     )
+
+
+def test_a_macro_s_text_shows_its_whole_command() -> None:
+    """A defined macro's text as long as its command ("Quill" for `\\tool`) maps each of its characters to the
+    whole command, not letter by letter: a span inside the text slices the command, never a part of it."""
+    source = (
+        "\\documentclass{article}\n\\newcommand{\\tool}{Quill}\n\\begin{document}\n\\section{Setup}\n"
+        "The \\tool viewer opens \\'{e}tats and logs.\n\\end{document}\n"
+    )
+    page = read_latex(source)
+    assert page.text == "Setup\n\nThe Quill viewer opens états and logs."
+    at = page.text.index("uill")
+    a, b = page.source_span(at, at + 3)
+    assert source[a:b] == "\\tool"
+    at = page.text.index("é")
+    a, b = page.source_span(at, at + 1)
+    assert source[a:b] == "\\'{e}"
+    a, b = page.source_span(page.text.index("viewer"), page.text.index("viewer") + 6)
+    assert source[a:b] == "viewer"  # the source's own words still show their own characters
+
+
+class _CountedSource(str):
+    """A source that counts the characters its searches for a string cover (str.find)."""
+
+    searched = 0
+
+    def find(self, sub: str, start: int | None = None, end: int | None = None, /) -> int:  # type: ignore[override]
+        a = 0 if start is None else start
+        b = len(self) if end is None else min(end, len(self))
+        _CountedSource.searched += max(0, b - a)
+        return super().find(sub, start, end)
+
+
+def test_unclosed_inline_math_is_searched_once() -> None:
+    """`\\(` or `\\[` with no closer: each used to search to the body's end again (quadratic); a span searched
+    in vain is not searched again, and what each shows is unchanged."""
+    head = "\\documentclass{article}\n\\begin{document}\n\\section{Piers}\n"
+    for opener in ("\\( x ", "\\[ y "):
+        source = _CountedSource(head + opener * 5_000 + "tail")
+        _CountedSource.searched = 0
+        page = read_latex(source)
+        assert _CountedSource.searched < 20 * len(source)
+        assert page.text.startswith("Piers\n\nx x x" if "(" in opener else "Piers\n\ny y y")
+    closed = read_latex(head + "Say \\(a+b\\) and \\[c\\] then \\( open.")
+    assert closed.text == "Piers\n\nSay \\(a+b\\) and \\[c\\] then open."

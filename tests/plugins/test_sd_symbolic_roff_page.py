@@ -322,3 +322,31 @@ def test_bad_input_neither_fails_nor_grows() -> None:
     assert long_page.text.count("word") == 200_000
     nested = read_roff(cases["nested"])
     assert nested.text.count("tag") == 20_000
+
+
+def test_an_escape_s_text_shows_its_whole_escape() -> None:
+    """A defined string's or an escape's text as long as its escape ("Quill" for `\\*(Qu`, "BSD" for mdoc's
+    `.Bx`) maps each of its characters to the whole escape or macro, not letter by letter: a span inside the
+    text slices the escape, never a part of it; the source's own words still show their own characters."""
+    source = ".TH QUILL 1\n.ds Qu Quill\n.SH NAME\nThe \\*(Qu viewer opens the pad.\n"
+    page = read_roff(source)
+    assert page.text.endswith("NAME\n\nThe Quill viewer opens the pad.")
+    at = page.text.index("uil")
+    a, b = page.source_span(at, at + 3)
+    assert source[a:b] == "\\*(Qu"
+    at = page.text.index("viewer")
+    a, b = page.source_span(at, at + 6)
+    assert source[a:b] == "viewer"
+    mdoc = ".Dd May 2, 2031\n.Dt QUILL 1\n.Sh HISTORY\nFirst on\n.Bx\nhosts.\n"
+    page = read_roff(mdoc)
+    at = page.text.index("SD")
+    a, b = page.source_span(at, at + 2)
+    assert mdoc[a:b] == ".Bx"
+
+
+def test_a_list_left_open_at_a_section_ends_there() -> None:
+    """A section heading ends the blocks open before it: an mdoc list never closed (`.Bl` without `.El`) and an
+    item in the next section is read as text, not a crash."""
+    source = ".Dd May 2, 2031\n.Dt QUILL 1\n.Sh OPTIONS\n.Bl -tag\n.It Fl n\nDry run.\n.Sh NOTES\n.It Fl q\nQuiet.\n"
+    page = read_roff(source)
+    assert "Dry run." in page.text and "Quiet." in page.text

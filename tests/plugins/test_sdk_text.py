@@ -232,7 +232,8 @@ def test_graded_adjectives_meet_their_base_form():
 
 
 def test_answer_types_read_the_question_and_the_answer_shape():
-    from mrpvm.plugins.sdk.answer_types import asked_noun, expected_type, mentions_type, names_in
+    from mrpvm.plugins.sdk.answer_shapes import mentions_type, names_in
+    from mrpvm.plugins.sdk.answer_types import asked_noun, expected_type
 
     assert expected_type("Who approved the budget?") == "person"
     assert expected_type("Who is Mara Holt?") == "definition"  # asks what the named person is
@@ -321,7 +322,7 @@ def test_a_lowered_capital_that_grows_a_mark_splits_no_token() -> None:
 
 
 def test_a_digit_inside_a_name_is_no_number() -> None:
-    from mrpvm.plugins.sdk.answer_types import mentions_type
+    from mrpvm.plugins.sdk.answer_shapes import mentions_type
 
     assert not mentions_type("remote X11 clients get full access", "number")
     assert not mentions_type("built for x86_64 and python3 only", "number")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from answer_support import ask, units_of
-from mrpvm.plugins.sdk.answer_types import options_named
+from mrpvm.plugins.sdk.answer_shapes import options_named
 from mrpvm.plugins.sdk.embedding import available
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 

@@ -8,7 +8,7 @@ must write. A package the notes never constrain stays refused."""
 from __future__ import annotations
 
 from answer_support import ask, units_of
-from mrpvm.plugins.sdk.answer_types import find_type, mentions_type
+from mrpvm.plugins.sdk.answer_shapes import find_type, mentions_type
 from mrpvm.protocol.vocab import NO_CONTEXT_ANSWER
 
 NOTES = """Signing keys for the Fernhill mirrors

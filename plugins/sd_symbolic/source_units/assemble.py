@@ -23,11 +23,12 @@ from mrpvm.protocol.handoff import UnitAnalysis, analyse_unit
 
 from .footnotes import name_footnotes
 from .halves import split_map, worth_halves
-from .html_page import Page, read_page
+from .html_page import read_page
 from .html_shape import looks_like_html
 from .latex_page import read_latex
 from .latex_shape import looks_like_latex
 from .outline import read_source
+from .page_text import Page
 from .pieces import Piece, Reading, make_piece, piece_fields, pieces_from_fields
 from .roff_page import read_roff
 from .roff_text import looks_like_roff

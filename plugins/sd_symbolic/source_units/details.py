@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from dataclasses import dataclass
 
 import msgspec
 from mrpvm.plugins.sdk.patterns import lazy_pattern
@@ -40,6 +41,19 @@ class Disclosure(msgspec.Struct, frozen=True):
     body_end: int
 
 
+@dataclass(slots=True)
+class _OpenTag:
+    """An open `<details>` tag of a Markdown text: where it starts, its summary's text span and where its body
+    starts (-1: not yet), and where a summary opening it may start (-1: none may: the tag opens no line, or
+    something else came first)."""
+
+    start: int
+    summary_at: int
+    term_start: int = -1
+    term_end: int = -1
+    body_start: int = -1
+
+
 def markdown_disclosures(text: str) -> list[Disclosure]:
     """The `<details>` elements written as raw HTML in a Markdown (or plain) text: a details opening tag whose
     first content is a summary element, closed by its own `</details>` (the nearest unclosed one: nesting is
@@ -47,9 +61,7 @@ def markdown_disclosures(text: str) -> list[Disclosure]:
     if "<details" not in text and "<DETAILS" not in text:
         return []
     found: list[Disclosure] = []
-    # the open details: [its start, its summary's text span and end (-1: none yet), where a summary opening it
-    # may start (-1: none may)]
-    stack: list[list[int]] = []
+    stack: list[_OpenTag] = []  # the open details
     line_start = scanned = indent = 0  # the last tag's line: its start, the blanks opening it; the text seen
     for m in _TAG.finditer(text):
         closing, name = m.group(1) == "/", m.group(2).lower()
@@ -60,18 +72,20 @@ def markdown_disclosures(text: str) -> list[Disclosure]:
         if name == "details" and not closing:
             # an HTML block opens a line (CommonMark): "`<details>`" in a sentence is code, not the element
             opens_line = indent >= m.start()
-            stack.append([m.start(), -1, -1, -1, _blank_end(text, m.end()) if opens_line else -1])
+            stack.append(_OpenTag(m.start(), _blank_end(text, m.end()) if opens_line else -1))
         elif name == "details" and stack:
-            start, term_start, term_end, body_start, _ = stack.pop()
-            if term_start >= 0:
-                found.append(Disclosure(start, m.end(), term_start, term_end, body_start, m.start()))
+            top = stack.pop()
+            if top.term_start >= 0:
+                found.append(
+                    Disclosure(top.start, m.end(), top.term_start, top.term_end, top.body_start, m.start())
+                )
         elif name == "summary" and stack and not closing:
             top = stack[-1]
-            if top[4] == m.start():  # its first content: the entry's summary (closed below)
-                top[1] = m.end()
-            top[4] = -1
-        elif name == "summary" and stack and stack[-1][1] >= 0 and stack[-1][2] < 0:
-            stack[-1][2], stack[-1][3] = m.start(), m.end()
+            if top.summary_at == m.start():  # its first content: the entry's summary (closed below)
+                top.term_start = m.end()
+            top.summary_at = -1
+        elif name == "summary" and stack and stack[-1].term_start >= 0 and stack[-1].term_end < 0:
+            stack[-1].term_end, stack[-1].body_start = m.start(), m.end()
     return [_trimmed(text, d) for d in found if d.term_end >= 0]
 
 

@@ -12,6 +12,8 @@ Every step is constant time or amortised over the elements opened.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .details import Disclosure
@@ -28,16 +30,34 @@ def _class_of(attrs: list[tuple[str, str | None]]) -> str:
     return next((v or "" for k, v in attrs if k == "class"), "")
 
 
+@dataclass(slots=True)
+class _OpenDetails:
+    """An open details: how many runs there were when its summary may open (-1: no summary may now, its first
+    content was something else), and its summary's text span in the page text (-1: none yet)."""
+
+    first_run: int
+    term_start: int = -1
+    term_end: int = -1
+
+
+@dataclass(slots=True)
+class _OpenNote:
+    """An open admonition: the reader's stack depth inside it, how many runs there were when it opened (-1: its
+    first run was read), and whether the page marked an element in it as its title."""
+
+    depth: int
+    first_run: int
+    titled: bool = False
+
+
 class Boxes:
     """What the open boxes say of the reader's runs (`runs`, the list html_page.py fills)."""
 
     def __init__(self, runs: list[Run]) -> None:
         self.runs = runs
-        # the open details: [the runs before its summary (-1: none may come), its summary's text span]
-        self.details: list[list[int]] = []
+        self.details: list[_OpenDetails] = []
         self.disclosures: list[Disclosure] = []
-        # the open admonitions: [the reader's stack depth inside it, the runs before its first, its title marked]
-        self.notes: list[list[int]] = []
+        self.notes: list[_OpenNote] = []
         self.label: Run | None = None  # an admonition's title, waiting for the paragraph it labels
 
     # ------------------------------------------------------------------ disclosures
@@ -47,10 +67,10 @@ class Boxes:
         if not self.details:
             return
         entry = self.details[-1]
-        first = entry[0]
-        if first >= 0 and entry[1] < 0 and first < len(self.runs):
-            entry[1], entry[2] = self.runs[first].body, self.runs[-1].end
-        entry[0] = -1
+        first = entry.first_run
+        if first >= 0 and entry.term_start < 0 and first < len(self.runs):
+            entry.term_start, entry.term_end = self.runs[first].body, self.runs[-1].end
+        entry.first_run = -1
 
     def details_closed(self, size: int) -> None:
         """A details closed (`size`: the page text's length): with a summary, an entry whose body is what
@@ -58,8 +78,8 @@ class Boxes:
         if not self.details:
             return
         entry = self.details.pop()
-        if entry[1] >= 0:
-            term_start, term_end = entry[1], entry[2]
+        if entry.term_start >= 0:
+            term_start, term_end = entry.term_start, entry.term_end
             end = max(size, term_end)
             self.disclosures.append(Disclosure(term_start, end, term_start, term_end, term_end, end))
 
@@ -69,31 +89,32 @@ class Boxes:
         """An element opened (`depth`: the open elements with it): a details or its summary, an admonition, or
         the element that marks an admonition's title."""
         if tag == "details":
-            self.details.append([len(self.runs), -1, -1])
+            self.details.append(_OpenDetails(len(self.runs)))
             return
         if tag == "summary" and self.details:
             top = self.details[-1]
-            top[0] = len(self.runs) if top[0] == len(self.runs) and top[1] < 0 else -1  # its first content
+            first = top.first_run == len(self.runs) and top.term_start < 0  # the summary is its first content
+            top.first_run = len(self.runs) if first else -1
         names = _class_of(attrs)
         if not names:
             return
         if self.waits():  # inside a box, before its first text: what marks its title
             if _TITLE_CLASS.search(names):
-                self.notes[-1][2] = 1
+                self.notes[-1].titled = True
         elif any(w.lower() in ADMONITIONS for w in _CLASS_WORD.findall(names)):
             self.flush()
-            self.notes.append([depth, len(self.runs), 0])
+            self.notes.append(_OpenNote(depth, len(self.runs)))
 
     def closed(self, depth: int) -> None:
         """An element closed, `depth` open elements left: an admonition it closes shows a title that labelled
         no paragraph as a paragraph of its own."""
-        if self.notes and depth < self.notes[-1][0]:
+        if self.notes and depth < self.notes[-1].depth:
             self.notes.pop()
             self.flush()
 
     def waits(self) -> bool:
         """Whether an admonition waits for its first run."""
-        return bool(self.notes) and self.notes[-1][1] == len(self.runs)
+        return bool(self.notes) and self.notes[-1].first_run == len(self.runs)
 
     def took(self, run: Run, text: str) -> bool:
         """Whether `run`, just read (`text` its text, or "" when too long for a title), is the title of the
@@ -101,12 +122,12 @@ class Boxes:
         if not self.waits():
             return False
         note = self.notes[-1]
-        note[1] = -1
+        note.first_run = -1
         said = " ".join(text.split())
         if (
             not said
             or (run.role != "p" and not run.level)
-            or not (note[2] or said.rstrip(":").lower() in ADMONITIONS)
+            or not (note.titled or said.rstrip(":").lower() in ADMONITIONS)
         ):
             return False
         if len(said) > MAX_LABEL_CHARS or len(said.split()) > MAX_LABEL_WORDS or said[-1:] in ".!?":

@@ -34,8 +34,7 @@ from .details import fold_disclosures
 from .html_blocks import Run, page_blocks
 from .html_boxes import MAX_LABEL_CHARS, Boxes
 from .html_shape import BLOCK, parseable
-from .page_text import ShownText
-from .segments import Block
+from .page_text import Page, ShownText
 
 HIDDEN = frozenset(
     {"script", "style", "template", "head", "title", "nav", "noscript", "svg", "iframe", "object"}
@@ -60,25 +59,6 @@ _AS_SPACE = str.maketrans({c: " " for c in _BLANK_CHARS})
 MAX_TITLE_CHARS = 1000  # a <title> longer than this (in the source) is no page's title
 _H1 = lazy_pattern(r"<h1[\s/>]", re.I)
 _ENTITY = lazy_pattern(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,8};?|[A-Za-z][A-Za-z0-9]{0,31};?)")
-
-
-class Page:
-    """The page text of an HTML source, its blocks, and the source span each of its characters shows."""
-
-    def __init__(self, text: str, blocks: list[Block], starts: array, ends: array):
-        self.text = text
-        self.blocks = blocks
-        self._starts = starts
-        self._ends = ends
-
-    def source_span(self, a: int, b: int) -> tuple[int, int]:
-        """The source's span that the page text [a, b) shows."""
-        n = len(self.text)
-        if n == 0:
-            return 0, 0
-        a = min(max(a, 0), n - 1)
-        b = min(max(b, a + 1), n)
-        return self._starts[a], max(self._ends[b - 1], self._starts[a])
 
 
 def read_page(text: str) -> Page:
@@ -137,9 +117,6 @@ class _Reader(HTMLParser, ShownText):
     def _at(self) -> int:
         line, col = self.getpos()
         return self.line_starts[line - 1] + col
-
-    def _last_blank(self) -> bool:
-        return self.run is None or self.size == self.run.body or self.parts[-1][-1:] in (" ", "\n")
 
     def _text(self, raw: str, a: int) -> None:
         """Text of the source at `a`: entities decoded, blanks collapsed outside pre."""
@@ -213,12 +190,8 @@ class _Reader(HTMLParser, ShownText):
         if run is None:
             return
         self.run = None
-        while self.size > run.body and self.parts[-1][-1:] in ("\n", " ", "\t", "\r", "\f"):
-            self._drop_tail(1)
-        if self.size == run.body:  # nothing shown: the run and its separator are undone
-            self._drop_tail(self.size - run.start)
+        if not self._run_ended(run):  # nothing shown: the run and its separator are undone
             return
-        run.end = self.size
         if run.role in CELLS and self.row_from >= 0:
             self.cells.append((run.body, run.end))
             return

@@ -33,7 +33,6 @@ import unicodedata
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .html_blocks import page_blocks
-from .html_page import Page
 from .latex_shape import (
     ACCENTS,
     BLANK_LINE,
@@ -60,6 +59,7 @@ from .latex_shape import (
     short_verb,
 )
 from .latex_text import BLANKS, Env, PageText
+from .page_text import Page
 
 _SPECIALS = r"[\\{}%$~&\n]|``|''"
 _SPECIAL = lazy_pattern(_SPECIALS)
@@ -91,6 +91,7 @@ class _Scanner(PageText, Arguments):
         self.closers: list[tuple[int, str, int]] = []  # where a title, note or term ends, what ends, skip
         self.groups = 0
         self.verb_missing: dict[str, int] = {}  # a \verb delimiter not found before this line end
+        self.math_missing: dict[str, int] = {}  # a math closer not found before this point (_math_end)
 
     # ------------------------------------------------------------------ the scan
 
@@ -206,7 +207,7 @@ class _Scanner(PageText, Arguments):
             return d.end() if d else k
         shown = SYMBOLS.get(name) or self.macros.get(name)
         if shown:
-            self.shown(shown, j, k)
+            self.shown(shown, j, k, whole=True)  # \tool → "Quill": no letter of it is the command's
         return k  # an unknown command shows nothing; its braced arguments are text
 
     def _symbol(self, sym: str, j: int, k: int, stop: int) -> int:
@@ -220,14 +221,13 @@ class _Scanner(PageText, Arguments):
             k = k + 1 if src.startswith("*", k) else k
             return self._skip_optional(k, stop)
         if sym in ("[", "("):
-            close = "\\]" if sym == "[" else "\\)"
-            e = src.find(close, k, stop)
+            e = self._math_end("\\]" if sym == "[" else "\\)", k, stop)
             return k if e < 0 else self._math(j, e + 2, 0)
         if sym in ACCENTS:
             a = k + 1 if src.startswith("{", k) else k
             if a < stop and src[a].isalpha():
                 b = a + 2 if a > k and src.startswith("}", a + 1) else a + 1
-                self.shown(unicodedata.normalize("NFC", src[a] + ACCENTS[sym]), j, b)
+                self.shown(unicodedata.normalize("NFC", src[a] + ACCENTS[sym]), j, b, whole=True)
                 return b
             return k
         shown = ESCAPED.get(sym, "")
@@ -236,6 +236,17 @@ class _Scanner(PageText, Arguments):
         elif shown:
             self.shown(shown, j, k)
         return k
+
+    def _math_end(self, close: str, k: int, stop: int) -> int:
+        """Where `close` (`\\)`, `\\]`) next stands in [k, stop), -1: nowhere. The scan only moves forward, so
+        a span already searched in vain is not searched again: a source of unclosed `\\(` reads in linear time."""
+        searched = self.math_missing.get(close, -1)  # no `close` lies wholly before this (from an earlier k)
+        if stop <= searched:
+            return -1
+        e = self.src.find(close, max(k, searched - len(close) + 1), stop)
+        if e < 0:
+            self.math_missing[close] = stop
+        return e
 
     def _definition(self, name: str, k: int, stop: int) -> int:
         """`\\def\\name#1{body}` or `\\let\\a\\b`: a definition shows nothing."""

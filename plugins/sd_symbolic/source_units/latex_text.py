@@ -4,7 +4,6 @@ term or description, a code block's, a note's — in the open environments' list
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
 
 from mrpvm.plugins.sdk.patterns import lazy_pattern
@@ -38,26 +37,19 @@ class PageText(ShownText):
     """The page text written so far, its runs, and the open environments."""
 
     def __init__(self, src: str) -> None:
+        super().__init__()
         self.src = src
-        self.parts: list[str] = []
-        self.size = 0
-        self.starts = array("q")
-        self.ends = array("q")
-        self.runs: list[Run] = []
-        self.run: Run | None = None
         # a heading's, a note's or a term's run: its role, group and level
         self.pending: tuple[str, int, int] | None = None
         self.envs: list[Env] = []
         self.cells: list[tuple[int, int]] = []  # a table row's cells so far (page-text spans)
         self.cell_from = 0  # where its current cell starts
 
-    def _last_blank(self) -> bool:
-        return self.run is None or self.size == self.run.body or self.parts[-1][-1:] in (" ", "\n")
-
-    def shown(self, piece: str, a: int, b: int) -> None:
+    def shown(self, piece: str, a: int, b: int, whole: bool = False) -> None:
+        """`piece` shown for the source's [a, b) (`whole`: text a command stands for, not written in the source)."""
         if self.run is None:
             self._open_run(a)
-        self._put(piece, a, b)
+        self._put(piece, a, b, whole)
 
     def blank(self, a: int, b: int) -> None:
         if not self._last_blank():
@@ -119,12 +111,8 @@ class PageText(ShownText):
         run, self.run = self.run, None
         if run is None:
             return
-        while self.size > run.body and self.parts[-1][-1:] in (" ", "\n", "\t"):
-            self._drop_tail(1)
-        if self.size == run.body:  # nothing shown: the run and its separator are undone
-            self._drop_tail(self.size - run.start)
+        if not self._run_ended(run):  # nothing shown: the run and its separator are undone
             return
-        run.end = self.size
         if run.role == "row":
             run.cells = [*self.cells, (self.cell_from, run.end)]
         self.runs.append(run)

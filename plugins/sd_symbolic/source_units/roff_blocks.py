@@ -38,28 +38,16 @@ class Frame:
 class _Writer(ShownText):
     """The page text, its runs, and the source span of each character: a run opened in a context."""
 
-    def __init__(self) -> None:
+    def __init__(self, source: str) -> None:
         super().__init__()
-        self.runs: list[Run] = []
-        self.run: Run | None = None
-
-    def _last_blank(self) -> bool:
-        return self.run is None or self.size == self.run.body or self.parts[-1][-1:] in (" ", "\n")
-
-    def _ended(self, run: Run) -> bool:
-        """A run's end: its trailing blanks undone; when it showed nothing, it and its separator are undone
-        (False)."""
-        while self.size > run.body and self.parts[-1][-1:] in (" ", "\n"):
-            self._drop_tail(1)
-        if self.size == run.body:
-            self._drop_tail(self.size - run.start)
-            return False
-        run.end = self.size
-        return True
+        self.src = source
 
     def put(self, piece: str, a: int, b: int) -> None:
+        """`piece` shown for the source's [a, b): the source's own characters when it is what the span holds,
+        else text the span stands for (an escape, a defined string, a macro's words), whose every character
+        shows the whole span — even when it is as long as the span by chance."""
         if piece:
-            self._put(piece, a, b)
+            self._put(piece, a, b, whole=not self.src.startswith(piece, a, b) or b - a != len(piece))
 
     def last_blank(self) -> bool:
         return self._last_blank()
@@ -67,7 +55,7 @@ class _Writer(ShownText):
     def fill(self, pieces: Text) -> None:
         """Filled text: a run of blanks is one space, none after a blank."""
         for text, x, y in pieces:
-            if y - x != len(text):
+            if y - x != len(text) or not self.src.startswith(text, x, y):  # text the span stands for
                 if not (text.isspace() and self.last_blank()):
                     self.put(text, x, y)
                 continue
@@ -103,7 +91,7 @@ class _Writer(ShownText):
                 self._drop_tail(1)
             spans.append((body, self.size))
         self.run = None
-        if self._ended(run):
+        if self._run_ended(run):
             run.cells = spans
             self.runs.append(run)
 
@@ -120,7 +108,7 @@ class _Writer(ShownText):
     def close(self) -> None:
         run = self.run
         self.run = None
-        if run is not None and self._ended(run):
+        if run is not None and self._run_ended(run):
             self.runs.append(run)
 
 
@@ -129,7 +117,7 @@ class RoffText:
 
     def __init__(self, source: str) -> None:
         self.src = source
-        self.w = _Writer()
+        self.w = _Writer(source)
         self.strings: dict[str, str] = {}
         self.role, self.group = "p", -1  # where the next text goes
         self.base: tuple[str, int] = ("p", -1)  # where a paragraph break (.PP) returns to

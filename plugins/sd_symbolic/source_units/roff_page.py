@@ -22,7 +22,7 @@ from __future__ import annotations
 from mrpvm.plugins.sdk.patterns import lazy_pattern
 
 from .html_blocks import page_blocks
-from .html_page import Page
+from .page_text import Page
 from .roff_blocks import RoffText
 from .roff_mdoc import CALLABLE
 from .roff_table import Table
@@ -249,6 +249,7 @@ class _Roff(RoffText):
     def _section(self, level: int, name: str, args: list[tuple[int, int]], a: int) -> None:
         self.w.close()
         self.frames.clear()
+        self.open_frames.clear()
         self.role, self.group, self.base = "p", -1, ("p", -1)
         self.fill, self.tag = True, False
         self.heading = level

@@ -39,7 +39,7 @@ import yaml  # type: ignore[import-untyped]
 from mrpvm.plugins.sdk.text import prose_value
 
 from .grouping import MAX_DEFINITION_UNIT_CHARS
-from .html_page import Page
+from .page_text import Page
 from .segments import Block, Segment, sentences_in, split_long
 from .yaml_shape import MAX_DEPTH, MERGE, compose_tree, inline, is_text, leafy, texts_only
 from .yaml_shape import label as label_of

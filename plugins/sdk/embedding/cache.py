@@ -238,15 +238,17 @@ def verified(folder: Path) -> bool:
     )
 
 
-def tokenizer_text(model: Path, kind: str | None = None) -> str:
-    """tokenizer.json: the verified folder's copy, else the package's (weights.tokenizer)."""
+def tokenizer_text(model: Path, kind: str | None = None) -> tuple[str, bool]:
+    """(tokenizer.json, whether the folder is verified — for `load_session`, so verified.json is read once
+    per encoder start): the verified folder's copy, else the package's (weights.tokenizer)."""
     folder = cache_dir(model, kind)
-    if verified(folder):
+    checked = verified(folder)
+    if checked:
         try:
-            return (folder / TOKENIZER_FILE).read_text(encoding="utf-8")
+            return (folder / TOKENIZER_FILE).read_text(encoding="utf-8"), True
         except OSError:
             pass
-    return weights.tokenizer(model)
+    return weights.tokenizer(model), checked
 
 
 def _build(model: Path, folder: Path, tokenizer: Tokenizer, threads: int, kind: str) -> ort.InferenceSession:
@@ -295,13 +297,15 @@ def _remove_stale(folder: Path, keep: Path) -> None:
 
 
 def load_session(
-    model: Path, tokenizer: Tokenizer, threads: int, kind: str | None = None
+    model: Path, tokenizer: Tokenizer, threads: int, kind: str | None = None, checked: bool | None = None
 ) -> tuple[ort.InferenceSession, str]:
     """(the session at precision `kind` (None: the process's), where its graph came from: "cache" or
-    "built")."""
+    "built"). `checked`: whether the folder is verified, as `tokenizer_text` found it (None: read here)."""
     kind = kind or precision()
     folder = cache_dir(model, kind)
-    session = _cached(folder, tokenizer, threads, probe=not verified(folder))
+    if checked is None:
+        checked = verified(folder)
+    session = _cached(folder, tokenizer, threads, probe=not checked)
     if session is not None:
         return session, "cache"
     return _build(model, folder, tokenizer, threads, kind), "built"

@@ -60,11 +60,12 @@ class Encoder:
         if path is None:
             raise RuntimeError(missing_reason() or "model package missing")
         self.precision = kind or precision()
-        self.tokenizer = Tokenizer.from_str(tokenizer_text(path, self.precision))
+        text, checked = tokenizer_text(path, self.precision)
+        self.tokenizer = Tokenizer.from_str(text)
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self.session, self.graph_source = load_session(
-            path, self.tokenizer, threads or _default_threads(), self.precision
+            path, self.tokenizer, threads or _default_threads(), self.precision, checked
         )
 
     def encode(self, texts: Sequence[str], max_tokens: int = MAX_TOKENS) -> np.ndarray:

@@ -47,8 +47,9 @@ def quantize(graph: bytes) -> bytes:
 
     model = onnx.load_from_string(graph)
     # quantize_dynamic advises pre-processing through the root logger: the graph is already optimised
-    # (graph.py), and `make setup` stays quiet
-    logging.disable(logging.WARNING)
+    # (graph.py), and `make setup` stays quiet; the caller's own disable level is given back after
+    before = logging.root.manager.disable
+    logging.disable(max(before, logging.WARNING))
     try:
         with tempfile.TemporaryDirectory(prefix="mrpvm-int8-") as work:
             out = Path(work) / "int8.onnx"
@@ -63,4 +64,4 @@ def quantize(graph: bytes) -> bytes:
             )
             return out.read_bytes()
     finally:
-        logging.disable(logging.NOTSET)
+        logging.disable(before)
