@@ -6,9 +6,8 @@ only look alike (prose, Markdown with a C example, a Python module, a configurat
 
 from __future__ import annotations
 
-from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
 from mrpvm.plugins.sd_symbolic.source_units.c_source import c_source_blocks, looks_like_c_source
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
+from reader_units import atomic_units, unit_holding
 
 KILN = """/*
    kilnctl - a controller library for electric pottery kilns.
@@ -81,14 +80,11 @@ typedef struct {
 """
 
 
-def _units(text: str, name: str = "kilnctl.h"):
-    return [u for u in build_tree(text, SourceMeta("s", name, "text")) if u.kuType == "atomic"]
+def _units(text: str, name: str = "kilnctl.h") -> list:
+    return atomic_units(text, name)
 
 
-def _holding(units, words: str):
-    found = [u for u in units if words in (u.claim or "")]
-    assert found, words
-    return found[0]
+_holding = unit_holding
 
 
 def test_a_comment_and_the_declaration_after_it_are_one_unit_headed_by_its_name() -> None:

@@ -14,6 +14,7 @@ from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
 from mrpvm.plugins.sd_symbolic.source_units.html_page import read_page
 from mrpvm.plugins.sd_symbolic.source_units.html_shape import _OPENER, looks_like_html, parseable
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
+from reader_units import atomic_units, unit_holding
 
 APIARY = """<!DOCTYPE html>
 <html lang="en">
@@ -66,14 +67,11 @@ if count &lt; 20:
 _TAG = re.compile(r"<[^>]*>")
 
 
-def _units(text: str):
-    return [u for u in build_tree(text, SourceMeta("s", "page", "text")) if u.kuType == "atomic"]
+def _units(text: str) -> list:
+    return atomic_units(text, "page")
 
 
-def _holding(units, words: str):
-    found = [u for u in units if words in (u.claim or u.procedure or "")]
-    assert found, words
-    return found[0]
+_holding = unit_holding
 
 
 def _shown(source: str) -> str:

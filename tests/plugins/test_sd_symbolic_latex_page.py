@@ -16,6 +16,7 @@ from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
 from mrpvm.plugins.sd_symbolic.source_units.latex_page import read_latex
 from mrpvm.plugins.sd_symbolic.source_units.latex_shape import looks_like_latex
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
+from reader_units import atomic_units, unit_holding
 
 THESIS = r"""% Thesis of the Corran Ferry survey -- draft 3
 \documentclass[11pt]{report}
@@ -106,14 +107,11 @@ In hard winters the float freezes and the gauge reports a flat line.
 """
 
 
-def _units(text: str):
-    return [u for u in build_tree(text, SourceMeta("s", "thesis", "text")) if u.kuType == "atomic"]
+def _units(text: str) -> list:
+    return atomic_units(text, "thesis")
 
 
-def _holding(units, words: str):
-    found = [u for u in units if words in (u.claim or u.procedure or u.textBody or "")]
-    assert found, words
-    return found[0]
+_holding = unit_holding
 
 
 def _texts(unit) -> list[str]:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
 from mrpvm.plugins.sd_symbolic.source_units.notebook import MAX_OUTPUT_CHARS, notebook_markdown
 from mrpvm.plugins.sd_symbolic.source_units.outline import read_source
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
+from reader_units import atomic_units
 
 
 def _lines(text: str) -> list[str]:
@@ -100,8 +99,8 @@ def _read(text: str) -> str:
     return read_source(text)[0]
 
 
-def _units(text: str) -> list[Any]:
-    return [u for u in build_tree(text, SourceMeta("s", "tides.ipynb", "text")) if u.kuType == "atomic"]
+def _units(text: str) -> list:
+    return atomic_units(text, "tides.ipynb")
 
 
 def test_a_markdown_cell_is_read_as_written_not_as_escaped_json_lines() -> None:

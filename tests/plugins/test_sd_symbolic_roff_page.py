@@ -13,6 +13,7 @@ from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
 from mrpvm.plugins.sd_symbolic.source_units.roff_page import read_roff
 from mrpvm.plugins.sd_symbolic.source_units.roff_text import escaped, looks_like_roff
 from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
+from reader_units import atomic_units, unit_holding
 
 MAN = r""".\" Copyright the quillsync authors
 .\" Invented for a test.
@@ -123,14 +124,11 @@ _MACRO = re.compile(r"(?m)^\s*[.'][A-Za-z]{1,3}\b|\\[fe(\[*&\-]|\\$")
 _GENERATED = {"quillsync", "The", "utility", "exits", "success", "and", "error", "occurs"}
 
 
-def _units(text: str):
-    return [u for u in build_tree(text, SourceMeta("s", "quillsync.1", "text")) if u.kuType == "atomic"]
+def _units(text: str) -> list:
+    return atomic_units(text, "quillsync.1")
 
 
-def _holding(units, words: str):
-    found = [u for u in units if words in (u.claim or u.procedure or "")]
-    assert found, words
-    return found[0]
+_holding = unit_holding
 
 
 def test_a_man_source_is_known_by_its_shape() -> None:

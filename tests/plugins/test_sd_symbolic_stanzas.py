@@ -7,10 +7,9 @@ YAML file, an email) keep their readers.
 
 from __future__ import annotations
 
-from mrpvm.plugins.sd_symbolic.source_units.assemble import build_tree
 from mrpvm.plugins.sd_symbolic.source_units.outline import read_blocks
 from mrpvm.plugins.sd_symbolic.source_units.stanzas import looks_like_stanzas
-from mrpvm.plugins.sd_symbolic.source_units.tree import SourceMeta
+from reader_units import atomic_units
 
 SEEDS = """Registry: fenwick-seed-bank
 Upstream-Contact: Ilse Marrow <ilse@fenwick.invalid>
@@ -39,8 +38,8 @@ Sowing: March, indoors
 """
 
 
-def _units(text: str, name: str = "seeds.txt"):
-    return [u for u in build_tree(text, SourceMeta("s", name, "text")) if u.kuType == "atomic"]
+def _units(text: str, name: str = "seeds.txt") -> list:
+    return atomic_units(text, name)
 
 
 def test_every_stanza_is_a_section_headed_by_its_first_field() -> None:
